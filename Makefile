@@ -1,0 +1,50 @@
+# Thin front door in front of CMake. See README.md.
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+BUILD_TYPE ?= Release
+FUZZ_SECONDS ?= 10
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build test demo sanitize fuzz bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DLOSSLESS_WERROR=ON $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+demo: build
+	$(BUILD)/lossless demo
+
+sanitize: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLOSSLESS_WERROR=ON -DLOSSLESS_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Coverage-guided fuzzing of every parser with clang's libFuzzer, FUZZ_SECONDS each.
+fuzz: deps
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_C_COMPILER=clang -DLOSSLESS_FUZZ=ON
+	cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+bench: build
+	$(BUILD)/lossless bench ls-ring --hosts 64 --bytes 64MiB --vs-ns3
+
+format:
+	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,59 @@
+#include "base/error.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace lossless {
+namespace {
+std::string Format(const Location& w, const std::string& message) {
+  std::string out = w.file.empty() ? std::string("<input>") : w.file;
+  if (w.line > 0) out += fmt::format(":{}", w.line);
+  out += ": ";
+  if (!w.field.empty()) out += w.field + ": ";
+  out += message;
+  return out;
+}
+}  // namespace
+
+InputError::InputError(Location where, const std::string& message)
+    : std::runtime_error(Format(where, message)), where_(std::move(where)), message_(message) {}
+
+std::string QuoteForMessage(const std::string& s, size_t max_len) {
+  std::string out = "\"";
+  size_t n = 0;
+  for (unsigned char c : s) {
+    if (n++ >= max_len) {
+      out += "...";
+      break;
+    }
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+std::string Expected(const std::string& expected, const std::string& got) {
+  return fmt::format("expected {}, got {}", expected, QuoteForMessage(got));
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace lossless

@@ -1,0 +1,42 @@
+#pragma once
+// Errors that end an operation because the user's input is wrong.
+//
+// Policy (see docs/errors.md): bad input throws InputError, which the CLI
+// prints as one line `file:line: field: message` and turns into exit code 2.
+// Expected failures inside a computation are return values; asserts are for
+// programmer errors only and are never reachable from user input.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace lossless {
+
+// Where in the user's input something is. `line` is 1-based; 0 = unknown.
+struct Location {
+  std::string file;   // path as given, or "<--set>", "<cli>", "<builtin>"
+  int64_t line = 0;
+  std::string field;  // dotted path of the field, e.g. "topology.gpus"; may be empty
+};
+
+class InputError : public std::runtime_error {
+ public:
+  // message: free text, usually "expected X, got Y".
+  InputError(Location where, const std::string& message);
+  const Location& where() const { return where_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Location where_;
+  std::string message_;
+};
+
+// "expected <expected>, got <got>" with `got` quoted and shortened to 60 chars.
+std::string Expected(const std::string& expected, const std::string& got);
+
+// Quote a user string for messages: printable ASCII kept, others as \xNN, cut at max_len.
+std::string QuoteForMessage(const std::string& s, size_t max_len = 60);
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t EditDistance(const std::string& a, const std::string& b);
+
+}  // namespace lossless

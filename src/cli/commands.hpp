@@ -1,0 +1,21 @@
+#pragma once
+// Subcommand registration for the `lossless` binary. Each Add* function adds
+// one subcommand (with its own --help) to `parent`. Callbacks report their
+// result by setting ctx.exit_code: 0 success, 1 findings (a failed audit),
+// 2 bad input. They may also throw lossless::InputError, which main() prints
+// as one line and turns into exit code 2.
+#include <CLI/CLI.hpp>
+
+namespace lossless::cli {
+
+struct Context {
+  int exit_code = 0;
+};
+
+void AddSimCommands(CLI::App& app, Context& ctx);          // run, validate, bench, demo
+void AddAuditNcclCommand(CLI::App& audit, Context& ctx);   // audit nccl
+void AddAuditTopoCommand(CLI::App& audit, Context& ctx);   // audit topo
+void AddAuditQosCommand(CLI::App& audit, Context& ctx);    // audit qos
+void AddOpticsCommand(CLI::App& app, Context& ctx);        // optics ingest|status|quarantine
+
+}  // namespace lossless::cli

@@ -1,0 +1,38 @@
+#include <cstdio>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "cli/commands.hpp"
+#include "lossless/version.hpp"
+
+int main(int argc, char** argv) {
+  using lossless::cli::Context;
+  CLI::App app{"lossless: predict, validate and compare lossless RDMA fabrics (InfiniBand, RoCE v2)"};
+  app.set_version_flag("--version", std::string("lossless ") + lossless::kVersion);
+  app.require_subcommand(1);
+  Context ctx;
+  lossless::cli::AddSimCommands(app, ctx);
+  CLI::App* audit = app.add_subcommand("audit", "Audit a real cluster's artifacts and give verdicts");
+  audit->require_subcommand(1);
+  lossless::cli::AddAuditNcclCommand(*audit, ctx);
+  lossless::cli::AddAuditTopoCommand(*audit, ctx);
+  lossless::cli::AddAuditQosCommand(*audit, ctx);
+  lossless::cli::AddOpticsCommand(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const lossless::InputError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
+  return ctx.exit_code;
+}
