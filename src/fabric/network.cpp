@@ -1,0 +1,511 @@
+#include "fabric/network.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace lossless::fabric {
+
+const char* RoutingModeName(RoutingMode m) {
+  switch (m) {
+    case RoutingMode::kEcmp:
+      return "ecmp";
+    case RoutingMode::kDestTable:
+      return "dest-table";
+    case RoutingMode::kAdaptive:
+      return "adaptive";
+    case RoutingMode::kSpray:
+      return "spray";
+  }
+  return "?";
+}
+
+namespace {
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint64_t kPurposeSpray = 1;
+}  // namespace
+
+Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
+    : sim_(sim), topo_(topo), cfg_(cfg) {
+  entity_ = sim_.AddEntity();
+  const size_t n_nodes = topo_.nodes.size();
+  node_switch_.assign(n_nodes, kNone);
+  node_ports_.assign(n_nodes, {});
+  for (uint32_t i = 0; i < n_nodes; ++i) {
+    if (topo_.nodes[i].kind == topology::NodeKind::kSwitch) {
+      node_switch_[i] = static_cast<uint32_t>(switches_.size());
+      Switch s;
+      s.node = i;
+      s.salt = sim::Mix(sim_.seed(), i, 0x5a17);
+      s.rng = sim_.MakeRng(i, kPurposeSpray);
+      switches_.push_back(s);
+    }
+  }
+  ports_.resize(topo_.links.size() * 2);
+  for (size_t l = 0; l < topo_.links.size(); ++l) {
+    const topology::Link& link = topo_.links[l];
+    if (link.a >= n_nodes || link.b >= n_nodes) throw std::invalid_argument("link endpoint out of range");
+    if (link.rate.bps() <= 0) {
+      throw InputError({"<topology>", 0, "links"},
+                       fmt::format("link {} - {}: expected a rate above zero", topo_.nodes[link.a].name,
+                                   topo_.nodes[link.b].name));
+    }
+    if (link.delay.ps() <= 0) {
+      throw InputError({"<topology>", 0, "links"},
+                       fmt::format("link {} - {}: expected a propagation delay above zero (components "
+                                   "talk only through links with latency)",
+                                   topo_.nodes[link.a].name, topo_.nodes[link.b].name));
+    }
+    const uint32_t ends[2] = {link.a, link.b};
+    for (int side = 0; side < 2; ++side) {
+      uint32_t pi = static_cast<uint32_t>(2 * l + side);
+      Port& p = ports_[pi];
+      p.node = ends[side];
+      p.peer = static_cast<uint32_t>(2 * l + (1 - side));
+      p.rate_bps = link.rate.bps();
+      p.delay_ps = link.delay.ps();
+      p.sw = node_switch_[p.node];
+      uint32_t peer_node = ends[1 - side];
+      if (node_switch_[peer_node] != kNone) {
+        p.rx_latency_ps = cfg_.sw.latency.ps();
+        p.rx_cut_through = cfg_.sw.cut_through;
+      }
+      p.entity = sim_.AddEntity();
+      node_ports_[p.node].push_back(pi);
+    }
+  }
+  nics_.resize(topo_.hosts.size());
+  for (uint32_t r = 0; r < topo_.hosts.size(); ++r) {
+    uint32_t node = topo_.hosts[r];
+    const auto& np = node_ports_.at(node);
+    if (np.size() != 1 || node_switch_[ports_[ports_[np[0]].peer].node] == kNone) {
+      throw InputError({"<topology>", 0, "hosts"},
+                       fmt::format("host {} must have exactly one link, to a switch (has {} links)",
+                                   topo_.nodes[node].name, np.size()));
+    }
+    nics_[r].port = np[0];
+    ports_[np[0]].host = r;
+  }
+  BuildRoutes();
+}
+
+void Network::BuildRoutes() {
+  const uint32_t n_sw = static_cast<uint32_t>(switches_.size());
+  std::vector<uint32_t> switch_edge(n_sw, kNone);
+  host_edge_.resize(nics_.size());
+  host_edge_port_.resize(nics_.size());
+  for (uint32_t r = 0; r < nics_.size(); ++r) {
+    uint32_t edge_port = ports_[nics_[r].port].peer;
+    uint32_t sw = ports_[edge_port].sw;
+    if (switch_edge[sw] == kNone) {
+      switch_edge[sw] = static_cast<uint32_t>(edge_switch_.size());
+      edge_switch_.push_back(sw);
+    }
+    host_edge_[r] = switch_edge[sw];
+    host_edge_port_[r] = edge_port;
+  }
+  const uint32_t n_edge = static_cast<uint32_t>(edge_switch_.size());
+  route_table_.assign(static_cast<size_t>(n_sw) * n_edge, 0);
+  std::map<std::vector<uint32_t>, uint32_t> interned;
+  set_offset_.clear();
+  set_ports_.clear();
+  auto intern = [&](const std::vector<uint32_t>& ports) {
+    auto [it, fresh] = interned.emplace(ports, static_cast<uint32_t>(set_offset_.size()));
+    if (fresh) {
+      set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
+      set_ports_.insert(set_ports_.end(), ports.begin(), ports.end());
+    }
+    return it->second;
+  };
+  intern({});  // set 0: no route
+  std::vector<uint32_t> dist(n_sw);
+  std::deque<uint32_t> frontier;
+  std::vector<uint32_t> cands;
+  for (uint32_t e = 0; e < n_edge; ++e) {
+    std::fill(dist.begin(), dist.end(), kNone);
+    dist[edge_switch_[e]] = 0;
+    frontier.assign(1, edge_switch_[e]);
+    while (!frontier.empty()) {
+      uint32_t s = frontier.front();
+      frontier.pop_front();
+      for (uint32_t pi : node_ports_[switches_[s].node]) {
+        uint32_t v = ports_[ports_[pi].peer].sw;
+        if (v != kNone && dist[v] == kNone) {
+          dist[v] = dist[s] + 1;
+          frontier.push_back(v);
+        }
+      }
+    }
+    for (uint32_t s = 0; s < n_sw; ++s) {
+      cands.clear();
+      if (dist[s] != kNone && dist[s] > 0) {
+        for (uint32_t pi : node_ports_[switches_[s].node]) {
+          uint32_t v = ports_[ports_[pi].peer].sw;
+          if (v != kNone && dist[v] + 1 == dist[s]) cands.push_back(pi);
+        }
+      }
+      route_table_[static_cast<size_t>(s) * n_edge + e] = intern(cands);
+    }
+  }
+  set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
+}
+
+std::vector<uint32_t> Network::Candidates(uint32_t sw, uint32_t dst) const {
+  uint32_t e = host_edge_[dst];
+  if (edge_switch_[e] == sw) return {host_edge_port_[dst]};
+  uint32_t set = route_table_[static_cast<size_t>(sw) * edge_switch_.size() + e];
+  return {set_ports_.begin() + set_offset_[set], set_ports_.begin() + set_offset_[set + 1]};
+}
+
+uint32_t Network::Route(uint32_t sw, const Packet& p) {
+  const uint32_t e = host_edge_[p.dst];
+  if (edge_switch_[e] == sw) return host_edge_port_[p.dst];
+  const uint32_t set = route_table_[static_cast<size_t>(sw) * edge_switch_.size() + e];
+  const uint32_t off = set_offset_[set];
+  const uint32_t n = set_offset_[set + 1] - off;
+  if (n <= 1) return n == 1 ? set_ports_[off] : kNone;
+  Switch& s = switches_[sw];
+  switch (cfg_.routing) {
+    case RoutingMode::kEcmp: {
+      // 5-tuple: source and destination address, UDP source port (entropy),
+      // UDP destination port 4791, protocol 17.
+      uint64_t h = sim::Mix(s.salt, (uint64_t{p.src} << 32) | p.dst, (uint64_t{p.entropy} << 16) | 4791, 17);
+      return set_ports_[off + h % n];
+    }
+    case RoutingMode::kDestTable:
+      return set_ports_[off + sim::Mix(s.salt, p.dst) % n];
+    case RoutingMode::kAdaptive: {
+      uint32_t start = static_cast<uint32_t>(sim::Mix(s.salt, p.dst, p.seq) % n);
+      uint32_t best = set_ports_[off + start];
+      int64_t now = sim_.Now().ps();
+      auto load = [&](uint32_t pi) {
+        const Port& q = ports_[pi];
+        int64_t busy = q.busy_until > now ? q.busy_until - now : 0;
+        return q.queued_bytes * 8'000'000'000'000 / q.rate_bps + busy;  // ps of work ahead
+      };
+      int64_t best_load = load(best);
+      for (uint32_t k = 1; k < n && best_load > 0; ++k) {
+        uint32_t pi = set_ports_[off + (start + k) % n];
+        int64_t l = load(pi);
+        if (l < best_load) {
+          best = pi;
+          best_load = l;
+        }
+      }
+      return best;
+    }
+    case RoutingMode::kSpray:
+      return set_ports_[off + s.rng.Below(n)];
+  }
+  return kNone;
+}
+
+uint32_t Network::AddFlow(const FlowSpec& spec) {
+  if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst || spec.bytes <= 0) {
+    throw std::invalid_argument(fmt::format("bad flow {} -> {} ({} bytes)", spec.src, spec.dst, spec.bytes));
+  }
+  uint32_t f = static_cast<uint32_t>(flows_.size());
+  FlowStats st;
+  st.spec = spec;
+  if (st.spec.tclass < 0) st.spec.tclass = cfg_.nic.data_class;
+  flows_.push_back(st);
+  FlowState fs;
+  fs.entropy = static_cast<uint16_t>(0xC000 | (sim::Mix(sim_.seed(), f, 0xe7) & 0x3FFF));
+  fs.tclass = static_cast<uint8_t>(st.spec.tclass);
+  flow_state_.push_back(fs);
+  if (spec.start <= sim_.Now()) {
+    StartFlow(f);
+  } else {
+    sim_.Schedule(spec.start, entity_, this, kFlowStart, f);
+  }
+  return f;
+}
+
+void Network::StartFlow(uint32_t f) {
+  Nic& nic = nics_[flows_[f].spec.src];
+  nic.active.push_back(f);
+  Kick(nic.port);
+}
+
+void Network::OnEvent(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kKick:
+      ports_[arg].kick_pending = false;
+      TryTransmit(static_cast<uint32_t>(arg));
+      break;
+    case kArrival:
+      Arrive(static_cast<uint32_t>(arg));
+      break;
+    case kFlowStart:
+      StartFlow(static_cast<uint32_t>(arg));
+      break;
+    default:
+      break;
+  }
+}
+
+int64_t Network::Ser(Port& p, int64_t wire) {
+  if (wire != p.cached_wire) {
+    p.cached_wire = wire;
+    p.cached_ser = units::SerializationTime(Bytes(wire), Rate::Bps(p.rate_bps)).ps();
+  }
+  return p.cached_ser;
+}
+
+void Network::Kick(uint32_t pi) {
+  Port& p = ports_[pi];
+  if (p.kick_pending) return;
+  int64_t now = sim_.Now().ps();
+  if (p.busy_until > now) {
+    p.kick_pending = true;
+    sim_.Schedule(Time::Ps(p.busy_until), p.entity, this, kKick, pi);
+    return;
+  }
+  TryTransmit(pi);
+}
+
+PacketRef Network::NextFromQueues(Port& p) {
+  const int n = cfg_.sw.num_classes;
+  const int64_t gap = cfg_.framing.gap_overhead;
+  auto take = [&](int c) {
+    ClassQueue& cq = p.q[c];
+    PacketRef r = cq.fifo.Pop(pool_);
+    int64_t size = pool_[r].wire - gap;
+    cq.bytes -= size;
+    p.queued_bytes -= size;
+    if (p.sw != kNone) switches_[p.sw].used_bytes -= size;
+    if (fc_ != nullptr) fc_->OnDequeue(static_cast<uint32_t>(&p - ports_.data()), c, size);
+    return r;
+  };
+  auto may_send = [&](int c) {
+    return fc_ == nullptr ||
+           fc_->CanSend(static_cast<uint32_t>(&p - ports_.data()), c, pool_[p.q[c].fifo.head].wire - gap);
+  };
+  for (int c = n - 1; c >= 0; --c) {
+    if ((cfg_.sw.strict_mask >> c & 1) && !p.q[c].fifo.empty() && may_send(c)) return take(c);
+  }
+  const int64_t quantum = cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
+  for (int iter = 0; iter < 2 * n + 1; ++iter) {
+    int c = p.rr;
+    ClassQueue& cq = p.q[c];
+    int next = (c + 1) % n;
+    if ((cfg_.sw.strict_mask >> c & 1) || cq.fifo.empty() || !may_send(c)) {
+      if (cq.fifo.empty()) cq.deficit = 0;
+      p.rr = static_cast<uint8_t>(next);
+      continue;
+    }
+    int64_t size = pool_[cq.fifo.head].wire - gap;
+    if (cq.deficit < size) {
+      cq.deficit += static_cast<int32_t>(cfg_.sw.wrr_weight[c] * quantum);
+      if (cq.deficit < size) {
+        p.rr = static_cast<uint8_t>(next);
+        continue;
+      }
+    }
+    cq.deficit -= static_cast<int32_t>(size);
+    PacketRef r = take(c);
+    if (cq.fifo.empty()) {
+      cq.deficit = 0;
+      p.rr = static_cast<uint8_t>(next);
+    }
+    return r;
+  }
+  return kNoPacket;
+}
+
+PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
+  Nic& nic = nics_[p.host];
+  if (nic.active.empty()) return kNoPacket;
+  const int64_t now = sim_.Now().ps();
+  if (nic.next_ps > now) {
+    wake_at = nic.next_ps;
+    return kNoPacket;
+  }
+  const size_t n = nic.active.size();
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = (nic.cursor + k) % n;
+    uint32_t f = nic.active[i];
+    FlowState& fs = flow_state_[f];
+    if (fs.next_ps > now) {
+      wake_at = std::min(wake_at, fs.next_ps);
+      continue;
+    }
+    FlowStats& st = flows_[f];
+    int64_t payload = std::min<int64_t>(cfg_.framing.mtu_payload, st.spec.bytes - st.sent_bytes);
+    PacketRef r = pool_.Alloc();
+    Packet& pk = pool_[r];
+    pk.sent_ps = now;
+    pk.arrive_ps = 0;
+    pk.tail_ps = 0;
+    pk.flow = f;
+    pk.src = st.spec.src;
+    pk.dst = st.spec.dst;
+    pk.seq = fs.next_seq++;
+    pk.payload = static_cast<uint32_t>(payload);
+    pk.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(payload));
+    pk.next = kNoPacket;
+    pk.entropy = fs.entropy;
+    pk.tclass = fs.tclass;
+    pk.ecn = cfg_.nic.ect ? kEcnEct0 : kEcnNotEct;
+    pk.kind = PacketKind::kData;
+    pk.hops = 0;
+    ++packets_created_;
+    st.sent_bytes += payload;
+    ++st.packets;
+    if (fs.rate_bps > 0) fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
+    if (cfg_.nic.pcie_rate.bps() > 0) {
+      nic.next_ps = now + units::SerializationTime(Bytes(payload), cfg_.nic.pcie_rate).ps();
+    }
+    if (st.sent_bytes >= st.spec.bytes) {
+      nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(i));
+      nic.cursor = nic.active.empty() ? 0 : i % nic.active.size();
+    } else {
+      nic.cursor = (i + 1) % n;
+    }
+    return r;
+  }
+  return kNoPacket;
+}
+
+void Network::TryTransmit(uint32_t pi) {
+  Port& p = ports_[pi];
+  const int64_t now = sim_.Now().ps();
+  PacketRef r = HasQueued(p) ? NextFromQueues(p) : kNoPacket;
+  int64_t wake = std::numeric_limits<int64_t>::max();
+  if (r == kNoPacket && p.host != kNone) r = NextFromNic(p, wake);
+  if (r == kNoPacket) {
+    if (wake != std::numeric_limits<int64_t>::max()) {
+      p.kick_pending = true;
+      sim_.Schedule(Time::Ps(wake), p.entity, this, kKick, pi);
+    }
+    return;
+  }
+  Packet& pk = pool_[r];
+  const int64_t ser = Ser(p, pk.wire);
+  const int64_t end = std::max(now + ser, pk.tail_ps);
+  p.busy_until = end;
+  p.stats.busy_ps += ser;
+  ++p.stats.tx_packets;
+  p.stats.tx_wire_bytes += pk.wire;
+  ++packet_hops_;
+  ++pk.hops;
+  const int64_t tail = end + p.delay_ps;
+  int64_t head = tail + p.rx_latency_ps;
+  if (p.rx_cut_through) {
+    int64_t header = units::SerializationTime(Bytes(std::min<int64_t>(pk.wire, 64)), Rate::Bps(p.rate_bps)).ps();
+    head = now + header + p.delay_ps + p.rx_latency_ps;
+  }
+  pk.arrive_ps = head;
+  pk.tail_ps = tail;
+  const bool idle_wire = p.wire.empty();
+  p.wire.Push(pool_, r);
+  if (idle_wire) sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, pi);
+  const bool more = HasQueued(p) || (p.host != kNone && !nics_[p.host].active.empty());
+  if (more) {
+    p.kick_pending = true;
+    sim_.Schedule(Time::Ps(end), p.entity, this, kKick, pi);
+  }
+}
+
+void Network::Arrive(uint32_t pi) {
+  Port& p = ports_[pi];
+  PacketRef r = p.wire.Pop(pool_);
+  if (!p.wire.empty()) sim_.Schedule(Time::Ps(pool_[p.wire.head].arrive_ps), p.entity, this, kArrival, pi);
+  Deliver(p.peer, r);
+}
+
+void Network::Deliver(uint32_t ingress, PacketRef r) {
+  const Port& in = ports_[ingress];
+  if (in.host != kNone) {
+    ReceiveAtHost(in.host, r);
+    return;
+  }
+  uint32_t egress = Route(in.sw, pool_[r]);
+  if (egress == kNone) {
+    ++drops_;
+    ++flows_[pool_[r].flow].drops;
+    pool_.Free(r);
+    return;
+  }
+  Enqueue(in.sw, egress, r);
+}
+
+void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
+  Switch& s = switches_[sw];
+  Port& e = ports_[egress];
+  Packet& pk = pool_[r];
+  const int c = pk.tclass;
+  const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
+  ClassQueue& cq = e.q[c];
+  const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
+  const bool lossless = cfg_.sw.lossless_mask >> c & 1;
+  const bool admit = size <= free_bytes &&
+                     (lossless || static_cast<double>(cq.bytes + size) <= cfg_.sw.alpha * static_cast<double>(free_bytes));
+  if (!admit) {
+    ++e.stats.drops;
+    if (lossless) ++e.stats.lossless_drops;
+    ++drops_;
+    ++flows_[pk.flow].drops;
+    pool_.Free(r);
+    return;
+  }
+  const EcnConfig& ecn = cfg_.sw.ecn[c];
+  if (ecn.enabled && pk.ecn == kEcnEct0 && cq.bytes > ecn.kmin_bytes) {
+    bool mark = cq.bytes >= ecn.kmax_bytes;
+    if (!mark) {
+      double prob = ecn.pmax * static_cast<double>(cq.bytes - ecn.kmin_bytes) /
+                    static_cast<double>(ecn.kmax_bytes - ecn.kmin_bytes);
+      mark = s.rng.Uniform() < prob;
+    }
+    if (mark) {
+      pk.ecn = kEcnCe;
+      ++e.stats.ecn_marks;
+    }
+  }
+  cq.fifo.Push(pool_, r);
+  cq.bytes += size;
+  e.queued_bytes += size;
+  s.used_bytes += size;
+  if (e.queued_bytes > e.stats.max_queue_bytes) e.stats.max_queue_bytes = e.queued_bytes;
+  if (fc_ != nullptr) fc_->OnEnqueue(egress, c, size);
+  Kick(egress);
+}
+
+void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
+  Packet& pk = pool_[r];
+  FlowStats& st = flows_[pk.flow];
+  if (pk.dst != host) {
+    ++drops_;
+    ++st.drops;
+    pool_.Free(r);
+    return;
+  }
+  const Time now = sim_.Now();
+  st.recv_bytes += pk.payload;
+  Time latency = now - Time::Ps(pk.sent_ps);
+  if (latency > st.max_latency) st.max_latency = latency;
+  pool_.Free(r);
+  if (st.recv_bytes == st.spec.bytes) {
+    st.finish = now;
+    ++flows_done_;
+    if (cfg_.stop_when_flows_done && flows_done_ == flows_.size()) sim_.Stop();
+  }
+}
+
+std::string Network::PortName(uint32_t pi) const {
+  const Port& p = ports_[pi];
+  return fmt::format("{}->{}", topo_.nodes[p.node].name, topo_.nodes[ports_[p.peer].node].name);
+}
+
+bool Network::PortIsHostUplink(uint32_t pi) const { return ports_[pi].host != kNone; }
+
+size_t Network::state_bytes() const {
+  return ports_.size() * sizeof(Port) + route_table_.size() * 4 + set_ports_.size() * 4 + set_offset_.size() * 4 +
+         switches_.size() * sizeof(Switch) + nics_.size() * sizeof(Nic) + flows_.size() * (sizeof(FlowStats) + sizeof(FlowState));
+}
+
+}  // namespace lossless::fabric

@@ -1,0 +1,251 @@
+#pragma once
+// The packet-level network: ports and links, output-queued switches with a
+// shared buffer, NICs that pace many flows, and routing tables.
+//
+// Model (docs/fabric-model.md has the details):
+// - A link direction is owned by its sending port. Transmission of a packet
+//   of W wire bytes takes SerializationTime(W, rate); its last bit reaches the
+//   peer `delay` later. Packets on the wire sit in the port's FIFO and only the
+//   head has a pending arrival event; a busy port keeps at most one pending
+//   "kick" event, scheduled only when it has more to send.
+// - Switches: the packet reaches the egress queue `latency` after its last bit
+//   arrives (store-and-forward) or after its header arrives (cut-through; the
+//   egress transmission then cannot end before the tail has arrived). Egress
+//   queues per traffic class; strict priority for the classes in strict_mask,
+//   deficit-weighted round robin for the rest. Shared buffer with byte-accurate
+//   occupancy; lossy classes are admitted while q + size <= alpha·(free buffer)
+//   (dynamic threshold) and tail-dropped otherwise. Classes in lossless_mask are
+//   admitted while the buffer has room: link-level flow control (PFC, credits)
+//   plugs in there (FlowControlHook).
+// - ECN: RED on the instantaneous egress queue of the class at enqueue
+//   (Kmin, Kmax, Pmax); ECT packets are marked CE.
+// - NICs: one port per host; active flows are served round robin, packet by
+//   packet, at line rate, limited by an optional per-flow rate (for congestion
+//   control) and an optional PCIe cap on the NIC's injection.
+// - Routing: minimal paths (shortest in the switch graph, which on Clos
+//   fabrics are the up/down paths); ECMP on a hash of the 5-tuple, IB-style
+//   destination tables, adaptive (least-loaded egress among minimal next hops)
+//   or per-packet spraying.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabric/framing.hpp"
+#include "fabric/packet.hpp"
+#include "sim/simulator.hpp"
+#include "topology/topology.hpp"
+#include "units/units.hpp"
+
+namespace lossless::fabric {
+
+using units::Bytes;
+using units::Rate;
+using units::Time;
+
+inline constexpr int kMaxClasses = 8;
+
+enum class RoutingMode : uint8_t { kEcmp, kDestTable, kAdaptive, kSpray };
+const char* RoutingModeName(RoutingMode m);
+
+struct EcnConfig {
+  bool enabled = false;
+  int64_t kmin_bytes = 150'000;   // Spectrum default (fabric.md §6)
+  int64_t kmax_bytes = 1'500'000;
+  double pmax = 0.01;
+};
+
+struct SwitchConfig {
+  Time latency = Time::Ns(300);      // port-to-port pipeline latency
+  bool cut_through = false;
+  int64_t buffer_bytes = 32 << 20;   // shared buffer per switch
+  double alpha = 1.0 / 8;            // dynamic threshold for lossy classes
+  int num_classes = 8;
+  uint8_t strict_mask = 1u << 6;     // CNP class 6 strict (fabric.md §2.3)
+  uint8_t lossless_mask = 0;         // admitted without the DT limit (PFC/credits hook)
+  std::array<int32_t, kMaxClasses> wrr_weight{1, 1, 1, 1, 1, 1, 1, 1};
+  std::array<EcnConfig, kMaxClasses> ecn{};
+};
+
+struct NicConfig {
+  Rate pcie_rate;                    // 0 = no PCIe cap
+  uint8_t data_class = 3;            // RoCE priority / IB SL of data packets
+  bool ect = true;                   // data packets are ECN-capable
+};
+
+struct NetworkConfig {
+  Framing framing;
+  SwitchConfig sw;
+  NicConfig nic;
+  RoutingMode routing = RoutingMode::kEcmp;
+  bool stop_when_flows_done = true;
+};
+
+struct FlowSpec {
+  uint32_t src = 0;  // host rank
+  uint32_t dst = 0;
+  int64_t bytes = 0;
+  Time start;
+  int tclass = -1;   // -1 = NicConfig::data_class
+};
+
+struct FlowStats {
+  FlowSpec spec;
+  int64_t sent_bytes = 0;
+  int64_t recv_bytes = 0;
+  int64_t packets = 0;
+  int64_t drops = 0;
+  Time finish = Time::Max();  // last byte delivered; Max() if never
+  Time max_latency;           // largest one-way packet latency
+  bool done() const { return finish != Time::Max(); }
+  Time fct() const { return finish - spec.start; }
+};
+
+struct PortStats {
+  uint64_t tx_packets = 0;
+  uint64_t tx_wire_bytes = 0;
+  int64_t busy_ps = 0;
+  uint64_t drops = 0;
+  uint64_t lossless_drops = 0;
+  uint64_t ecn_marks = 0;
+  int64_t max_queue_bytes = 0;
+};
+
+// Link-level flow-control extension point (PFC / IB credits, issue 3).
+// Default: none. Called on the hot path only when installed.
+class FlowControlHook {
+ public:
+  virtual ~FlowControlHook() = default;
+  // May the port start a packet of this class and size now?
+  virtual bool CanSend(uint32_t port, int tclass, int64_t frame_bytes) = 0;
+  virtual void OnEnqueue(uint32_t port, int tclass, int64_t frame_bytes) = 0;
+  virtual void OnDequeue(uint32_t port, int tclass, int64_t frame_bytes) = 0;
+};
+
+class Network final : public sim::EventHandler {
+ public:
+  // Builds ports, switches, NICs and routing tables. Throws InputError (field
+  // "topology") if a host is not attached by exactly one link to a switch.
+  Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg);
+
+  // Adds a flow; flows starting at Now() begin at once, later ones by event.
+  uint32_t AddFlow(const FlowSpec& spec);
+
+  void OnEvent(uint32_t kind, uint64_t arg) override;
+
+  // Results.
+  const std::vector<FlowStats>& flows() const { return flows_; }
+  size_t flows_done() const { return flows_done_; }
+  uint64_t packet_hops() const { return packet_hops_; }
+  uint64_t packets_created() const { return packets_created_; }
+  uint64_t drops() const { return drops_; }
+  uint64_t peak_packets_alive() const { return pool_.peak(); }
+  size_t num_ports() const { return ports_.size(); }
+  const PortStats& port_stats(uint32_t p) const { return ports_[p].stats; }
+  // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
+  std::string PortName(uint32_t p) const;
+  bool PortIsHostUplink(uint32_t p) const;  // host -> switch direction
+  const topology::Topology& topology() const { return topo_; }
+  const NetworkConfig& config() const { return cfg_; }
+  // Bytes of routing state and port state (for memory reports).
+  size_t state_bytes() const;
+
+  // Routing, exposed for tests: the egress port switch node `sw` picks for
+  // packet `p` (mutates nothing except the spray RNG).
+  uint32_t RouteForTest(uint32_t sw, const Packet& p) { return Route(sw, p); }
+  // Candidate egress ports at switch `sw` toward host rank `dst`.
+  std::vector<uint32_t> Candidates(uint32_t sw, uint32_t dst) const;
+  // Index of the switch record for topology node `node`, or UINT32_MAX.
+  uint32_t SwitchOfNode(uint32_t node) const { return node_switch_[node]; }
+
+  void set_flow_control(FlowControlHook* hook) { fc_ = hook; }
+
+ private:
+  enum EventKind : uint32_t { kKick = 0, kArrival = 1, kFlowStart = 2 };
+
+  struct ClassQueue {
+    PacketFifo fifo;
+    int64_t bytes = 0;
+    int32_t deficit = 0;
+  };
+  struct Port {
+    uint32_t node = 0;       // topology node owning this port
+    uint32_t peer = 0;       // port at the other end of the link
+    uint32_t entity = 0;     // engine entity id (ordering key)
+    uint32_t host = UINT32_MAX;  // host rank if this is a host's NIC port
+    uint32_t sw = UINT32_MAX;    // switch index if this is a switch port
+    int64_t rate_bps = 0;
+    int64_t delay_ps = 0;
+    int64_t rx_latency_ps = 0;   // pipeline latency of the receiving switch (0 at hosts)
+    bool rx_cut_through = false;
+    bool kick_pending = false;
+    int64_t busy_until = 0;
+    int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
+    int64_t queued_bytes = 0;                  // all classes
+    uint8_t rr = 0;                            // DWRR cursor
+    PacketFifo wire;                           // packets on the link, in order
+    std::array<ClassQueue, kMaxClasses> q{};
+    PortStats stats;
+  };
+  struct Switch {
+    uint32_t node = 0;
+    int64_t used_bytes = 0;
+    uint64_t salt = 0;
+    sim::Rng rng;
+  };
+  struct Nic {
+    uint32_t port = 0;
+    std::vector<uint32_t> active;  // flows with bytes left to send
+    size_t cursor = 0;
+    int64_t next_ps = 0;           // PCIe cap: earliest next injection
+  };
+  struct FlowState {
+    int64_t next_ps = 0;       // per-flow pacing (congestion control)
+    int64_t rate_bps = 0;      // 0 = line rate
+    uint32_t next_seq = 0;
+    uint16_t entropy = 0;
+    uint8_t tclass = 0;
+  };
+
+  int64_t Ser(Port& p, int64_t wire);
+  void Kick(uint32_t port);               // ensure the port transmits if it can
+  void TryTransmit(uint32_t port);
+  PacketRef NextFromQueues(Port& p);
+  PacketRef NextFromNic(Port& p, int64_t& wake_at);
+  bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
+  void Arrive(uint32_t port);
+  void Deliver(uint32_t ingress_port, PacketRef r);
+  void ReceiveAtHost(uint32_t host, PacketRef r);
+  void Enqueue(uint32_t sw, uint32_t egress, PacketRef r);
+  uint32_t Route(uint32_t sw, const Packet& p);
+  void BuildRoutes();
+  void StartFlow(uint32_t flow);
+
+  sim::Simulator& sim_;
+  topology::Topology topo_;
+  NetworkConfig cfg_;
+  uint32_t entity_ = 0;
+  PacketPool pool_;
+  std::vector<Port> ports_;
+  std::vector<Switch> switches_;
+  std::vector<Nic> nics_;                 // by host rank
+  std::vector<uint32_t> node_switch_;     // topology node -> switch index
+  std::vector<std::vector<uint32_t>> node_ports_;  // topology node -> its ports
+  // Routing: edge switch of each host, the edge port facing it, and per
+  // (switch, edge switch) an interned candidate-set id.
+  std::vector<uint32_t> host_edge_;       // host rank -> edge index
+  std::vector<uint32_t> host_edge_port_;  // host rank -> port at the edge switch
+  std::vector<uint32_t> edge_switch_;     // edge index -> switch index
+  std::vector<uint32_t> route_table_;     // [switch * num_edges + edge] -> set id
+  std::vector<uint32_t> set_offset_;      // set id -> offset in set_ports_ (size+1)
+  std::vector<uint32_t> set_ports_;
+  std::vector<FlowStats> flows_;
+  std::vector<FlowState> flow_state_;
+  FlowControlHook* fc_ = nullptr;
+  size_t flows_done_ = 0;
+  uint64_t packet_hops_ = 0;
+  uint64_t packets_created_ = 0;
+  uint64_t drops_ = 0;
+};
+
+}  // namespace lossless::fabric

@@ -1,0 +1,94 @@
+#pragma once
+// Packets and their pool. A packet is a 64-byte record addressed by a 32-bit
+// index; queues chain packets through `next`, so queuing allocates nothing.
+// The pool grows to the peak number of packets alive and then recycles.
+#include <cstdint>
+#include <vector>
+
+namespace lossless::fabric {
+
+using PacketRef = uint32_t;
+inline constexpr PacketRef kNoPacket = UINT32_MAX;
+
+enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3 };
+
+// ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
+inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
+
+struct Packet {
+  int64_t sent_ps;     // time the source NIC started sending it (latency origin)
+  int64_t arrive_ps;   // when the head reaches the next hop's queue (set per hop)
+  int64_t tail_ps;     // when its last bit reaches the next hop (cut-through)
+  uint32_t flow;       // flow index in the network
+  uint32_t src;        // source host rank
+  uint32_t dst;        // destination host rank
+  uint32_t seq;        // packet number within the flow
+  uint32_t payload;    // payload bytes
+  uint32_t wire;       // bytes of link time (payload + framing)
+  PacketRef next;      // next packet in whatever FIFO holds this one
+  uint16_t entropy;    // UDP source port (RoCE) / flow label used by ECMP
+  uint8_t tclass;      // traffic class: RoCE priority or IB SL (0-7)
+  uint8_t ecn;         // ECN codepoint
+  PacketKind kind;
+  uint8_t hops;        // links traversed so far
+  uint8_t pad_[2];
+};
+static_assert(sizeof(Packet) == 64, "keep Packet one cache line");
+
+class PacketPool {
+ public:
+  PacketRef Alloc() {
+    if (free_ != kNoPacket) {
+      PacketRef r = free_;
+      free_ = packets_[r].next;
+      ++live_;
+      if (live_ > peak_) peak_ = live_;
+      return r;
+    }
+    packets_.emplace_back();
+    ++live_;
+    if (live_ > peak_) peak_ = live_;
+    return static_cast<PacketRef>(packets_.size() - 1);
+  }
+  void Free(PacketRef r) {
+    packets_[r].next = free_;
+    free_ = r;
+    --live_;
+  }
+  Packet& operator[](PacketRef r) { return packets_[r]; }
+  const Packet& operator[](PacketRef r) const { return packets_[r]; }
+  uint64_t live() const { return live_; }
+  uint64_t peak() const { return peak_; }
+  // Bytes held per packet slot (record + vector slack amortised).
+  static constexpr uint64_t kBytesPerPacket = sizeof(Packet);
+
+ private:
+  std::vector<Packet> packets_;
+  PacketRef free_ = kNoPacket;
+  uint64_t live_ = 0;
+  uint64_t peak_ = 0;
+};
+
+// FIFO of packets chained through Packet::next.
+struct PacketFifo {
+  PacketRef head = kNoPacket;
+  PacketRef tail = kNoPacket;
+  bool empty() const { return head == kNoPacket; }
+  void Push(PacketPool& pool, PacketRef r) {
+    pool[r].next = kNoPacket;
+    if (tail == kNoPacket) {
+      head = tail = r;
+    } else {
+      pool[tail].next = r;
+      tail = r;
+    }
+  }
+  PacketRef Pop(PacketPool& pool) {
+    PacketRef r = head;
+    head = pool[r].next;
+    if (head == kNoPacket) tail = kNoPacket;
+    return r;
+  }
+};
+
+}  // namespace lossless::fabric
