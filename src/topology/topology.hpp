@@ -19,10 +19,10 @@ enum class NodeKind : uint8_t { kHost, kSwitch };
 enum class Tier : uint8_t { kHost, kLeaf, kSpine, kCore, kOther };
 
 struct Node {
-  std::string name;      // unique, e.g. "host12", "leaf3", "spine0", "core7"
+  std::string name;  // unique, e.g. "host12", "leaf3", "spine0", "core7"
   NodeKind kind = NodeKind::kHost;
   Tier tier = Tier::kOther;
-  int32_t group = -1;    // pod (fat tree) or scalable unit (rail-optimized); -1 if none
+  int32_t group = -1;  // pod (fat tree) or scalable unit (rail-optimized); -1 if none
 };
 
 // A full-duplex link between nodes a and b (indices into Topology::nodes).
@@ -31,7 +31,7 @@ struct Link {
   uint32_t a = 0;
   uint32_t b = 0;
   units::Rate rate;
-  units::Time delay;     // one-way propagation, > 0
+  units::Time delay;  // one-way propagation, > 0
 };
 
 struct Topology {
@@ -44,13 +44,20 @@ struct Topology {
 
 // Counts of a fabric from the sizing formulas (tco.md §1.3-§1.5, §1.9).
 struct Sizing {
-  int tiers = 0;          // 1 (single switch), 2 or 3
+  int tiers = 0;  // 1 (single switch), 2 or 3
   int64_t leaves = 0;
   int64_t spines = 0;
   int64_t cores = 0;
-  int64_t switches = 0;   // leaves + spines + cores
-  int64_t links = 0;      // host links + switch-to-switch links
+  int64_t switches = 0;  // leaves + spines + cores
+  int64_t links = 0;     // host links + switch-to-switch links
   int64_t switch_ports_used = 0;
+  // Added detail; links == host_links + leaf_spine_links + spine_core_links.
+  int64_t pods = 0;              // 3 tiers only: ceil(leaves / (k/2)); else 0
+  int64_t down_per_leaf = 0;     // d: host ports of a leaf (k for a single switch)
+  int64_t up_per_leaf = 0;       // u: uplinks of a leaf (0 for a single switch)
+  int64_t host_links = 0;        // N
+  int64_t leaf_spine_links = 0;  // leaves · u
+  int64_t spine_core_links = 0;  // spines · k/2 (3 tiers only)
 };
 
 struct ClosParams {
@@ -66,23 +73,73 @@ struct ClosParams {
 // Sizing per tco.md. Throws InputError(where, ...) naming the limit when N
 // cannot be hosted non-blocking at the requested tiers (e.g. "at most 2048
 // GPUs fit a 2-tier non-blocking fabric of radix-64 switches, got 4096").
+//
+// `where.field` is a prefix: an error about p.gpus names field "<prefix>.gpus".
+// Leaf split for o:1: d = floor(k·o/(o+1)) down, u = k − d up, so the real
+// ratio d:u is never above o (k = 64, o = 1 → 32/32; o = 3 → 48/16).
+//   1 tier : N ≤ k, one switch, N links.
+//   2 tiers: L = ceil(N/d), S = ceil(L·u/k); every leaf reaches every spine,
+//            so L ≤ k: at most k·d GPUs (k²/2 non-blocking).
+//   3 tiers: pods of k/2 leaves; a pod with l leaves has ceil(l·u/(k/2))
+//            spines of k/2 down + k/2 up (non-blocking above the leaf; o = 1
+//            gives S = L); C = ceil(S/2) cores; at most k pods: k·(k/2)·d
+//            GPUs (k³/4 non-blocking).
+// p.tiers = 0 picks the smallest of 1, 2, 3 that fits; 1, 2 or 3 forces it.
+// Checks radix (even, 2..65536), gpus ≥ 1, oversubscription ≥ 1 (finite,
+// leaving at least one uplink), tiers in 0..3. O(1).
 Sizing SizeClos(const ClosParams& p, const Location& where);
 
+// Rail-optimized sizing (tco.md §1.7), 2 tiers: nodes = N/G (N must be a
+// multiple of G = p.gpus_per_node), d nodes per scalable unit, G leaves per SU
+// (the full SU is provisioned), S = the smallest divisor of u that is
+// ≥ ceil(L·u/k), so each leaf's u uplinks divide evenly over all S spines
+// (k = 64: 1 SU → 4, 2 → 8, 3 → 16, 4 → 16). At most floor(k/G) SUs.
+Sizing SizeRailOptimized(const ClosParams& p, const Location& where);
+
 // Builders. Host r is hosts[r]; leaves fill in order.
-Topology BuildLeafSpine(const ClosParams& p, const Location& where);   // 2 tiers
-Topology BuildFatTree(const ClosParams& p, const Location& where);     // 3 tiers, k-ary pods
+// Nodes are laid out hosts first (node index r = host r), then leaves, spines,
+// cores, named host<i>, leaf<i>, spine<i>, core<i>; links are host links in
+// rank order, then leaf–spine, then spine–core. Counts equal SizeClos /
+// SizeRailOptimized. Every link gets p.link_rate and p.link_delay (both must
+// be > 0). Uplinks are dealt round-robin with one counter per layer, so a
+// leaf's u uplinks spread over the spines as evenly as possible (parallel
+// links when u > S) and no switch uses more than k ports. O(N) time and memory.
+//
+// Leaf-spine: host r on leaf r/d, leaf l's uplink i to spine (l·u + i) mod S.
+// p.tiers 0 → single switch ("leaf0") for N ≤ k, else 2 tiers; 3 is an error.
+Topology BuildLeafSpine(const ClosParams& p, const Location& where);  // 2 tiers
+// Fat tree: always 3 tiers (p.tiers 0 or 3). Pod q holds leaves and spines
+// q·(k/2)…; a leaf's uplinks go round-robin over its pod's spines. Spine s
+// (global index, pod-major) sends uplink i to core (s·k/2 + i) mod C: with k
+// full pods that is core j·k/2 + i for spine j of every pod (core group j);
+// with fewer pods the groups fold onto the C = ceil(S/2) cores and every full
+// pod still reaches every core. Full pods give exactly 3N links.
+Topology BuildFatTree(const ClosParams& p, const Location& where);  // 3 tiers, k-ary pods
 // Rail-optimized (tco.md §1.7): NIC j of every node in a scalable unit on leaf j of that SU.
+// Host r = GPU j = r mod G of node n = r / G; node n is in SU s = n / d and its
+// NIC j sits on leaf s·G + j. Each leaf has u/S links to every spine.
+// Node::group = SU for hosts and leaves.
 Topology BuildRailOptimized(const ClosParams& p, const Location& where);
 // The LS-RING anchor shape (anchors/README.md): hosts_per_leaf hosts per leaf,
 // `spines` spines, one link from each leaf to each spine.
+// hosts must be a positive multiple of hosts_per_leaf; spines ≥ 1; rate and
+// delay > 0. Host i on leaf i / hosts_per_leaf.
 Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate rate,
                      units::Time delay, const Location& where);
 
 // Explicit topology file (format in docs/topology-file.md). Errors name file and line.
+// Hosts are ranked in file order. Rejected with InputError: unknown keywords
+// and keys (nearest one suggested), malformed names and quantities, duplicate
+// names, links to unknown nodes or to themselves, a delay or length of 0, a
+// host with no link or more than one, no host at all, and a disconnected
+// topology (names an unreachable host pair). ParseTopologyFile reads `path`
+// (an unreadable file is an InputError) and parses it with file_name = path.
 Topology ParseTopologyFile(const std::string& path);
 Topology ParseTopologyText(const std::string& text, const std::string& file_name);
 
 // First pair of hosts (by rank) with no path between them, if any.
+// Returns node indices (into t.nodes) of the two hosts: the rank-0 host and the
+// lowest-ranked host it cannot reach. Fewer than 2 hosts → nullopt. BFS, O(V+E).
 std::optional<std::pair<uint32_t, uint32_t>> FindUnreachableHosts(const Topology& t);
 
 }  // namespace lossless::topology
