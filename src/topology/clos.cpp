@@ -109,7 +109,8 @@ class Builder {
  public:
   Builder(units::Rate rate, units::Time delay) : rate_(rate), delay_(delay) {}
 
-  void Reserve(int64_t nodes, int64_t links) {
+  void Reserve(int64_t hosts, int64_t nodes, int64_t links) {
+    t_.hosts.reserve(static_cast<size_t>(hosts));
     t_.nodes.reserve(static_cast<size_t>(nodes));
     t_.links.reserve(static_cast<size_t>(links));
   }
@@ -244,7 +245,7 @@ Topology BuildLeafSpine(const ClosParams& p, const Location& where) {
   if (q.tiers == 0 && q.gpus > q.radix) q.tiers = 2;
   const Sizing s = SizeClos(q, where);
   Builder b(p.link_rate, p.link_delay);
-  b.Reserve(s.host_links + s.switches, s.links);
+  b.Reserve(s.host_links, s.host_links + s.switches, s.links);
   const uint32_t host0 = b.AddLayer(s.host_links, "host", NodeKind::kHost, Tier::kHost);
   const uint32_t leaf0 = b.AddLayer(s.leaves, "leaf", NodeKind::kSwitch, Tier::kLeaf);
   const uint32_t spine0 = b.AddLayer(s.spines, "spine", NodeKind::kSwitch, Tier::kSpine);
@@ -280,7 +281,7 @@ Topology BuildFatTree(const ClosParams& p, const Location& where) {
   const Sizing s = SizeClos(q, where);
   const int64_t half = p.radix / 2;
   Builder b(p.link_rate, p.link_delay);
-  b.Reserve(s.host_links + s.switches, s.links);
+  b.Reserve(s.host_links, s.host_links + s.switches, s.links);
   const uint32_t host0 = b.AddLayer(s.host_links, "host", NodeKind::kHost, Tier::kHost);
   const uint32_t leaf0 = b.AddLayer(s.leaves, "leaf", NodeKind::kSwitch, Tier::kLeaf);
   const uint32_t spine0 = b.AddLayer(s.spines, "spine", NodeKind::kSwitch, Tier::kSpine);
@@ -327,7 +328,7 @@ Topology BuildRailOptimized(const ClosParams& p, const Location& where) {
   const int64_t g = p.gpus_per_node;
   const int64_t d = s.down_per_leaf;
   Builder b(p.link_rate, p.link_delay);
-  b.Reserve(s.host_links + s.switches, s.links);
+  b.Reserve(s.host_links, s.host_links + s.switches, s.links);
   const uint32_t host0 = b.AddLayer(s.host_links, "host", NodeKind::kHost, Tier::kHost);
   const uint32_t leaf0 = b.AddLayer(s.leaves, "leaf", NodeKind::kSwitch, Tier::kLeaf);
   const uint32_t spine0 = b.AddLayer(s.spines, "spine", NodeKind::kSwitch, Tier::kSpine);
@@ -379,7 +380,7 @@ Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate 
                                  kMaxBuildLinks, leaves, spines));
   }
   Builder b(rate, delay);
-  b.Reserve(hosts + leaves + spines, hosts + leaves * spines);
+  b.Reserve(hosts, hosts + leaves + spines, hosts + leaves * spines);
   const uint32_t host0 = b.AddLayer(hosts, "host", NodeKind::kHost, Tier::kHost);
   const uint32_t leaf0 = b.AddLayer(leaves, "leaf", NodeKind::kSwitch, Tier::kLeaf);
   const uint32_t spine0 = b.AddLayer(spines, "spine", NodeKind::kSwitch, Tier::kSpine);
