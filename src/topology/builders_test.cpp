@@ -278,7 +278,7 @@ TEST(BuildLsRing, Errors) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "scenario.yaml:3: topology.hosts: expected a positive multiple of hosts_per_leaf "
+                 "scenario.yaml:3: topology.gpus: expected a positive multiple of hosts_per_leaf "
                  "(8), got \"60\"");
   }
   EXPECT_THROW(BuildLsRing(64, 8, 0, units::Rate::Gbps(400), units::Time::Us(1), kWhere),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -20,9 +21,23 @@ int64_t CeilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+// where.field is the parameter block ("topology") or one of its fields
+// ("topology.gpus"); the error names `field` inside that block.
 Location At(const Location& where, const char* field) {
+  static constexpr std::string_view kParams[] = {
+      "gpus",      "radix",      "oversubscription", "tiers",  "gpus_per_node",
+      "link_rate", "link_delay", "hosts_per_leaf",   "spines", "kind"};
+  std::string_view block = where.field;
+  const size_t dot = block.rfind('.');
+  const std::string_view last = dot == std::string_view::npos ? block : block.substr(dot + 1);
+  for (std::string_view p : kParams) {
+    if (last == p) {
+      block = dot == std::string_view::npos ? std::string_view() : block.substr(0, dot);
+      break;
+    }
+  }
   Location at = where;
-  at.field = where.field.empty() ? std::string(field) : where.field + "." + field;
+  at.field = block.empty() ? std::string(field) : std::string(block) + "." + field;
   return at;
 }
 
@@ -361,7 +376,7 @@ Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate 
   }
   if (hosts < 1 || hosts % hosts_per_leaf != 0) {
     throw InputError(
-        At(where, "hosts"),
+        At(where, "gpus"),
         Expected(fmt::format("a positive multiple of hosts_per_leaf ({})", hosts_per_leaf),
                  std::to_string(hosts)));
   }

@@ -207,6 +207,11 @@ TEST(SizeClos, RejectsBadParameters) {
   EXPECT_EQ(ErrorOf([] { SizeClos(Params(100, 64, 4), kWhere); }),
             "scenario.yaml:7: topology.tiers: expected 0 (smallest that fits), 1, 2 or 3, got "
             "\"4\"");
+  // A location naming one field of the block names the faulty field instead.
+  EXPECT_EQ(ErrorOf([] {
+              SizeClos(Params(100, 63), Location{"s.yaml", 4, "topology.gpus"});
+            }),
+            "s.yaml:4: topology.radix: expected an even switch radix from 2 to 65536, got \"63\"");
   // No field prefix: the field is the parameter name alone.
   EXPECT_EQ(ErrorOf([] {
               SizeClos(Params(-5, 64), Location{"<cli>", 0, ""});

@@ -36,7 +36,7 @@ std::optional<std::pair<uint32_t, uint32_t>> FindUnreachableHosts(const Topology
     }
   }
   for (size_t r = 1; r < t.hosts.size(); ++r) {
-    if (!seen[t.hosts[r]]) return std::make_pair(t.hosts[0], t.hosts[r]);
+    if (!seen[t.hosts[r]]) return std::make_pair(uint32_t{0}, static_cast<uint32_t>(r));
   }
   return std::nullopt;
 }

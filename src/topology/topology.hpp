@@ -74,7 +74,10 @@ struct ClosParams {
 // cannot be hosted non-blocking at the requested tiers (e.g. "at most 2048
 // GPUs fit a 2-tier non-blocking fabric of radix-64 switches, got 4096").
 //
-// `where.field` is a prefix: an error about p.gpus names field "<prefix>.gpus".
+// `where` locates the parameter block (or one of its fields); an error about
+// p.radix names field "<block>.radix", where <block> is where.field without a
+// trailing parameter name: "topology" and "topology.gpus" both give
+// "topology.radix", "" gives "radix".
 // Leaf split for o:1: d = floor(k·o/(o+1)) down, u = k − d up, so the real
 // ratio d:u is never above o (k = 64, o = 1 → 32/32; o = 3 → 48/16).
 //   1 tier : N ≤ k, one switch, N links.
@@ -123,7 +126,8 @@ Topology BuildRailOptimized(const ClosParams& p, const Location& where);
 // The LS-RING anchor shape (anchors/README.md): hosts_per_leaf hosts per leaf,
 // `spines` spines, one link from each leaf to each spine.
 // hosts must be a positive multiple of hosts_per_leaf; spines ≥ 1; rate and
-// delay > 0. Host i on leaf i / hosts_per_leaf.
+// delay > 0. Host i on leaf i / hosts_per_leaf. Errors name fields gpus (for
+// `hosts`, as in ClosParams), hosts_per_leaf, spines, link_rate, link_delay.
 Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate rate,
                      units::Time delay, const Location& where);
 
@@ -138,8 +142,9 @@ Topology ParseTopologyFile(const std::string& path);
 Topology ParseTopologyText(const std::string& text, const std::string& file_name);
 
 // First pair of hosts (by rank) with no path between them, if any.
-// Returns node indices (into t.nodes) of the two hosts: the rank-0 host and the
-// lowest-ranked host it cannot reach. Fewer than 2 hosts → nullopt. BFS, O(V+E).
+// Returns the two hosts' ranks (indices into t.hosts, so the names are
+// t.nodes[t.hosts[r]].name): 0 and the lowest rank that host 0 cannot reach.
+// Fewer than 2 hosts → nullopt. BFS, O(V+E).
 std::optional<std::pair<uint32_t, uint32_t>> FindUnreachableHosts(const Topology& t);
 
 }  // namespace lossless::topology

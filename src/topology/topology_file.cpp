@@ -192,11 +192,13 @@ class Parser {
       }
     }
     if (auto pair = FindUnreachableHosts(t_)) {
-      throw InputError(Location{file_, decl_line_[pair->second], "link"},
-                       fmt::format("hosts {} and {} are not connected: the topology has no path "
-                                   "between them",
-                                   QuoteForMessage(t_.nodes[pair->first].name),
-                                   QuoteForMessage(t_.nodes[pair->second].name)));
+      const uint32_t a = t_.hosts[pair->first];
+      const uint32_t b = t_.hosts[pair->second];
+      throw InputError(
+          Location{file_, decl_line_[b], "link"},
+          fmt::format("hosts {} and {} are not connected: the topology has no path "
+                      "between them",
+                      QuoteForMessage(t_.nodes[a].name), QuoteForMessage(t_.nodes[b].name)));
     }
     t_.description =
         fmt::format("explicit topology from {}: {} hosts, {} switches, {} links", file_,

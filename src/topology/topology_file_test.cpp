@@ -147,23 +147,28 @@ TEST(ParseTopology, MoreErrors) {
 
 TEST(FindUnreachableHosts, FirstPairByRank) {
   Topology t;
-  for (const char* name : {"h0", "h1", "h2", "h3", "sw0", "sw1"}) {
+  for (const char* name : {"sw0", "h0", "h1", "h2", "h3", "sw1"}) {
     Node n;
     n.name = name;
     n.kind = name[0] == 'h' ? NodeKind::kHost : NodeKind::kSwitch;
     t.nodes.push_back(n);
   }
-  t.hosts = {0, 1, 2, 3};
+  // Ranks 0 and 2 (nodes 1, 3) on sw0; ranks 1 and 3 (nodes 2, 4) on sw1.
+  t.hosts = {1, 2, 3, 4};
   const units::Rate r = units::Rate::Gbps(400);
   const units::Time d = units::Time::Us(1);
-  t.links = {{0, 4, r, d}, {1, 5, r, d}, {2, 4, r, d}, {3, 5, r, d}};
+  t.links = {{1, 0, r, d}, {2, 5, r, d}, {3, 0, r, d}, {4, 5, r, d}};
   auto pair = FindUnreachableHosts(t);
   ASSERT_TRUE(pair.has_value());
-  EXPECT_EQ(pair->first, 0u);
+  EXPECT_EQ(pair->first, 0u);  // ranks, not node indices
   EXPECT_EQ(pair->second, 1u);
-  t.links.push_back({5, 4, r, d});
+  t.hosts = {1, 3, 2, 4};
+  pair = FindUnreachableHosts(t);
+  ASSERT_TRUE(pair.has_value());
+  EXPECT_EQ(pair->second, 2u);
+  t.links.push_back({5, 0, r, d});
   EXPECT_FALSE(FindUnreachableHosts(t).has_value());
-  t.hosts = {0};
+  t.hosts = {1};
   EXPECT_FALSE(FindUnreachableHosts(t).has_value());
 }
 
