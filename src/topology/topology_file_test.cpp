@@ -1,3 +1,5 @@
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -58,6 +60,21 @@ TEST(ParseTopology, FixtureDisconnected) {
     EXPECT_EQ(e.message(),
               "hosts \"h0\" and \"h2\" are not connected: the topology has no path between them");
   }
+}
+
+TEST(ParseTopology, EveryPrefixParsesOrThrowsInputError) {
+  std::ifstream in(kFixtures + "two_leaf.topo");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(text.size(), 100u);
+  int ok = 0;
+  for (size_t n = 0; n <= text.size(); ++n) {
+    try {
+      ParseTopologyText(text.substr(0, n), "t.topo");
+      ++ok;
+    } catch (const InputError&) {
+    }
+  }
+  EXPECT_GE(ok, 1);  // at least the whole file
 }
 
 TEST(ParseTopology, MissingFile) {
