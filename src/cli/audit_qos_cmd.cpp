@@ -1,15 +1,136 @@
+// `lossless audit qos FILE`: reads a switch RoCE QoS configuration, runs the
+// checks of audit/qos/qos_rules.hpp and prints text or JSON. Exit 0 when the
+// overall verdict is pass or indeterminate, 1 on warn or fail, 2 on bad input.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "audit/qos/qos_parse.hpp"
+#include "audit/qos/qos_report.hpp"
+#include "audit/qos/qos_rules.hpp"
+#include "base/error.hpp"
 #include "cli/commands.hpp"
+#include "units/units.hpp"
 
 namespace lossless::cli {
 
-// Placeholder until the audit tool lands (issue 4); refuses to give a verdict.
+namespace {
+
+struct QosArgs {
+  std::string file;
+  std::string format = "auto";
+  int64_t cell_bytes = 0;
+  std::string platform;
+  double cable_m = -1;
+  int64_t port_gbps = 0;
+  int roce_priority = 3;
+  int cnp_dscp = 48;
+  int64_t mtu = 0;
+  std::string t_phy;
+  std::string t_resp;
+  bool json = false;
+};
+
+std::string PlatformNames() {
+  std::string s;
+  for (const auto& p : audit::CellSizePresets()) {
+    if (!s.empty()) s += ", ";
+    s += p.name;
+  }
+  return s;
+}
+
+void RunAuditQos(const QosArgs& a, Context& ctx) {
+  std::optional<audit::QosFormat> format;
+  if (a.format != "auto") {
+    format = audit::QosFormatFromName(a.format);
+    if (!format)
+      throw InputError({"<cli>", 0, "--format"},
+                       Expected("auto, sonic-json, sonic-show, nvue, onyx, eos or nxos", a.format));
+  }
+  audit::QosAuditOptions opts;
+  opts.roce_priority = a.roce_priority;
+  opts.cnp_dscp = a.cnp_dscp;
+  if (a.cell_bytes > 0) {
+    opts.cell_bytes = a.cell_bytes;
+    opts.cell_source = "--cell-bytes";
+  } else if (!a.platform.empty()) {
+    auto preset = audit::FindCellSizePreset(a.platform);
+    if (!preset)
+      throw InputError({"<cli>", 0, "--platform"},
+                       Expected("one of " + PlatformNames(), a.platform));
+    opts.cell_bytes = preset->bytes;
+    opts.cell_source =
+        fmt::format("platform preset {}{}", preset->name, preset->verified ? "" : " (unverified)");
+  }
+  if (a.cable_m >= 0) opts.cable_m = a.cable_m;
+  if (a.port_gbps > 0) opts.port_gbps = a.port_gbps;
+  if (a.mtu > 0) opts.mtu_bytes = a.mtu;
+  auto time_flag = [](const std::string& text, const char* flag) {
+    Location where{"<cli>", 0, flag};
+    units::Time t = units::ParseTime(text, where);
+    if (t > units::Time::Ms(1)) throw InputError(where, Expected("a time up to 1ms", text));
+    return t;
+  };
+  if (!a.t_phy.empty()) opts.t_phy = time_flag(a.t_phy, "--t-phy");
+  if (!a.t_resp.empty()) opts.t_resp = time_flag(a.t_resp, "--t-resp");
+
+  std::error_code ec;
+  if (std::filesystem::is_directory(a.file, ec))
+    throw InputError({a.file, 0, ""}, "is a directory: expected a QoS configuration file");
+  std::ifstream in(a.file, std::ios::binary);
+  if (!in) throw InputError({a.file, 0, ""}, "cannot open file");
+  audit::QosConfig cfg = audit::ParseQosConfig(in, a.file, format);
+  audit::QosAudit result = audit::AuditQos(cfg, opts);
+  if (a.json) {
+    std::string doc =
+        audit::QosAuditToJson(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::fputs((doc + "\n").c_str(), stdout);
+  } else {
+    std::fputs(audit::FormatQosAuditText(result).c_str(), stdout);
+  }
+  ctx.exit_code =
+      result.verdict == audit::Verdict::kWarn || result.verdict == audit::Verdict::kFail ? 1 : 0;
+}
+
+}  // namespace
+
 void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
-  CLI::App* cmd = audit.add_subcommand("qos", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([&ctx] {
-    std::fputs("error: 'audit qos' is not implemented yet\n", stderr);
-    ctx.exit_code = 2;
-  });
+  auto args = std::make_shared<QosArgs>();
+  CLI::App* cmd = audit.add_subcommand(
+      "qos", "Check a switch RoCE QoS configuration (PFC, ECN, headroom, CNP priority)");
+  cmd->add_option("FILE", args->file,
+                  "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS or "
+                  "NX-OS configuration")
+      ->required();
+  cmd->add_option("--format", args->format, "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos")
+      ->capture_default_str();
+  auto* cell = cmd->add_option("--cell-bytes", args->cell_bytes,
+                               "buffer cell size in bytes, for thresholds given in cells")
+                   ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmd->add_option("--platform", args->platform, "cell size preset: " + PlatformNames())
+      ->excludes(cell);
+  cmd->add_option("--cable-m", args->cable_m, "cable length in metres for the headroom check")
+      ->check(CLI::Range(0.0, 10000.0));
+  cmd->add_option("--port-gbps", args->port_gbps, "port speed in Gb/s for the headroom check")
+      ->check(CLI::Range(int64_t{1}, int64_t{3200}));
+  cmd->add_option("--roce-priority", args->roce_priority, "priority carrying RoCE traffic")
+      ->check(CLI::Range(0, 7))
+      ->capture_default_str();
+  cmd->add_option("--cnp-dscp", args->cnp_dscp, "DSCP of CNP packets")
+      ->check(CLI::Range(0, 63))
+      ->capture_default_str();
+  cmd->add_option("--mtu", args->mtu,
+                  "largest frame in bytes for the headroom formula (default 9216)")
+      ->check(CLI::Range(int64_t{64}, int64_t{65536}));
+  cmd->add_option("--t-phy", args->t_phy, "one PHY traversal, e.g. 150ns (default 150ns, assumed)");
+  cmd->add_option("--t-resp", args->t_resp,
+                  "sender response time, e.g. 1.1584us (default: 802.3 D-Resp for the speed)");
+  cmd->add_flag("--json", args->json, "print one JSON document");
+  cmd->callback([args, &ctx] { RunAuditQos(*args, ctx); });
 }
 
 }  // namespace lossless::cli

@@ -1,0 +1,111 @@
+#pragma once
+// Typed model of a switch's RoCE QoS configuration, shared by every input
+// format (SONiC config_db.json and show text, Cumulus NVUE, Onyx, Arista EOS,
+// Cisco NX-OS). Parsers fill it; rules (qos_rules.hpp) read it.
+//
+// Numbering: "priority" is the 802.1p / switch priority that PFC acts on;
+// "queue" is the egress queue (traffic class) that ECN and the scheduler act
+// on. Parsers record the mapping between them in QosConfig::priority_to_queue
+// when the input states it; a missing entry means the identity mapping.
+//
+// Buffer amounts keep the unit the input used (bytes or ASIC cells) so the
+// rules can say "indeterminate" when a cell size is needed but not known.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lossless::audit {
+
+enum class QosFormat { kSonicJson, kSonicShow, kNvue, kOnyx, kEos, kNxos };
+
+// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos".
+std::string_view QosFormatName(QosFormat f);
+// Inverse of QosFormatName; nullopt for an unknown name.
+std::optional<QosFormat> QosFormatFromName(std::string_view name);
+
+// A buffer size or threshold as the input states it.
+struct BufferAmount {
+  enum class Unit { kBytes, kCells };
+  int64_t value = 0;  // >= 0
+  Unit unit = Unit::kBytes;
+
+  static BufferAmount Bytes(int64_t v) { return {v, Unit::kBytes}; }
+  static BufferAmount Cells(int64_t v) { return {v, Unit::kCells}; }
+  // Value in bytes; nullopt when in cells and cell_bytes <= 0.
+  std::optional<int64_t> ToBytes(int64_t cell_bytes) const;
+  // "150KB" style for bytes (units::FormatBytes), "1200 cells" for cells.
+  std::string ToString() const;
+};
+
+// A buffer limit: either a static size, or a dynamic threshold
+// alpha * free shared pool (fabric.md §2.5). Resolved for the case of one
+// congested queue on an otherwise empty pool: alpha * pool / (1 + alpha).
+struct BufferLimit {
+  std::optional<BufferAmount> static_size;
+  std::optional<double> alpha;       // dynamic threshold factor, > 0
+  std::optional<BufferAmount> pool;  // shared pool the alpha applies to
+  std::string pool_name;
+
+  bool Stated() const { return static_size.has_value() || alpha.has_value(); }
+  // Bytes; nullopt when not stated, when the pool size is unknown for a
+  // dynamic limit, or when cells are involved and cell_bytes <= 0.
+  std::optional<int64_t> ResolveBytes(int64_t cell_bytes) const;
+  // Human description, e.g. "static 1MB" or "alpha 1 of pool ingress_lossless_pool 12MiB".
+  std::string Describe() const;
+};
+
+// Ingress buffer of one lossless priority (priority group).
+struct LosslessPg {
+  BufferLimit pfc_trigger;               // occupancy at which XOFF is sent
+  std::optional<BufferAmount> xon;       // resume threshold / reserve, if stated
+  std::optional<BufferAmount> headroom;  // bytes kept free for in-flight data
+  std::string source;                    // e.g. profile name
+  int64_t line = 0;
+};
+
+// ECN / WRED marking on one egress queue.
+struct EcnQueue {
+  bool enabled = false;
+  std::optional<BufferAmount> kmin;
+  std::optional<BufferAmount> kmax;
+  std::optional<double> pmax_percent;  // marking probability at Kmax, 0..100
+  std::string source;
+  int64_t line = 0;
+};
+
+// Settings of one port, or of all ports when name == "*".
+struct PortQos {
+  std::string name;
+  int64_t line = 0;
+  bool pfc_stated = false;                 // the input says which priorities have PFC
+  std::set<int> pfc_priorities;            // 0..7
+  std::optional<bool> link_pause;          // 802.3x global pause rx or tx on
+  std::optional<bool> pfc_watchdog;        // nullopt when the format cannot say
+  std::map<int, EcnQueue> ecn;             // by queue
+  std::map<int, LosslessPg> pgs;           // by priority
+  std::map<int, BufferLimit> queue_limit;  // egress limit by queue
+  std::optional<int64_t> speed_gbps;
+  std::optional<double> cable_m;
+  std::map<int, int64_t> queue_drops;  // dropped packets by queue, when the input has counters
+};
+
+enum class Scheduling { kStrict, kWeighted };
+
+struct QosConfig {
+  QosFormat format = QosFormat::kSonicJson;
+  std::string file;
+  std::vector<PortQos> ports;            // never empty after a successful parse
+  std::map<int, int> dscp_to_queue;      // DSCP -> egress queue, as stated
+  std::map<int, int> priority_to_queue;  // switch priority -> queue, as stated
+  std::map<int, Scheduling> scheduling;  // by queue, as stated
+  std::vector<std::string> notes;        // assumptions the parser made
+
+  // Queue of a priority: the stated mapping, else the identity.
+  int QueueOf(int priority) const;
+};
+
+}  // namespace lossless::audit

@@ -1,0 +1,425 @@
+// SONiC config_db.json: BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, BUFFER_QUEUE,
+// WRED_PROFILE, QUEUE, SCHEDULER, PORT_QOS_MAP, DSCP_TO_TC_MAP,
+// TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, PFC_PRIORITY_TO_QUEUE_MAP,
+// PFC_WD, PORT, CABLE_LENGTH. Other tables are ignored.
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "audit/qos/qos_parsers.hpp"
+#include "audit/qos/qos_text.hpp"
+#include "base/error.hpp"
+
+namespace lossless::audit::qos_internal {
+
+namespace {
+
+using Json = nlohmann::json;
+
+class SonicJsonReader {
+ public:
+  SonicJsonReader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+
+  QosConfig Read();
+
+ private:
+  struct Profile {
+    std::string name;
+    std::string pool;
+    std::optional<BufferAmount> xon, xoff, size, static_th;
+    std::optional<int64_t> dynamic_th;
+    int64_t line = 0;
+  };
+
+  Location Where(const std::string& table, const std::string& key = "",
+                 const std::string& field = "") const {
+    std::string dotted = table;
+    if (!key.empty()) dotted += "." + key;
+    if (!field.empty()) dotted += "." + field;
+    return {file_, LineOf(table, key), dotted};
+  }
+  // Line of `key` inside `table` (first occurrence after the table's name).
+  int64_t LineOf(const std::string& table, const std::string& key) const {
+    std::string tneedle = "\"" + table + "\"";
+    size_t tpos = text_.find(tneedle);
+    if (tpos == std::string_view::npos) return 0;
+    size_t pos = tpos;
+    if (!key.empty()) {
+      size_t kpos = text_.find("\"" + key + "\"", tpos);
+      if (kpos != std::string_view::npos) pos = kpos;
+    }
+    int64_t line = 1;
+    for (size_t i = 0; i < pos; ++i)
+      if (text_[i] == '\n') ++line;
+    return line;
+  }
+
+  const Json* Table(const std::string& name) const {
+    auto it = root_.find(name);
+    if (it == root_.end()) return nullptr;
+    if (!it->is_object()) throw InputError(Where(name), Expected("a JSON object", it->dump()));
+    return &*it;
+  }
+  std::string Str(const Json& v, const Location& where) const {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+    throw InputError(where, Expected("a string", v.dump()));
+  }
+  std::optional<std::string> Field(const Json& obj, const std::string& table,
+                                   const std::string& key, const std::string& field) const {
+    if (!obj.is_object())
+      throw InputError(Where(table, key), Expected("a JSON object", obj.dump()));
+    auto it = obj.find(field);
+    if (it == obj.end()) return std::nullopt;
+    return Str(*it, Where(table, key, field));
+  }
+  std::optional<BufferAmount> BytesField(const Json& obj, const std::string& table,
+                                         const std::string& key, const std::string& field) const {
+    auto s = Field(obj, table, key, field);
+    if (!s) return std::nullopt;
+    int64_t v = ParseInt(*s, Where(table, key, field), "a byte count");
+    if (v < 0) throw InputError(Where(table, key, field), Expected("a byte count >= 0", *s));
+    return BufferAmount::Bytes(v);
+  }
+  // "[BUFFER_PROFILE|name]" or "name" -> "name".
+  static std::string RefName(std::string ref) {
+    if (!ref.empty() && ref.front() == '[') ref = ref.substr(1);
+    if (!ref.empty() && ref.back() == ']') ref.pop_back();
+    size_t bar = ref.find('|');
+    if (bar != std::string::npos) ref = ref.substr(bar + 1);
+    return ref;
+  }
+  // "Ethernet0,Ethernet4|3-4" -> ports and indices.
+  void SplitKey(const std::string& table, const std::string& key, std::vector<std::string>& ports,
+                std::set<int>& indices) const {
+    size_t bar = key.find('|');
+    if (bar == std::string::npos)
+      throw InputError(Where(table, key), Expected("a key PORT|INDEX like \"Ethernet0|3\"", key));
+    ports.clear();
+    std::string plist = key.substr(0, bar);
+    size_t start = 0;
+    while (start <= plist.size()) {
+      size_t comma = plist.find(',', start);
+      if (comma == std::string::npos) comma = plist.size();
+      std::string p = plist.substr(start, comma - start);
+      if (!p.empty()) ports.push_back(p);
+      start = comma + 1;
+    }
+    indices =
+        ParseIntList(key.substr(bar + 1), 0, 15, Where(table, key), "queue or PG indices 0-15");
+  }
+
+  void ReadPools();
+  void ReadProfiles();
+  std::map<int, int> ReadMap(const std::string& table, const std::string& name, int key_hi,
+                             int value_hi) const;
+  // The map a port refers to in PORT_QOS_MAP, else the only map of that table.
+  std::optional<std::string> MapFor(const std::string& port, const std::string& field,
+                                    const std::string& table) const;
+  EcnQueue ReadWred(const std::string& name) const;
+  BufferLimit LimitOf(const Profile& p) const;
+
+  std::string_view text_;
+  const std::string& file_;
+  Json root_;
+  std::map<std::string, BufferAmount> pools_;
+  std::map<std::string, Profile> profiles_;
+};
+
+void SonicJsonReader::ReadPools() {
+  const Json* t = Table("BUFFER_POOL");
+  if (!t) return;
+  for (const auto& [name, obj] : t->items()) {
+    auto size = BytesField(obj, "BUFFER_POOL", name, "size");
+    if (size) pools_[name] = *size;
+  }
+}
+
+void SonicJsonReader::ReadProfiles() {
+  const Json* t = Table("BUFFER_PROFILE");
+  if (!t) return;
+  for (const auto& [name, obj] : t->items()) {
+    Profile p;
+    p.name = name;
+    p.line = LineOf("BUFFER_PROFILE", name);
+    if (auto pool = Field(obj, "BUFFER_PROFILE", name, "pool")) p.pool = RefName(*pool);
+    p.xon = BytesField(obj, "BUFFER_PROFILE", name, "xon");
+    p.xoff = BytesField(obj, "BUFFER_PROFILE", name, "xoff");
+    p.size = BytesField(obj, "BUFFER_PROFILE", name, "size");
+    p.static_th = BytesField(obj, "BUFFER_PROFILE", name, "static_th");
+    if (auto dt = Field(obj, "BUFFER_PROFILE", name, "dynamic_th")) {
+      Location where = Where("BUFFER_PROFILE", name, "dynamic_th");
+      int64_t v = ParseInt(*dt, where, "an integer -8..8");
+      if (v < -8 || v > 8) throw InputError(where, Expected("an integer -8..8", *dt));
+      p.dynamic_th = v;
+    }
+    profiles_[name] = p;
+  }
+}
+
+std::map<int, int> SonicJsonReader::ReadMap(const std::string& table, const std::string& name,
+                                            int key_hi, int value_hi) const {
+  std::map<int, int> out;
+  const Json* t = Table(table);
+  if (!t) return out;
+  auto it = t->find(name);
+  if (it == t->end())
+    throw InputError(Where(table),
+                     "map " + QuoteForMessage(name) + " is referenced but not defined");
+  if (!it->is_object()) throw InputError(Where(table, name), Expected("a JSON object", it->dump()));
+  for (const auto& [k, v] : it->items()) {
+    Location where = Where(table, name, k);
+    int64_t key = ParseInt(k, where, "a map key");
+    int64_t value = ParseInt(Str(v, where), where, "a map value");
+    if (key < 0 || key > key_hi || value < 0 || value > value_hi)
+      throw InputError(where, Expected("a value in range", k + ":" + Str(v, where)));
+    out[static_cast<int>(key)] = static_cast<int>(value);
+  }
+  return out;
+}
+
+std::optional<std::string> SonicJsonReader::MapFor(const std::string& port,
+                                                   const std::string& field,
+                                                   const std::string& table) const {
+  if (const Json* m = Table("PORT_QOS_MAP")) {
+    for (const std::string& key : {port, std::string("global")}) {
+      auto it = m->find(key);
+      if (it != m->end()) {
+        if (auto ref = Field(*it, "PORT_QOS_MAP", key, field)) return RefName(*ref);
+      }
+    }
+  }
+  const Json* t = Table(table);
+  if (t && t->size() == 1) return t->begin().key();
+  return std::nullopt;
+}
+
+EcnQueue SonicJsonReader::ReadWred(const std::string& name) const {
+  const Json* t = Table("WRED_PROFILE");
+  if (!t || !t->contains(name))
+    throw InputError(Where("QUEUE"), "WRED profile " + QuoteForMessage(name) +
+                                         " is referenced but not defined in WRED_PROFILE");
+  const Json& obj = (*t)[name];
+  EcnQueue e;
+  e.source = "WRED_PROFILE|" + name;
+  e.line = LineOf("WRED_PROFILE", name);
+  std::string ecn = Field(obj, "WRED_PROFILE", name, "ecn").value_or("ecn_none");
+  e.enabled = ecn != "ecn_none" && (ecn.find("green") != std::string::npos || ecn == "ecn_all");
+  if (auto g = Field(obj, "WRED_PROFILE", name, "wred_green_enable"); g && *g == "false")
+    e.enabled = false;
+  e.kmin = BytesField(obj, "WRED_PROFILE", name, "green_min_threshold");
+  e.kmax = BytesField(obj, "WRED_PROFILE", name, "green_max_threshold");
+  if (auto p = Field(obj, "WRED_PROFILE", name, "green_drop_probability")) {
+    Location where = Where("WRED_PROFILE", name, "green_drop_probability");
+    int64_t v = ParseInt(*p, where, "a percentage 0-100");
+    if (v < 0 || v > 100) throw InputError(where, Expected("a percentage 0-100", *p));
+    e.pmax_percent = static_cast<double>(v);
+  }
+  return e;
+}
+
+BufferLimit SonicJsonReader::LimitOf(const Profile& p) const {
+  BufferLimit l;
+  if (p.static_th) {
+    l.static_size = p.static_th;
+  } else if (p.dynamic_th) {
+    l.alpha = std::ldexp(1.0, static_cast<int>(*p.dynamic_th));
+    l.pool_name = p.pool;
+    auto it = pools_.find(p.pool);
+    if (it != pools_.end()) l.pool = it->second;
+  }
+  return l;
+}
+
+QosConfig SonicJsonReader::Read() {
+  try {
+    root_ = Json::parse(text_);
+  } catch (const Json::parse_error& e) {
+    size_t byte = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text_.size());
+    int64_t line = 1;
+    for (size_t i = 0; i < byte && i < text_.size(); ++i)
+      if (text_[i] == '\n') ++line;
+    std::string what = e.what();
+    size_t cut = what.find("syntax error");
+    if (cut == std::string::npos) cut = what.find("invalid");
+    throw InputError({file_, line, ""}, "truncated or invalid JSON: " +
+                                            (cut == std::string::npos ? what : what.substr(cut)));
+  }
+  if (!root_.is_object())
+    throw InputError({file_, 1, ""}, "expected a JSON object (config_db.json)");
+  static const char* kTables[] = {"BUFFER_PG",    "BUFFER_PROFILE", "PORT_QOS_MAP",
+                                  "WRED_PROFILE", "QUEUE",          "BUFFER_QUEUE"};
+  bool any = false;
+  for (const char* t : kTables) any = any || root_.contains(t);
+  if (!any)
+    throw InputError({file_, 1, "format"},
+                     "JSON without SONiC QoS tables: expected config_db.json with BUFFER_PG, "
+                     "BUFFER_PROFILE, PORT_QOS_MAP, WRED_PROFILE or QUEUE");
+
+  QosConfig cfg;
+  ReadPools();
+  ReadProfiles();
+
+  // Port order: first appearance in PORT_QOS_MAP, BUFFER_PG, QUEUE, BUFFER_QUEUE.
+  std::vector<std::string> order;
+  std::map<std::string, PortQos> ports;
+  auto touch = [&](const std::string& name, int64_t line) -> PortQos& {
+    auto it = ports.find(name);
+    if (it == ports.end()) {
+      order.push_back(name);
+      PortQos p;
+      p.name = name;
+      p.line = line;
+      it = ports.emplace(name, p).first;
+    }
+    return it->second;
+  };
+
+  if (const Json* m = Table("PORT_QOS_MAP")) {
+    for (const auto& [key, obj] : m->items()) {
+      if (key == "global") continue;
+      PortQos& p = touch(key, LineOf("PORT_QOS_MAP", key));
+      p.pfc_stated = true;
+      if (auto pfc = Field(obj, "PORT_QOS_MAP", key, "pfc_enable"))
+        p.pfc_priorities = ParsePriorityList(*pfc, Where("PORT_QOS_MAP", key, "pfc_enable"));
+    }
+  }
+  std::vector<std::string> key_ports;
+  std::set<int> indices;
+  if (const Json* t = Table("BUFFER_PG")) {
+    for (const auto& [key, obj] : t->items()) {
+      SplitKey("BUFFER_PG", key, key_ports, indices);
+      auto ref = Field(obj, "BUFFER_PG", key, "profile");
+      if (!ref) continue;
+      std::string prof = RefName(*ref);
+      auto pit = profiles_.find(prof);
+      if (pit == profiles_.end()) {
+        if (prof == "NULL") continue;
+        throw InputError(
+            Where("BUFFER_PG", key, "profile"),
+            "buffer profile " + QuoteForMessage(prof) + " is not defined in BUFFER_PROFILE");
+      }
+      const Profile& pr = pit->second;
+      if (!pr.xoff && !pr.xon) continue;  // lossy PG
+      for (const std::string& port : key_ports) {
+        PortQos& p = touch(port, LineOf("BUFFER_PG", key));
+        // PG index -> priorities via TC_TO_PRIORITY_GROUP_MAP (priority == TC in SONiC).
+        std::map<int, int> tc_to_pg;
+        if (auto name = MapFor(port, "tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"))
+          tc_to_pg = ReadMap("TC_TO_PRIORITY_GROUP_MAP", *name, 7, 15);
+        for (int prio = 0; prio < 8; ++prio) {
+          auto it = tc_to_pg.find(prio);
+          int pg = it == tc_to_pg.end() ? prio : it->second;
+          if (!indices.count(pg)) continue;
+          LosslessPg l;
+          l.pfc_trigger = LimitOf(pr);
+          l.xon = pr.xon;
+          l.headroom = pr.xoff;
+          l.source = "BUFFER_PROFILE|" + pr.name;
+          l.line = pr.line;
+          p.pgs[prio] = l;
+        }
+      }
+    }
+  }
+  if (const Json* t = Table("QUEUE")) {
+    const Json* sched = Table("SCHEDULER");
+    for (const auto& [key, obj] : t->items()) {
+      SplitKey("QUEUE", key, key_ports, indices);
+      auto wred = Field(obj, "QUEUE", key, "wred_profile");
+      auto sref = Field(obj, "QUEUE", key, "scheduler");
+      for (const std::string& port : key_ports) {
+        PortQos& p = touch(port, LineOf("QUEUE", key));
+        for (int q : indices) {
+          if (wred) p.ecn[q] = ReadWred(RefName(*wred));
+          if (sref && sched) {
+            std::string sname = RefName(*sref);
+            auto sit = sched->find(sname);
+            if (sit == sched->end())
+              throw InputError(
+                  Where("QUEUE", key, "scheduler"),
+                  "scheduler " + QuoteForMessage(sname) + " is not defined in SCHEDULER");
+            std::string type = Lower(Field(*sit, "SCHEDULER", sname, "type").value_or(""));
+            if (!cfg.scheduling.count(q))
+              cfg.scheduling[q] = type == "strict" ? Scheduling::kStrict : Scheduling::kWeighted;
+          }
+        }
+      }
+    }
+  }
+  if (const Json* t = Table("BUFFER_QUEUE")) {
+    for (const auto& [key, obj] : t->items()) {
+      SplitKey("BUFFER_QUEUE", key, key_ports, indices);
+      auto ref = Field(obj, "BUFFER_QUEUE", key, "profile");
+      if (!ref) continue;
+      auto pit = profiles_.find(RefName(*ref));
+      if (pit == profiles_.end())
+        throw InputError(Where("BUFFER_QUEUE", key, "profile"),
+                         "buffer profile " + QuoteForMessage(RefName(*ref)) +
+                             " is not defined in BUFFER_PROFILE");
+      for (const std::string& port : key_ports) {
+        PortQos& p = touch(port, LineOf("BUFFER_QUEUE", key));
+        for (int q : indices) p.queue_limit[q] = LimitOf(pit->second);
+      }
+    }
+  }
+
+  const Json* wd = Table("PFC_WD");
+  const Json* port_table = Table("PORT");
+  std::map<std::string, double> cable;
+  if (const Json* c = Table("CABLE_LENGTH")) {
+    for (const auto& [name, obj] : c->items()) {
+      if (!obj.is_object()) continue;
+      for (const auto& [port, v] : obj.items()) {
+        Location where = Where("CABLE_LENGTH", port);
+        std::string s = Str(v, where);
+        if (!s.empty() && (s.back() == 'm' || s.back() == 'M')) s.pop_back();
+        cable[port] = ParseDecimal(s, where, "a cable length like \"5m\"");
+      }
+    }
+  }
+  for (const std::string& name : order) {
+    PortQos& p = ports[name];
+    p.pfc_watchdog = wd != nullptr && wd->contains(name);
+    if (port_table && port_table->contains(name)) {
+      if (auto sp = Field((*port_table)[name], "PORT", name, "speed")) {
+        int64_t mbps = ParseInt(*sp, Where("PORT", name, "speed"), "a speed in Mb/s");
+        if (mbps <= 0) throw InputError(Where("PORT", name, "speed"), Expected("a speed > 0", *sp));
+        p.speed_gbps = mbps / 1000;
+      }
+    }
+    if (auto it = cable.find(name); it != cable.end()) p.cable_m = it->second;
+    cfg.ports.push_back(p);
+  }
+
+  // Switch-wide maps, from the first port (SONiC applies them per port; they are
+  // the same on every port in practice).
+  std::string first = order.empty() ? std::string("global") : order.front();
+  std::map<int, int> tc_to_queue;
+  if (auto n = MapFor(first, "tc_to_queue_map", "TC_TO_QUEUE_MAP"))
+    tc_to_queue = ReadMap("TC_TO_QUEUE_MAP", *n, 7, 15);
+  if (auto n = MapFor(first, "pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE")) {
+    cfg.priority_to_queue = ReadMap("MAP_PFC_PRIORITY_TO_QUEUE", *n, 7, 15);
+  } else {
+    cfg.priority_to_queue = tc_to_queue;
+  }
+  if (auto n = MapFor(first, "dscp_to_tc_map", "DSCP_TO_TC_MAP")) {
+    for (const auto& [dscp, tc] : ReadMap("DSCP_TO_TC_MAP", *n, 63, 7)) {
+      auto it = tc_to_queue.find(tc);
+      cfg.dscp_to_queue[dscp] = it == tc_to_queue.end() ? tc : it->second;
+    }
+  }
+  return cfg;
+}
+
+}  // namespace
+
+QosConfig ParseSonicJson(std::string_view text, const std::string& file) {
+  SonicJsonReader r(text, file);
+  return r.Read();
+}
+
+}  // namespace lossless::audit::qos_internal

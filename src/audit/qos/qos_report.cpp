@@ -1,0 +1,62 @@
+#include "audit/qos/qos_report.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace lossless::audit {
+
+namespace {
+std::string PortsText(const std::vector<std::string>& ports, size_t total) {
+  if (ports.empty()) return "switch";
+  if (ports.size() == 1 && ports[0] == "*") return "all ports";
+  if (ports.size() == total && total > 4) return fmt::format("all {} ports", total);
+  std::string out;
+  for (size_t i = 0; i < ports.size() && i < 4; ++i) {
+    if (i) out += ", ";
+    out += ports[i];
+  }
+  if (ports.size() > 4) out += fmt::format(" (+{} more)", ports.size() - 4);
+  return out;
+}
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+}  // namespace
+
+std::string FormatQosAuditText(const QosAudit& a) {
+  std::string out =
+      fmt::format("QoS audit of {} (format {}, {} port{})\n", a.file, QosFormatName(a.format),
+                  a.port_count, a.port_count == 1 ? "" : "s");
+  size_t id_width = 0;
+  for (const QosCheck& c : a.checks) id_width = std::max(id_width, c.id.size());
+  for (const QosCheck& c : a.checks) {
+    out += fmt::format("  {:<13} {:<{}}  [{}] {}\n", Upper(VerdictName(c.verdict)), c.id, id_width,
+                       PortsText(c.ports, a.port_count), c.message);
+  }
+  for (const std::string& n : a.notes) out += "  note: " + n + "\n";
+  out += fmt::format("verdict: {}\n", VerdictName(a.verdict));
+  return out;
+}
+
+nlohmann::json QosAuditToJson(const QosAudit& a) {
+  nlohmann::json j;
+  j["file"] = a.file;
+  j["format"] = std::string(QosFormatName(a.format));
+  j["ports"] = a.port_count;
+  j["verdict"] = std::string(VerdictName(a.verdict));
+  j["checks"] = nlohmann::json::array();
+  for (const QosCheck& c : a.checks) {
+    j["checks"].push_back({{"id", c.id},
+                           {"verdict", std::string(VerdictName(c.verdict))},
+                           {"message", c.message},
+                           {"ports", c.ports}});
+  }
+  j["notes"] = a.notes;
+  return j;
+}
+
+}  // namespace lossless::audit
