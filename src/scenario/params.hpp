@@ -1,0 +1,38 @@
+#pragma once
+// The one registry of scenario tunables (ns-3 style): every field has a dotted
+// name, a type, a default, a check and help text. Validation, `--set`,
+// `lossless params` and docs/scenarios.md all come from this table.
+#include <string>
+#include <vector>
+
+namespace lossless::scenario {
+
+enum class ParamType { kTime, kRate, kBytes, kInt, kDouble, kBool, kEnum, kString };
+
+struct ParamInfo {
+  const char* name;       // dotted path, e.g. "fabric.link_rate"
+  ParamType type;
+  const char* def;        // default as text ("" = no default: optional / derived)
+  const char* help;
+  const char* choices;    // for kEnum: "a|b|c"
+  double min = 0;         // numeric bounds (kInt, kDouble); min > max = unbounded
+  double max = -1;
+};
+
+const std::vector<ParamInfo>& Params();
+const ParamInfo* FindParam(const std::string& name);
+
+// Fabric presets: values that replace the registry defaults when
+// fabric.preset names them (shared/reference/fabric.md §6).
+struct PresetValue {
+  const char* preset;
+  const char* name;
+  const char* value;
+};
+const std::vector<PresetValue>& PresetValues();
+std::vector<std::string> PresetNames();
+
+// Markdown reference of every field (docs/scenarios.md is this text).
+std::string ParamsMarkdown();
+
+}  // namespace lossless::scenario

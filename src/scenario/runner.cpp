@@ -1,0 +1,106 @@
+#include "scenario/runner.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace lossless::scenario {
+
+double PeakRssMb() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+namespace {
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Percentiles Summarize(std::vector<units::Time> v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    // Nearest rank: the smallest value with at least q of the samples at or below it.
+    size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+  };
+  p.min = v.front();
+  p.max = v.back();
+  p.median = at(0.5);
+  p.p99 = at(0.99);
+  double sum = 0;  // mean in double: exact to well under a picosecond for run-length times
+  for (auto t : v) sum += static_cast<double>(t.ps());
+  p.mean = units::Time::Ps(std::llround(sum / static_cast<double>(v.size())));
+  return p;
+}
+}  // namespace
+
+RunResult RunScenario(const Scenario& s) {
+  auto t0 = std::chrono::steady_clock::now();
+  topology::Topology topo = BuildTopology(s);
+  sim::Simulator sim(s.seed);
+  fabric::Network net(sim, topo, s.net);
+  auto flows = ExpandTraffic(s, static_cast<uint32_t>(topo.hosts.size()));
+  for (const auto& f : flows) net.AddFlow(f);
+  RunResult r;
+  r.timing.build_s = Since(t0);
+  auto t1 = std::chrono::steady_clock::now();
+  sim::StopReason why = sim.Run(s.stop_time);
+  r.timing.run_s = Since(t1);
+
+  r.name = s.name;
+  r.preset = s.preset;
+  r.seed = s.seed;
+  r.topology = topo.description;
+  r.hosts = static_cast<uint32_t>(topo.hosts.size());
+  r.switches = static_cast<uint32_t>(topo.nodes.size() - topo.hosts.size());
+  r.links = static_cast<uint32_t>(topo.links.size());
+  r.routing = fabric::RoutingModeName(s.net.routing);
+  r.flows = net.flows().size();
+  r.flows_done = net.flows_done();
+  r.stop_reason = r.flows_done == r.flows ? "completed"
+                  : why == sim::StopReason::kTimeLimit ? "time limit"
+                                                       : "flows incomplete";
+  r.sim_time = sim.Now();
+  std::vector<units::Time> fcts;
+  for (const auto& f : net.flows()) {
+    if (f.done()) fcts.push_back(f.fct());
+    r.max_packet_latency = std::max(r.max_packet_latency, f.max_latency);
+  }
+  r.fct = Summarize(std::move(fcts));
+  double sum = 0;
+  int used = 0;
+  std::vector<LinkUse> uses;
+  const double horizon = static_cast<double>(std::max<int64_t>(1, r.sim_time.ps()));
+  for (uint32_t p = 0; p < net.num_ports(); ++p) {
+    const auto& st = net.port_stats(p);
+    r.drops += st.drops;
+    r.lossless_drops += st.lossless_drops;
+    r.ecn_marks += st.ecn_marks;
+    if (st.tx_packets == 0) continue;
+    double u = static_cast<double>(st.busy_ps) / horizon;
+    sum += u;
+    ++used;
+    uses.push_back({net.PortName(p), u});
+  }
+  r.drops = net.drops();
+  r.mean_link_utilization = used ? sum / used : 0;
+  std::stable_sort(uses.begin(), uses.end(), [](const LinkUse& a, const LinkUse& b) { return a.utilization > b.utilization; });
+  if (!uses.empty()) r.max_link_utilization = uses.front().utilization;
+  uses.resize(std::min<size_t>(uses.size(), 5));
+  r.busiest = std::move(uses);
+  r.packets = net.packets_created();
+  r.packet_hops = net.packet_hops();
+  r.events = sim.events_executed();
+  r.peak_packets_alive = net.peak_packets_alive();
+  r.bytes_per_packet = fabric::PacketPool::kBytesPerPacket;
+  r.timing.packet_hops_per_s = r.timing.run_s > 0 ? static_cast<double>(r.packet_hops) / r.timing.run_s : 0;
+  r.timing.peak_rss_mb = PeakRssMb();
+  return r;
+}
+
+}  // namespace lossless::scenario

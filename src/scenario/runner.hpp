@@ -1,0 +1,63 @@
+#pragma once
+// Runs a scenario: builds the topology and network, adds its flows, runs the
+// engine, and gathers the results. Deterministic: the same scenario and seed
+// give the same RunResult except the wall-clock fields in `timing`.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+
+namespace lossless::scenario {
+
+struct Percentiles {
+  units::Time min, median, p99, max, mean;
+};
+
+struct LinkUse {
+  std::string name;
+  double utilization = 0;  // busy time / simulated time
+};
+
+struct RunTiming {
+  double build_s = 0;
+  double run_s = 0;
+  double packet_hops_per_s = 0;
+  double peak_rss_mb = 0;
+};
+
+struct RunResult {
+  std::string name;
+  std::string preset;
+  uint64_t seed = 0;
+  std::string topology;
+  uint32_t hosts = 0;
+  uint32_t switches = 0;
+  uint32_t links = 0;
+  std::string routing;
+  std::string stop_reason;  // "completed", "time limit", "flows incomplete"
+  units::Time sim_time;     // time of the last event
+  uint64_t flows = 0;
+  uint64_t flows_done = 0;
+  Percentiles fct;          // over completed flows
+  units::Time max_packet_latency;
+  double mean_link_utilization = 0;  // over link directions that carried traffic
+  double max_link_utilization = 0;
+  std::vector<LinkUse> busiest;      // up to 5
+  uint64_t drops = 0;
+  uint64_t lossless_drops = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t packets = 0;
+  uint64_t packet_hops = 0;
+  uint64_t events = 0;
+  uint64_t peak_packets_alive = 0;
+  uint64_t bytes_per_packet = 0;     // memory per packet in flight
+  RunTiming timing;
+};
+
+RunResult RunScenario(const Scenario& s);
+
+// Peak resident set size of this process, in MB (from getrusage).
+double PeakRssMb();
+
+}  // namespace lossless::scenario

@@ -1,0 +1,479 @@
+#include "scenario/scenario.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "scenario/params.hpp"
+
+namespace lossless::scenario {
+namespace {
+
+constexpr const char* kSetFile = "<--set>";
+
+struct Value {
+  std::string text;
+  Location where;
+  bool given = false;
+};
+
+int64_t LineOf(const YAML::Node& n) {
+  auto m = n.Mark();
+  return m.line >= 0 ? m.line + 1 : 0;
+}
+
+std::string Nearest(const std::string& key, const std::vector<std::string>& options) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const auto& o : options) {
+    size_t d = EditDistance(key, o);
+    if (d < best_d) best_d = d, best = o;
+  }
+  return best;
+}
+
+std::string JoinOptions(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+// Valid child keys of map path `prefix` ("" = top level), from the registry.
+std::vector<std::string> ChildKeys(const std::string& prefix) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& p : Params()) {
+    std::string n = p.name;
+    if (!prefix.empty()) {
+      if (n.rfind(prefix + ".", 0) != 0) continue;
+      n = n.substr(prefix.size() + 1);
+    }
+    std::string first = n.substr(0, n.find('.'));
+    if (seen.insert(first).second) out.push_back(first);
+  }
+  if (prefix.empty()) out.push_back("traffic");
+  return out;
+}
+
+bool IsMapPrefix(const std::string& path) {
+  for (const auto& p : Params())
+    if (std::string(p.name).rfind(path + ".", 0) == 0) return true;
+  return false;
+}
+
+// Rejects inputs nested deeper than any scenario needs before yaml-cpp sees
+// them (its recursive parser would otherwise exhaust the stack).
+void CheckNesting(const std::string& text, const std::string& file) {
+  int depth = 0;
+  int64_t line = 1;
+  for (char c : text) {
+    if (c == '\n') ++line;
+    if (c == '[' || c == '{') {
+      if (++depth > 32) throw InputError({file, line, ""}, "expected at most 32 levels of nesting");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+class Loader {
+ public:
+  Loader(std::string file) : file_(std::move(file)) {}
+
+  void Walk(const YAML::Node& node, const std::string& path) {
+    if (!node.IsMap()) {
+      throw InputError({file_, LineOf(node), path.empty() ? "" : path},
+                       path.empty() ? "expected a mapping of scenario fields at the top level" : "expected a mapping");
+    }
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) throw InputError({file_, LineOf(kv.first), path}, "expected a plain key");
+      std::string key = kv.first.Scalar();
+      std::string full = path.empty() ? key : path + "." + key;
+      const YAML::Node& v = kv.second;
+      if (full == "traffic") {
+        traffic_ = v;
+        traffic_line_ = LineOf(kv.first);
+        continue;
+      }
+      if (FindParam(full) != nullptr) {
+        if (!v.IsScalar()) throw InputError({file_, LineOf(v), full}, "expected a single value");
+        if (values_.count(full)) throw InputError({file_, LineOf(kv.first), full}, "given twice");
+        values_[full] = Value{v.Scalar(), {file_, LineOf(v), full}, true};
+      } else if (IsMapPrefix(full)) {
+        Walk(v, full);
+      } else {
+        auto keys = ChildKeys(path);
+        throw InputError({file_, LineOf(kv.first), full},
+                         fmt::format("unknown field; did you mean '{}'? (valid here: {})", Nearest(key, keys),
+                                     JoinOptions(keys)));
+      }
+    }
+  }
+
+  void ApplySet(const std::string& set) {
+    auto eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError({kSetFile, 0, set}, Expected("name=value", set));
+    }
+    std::string name = set.substr(0, eq), value = set.substr(eq + 1);
+    if (name.rfind("traffic.", 0) == 0) {
+      traffic_sets_.emplace_back(name, value);
+      return;
+    }
+    if (FindParam(name) == nullptr) {
+      std::vector<std::string> all;
+      for (const auto& p : Params()) all.emplace_back(p.name);
+      throw InputError({kSetFile, 0, name}, fmt::format("unknown field; did you mean '{}'?", Nearest(name, all)));
+    }
+    values_[name] = Value{value, {kSetFile, 0, name}, true};
+  }
+
+  std::map<std::string, Value> values_;
+  YAML::Node traffic_;
+  int64_t traffic_line_ = 0;
+  std::vector<std::pair<std::string, std::string>> traffic_sets_;
+  std::string file_;
+};
+
+int64_t ToInt(const Value& v, const ParamInfo& p) {
+  int64_t out = 0;
+  const char* b = v.text.data();
+  const char* e = b + v.text.size();
+  auto [ptr, ec] = std::from_chars(b, e, out);
+  if (ec != std::errc() || ptr != e) throw InputError(v.where, Expected("an integer", v.text));
+  if (p.min <= p.max && (static_cast<double>(out) < p.min || static_cast<double>(out) > p.max)) {
+    throw InputError(v.where, Expected(fmt::format("an integer from {:g} to {:g}", p.min, p.max), v.text));
+  }
+  return out;
+}
+
+double ToDouble(const Value& v, const ParamInfo& p) {
+  char* end = nullptr;
+  errno = 0;
+  double d = std::strtod(v.text.c_str(), &end);
+  if (v.text.empty() || end != v.text.c_str() + v.text.size() || errno != 0 || !std::isfinite(d)) {
+    throw InputError(v.where, Expected("a number", v.text));
+  }
+  if (p.min <= p.max && (d < p.min || d > p.max)) {
+    throw InputError(v.where, Expected(fmt::format("a number from {:g} to {:g}", p.min, p.max), v.text));
+  }
+  return d;
+}
+
+bool ToBool(const Value& v) {
+  static const std::set<std::string> kTrue{"true", "yes", "on", "1"}, kFalse{"false", "no", "off", "0"};
+  if (kTrue.count(v.text)) return true;
+  if (kFalse.count(v.text)) return false;
+  throw InputError(v.where, Expected("true or false", v.text));
+}
+
+std::string ToEnum(const Value& v, const ParamInfo& p) {
+  std::vector<std::string> choices;
+  std::stringstream ss(p.choices);
+  for (std::string c; std::getline(ss, c, '|');) choices.push_back(c);
+  for (const auto& c : choices)
+    if (c == v.text) return c;
+  throw InputError(v.where, fmt::format("expected one of {}, got {} (did you mean '{}'?)", JoinOptions(choices),
+                                        QuoteForMessage(v.text), Nearest(v.text, choices)));
+}
+
+Pattern ParsePattern(const std::string& s, const Location& where) {
+  static const std::vector<std::pair<std::string, Pattern>> kPatterns = {{"ring", Pattern::kRing},
+                                                                         {"permutation", Pattern::kPermutation},
+                                                                         {"incast", Pattern::kIncast},
+                                                                         {"all-to-all", Pattern::kAllToAll},
+                                                                         {"flow", Pattern::kFlow}};
+  std::vector<std::string> names;
+  for (const auto& [n, p] : kPatterns) {
+    if (n == s) return p;
+    names.push_back(n);
+  }
+  throw InputError(where, fmt::format("expected one of {}, got {} (did you mean '{}'?)", JoinOptions(names),
+                                      QuoteForMessage(s), Nearest(s, names)));
+}
+
+std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
+  // Collect each entry's fields as text with their locations.
+  std::vector<std::map<std::string, Value>> entries;
+  std::vector<Location> entry_where;
+  const YAML::Node& t = ld.traffic_;
+  if (t.IsDefined() && !t.IsNull()) {
+    if (!t.IsSequence()) throw InputError({ld.file_, LineOf(t), "traffic"}, "expected a list of traffic entries");
+    size_t i = 0;
+    for (const auto& e : t) {
+      std::string path = fmt::format("traffic.{}", i++);
+      if (!e.IsMap()) throw InputError({ld.file_, LineOf(e), path}, "expected a mapping with a 'pattern'");
+      std::map<std::string, Value> fields;
+      for (const auto& kv : e) {
+        std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        if (!kv.second.IsScalar()) throw InputError({ld.file_, LineOf(kv.second), path + "." + key}, "expected a single value");
+        fields[key] = Value{kv.second.Scalar(), {ld.file_, LineOf(kv.second), path + "." + key}, true};
+      }
+      entries.push_back(std::move(fields));
+      entry_where.push_back({ld.file_, LineOf(e), path});
+    }
+  }
+  for (const auto& [name, value] : ld.traffic_sets_) {
+    // traffic.<index>.<field>=value; index == size appends a new entry.
+    auto dot1 = name.find('.'), dot2 = name.find('.', dot1 + 1);
+    size_t idx = 0;
+    std::string idx_text = name.substr(dot1 + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot1 - 1);
+    auto [p, ec] = std::from_chars(idx_text.data(), idx_text.data() + idx_text.size(), idx);
+    if (dot2 == std::string::npos || ec != std::errc() || p != idx_text.data() + idx_text.size() || idx > entries.size()) {
+      throw InputError({kSetFile, 0, name}, Expected(fmt::format("traffic.<0..{}>.<field>", entries.size()), name));
+    }
+    if (idx == entries.size()) {
+      entries.emplace_back();
+      entry_where.push_back({kSetFile, 0, fmt::format("traffic.{}", idx)});
+    }
+    entries[idx][name.substr(dot2 + 1)] = Value{value, {kSetFile, 0, name}, true};
+  }
+  static const std::vector<std::string> kKeys = {"pattern", "bytes",   "start", "stride", "target",
+                                                 "senders", "hosts",   "src",   "dst",    "class"};
+  std::vector<TrafficSpec> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto& f = entries[i];
+    for (const auto& [k, v] : f) {
+      if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
+        throw InputError(v.where, fmt::format("unknown traffic field; did you mean '{}'? (valid: {})", Nearest(k, kKeys),
+                                              JoinOptions(kKeys)));
+      }
+    }
+    TrafficSpec ts;
+    ts.where = entry_where[i];
+    if (!f.count("pattern")) throw InputError(ts.where, "expected a 'pattern' (ring, permutation, incast, all-to-all, flow)");
+    ts.pattern = ParsePattern(f["pattern"].text, f["pattern"].where);
+    if (!f.count("bytes")) throw InputError(ts.where, "expected 'bytes' (size of each flow, e.g. 16MiB)");
+    ts.bytes = units::ParseBytes(f["bytes"].text, f["bytes"].where).count();
+    if (ts.bytes <= 0) throw InputError(f["bytes"].where, Expected("a size above zero", f["bytes"].text));
+    if (f.count("start")) ts.start = units::ParseTime(f["start"].text, f["start"].where);
+    auto get_int = [&](const char* key, int64_t lo, int64_t def) {
+      if (!f.count(key)) return def;
+      ParamInfo info{key, ParamType::kInt, "", "", "", static_cast<double>(lo), 1e9};
+      return ToInt(f[key], info);
+    };
+    ts.stride = get_int("stride", 1, 1);
+    ts.target = get_int("target", 0, 0);
+    ts.senders = get_int("senders", 1, -1);
+    ts.hosts = get_int("hosts", 2, -1);
+    ts.src = get_int("src", 0, -1);
+    ts.dst = get_int("dst", 0, -1);
+    ts.tclass = static_cast<int>(get_int("class", 0, -1));
+    if (ts.tclass > 7) throw InputError(f["class"].where, Expected("a class from 0 to 7", f["class"].text));
+    if (ts.pattern == Pattern::kPermutation && !f.count("stride")) throw InputError(ts.where, "expected 'stride' for a permutation");
+    if (ts.pattern == Pattern::kFlow && (ts.src < 0 || ts.dst < 0)) throw InputError(ts.where, "expected 'src' and 'dst' for a flow");
+    out.push_back(ts);
+  }
+  return out;
+}
+
+}  // namespace
+
+Scenario LoadScenarioText(const std::string& text, const std::string& file_name, const std::vector<std::string>& sets) {
+  Loader ld(file_name);
+  CheckNesting(text, file_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""}, "expected YAML or JSON: " + e.msg);
+  }
+  if (root.IsNull()) throw InputError({file_name, 1, ""}, "expected a scenario, got an empty file");
+  try {
+    ld.Walk(root, "");
+  } catch (const YAML::Exception& e) {
+    throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""}, "expected YAML or JSON: " + e.msg);
+  }
+  for (const auto& s : sets) ld.ApplySet(s);
+
+  Scenario sc;
+  sc.file = file_name;
+  // Preset first: it decides other defaults.
+  auto value = [&](const std::string& name) -> Value {
+    auto it = ld.values_.find(name);
+    if (it != ld.values_.end()) return it->second;
+    std::string preset = ld.values_.count("fabric.preset") ? ld.values_["fabric.preset"].text : "roce";
+    for (const auto& pv : PresetValues())
+      if (preset == pv.preset && name == pv.name) return Value{pv.value, {"<preset " + preset + ">", 0, name}, false};
+    return Value{FindParam(name)->def, {"<default>", 0, name}, false};
+  };
+  auto get = [&](const char* name) {
+    Value v = value(name);
+    sc.resolved.emplace_back(name, v.text);
+    return v;
+  };
+  auto time = [&](const char* name) {
+    Value v = get(name);
+    return units::ParseTime(v.text, v.where);
+  };
+  auto rate = [&](const char* name) {
+    Value v = get(name);
+    return units::ParseRate(v.text, v.where);
+  };
+  auto bytes = [&](const char* name) {
+    Value v = get(name);
+    return units::ParseBytes(v.text, v.where).count();
+  };
+  auto integer = [&](const char* name) { return ToInt(get(name), *FindParam(name)); };
+  auto number = [&](const char* name) { return ToDouble(get(name), *FindParam(name)); };
+  auto boolean = [&](const char* name) { return ToBool(get(name)); };
+  auto choice = [&](const char* name) { return ToEnum(get(name), *FindParam(name)); };
+  auto given = [&](const char* name) { return ld.values_.count(name) > 0; };
+
+  sc.name = get("name").text;
+  sc.seed = static_cast<uint64_t>(integer("seed"));
+  sc.preset = choice("fabric.preset");
+  auto& net = sc.net;
+  units::Rate link_rate = rate("fabric.link_rate");
+  units::Time link_delay;
+  if (given("fabric.link_delay")) {
+    Value v = get("fabric.link_delay");
+    link_delay = units::ParseTime(v.text, v.where);
+    if (link_delay.ps() <= 0) {
+      throw InputError(v.where, Expected("a delay above zero (components talk only through links with latency)", v.text));
+    }
+  } else {
+    link_delay = units::CableDelay(number("fabric.cable_length"));
+    sc.resolved.emplace_back("fabric.link_delay", units::FormatTime(link_delay));
+  }
+  int64_t mtu = integer("fabric.mtu");
+  bool vlan = boolean("fabric.vlan_tag");
+  if (sc.preset == "infiniband") {
+    net.framing = fabric::Framing::InfiniBand(static_cast<int32_t>(mtu));
+  } else if (sc.preset == "roce") {
+    net.framing = fabric::Framing::RoceV2(static_cast<int32_t>(mtu), vlan);
+  } else {
+    net.framing = fabric::Framing::Raw(static_cast<int32_t>(mtu), 30);
+  }
+  if (sc.preset != "raw" && !fabric::IsRdmaMtu(mtu)) {
+    Value v = value("fabric.mtu");
+    throw InputError(v.where, Expected("an RDMA path MTU: 256, 512, 1024, 2048 or 4096", v.text));
+  }
+  if (given("fabric.frame_overhead")) net.framing.frame_overhead = static_cast<int32_t>(integer("fabric.frame_overhead"));
+  net.sw.latency = time("fabric.switch_latency");
+  net.sw.cut_through = boolean("fabric.cut_through");
+  net.sw.buffer_bytes = bytes("fabric.buffer");
+  if (net.sw.buffer_bytes < net.framing.FrameBytes(mtu)) {
+    Value v = value("fabric.buffer");
+    throw InputError(v.where, Expected(fmt::format("a buffer of at least one frame ({} B)", net.framing.FrameBytes(mtu)), v.text));
+  }
+  net.sw.alpha = number("fabric.alpha");
+  std::string routing = choice("fabric.routing");
+  net.routing = routing == "ecmp"         ? fabric::RoutingMode::kEcmp
+                : routing == "dest-table" ? fabric::RoutingMode::kDestTable
+                : routing == "adaptive"   ? fabric::RoutingMode::kAdaptive
+                                          : fabric::RoutingMode::kSpray;
+  net.nic.data_class = static_cast<uint8_t>(integer("fabric.data_class"));
+  if (given("fabric.pcie_rate")) net.nic.pcie_rate = rate("fabric.pcie_rate");
+  fabric::EcnConfig ecn;
+  ecn.enabled = boolean("fabric.ecn.enabled");
+  ecn.kmin_bytes = bytes("fabric.ecn.kmin");
+  ecn.kmax_bytes = bytes("fabric.ecn.kmax");
+  ecn.pmax = number("fabric.ecn.pmax");
+  if (ecn.kmin_bytes >= ecn.kmax_bytes) {
+    Value v = value("fabric.ecn.kmin");
+    throw InputError(v.where, Expected(fmt::format("Kmin below Kmax ({} B)", ecn.kmax_bytes), v.text));
+  }
+  net.sw.ecn[net.nic.data_class] = ecn;
+
+  sc.topology_kind = choice("topology.kind");
+  sc.topology_where = value(given("topology.gpus") ? "topology.gpus" : "topology.kind").where;
+  sc.clos.gpus = integer("topology.gpus");
+  sc.clos.radix = static_cast<int>(integer("topology.radix"));
+  sc.clos.oversubscription = number("topology.oversubscription");
+  sc.clos.tiers = static_cast<int>(integer("topology.tiers"));
+  sc.clos.gpus_per_node = static_cast<int>(integer("topology.gpus_per_node"));
+  sc.clos.link_rate = link_rate;
+  sc.clos.link_delay = link_delay;
+  sc.hosts_per_leaf = static_cast<int>(integer("topology.hosts_per_leaf"));
+  sc.spines = static_cast<int>(integer("topology.spines"));
+  sc.topology_file = get("topology.file").text;
+  if (sc.topology_kind == "file" && sc.topology_file.empty()) {
+    throw InputError(value("topology.kind").where, "expected topology.file with kind: file");
+  }
+  sc.json_out = get("outputs.json").text;
+  sc.stop_time = time("stop_time");
+  if (sc.stop_time.ps() <= 0) throw InputError(value("stop_time").where, "expected a time above zero");
+  sc.traffic = LoadTraffic(ld);
+  if (sc.traffic.empty()) {
+    throw InputError({file_name, ld.traffic_line_, "traffic"}, "expected at least one traffic entry");
+  }
+  return sc;
+}
+
+Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& sets) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path, 0, ""}, "cannot open the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (text.size() > (64u << 20)) throw InputError({path, 0, ""}, "expected a scenario under 64 MiB");
+  return LoadScenarioText(text, path, sets);
+}
+
+topology::Topology BuildTopology(const Scenario& s) {
+  topology::Topology t;
+  const Location& where = s.topology_where;
+  if (s.topology_kind == "leaf-spine") {
+    t = topology::BuildLeafSpine(s.clos, where);
+  } else if (s.topology_kind == "fat-tree") {
+    t = topology::BuildFatTree(s.clos, where);
+  } else if (s.topology_kind == "rail-optimized") {
+    t = topology::BuildRailOptimized(s.clos, where);
+  } else if (s.topology_kind == "ls-ring") {
+    t = topology::BuildLsRing(s.clos.gpus, s.hosts_per_leaf, s.spines, s.clos.link_rate, s.clos.link_delay, where);
+  } else {
+    t = topology::ParseTopologyFile(s.topology_file);
+  }
+  if (auto pair = topology::FindUnreachableHosts(t)) {
+    throw InputError(where, fmt::format("disconnected topology: no path from {} to {}", t.nodes[t.hosts[pair->first]].name,
+                                        t.nodes[t.hosts[pair->second]].name));
+  }
+  return t;
+}
+
+std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
+  std::vector<fabric::FlowSpec> flows;
+  const int64_t n_hosts = hosts;
+  for (const auto& t : s.traffic) {
+    int64_t n = t.hosts < 0 ? n_hosts : t.hosts;
+    if (n > n_hosts) throw InputError(t.where, fmt::format("expected hosts <= {} (the topology's hosts), got {}", n_hosts, n));
+    auto add = [&](int64_t src, int64_t dst) {
+      flows.push_back(fabric::FlowSpec{static_cast<uint32_t>(src), static_cast<uint32_t>(dst), t.bytes, t.start, t.tclass});
+    };
+    switch (t.pattern) {
+      case Pattern::kRing:
+      case Pattern::kPermutation:
+        if (t.stride % n == 0) throw InputError(t.where, fmt::format("expected a stride that is not a multiple of {} hosts, got {}", n, t.stride));
+        for (int64_t i = 0; i < n; ++i) add(i, (i + t.stride) % n);
+        break;
+      case Pattern::kIncast: {
+        if (t.target >= n_hosts) throw InputError(t.where, fmt::format("expected target < {}, got {}", n_hosts, t.target));
+        int64_t senders = t.senders < 0 ? n_hosts - 1 : t.senders;
+        if (senders > n_hosts - 1) throw InputError(t.where, fmt::format("expected at most {} senders, got {}", n_hosts - 1, senders));
+        for (int64_t k = 1; k <= senders; ++k) add((t.target + k) % n_hosts, t.target);
+        break;
+      }
+      case Pattern::kAllToAll:
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            if (i != j) add(i, j);
+        break;
+      case Pattern::kFlow:
+        if (t.src >= n_hosts || t.dst >= n_hosts || t.src == t.dst) {
+          throw InputError(t.where, fmt::format("expected two different host ranks below {}, got src {} dst {}", n_hosts, t.src, t.dst));
+        }
+        add(t.src, t.dst);
+        break;
+    }
+  }
+  return flows;
+}
+
+}  // namespace lossless::scenario

@@ -1,0 +1,64 @@
+#pragma once
+// Scenario files: YAML (JSON accepted) naming a fabric preset plus overrides,
+// a topology, traffic, a seed and outputs. Loading validates every field
+// against the registry (params.hpp) and throws InputError with file, line and
+// field on the first problem; `--set a.b=v` overrides apply before validation.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "fabric/network.hpp"
+#include "topology/topology.hpp"
+#include "units/units.hpp"
+
+namespace lossless::scenario {
+
+enum class Pattern { kRing, kPermutation, kIncast, kAllToAll, kFlow };
+
+struct TrafficSpec {
+  Pattern pattern = Pattern::kRing;
+  int64_t bytes = 0;
+  units::Time start;
+  int64_t stride = 1;
+  int64_t target = 0;
+  int64_t senders = -1;  // -1 = all other hosts
+  int64_t hosts = -1;    // -1 = all hosts
+  int64_t src = -1, dst = -1;
+  int tclass = -1;
+  Location where;        // the list entry, for errors found when expanding
+};
+
+struct Scenario {
+  std::string name;
+  std::string file;
+  uint64_t seed = 1;
+  std::string preset;
+  fabric::NetworkConfig net;
+  std::string topology_kind;
+  topology::ClosParams clos;
+  int hosts_per_leaf = 8;
+  int spines = 8;
+  std::string topology_file;
+  Location topology_where;  // where topology.gpus (or kind) was given
+  std::vector<TrafficSpec> traffic;
+  std::string json_out;
+  units::Time stop_time;
+  // Every field's final value as text, in registry order ("fabric.link_rate" -> "400Gbps").
+  std::vector<std::pair<std::string, std::string>> resolved;
+};
+
+// `sets` are "a.b=value" strings. Throws InputError on any problem.
+Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
+                          const std::vector<std::string>& sets = {});
+Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& sets = {});
+
+// Builds the topology the scenario describes (throws InputError naming the
+// field, e.g. a GPU count the radix cannot host, or an unreachable host pair).
+topology::Topology BuildTopology(const Scenario& s);
+
+// Expands the traffic list into flows for `hosts` hosts (throws InputError
+// naming the traffic entry when a rank is out of range).
+std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts);
+
+}  // namespace lossless::scenario
