@@ -1,14 +1,212 @@
+// `lossless optics ingest|status|quarantine`: transceiver health tracking.
+// Glue only: parsing lives in optics/ingest, storage in optics/store, the
+// decisions in optics/rules. See docs/optics.md.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.hpp"
 #include "cli/commands.hpp"
+#include "optics/ingest.hpp"
+#include "optics/rules.hpp"
+#include "optics/store.hpp"
 
 namespace lossless::cli {
+namespace {
 
-// Placeholder until the optics tool lands (issue 4); refuses to give a verdict.
+constexpr const char* kDefaultDb = "./lossless-optics.db";
+
+struct OpticsOptions {
+  std::string db = kDefaultDb;
+  std::vector<std::string> files;
+  std::string at;
+  std::string link;
+  bool json = false;
+  optics::RuleParams rules;
+};
+
+// Test-only: LOSSLESS_OPTICS_TEST_KILL_AFTER_ROWS=N[:abort|:kill] makes ingest
+// die after writing N rows inside its transaction (std::abort or SIGKILL).
+void InstallKillHook(optics::Store& store) {
+  const char* env = std::getenv("LOSSLESS_OPTICS_TEST_KILL_AFTER_ROWS");
+  if (env == nullptr || *env == '\0') return;
+  std::string spec(env);
+  const bool kill = spec.size() > 5 && spec.substr(spec.size() - 5) == ":kill";
+  const size_t colon = spec.find(':');
+  const long n = std::strtol(spec.substr(0, colon).c_str(), nullptr, 10);
+  store.SetRowHook([n, kill](int64_t rows) {
+    if (rows < n) return;
+    std::fflush(stdout);
+    if (kill) ::kill(::getpid(), SIGKILL);
+    std::abort();
+  });
+}
+
+void RunIngest(const OpticsOptions& o, Context& ctx) {
+  optics::IngestOptions io;
+  if (!o.at.empty()) io.at = optics::ParseAtOption(o.at);
+  io.link = o.link;
+  // Parse everything first: a bad file stores nothing at all.
+  std::vector<std::vector<optics::Reading>> parsed;
+  for (const auto& f : o.files) parsed.push_back(optics::ReadInputFile(f, io));
+  optics::Store store(o.db, optics::Store::Mode::kCreate);
+  InstallKillHook(store);
+  for (size_t i = 0; i < o.files.size(); ++i) {
+    store.Insert(o.files[i], parsed[i]);
+    for (const auto& r : parsed[i]) {
+      fmt::print("stored {} {} {} ({} lanes) from {}\n", r.link, optics::FormatTimestamp(*r.time_s),
+                 r.format, r.lanes.size(), o.files[i]);
+    }
+  }
+  ctx.exit_code = 0;
+}
+
+std::vector<optics::LinkStatus> Evaluate(const OpticsOptions& o) {
+  optics::Store store(o.db, optics::Store::Mode::kExisting);
+  std::vector<optics::LinkStatus> out;
+  for (const auto& link : store.Links()) {
+    out.push_back(optics::EvaluateLink(link, store.History(link), o.rules));
+  }
+  return out;
+}
+
+nlohmann::json ToJson(const optics::LinkStatus& s) {
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const auto& r : s.reasons) {
+    nlohmann::json j = {{"rule", r.rule},
+                        {"severity", std::string(optics::SeverityName(r.severity))},
+                        {"message", r.message}};
+    if (r.lane > 0) j["lane"] = r.lane;
+    reasons.push_back(j);
+  }
+  nlohmann::json j = {{"link", s.link},
+                      {"state", std::string(optics::StateName(s.state))},
+                      {"reasons", reasons},
+                      {"readings", s.readings}};
+  j["last_time"] = s.last_time_s ? nlohmann::json(optics::FormatTimestamp(*s.last_time_s))
+                                 : nlohmann::json(nullptr);
+  j["rx_margin_db"] = s.rx_margin_db ? nlohmann::json(*s.rx_margin_db) : nlohmann::json(nullptr);
+  return j;
+}
+
+void Print(const std::vector<optics::LinkStatus>& links, bool json, const std::string& what) {
+  int counts[4] = {0, 0, 0, 0};
+  for (const auto& s : links) ++counts[static_cast<int>(s.state)];
+  if (json) {
+    nlohmann::json doc;
+    doc["links"] = nlohmann::json::array();
+    for (const auto& s : links) doc["links"].push_back(ToJson(s));
+    doc["summary"] = {{"healthy", counts[0]},
+                      {"watch", counts[1]},
+                      {"quarantine", counts[2]},
+                      {"invalid-data", counts[3]}};
+    fmt::print("{}\n", doc.dump(2));
+    return;
+  }
+  if (links.empty()) fmt::print("no {}\n", what);
+  for (const auto& s : links) {
+    std::string extra;
+    if (s.rx_margin_db) extra = fmt::format(", rx margin {:.2f} dB to low alarm", *s.rx_margin_db);
+    fmt::print("{:<12} {}  ({} reading{}, last {}{})\n", optics::StateName(s.state), s.link,
+               s.readings, s.readings == 1 ? "" : "s",
+               s.last_time_s ? optics::FormatTimestamp(*s.last_time_s) : "-", extra);
+    for (const auto& r : s.reasons) {
+      fmt::print("    [{}] {}\n", optics::SeverityName(r.severity), r.message);
+    }
+  }
+  fmt::print("summary: {} quarantine, {} watch, {} invalid-data, {} healthy\n", counts[2],
+             counts[1], counts[3], counts[0]);
+}
+
+void AddRuleFlags(CLI::App* cmd, OpticsOptions& o) {
+  auto& p = o.rules;
+  cmd->add_option("--ber-watch", p.ber_watch, "raw (pre-FEC) BER above which a link is watched")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--ber-quarantine", p.ber_quarantine,
+                  "raw (pre-FEC) BER above which a link is quarantined (FEC limit ~2.4e-4)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--post-fec-ber-watch", p.post_fec_ber_watch,
+                  "device-reported post-FEC BER above which a link is watched")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option(
+         "--post-fec-quarantine-per-hour", p.post_fec_quarantine_per_hour,
+         "post-FEC errors per hour (from counter deltas) above which a link is quarantined")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--power-margin-watch-db", p.power_margin_watch_db,
+                  "watch a lane this close (dB) to a power alarm when the module has no warning")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--trend-min-db-per-day", p.trend_min_db_per_day,
+                  "rx power falling at least this fast (dB/day) is a finding")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--ber-trend-decades-per-day", p.ber_trend_decades_per_day,
+                  "raw BER rising at least this fast (decades/day) is a finding")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--trend-quarantine-days", p.trend_quarantine_days,
+                  "quarantine when a trend reaches its threshold within this many days")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--trend-min-readings", p.trend_min_readings, "readings needed for a trend")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000000));
+}
+
+}  // namespace
+
 void AddOpticsCommand(CLI::App& app, Context& ctx) {
-  CLI::App* cmd = app.add_subcommand("optics", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([&ctx] {
-    std::fputs("error: 'optics' is not implemented yet\n", stderr);
-    ctx.exit_code = 2;
+  auto o = std::make_shared<OpticsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "optics", "Transceiver health: ingest ethtool -m / mlxlink / telemetry, decide quarantine");
+  cmd->require_subcommand(1);
+
+  CLI::App* ingest = cmd->add_subcommand(
+      "ingest", "Store readings from ethtool -m, mlxlink or telemetry (CSV/JSON) files");
+  ingest->add_option("files", o->files, "input files")->required()->check(CLI::ExistingFile);
+  ingest->add_option("--at", o->at,
+                     "time of the readings: ISO-8601 with zone, epoch seconds, or 'now'");
+  ingest->add_option("--link", o->link, "link name (default: from the file, else the file stem)");
+  ingest->add_option("--db", o->db, "SQLite database")->capture_default_str();
+  ingest->callback([o, &ctx] { RunIngest(*o, ctx); });
+
+  CLI::App* status =
+      cmd->add_subcommand("status", "State of every link: healthy, watch, quarantine");
+  status->add_option("--db", o->db, "SQLite database")->capture_default_str();
+  status->add_flag("--json", o->json, "print one JSON document");
+  AddRuleFlags(status, *o);
+  status->callback([o, &ctx] {
+    auto links = Evaluate(*o);
+    Print(links, o->json, "links stored");
+    bool findings = false;
+    for (const auto& s : links) findings = findings || s.state != optics::State::kHealthy;
+    ctx.exit_code = findings ? 1 : 0;
+  });
+
+  CLI::App* quarantine =
+      cmd->add_subcommand("quarantine", "Only the links to take out of service (exit 1 if any)");
+  quarantine->add_option("--db", o->db, "SQLite database")->capture_default_str();
+  quarantine->add_flag("--json", o->json, "print one JSON document");
+  AddRuleFlags(quarantine, *o);
+  quarantine->callback([o, &ctx] {
+    auto links = Evaluate(*o);
+    std::vector<optics::LinkStatus> q;
+    for (auto& s : links) {
+      if (s.state == optics::State::kQuarantine) q.push_back(std::move(s));
+    }
+    Print(q, o->json, "links to quarantine");
+    ctx.exit_code = q.empty() ? 0 : 1;
   });
 }
 

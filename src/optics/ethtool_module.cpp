@@ -1,0 +1,294 @@
+#include "optics/ethtool_module.hpp"
+
+#include <cctype>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "optics/parse_util.hpp"
+
+namespace lossless::optics {
+namespace {
+
+struct KeyLane {
+  std::string base;  // lower-case key without the lane suffix
+  int lane = 0;      // 0 = no lane suffix
+};
+
+// "Rcvr signal avg optical power(Channel 2)" -> {"rcvr signal avg optical power", 2}
+KeyLane SplitLane(std::string_view key) {
+  KeyLane out{Lower(key), 0};
+  if (key.empty() || key.back() != ')') return out;
+  size_t open = key.rfind('(');
+  if (open == std::string_view::npos) return out;
+  std::string inner = Lower(Trim(key.substr(open + 1, key.size() - open - 2)));
+  for (std::string_view word : {"channel", "chan", "lane", "ch"}) {
+    if (inner.rfind(word, 0) == 0) {
+      auto n = ParseInteger(std::string_view(inner).substr(word.size()));
+      if (n && *n >= 1 && *n <= 16) {
+        out.base = Lower(Trim(key.substr(0, open)));
+        out.lane = static_cast<int>(*n);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+bool StartsWith(std::string_view s, std::string_view p) {
+  return s.rfind(p, 0) == 0;
+}
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+std::optional<Quantity> ThresholdQuantity(std::string_view prefix) {
+  if (prefix == "laser bias current" || prefix == "laser tx bias current") return Quantity::kBias;
+  if (prefix == "laser output power" || prefix == "laser tx power") return Quantity::kTxPower;
+  if (prefix == "laser rx power" || prefix == "receiver power") return Quantity::kRxPower;
+  if (prefix == "module temperature") return Quantity::kTemperature;
+  if (prefix == "module voltage") return Quantity::kVoltage;
+  return std::nullopt;
+}
+
+std::optional<double> ParseQuantity(Quantity q, std::string_view value, const Location& at) {
+  switch (q) {
+    case Quantity::kTemperature:
+      return ParseValueWithUnit(value, "C", at);
+    case Quantity::kVoltage:
+      return ParseValueWithUnit(value, "V", at);
+    case Quantity::kBias:
+      return ParseValueWithUnit(value, "mA", at);
+    case Quantity::kTxPower:
+    case Quantity::kRxPower:
+      return ParsePowerMw(value, at);
+  }
+  return std::nullopt;
+}
+
+void SetFlags(Reading& r, int lane, std::string_view value, const Location& at,
+              std::optional<bool> LaneReading::*field) {
+  if (IsNotAvailable(value)) return;
+  if (lane > 0) {
+    auto f = ParseFlagWord(value);
+    if (!f) throw InputError(at, Expected("Yes/No or On/Off", std::string(value)));
+    r.Lane(lane).*field = *f;
+    return;
+  }
+  auto items = SplitList(value);
+  if (items.size() == 1) {
+    auto f = ParseFlagWord(items[0]);
+    if (!f) throw InputError(at, Expected("Yes/No, On/Off or a per-lane list", std::string(value)));
+    // One word applies to every lane printed so far (lane 1 when none yet).
+    if (r.lanes.empty()) r.Lane(1);
+    for (auto& l : r.lanes) l.*field = *f;
+    return;
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    auto f = ParseFlagWord(items[i]);
+    if (!f) throw InputError(at, Expected("Yes/No per lane", std::string(value)));
+    r.Lane(static_cast<int>(i) + 1).*field = *f;
+  }
+}
+
+std::string ModuleName(int code, std::string_view text) {
+  switch (code) {
+    case 0x03:
+      return "SFP";
+    case 0x0c:
+      return "QSFP";
+    case 0x0d:
+      return "QSFP+";
+    case 0x11:
+      return "QSFP28";
+    case 0x18:
+      return "QSFP-DD";
+    case 0x19:
+      return "OSFP";
+    case 0x1e:
+      return "QSFP+ (CMIS)";
+    default:
+      return std::string(text);
+  }
+}
+
+}  // namespace
+
+bool LooksLikeEthtoolModule(std::string_view text) {
+  size_t n = 0;
+  for (std::string_view line : SplitLines(text)) {
+    if (++n > 40) break;
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    if (Lower(Trim(line.substr(0, colon))) == "identifier" &&
+        StartsWith(Trim(line.substr(colon + 1)), "0x")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Reading ParseEthtoolModule(std::istream& in, const std::string& name) {
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return ParseEthtoolModule(text, name);
+}
+
+Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
+  CheckText(text, name);
+  Reading r;
+  bool saw_identifier = false;
+  bool flags_implemented = false;
+  int64_t last_line = 0;
+  auto lines = SplitLines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int64_t line_no = static_cast<int64_t>(i) + 1;
+    std::string_view line = Trim(lines[i]);
+    if (line.empty()) continue;
+    const Location at{name, line_no, ""};
+    if (ParseCaptureComment(line, at, r)) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos) {
+      throw InputError(at, Expected("'key : value' line of ethtool -m output", std::string(line)));
+    }
+    std::string_view key = Trim(line.substr(0, colon));
+    std::string_view value = Trim(line.substr(colon + 1));
+    if (key.empty()) {
+      throw InputError(at, Expected("'key : value' line of ethtool -m output", std::string(line)));
+    }
+    last_line = line_no;
+    const Location field_at{name, line_no, std::string(key)};
+    KeyLane kl = SplitLane(key);
+    const std::string& k = kl.base;
+    const int lane = kl.lane;
+
+    if (k == "identifier") {
+      if (saw_identifier) {
+        throw InputError(field_at,
+                         "a second module in one input; give one ethtool -m dump per file");
+      }
+      saw_identifier = true;
+      if (!StartsWith(value, "0x") || value.size() < 4 ||
+          !std::isxdigit(static_cast<unsigned char>(value[2])) ||
+          !std::isxdigit(static_cast<unsigned char>(value[3]))) {
+        throw InputError(field_at, Expected("'0xNN (module type)'", std::string(value)));
+      }
+      const int code = std::stoi(std::string(value.substr(2, 2)), nullptr, 16);
+      std::string_view text_part;
+      size_t open = value.find('(');
+      size_t close = value.rfind(')');
+      if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
+        text_part = value.substr(open + 1, close - open - 1);
+      }
+      r.module_type = ModuleName(code, text_part);
+      if (code == 0x02 || code == 0x03) {
+        r.format = "ethtool-sff8472";
+      } else if (code == 0x0c || code == 0x0d || code == 0x11) {
+        r.format = "ethtool-sff8636";
+      } else {
+        r.format = "ethtool-cmis";
+      }
+      continue;
+    }
+    if (k == "transceiver type" || k == "transmitter technology" || k == "media type" ||
+        k == "module media type" || k == "cable type") {
+      if (!r.transceiver.empty()) r.transceiver += "; ";
+      r.transceiver += std::string(value);
+      const std::string v = Lower(value);
+      if (v.find("copper") != std::string::npos || v.find("base-cr") != std::string::npos ||
+          v.find("dac") != std::string::npos) {
+        r.copper = true;
+      }
+      continue;
+    }
+    if (k == "alarm/warning flags implemented") {
+      flags_implemented = ParseFlagWord(value).value_or(false);
+      continue;
+    }
+    if (EndsWith(k, " threshold")) {
+      std::string_view stem = std::string_view(k).substr(0, k.size() - 10);
+      for (auto [suffix, member] :
+           {std::pair{std::string_view(" high alarm"), &Thresholds::high_alarm},
+            std::pair{std::string_view(" low alarm"), &Thresholds::low_alarm},
+            std::pair{std::string_view(" high warning"), &Thresholds::high_warning},
+            std::pair{std::string_view(" low warning"), &Thresholds::low_warning}}) {
+        if (EndsWith(stem, suffix)) {
+          auto q = ThresholdQuantity(stem.substr(0, stem.size() - suffix.size()));
+          if (q) r.thr(*q).*member = ParseQuantity(*q, value, field_at);
+          break;
+        }
+      }
+      continue;
+    }
+    // Alarm/warning flag lines ("... high alarm : Off"): recomputed by the rules.
+    if (EndsWith(k, " alarm") || EndsWith(k, " warning")) continue;
+
+    if (k == "module temperature") {
+      r.temperature_c = ParseQuantity(Quantity::kTemperature, value, field_at);
+    } else if (k == "module voltage") {
+      r.voltage_v = ParseQuantity(Quantity::kVoltage, value, field_at);
+    } else if (k == "laser bias current" || k == "laser tx bias current") {
+      auto v = ParseQuantity(Quantity::kBias, value, field_at);
+      if (v) r.Lane(lane > 0 ? lane : 1).bias_ma = v;
+    } else if (k == "laser output power" || k == "transmit avg optical power" || k == "tx power") {
+      auto v = ParsePowerMw(value, field_at);
+      if (v) r.Lane(lane > 0 ? lane : 1).tx_power_mw = v;
+    } else if (k == "receiver signal average optical power" ||
+               k == "rcvr signal avg optical power" || k == "receiver signal oma" ||
+               k == "rcvr signal oma" || k == "rx power") {
+      auto v = ParsePowerMw(value, field_at);
+      if (v) r.Lane(lane > 0 ? lane : 1).rx_power_mw = v;
+    } else if (k == "rx loss of signal" || k == "rx los") {
+      SetFlags(r, lane, value, field_at, &LaneReading::rx_los);
+    } else if (k == "tx loss of signal" || k == "tx los") {
+      SetFlags(r, lane, value, field_at, &LaneReading::tx_los);
+    } else if (k == "tx fault" || k == "tx_fault") {
+      SetFlags(r, lane, value, field_at, &LaneReading::tx_fault);
+    } else if (k == "tx disable" || k == "tx disabled" || k == "tx_disable" ||
+               k == "tx output disabled") {
+      SetFlags(r, lane, value, field_at, &LaneReading::tx_disabled);
+    }
+    // Every other key (vendor, lengths, codes, ...) is identity, not health.
+  }
+
+  if (!saw_identifier) {
+    throw InputError(Location{name, last_line, ""},
+                     "not ethtool -m output: no 'Identifier : 0x..' line");
+  }
+  const Location end_at{name, last_line, ""};
+  for (Quantity q : kAllQuantities) {
+    const int n = r.thr(q).Count();
+    if (n > 0 && n < 4) {
+      throw InputError(end_at, fmt::format("truncated output: {} thresholds incomplete ({} of 4)",
+                                           QuantityLabel(q), n));
+    }
+  }
+  for (size_t i = 0; i < r.lanes.size(); ++i) {
+    if (r.lanes[i].lane != static_cast<int>(i) + 1) {
+      throw InputError(end_at, fmt::format("truncated output: lane {} missing", i + 1));
+    }
+  }
+  const size_t n_lanes = r.lanes.size();
+  auto count = [&](std::optional<double> LaneReading::*f) {
+    size_t c = 0;
+    for (const auto& l : r.lanes) c += (l.*f).has_value() ? 1 : 0;
+    return c;
+  };
+  for (auto [label, field] : {std::pair{"tx power", &LaneReading::tx_power_mw},
+                              std::pair{"rx power", &LaneReading::rx_power_mw},
+                              std::pair{"bias current", &LaneReading::bias_ma}}) {
+    const size_t c = count(field);
+    if (c > 0 && c < n_lanes) {
+      throw InputError(end_at,
+                       fmt::format("truncated output: {} for {} of {} lanes", label, c, n_lanes));
+    }
+  }
+  bool any_threshold = false;
+  for (Quantity q : kAllQuantities) any_threshold = any_threshold || r.thr(q).Any();
+  if (flags_implemented && !any_threshold && r.temperature_c && !r.copper) {
+    throw InputError(end_at,
+                     "truncated output: alarm/warning flags implemented but no thresholds printed");
+  }
+  return r;
+}
+
+}  // namespace lossless::optics

@@ -1,0 +1,122 @@
+#include "optics/ingest.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "optics/ethtool_module.hpp"
+#include "optics/mlxlink.hpp"
+#include "optics/telemetry.hpp"
+
+namespace lossless::optics {
+
+InputKind DetectInputKind(std::string_view text) {
+  if (LooksLikeTelemetryJson(text)) return InputKind::kTelemetryJson;
+  if (LooksLikeEthtoolModule(text)) return InputKind::kEthtoolModule;
+  if (LooksLikeMlxlink(text)) return InputKind::kMlxlink;
+  if (LooksLikeTelemetryCsv(text)) return InputKind::kTelemetryCsv;
+  return InputKind::kUnknown;
+}
+
+std::vector<Reading> ParseInput(std::string_view text, const std::string& name,
+                                const IngestOptions& options) {
+  if (Trim(text).empty() || text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    throw InputError(Location{name, 1, ""},
+                     "empty file; expected ethtool -m, mlxlink or telemetry output");
+  }
+  CheckText(text, name);
+  std::vector<Reading> readings;
+  const InputKind kind = DetectInputKind(text);
+  switch (kind) {
+    case InputKind::kEthtoolModule:
+      readings.push_back(ParseEthtoolModule(text, name));
+      break;
+    case InputKind::kMlxlink:
+      readings.push_back(ParseMlxlink(text, name));
+      break;
+    case InputKind::kTelemetryJson:
+    case InputKind::kTelemetryCsv:
+      readings = ParseTelemetry(text, name);
+      break;
+    case InputKind::kUnknown: {
+      int64_t line = 1;
+      for (std::string_view l : SplitLines(text)) {
+        if (!Trim(l).empty()) {
+          throw InputError(
+              Location{name, line, ""},
+              Expected("ethtool -m, mlxlink or telemetry (CSV/JSON) output", std::string(Trim(l))));
+        }
+        ++line;
+      }
+      throw InputError(Location{name, 1, ""}, "unrecognised input");
+    }
+  }
+  const bool telemetry = kind == InputKind::kTelemetryJson || kind == InputKind::kTelemetryCsv;
+  if (telemetry) {
+    std::set<std::string> links;
+    std::set<int64_t> times;
+    for (const auto& r : readings) {
+      links.insert(r.link);
+      times.insert(*r.time_s);
+    }
+    if (!options.link.empty() && links.size() > 1) {
+      throw InputError(
+          Location{name, 0, "--link"},
+          fmt::format("the file holds {} links; --link would merge them", links.size()));
+    }
+    if (options.at && times.size() > 1) {
+      throw InputError(Location{name, 0, "--at"},
+                       fmt::format("the file holds {} times; --at would merge them", times.size()));
+    }
+  }
+  const std::string stem = std::filesystem::path(name).stem().string();
+  for (auto& r : readings) {
+    if (!options.link.empty()) {
+      r.link = options.link;
+    } else if (r.link.empty()) {
+      r.link = stem;
+    }
+    if (r.link.empty()) throw InputError(Location{name, 0, "link"}, "no link name; give --link");
+    if (options.at) r.time_s = options.at;
+    if (!r.time_s) {
+      throw InputError(Location{name, 0, "time"},
+                       "the input carries no time; give --at TIME (ISO-8601 with zone, epoch "
+                       "seconds, or 'now') or a '# time:' line");
+    }
+  }
+  return readings;
+}
+
+std::vector<Reading> ReadInputFile(const std::string& path, const IngestOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(Location{path, 0, ""}, "is a directory; expected a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(Location{path, 0, ""}, "cannot open file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(Location{path, 0, ""}, "read error");
+  return ParseInput(text, path, options);
+}
+
+int64_t ParseAtOption(const std::string& text) {
+  if (text == "now") {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  auto t = ParseTimestamp(text);
+  if (!t) {
+    throw InputError(Location{"<cli>", 0, "--at"},
+                     Expected("ISO-8601 time with zone (e.g. 2026-03-01T12:00:00Z), epoch "
+                              "seconds or 'now'",
+                              text));
+  }
+  return *t;
+}
+
+}  // namespace lossless::optics

@@ -1,0 +1,164 @@
+#include "optics/parse_util.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace lossless::optics {
+
+bool IsNotAvailable(std::string_view value) {
+  const std::string v = Lower(Trim(value));
+  return v == "n/a" || v == "na" || v == "not supported" || v == "unsupported" ||
+         v == "not available" || v == "-";
+}
+
+namespace {
+
+// Splits "12.5 mA" into number text and unit text.
+std::pair<std::string_view, std::string_view> NumberAndUnit(std::string_view part) {
+  part = Trim(part);
+  size_t i = 0;
+  while (i < part.size() && part[i] != ' ' && part[i] != '\t') ++i;
+  return {part.substr(0, i), Trim(part.substr(i))};
+}
+
+bool UnitMatches(std::string_view got, std::string_view unit) {
+  const std::string g = Lower(got);
+  const std::string u = Lower(unit);
+  return g.empty() || g == u || g == "degrees " + u || g == "deg " + u || g == "degree " + u;
+}
+
+}  // namespace
+
+std::optional<double> ParseValueWithUnit(std::string_view value, std::string_view unit,
+                                         const Location& where) {
+  if (IsNotAvailable(value)) return std::nullopt;
+  std::string_view first = value.substr(0, value.find('/'));
+  auto [num, got_unit] = NumberAndUnit(first);
+  auto v = ParseNumber(num);
+  if (!v || !UnitMatches(got_unit, unit)) {
+    throw InputError(where, Expected(fmt::format("a number in {}", unit), std::string(value)));
+  }
+  return v;
+}
+
+std::optional<double> ParsePowerMw(std::string_view value, const Location& where) {
+  if (IsNotAvailable(value)) return std::nullopt;
+  std::optional<double> mw;
+  std::optional<double> dbm;
+  bool minus_inf = false;
+  bool bad = false;
+  std::string_view rest = value;
+  while (true) {
+    size_t slash = rest.find('/');
+    auto [num, unit] = NumberAndUnit(rest.substr(0, slash));
+    const std::string u = Lower(unit);
+    const std::string n = Lower(num);
+    if (u == "mw") {
+      mw = ParseNumber(num);
+      if (!mw || *mw < 0) bad = true;
+    } else if (u == "dbm") {
+      if (n == "-inf") {
+        minus_inf = true;
+      } else {
+        dbm = ParseNumber(num);
+        if (!dbm) bad = true;
+      }
+    } else {
+      bad = true;
+    }
+    if (slash == std::string_view::npos) break;
+    rest = rest.substr(slash + 1);
+  }
+  if (bad || (!mw && !dbm && !minus_inf)) {
+    throw InputError(where, Expected("power as '<mW> mW / <dBm> dBm'", std::string(value)));
+  }
+  if (dbm) return DbmToMw(*dbm);
+  if (mw) return *mw;
+  return 0.0;  // "-inf dBm" alone: no light
+}
+
+std::optional<bool> ParseFlagWord(std::string_view word) {
+  const std::string w = Lower(Trim(word));
+  if (w == "yes" || w == "on" || w == "true" || w == "1") return true;
+  if (w == "no" || w == "off" || w == "false" || w == "0" || w == "none") return false;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> SplitList(std::string_view value) {
+  value = Trim(value);
+  if (!value.empty() && value.front() == '[' && value.back() == ']') {
+    value = Trim(value.substr(1, value.size() - 2));
+  }
+  std::vector<std::string_view> out;
+  if (value.empty()) return out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = value.find(',', start);
+    out.push_back(Trim(value.substr(start, comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string_view> Words(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool ParseCaptureComment(std::string_view line, const Location& where, Reading& r) {
+  line = Trim(line);
+  if (line.empty() || (line.front() != '#' && line.front() != '$')) return false;
+  std::string_view body = Trim(line.substr(1));
+  const std::string lower = Lower(body);
+  if (lower.rfind("link:", 0) == 0) {
+    std::string_view name = Trim(body.substr(5));
+    if (name.empty()) throw InputError(where, "empty '# link:' directive");
+    r.link = std::string(name);
+    return true;
+  }
+  if (lower.rfind("time:", 0) == 0) {
+    auto t = ParseTimestamp(body.substr(5));
+    if (!t) {
+      throw InputError(where, Expected("ISO-8601 time with zone or epoch seconds",
+                                       std::string(Trim(body.substr(5)))));
+    }
+    r.time_s = *t;
+    return true;
+  }
+  // A shell prompt with the command that produced the capture.
+  auto words = Words(body);
+  for (size_t i = 0; i < words.size(); ++i) {
+    const bool ethtool = words[i] == "ethtool";
+    const bool mlxlink = words[i] == "mlxlink";
+    if (!ethtool && !mlxlink) continue;
+    std::string device;
+    std::string port;
+    for (size_t j = i + 1; j + 1 < words.size(); ++j) {
+      if (ethtool &&
+          (words[j] == "-m" || words[j] == "--module-info" || words[j] == "--dump-module-eeprom")) {
+        device = std::string(words[j + 1]);
+      }
+      if (mlxlink && (words[j] == "-d" || words[j] == "--device"))
+        device = std::string(words[j + 1]);
+      if (mlxlink && (words[j] == "-p" || words[j] == "--port")) port = std::string(words[j + 1]);
+    }
+    if (!device.empty() && r.link.empty()) r.link = port.empty() ? device : device + "/p" + port;
+    break;
+  }
+  return true;
+}
+
+}  // namespace lossless::optics

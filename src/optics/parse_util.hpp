@@ -1,0 +1,40 @@
+#pragma once
+// Small helpers shared by the text parsers (ethtool -m, mlxlink). Each throws
+// InputError at `where` when the text is present but malformed.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.hpp"
+#include "optics/reading.hpp"
+
+namespace lossless::optics {
+
+// True for the words devices print instead of a value: "N/A", "NA", "Not supported", ...
+bool IsNotAvailable(std::string_view value);
+
+// "6.750 mA" with unit "mA" (case-insensitive, unit optional in the text);
+// "33.48 degrees C / 92.26 degrees F" with unit "C" takes the part before '/'.
+// nullopt when the value is IsNotAvailable.
+std::optional<double> ParseValueWithUnit(std::string_view value, std::string_view unit,
+                                         const Location& where);
+
+// Power as ethtool prints it: "0.7518 mW / -1.24 dBm", "0.7518 mW", "-1.24 dBm",
+// "0.0000 mW / -inf dBm". Returns mW (>= 0). The dBm form wins when finite
+// (ethtool derives it from the raw register, so it is the more precise one at
+// low power).
+std::optional<double> ParsePowerMw(std::string_view value, const Location& where);
+
+// Yes/No, On/Off, True/False, 1/0.
+std::optional<bool> ParseFlagWord(std::string_view word);
+
+// Comma-separated list, optionally in [ ]: "[ Yes , No ]", "0,0,1,0", "1.2,3.4".
+std::vector<std::string_view> SplitList(std::string_view value);
+
+// A comment or prompt line of a saved capture: "# link: NAME", "# time: ISO",
+// "$ ethtool -m eth0", "# mlxlink -d mlx5_0 -p 1 -m -c". Fills r.link / r.time_s
+// from them. Returns true when `line` (trimmed) was such a line.
+bool ParseCaptureComment(std::string_view line, const Location& where, Reading& r);
+
+}  // namespace lossless::optics

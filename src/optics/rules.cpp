@@ -1,0 +1,470 @@
+#include "optics/rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace lossless::optics {
+
+std::string_view StateName(State s) {
+  switch (s) {
+    case State::kHealthy:
+      return "healthy";
+    case State::kWatch:
+      return "watch";
+    case State::kQuarantine:
+      return "quarantine";
+    case State::kInvalidData:
+      return "invalid-data";
+  }
+  return "?";
+}
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWatch:
+      return "watch";
+    case Severity::kQuarantine:
+      return "quarantine";
+    case Severity::kInvalidData:
+      return "invalid-data";
+  }
+  return "?";
+}
+
+std::optional<double> Slope(const std::vector<std::pair<double, double>>& points) {
+  if (points.size() < 2) return std::nullopt;
+  double mx = 0, my = 0;
+  for (const auto& [x, y] : points) {
+    mx += x;
+    my += y;
+  }
+  mx /= static_cast<double>(points.size());
+  my /= static_cast<double>(points.size());
+  double sxx = 0, sxy = 0;
+  for (const auto& [x, y] : points) {
+    sxx += (x - mx) * (x - mx);
+    sxy += (x - mx) * (y - my);
+  }
+  if (sxx <= 0) return std::nullopt;
+  return sxy / sxx;
+}
+
+namespace {
+
+constexpr double kSecondsPerDay = 86400.0;
+
+// Value in the unit used for comparing and printing: dBm for power.
+double Display(Quantity q, double v) {
+  return IsPower(q) ? MwToDbm(v) : v;
+}
+
+std::string Unit(Quantity q) {
+  switch (q) {
+    case Quantity::kTemperature:
+      return "C";
+    case Quantity::kVoltage:
+      return "V";
+    case Quantity::kBias:
+      return "mA";
+    case Quantity::kTxPower:
+    case Quantity::kRxPower:
+      return "dBm";
+  }
+  return "";
+}
+
+std::string Fmt(Quantity q, double v) {
+  const double d = Display(q, v);
+  if (std::isinf(d)) return "no light (0 mW)";
+  const int digits = q == Quantity::kVoltage ? 3 : 2;
+  return fmt::format("{:.{}f} {}", d, digits, Unit(q));
+}
+
+std::string LanePrefix(int lane) {
+  return lane > 0 ? fmt::format("lane {} ", lane) : "";
+}
+
+std::string RuleName(Quantity q) {
+  switch (q) {
+    case Quantity::kTemperature:
+      return "temperature";
+    case Quantity::kVoltage:
+      return "voltage";
+    case Quantity::kBias:
+      return "bias";
+    case Quantity::kTxPower:
+      return "tx-power";
+    case Quantity::kRxPower:
+      return "rx-power";
+  }
+  return "?";
+}
+
+// Why a threshold set cannot be trusted; empty when it is consistent.
+std::string Contradiction(Quantity q, const Thresholds& t) {
+  struct Pair {
+    const std::optional<double>& lo;
+    const char* lo_name;
+    const std::optional<double>& hi;
+    const char* hi_name;
+  };
+  const Pair pairs[] = {{t.low_alarm, "low alarm", t.high_alarm, "high alarm"},
+                        {t.low_warning, "low warning", t.high_warning, "high warning"},
+                        {t.low_alarm, "low alarm", t.low_warning, "low warning"},
+                        {t.high_warning, "high warning", t.high_alarm, "high alarm"},
+                        {t.low_alarm, "low alarm", t.high_warning, "high warning"},
+                        {t.low_warning, "low warning", t.high_alarm, "high alarm"}};
+  for (const auto& p : pairs) {
+    if (p.lo && p.hi && *p.lo > *p.hi) {
+      return fmt::format("{} {} above {} {}", p.lo_name, Fmt(q, *p.lo), p.hi_name, Fmt(q, *p.hi));
+    }
+  }
+  return "";
+}
+
+bool AllZero(const Thresholds& t) {
+  for (const auto* v : {&t.high_alarm, &t.low_alarm, &t.high_warning, &t.low_warning}) {
+    if (v->has_value() && **v != 0.0) return false;
+  }
+  return t.Any();
+}
+
+class Evaluator {
+ public:
+  Evaluator(const RuleParams& p, LinkStatus& out) : p_(p), out_(out) {}
+
+  void Add(std::string rule, Severity s, int lane, std::string message) {
+    // The same finding from two formats (ethtool and mlxlink) is reported once.
+    for (const auto& r : out_.reasons) {
+      if (r.rule == rule && r.lane == lane && r.severity == s && r.message == message) return;
+    }
+    out_.reasons.push_back(Reason{std::move(rule), s, lane, std::move(message)});
+  }
+
+  // Checks one value against one valid threshold set.
+  void CheckValue(Quantity q, int lane, double v, const Thresholds& t) {
+    const double d = Display(q, v);
+    const std::string what = fmt::format("{}{} {}", LanePrefix(lane), QuantityLabel(q), Fmt(q, v));
+    auto margin = [&](double limit) { return std::abs(d - Display(q, limit)); };
+    const bool power = IsPower(q);
+    auto margin_text = [&](double limit) {
+      if (!power || std::isinf(d)) return std::string();
+      return fmt::format(" (margin {:.2f} dB)",
+                         d - Display(q, limit) >= 0 ? margin(limit) : -margin(limit));
+    };
+    if (t.low_alarm && d <= Display(q, *t.low_alarm)) {
+      Add(RuleName(q), Severity::kQuarantine, lane,
+          fmt::format("{} at or below low alarm {}", what, Fmt(q, *t.low_alarm)));
+      return;
+    }
+    if (t.high_alarm && d >= Display(q, *t.high_alarm)) {
+      Add(RuleName(q), Severity::kQuarantine, lane,
+          fmt::format("{} at or above high alarm {}", what, Fmt(q, *t.high_alarm)));
+      return;
+    }
+    if (t.low_warning && d <= Display(q, *t.low_warning)) {
+      std::string extra =
+          t.low_alarm ? fmt::format("; {:.2f} {} above low alarm {}", d - Display(q, *t.low_alarm),
+                                    power ? "dB" : Unit(q), Fmt(q, *t.low_alarm))
+                      : "";
+      Add(RuleName(q), Severity::kWatch, lane,
+          fmt::format("{} at or below low warning {}{}", what, Fmt(q, *t.low_warning), extra));
+      return;
+    }
+    if (t.high_warning && d >= Display(q, *t.high_warning)) {
+      std::string extra = t.high_alarm ? fmt::format("; {:.2f} {} below high alarm {}",
+                                                     Display(q, *t.high_alarm) - d,
+                                                     power ? "dB" : Unit(q), Fmt(q, *t.high_alarm))
+                                       : "";
+      Add(RuleName(q), Severity::kWatch, lane,
+          fmt::format("{} at or above high warning {}{}", what, Fmt(q, *t.high_warning), extra));
+      return;
+    }
+    if (power && !t.low_warning && t.low_alarm && margin(*t.low_alarm) < p_.power_margin_watch_db) {
+      Add(RuleName(q), Severity::kWatch, lane,
+          fmt::format("{} within {:.2f} dB of low alarm {}{}", what, p_.power_margin_watch_db,
+                      Fmt(q, *t.low_alarm), margin_text(*t.low_alarm)));
+    }
+    if (power && !t.high_warning && t.high_alarm &&
+        margin(*t.high_alarm) < p_.power_margin_watch_db) {
+      Add(RuleName(q), Severity::kWatch, lane,
+          fmt::format("{} within {:.2f} dB of high alarm {}", what, p_.power_margin_watch_db,
+                      Fmt(q, *t.high_alarm)));
+    }
+  }
+
+  void Instant(const Reading& r) {
+    const std::string src = r.format;
+    bool laser_off = !r.lanes.empty();
+    for (const auto& l : r.lanes) laser_off = laser_off && l.tx_disabled.value_or(false);
+    bool all_zero = r.temperature_c.value_or(0) == 0 && r.voltage_v.value_or(0) == 0;
+    bool any_value = r.temperature_c || r.voltage_v;
+    for (const auto& l : r.lanes) {
+      for (const auto* v : {&l.tx_power_mw, &l.rx_power_mw, &l.bias_ma}) {
+        any_value = any_value || v->has_value();
+        if (v->has_value() && **v != 0) all_zero = false;
+      }
+    }
+    const bool no_dom = r.copper || (any_value && all_zero);
+    if (r.copper) {
+      Add("copper", Severity::kInfo, 0,
+          fmt::format("passive copper ({}): no optical monitoring, optical checks skipped",
+                      r.transceiver.empty() ? "no DOM" : r.transceiver));
+    } else if (no_dom) {
+      Add("no-dom", Severity::kInfo, 0,
+          fmt::format("{}: all DOM readings are zero (no monitoring); optical checks skipped",
+                      src));
+    }
+    if (laser_off) {
+      Add("laser-off", Severity::kInfo, 0,
+          "laser off (tx disabled on every lane): port is administratively down, optical and "
+          "BER checks skipped");
+    }
+    // Threshold sets usable for decisions.
+    std::array<bool, kQuantityCount> usable{};
+    for (Quantity q : kAllQuantities) {
+      const Thresholds& t = r.thr(q);
+      const size_t i = static_cast<size_t>(q);
+      if (!t.Any() || AllZero(t)) continue;
+      std::string why = Contradiction(q, t);
+      if (!why.empty()) {
+        if (!no_dom) {
+          Add("invalid-thresholds", Severity::kInvalidData, 0,
+              fmt::format("{} thresholds contradict each other ({}): module data invalid, {} "
+                          "kept out of the decision",
+                          QuantityLabel(q), why, QuantityLabel(q)));
+        }
+        continue;
+      }
+      usable[i] = true;
+    }
+    auto use = [&](Quantity q) { return usable[static_cast<size_t>(q)]; };
+    if (!no_dom) {
+      if (r.temperature_c && use(Quantity::kTemperature)) {
+        CheckValue(Quantity::kTemperature, 0, *r.temperature_c, r.thr(Quantity::kTemperature));
+      }
+      if (r.voltage_v && use(Quantity::kVoltage)) {
+        CheckValue(Quantity::kVoltage, 0, *r.voltage_v, r.thr(Quantity::kVoltage));
+      }
+      if (!laser_off) {
+        for (const auto& l : r.lanes) {
+          const bool lane_off = l.tx_disabled.value_or(false);
+          if (!lane_off && l.bias_ma && use(Quantity::kBias)) {
+            CheckValue(Quantity::kBias, l.lane, *l.bias_ma, r.thr(Quantity::kBias));
+          }
+          if (!lane_off && l.tx_power_mw && use(Quantity::kTxPower)) {
+            CheckValue(Quantity::kTxPower, l.lane, *l.tx_power_mw, r.thr(Quantity::kTxPower));
+          }
+          if (l.rx_power_mw && use(Quantity::kRxPower)) {
+            const Thresholds& t = r.thr(Quantity::kRxPower);
+            CheckValue(Quantity::kRxPower, l.lane, *l.rx_power_mw, t);
+            if (t.low_alarm && *l.rx_power_mw > 0) {
+              const double m = MwToDbm(*l.rx_power_mw) - MwToDbm(*t.low_alarm);
+              if (!out_.rx_margin_db || m < *out_.rx_margin_db) out_.rx_margin_db = m;
+            }
+          }
+          if (l.rx_los.value_or(false)) {
+            Add("los", Severity::kQuarantine, l.lane,
+                fmt::format("lane {} rx loss of signal", l.lane));
+          }
+          if (!lane_off && l.tx_fault.value_or(false)) {
+            Add("tx-fault", Severity::kQuarantine, l.lane, fmt::format("lane {} tx fault", l.lane));
+          }
+          if (!lane_off && l.tx_los.value_or(false)) {
+            Add("tx-los", Severity::kWatch, l.lane,
+                fmt::format("lane {} tx loss of signal (host side input)", l.lane));
+          }
+        }
+      }
+    }
+    if (!laser_off && r.raw_ber) {
+      const double ber = *r.raw_ber;
+      if (ber > p_.ber_quarantine) {
+        Add("raw-ber", Severity::kQuarantine, 0,
+            fmt::format("raw (pre-FEC) BER {:.2e} above quarantine limit {:.1e} (RS(544,514) "
+                        "design point ~2.4e-4)",
+                        ber, p_.ber_quarantine));
+      } else if (ber > p_.ber_watch) {
+        Add("raw-ber", Severity::kWatch, 0,
+            fmt::format("raw (pre-FEC) BER {:.2e} above watch limit {:.1e}", ber, p_.ber_watch));
+      }
+    }
+    if (!laser_off && r.effective_ber && *r.effective_ber > p_.post_fec_ber_watch) {
+      Add("post-fec-ber", Severity::kWatch, 0,
+          fmt::format("device-reported post-FEC BER {:.2e} above target {:.0e}", *r.effective_ber,
+                      p_.post_fec_ber_watch));
+    }
+    if (!r.troubleshooting.empty() && r.troubleshooting.rfind("opcode ", 0) == 0) {
+      Add("troubleshooting", Severity::kInfo, 0, fmt::format("mlxlink: {}", r.troubleshooting));
+    }
+  }
+
+  // Post-FEC errors over the latest interval of one format.
+  void PostFec(const std::vector<const Reading*>& rs) {
+    std::vector<const Reading*> with;
+    for (const Reading* r : rs) {
+      if (r->post_fec_errors) with.push_back(r);
+    }
+    if (with.size() < 2) return;
+    const Reading& a = *with[with.size() - 2];
+    const Reading& b = *with.back();
+    const bool reset =
+        *b.post_fec_errors < *a.post_fec_errors ||
+        (a.counters_age_s && b.counters_age_s && *b.counters_age_s < *a.counters_age_s);
+    const std::string span =
+        fmt::format("{} .. {}", FormatTimestamp(*a.time_s), FormatTimestamp(*b.time_s));
+    if (reset) {
+      Add("counter-reset", Severity::kInfo, 0,
+          fmt::format("{} post-FEC error counter reset between {} ({} -> {}): new baseline, no "
+                      "errors counted for this interval",
+                      b.format, span, *a.post_fec_errors, *b.post_fec_errors));
+      return;
+    }
+    const int64_t delta = *b.post_fec_errors - *a.post_fec_errors;
+    if (delta <= 0) return;
+    const double hours = std::max<double>(1.0, static_cast<double>(*b.time_s - *a.time_s)) / 3600.0;
+    const double per_hour = static_cast<double>(delta) / hours;
+    const Severity s =
+        per_hour > p_.post_fec_quarantine_per_hour ? Severity::kQuarantine : Severity::kWatch;
+    Add("post-fec", s, 0,
+        fmt::format("post-FEC (uncorrected) errors +{} in {:.1f} h ({:.1f}/h, {:.0f}/day; "
+                    "quarantine above {}/h), {}",
+                    delta, hours, per_hour, per_hour * 24, p_.post_fec_quarantine_per_hour, span));
+  }
+
+  void RxTrend(const std::vector<Reading>& history) {
+    // Latest usable rx low alarm.
+    std::optional<double> low_alarm;
+    for (auto it = history.rbegin(); it != history.rend() && !low_alarm; ++it) {
+      const Thresholds& t = it->thr(Quantity::kRxPower);
+      if (t.low_alarm && Contradiction(Quantity::kRxPower, t).empty() && !AllZero(t)) {
+        low_alarm = t.low_alarm;
+      }
+    }
+    std::map<int, std::vector<std::pair<double, double>>> per_lane;
+    std::map<int, double> last;
+    for (const Reading& r : history) {
+      if (r.copper) continue;
+      for (const auto& l : r.lanes) {
+        if (!l.rx_power_mw || *l.rx_power_mw <= 0 || l.tx_disabled.value_or(false)) continue;
+        per_lane[l.lane].emplace_back(static_cast<double>(*r.time_s), MwToDbm(*l.rx_power_mw));
+        last[l.lane] = MwToDbm(*l.rx_power_mw);
+      }
+    }
+    for (auto& [lane, pts] : per_lane) {
+      if (static_cast<int>(pts.size()) < p_.trend_min_readings) continue;
+      const double span = pts.back().first - pts.front().first;
+      if (span < p_.trend_min_span_s) continue;
+      auto slope = Slope(pts);
+      if (!slope) continue;
+      const double per_day = *slope * kSecondsPerDay;
+      if (per_day > -p_.trend_min_db_per_day) continue;
+      std::string msg =
+          fmt::format("lane {} rx power falling {:.2f} dB/day over {} readings ({:.1f} days)", lane,
+                      -per_day, pts.size(), span / kSecondsPerDay);
+      Severity s = Severity::kWatch;
+      if (low_alarm) {
+        const double to_go = last[lane] - MwToDbm(*low_alarm);
+        if (to_go <= 0) {
+          msg += fmt::format("; already at or below low alarm {:.2f} dBm", MwToDbm(*low_alarm));
+          s = Severity::kQuarantine;
+        } else {
+          const double eta = to_go / -per_day;
+          msg += fmt::format("; reaches low alarm {:.2f} dBm in ~{:.1f} days", MwToDbm(*low_alarm),
+                             eta);
+          if (eta <= p_.trend_quarantine_days) s = Severity::kQuarantine;
+        }
+      } else {
+        msg += "; no rx low alarm threshold to extrapolate to";
+      }
+      Add("rx-trend", s, lane, msg);
+    }
+  }
+
+  void BerTrend(const std::vector<Reading>& history) {
+    std::vector<std::pair<double, double>> pts;
+    for (const Reading& r : history) {
+      if (r.raw_ber && *r.raw_ber > 0) {
+        pts.emplace_back(static_cast<double>(*r.time_s), std::log10(*r.raw_ber));
+      }
+    }
+    if (static_cast<int>(pts.size()) < p_.trend_min_readings) return;
+    const double span = pts.back().first - pts.front().first;
+    if (span < p_.trend_min_span_s) return;
+    auto slope = Slope(pts);
+    if (!slope) return;
+    const double per_day = *slope * kSecondsPerDay;
+    if (per_day < p_.ber_trend_decades_per_day) return;
+    const double now = pts.back().second;
+    const double limit = std::log10(p_.ber_quarantine);
+    std::string msg = fmt::format(
+        "raw BER rising {:.2f} decades/day (x{:.1f} per day) over {} readings ({:.1f} days)",
+        per_day, std::pow(10.0, per_day), pts.size(), span / kSecondsPerDay);
+    Severity s = Severity::kWatch;
+    if (now < limit) {
+      const double eta = (limit - now) / per_day;
+      msg +=
+          fmt::format("; reaches quarantine limit {:.1e} in ~{:.1f} days", p_.ber_quarantine, eta);
+      if (eta <= p_.trend_quarantine_days) s = Severity::kQuarantine;
+    }
+    Add("ber-trend", s, 0, msg);
+  }
+
+ private:
+  const RuleParams& p_;
+  LinkStatus& out_;
+};
+
+}  // namespace
+
+LinkStatus EvaluateLink(const std::string& link, const std::vector<Reading>& history,
+                        const RuleParams& params) {
+  LinkStatus out;
+  out.link = link;
+  out.readings = static_cast<int64_t>(history.size());
+  if (history.empty()) return out;
+  out.last_time_s = history.back().time_s;
+  Evaluator ev(params, out);
+  std::map<std::string, std::vector<const Reading*>> by_format;
+  for (const Reading& r : history) by_format[r.format].push_back(&r);
+  for (const auto& [format, rs] : by_format) ev.Instant(*rs.back());
+  for (const auto& [format, rs] : by_format) ev.PostFec(rs);
+  ev.RxTrend(history);
+  ev.BerTrend(history);
+
+  bool watch = false, quarantine = false, invalid = false;
+  for (const auto& r : out.reasons) {
+    watch = watch || r.severity == Severity::kWatch;
+    quarantine = quarantine || r.severity == Severity::kQuarantine;
+    invalid = invalid || r.severity == Severity::kInvalidData;
+  }
+  out.state = quarantine ? State::kQuarantine
+              : watch    ? State::kWatch
+              : invalid  ? State::kInvalidData
+                         : State::kHealthy;
+  // Most severe first, stable otherwise.
+  auto rank = [](Severity s) {
+    switch (s) {
+      case Severity::kQuarantine:
+        return 0;
+      case Severity::kWatch:
+        return 1;
+      case Severity::kInvalidData:
+        return 2;
+      case Severity::kInfo:
+        return 3;
+    }
+    return 4;
+  };
+  std::stable_sort(out.reasons.begin(), out.reasons.end(), [&](const Reason& a, const Reason& b) {
+    return rank(a.severity) < rank(b.severity);
+  });
+  return out;
+}
+
+}  // namespace lossless::optics

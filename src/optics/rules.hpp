@@ -1,0 +1,77 @@
+#pragma once
+// Health rules: a link's stored readings -> healthy | watch | quarantine |
+// invalid-data, with reasons. Pure: no I/O, no clock (trends use the readings'
+// own times). Thresholds, defaults and the reasoning behind them are in
+// docs/optics.md; every number here is a RuleParams field with a CLI flag.
+//
+// Instantaneous rules use the latest reading of each input format (so an
+// ethtool -m dump and an mlxlink report of the same port both count):
+//   power/bias/temperature/voltage against the module's own thresholds
+//   (alarm -> quarantine, warning -> watch; power without a warning threshold:
+//   within power_margin_watch_db of the alarm -> watch), rx LOS / tx fault ->
+//   quarantine, tx LOS -> watch, raw (pre-FEC) BER above ber_quarantine ->
+//   quarantine, above ber_watch -> watch, device-reported post-FEC BER above
+//   post_fec_ber_watch -> watch.
+// History rules: post-FEC errors from counter deltas between the last two
+// readings of a format (a counter that went down, or counters younger than
+// before, is a reset: new baseline, no errors counted); rx power falling per
+// lane and raw BER rising, by least squares over all readings, extrapolated to
+// the alarm (resp. ber_quarantine) threshold.
+// Not failures by themselves: passive copper / all-zero DOM (optical checks
+// skipped), laser off on every lane (optical checks skipped).
+// Contradictory module thresholds (e.g. low alarm above high alarm): that
+// quantity is kept out of the decision and an invalid-data reason is added; a
+// link whose only findings are invalid data gets state invalid-data.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "optics/reading.hpp"
+
+namespace lossless::optics {
+
+struct RuleParams {
+  double ber_watch = 1e-5;                  // raw (pre-FEC) BER
+  double ber_quarantine = 1e-4;             // raw BER; FEC design limit is ~2.4e-4
+  double post_fec_ber_watch = 1e-12;        // device-reported post-FEC BER
+  double post_fec_quarantine_per_hour = 1;  // post-FEC errors per hour (any > 0 is watch)
+  double power_margin_watch_db = 1.0;       // only when the module has no warning threshold
+  double trend_min_db_per_day = 0.1;        // rx power falling at least this fast -> watch
+  double ber_trend_decades_per_day = 0.3;   // raw BER rising at least this fast -> watch
+  double trend_quarantine_days = 2.0;       // projected threshold crossing sooner -> quarantine
+  int trend_min_readings = 3;
+  double trend_min_span_s = 3600;  // readings must span at least this long
+};
+
+enum class State { kHealthy, kWatch, kQuarantine, kInvalidData };
+enum class Severity { kInfo, kWatch, kQuarantine, kInvalidData };
+
+std::string_view StateName(State s);        // "healthy", "watch", "quarantine", "invalid-data"
+std::string_view SeverityName(Severity s);  // "info", "watch", "quarantine", "invalid-data"
+
+struct Reason {
+  std::string rule;  // "rx-power", "temperature", "los", "raw-ber", "post-fec", "rx-trend", ...
+  Severity severity = Severity::kInfo;
+  int lane = 0;  // 0 = module / link level
+  std::string message;
+};
+
+struct LinkStatus {
+  std::string link;
+  State state = State::kHealthy;
+  std::vector<Reason> reasons;
+  int64_t readings = 0;
+  std::optional<int64_t> last_time_s;
+  std::optional<double> rx_margin_db;  // smallest margin of any lane to the rx low alarm
+};
+
+// `history` sorted by time (as Store::History returns it); may be empty.
+LinkStatus EvaluateLink(const std::string& link, const std::vector<Reading>& history,
+                        const RuleParams& params);
+
+// Least-squares slope of y over x; nullopt with fewer than 2 points or no x spread.
+std::optional<double> Slope(const std::vector<std::pair<double, double>>& points);
+
+}  // namespace lossless::optics
