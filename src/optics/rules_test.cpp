@@ -1,0 +1,162 @@
+#include "optics/rules.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "optics/ingest.hpp"
+#include "optics/test_util.hpp"
+
+namespace lossless::optics {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ReadFixture;
+
+std::vector<Reading> Load(const std::string& fixture, int64_t at = 1772366400) {
+  IngestOptions o;
+  o.at = at;
+  return ParseInput(ReadFixture(fixture), fixture, o);
+}
+
+LinkStatus Eval(const std::vector<Reading>& rs, const RuleParams& p = {}) {
+  return EvaluateLink(rs.empty() ? "x" : rs[0].link, rs, p);
+}
+
+bool HasReason(const LinkStatus& s, const std::string& rule, Severity sev) {
+  for (const auto& r : s.reasons) {
+    if (r.rule == rule && r.severity == sev) return true;
+  }
+  return false;
+}
+
+TEST(Rules, HealthyModulesAreHealthyWithMargin) {
+  for (const char* f :
+       {"sfp_healthy.txt", "qsfp28_healthy.txt", "qsfpdd_healthy.txt", "mlxlink_healthy.txt"}) {
+    auto s = Eval(Load(f));
+    EXPECT_EQ(s.state, State::kHealthy) << f;
+    EXPECT_TRUE(s.reasons.empty()) << f;
+  }
+  auto s = Eval(Load("qsfp28_healthy.txt"));
+  // Weakest lane -1.08 dBm vs low alarm -13.10 dBm.
+  EXPECT_NEAR(*s.rx_margin_db, 12.02, 0.01);
+}
+
+TEST(Rules, RxPowerAlarmQuarantinesWarningWatches) {
+  auto alarm = Eval(Load("qsfp28_rx_low_alarm.txt"));
+  EXPECT_EQ(alarm.state, State::kQuarantine);
+  ASSERT_FALSE(alarm.reasons.empty());
+  EXPECT_EQ(alarm.reasons[0].lane, 3);
+  EXPECT_THAT(alarm.reasons[0].message, HasSubstr("-13.98 dBm at or below low alarm -13.10 dBm"));
+  EXPECT_NEAR(*alarm.rx_margin_db, -0.88, 0.01);
+  auto warn = Eval(Load("qsfp28_rx_low_warning.txt"));
+  EXPECT_EQ(warn.state, State::kWatch);
+  EXPECT_THAT(warn.reasons[0].message, HasSubstr("2.13 dB above low alarm"));
+  EXPECT_EQ(Eval(Load("sfp_rx_low_warning.txt")).state, State::kWatch);
+  EXPECT_EQ(Eval(Load("qsfpdd_rx_low_alarm.txt")).reasons[0].lane, 8);
+}
+
+TEST(Rules, TemperatureLosCopperLaserOff) {
+  auto hot = Eval(Load("qsfp28_high_temp.txt"));
+  EXPECT_EQ(hot.state, State::kQuarantine);
+  EXPECT_TRUE(HasReason(hot, "temperature", Severity::kQuarantine));
+  auto los = Eval(Load("qsfp28_los.txt"));
+  EXPECT_EQ(los.state, State::kQuarantine);
+  EXPECT_TRUE(HasReason(los, "los", Severity::kQuarantine));
+  for (const char* f : {"qsfp28_copper.txt", "sfp_copper.txt", "mlxlink_copper.txt"}) {
+    auto cu = Eval(Load(f));
+    EXPECT_EQ(cu.state, State::kHealthy) << f;
+    EXPECT_TRUE(HasReason(cu, "copper", Severity::kInfo)) << f;
+  }
+  auto off = Eval(Load("qsfp28_laser_off.txt"));
+  EXPECT_EQ(off.state, State::kHealthy);
+  EXPECT_TRUE(HasReason(off, "laser-off", Severity::kInfo));
+}
+
+TEST(Rules, ContradictoryThresholdsAreInvalidDataNotADecision) {
+  auto s = Eval(Load("qsfp28_bad_thresholds.txt"));
+  EXPECT_EQ(s.state, State::kInvalidData);
+  ASSERT_EQ(s.reasons.size(), 1u);
+  EXPECT_THAT(s.reasons[0].message, HasSubstr("low alarm 5.40 dBm above high alarm -13.10 dBm"));
+  // A real finding elsewhere still decides.
+  auto rs = Load("qsfp28_bad_thresholds.txt");
+  rs[0].temperature_c = 80;
+  EXPECT_EQ(Eval(rs).state, State::kQuarantine);
+}
+
+TEST(Rules, RawBerLimitsAreParameters) {
+  EXPECT_EQ(Eval(Load("mlxlink_high_ber.txt")).state, State::kQuarantine);
+  EXPECT_EQ(Eval(Load("mlxlink_ber_watch.txt")).state, State::kWatch);
+  RuleParams p;
+  p.ber_watch = 1e-4;
+  EXPECT_EQ(Eval(Load("mlxlink_ber_watch.txt"), p).state, State::kHealthy);
+  p.ber_quarantine = 1e-3;
+  EXPECT_EQ(Eval(Load("mlxlink_high_ber.txt"), p).state, State::kWatch);
+}
+
+TEST(Rules, PostFecErrorsFromDeltasAndCounterReset) {
+  auto t0 = Load("mlxlink_errors_t0.txt", 0);
+  auto t1 = Load("mlxlink_errors_t1.txt", 7200);
+  auto t2 = Load("mlxlink_reset_t2.txt", 14400);
+  std::vector<Reading> h = {t0[0], t1[0]};
+  auto s = Eval(h);
+  EXPECT_EQ(s.state, State::kQuarantine);
+  ASSERT_TRUE(HasReason(s, "post-fec", Severity::kQuarantine));
+  EXPECT_THAT(s.reasons[0].message, HasSubstr("+240 in 2.0 h (120.0/h"));
+  RuleParams lenient;
+  lenient.post_fec_quarantine_per_hour = 1000;
+  EXPECT_EQ(Eval(h, lenient).state, State::kWatch);
+  // The counter went 250 -> 3: a reset, a new baseline, no negative errors.
+  h.push_back(t2[0]);
+  auto r = Eval(h);
+  EXPECT_EQ(r.state, State::kHealthy);
+  EXPECT_TRUE(HasReason(r, "counter-reset", Severity::kInfo));
+  // Counters younger than before are a reset even when the count went up.
+  Reading t3 = t2[0];
+  t3.time_s = 21600;
+  t3.post_fec_errors = 300;
+  t3.counters_age_s = 60;
+  h.push_back(t3);
+  EXPECT_TRUE(HasReason(Eval(h), "counter-reset", Severity::kInfo));
+}
+
+TEST(Rules, FallingRxPowerTrendWithTimeToAlarm) {
+  IngestOptions none;
+  auto h = ParseInput(ReadFixture("telemetry_trend.csv"), "t.csv", none);
+  auto s = Eval(h);
+  EXPECT_EQ(s.state, State::kWatch);
+  ASSERT_EQ(s.reasons.size(), 1u);
+  EXPECT_EQ(s.reasons[0].rule, "rx-trend");
+  EXPECT_EQ(s.reasons[0].lane, 2);
+  EXPECT_THAT(s.reasons[0].message, HasSubstr("falling 0.60 dB/day over 6 readings"));
+  EXPECT_THAT(s.reasons[0].message, HasSubstr("reaches low alarm -9.00 dBm in ~5.0 days"));
+  RuleParams p;
+  p.trend_quarantine_days = 6;
+  EXPECT_EQ(Eval(h, p).state, State::kQuarantine);
+  // Two readings are not a trend.
+  EXPECT_EQ(Eval({h[0], h[1]}).state, State::kHealthy);
+}
+
+TEST(Rules, RisingRawBerTrend) {
+  auto base = Load("mlxlink_healthy.txt");
+  std::vector<Reading> h;
+  for (int d = 0; d < 3; ++d) {
+    Reading r = base[0];
+    r.time_s = d * 86400;
+    r.raw_ber = 1e-9 * std::pow(10.0, d);  // one decade per day
+    h.push_back(r);
+  }
+  auto s = Eval(h);
+  ASSERT_TRUE(HasReason(s, "ber-trend", Severity::kWatch));
+  EXPECT_THAT(s.reasons[0].message, HasSubstr("rising 1.00 decades/day"));
+  EXPECT_THAT(s.reasons[0].message, HasSubstr("in ~3.0 days"));
+}
+
+TEST(Rules, SlopeIsLeastSquares) {
+  EXPECT_DOUBLE_EQ(*Slope({{0, 1}, {1, 3}, {2, 5}}), 2.0);
+  EXPECT_FALSE(Slope({{1, 1}, {1, 2}}).has_value());
+  EXPECT_FALSE(Slope({{1, 1}}).has_value());
+  EXPECT_EQ(EvaluateLink("x", {}, RuleParams{}).state, State::kHealthy);
+}
+
+}  // namespace
+}  // namespace lossless::optics
