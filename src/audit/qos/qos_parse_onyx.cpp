@@ -1,0 +1,227 @@
+// NVIDIA Onyx / MLNX-OS `show running-config`: flat lines such as
+//   roce lossless
+//   dcb priority-flow-control enable force
+//   dcb priority-flow-control priority 3 enable
+//   interface ethernet 1/1 dcb priority-flow-control mode on force
+//   interface ethernet 1/1 traffic-class 3 congestion-control ecn minimum-absolute 150
+//   maximum-absolute 1500 interface ethernet 1/1 traffic-class 6 dcb ets strict interface ethernet
+//   1/1 flowcontrol receive on force interface ethernet 1/1 ingress-buffer iPort.pg3 map pool
+//   iPool0 type lossless reserved 67 kilobytes shared alpha 2 xoff 56 kilobytes xon 18 kilobytes
+//   interface ethernet 1/1 ingress-buffer iPort.pg3 bind switch-priority 3
+//   pool iPool0 direction ingress size 8000 kilobytes type dynamic
+// and the same inside "interface ethernet 1/1" ... "exit" blocks. ECN
+// minimum/maximum-absolute are in KB. `roce` applies the documented defaults
+// (PFC on priority 3, ECN on TC 3 at 150 / 1500 KB, CNP in TC 6 strict)
+// unless lines override them. DSCP maps to switch priority DSCP/8 (default).
+// In an ingress-buffer line, xoff is read as the PG headroom (as in SONiC
+// profiles for the same ASICs) and "shared alpha" as the PFC trigger.
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include "audit/qos/qos_parsers.hpp"
+#include "audit/qos/qos_text.hpp"
+#include "base/error.hpp"
+
+namespace lossless::audit::qos_internal {
+
+namespace {
+
+struct OnyxPort {
+  PortQos q;
+  std::optional<bool> pfc_mode;
+  std::map<int, int> pg_bind;  // pg -> switch priority
+  std::map<int, LosslessPg> pg_buffers;
+  std::map<int, std::string> pg_pool;
+};
+
+int64_t ParseSpeed(const std::string& s, const Location& where) {
+  std::string v = Lower(s);
+  size_t i = 0;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+  if (i == 0 || i > 7) throw InputError(where, Expected("a speed like 100G", s));
+  int64_t n = std::stoll(v.substr(0, i));
+  return n >= 1000 ? n / 1000 : n;  // "100000" is Mb/s
+}
+
+}  // namespace
+
+QosConfig ParseOnyx(std::string_view text, const std::string& file) {
+  QosConfig cfg;
+  std::optional<std::string> roce;
+  bool pfc_global = false;
+  std::set<int> pfc_prios;
+  std::vector<std::string> order;
+  std::map<std::string, OnyxPort> ports;
+  std::map<std::string, BufferAmount> pools;
+  std::string block_if;
+  bool any = false;
+  auto port = [&](const std::string& name, int64_t line) -> OnyxPort& {
+    auto it = ports.find(name);
+    if (it == ports.end()) {
+      order.push_back(name);
+      OnyxPort p;
+      p.q.name = name;
+      p.q.line = line;
+      it = ports.emplace(name, p).first;
+    }
+    return it->second;
+  };
+  for (const TextLine& l : SplitLines(text)) {
+    std::string_view t = Trim(l.text);
+    if (t.empty() || t.front() == '#') continue;
+    std::vector<std::string> w = Words(t);
+    Location where{file, l.number, ""};
+    if (w[0] == "exit") {
+      block_if.clear();
+      continue;
+    }
+    if (w.size() == 3 && w[0] == "interface" && w[1] == "ethernet") {
+      block_if = w[2];
+      port(block_if, l.number);
+      continue;
+    }
+    std::string ifname;
+    size_t k = 0;
+    if (w.size() > 3 && w[0] == "interface" && w[1] == "ethernet") {
+      ifname = w[2];
+      k = 3;
+    } else if (!block_if.empty() && l.indent > 0) {
+      ifname = block_if;
+    } else {
+      block_if.clear();
+    }
+    auto at = [&](size_t i) -> std::string { return k + i < w.size() ? w[k + i] : std::string(); };
+    auto rest_has = [&](const std::string& word) {
+      for (size_t i = k; i < w.size(); ++i)
+        if (w[i] == word) return true;
+      return false;
+    };
+    auto value_after = [&](const std::string& word) -> std::optional<size_t> {
+      for (size_t i = k; i + 1 < w.size(); ++i)
+        if (w[i] == word) return i + 1;
+      return std::nullopt;
+    };
+    if (ifname.empty()) {
+      if (w[0] == "roce") {
+        roce = w.size() > 1 ? w[1] : "lossless";
+        any = true;
+      } else if (w.size() >= 3 && w[0] == "dcb" && w[1] == "priority-flow-control" &&
+                 w[2] == "enable") {
+        pfc_global = true;
+        any = true;
+      } else if (w.size() >= 3 && w[0] == "no" && w[1] == "dcb" &&
+                 w[2] == "priority-flow-control") {
+        pfc_global = false;
+        any = true;
+      } else if (w.size() >= 5 && w[0] == "dcb" && w[1] == "priority-flow-control" &&
+                 w[2] == "priority") {
+        int p = ParsePriority(w[3], {file, l.number, "dcb.priority-flow-control.priority"});
+        if (w[4] == "enable") pfc_prios.insert(p);
+        if (w[4] == "disable") pfc_prios.erase(p);
+        any = true;
+      } else if (w[0] == "pool" && w.size() >= 2) {
+        if (auto i = value_after("size"); i && *i + 1 < w.size())
+          pools[w[1]] = ParseAmount(w[*i], w[*i + 1], {file, l.number, "pool." + w[1] + ".size"});
+      }
+      continue;
+    }
+    OnyxPort& p = port(ifname, l.number);
+    any = true;
+    std::string field = "interface." + ifname;
+    if (at(0) == "dcb" && at(1) == "priority-flow-control" && at(2) == "mode") {
+      p.pfc_mode = at(3) == "on";
+    } else if (at(0) == "traffic-class" && at(2) == "congestion-control") {
+      int tc = ParsePriority(at(1), {file, l.number, field + ".traffic-class"});
+      EcnQueue e;
+      e.enabled = rest_has("ecn");
+      e.line = l.number;
+      e.source = "traffic-class " + at(1);
+      if (auto i = value_after("minimum-absolute"))
+        e.kmin = ParseAmount(w[*i], "kbytes", {file, l.number, field + ".minimum-absolute"});
+      if (auto i = value_after("maximum-absolute"))
+        e.kmax = ParseAmount(w[*i], "kbytes", {file, l.number, field + ".maximum-absolute"});
+      if (value_after("minimum-relative"))
+        cfg.notes.push_back(
+            "relative ECN thresholds (percent of the queue's buffer) are not converted to bytes");
+      p.q.ecn[tc] = e;
+    } else if (at(0) == "traffic-class" && at(2) == "dcb" && at(3) == "ets") {
+      int tc = ParsePriority(at(1), {file, l.number, field + ".traffic-class"});
+      cfg.scheduling[tc] = at(4) == "strict" ? Scheduling::kStrict : Scheduling::kWeighted;
+    } else if (at(0) == "flowcontrol" && (at(1) == "receive" || at(1) == "send")) {
+      bool on = at(2) == "on";
+      p.q.link_pause = p.q.link_pause.value_or(false) || on;
+    } else if (at(0) == "speed" && !at(1).empty()) {
+      p.q.speed_gbps = ParseSpeed(at(1), {file, l.number, field + ".speed"});
+    } else if (at(0) == "ingress-buffer") {
+      static const std::regex kPg(R"(iPort\.pg(\d))");
+      std::smatch m;
+      std::string pgname = at(1);
+      if (!std::regex_match(pgname, m, kPg))
+        throw InputError({file, l.number, field + ".ingress-buffer"},
+                         Expected("iPort.pg0..7", pgname));
+      int pg = std::stoi(m[1].str());
+      if (at(2) == "bind" && at(3) == "switch-priority") {
+        for (int prio : ParsePriorityList(at(4), {file, l.number, field + ".bind"}))
+          p.pg_bind[prio] = pg;
+      } else if (at(2) == "map" && at(3) == "pool") {
+        LosslessPg b;
+        b.line = l.number;
+        b.source = "ingress-buffer " + pgname;
+        p.pg_pool[pg] = at(4);
+        b.pfc_trigger.pool_name = at(4);
+        if (auto i = value_after("alpha"))
+          b.pfc_trigger.alpha =
+              ParseDecimal(w[*i], {file, l.number, field + ".alpha"}, "an alpha value");
+        if (auto i = value_after("xoff"); i && *i + 1 < w.size())
+          b.headroom = ParseAmount(w[*i], w[*i + 1], {file, l.number, field + ".xoff"});
+        if (auto i = value_after("xon"); i && *i + 1 < w.size())
+          b.xon = ParseAmount(w[*i], w[*i + 1], {file, l.number, field + ".xon"});
+        if (rest_has("lossless")) p.pg_buffers[pg] = b;
+      }
+    }
+  }
+  if (!any) return cfg;
+  if (order.empty()) port("*", 1);
+  if (roce) {
+    cfg.notes.push_back("'roce " + *roce +
+                        "': defaults assumed where not overridden (PFC priority 3, ECN on TC 3 "
+                        "150 / 1500 KB, CNP in TC 6 strict)");
+    if (!cfg.scheduling.count(6)) cfg.scheduling[6] = Scheduling::kStrict;
+  }
+  for (int d = 0; d < 64; ++d) cfg.dscp_to_queue[d] = d / 8;
+  cfg.notes.push_back(
+      "DSCP to switch priority DSCP/8 and priority to TC identity assumed (defaults)");
+  for (const std::string& name : order) {
+    OnyxPort& p = ports[name];
+    PortQos q = p.q;
+    q.pfc_stated = true;
+    bool roce_lossless = roce && *roce != "lossy";
+    bool on = p.pfc_mode.value_or(roce_lossless || name == "*");
+    std::set<int> prios = pfc_prios;
+    if (prios.empty() && roce_lossless) prios = {3};
+    if ((pfc_global || roce_lossless) && on) q.pfc_priorities = prios;
+    if (roce && !q.ecn.count(3)) {
+      EcnQueue e;
+      e.enabled = true;
+      e.kmin = BufferAmount::Bytes(150'000);
+      e.kmax = BufferAmount::Bytes(1'500'000);
+      e.source = "roce defaults";
+      q.ecn[3] = e;
+    }
+    for (auto& [pg, b] : p.pg_buffers) {
+      if (auto it = pools.find(p.pg_pool[pg]); it != pools.end()) b.pfc_trigger.pool = it->second;
+      bool bound = false;
+      for (const auto& [prio, bpg] : p.pg_bind)
+        if (bpg == pg) {
+          q.pgs[prio] = b;
+          bound = true;
+        }
+      if (!bound) q.pgs[pg] = b;
+    }
+    cfg.ports.push_back(q);
+  }
+  return cfg;
+}
+
+}  // namespace lossless::audit::qos_internal
