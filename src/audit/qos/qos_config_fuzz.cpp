@@ -1,0 +1,31 @@
+// libFuzzer target: any bytes through detection, every parser and the rules.
+// Bad input must end in InputError, never a crash, hang or other exception.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "audit/qos/qos_parse.hpp"
+#include "audit/qos/qos_report.hpp"
+#include "audit/qos/qos_rules.hpp"
+#include "base/error.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  using lossless::audit::QosFormat;
+  const std::optional<QosFormat> formats[] = {
+      std::nullopt,     QosFormat::kSonicJson, QosFormat::kSonicShow, QosFormat::kNvue,
+      QosFormat::kOnyx, QosFormat::kEos,       QosFormat::kNxos};
+  for (const auto& f : formats) {
+    try {
+      lossless::audit::QosConfig cfg = lossless::audit::ParseQosText(text, "fuzz", f);
+      lossless::audit::QosAuditOptions opts;
+      opts.cell_bytes = 208;
+      lossless::audit::QosAudit a = lossless::audit::AuditQos(cfg, opts);
+      (void)lossless::audit::FormatQosAuditText(a);
+      (void)lossless::audit::QosAuditToJson(a).dump(-1, ' ', false,
+                                                    nlohmann::json::error_handler_t::replace);
+    } catch (const lossless::InputError&) {
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,273 @@
+#include "audit/qos/qos_rules.hpp"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "audit/qos/qos_parse.hpp"
+#include "audit/qos/qos_report.hpp"
+
+namespace lossless::audit {
+namespace {
+
+using units::Time;
+
+// A healthy single-port config built in code: PFC 3, ECN on 3 at 150 KB / 600 KB,
+// static XOFF trigger 1 MB, headroom 120 KB at 400G / 5 m, CNP DSCP 48 -> strict queue 6.
+QosConfig Healthy() {
+  QosConfig c;
+  PortQos p;
+  p.name = "Ethernet0";
+  p.pfc_stated = true;
+  p.pfc_priorities = {3};
+  p.link_pause = false;
+  p.speed_gbps = 400;
+  p.cable_m = 5;
+  LosslessPg pg;
+  pg.pfc_trigger.static_size = BufferAmount::Bytes(1'000'000);
+  pg.headroom = BufferAmount::Bytes(120'000);
+  p.pgs[3] = pg;
+  EcnQueue e;
+  e.enabled = true;
+  e.kmin = BufferAmount::Bytes(250'000);
+  e.kmax = BufferAmount::Bytes(600'000);
+  p.ecn[3] = e;
+  c.ports.push_back(p);
+  c.dscp_to_queue[48] = 6;
+  c.scheduling[6] = Scheduling::kStrict;
+  return c;
+}
+
+QosCheck Check(const QosAudit& a, const std::string& id) {
+  for (const QosCheck& c : a.checks)
+    if (c.id == id) return c;
+  throw std::runtime_error("no check " + id);
+}
+
+TEST(QosRules, HeadroomFormulaMatchesFabricReferenceExample) {
+  // fabric.md §2.4: 400GbE, 100 m, 9216-B frames, t_PHY 150 ns, D-Resp 905 quanta.
+  EXPECT_EQ(RequiredHeadroomBytes(400, 100, 9216, Time::Ns(150), Time::Ps(1'158'400)), 156'476);
+  // Same with a 5 m DAC: 108,976 B.
+  EXPECT_EQ(RequiredHeadroomBytes(400, 5, 9216, Time::Ns(150), Time::Ps(1'158'400)), 108'976);
+  // Without the PHY term: 126,476 B.
+  EXPECT_EQ(RequiredHeadroomBytes(400, 100, 9216, Time::Zero(), Time::Ps(1'158'400)), 126'476);
+  EXPECT_EQ(DefaultResponseBits(100), 201'728);
+  EXPECT_EQ(DefaultResponseBits(400), 463'360);
+}
+
+TEST(QosRules, HealthyConfigPassesEveryCheck) {
+  QosAudit a = AuditQos(Healthy(), {});
+  EXPECT_EQ(a.verdict, Verdict::kPass);
+  for (const QosCheck& c : a.checks)
+    EXPECT_EQ(c.verdict, Verdict::kPass) << c.id << ": " << c.message;
+  EXPECT_EQ(Check(a, "pfc.headroom").message,
+            "headroom 120000B >= 108976B needed for priority 3 at 400 Gb/s, 5 m cable");
+  EXPECT_EQ(
+      Check(a, "ecn.kmin-ratio").message,
+      "Kmin 250000B is 25.0% of 1000000B available (PFC trigger of priority 3, static 1000000B) "
+      "(about "
+      "20-30% expected)");
+  EXPECT_EQ(Check(a, "pfc.headroom").ports, std::vector<std::string>{"Ethernet0"});
+}
+
+TEST(QosRules, PfcMissingOnRocePriorityFails) {
+  QosConfig c = Healthy();
+  c.ports[0].pfc_priorities = {4};
+  QosAudit a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "pfc.roce-priority").verdict, Verdict::kFail);
+  EXPECT_EQ(Check(a, "pfc.other-priorities").verdict, Verdict::kWarn);
+  EXPECT_EQ(a.verdict, Verdict::kFail);
+  // A different RoCE priority makes the same config pass that check.
+  QosAuditOptions o;
+  o.roce_priority = 4;
+  EXPECT_EQ(Check(AuditQos(c, o), "pfc.roce-priority").verdict, Verdict::kPass);
+}
+
+TEST(QosRules, PfcOnPriorityZeroFails) {
+  QosConfig c = Healthy();
+  c.ports[0].pfc_priorities = {0, 3};
+  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.other-priorities").verdict, Verdict::kFail);
+}
+
+TEST(QosRules, EcnMissingFails) {
+  QosConfig c = Healthy();
+  c.ports[0].ecn[3].enabled = false;
+  QosAudit a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "ecn.roce-queue").verdict, Verdict::kFail);
+  c.ports[0].ecn.clear();
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kFail);
+}
+
+TEST(QosRules, KminAboveKmaxFailsAndEqualWarns) {
+  QosConfig c = Healthy();
+  c.ports[0].ecn[3].kmin = BufferAmount::Bytes(700'000);
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kFail);
+  c.ports[0].ecn[3].kmin = BufferAmount::Bytes(600'000);
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kWarn);
+}
+
+TEST(QosRules, KminRatioOutsideWindowWarns) {
+  QosConfig c = Healthy();
+  c.ports[0].ecn[3].kmin = BufferAmount::Bytes(50'000);  // 5% of 1 MB
+  QosCheck low = Check(AuditQos(c, {}), "ecn.kmin-ratio");
+  EXPECT_EQ(low.verdict, Verdict::kWarn);
+  EXPECT_NE(low.message.find("5.0%"), std::string::npos);
+  c.ports[0].ecn[3].kmin = BufferAmount::Bytes(500'000);  // 50%
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-ratio").verdict, Verdict::kWarn);
+}
+
+TEST(QosRules, KmaxAbovePfcTriggerFails) {
+  QosConfig c = Healthy();
+  c.ports[0].ecn[3].kmax = BufferAmount::Bytes(1'200'000);
+  QosCheck k = Check(AuditQos(c, {}), "ecn.kmax-below-pfc");
+  EXPECT_EQ(k.verdict, Verdict::kFail);
+  EXPECT_EQ(
+      k.message,
+      "Kmax 1200000B vs PFC trigger 1000000B (static 1000000B): PFC pauses the sender before ECN "
+      "reaches full marking");
+}
+
+TEST(QosRules, DynamicThresholdTriggerUsesAlphaOfPool) {
+  QosConfig c = Healthy();
+  BufferLimit dyn;
+  dyn.alpha = 1.0;
+  dyn.pool = BufferAmount::Bytes(1'000'000);  // one congested queue settles at 500 KB
+  c.ports[0].pgs[3].pfc_trigger = dyn;
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmax-below-pfc").verdict, Verdict::kFail);
+  dyn.pool.reset();
+  c.ports[0].pgs[3].pfc_trigger = dyn;
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmax-below-pfc").verdict, Verdict::kIndeterminate);
+}
+
+TEST(QosRules, HeadroomTooSmallFails) {
+  QosConfig c = Healthy();
+  c.ports[0].cable_m = 100;  // needs 156,476 B
+  QosCheck h = Check(AuditQos(c, {}), "pfc.headroom");
+  EXPECT_EQ(h.verdict, Verdict::kFail);
+  EXPECT_NE(h.message.find("156476B"), std::string::npos);
+  // Flags override the config's speed and cable.
+  QosAuditOptions o;
+  o.cable_m = 5;
+  o.port_gbps = 100;
+  EXPECT_EQ(Check(AuditQos(c, o), "pfc.headroom").verdict, Verdict::kPass);
+}
+
+TEST(QosRules, HeadroomWithoutSpeedOrCableIsIndeterminate) {
+  QosConfig c = Healthy();
+  c.ports[0].speed_gbps.reset();
+  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.headroom").verdict, Verdict::kIndeterminate);
+  c = Healthy();
+  c.ports[0].cable_m.reset();
+  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.headroom").verdict, Verdict::kIndeterminate);
+}
+
+TEST(QosRules, CellsNeedACellSize) {
+  QosConfig c = Healthy();
+  c.ports[0].ecn[3].kmin = BufferAmount::Cells(1000);
+  c.ports[0].ecn[3].kmax = BufferAmount::Cells(3000);
+  QosAudit a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kPass);  // same unit: comparable
+  EXPECT_EQ(Check(a, "ecn.kmin-ratio").verdict, Verdict::kIndeterminate);
+  EXPECT_EQ(Check(a, "ecn.kmax-below-pfc").verdict, Verdict::kIndeterminate);
+  QosAuditOptions o;
+  o.cell_bytes = 254;  // 254 KB / 1 MB = 25.4 %; Kmax 762 KB < 1 MB
+  QosAudit b = AuditQos(c, o);
+  EXPECT_EQ(Check(b, "ecn.kmin-ratio").verdict, Verdict::kPass);
+  EXPECT_EQ(Check(b, "ecn.kmax-below-pfc").verdict, Verdict::kPass);
+  ASSERT_TRUE(FindCellSizePreset("tomahawk3"));
+  EXPECT_EQ(FindCellSizePreset("tomahawk3")->bytes, 254);
+  EXPECT_FALSE(FindCellSizePreset("nope"));
+}
+
+TEST(QosRules, CnpSchedulingChecks) {
+  QosConfig c = Healthy();
+  c.scheduling[6] = Scheduling::kWeighted;
+  EXPECT_EQ(Check(AuditQos(c, {}), "cnp.priority").verdict, Verdict::kWarn);
+  c.dscp_to_queue[48] = 3;
+  EXPECT_EQ(Check(AuditQos(c, {}), "cnp.priority").verdict, Verdict::kFail);
+  c.dscp_to_queue.clear();
+  EXPECT_EQ(Check(AuditQos(c, {}), "cnp.priority").verdict, Verdict::kIndeterminate);
+}
+
+TEST(QosRules, GlobalPauseFails) {
+  QosConfig c = Healthy();
+  c.ports[0].link_pause = true;
+  EXPECT_EQ(Check(AuditQos(c, {}), "pause.global").verdict, Verdict::kFail);
+}
+
+TEST(QosRules, DiscardsOnLosslessQueueFail) {
+  QosConfig c = Healthy();
+  c.ports[0].queue_drops = {{0, 50}, {3, 0}};
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kPass);  // queue 0 is lossy
+  c.ports[0].queue_drops[3] = 7;
+  QosCheck d = Check(AuditQos(c, {}), "drops.lossless");
+  EXPECT_EQ(d.verdict, Verdict::kFail);
+  EXPECT_NE(d.message.find("queue 3: 7 dropped"), std::string::npos);
+}
+
+TEST(QosRules, IdenticalResultsMergeAcrossPorts) {
+  QosConfig c = Healthy();
+  c.ports.push_back(c.ports[0]);
+  c.ports[1].name = "Ethernet4";
+  c.ports[1].link_pause = true;
+  QosAudit a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "pfc.roce-priority").ports,
+            (std::vector<std::string>{"Ethernet0", "Ethernet4"}));
+  int pause_checks = 0;
+  for (const QosCheck& k : a.checks) pause_checks += k.id == "pause.global";
+  EXPECT_EQ(pause_checks, 2);
+}
+
+std::string Fixture(const std::string& name) {
+  return std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/qos/" + name;
+}
+
+QosAudit AuditFixture(const std::string& name, const QosAuditOptions& o = {}) {
+  std::ifstream in(Fixture(name), std::ios::binary);
+  return AuditQos(ParseQosConfig(in, name), o);
+}
+
+TEST(QosRules, FixtureVerdicts) {
+  EXPECT_EQ(AuditFixture("sonic_healthy.json").verdict, Verdict::kPass);
+  EXPECT_EQ(AuditFixture("sonic_broken.json").verdict, Verdict::kFail);
+  EXPECT_EQ(AuditFixture("sonic_show_broken.txt").verdict, Verdict::kFail);
+  EXPECT_EQ(AuditFixture("nvue_broken.txt").verdict, Verdict::kFail);
+  EXPECT_EQ(AuditFixture("onyx_broken.txt").verdict, Verdict::kFail);
+  EXPECT_EQ(AuditFixture("eos_broken.txt").verdict, Verdict::kFail);
+  EXPECT_EQ(AuditFixture("nxos_broken.txt").verdict, Verdict::kFail);
+  // Healthy configs of formats that do not state headroom or buffer limits end
+  // indeterminate, never warn or fail.
+  for (const char* f : {"sonic_show_healthy.txt", "nvue_healthy.txt", "onyx_healthy.txt",
+                        "eos_healthy.txt", "nxos_healthy.txt"}) {
+    QosAudit a = AuditFixture(f);
+    EXPECT_EQ(a.verdict, Verdict::kIndeterminate) << f;
+    for (const QosCheck& c : a.checks)
+      EXPECT_LE(c.verdict, Verdict::kIndeterminate) << f << " " << c.id;
+  }
+}
+
+TEST(QosRules, SonicBrokenFindingsHaveNumbers) {
+  QosAudit a = AuditFixture("sonic_broken.json");
+  EXPECT_EQ(Check(a, "pfc.headroom").message,
+            "headroom 20KiB < 126476B needed for priority 3 at 400 Gb/s, 40 m cable: in-flight "
+            "data after XOFF overflows and lossless packets are dropped");
+  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kFail);
+  EXPECT_EQ(Check(a, "cnp.priority").verdict, Verdict::kFail);
+}
+
+TEST(QosReport, JsonHasChecksVerdictAndFormat) {
+  QosAudit a = AuditFixture("sonic_broken.json");
+  nlohmann::json j = QosAuditToJson(a);
+  EXPECT_EQ(j["format"], "sonic-json");
+  EXPECT_EQ(j["verdict"], "fail");
+  ASSERT_TRUE(j["checks"].is_array());
+  EXPECT_EQ(j["checks"][0]["id"], "pfc.roce-priority");
+  EXPECT_TRUE(j["checks"][0].contains("verdict"));
+  EXPECT_TRUE(j["checks"][0].contains("message"));
+  std::string text = FormatQosAuditText(a);
+  EXPECT_NE(text.find("FAIL"), std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 14), "verdict: fail\n");
+}
+
+}  // namespace
+}  // namespace lossless::audit
