@@ -184,6 +184,12 @@ void Auditor::CheckHeadroom(const PortQos& p) {
         p.name);
     return;
   }
+  if (*gbps <= 0 || *gbps > 10'000 || !(*cable >= 0) || *cable > 100'000) {
+    out_.Add("pfc.headroom", Verdict::kIndeterminate,
+             fmt::format("implausible port speed {} Gb/s or cable length {:g} m", *gbps, *cable),
+             p.name);
+    return;
+  }
   std::optional<int64_t> hb = ToBytes(h);
   if (!hb) {
     out_.Add("pfc.headroom", Verdict::kIndeterminate,
