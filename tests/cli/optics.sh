@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# End-to-end exit codes of `lossless optics`: 0 healthy, 1 findings, 2 bad input
+# (nothing stored), plus a kill-during-ingest check through the test-only
+# LOSSLESS_OPTICS_TEST_KILL_AFTER_ROWS hook.
+set -u
+BIN="$1"
+F=tests/fixtures/optics
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/lossless-optics-cli.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+expect() {  # expect RC DESCRIPTION -- command...
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $what: exit $got, want $want"; cat "$TMP/out" "$TMP/err"; fail=1
+  fi
+}
+AT=2026-03-01T12:00:00Z
+
+# Healthy links only -> 0.
+DB=$TMP/healthy.db
+expect 0 "ingest healthy" -- "$BIN" optics ingest --db "$DB" --at $AT $F/sfp_healthy.txt $F/qsfp28_healthy.txt $F/qsfpdd_healthy.txt $F/mlxlink_healthy.txt $F/qsfp28_copper.txt $F/qsfp28_laser_off.txt
+expect 0 "status healthy" -- "$BIN" optics status --db "$DB"
+grep -q "summary: 0 quarantine, 0 watch, 0 invalid-data, 6 healthy" "$TMP/out" || { echo "FAIL: healthy summary"; cat "$TMP/out"; fail=1; }
+expect 0 "quarantine none" -- "$BIN" optics quarantine --db "$DB"
+
+# Findings -> 1; quarantine lists only the quarantined links.
+DB=$TMP/bad.db
+expect 0 "ingest findings" -- "$BIN" optics ingest --db "$DB" --at $AT $F/qsfp28_rx_low_alarm.txt $F/qsfp28_rx_low_warning.txt $F/mlxlink_high_ber.txt $F/qsfp28_bad_thresholds.txt
+expect 1 "status findings" -- "$BIN" optics status --db "$DB" --json
+python3 - "$TMP/out" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+states = {l["link"]: l["state"] for l in doc["links"]}
+want = {"qsfp28_rx_low_alarm": "quarantine", "qsfp28_rx_low_warning": "watch",
+        "mlx5_0/p1": "quarantine", "qsfp28_bad_thresholds": "invalid-data"}
+if states != want:
+    print("FAIL: states", states); sys.exit(1)
+PY
+expect 1 "quarantine some" -- "$BIN" optics quarantine --db "$DB" --json
+python3 -c 'import json,sys; l=[x["link"] for x in json.load(open(sys.argv[1]))["links"]]; sys.exit(0 if l==["mlx5_0/p1","qsfp28_rx_low_alarm"] else print("FAIL: quarantine list", l) or 1)' "$TMP/out" || fail=1
+expect 0 "looser BER flag" -- "$BIN" optics quarantine --db "$TMP/healthy.db" --ber-quarantine 1e-3
+
+# Post-FEC deltas across two ingests.
+DB=$TMP/fec.db
+expect 0 "t0" -- "$BIN" optics ingest --db "$DB" --at 2026-03-01T00:00:00Z $F/mlxlink_errors_t0.txt
+expect 0 "t1" -- "$BIN" optics ingest --db "$DB" --at 1772330400 $F/mlxlink_errors_t1.txt
+expect 1 "post-fec quarantine" -- "$BIN" optics quarantine --db "$DB"
+grep -q "+240 in 2.0 h" "$TMP/out" || { echo "FAIL: post-fec delta text"; cat "$TMP/out"; fail=1; }
+
+# Bad input -> 2 with one "error: file:line: ..." line, and nothing stored.
+DB=$TMP/input.db
+for bad in empty.txt junk.bin other_kind.yaml qsfp28_truncated.txt mlxlink_truncated.txt telemetry_bad_time.csv; do
+  expect 2 "bad input $bad" -- "$BIN" optics ingest --db "$DB" --at $AT $F/qsfp28_healthy.txt $F/$bad
+  if [ "$(wc -l <"$TMP/err")" != 1 ] || ! grep -q "^error: $F/$bad:[0-9]*: " "$TMP/err"; then
+    echo "FAIL: $bad message:"; cat "$TMP/err"; fail=1
+  fi
+done
+[ ! -e "$DB" ] || { echo "FAIL: bad input created the database"; fail=1; }
+expect 2 "no time" -- "$BIN" optics ingest --db "$DB" $F/sfp_healthy.txt
+expect 2 "bad --at" -- "$BIN" optics ingest --db "$DB" --at yesterday $F/sfp_healthy.txt
+expect 2 "status without db" -- "$BIN" optics status --db "$TMP/none.db"
+echo "plain text" >"$TMP/text.db"
+expect 2 "db is not sqlite" -- "$BIN" optics status --db "$TMP/text.db"
+expect 0 "--at now is explicit" -- "$BIN" optics ingest --db "$TMP/now.db" --at now $F/sfp_healthy.txt
+
+# Kill during ingest: the first file stays whole, the second leaves no trace.
+DB=$TMP/kill.db
+expect 0 "ingest before kill" -- "$BIN" optics ingest --db "$DB" --at $AT $F/qsfp28_healthy.txt
+LOSSLESS_OPTICS_TEST_KILL_AFTER_ROWS=4:kill "$BIN" optics ingest --db "$DB" --at $AT $F/qsfpdd_healthy.txt >/dev/null 2>&1
+rc=$?
+[ $rc -ge 128 ] || { echo "FAIL: kill hook did not kill (rc $rc)"; fail=1; }
+expect 0 "status after kill" -- "$BIN" optics status --db "$DB" --json
+python3 -c 'import json,sys; l=[(x["link"],x["readings"]) for x in json.load(open(sys.argv[1]))["links"]]; sys.exit(0 if l==[("leaf1/swp1",1)] else print("FAIL: after kill", l) or 1)' "$TMP/out" || fail=1
+
+exit $fail
