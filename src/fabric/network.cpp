@@ -274,6 +274,7 @@ PacketRef Network::NextFromQueues(Port& p) {
   auto take = [&](int c) {
     ClassQueue& cq = p.q[c];
     PacketRef r = cq.fifo.Pop(pool_);
+    if (cq.fifo.empty()) p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
     int64_t size = pool_[r].wire - gap;
     cq.bytes -= size;
     p.queued_bytes -= size;
@@ -285,8 +286,18 @@ PacketRef Network::NextFromQueues(Port& p) {
     return fc_ == nullptr ||
            fc_->CanSend(static_cast<uint32_t>(&p - ports_.data()), c, pool_[p.q[c].fifo.head].wire - gap);
   };
-  for (int c = n - 1; c >= 0; --c) {
-    if ((cfg_.sw.strict_mask >> c & 1) && !p.q[c].fifo.empty() && may_send(c)) return take(c);
+  const unsigned strict = p.nonempty & cfg_.sw.strict_mask;
+  for (unsigned m = strict; m != 0;) {
+    int c = 31 - __builtin_clz(m);  // highest class first
+    if (may_send(c)) return take(c);
+    m &= ~(1u << c);
+  }
+  const unsigned shared = p.nonempty & ~cfg_.sw.strict_mask & 0xffu;
+  if (shared == 0) return kNoPacket;
+  if ((shared & (shared - 1)) == 0) {
+    // One class competing: DWRR would serve it; skip the round.
+    int c = __builtin_ctz(shared);
+    return may_send(c) ? take(c) : kNoPacket;
   }
   const int64_t quantum = cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
   for (int iter = 0; iter < 2 * n + 1; ++iter) {
@@ -467,6 +478,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     }
   }
   cq.fifo.Push(pool_, r);
+  e.nonempty = static_cast<uint8_t>(e.nonempty | (1u << c));
   cq.bytes += size;
   e.queued_bytes += size;
   s.used_bytes += size;

@@ -183,6 +183,7 @@ class Network final : public sim::EventHandler {
     int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
     int64_t queued_bytes = 0;                  // all classes
     uint8_t rr = 0;                            // DWRR cursor
+    uint8_t nonempty = 0;                      // bit c set = class c has packets
     PacketFifo wire;                           // packets on the link, in order
     std::array<ClassQueue, kMaxClasses> q{};
     PortStats stats;

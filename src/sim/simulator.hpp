@@ -9,7 +9,8 @@
 // across partitions can reproduce a serial one.
 //
 // Hot path: Schedule() and the dispatch loop allocate nothing once the heap
-// has grown to its peak size; an event is 48 bytes in a 4-ary heap.
+// has grown to its peak size; a heap entry is 32 bytes in a 4-ary heap,
+// its payload (handler, kind, arg) sits in a recycled side table.
 #include <cstdint>
 #include <vector>
 
@@ -81,25 +82,33 @@ class Simulator {
   size_t peak_pending() const { return peak_pending_; }
 
  private:
-  struct Event {
-    int64_t time;
-    uint64_t key;  // (source << 40) | sequence
+  // Heap entries are 24 bytes: the order key and the index of the payload.
+  // Ordering is (time, key) with key = (source << 40) | sequence.
+  __extension__ typedef unsigned __int128 Order;
+  struct Entry {
+    Order order;  // (biased time << 64) | key: one unsigned compare orders it
+    uint64_t payload;
+  };
+  struct Payload {
     EventHandler* handler;
     uint64_t arg;
     uint32_t kind;
     uint32_t slot;        // cancellation slot, or UINT32_MAX
     uint32_t generation;  // slot generation when scheduled
+    uint32_t next_free;
   };
-  static bool Before(const Event& a, const Event& b) {
-    return a.time < b.time || (a.time == b.time && a.key < b.key);
-  }
-  void Push(const Event& e);
+  static bool Before(const Entry& a, const Entry& b) { return a.order < b.order; }
+  static uint64_t TimeOf(const Entry& e) { return static_cast<uint64_t>(e.order >> 64); }
+  static uint64_t Bias(int64_t t) { return static_cast<uint64_t>(t) ^ (1ULL << 63); }
+  void Push(int64_t time, uint32_t source, const Payload& payload);
   void PopTop();
 
   uint64_t seed_;
   Time now_;
   bool stop_ = false;
-  std::vector<Event> heap_;  // 4-ary min-heap
+  std::vector<Entry> heap_;  // 4-ary min-heap
+  std::vector<Payload> payloads_;
+  uint32_t free_payload_ = UINT32_MAX;
   std::vector<uint64_t> entity_seq_;
   std::vector<uint32_t> slot_gen_;
   std::vector<uint32_t> free_slots_;
