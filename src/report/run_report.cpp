@@ -13,8 +13,7 @@ double Us(units::Time t) { return static_cast<double>(t.ps()) / 1e6; }
 std::string RunText(const scenario::RunResult& r, bool timing) {
   std::string o;
   o += fmt::format("scenario   {} (preset {}, seed {})\n", r.name, r.preset, r.seed);
-  o += fmt::format("topology   {}: {} hosts, {} switches, {} links; routing {}\n", r.topology, r.hosts, r.switches,
-                   r.links, r.routing);
+  o += fmt::format("topology   {}; {} switches; routing {}\n", r.topology, r.switches, r.routing);
   o += fmt::format("result     {}: {}/{} flows done, simulated {}\n", r.stop_reason, r.flows_done, r.flows,
                    FormatTime(r.sim_time));
   if (r.flows_done > 0) {

@@ -75,7 +75,7 @@ i128 ParseQuantity(std::string_view text, const Location& where, const Unit (&un
       if (u.name == rest) unit = &u;
     if (unit == nullptr) throw InputError(where, Expected(what, std::string(text)));
   }
-  if (d.negative) throw InputError(where, Expected(std::string("a non-negative ") + what, std::string(text)));
+  if (d.negative) throw InputError(where, Expected(std::string(what) + " (not negative)", std::string(text)));
   i128 pow10 = 1;
   for (int k = 0; k < d.frac_digits; ++k) pow10 *= 10;
   i128 num = d.mantissa * unit->scale;

@@ -1,0 +1,51 @@
+#include "fabric/framing.hpp"
+
+#include <gtest/gtest.h>
+
+#include "units/units.hpp"
+
+namespace lossless::fabric {
+namespace {
+
+// fabric.md §1.2 and §2.1: per-packet overhead of each fabric.
+TEST(Framing, InfiniBandLocalIs26BytesAnd4122OnTheWire) {
+  Framing ib = Framing::InfiniBand(4096);
+  EXPECT_EQ(ib.FrameBytes(4096), 4122);
+  EXPECT_EQ(ib.WireBytes(4096), 4122);  // no preamble or idles counted
+  EXPECT_EQ(Framing::InfiniBand(4096, /*grh=*/true).WireBytes(4096), 4096 + 66);
+  // 4122 B is 65 credits of 64 B (fabric.md §1.2 table).
+  EXPECT_EQ((ib.FrameBytes(4096) + 63) / 64, 65);
+}
+
+TEST(Framing, RoceV2Is62ByteFramePlus20OnTheWire) {
+  Framing roce = Framing::RoceV2(4096);
+  EXPECT_EQ(roce.FrameBytes(4096), 4158);
+  EXPECT_EQ(roce.WireBytes(4096), 4178);
+  EXPECT_EQ(Framing::RoceV2(4096, /*vlan_tag=*/true).WireBytes(4096), 4182);
+  // 400G: 4178 B take 83.56 ns of link time; IB's 4122 B take 82.44 ns.
+  EXPECT_EQ(units::SerializationTime(units::Bytes(roce.WireBytes(4096)), units::Rate::Gbps(400)).ps(), 83'560);
+  EXPECT_EQ(units::SerializationTime(units::Bytes(Framing::InfiniBand().WireBytes(4096)), units::Rate::Gbps(400)).ps(),
+            82'440);
+}
+
+TEST(Framing, WireEfficiencyTableOfFabricMd) {
+  // payload / (payload + overhead) for 256 B: IB 90.78 %, RoCE 75.74 % (fabric.md §1.2).
+  auto eff = [](const Framing& f, int p) { return 100.0 * p / static_cast<double>(f.WireBytes(p)); };
+  EXPECT_NEAR(eff(Framing::InfiniBand(256), 256), 90.78, 0.005);
+  EXPECT_NEAR(eff(Framing::RoceV2(256), 256), 75.74, 0.005);
+  EXPECT_NEAR(eff(Framing::InfiniBand(4096), 4096), 99.37, 0.005);
+  EXPECT_NEAR(eff(Framing::RoceV2(4096), 4096), 98.04, 0.005);
+}
+
+TEST(Framing, PacketCountsAndMtus) {
+  Framing f = Framing::Raw(3972, 30);
+  EXPECT_EQ(f.Packets(64 << 20), 16896);  // anchors/README.md: M for 64 MiB
+  EXPECT_EQ(f.Packets(16 << 20), 4224);
+  EXPECT_EQ(f.Packets(1), 1);
+  EXPECT_EQ(f.WireBytes(3972), 4002);
+  EXPECT_TRUE(IsRdmaMtu(4096));
+  EXPECT_FALSE(IsRdmaMtu(9000));
+}
+
+}  // namespace
+}  // namespace lossless::fabric
