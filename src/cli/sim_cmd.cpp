@@ -164,6 +164,8 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
                    closed == r.fct.max.ps() && hops == r.packet_hops ? "exact match" : "MISMATCH");
       }
       double rate = static_cast<double>(r.packet_hops) / wall;
+      fmt::print("fabric build {:.3f} s ({} hosts, {} switches, {} links); peak packets alive {} x {} B\n",
+                 r.timing.build_s, r.hosts, r.switches, r.links, r.peak_packets_alive, r.bytes_per_packet);
       std::string line = fmt::format("packet_hops={} wall_s={:.3f} packet_hops_per_s={:.4g} peak_rss_mb={:.1f}",
                                      r.packet_hops, wall, rate, scenario::PeakRssMb());
       if (*vs_ns3) {

@@ -16,14 +16,7 @@ void Simulator::Push(int64_t time, uint32_t source, const Payload& payload) {
   const uint64_t key = (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
   const Entry e{(static_cast<Order>(Bias(time)) << 64) | key, idx};
   heap_.push_back(e);
-  size_t i = heap_.size() - 1;
-  while (i > 0) {
-    size_t parent = (i - 1) / 4;
-    if (!Before(e, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = e;
+  SiftUp(heap_.size() - 1, e);
   if (heap_.size() > peak_pending_) peak_pending_ = heap_.size();
   ++scheduled_;
 }
@@ -51,13 +44,17 @@ void Simulator::PopTop() {
     heap_[i] = heap_[best];
     i = best;
   }
+  SiftUp(i, last);
+}
+
+void Simulator::SiftUp(size_t i, const Entry& e) {
   while (i > 0) {
     size_t parent = (i - 1) / 4;
-    if (!Before(last, heap_[parent])) break;
+    if (!Before(e, heap_[parent])) break;
     heap_[i] = heap_[parent];
     i = parent;
   }
-  heap_[i] = last;
+  heap_[i] = e;
 }
 
 void Simulator::Schedule(Time at, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg) {

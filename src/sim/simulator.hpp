@@ -102,6 +102,7 @@ class Simulator {
   static uint64_t Bias(int64_t t) { return static_cast<uint64_t>(t) ^ (1ULL << 63); }
   void Push(int64_t time, uint32_t source, const Payload& payload);
   void PopTop();
+  void SiftUp(size_t hole, const Entry& e);  // place e at or above index `hole`
 
   uint64_t seed_;
   Time now_;
