@@ -162,6 +162,23 @@ std::vector<uint32_t> Network::Candidates(uint32_t sw, uint32_t dst) const {
 }
 
 uint32_t Network::Route(uint32_t sw, const Packet& p) {
+  uint32_t port = RouteMinimal(sw, p);
+  if (port == kNone || !ports_[port].down) return port;
+  // The chosen next hop is down: take the next live candidate in table order.
+  const uint32_t e = host_edge_[p.dst];
+  if (edge_switch_[e] == sw) return kNone;
+  const uint32_t set = route_table_[static_cast<size_t>(sw) * edge_switch_.size() + e];
+  const uint32_t off = set_offset_[set], n = set_offset_[set + 1] - off;
+  uint32_t at = 0;
+  while (set_ports_[off + at] != port) ++at;
+  for (uint32_t k = 1; k < n; ++k) {
+    uint32_t alt = set_ports_[off + (at + k) % n];
+    if (!ports_[alt].down) return alt;
+  }
+  return kNone;
+}
+
+uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
   const uint32_t e = host_edge_[p.dst];
   if (edge_switch_[e] == sw) return host_edge_port_[p.dst];
   const uint32_t set = route_table_[static_cast<size_t>(sw) * edge_switch_.size() + e];
@@ -384,6 +401,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
 
 void Network::TryTransmit(uint32_t pi) {
   Port& p = ports_[pi];
+  if (p.down) return;  // SetLinkUp(true) kicks the port again
   const int64_t now = sim_.Now().ps();
   PacketRef r = HasQueued(p) ? NextFromQueues(p) : kNoPacket;
   int64_t wake = std::numeric_limits<int64_t>::max();
@@ -424,9 +442,46 @@ void Network::TryTransmit(uint32_t pi) {
 
 void Network::Arrive(uint32_t pi) {
   Port& p = ports_[pi];
+  if (p.wire.empty()) return;  // flushed when the link went down
   PacketRef r = p.wire.Pop(pool_);
   if (!p.wire.empty()) sim_.Schedule(Time::Ps(pool_[p.wire.head].arrive_ps), p.entity, this, kArrival, pi);
   Deliver(p.peer, r);
+}
+
+void Network::DropPacket(PacketRef r, Port* at) {
+  ++drops_;
+  ++flows_[pool_[r].flow].drops;
+  if (at != nullptr) ++at->stats.drops;
+  pool_.Free(r);
+}
+
+void Network::SetLinkUp(uint32_t link, bool up) {
+  for (uint32_t pi : {2 * link, 2 * link + 1}) {
+    Port& p = ports_[pi];
+    p.down = !up;
+    if (!up) {
+      // Lose what is on the wire and what waits in the egress queues.
+      while (!p.wire.empty()) DropPacket(p.wire.Pop(pool_), &p);
+      for (int c = 0; c < kMaxClasses; ++c) {
+        ClassQueue& cq = p.q[c];
+        while (!cq.fifo.empty()) {
+          PacketRef r = cq.fifo.Pop(pool_);
+          int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
+          if (p.sw != kNone) switches_[p.sw].used_bytes -= size;
+          if (fc_ != nullptr) fc_->OnDequeue(pi, c, size);
+          DropPacket(r, &p);
+        }
+        cq.bytes = 0;
+        cq.deficit = 0;
+      }
+      p.queued_bytes = 0;
+      p.nonempty = 0;
+    }
+  }
+  if (up) {
+    Kick(2 * link);
+    Kick(2 * link + 1);
+  }
 }
 
 void Network::Deliver(uint32_t ingress, PacketRef r) {
@@ -437,9 +492,7 @@ void Network::Deliver(uint32_t ingress, PacketRef r) {
   }
   uint32_t egress = Route(in.sw, pool_[r]);
   if (egress == kNone) {
-    ++drops_;
-    ++flows_[pool_[r].flow].drops;
-    pool_.Free(r);
+    DropPacket(r, nullptr);
     return;
   }
   Enqueue(in.sw, egress, r);
@@ -457,11 +510,8 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   const bool admit = size <= free_bytes &&
                      (lossless || static_cast<double>(cq.bytes + size) <= cfg_.sw.alpha * static_cast<double>(free_bytes));
   if (!admit) {
-    ++e.stats.drops;
     if (lossless) ++e.stats.lossless_drops;
-    ++drops_;
-    ++flows_[pk.flow].drops;
-    pool_.Free(r);
+    DropPacket(r, &e);
     return;
   }
   const EcnConfig& ecn = cfg_.sw.ecn[c];
@@ -491,9 +541,7 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   Packet& pk = pool_[r];
   FlowStats& st = flows_[pk.flow];
   if (pk.dst != host) {
-    ++drops_;
-    ++st.drops;
-    pool_.Free(r);
+    DropPacket(r, nullptr);
     return;
   }
   const Time now = sim_.Now();

@@ -160,6 +160,14 @@ class Network final : public sim::EventHandler {
 
   void set_flow_control(FlowControlHook* hook) { fc_ = hook; }
 
+  // Takes topology link `link` (both directions) down or up. A down link
+  // carries nothing: routing skips it among the minimal next hops (a switch
+  // whose every minimal next hop is down drops the packet, counted as a
+  // drop), packets already on the wire are lost, and a host whose link is
+  // down stops sending until it comes back.
+  void SetLinkUp(uint32_t link, bool up);
+  bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
+
  private:
   enum EventKind : uint32_t { kKick = 0, kArrival = 1, kFlowStart = 2 };
 
@@ -179,6 +187,7 @@ class Network final : public sim::EventHandler {
     int64_t rx_latency_ps = 0;   // pipeline latency of the receiving switch (0 at hosts)
     bool rx_cut_through = false;
     bool kick_pending = false;
+    bool down = false;                         // link administratively or physically down
     int64_t busy_until = 0;
     int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
     int64_t queued_bytes = 0;                  // all classes
@@ -218,7 +227,9 @@ class Network final : public sim::EventHandler {
   void Deliver(uint32_t ingress_port, PacketRef r);
   void ReceiveAtHost(uint32_t host, PacketRef r);
   void Enqueue(uint32_t sw, uint32_t egress, PacketRef r);
-  uint32_t Route(uint32_t sw, const Packet& p);
+  uint32_t Route(uint32_t sw, const Packet& p);         // skips down links
+  uint32_t RouteMinimal(uint32_t sw, const Packet& p);  // the routing mode's choice
+  void DropPacket(PacketRef r, Port* at);
   void BuildRoutes();
   void StartFlow(uint32_t flow);
 

@@ -177,3 +177,52 @@ TEST(Network, StoreAndForwardVersusCutThroughLatency) {
 
 }  // namespace
 }  // namespace lossless::fabric
+
+namespace lossless::fabric {
+namespace {
+
+TEST(Network, LinkDownReroutesAroundIt) {
+  sim::Simulator sim(1);
+  auto topo = testing::LsRing(16, 8, 2);  // links 16..19: leaf0-spine0, leaf0-spine1, leaf1-spine0, leaf1-spine1
+  NetworkConfig cfg = RawConfig(RoutingMode::kSpray);
+  Network net(sim, topo, cfg);
+  net.SetLinkUp(16, false);  // leaf0 - spine0
+  EXPECT_FALSE(net.LinkUp(16));
+  net.AddFlow({0, 9, 400'000, Time::Zero()});
+  sim.Run();
+  EXPECT_EQ(net.flows_done(), 1u);
+  EXPECT_EQ(net.drops(), 0u);
+  EXPECT_EQ(net.port_stats(2 * 16).tx_packets, 0u);       // nothing crossed the down link
+  EXPECT_EQ(net.port_stats(2 * 17).tx_packets, 100u);     // all 100 packets took spine1
+}
+
+TEST(Network, HostLinkDownStallsItsFlowsUntilItComesBack) {
+  sim::Simulator sim(1);
+  auto topo = testing::LsRing(16, 8, 2);
+  Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
+  net.SetLinkUp(0, false);  // host0's link
+  net.AddFlow({0, 1, 40'000, Time::Zero()});
+  sim.Run();
+  EXPECT_EQ(net.flows_done(), 0u);
+  net.SetLinkUp(0, true);
+  sim.Run();
+  EXPECT_EQ(net.flows_done(), 1u);
+  EXPECT_EQ(net.drops(), 0u);
+}
+
+TEST(Network, LinkDownLosesWhatIsOnTheWire) {
+  sim::Simulator sim(1);
+  auto topo = testing::LsRing(16, 8, 2);
+  Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
+  net.AddFlow({0, 1, 400'000, Time::Zero()});
+  sim.Run(Time::Us(2));     // packets are in flight on host0's link and on leaf0 -> host1
+  net.SetLinkUp(1, false);  // host1's link: in-flight packets and all later ones are lost
+  sim.Run();
+  EXPECT_GT(net.drops(), 0u);
+  EXPECT_EQ(net.flows_done(), 0u);
+  // Every packet is either delivered or counted as dropped.
+  EXPECT_EQ(net.flows()[0].recv_bytes + static_cast<int64_t>(net.flows()[0].drops) * 4000, 400'000);
+}
+
+}  // namespace
+}  // namespace lossless::fabric
