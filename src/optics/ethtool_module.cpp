@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
 #include "optics/parse_util.hpp"
 
 namespace lossless::optics {
@@ -17,16 +18,16 @@ struct KeyLane {
 
 // "Rcvr signal avg optical power(Channel 2)" -> {"rcvr signal avg optical power", 2}
 KeyLane SplitLane(std::string_view key) {
-  KeyLane out{Lower(key), 0};
+  KeyLane out{text::ToLower(key), 0};
   if (key.empty() || key.back() != ')') return out;
   size_t open = key.rfind('(');
   if (open == std::string_view::npos) return out;
-  std::string inner = Lower(Trim(key.substr(open + 1, key.size() - open - 2)));
+  std::string inner = text::ToLower(Trim(key.substr(open + 1, key.size() - open - 2)));
   for (std::string_view word : {"channel", "chan", "lane", "ch"}) {
     if (inner.rfind(word, 0) == 0) {
       auto n = ParseInteger(std::string_view(inner).substr(word.size()));
       if (n && *n >= 1 && *n <= 16) {
-        out.base = Lower(Trim(key.substr(0, open)));
+        out.base = text::ToLower(Trim(key.substr(0, open)));
         out.lane = static_cast<int>(*n);
       }
       break;
@@ -35,9 +36,6 @@ KeyLane SplitLane(std::string_view key) {
   return out;
 }
 
-bool StartsWith(std::string_view s, std::string_view p) {
-  return s.rfind(p, 0) == 0;
-}
 bool EndsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
@@ -120,8 +118,8 @@ bool LooksLikeEthtoolModule(std::string_view text) {
     if (++n > 40) break;
     size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    if (Lower(Trim(line.substr(0, colon))) == "identifier" &&
-        StartsWith(Trim(line.substr(colon + 1)), "0x")) {
+    if (text::ToLower(Trim(line.substr(0, colon))) == "identifier" &&
+        text::StartsWith(Trim(line.substr(colon + 1)), "0x")) {
       return true;
     }
   }
@@ -167,7 +165,7 @@ Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
                          "a second module in one input; give one ethtool -m dump per file");
       }
       saw_identifier = true;
-      if (!StartsWith(value, "0x") || value.size() < 4 ||
+      if (!text::StartsWith(value, "0x") || value.size() < 4 ||
           !std::isxdigit(static_cast<unsigned char>(value[2])) ||
           !std::isxdigit(static_cast<unsigned char>(value[3]))) {
         throw InputError(field_at, Expected("'0xNN (module type)'", std::string(value)));
@@ -193,7 +191,7 @@ Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
         k == "module media type" || k == "cable type") {
       if (!r.transceiver.empty()) r.transceiver += "; ";
       r.transceiver += std::string(value);
-      const std::string v = Lower(value);
+      const std::string v = text::ToLower(value);
       if (v.find("copper") != std::string::npos || v.find("base-cr") != std::string::npos ||
           v.find("dac") != std::string::npos) {
         r.copper = true;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
 #include "optics/parse_util.hpp"
 
 namespace lossless::optics {
@@ -21,7 +22,7 @@ enum class Section {
 };
 
 std::optional<Section> SectionTitle(std::string_view line) {
-  const std::string l = Lower(Trim(line));
+  const std::string l = text::ToLower(Trim(line));
   if (l == "operational info") return Section::kOperational;
   if (l == "supported info") return Section::kSupported;
   if (l == "troubleshooting info") return Section::kTroubleshooting;
@@ -156,7 +157,7 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
       }
       throw InputError(at, Expected("'key : value' line of mlxlink output", std::string(line)));
     }
-    const std::string key = Lower(Trim(line.substr(0, colon)));
+    const std::string key = text::ToLower(Trim(line.substr(0, colon)));
     const std::string_view raw_value = Trim(line.substr(colon + 1));
     const Location f{name, line_no, std::string(Trim(line.substr(0, colon)))};
     if (section == Section::kNone) {
@@ -180,7 +181,7 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
       if (key == "cable type" || key == "cable technology") {
         if (!r.transceiver.empty()) r.transceiver += "; ";
         r.transceiver += std::string(raw_value);
-        const std::string v = Lower(raw_value);
+        const std::string v = text::ToLower(raw_value);
         if (v.find("copper") != std::string::npos && v.find("active") == std::string::npos) {
           r.copper = true;
         }

@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
+
 namespace lossless::optics {
 
 bool IsNotAvailable(std::string_view value) {
-  const std::string v = Lower(Trim(value));
+  const std::string v = text::ToLower(Trim(value));
   return v == "n/a" || v == "na" || v == "not supported" || v == "unsupported" ||
          v == "not available" || v == "-";
 }
@@ -23,8 +25,8 @@ std::pair<std::string_view, std::string_view> NumberAndUnit(std::string_view par
 }
 
 bool UnitMatches(std::string_view got, std::string_view unit) {
-  const std::string g = Lower(got);
-  const std::string u = Lower(unit);
+  const std::string g = text::ToLower(got);
+  const std::string u = text::ToLower(unit);
   return g.empty() || g == u || g == "degrees " + u || g == "deg " + u || g == "degree " + u;
 }
 
@@ -52,8 +54,8 @@ std::optional<double> ParsePowerMw(std::string_view value, const Location& where
   while (true) {
     size_t slash = rest.find('/');
     auto [num, unit] = NumberAndUnit(rest.substr(0, slash));
-    const std::string u = Lower(unit);
-    const std::string n = Lower(num);
+    const std::string u = text::ToLower(unit);
+    const std::string n = text::ToLower(num);
     if (u == "mw") {
       mw = ParseNumber(num);
       if (!mw || *mw < 0) bad = true;
@@ -79,7 +81,7 @@ std::optional<double> ParsePowerMw(std::string_view value, const Location& where
 }
 
 std::optional<bool> ParseFlagWord(std::string_view word) {
-  const std::string w = Lower(Trim(word));
+  const std::string w = text::ToLower(Trim(word));
   if (w == "yes" || w == "on" || w == "true" || w == "1") return true;
   if (w == "no" || w == "off" || w == "false" || w == "0" || w == "none") return false;
   return std::nullopt;
@@ -102,27 +104,11 @@ std::vector<std::string_view> SplitList(std::string_view value) {
   return out;
 }
 
-namespace {
-
-std::vector<std::string_view> Words(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
-  return out;
-}
-
-}  // namespace
-
 bool ParseCaptureComment(std::string_view line, const Location& where, Reading& r) {
   line = Trim(line);
   if (line.empty() || (line.front() != '#' && line.front() != '$')) return false;
   std::string_view body = Trim(line.substr(1));
-  const std::string lower = Lower(body);
+  const std::string lower = text::ToLower(body);
   if (lower.rfind("link:", 0) == 0) {
     std::string_view name = Trim(body.substr(5));
     if (name.empty()) throw InputError(where, "empty '# link:' directive");
@@ -139,7 +125,7 @@ bool ParseCaptureComment(std::string_view line, const Location& where, Reading& 
     return true;
   }
   // A shell prompt with the command that produced the capture.
-  auto words = Words(body);
+  auto words = text::SplitWhitespace(body, " \t");
   for (size_t i = 0; i < words.size(); ++i) {
     const bool ethtool = words[i] == "ethtool";
     const bool mlxlink = words[i] == "mlxlink";

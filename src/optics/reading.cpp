@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
+
 namespace lossless::optics {
 
 std::string_view QuantityName(Quantity q) {
@@ -69,21 +71,7 @@ double DbmToMw(double dbm) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
+  return text::Trim(s, " \t\r");
 }
 
 std::optional<double> ParseNumber(std::string_view text) {

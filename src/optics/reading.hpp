@@ -100,8 +100,9 @@ std::optional<int64_t> ParseTimestamp(std::string_view text);
 // "2026-03-01T12:00:00Z"
 std::string FormatTimestamp(int64_t time_s);
 
+// `s` without leading/trailing blanks of a line: space, tab and CR only
+// (narrower than text::kWhitespace).
 std::string_view Trim(std::string_view s);
-std::string Lower(std::string_view s);
 
 // Throws InputError(file:line) when `text` looks binary (NUL or other control
 // bytes beside tab/CR/LF/ESC); used by all parsers before they look at a line.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/text.hpp"
 #include "optics/parse_util.hpp"
 
 namespace lossless::optics {
@@ -244,7 +245,7 @@ std::vector<Reading> ParseCsv(std::string_view text, const std::string& name) {
     if (header.empty()) {
       header_line = line_no;
       for (auto c : cells) {
-        std::string h = Lower(c);
+        std::string h = text::ToLower(c);
         CheckKnown(h, Location{name, line_no, h});
         if (Contains(header, h)) throw InputError(Location{name, line_no, h}, "duplicate column");
         header.push_back(h);
@@ -386,8 +387,8 @@ bool LooksLikeTelemetryCsv(std::string_view text) {
     auto cells = SplitList(line);
     bool time = false, link = false;
     for (auto c : cells) {
-      time = time || Lower(c) == "time";
-      link = link || Lower(c) == "link";
+      time = time || text::ToLower(c) == "time";
+      link = link || text::ToLower(c) == "link";
     }
     return time && link;
   }

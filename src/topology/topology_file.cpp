@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
 #include "topology/topology.hpp"
 
 namespace lossless::topology {
@@ -67,16 +68,10 @@ bool ValidName(std::string_view name) {
   return true;
 }
 
+// Words of a line split on spaces and tabs only.
 std::vector<std::string> Tokens(std::string_view line) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const size_t begin = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > begin) out.emplace_back(line.substr(begin, i - begin));
-  }
-  return out;
+  std::vector<std::string_view> words = text::SplitWhitespace(line, " \t");
+  return std::vector<std::string>(words.begin(), words.end());
 }
 
 // Whole decimal integer in [lo, hi].

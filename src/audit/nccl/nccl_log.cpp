@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 
 namespace lossless::audit {
 namespace {
@@ -36,48 +37,14 @@ constexpr std::array<CollectiveInfo, 11> kCollectives = {{
     {Collective::kHypercube, "hypercube"},
 }};
 
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
+using text::StartsWith;
 
+// This parser's blanks: kLineBlanks (white space but '\n').
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
+  return text::Trim(s, text::kLineBlanks);
 }
-
 std::vector<std::string_view> Split(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && IsSpace(s[i])) ++i;
-    size_t j = i;
-    while (j < s.size() && !IsSpace(s[j])) ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
-bool StartsWith(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-
-std::string StripAnsi(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
-      size_t j = i + 2;
-      while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
-      if (j < s.size()) {
-        i = j;  // skip the final letter too
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
+  return text::SplitWhitespace(s, text::kLineBlanks);
 }
 
 bool AllDigits(std::string_view s) {
@@ -619,7 +586,7 @@ struct NcclLogParser::State {
     }
     std::string clean;
     if (raw.find('\x1b') != std::string_view::npos) {
-      clean = StripAnsi(raw);
+      clean = text::StripAnsi(raw);
       raw = clean;
     }
     std::string_view line = Trim(StripLauncherPrefix(raw));
@@ -680,7 +647,8 @@ struct NcclLogParser::State {
         }
       }
     }
-    if (!saw_topo_matrix && StartsWith(line, "GPU0") && line.size() > 4 && IsSpace(line[4])) {
+    if (!saw_topo_matrix && StartsWith(line, "GPU0") && line.size() > 4 &&
+        text::IsSpace(line[4], text::kLineBlanks)) {
       saw_topo_matrix = true;
       topo_line = line_no;
     }

@@ -8,15 +8,15 @@
 #include "audit/qos/qos_parsers.hpp"
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
+#include "base/text.hpp"
 
 namespace lossless::audit {
 
 namespace {
 
-using qos_internal::Lower;
 using qos_internal::SplitLines;
-using qos_internal::StartsWith;
-using qos_internal::Trim;
+using text::StartsWith;
+using text::Trim;
 
 constexpr size_t kMaxInputBytes = 64u << 20;
 

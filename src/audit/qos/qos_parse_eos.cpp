@@ -112,7 +112,7 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
     } else if (w[0] == "flowcontrol" && w.size() >= 3) {
       p.link_pause = p.link_pause.value_or(false) || w[2] == "on";
     } else if (w[0] == "speed" && w.size() >= 2) {
-      std::string s = Lower(w.back());
+      std::string s = text::ToLower(w.back());
       size_t i = 0;
       while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
       if (i > 0 && i < 6 && i < s.size() && s[i] == 'g') p.speed_gbps = std::stoll(s.substr(0, i));

@@ -69,8 +69,9 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
       int sp = ParsePriority(w[1], {file, l.number, "switch-prio"});
       int tc = ParsePriority(w[2], {file, l.number, "traffic-class"});
       sp_to_tc[sp] = tc;
-      cfg.scheduling[tc] = Lower(w[3]).find("strict") != std::string::npos ? Scheduling::kStrict
-                                                                           : Scheduling::kWeighted;
+      cfg.scheduling[tc] = text::ToLower(w[3]).find("strict") != std::string::npos
+                               ? Scheduling::kStrict
+                               : Scheduling::kWeighted;
     }
   }
   auto get = [&](const std::string& key) -> std::optional<std::pair<std::string, int64_t>> {
@@ -89,11 +90,11 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
     return ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, v->second, key}, true);
   };
   bool enabled = true;
-  if (auto e = get("enable"); e && Lower(e->first) == "off") {
+  if (auto e = get("enable"); e && text::ToLower(e->first) == "off") {
     enabled = false;
     cfg.notes.push_back("RoCE is disabled ('enable off')");
   }
-  std::string mode = get("mode") ? Lower(get("mode")->first) : "lossless";
+  std::string mode = get("mode") ? text::ToLower(get("mode")->first) : "lossless";
   port.pfc_stated = true;
   if (auto p = get("pfc.pfc-priority"); p && enabled && mode == "lossless")
     port.pfc_priorities = ParsePriorityList(p->first, {file, p->second, "pfc.pfc-priority"});
@@ -104,7 +105,7 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
   }
   if (auto tcs = get("congestion-control.enabled-tc"); tcs && enabled) {
     std::string cmode = get("congestion-control.congestion-mode")
-                            ? Lower(get("congestion-control.congestion-mode")->first)
+                            ? text::ToLower(get("congestion-control.congestion-mode")->first)
                             : "ecn";
     for (int tc :
          ParsePriorityList(tcs->first, {file, tcs->second, "congestion-control.enabled-tc"})) {

@@ -36,7 +36,7 @@ struct OnyxPort {
 };
 
 int64_t ParseSpeed(const std::string& s, const Location& where) {
-  std::string v = Lower(s);
+  std::string v = text::ToLower(s);
   size_t i = 0;
   while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
   if (i == 0 || i > 7) throw InputError(where, Expected("a speed like 100G", s));

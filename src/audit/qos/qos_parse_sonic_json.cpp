@@ -342,7 +342,7 @@ QosConfig SonicJsonReader::Read() {
               throw InputError(
                   Where("QUEUE", key, "scheduler"),
                   "scheduler " + QuoteForMessage(sname) + " is not defined in SCHEDULER");
-            std::string type = Lower(Field(*sit, "SCHEDULER", sname, "type").value_or(""));
+            std::string type = text::ToLower(Field(*sit, "SCHEDULER", sname, "type").value_or(""));
             if (!cfg.scheduling.count(q))
               cfg.scheduling[q] = type == "strict" ? Scheduling::kStrict : Scheduling::kWeighted;
           }

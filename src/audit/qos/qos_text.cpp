@@ -27,23 +27,9 @@ std::vector<TextLine> SplitLines(std::string_view text) {
   return out;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string> Words(std::string_view s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    size_t j = i;
-    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
-    if (j > i) out.emplace_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
+  std::vector<std::string_view> words = text::SplitWhitespace(s);
+  return std::vector<std::string>(words.begin(), words.end());
 }
 
 std::vector<std::string> Columns(std::string_view s) {
@@ -61,16 +47,6 @@ std::vector<std::string> Columns(std::string_view s) {
     i = j;
   }
   return out;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
 }
 
 int64_t ParseInt(std::string_view s, const Location& where, const std::string& what) {
@@ -112,7 +88,7 @@ std::set<int> ParseIntList(std::string_view s, int lo, int hi, const Location& w
                            const std::string& what) {
   std::set<int> out;
   std::string text(Trim(s));
-  if (text.empty() || Lower(text) == "none" || text == "-") return out;
+  if (text.empty() || text::ToLower(text) == "none" || text == "-") return out;
   for (char& c : text)
     if (c == ',' || c == ' ') c = ' ';
   for (const std::string& item : Words(text)) {
@@ -138,7 +114,7 @@ std::set<int> ParsePriorityList(std::string_view s, const Location& where) {
 BufferAmount ParseAmount(std::string_view number, std::string_view unit, const Location& where,
                          bool kib_for_kb) {
   double v = ParseDecimal(number, where, "a buffer size");
-  std::string u = Lower(Trim(unit));
+  std::string u = text::ToLower(Trim(unit));
   double mult = 1;
   bool cells = false;
   if (u.empty() || u == "b" || u == "bytes" || u == "byte") {

@@ -10,6 +10,7 @@
 
 #include "audit/qos/qos_model.hpp"
 #include "base/error.hpp"
+#include "base/text.hpp"
 
 namespace lossless::audit::qos_internal {
 
@@ -21,13 +22,13 @@ struct TextLine {
 
 // Split into lines; drops the CR of CRLF and trailing blanks.
 std::vector<TextLine> SplitLines(std::string_view text);
-std::string_view Trim(std::string_view s);
+// Trim (C-locale white space) and StartsWith are the shared ones.
+using text::StartsWith;
+using text::Trim;
 // Split on runs of blanks.
 std::vector<std::string> Words(std::string_view s);
 // Split on runs of two or more blanks (columns of CLI tables).
 std::vector<std::string> Columns(std::string_view s);
-std::string Lower(std::string_view s);
-bool StartsWith(std::string_view s, std::string_view prefix);
 
 // Strict integer (optional leading '-'); throws InputError at `where`.
 int64_t ParseInt(std::string_view s, const Location& where, const std::string& what);

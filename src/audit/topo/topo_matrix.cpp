@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 
 namespace lossless::audit {
 namespace {
@@ -13,43 +14,14 @@ namespace {
 constexpr size_t kMaxLineChars = 16 * 1024;
 constexpr int64_t kMaxLines = 100'000;
 
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
+// This parser's blanks: text::kLineBlanks (white space but '\n').
 std::string Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return std::string(s);
-}
-
-std::string StripAnsi(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
-      size_t j = i + 2;
-      while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
-      if (j < s.size()) {
-        i = j;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
+  return std::string(text::Trim(s, text::kLineBlanks));
 }
 
 std::vector<std::string> SplitWs(std::string_view s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && IsSpace(s[i])) ++i;
-    size_t j = i;
-    while (j < s.size() && !IsSpace(s[j])) ++j;
-    if (j > i) out.emplace_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
+  std::vector<std::string_view> words = text::SplitWhitespace(s, text::kLineBlanks);
+  return std::vector<std::string>(words.begin(), words.end());
 }
 
 // Cells of a row: tab-separated when the line has tabs (empty cells dropped),
@@ -157,7 +129,7 @@ class LineReader {
       throw InputError({file_, line_no_, ""},
                        "more than 100000 lines: not an nvidia-smi topo -m matrix");
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find('\x1b') != std::string::npos) line = StripAnsi(line);
+    if (line.find('\x1b') != std::string::npos) line = text::StripAnsi(line);
     return true;
   }
   int64_t line_no() const { return line_no_; }
