@@ -13,7 +13,7 @@ namespace lossless {
 
 // Where in the user's input something is. `line` is 1-based; 0 = unknown.
 struct Location {
-  std::string file;   // path as given, or "<--set>", "<cli>", "<builtin>"
+  std::string file;  // path as given, or "<--set>", "<cli>", "<builtin>"
   int64_t line = 0;
   std::string field;  // dotted path of the field, e.g. "topology.gpus"; may be empty
 };

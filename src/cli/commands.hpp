@@ -12,10 +12,10 @@ struct Context {
   int exit_code = 0;
 };
 
-void AddSimCommands(CLI::App& app, Context& ctx);          // run, validate, bench, demo
-void AddAuditNcclCommand(CLI::App& audit, Context& ctx);   // audit nccl
-void AddAuditTopoCommand(CLI::App& audit, Context& ctx);   // audit topo
-void AddAuditQosCommand(CLI::App& audit, Context& ctx);    // audit qos
-void AddOpticsCommand(CLI::App& app, Context& ctx);        // optics ingest|status|quarantine
+void AddSimCommands(CLI::App& app, Context& ctx);         // run, validate, bench, demo
+void AddAuditNcclCommand(CLI::App& audit, Context& ctx);  // audit nccl
+void AddAuditTopoCommand(CLI::App& audit, Context& ctx);  // audit topo
+void AddAuditQosCommand(CLI::App& audit, Context& ctx);   // audit qos
+void AddOpticsCommand(CLI::App& app, Context& ctx);       // optics ingest|status|quarantine
 
 }  // namespace lossless::cli

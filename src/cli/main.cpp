@@ -9,12 +9,14 @@
 
 int main(int argc, char** argv) {
   using lossless::cli::Context;
-  CLI::App app{"lossless: predict, validate and compare lossless RDMA fabrics (InfiniBand, RoCE v2)"};
+  CLI::App app{
+      "lossless: predict, validate and compare lossless RDMA fabrics (InfiniBand, RoCE v2)"};
   app.set_version_flag("--version", std::string("lossless ") + lossless::kVersion);
   app.require_subcommand(1);
   Context ctx;
   lossless::cli::AddSimCommands(app, ctx);
-  CLI::App* audit = app.add_subcommand("audit", "Audit a real cluster's artifacts and give verdicts");
+  CLI::App* audit =
+      app.add_subcommand("audit", "Audit a real cluster's artifacts and give verdicts");
   audit->require_subcommand(1);
   lossless::cli::AddAuditNcclCommand(*audit, ctx);
   lossless::cli::AddAuditTopoCommand(*audit, ctx);

@@ -72,15 +72,18 @@ std::string RunCapture(const std::string& cmd, int& status) {
 void AddSimCommands(CLI::App& app, Context& ctx) {
   // --- run ---------------------------------------------------------------
   {
-    auto* cmd = app.add_subcommand("run", "Simulate a scenario file and print flow completion times, link use and totals");
+    auto* cmd = app.add_subcommand(
+        "run", "Simulate a scenario file and print flow completion times, link use and totals");
     auto file = std::make_shared<std::string>();
     auto sets = std::make_shared<std::vector<std::string>>();
     auto json = std::make_shared<std::string>();
     auto no_timing = std::make_shared<bool>(false);
     cmd->add_option("FILE", *file, "Scenario file (YAML or JSON)")->required();
-    cmd->add_option("--set", *sets, "Override a field: --set fabric.link_rate=800Gbps (repeatable)");
+    cmd->add_option("--set", *sets,
+                    "Override a field: --set fabric.link_rate=800Gbps (repeatable)");
     cmd->add_option("--json", *json, "Also write the results as JSON to this file");
-    cmd->add_flag("--no-timing", *no_timing, "Leave out wall-clock figures (byte-identical output per seed)");
+    cmd->add_flag("--no-timing", *no_timing,
+                  "Leave out wall-clock figures (byte-identical output per seed)");
     cmd->callback([=, &ctx] {
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
       RunAndPrint(s, *json, !*no_timing);
@@ -89,7 +92,8 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
   }
   // --- validate ----------------------------------------------------------
   {
-    auto* cmd = app.add_subcommand("validate", "Check a scenario file (fields, units, topology) without running it");
+    auto* cmd = app.add_subcommand(
+        "validate", "Check a scenario file (fields, units, topology) without running it");
     auto file = std::make_shared<std::string>();
     auto sets = std::make_shared<std::vector<std::string>>();
     auto show = std::make_shared<bool>(false);
@@ -100,8 +104,8 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
       topology::Topology t = scenario::BuildTopology(s);
       auto flows = scenario::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()));
-      fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(), t.links.size(),
-                 flows.size());
+      fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
+                 t.links.size(), flows.size());
       if (*show)
         for (const auto& [k, v] : s.resolved) fmt::print("  {} = {}\n", k, v);
       ctx.exit_code = 0;
@@ -109,43 +113,53 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
   }
   // --- params ------------------------------------------------------------
   {
-    auto* cmd = app.add_subcommand("params", "List every scenario field with its type, default and meaning");
+    auto* cmd = app.add_subcommand("params",
+                                   "List every scenario field with its type, default and meaning");
     auto md = std::make_shared<bool>(false);
     cmd->add_flag("--markdown", *md, "Print the Markdown reference (docs/scenarios.md)");
     cmd->callback([=, &ctx] {
       if (*md) {
         fmt::print("{}", scenario::ParamsMarkdown());
       } else {
-        for (const auto& p : scenario::Params()) fmt::print("{:<28} {:<10} {}\n", p.name, *p.def ? p.def : "-", p.help);
+        for (const auto& p : scenario::Params())
+          fmt::print("{:<28} {:<10} {}\n", p.name, *p.def ? p.def : "-", p.help);
       }
       ctx.exit_code = 0;
     });
   }
   // --- bench -------------------------------------------------------------
   {
-    auto* bench = app.add_subcommand("bench", "Benchmarks against the ns-3 baseline (../shared/anchors)");
+    auto* bench =
+        app.add_subcommand("bench", "Benchmarks against the ns-3 baseline (../shared/anchors)");
     bench->require_subcommand(1);
-    auto* cmd = bench->add_subcommand("ls-ring", "LS-RING: leaf-spine ring of UDP-like flows (anchors/README.md)");
+    auto* cmd = bench->add_subcommand(
+        "ls-ring", "LS-RING: leaf-spine ring of UDP-like flows (anchors/README.md)");
     auto hosts = std::make_shared<int64_t>(64);
     auto bytes_text = std::make_shared<std::string>("64MiB");
     auto stride = std::make_shared<int64_t>(1);
     auto vs_ns3 = std::make_shared<bool>(false);
     auto anchors = std::make_shared<std::string>("../shared/anchors");
     cmd->add_option("--hosts", *hosts, "Hosts N (a multiple of 8)")->capture_default_str();
-    cmd->add_option("--bytes", *bytes_text, "Bytes each host sends (64MiB, 16777216, ...)")->capture_default_str();
-    cmd->add_option("--stride", *stride, "Host i sends to host (i + stride) mod N")->capture_default_str();
-    cmd->add_flag("--vs-ns3", *vs_ns3, "Also run the ns-3 anchor on the same case and print the speedup");
+    cmd->add_option("--bytes", *bytes_text, "Bytes each host sends (64MiB, 16777216, ...)")
+        ->capture_default_str();
+    cmd->add_option("--stride", *stride, "Host i sends to host (i + stride) mod N")
+        ->capture_default_str();
+    cmd->add_flag("--vs-ns3", *vs_ns3,
+                  "Also run the ns-3 anchor on the same case and print the speedup");
     cmd->add_option("--anchors", *anchors, "Folder of the anchors")->capture_default_str();
     cmd->callback([=, &ctx] {
       int64_t bytes = units::ParseBytes(*bytes_text, {"<cli>", 0, "--bytes"}).count();
-      if (bytes <= 0) throw InputError({"<cli>", 0, "--bytes"}, Expected("a size above zero", *bytes_text));
+      if (bytes <= 0)
+        throw InputError({"<cli>", 0, "--bytes"}, Expected("a size above zero", *bytes_text));
       if (*hosts < 16 || *hosts % 8 != 0) {
-        throw InputError({"<cli>", 0, "--hosts"}, Expected("a multiple of 8, at least 16", std::to_string(*hosts)));
+        throw InputError({"<cli>", 0, "--hosts"},
+                         Expected("a multiple of 8, at least 16", std::to_string(*hosts)));
       }
       const int64_t m = (bytes + 3971) / 3972;  // whole datagrams, as the anchor sends
       std::string yaml = fmt::format(
           "name: ls-ring\nseed: 1\n"
-          "fabric: {{preset: raw, link_rate: 400Gbps, link_delay: 1us, mtu: 3972, frame_overhead: 30,\n"
+          "fabric: {{preset: raw, link_rate: 400Gbps, link_delay: 1us, mtu: 3972, frame_overhead: "
+          "30,\n"
           "         switch_latency: 0ns, routing: spray, buffer: 1GiB,\n"
           "         ecn: {{enabled: true, kmin: 128064, kmax: 132066, pmax: 1}}}}\n"
           "topology: {{kind: ls-ring, gpus: {}, hosts_per_leaf: 8, spines: 8}}\n"
@@ -155,29 +169,38 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       auto t0 = std::chrono::steady_clock::now();
       scenario::RunResult r = scenario::RunScenario(s);
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      fmt::print("ls-ring hosts={} bytes={} datagrams_per_flow={} stride={}: {} flows done, completion {}\n", *hosts,
-                 bytes, m, *stride, r.flows_done, units::FormatTime(r.fct.max));
+      fmt::print(
+          "ls-ring hosts={} bytes={} datagrams_per_flow={} stride={}: {} flows done, completion "
+          "{}\n",
+          *hosts, bytes, m, *stride, r.flows_done, units::FormatTime(r.fct.max));
       if (*stride == 1) {
         int64_t closed = (m + 3) * 80'040 + 4'000'000;
-        uint64_t hops = static_cast<uint64_t>(m) * static_cast<uint64_t>(2 * *hosts + 2 * (*hosts / 8));
-        fmt::print("closed form: completion {} packet_hops {} -> {}\n", units::FormatTime(units::Time::Ps(closed)), hops,
+        uint64_t hops =
+            static_cast<uint64_t>(m) * static_cast<uint64_t>(2 * *hosts + 2 * (*hosts / 8));
+        fmt::print("closed form: completion {} packet_hops {} -> {}\n",
+                   units::FormatTime(units::Time::Ps(closed)), hops,
                    closed == r.fct.max.ps() && hops == r.packet_hops ? "exact match" : "MISMATCH");
       }
       double rate = static_cast<double>(r.packet_hops) / wall;
-      fmt::print("fabric build {:.3f} s ({} hosts, {} switches, {} links); peak packets alive {} x {} B\n",
-                 r.timing.build_s, r.hosts, r.switches, r.links, r.peak_packets_alive, r.bytes_per_packet);
-      std::string line = fmt::format("packet_hops={} wall_s={:.3f} packet_hops_per_s={:.4g} peak_rss_mb={:.1f}",
-                                     r.packet_hops, wall, rate, scenario::PeakRssMb());
+      fmt::print(
+          "fabric build {:.3f} s ({} hosts, {} switches, {} links); peak packets alive {} x {} B\n",
+          r.timing.build_s, r.hosts, r.switches, r.links, r.peak_packets_alive, r.bytes_per_packet);
+      std::string line =
+          fmt::format("packet_hops={} wall_s={:.3f} packet_hops_per_s={:.4g} peak_rss_mb={:.1f}",
+                      r.packet_hops, wall, rate, scenario::PeakRssMb());
       if (*vs_ns3) {
-        std::string cmdline = fmt::format("bash '{}/ns3/run.sh' --hosts={} --bytes={} --stride={} 2>&1", *anchors, *hosts,
-                                          bytes, *stride);
+        std::string cmdline =
+            fmt::format("bash '{}/ns3/run.sh' --hosts={} --bytes={} --stride={} 2>&1", *anchors,
+                        *hosts, bytes, *stride);
         int status = 0;
         std::string out = RunCapture(cmdline, status);
         std::smatch mt;
-        static const std::regex kRe(R"(RESULT .*wall_s=([0-9.]+) .*packet_hops=([0-9]+) .*hops_per_wall_s=([0-9.]+))");
+        static const std::regex kRe(
+            R"(RESULT .*wall_s=([0-9.]+) .*packet_hops=([0-9]+) .*hops_per_wall_s=([0-9.]+))");
         if (status == 0 && std::regex_search(out, mt, kRe)) {
           double ns3 = std::stod(mt[3].str());
-          line += fmt::format(" ns3_packet_hops_per_s={:.4g} speedup={:.1f}", ns3, ns3 > 0 ? rate / ns3 : 0.0);
+          line += fmt::format(" ns3_packet_hops_per_s={:.4g} speedup={:.1f}", ns3,
+                              ns3 > 0 ? rate / ns3 : 0.0);
           fmt::print("ns-3: wall_s={} packet_hops={}\n", mt[1].str(), mt[2].str());
         } else {
           fmt::print("ns-3 anchor not available (exit status {}); last output:\n{}\n", status,
@@ -190,14 +213,18 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
   }
   // --- demo --------------------------------------------------------------
   {
-    auto* cmd = app.add_subcommand("demo", "Run the built-in reference scenario under both presets and print the results");
+    auto* cmd = app.add_subcommand(
+        "demo", "Run the built-in reference scenario under both presets and print the results");
     cmd->callback([&ctx] {
-      fmt::print("lossless demo: the built-in reference scenario under the InfiniBand and RoCE v2 presets.\n"
-                 "Note: link-level flow control (IB credits, PFC) and congestion control are not modelled yet;\n"
-                 "drops below are what a lossy fabric would see where those mechanisms would act.\n\n");
+      fmt::print(
+          "lossless demo: the built-in reference scenario under the InfiniBand and RoCE v2 "
+          "presets.\n"
+          "Note: link-level flow control (IB credits, PFC) and congestion control are not modelled "
+          "yet;\n"
+          "drops below are what a lossy fabric would see where those mechanisms would act.\n\n");
       for (const char* preset : {"infiniband", "roce"}) {
-        scenario::Scenario s = scenario::LoadScenarioText(kDemoScenario, "<builtin demo>",
-                                                          {fmt::format("fabric.preset={}", preset)});
+        scenario::Scenario s = scenario::LoadScenarioText(
+            kDemoScenario, "<builtin demo>", {fmt::format("fabric.preset={}", preset)});
         fmt::print("== preset {} ==\n", preset);
         RunAndPrint(s, "", true);
         fmt::print("\n");

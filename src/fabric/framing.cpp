@@ -22,11 +22,14 @@ Framing Framing::InfiniBand(int32_t mtu, bool grh) {
 Framing Framing::RoceV2(int32_t mtu, bool vlan_tag) {
   constexpr int32_t kEth = 14, kVlan = 4, kIpv4 = 20, kUdp = 8, kBth = 12, kIcrc = 4, kFcs = 4;
   constexpr int32_t kPreambleSfd = 8, kIfg = 12;
-  return Framing{LinkLayer::kRoceV2, mtu, kEth + (vlan_tag ? kVlan : 0) + kIpv4 + kUdp + kBth + kIcrc + kFcs,
+  return Framing{LinkLayer::kRoceV2, mtu,
+                 kEth + (vlan_tag ? kVlan : 0) + kIpv4 + kUdp + kBth + kIcrc + kFcs,
                  kPreambleSfd + kIfg};
 }
 
-Framing Framing::Raw(int32_t mtu, int32_t overhead) { return Framing{LinkLayer::kRaw, mtu, overhead, 0}; }
+Framing Framing::Raw(int32_t mtu, int32_t overhead) {
+  return Framing{LinkLayer::kRaw, mtu, overhead, 0};
+}
 
 bool IsRdmaMtu(int64_t mtu) {
   return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;

@@ -20,9 +20,9 @@ const char* LinkLayerName(LinkLayer l);
 
 struct Framing {
   LinkLayer layer = LinkLayer::kRoceV2;
-  int32_t mtu_payload = 4096;  // largest payload per packet (path MTU), bytes
-  int32_t frame_overhead = 62; // header + trailer bytes inside the frame
-  int32_t gap_overhead = 20;   // preamble + inter-frame gap: wire time only
+  int32_t mtu_payload = 4096;   // largest payload per packet (path MTU), bytes
+  int32_t frame_overhead = 62;  // header + trailer bytes inside the frame
+  int32_t gap_overhead = 20;    // preamble + inter-frame gap: wire time only
 
   // Bytes of link time a packet of `payload` bytes occupies.
   int64_t WireBytes(int64_t payload) const { return payload + frame_overhead + gap_overhead; }

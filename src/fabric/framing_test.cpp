@@ -23,14 +23,20 @@ TEST(Framing, RoceV2Is62ByteFramePlus20OnTheWire) {
   EXPECT_EQ(roce.WireBytes(4096), 4178);
   EXPECT_EQ(Framing::RoceV2(4096, /*vlan_tag=*/true).WireBytes(4096), 4182);
   // 400G: 4178 B take 83.56 ns of link time; IB's 4122 B take 82.44 ns.
-  EXPECT_EQ(units::SerializationTime(units::Bytes(roce.WireBytes(4096)), units::Rate::Gbps(400)).ps(), 83'560);
-  EXPECT_EQ(units::SerializationTime(units::Bytes(Framing::InfiniBand().WireBytes(4096)), units::Rate::Gbps(400)).ps(),
+  EXPECT_EQ(
+      units::SerializationTime(units::Bytes(roce.WireBytes(4096)), units::Rate::Gbps(400)).ps(),
+      83'560);
+  EXPECT_EQ(units::SerializationTime(units::Bytes(Framing::InfiniBand().WireBytes(4096)),
+                                     units::Rate::Gbps(400))
+                .ps(),
             82'440);
 }
 
 TEST(Framing, WireEfficiencyTableOfFabricMd) {
   // payload / (payload + overhead) for 256 B: IB 90.78 %, RoCE 75.74 % (fabric.md §1.2).
-  auto eff = [](const Framing& f, int p) { return 100.0 * p / static_cast<double>(f.WireBytes(p)); };
+  auto eff = [](const Framing& f, int p) {
+    return 100.0 * p / static_cast<double>(f.WireBytes(p));
+  };
   EXPECT_NEAR(eff(Framing::InfiniBand(256), 256), 90.78, 0.005);
   EXPECT_NEAR(eff(Framing::RoceV2(256), 256), 75.74, 0.005);
   EXPECT_NEAR(eff(Framing::InfiniBand(4096), 4096), 99.37, 0.005);

@@ -48,17 +48,19 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   ports_.resize(topo_.links.size() * 2);
   for (size_t l = 0; l < topo_.links.size(); ++l) {
     const topology::Link& link = topo_.links[l];
-    if (link.a >= n_nodes || link.b >= n_nodes) throw std::invalid_argument("link endpoint out of range");
+    if (link.a >= n_nodes || link.b >= n_nodes)
+      throw std::invalid_argument("link endpoint out of range");
     if (link.rate.bps() <= 0) {
       throw InputError({"<topology>", 0, "links"},
-                       fmt::format("link {} - {}: expected a rate above zero", topo_.nodes[link.a].name,
-                                   topo_.nodes[link.b].name));
+                       fmt::format("link {} - {}: expected a rate above zero",
+                                   topo_.nodes[link.a].name, topo_.nodes[link.b].name));
     }
     if (link.delay.ps() <= 0) {
-      throw InputError({"<topology>", 0, "links"},
-                       fmt::format("link {} - {}: expected a propagation delay above zero (components "
-                                   "talk only through links with latency)",
-                                   topo_.nodes[link.a].name, topo_.nodes[link.b].name));
+      throw InputError(
+          {"<topology>", 0, "links"},
+          fmt::format("link {} - {}: expected a propagation delay above zero (components "
+                      "talk only through links with latency)",
+                      topo_.nodes[link.a].name, topo_.nodes[link.b].name));
     }
     const uint32_t ends[2] = {link.a, link.b};
     for (int side = 0; side < 2; ++side) {
@@ -190,7 +192,8 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
     case RoutingMode::kEcmp: {
       // 5-tuple: source and destination address, UDP source port (entropy),
       // UDP destination port 4791, protocol 17.
-      uint64_t h = sim::Mix(s.salt, (uint64_t{p.src} << 32) | p.dst, (uint64_t{p.entropy} << 16) | 4791, 17);
+      uint64_t h =
+          sim::Mix(s.salt, (uint64_t{p.src} << 32) | p.dst, (uint64_t{p.entropy} << 16) | 4791, 17);
       return set_ports_[off + h % n];
     }
     case RoutingMode::kDestTable:
@@ -222,8 +225,10 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
 }
 
 uint32_t Network::AddFlow(const FlowSpec& spec) {
-  if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst || spec.bytes <= 0) {
-    throw std::invalid_argument(fmt::format("bad flow {} -> {} ({} bytes)", spec.src, spec.dst, spec.bytes));
+  if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst ||
+      spec.bytes <= 0) {
+    throw std::invalid_argument(
+        fmt::format("bad flow {} -> {} ({} bytes)", spec.src, spec.dst, spec.bytes));
   }
   uint32_t f = static_cast<uint32_t>(flows_.size());
   FlowStats st;
@@ -300,8 +305,8 @@ PacketRef Network::NextFromQueues(Port& p) {
     return r;
   };
   auto may_send = [&](int c) {
-    return fc_ == nullptr ||
-           fc_->CanSend(static_cast<uint32_t>(&p - ports_.data()), c, pool_[p.q[c].fifo.head].wire - gap);
+    return fc_ == nullptr || fc_->CanSend(static_cast<uint32_t>(&p - ports_.data()), c,
+                                          pool_[p.q[c].fifo.head].wire - gap);
   };
   const unsigned strict = p.nonempty & cfg_.sw.strict_mask;
   for (unsigned m = strict; m != 0;) {
@@ -384,7 +389,8 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     ++packets_created_;
     st.sent_bytes += payload;
     ++st.packets;
-    if (fs.rate_bps > 0) fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
+    if (fs.rate_bps > 0)
+      fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
     if (cfg_.nic.pcie_rate.bps() > 0) {
       nic.next_ps = now + units::SerializationTime(Bytes(payload), cfg_.nic.pcie_rate).ps();
     }
@@ -425,7 +431,8 @@ void Network::TryTransmit(uint32_t pi) {
   const int64_t tail = end + p.delay_ps;
   int64_t head = tail + p.rx_latency_ps;
   if (p.rx_cut_through) {
-    int64_t header = units::SerializationTime(Bytes(std::min<int64_t>(pk.wire, 64)), Rate::Bps(p.rate_bps)).ps();
+    int64_t header =
+        units::SerializationTime(Bytes(std::min<int64_t>(pk.wire, 64)), Rate::Bps(p.rate_bps)).ps();
     head = now + header + p.delay_ps + p.rx_latency_ps;
   }
   pk.arrive_ps = head;
@@ -444,7 +451,8 @@ void Network::Arrive(uint32_t pi) {
   Port& p = ports_[pi];
   if (p.wire.empty()) return;  // flushed when the link went down
   PacketRef r = p.wire.Pop(pool_);
-  if (!p.wire.empty()) sim_.Schedule(Time::Ps(pool_[p.wire.head].arrive_ps), p.entity, this, kArrival, pi);
+  if (!p.wire.empty())
+    sim_.Schedule(Time::Ps(pool_[p.wire.head].arrive_ps), p.entity, this, kArrival, pi);
   Deliver(p.peer, r);
 }
 
@@ -507,8 +515,9 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   ClassQueue& cq = e.q[c];
   const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
   const bool lossless = cfg_.sw.lossless_mask >> c & 1;
-  const bool admit = size <= free_bytes &&
-                     (lossless || static_cast<double>(cq.bytes + size) <= cfg_.sw.alpha * static_cast<double>(free_bytes));
+  const bool admit =
+      size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
+                                             cfg_.sw.alpha * static_cast<double>(free_bytes));
   if (!admit) {
     if (lossless) ++e.stats.lossless_drops;
     DropPacket(r, &e);
@@ -561,11 +570,14 @@ std::string Network::PortName(uint32_t pi) const {
   return fmt::format("{}->{}", topo_.nodes[p.node].name, topo_.nodes[ports_[p.peer].node].name);
 }
 
-bool Network::PortIsHostUplink(uint32_t pi) const { return ports_[pi].host != kNone; }
+bool Network::PortIsHostUplink(uint32_t pi) const {
+  return ports_[pi].host != kNone;
+}
 
 size_t Network::state_bytes() const {
-  return ports_.size() * sizeof(Port) + route_table_.size() * 4 + set_ports_.size() * 4 + set_offset_.size() * 4 +
-         switches_.size() * sizeof(Switch) + nics_.size() * sizeof(Nic) + flows_.size() * (sizeof(FlowStats) + sizeof(FlowState));
+  return ports_.size() * sizeof(Port) + route_table_.size() * 4 + set_ports_.size() * 4 +
+         set_offset_.size() * 4 + switches_.size() * sizeof(Switch) + nics_.size() * sizeof(Nic) +
+         flows_.size() * (sizeof(FlowStats) + sizeof(FlowState));
 }
 
 }  // namespace lossless::fabric

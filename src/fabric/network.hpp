@@ -50,27 +50,27 @@ const char* RoutingModeName(RoutingMode m);
 
 struct EcnConfig {
   bool enabled = false;
-  int64_t kmin_bytes = 150'000;   // Spectrum default (fabric.md §6)
+  int64_t kmin_bytes = 150'000;  // Spectrum default (fabric.md §6)
   int64_t kmax_bytes = 1'500'000;
   double pmax = 0.01;
 };
 
 struct SwitchConfig {
-  Time latency = Time::Ns(300);      // port-to-port pipeline latency
+  Time latency = Time::Ns(300);  // port-to-port pipeline latency
   bool cut_through = false;
-  int64_t buffer_bytes = 32 << 20;   // shared buffer per switch
-  double alpha = 1.0 / 8;            // dynamic threshold for lossy classes
+  int64_t buffer_bytes = 32 << 20;  // shared buffer per switch
+  double alpha = 1.0 / 8;           // dynamic threshold for lossy classes
   int num_classes = 8;
-  uint8_t strict_mask = 1u << 6;     // CNP class 6 strict (fabric.md §2.3)
-  uint8_t lossless_mask = 0;         // admitted without the DT limit (PFC/credits hook)
+  uint8_t strict_mask = 1u << 6;  // CNP class 6 strict (fabric.md §2.3)
+  uint8_t lossless_mask = 0;      // admitted without the DT limit (PFC/credits hook)
   std::array<int32_t, kMaxClasses> wrr_weight{1, 1, 1, 1, 1, 1, 1, 1};
   std::array<EcnConfig, kMaxClasses> ecn{};
 };
 
 struct NicConfig {
-  Rate pcie_rate;                    // 0 = no PCIe cap
-  uint8_t data_class = 3;            // RoCE priority / IB SL of data packets
-  bool ect = true;                   // data packets are ECN-capable
+  Rate pcie_rate;          // 0 = no PCIe cap
+  uint8_t data_class = 3;  // RoCE priority / IB SL of data packets
+  bool ect = true;         // data packets are ECN-capable
 };
 
 struct NetworkConfig {
@@ -86,7 +86,7 @@ struct FlowSpec {
   uint32_t dst = 0;
   int64_t bytes = 0;
   Time start;
-  int tclass = -1;   // -1 = NicConfig::data_class
+  int tclass = -1;  // -1 = NicConfig::data_class
 };
 
 struct FlowStats {
@@ -177,17 +177,17 @@ class Network final : public sim::EventHandler {
     int32_t deficit = 0;
   };
   struct Port {
-    uint32_t node = 0;       // topology node owning this port
-    uint32_t peer = 0;       // port at the other end of the link
-    uint32_t entity = 0;     // engine entity id (ordering key)
+    uint32_t node = 0;           // topology node owning this port
+    uint32_t peer = 0;           // port at the other end of the link
+    uint32_t entity = 0;         // engine entity id (ordering key)
     uint32_t host = UINT32_MAX;  // host rank if this is a host's NIC port
     uint32_t sw = UINT32_MAX;    // switch index if this is a switch port
     int64_t rate_bps = 0;
     int64_t delay_ps = 0;
-    int64_t rx_latency_ps = 0;   // pipeline latency of the receiving switch (0 at hosts)
+    int64_t rx_latency_ps = 0;  // pipeline latency of the receiving switch (0 at hosts)
     bool rx_cut_through = false;
     bool kick_pending = false;
-    bool down = false;                         // link administratively or physically down
+    bool down = false;  // link administratively or physically down
     int64_t busy_until = 0;
     int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
     int64_t queued_bytes = 0;                  // all classes
@@ -207,18 +207,18 @@ class Network final : public sim::EventHandler {
     uint32_t port = 0;
     std::vector<uint32_t> active;  // flows with bytes left to send
     size_t cursor = 0;
-    int64_t next_ps = 0;           // PCIe cap: earliest next injection
+    int64_t next_ps = 0;  // PCIe cap: earliest next injection
   };
   struct FlowState {
-    int64_t next_ps = 0;       // per-flow pacing (congestion control)
-    int64_t rate_bps = 0;      // 0 = line rate
+    int64_t next_ps = 0;   // per-flow pacing (congestion control)
+    int64_t rate_bps = 0;  // 0 = line rate
     uint32_t next_seq = 0;
     uint16_t entropy = 0;
     uint8_t tclass = 0;
   };
 
   int64_t Ser(Port& p, int64_t wire);
-  void Kick(uint32_t port);               // ensure the port transmits if it can
+  void Kick(uint32_t port);  // ensure the port transmits if it can
   void TryTransmit(uint32_t port);
   PacketRef NextFromQueues(Port& p);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
@@ -240,8 +240,8 @@ class Network final : public sim::EventHandler {
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<Switch> switches_;
-  std::vector<Nic> nics_;                 // by host rank
-  std::vector<uint32_t> node_switch_;     // topology node -> switch index
+  std::vector<Nic> nics_;                          // by host rank
+  std::vector<uint32_t> node_switch_;              // topology node -> switch index
   std::vector<std::vector<uint32_t>> node_ports_;  // topology node -> its ports
   // Routing: edge switch of each host, the edge port facing it, and per
   // (switch, edge switch) an interned candidate-set id.

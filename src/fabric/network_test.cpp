@@ -32,9 +32,9 @@ TEST(Routing, MinimalCandidatesOnLeafSpine) {
   auto topo = testing::LsRing(32, 8, 4);
   Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
   uint32_t leaf0 = net.SwitchOfNode(32), spine0 = net.SwitchOfNode(36);
-  EXPECT_EQ(net.Candidates(leaf0, 20).size(), 4u);  // any spine is minimal
-  EXPECT_EQ(net.Candidates(leaf0, 3).size(), 1u);   // local host: its port
-  EXPECT_EQ(net.Candidates(spine0, 20).size(), 1u); // down to leaf2
+  EXPECT_EQ(net.Candidates(leaf0, 20).size(), 4u);   // any spine is minimal
+  EXPECT_EQ(net.Candidates(leaf0, 3).size(), 1u);    // local host: its port
+  EXPECT_EQ(net.Candidates(spine0, 20).size(), 1u);  // down to leaf2
 }
 
 TEST(Routing, EcmpIsDeterministicPerFlowAndSpreadsFlows) {
@@ -100,7 +100,8 @@ TEST(Network, IncastOverflowsDynamicThresholdAndDrops) {
   EXPECT_GT(net.drops(), 0u);
   // The occupancy bound: q <= alpha * free  =>  q <= B/2 for alpha = 1.
   int64_t max_q = 0;
-  for (uint32_t p = 0; p < net.num_ports(); ++p) max_q = std::max(max_q, net.port_stats(p).max_queue_bytes);
+  for (uint32_t p = 0; p < net.num_ports(); ++p)
+    max_q = std::max(max_q, net.port_stats(p).max_queue_bytes);
   EXPECT_LE(max_q, 100'000);
   EXPECT_GT(max_q, 90'000);
 }
@@ -165,7 +166,8 @@ TEST(Network, StoreAndForwardVersusCutThroughLatency) {
     sim.Run();
     // One 4000-B packet, host -> leaf -> host. Store-and-forward: 2 x 80 ns + 2 us + 300 ns.
     // Cut-through: the egress starts 300 ns after the header (64 B = 1.28 ns) and
-    // cannot finish before the tail arrived: 80 ns + 1 us + 300 ns + 1.28 ns + ... bounded by the tail.
+    // cannot finish before the tail arrived: 80 ns + 1 us + 300 ns + 1.28 ns + ... bounded by the
+    // tail.
     int64_t fin = net.flows()[0].finish.ps();
     if (!cut) {
       EXPECT_EQ(fin, 2 * 80'000 + 2'000'000 + 300'000);
@@ -183,7 +185,8 @@ namespace {
 
 TEST(Network, LinkDownReroutesAroundIt) {
   sim::Simulator sim(1);
-  auto topo = testing::LsRing(16, 8, 2);  // links 16..19: leaf0-spine0, leaf0-spine1, leaf1-spine0, leaf1-spine1
+  auto topo = testing::LsRing(
+      16, 8, 2);  // links 16..19: leaf0-spine0, leaf0-spine1, leaf1-spine0, leaf1-spine1
   NetworkConfig cfg = RawConfig(RoutingMode::kSpray);
   Network net(sim, topo, cfg);
   net.SetLinkUp(16, false);  // leaf0 - spine0
@@ -192,8 +195,8 @@ TEST(Network, LinkDownReroutesAroundIt) {
   sim.Run();
   EXPECT_EQ(net.flows_done(), 1u);
   EXPECT_EQ(net.drops(), 0u);
-  EXPECT_EQ(net.port_stats(2 * 16).tx_packets, 0u);       // nothing crossed the down link
-  EXPECT_EQ(net.port_stats(2 * 17).tx_packets, 100u);     // all 100 packets took spine1
+  EXPECT_EQ(net.port_stats(2 * 16).tx_packets, 0u);    // nothing crossed the down link
+  EXPECT_EQ(net.port_stats(2 * 17).tx_packets, 100u);  // all 100 packets took spine1
 }
 
 TEST(Network, HostLinkDownStallsItsFlowsUntilItComesBack) {

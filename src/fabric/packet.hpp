@@ -16,21 +16,21 @@ enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3 };
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
 
 struct Packet {
-  int64_t sent_ps;     // time the source NIC started sending it (latency origin)
-  int64_t arrive_ps;   // when the head reaches the next hop's queue (set per hop)
-  int64_t tail_ps;     // when its last bit reaches the next hop (cut-through)
-  uint32_t flow;       // flow index in the network
-  uint32_t src;        // source host rank
-  uint32_t dst;        // destination host rank
-  uint32_t seq;        // packet number within the flow
-  uint32_t payload;    // payload bytes
-  uint32_t wire;       // bytes of link time (payload + framing)
-  PacketRef next;      // next packet in whatever FIFO holds this one
-  uint16_t entropy;    // UDP source port (RoCE) / flow label used by ECMP
-  uint8_t tclass;      // traffic class: RoCE priority or IB SL (0-7)
-  uint8_t ecn;         // ECN codepoint
+  int64_t sent_ps;    // time the source NIC started sending it (latency origin)
+  int64_t arrive_ps;  // when the head reaches the next hop's queue (set per hop)
+  int64_t tail_ps;    // when its last bit reaches the next hop (cut-through)
+  uint32_t flow;      // flow index in the network
+  uint32_t src;       // source host rank
+  uint32_t dst;       // destination host rank
+  uint32_t seq;       // packet number within the flow
+  uint32_t payload;   // payload bytes
+  uint32_t wire;      // bytes of link time (payload + framing)
+  PacketRef next;     // next packet in whatever FIFO holds this one
+  uint16_t entropy;   // UDP source port (RoCE) / flow label used by ECMP
+  uint8_t tclass;     // traffic class: RoCE priority or IB SL (0-7)
+  uint8_t ecn;        // ECN codepoint
   PacketKind kind;
-  uint8_t hops;        // links traversed so far
+  uint8_t hops;  // links traversed so far
   uint8_t pad_[2];
 };
 static_assert(sizeof(Packet) == 64, "keep Packet one cache line");

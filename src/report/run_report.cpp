@@ -7,29 +7,40 @@ namespace lossless::report {
 using units::FormatTime;
 
 namespace {
-double Us(units::Time t) { return static_cast<double>(t.ps()) / 1e6; }
+double Us(units::Time t) {
+  return static_cast<double>(t.ps()) / 1e6;
+}
 }  // namespace
 
 std::string RunText(const scenario::RunResult& r, bool timing) {
   std::string o;
   o += fmt::format("scenario   {} (preset {}, seed {})\n", r.name, r.preset, r.seed);
   o += fmt::format("topology   {}; {} switches; routing {}\n", r.topology, r.switches, r.routing);
-  o += fmt::format("result     {}: {}/{} flows done, simulated {}\n", r.stop_reason, r.flows_done, r.flows,
-                   FormatTime(r.sim_time));
+  o += fmt::format("result     {}: {}/{} flows done, simulated {}\n", r.stop_reason, r.flows_done,
+                   r.flows, FormatTime(r.sim_time));
   if (r.flows_done > 0) {
-    o += fmt::format("fct        min {:.3f} us  median {:.3f} us  p99 {:.3f} us  max {:.3f} us  mean {:.3f} us\n",
-                     Us(r.fct.min), Us(r.fct.median), Us(r.fct.p99), Us(r.fct.max), Us(r.fct.mean));
+    o += fmt::format(
+        "fct        min {:.3f} us  median {:.3f} us  p99 {:.3f} us  max {:.3f} us  mean {:.3f} "
+        "us\n",
+        Us(r.fct.min), Us(r.fct.median), Us(r.fct.p99), Us(r.fct.max), Us(r.fct.mean));
     o += fmt::format("latency    max one-way packet latency {:.3f} us\n", Us(r.max_packet_latency));
   }
-  o += fmt::format("links      utilization mean {:.1f}%  max {:.1f}% (over link directions that carried traffic)\n",
-                   100 * r.mean_link_utilization, 100 * r.max_link_utilization);
-  for (const auto& l : r.busiest) o += fmt::format("           {:>6.1f}%  {}\n", 100 * l.utilization, l.name);
-  o += fmt::format("drops      {} (lossless class: {}); ECN marks {}\n", r.drops, r.lossless_drops, r.ecn_marks);
-  o += fmt::format("totals     packets {}  packet-hops {}  events {}  peak packets alive {} ({} B each)\n", r.packets,
-                   r.packet_hops, r.events, r.peak_packets_alive, r.bytes_per_packet);
+  o += fmt::format(
+      "links      utilization mean {:.1f}%  max {:.1f}% (over link directions that carried "
+      "traffic)\n",
+      100 * r.mean_link_utilization, 100 * r.max_link_utilization);
+  for (const auto& l : r.busiest)
+    o += fmt::format("           {:>6.1f}%  {}\n", 100 * l.utilization, l.name);
+  o += fmt::format("drops      {} (lossless class: {}); ECN marks {}\n", r.drops, r.lossless_drops,
+                   r.ecn_marks);
+  o += fmt::format(
+      "totals     packets {}  packet-hops {}  events {}  peak packets alive {} ({} B each)\n",
+      r.packets, r.packet_hops, r.events, r.peak_packets_alive, r.bytes_per_packet);
   if (timing) {
-    o += fmt::format("timing     build {:.3f} s  run {:.3f} s  {:.3g} packet-hops per wall second  peak RSS {:.1f} MB\n",
-                     r.timing.build_s, r.timing.run_s, r.timing.packet_hops_per_s, r.timing.peak_rss_mb);
+    o += fmt::format(
+        "timing     build {:.3f} s  run {:.3f} s  {:.3g} packet-hops per wall second  peak RSS "
+        "{:.1f} MB\n",
+        r.timing.build_s, r.timing.run_s, r.timing.packet_hops_per_s, r.timing.peak_rss_mb);
   }
   return o;
 }
@@ -39,16 +50,23 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
   j["scenario"] = r.name;
   j["preset"] = r.preset;
   j["seed"] = r.seed;
-  j["topology"] = {{"description", r.topology}, {"hosts", r.hosts}, {"switches", r.switches}, {"links", r.links},
+  j["topology"] = {{"description", r.topology},
+                   {"hosts", r.hosts},
+                   {"switches", r.switches},
+                   {"links", r.links},
                    {"routing", r.routing}};
   j["result"] = r.stop_reason;
   j["sim_time_ps"] = r.sim_time.ps();
   j["flows"] = {{"total", r.flows}, {"done", r.flows_done}};
-  j["fct_us"] = {{"min", Us(r.fct.min)}, {"median", Us(r.fct.median)}, {"p99", Us(r.fct.p99)},
-                 {"max", Us(r.fct.max)},  {"mean", Us(r.fct.mean)}};
+  j["fct_us"] = {{"min", Us(r.fct.min)},
+                 {"median", Us(r.fct.median)},
+                 {"p99", Us(r.fct.p99)},
+                 {"max", Us(r.fct.max)},
+                 {"mean", Us(r.fct.mean)}};
   j["max_packet_latency_us"] = Us(r.max_packet_latency);
   nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
-  for (const auto& l : r.busiest) busiest.push_back({{"link", l.name}, {"utilization", l.utilization}});
+  for (const auto& l : r.busiest)
+    busiest.push_back({{"link", l.name}, {"utilization", l.utilization}});
   j["links"] = {{"mean_utilization", r.mean_link_utilization},
                 {"max_utilization", r.max_link_utilization},
                 {"busiest", busiest}};

@@ -10,35 +10,43 @@ const std::vector<ParamInfo>& Params() {
   using T = ParamType;
   static const std::vector<ParamInfo> kParams = {
       {"name", T::kString, "scenario", "Scenario name, echoed in the output.", ""},
-      {"seed", T::kInt, "1", "Seed of every random stream (ECMP salt, spraying, RED marking).", "", 0, 9.2e18},
+      {"seed", T::kInt, "1", "Seed of every random stream (ECMP salt, spraying, RED marking).", "",
+       0, 9.2e18},
       {"fabric.preset", T::kEnum, "roce",
-       "Fabric preset: infiniband (NDR-like: credits later, adaptive routing, 130 ns switches), roce (400GbE, "
+       "Fabric preset: infiniband (NDR-like: credits later, adaptive routing, 130 ns switches), "
+       "roce (400GbE, "
        "ECMP, 300 ns switches) or raw (generic framing, for anchors).",
        "infiniband|roce|raw"},
       {"fabric.link_rate", T::kRate, "400Gbps", "Rate of every link, each direction.", ""},
       {"fabric.link_delay", T::kTime, "",
        "One-way propagation delay of every link. Default: from fabric.cable_length at 5 ns/m.", ""},
-      {"fabric.cable_length", T::kDouble, "10", "Cable length in metres, used when link_delay is not given.", "",
-       0.001, 1e6},
-      {"fabric.mtu", T::kInt, "4096", "Largest payload per packet in bytes (RDMA path MTU 256..4096; raw: any).",
-       "", 64, 65536},
+      {"fabric.cable_length", T::kDouble, "10",
+       "Cable length in metres, used when link_delay is not given.", "", 0.001, 1e6},
+      {"fabric.mtu", T::kInt, "4096",
+       "Largest payload per packet in bytes (RDMA path MTU 256..4096; raw: any).", "", 64, 65536},
       {"fabric.frame_overhead", T::kInt, "",
-       "Bytes of headers and trailers per packet. Default from the preset: IB 26, RoCE v2 62 (+20 preamble/IFG "
+       "Bytes of headers and trailers per packet. Default from the preset: IB 26, RoCE v2 62 (+20 "
+       "preamble/IFG "
        "on the wire), raw 30.",
        "", 0, 4096},
       {"fabric.vlan_tag", T::kBool, "false", "RoCE: add a 4-byte 802.1Q tag to every frame.", ""},
       {"fabric.switch_latency", T::kTime, "300ns", "Switch port-to-port pipeline latency.", ""},
-      {"fabric.cut_through", T::kBool, "false", "Cut-through switching (default store-and-forward).", ""},
+      {"fabric.cut_through", T::kBool, "false",
+       "Cut-through switching (default store-and-forward).", ""},
       {"fabric.buffer", T::kBytes, "32MiB", "Shared packet buffer per switch.", ""},
-      {"fabric.alpha", T::kDouble, "0.125", "Dynamic-threshold alpha for lossy classes (q <= alpha * free).", "",
-       1.0 / 64, 64},
+      {"fabric.alpha", T::kDouble, "0.125",
+       "Dynamic-threshold alpha for lossy classes (q <= alpha * free).", "", 1.0 / 64, 64},
       {"fabric.routing", T::kEnum, "ecmp",
-       "ecmp (hash of the 5-tuple), dest-table (IB-style per-destination tables), adaptive (least-loaded "
+       "ecmp (hash of the 5-tuple), dest-table (IB-style per-destination tables), adaptive "
+       "(least-loaded "
        "minimal next hop, per packet) or spray (random minimal next hop, per packet).",
        "ecmp|dest-table|adaptive|spray"},
-      {"fabric.data_class", T::kInt, "3", "Traffic class of data packets: RoCE priority or IB SL.", "", 0, 7},
-      {"fabric.pcie_rate", T::kRate, "", "PCIe cap on each NIC's injection rate. Default: none.", ""},
-      {"fabric.ecn.enabled", T::kBool, "false", "RED/ECN marking on the data class's egress queues.", ""},
+      {"fabric.data_class", T::kInt, "3", "Traffic class of data packets: RoCE priority or IB SL.",
+       "", 0, 7},
+      {"fabric.pcie_rate", T::kRate, "", "PCIe cap on each NIC's injection rate. Default: none.",
+       ""},
+      {"fabric.ecn.enabled", T::kBool, "false",
+       "RED/ECN marking on the data class's egress queues.", ""},
       {"fabric.ecn.kmin", T::kBytes, "150KB", "RED Kmin (instantaneous queue).", ""},
       {"fabric.ecn.kmax", T::kBytes, "1500KB", "RED Kmax.", ""},
       {"fabric.ecn.pmax", T::kDouble, "0.01", "RED marking probability at Kmax.", "", 0, 1},
@@ -47,12 +55,16 @@ const std::vector<ParamInfo>& Params() {
        "leaf-spine|fat-tree|rail-optimized|ls-ring|file"},
       {"topology.gpus", T::kInt, "64", "GPUs = NICs = hosts.", "", 2, 1e7},
       {"topology.radix", T::kInt, "64", "Switch ports at the host link speed.", "", 2, 4096},
-      {"topology.oversubscription", T::kDouble, "1", "Leaf down:up ratio o in o:1 (1 = non-blocking).", "", 1, 64},
-      {"topology.tiers", T::kInt, "0", "Tiers for leaf-spine/fat-tree; 0 = smallest that fits.", "", 0, 3},
+      {"topology.oversubscription", T::kDouble, "1",
+       "Leaf down:up ratio o in o:1 (1 = non-blocking).", "", 1, 64},
+      {"topology.tiers", T::kInt, "0", "Tiers for leaf-spine/fat-tree; 0 = smallest that fits.", "",
+       0, 3},
       {"topology.gpus_per_node", T::kInt, "8", "GPUs per node (rail-optimized).", "", 1, 64},
       {"topology.hosts_per_leaf", T::kInt, "8", "ls-ring: hosts per leaf.", "", 1, 4096},
-      {"topology.spines", T::kInt, "8", "ls-ring: spines (each leaf has one link to each).", "", 1, 4096},
-      {"topology.file", T::kString, "", "file: path of an explicit topology file (docs/topology-file.md).", ""},
+      {"topology.spines", T::kInt, "8", "ls-ring: spines (each leaf has one link to each).", "", 1,
+       4096},
+      {"topology.file", T::kString, "",
+       "file: path of an explicit topology file (docs/topology-file.md).", ""},
       {"outputs.json", T::kString, "", "Write the results as JSON to this path.", ""},
       {"stop_time", T::kTime, "10s", "Safety limit on simulated time.", ""},
   };
@@ -79,7 +91,9 @@ const std::vector<PresetValue>& PresetValues() {
   return kValues;
 }
 
-std::vector<std::string> PresetNames() { return {"infiniband", "roce", "raw"}; }
+std::vector<std::string> PresetNames() {
+  return {"infiniband", "roce", "raw"};
+}
 
 namespace {
 const char* TypeName(ParamType t) {
@@ -121,22 +135,29 @@ std::string ParamsMarkdown() {
     std::string help = p.help;
     for (auto& c : help)
       if (c == '|') c = '/';
-    for (size_t i = 0; (i = type.find('|', i)) != std::string::npos;) type.replace(i, 1, " \\| "), i += 4;
-    out += fmt::format("| `{}` | {} | {} | {} |\n", p.name, type, *p.def ? fmt::format("`{}`", p.def) : "—", help);
+    for (size_t i = 0; (i = type.find('|', i)) != std::string::npos;)
+      type.replace(i, 1, " \\| "), i += 4;
+    out += fmt::format("| `{}` | {} | {} | {} |\n", p.name, type,
+                       *p.def ? fmt::format("`{}`", p.def) : "—", help);
   }
-  out += "\n## Preset values\n\n`fabric.preset` replaces these defaults (values given in the file still win):\n\n"
-         "| preset | field | value |\n|---|---|---|\n";
-  for (const auto& v : PresetValues()) out += fmt::format("| {} | `{}` | `{}` |\n", v.preset, v.name, v.value);
+  out +=
+      "\n## Preset values\n\n`fabric.preset` replaces these defaults (values given in the file "
+      "still win):\n\n"
+      "| preset | field | value |\n|---|---|---|\n";
+  for (const auto& v : PresetValues())
+    out += fmt::format("| {} | `{}` | `{}` |\n", v.preset, v.name, v.value);
   out +=
       "\n## Traffic\n\n`traffic` is a list; each entry has a `pattern` and the fields below.\n\n"
       "| field | patterns | default | meaning |\n|---|---|---|---|\n"
-      "| `pattern` | all | — | `ring` (host i to i+stride), `permutation` (same, stride required), `incast` "
+      "| `pattern` | all | — | `ring` (host i to i+stride), `permutation` (same, stride required), "
+      "`incast` "
       "(senders to one target), `all-to-all`, `flow` (one explicit flow) |\n"
       "| `bytes` | all | — | bytes per flow (required) |\n"
       "| `start` | all | `0s` | start time |\n"
       "| `stride` | ring, permutation | `1` | destination offset |\n"
       "| `target` | incast | `0` | receiving host rank |\n"
-      "| `senders` | incast | all other hosts | number of senders (ranks target+1, target+2, ...) |\n"
+      "| `senders` | incast | all other hosts | number of senders (ranks target+1, target+2, ...) "
+      "|\n"
       "| `hosts` | ring, permutation, all-to-all | all | use only hosts 0..hosts-1 |\n"
       "| `src`, `dst` | flow | — | host ranks |\n"
       "| `class` | all | `fabric.data_class` | traffic class |\n";

@@ -10,12 +10,12 @@ namespace lossless::scenario {
 enum class ParamType { kTime, kRate, kBytes, kInt, kDouble, kBool, kEnum, kString };
 
 struct ParamInfo {
-  const char* name;       // dotted path, e.g. "fabric.link_rate"
+  const char* name;  // dotted path, e.g. "fabric.link_rate"
   ParamType type;
-  const char* def;        // default as text ("" = no default: optional / derived)
+  const char* def;  // default as text ("" = no default: optional / derived)
   const char* help;
-  const char* choices;    // for kEnum: "a|b|c"
-  double min = 0;         // numeric bounds (kInt, kDouble); min > max = unbounded
+  const char* choices;  // for kEnum: "a|b|c"
+  double min = 0;       // numeric bounds (kInt, kDouble); min > max = unbounded
   double max = -1;
 };
 

@@ -62,7 +62,7 @@ RunResult RunScenario(const Scenario& s) {
   r.routing = fabric::RoutingModeName(s.net.routing);
   r.flows = net.flows().size();
   r.flows_done = net.flows_done();
-  r.stop_reason = r.flows_done == r.flows ? "completed"
+  r.stop_reason = r.flows_done == r.flows              ? "completed"
                   : why == sim::StopReason::kTimeLimit ? "time limit"
                                                        : "flows incomplete";
   r.sim_time = sim.Now();
@@ -89,7 +89,9 @@ RunResult RunScenario(const Scenario& s) {
   }
   r.drops = net.drops();
   r.mean_link_utilization = used ? sum / used : 0;
-  std::stable_sort(uses.begin(), uses.end(), [](const LinkUse& a, const LinkUse& b) { return a.utilization > b.utilization; });
+  std::stable_sort(uses.begin(), uses.end(), [](const LinkUse& a, const LinkUse& b) {
+    return a.utilization > b.utilization;
+  });
   if (!uses.empty()) r.max_link_utilization = uses.front().utilization;
   uses.resize(std::min<size_t>(uses.size(), 5));
   r.busiest = std::move(uses);
@@ -98,7 +100,8 @@ RunResult RunScenario(const Scenario& s) {
   r.events = sim.events_executed();
   r.peak_packets_alive = net.peak_packets_alive();
   r.bytes_per_packet = fabric::PacketPool::kBytesPerPacket;
-  r.timing.packet_hops_per_s = r.timing.run_s > 0 ? static_cast<double>(r.packet_hops) / r.timing.run_s : 0;
+  r.timing.packet_hops_per_s =
+      r.timing.run_s > 0 ? static_cast<double>(r.packet_hops) / r.timing.run_s : 0;
   r.timing.peak_rss_mb = PeakRssMb();
   return r;
 }

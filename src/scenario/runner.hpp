@@ -39,11 +39,11 @@ struct RunResult {
   units::Time sim_time;     // time of the last event
   uint64_t flows = 0;
   uint64_t flows_done = 0;
-  Percentiles fct;          // over completed flows
+  Percentiles fct;  // over completed flows
   units::Time max_packet_latency;
   double mean_link_utilization = 0;  // over link directions that carried traffic
   double max_link_utilization = 0;
-  std::vector<LinkUse> busiest;      // up to 5
+  std::vector<LinkUse> busiest;  // up to 5
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
@@ -51,7 +51,7 @@ struct RunResult {
   uint64_t packet_hops = 0;
   uint64_t events = 0;
   uint64_t peak_packets_alive = 0;
-  uint64_t bytes_per_packet = 0;     // memory per packet in flight
+  uint64_t bytes_per_packet = 0;  // memory per packet in flight
   RunTiming timing;
 };
 

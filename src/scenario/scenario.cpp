@@ -89,10 +89,12 @@ class Loader {
   void Walk(const YAML::Node& node, const std::string& path) {
     if (!node.IsMap()) {
       throw InputError({file_, LineOf(node), path.empty() ? "" : path},
-                       path.empty() ? "expected a mapping of scenario fields at the top level" : "expected a mapping");
+                       path.empty() ? "expected a mapping of scenario fields at the top level"
+                                    : "expected a mapping");
     }
     for (const auto& kv : node) {
-      if (!kv.first.IsScalar()) throw InputError({file_, LineOf(kv.first), path}, "expected a plain key");
+      if (!kv.first.IsScalar())
+        throw InputError({file_, LineOf(kv.first), path}, "expected a plain key");
       std::string key = kv.first.Scalar();
       std::string full = path.empty() ? key : path + "." + key;
       const YAML::Node& v = kv.second;
@@ -110,8 +112,8 @@ class Loader {
       } else {
         auto keys = ChildKeys(path);
         throw InputError({file_, LineOf(kv.first), full},
-                         fmt::format("unknown field; did you mean '{}'? (valid here: {})", Nearest(key, keys),
-                                     JoinOptions(keys)));
+                         fmt::format("unknown field; did you mean '{}'? (valid here: {})",
+                                     Nearest(key, keys), JoinOptions(keys)));
       }
     }
   }
@@ -129,7 +131,8 @@ class Loader {
     if (FindParam(name) == nullptr) {
       std::vector<std::string> all;
       for (const auto& p : Params()) all.emplace_back(p.name);
-      throw InputError({kSetFile, 0, name}, fmt::format("unknown field; did you mean '{}'?", Nearest(name, all)));
+      throw InputError({kSetFile, 0, name},
+                       fmt::format("unknown field; did you mean '{}'?", Nearest(name, all)));
     }
     values_[name] = Value{value, {kSetFile, 0, name}, true};
   }
@@ -148,7 +151,8 @@ int64_t ToInt(const Value& v, const ParamInfo& p) {
   auto [ptr, ec] = std::from_chars(b, e, out);
   if (ec != std::errc() || ptr != e) throw InputError(v.where, Expected("an integer", v.text));
   if (p.min <= p.max && (static_cast<double>(out) < p.min || static_cast<double>(out) > p.max)) {
-    throw InputError(v.where, Expected(fmt::format("an integer from {:g} to {:g}", p.min, p.max), v.text));
+    throw InputError(v.where,
+                     Expected(fmt::format("an integer from {:g} to {:g}", p.min, p.max), v.text));
   }
   return out;
 }
@@ -161,13 +165,15 @@ double ToDouble(const Value& v, const ParamInfo& p) {
     throw InputError(v.where, Expected("a number", v.text));
   }
   if (p.min <= p.max && (d < p.min || d > p.max)) {
-    throw InputError(v.where, Expected(fmt::format("a number from {:g} to {:g}", p.min, p.max), v.text));
+    throw InputError(v.where,
+                     Expected(fmt::format("a number from {:g} to {:g}", p.min, p.max), v.text));
   }
   return d;
 }
 
 bool ToBool(const Value& v) {
-  static const std::set<std::string> kTrue{"true", "yes", "on", "1"}, kFalse{"false", "no", "off", "0"};
+  static const std::set<std::string> kTrue{"true", "yes", "on", "1"},
+      kFalse{"false", "no", "off", "0"};
   if (kTrue.count(v.text)) return true;
   if (kFalse.count(v.text)) return false;
   throw InputError(v.where, Expected("true or false", v.text));
@@ -179,23 +185,25 @@ std::string ToEnum(const Value& v, const ParamInfo& p) {
   for (std::string c; std::getline(ss, c, '|');) choices.push_back(c);
   for (const auto& c : choices)
     if (c == v.text) return c;
-  throw InputError(v.where, fmt::format("expected one of {}, got {} (did you mean '{}'?)", JoinOptions(choices),
-                                        QuoteForMessage(v.text), Nearest(v.text, choices)));
+  throw InputError(
+      v.where, fmt::format("expected one of {}, got {} (did you mean '{}'?)", JoinOptions(choices),
+                           QuoteForMessage(v.text), Nearest(v.text, choices)));
 }
 
 Pattern ParsePattern(const std::string& s, const Location& where) {
-  static const std::vector<std::pair<std::string, Pattern>> kPatterns = {{"ring", Pattern::kRing},
-                                                                         {"permutation", Pattern::kPermutation},
-                                                                         {"incast", Pattern::kIncast},
-                                                                         {"all-to-all", Pattern::kAllToAll},
-                                                                         {"flow", Pattern::kFlow}};
+  static const std::vector<std::pair<std::string, Pattern>> kPatterns = {
+      {"ring", Pattern::kRing},
+      {"permutation", Pattern::kPermutation},
+      {"incast", Pattern::kIncast},
+      {"all-to-all", Pattern::kAllToAll},
+      {"flow", Pattern::kFlow}};
   std::vector<std::string> names;
   for (const auto& [n, p] : kPatterns) {
     if (n == s) return p;
     names.push_back(n);
   }
-  throw InputError(where, fmt::format("expected one of {}, got {} (did you mean '{}'?)", JoinOptions(names),
-                                      QuoteForMessage(s), Nearest(s, names)));
+  throw InputError(where, fmt::format("expected one of {}, got {} (did you mean '{}'?)",
+                                      JoinOptions(names), QuoteForMessage(s), Nearest(s, names)));
 }
 
 std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
@@ -204,16 +212,21 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
   std::vector<Location> entry_where;
   const YAML::Node& t = ld.traffic_;
   if (t.IsDefined() && !t.IsNull()) {
-    if (!t.IsSequence()) throw InputError({ld.file_, LineOf(t), "traffic"}, "expected a list of traffic entries");
+    if (!t.IsSequence())
+      throw InputError({ld.file_, LineOf(t), "traffic"}, "expected a list of traffic entries");
     size_t i = 0;
     for (const auto& e : t) {
       std::string path = fmt::format("traffic.{}", i++);
-      if (!e.IsMap()) throw InputError({ld.file_, LineOf(e), path}, "expected a mapping with a 'pattern'");
+      if (!e.IsMap())
+        throw InputError({ld.file_, LineOf(e), path}, "expected a mapping with a 'pattern'");
       std::map<std::string, Value> fields;
       for (const auto& kv : e) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-        if (!kv.second.IsScalar()) throw InputError({ld.file_, LineOf(kv.second), path + "." + key}, "expected a single value");
-        fields[key] = Value{kv.second.Scalar(), {ld.file_, LineOf(kv.second), path + "." + key}, true};
+        if (!kv.second.IsScalar())
+          throw InputError({ld.file_, LineOf(kv.second), path + "." + key},
+                           "expected a single value");
+        fields[key] =
+            Value{kv.second.Scalar(), {ld.file_, LineOf(kv.second), path + "." + key}, true};
       }
       entries.push_back(std::move(fields));
       entry_where.push_back({ld.file_, LineOf(e), path});
@@ -223,10 +236,13 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     // traffic.<index>.<field>=value; index == size appends a new entry.
     auto dot1 = name.find('.'), dot2 = name.find('.', dot1 + 1);
     size_t idx = 0;
-    std::string idx_text = name.substr(dot1 + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot1 - 1);
+    std::string idx_text =
+        name.substr(dot1 + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot1 - 1);
     auto [p, ec] = std::from_chars(idx_text.data(), idx_text.data() + idx_text.size(), idx);
-    if (dot2 == std::string::npos || ec != std::errc() || p != idx_text.data() + idx_text.size() || idx > entries.size()) {
-      throw InputError({kSetFile, 0, name}, Expected(fmt::format("traffic.<0..{}>.<field>", entries.size()), name));
+    if (dot2 == std::string::npos || ec != std::errc() || p != idx_text.data() + idx_text.size() ||
+        idx > entries.size()) {
+      throw InputError({kSetFile, 0, name},
+                       Expected(fmt::format("traffic.<0..{}>.<field>", entries.size()), name));
     }
     if (idx == entries.size()) {
       entries.emplace_back();
@@ -234,24 +250,29 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     }
     entries[idx][name.substr(dot2 + 1)] = Value{value, {kSetFile, 0, name}, true};
   }
-  static const std::vector<std::string> kKeys = {"pattern", "bytes",   "start", "stride", "target",
-                                                 "senders", "hosts",   "src",   "dst",    "class"};
+  static const std::vector<std::string> kKeys = {"pattern", "bytes", "start", "stride", "target",
+                                                 "senders", "hosts", "src",   "dst",    "class"};
   std::vector<TrafficSpec> out;
   for (size_t i = 0; i < entries.size(); ++i) {
     auto& f = entries[i];
     for (const auto& [k, v] : f) {
       if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
-        throw InputError(v.where, fmt::format("unknown traffic field; did you mean '{}'? (valid: {})", Nearest(k, kKeys),
-                                              JoinOptions(kKeys)));
+        throw InputError(v.where,
+                         fmt::format("unknown traffic field; did you mean '{}'? (valid: {})",
+                                     Nearest(k, kKeys), JoinOptions(kKeys)));
       }
     }
     TrafficSpec ts;
     ts.where = entry_where[i];
-    if (!f.count("pattern")) throw InputError(ts.where, "expected a 'pattern' (ring, permutation, incast, all-to-all, flow)");
+    if (!f.count("pattern"))
+      throw InputError(ts.where,
+                       "expected a 'pattern' (ring, permutation, incast, all-to-all, flow)");
     ts.pattern = ParsePattern(f["pattern"].text, f["pattern"].where);
-    if (!f.count("bytes")) throw InputError(ts.where, "expected 'bytes' (size of each flow, e.g. 16MiB)");
+    if (!f.count("bytes"))
+      throw InputError(ts.where, "expected 'bytes' (size of each flow, e.g. 16MiB)");
     ts.bytes = units::ParseBytes(f["bytes"].text, f["bytes"].where).count();
-    if (ts.bytes <= 0) throw InputError(f["bytes"].where, Expected("a size above zero", f["bytes"].text));
+    if (ts.bytes <= 0)
+      throw InputError(f["bytes"].where, Expected("a size above zero", f["bytes"].text));
     if (f.count("start")) ts.start = units::ParseTime(f["start"].text, f["start"].where);
     auto get_int = [&](const char* key, int64_t lo, int64_t def) {
       if (!f.count(key)) return def;
@@ -265,9 +286,12 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     ts.src = get_int("src", 0, -1);
     ts.dst = get_int("dst", 0, -1);
     ts.tclass = static_cast<int>(get_int("class", 0, -1));
-    if (ts.tclass > 7) throw InputError(f["class"].where, Expected("a class from 0 to 7", f["class"].text));
-    if (ts.pattern == Pattern::kPermutation && !f.count("stride")) throw InputError(ts.where, "expected 'stride' for a permutation");
-    if (ts.pattern == Pattern::kFlow && (ts.src < 0 || ts.dst < 0)) throw InputError(ts.where, "expected 'src' and 'dst' for a flow");
+    if (ts.tclass > 7)
+      throw InputError(f["class"].where, Expected("a class from 0 to 7", f["class"].text));
+    if (ts.pattern == Pattern::kPermutation && !f.count("stride"))
+      throw InputError(ts.where, "expected 'stride' for a permutation");
+    if (ts.pattern == Pattern::kFlow && (ts.src < 0 || ts.dst < 0))
+      throw InputError(ts.where, "expected 'src' and 'dst' for a flow");
     out.push_back(ts);
   }
   return out;
@@ -275,20 +299,23 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
 
 }  // namespace
 
-Scenario LoadScenarioText(const std::string& text, const std::string& file_name, const std::vector<std::string>& sets) {
+Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
+                          const std::vector<std::string>& sets) {
   Loader ld(file_name);
   CheckNesting(text, file_name);
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""}, "expected YAML or JSON: " + e.msg);
+    throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
+                     "expected YAML or JSON: " + e.msg);
   }
   if (root.IsNull()) throw InputError({file_name, 1, ""}, "expected a scenario, got an empty file");
   try {
     ld.Walk(root, "");
   } catch (const YAML::Exception& e) {
-    throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""}, "expected YAML or JSON: " + e.msg);
+    throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
+                     "expected YAML or JSON: " + e.msg);
   }
   for (const auto& s : sets) ld.ApplySet(s);
 
@@ -298,9 +325,11 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   auto value = [&](const std::string& name) -> Value {
     auto it = ld.values_.find(name);
     if (it != ld.values_.end()) return it->second;
-    std::string preset = ld.values_.count("fabric.preset") ? ld.values_["fabric.preset"].text : "roce";
+    std::string preset =
+        ld.values_.count("fabric.preset") ? ld.values_["fabric.preset"].text : "roce";
     for (const auto& pv : PresetValues())
-      if (preset == pv.preset && name == pv.name) return Value{pv.value, {"<preset " + preset + ">", 0, name}, false};
+      if (preset == pv.preset && name == pv.name)
+        return Value{pv.value, {"<preset " + preset + ">", 0, name}, false};
     return Value{FindParam(name)->def, {"<default>", 0, name}, false};
   };
   auto get = [&](const char* name) {
@@ -336,7 +365,9 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
     Value v = get("fabric.link_delay");
     link_delay = units::ParseTime(v.text, v.where);
     if (link_delay.ps() <= 0) {
-      throw InputError(v.where, Expected("a delay above zero (components talk only through links with latency)", v.text));
+      throw InputError(
+          v.where,
+          Expected("a delay above zero (components talk only through links with latency)", v.text));
     }
   } else {
     link_delay = units::CableDelay(number("fabric.cable_length"));
@@ -355,13 +386,16 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
     Value v = value("fabric.mtu");
     throw InputError(v.where, Expected("an RDMA path MTU: 256, 512, 1024, 2048 or 4096", v.text));
   }
-  if (given("fabric.frame_overhead")) net.framing.frame_overhead = static_cast<int32_t>(integer("fabric.frame_overhead"));
+  if (given("fabric.frame_overhead"))
+    net.framing.frame_overhead = static_cast<int32_t>(integer("fabric.frame_overhead"));
   net.sw.latency = time("fabric.switch_latency");
   net.sw.cut_through = boolean("fabric.cut_through");
   net.sw.buffer_bytes = bytes("fabric.buffer");
   if (net.sw.buffer_bytes < net.framing.FrameBytes(mtu)) {
     Value v = value("fabric.buffer");
-    throw InputError(v.where, Expected(fmt::format("a buffer of at least one frame ({} B)", net.framing.FrameBytes(mtu)), v.text));
+    throw InputError(v.where, Expected(fmt::format("a buffer of at least one frame ({} B)",
+                                                   net.framing.FrameBytes(mtu)),
+                                       v.text));
   }
   net.sw.alpha = number("fabric.alpha");
   std::string routing = choice("fabric.routing");
@@ -378,7 +412,8 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   ecn.pmax = number("fabric.ecn.pmax");
   if (ecn.kmin_bytes >= ecn.kmax_bytes) {
     Value v = value("fabric.ecn.kmin");
-    throw InputError(v.where, Expected(fmt::format("Kmin below Kmax ({} B)", ecn.kmax_bytes), v.text));
+    throw InputError(v.where,
+                     Expected(fmt::format("Kmin below Kmax ({} B)", ecn.kmax_bytes), v.text));
   }
   net.sw.ecn[net.nic.data_class] = ecn;
 
@@ -399,10 +434,12 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   }
   sc.json_out = get("outputs.json").text;
   sc.stop_time = time("stop_time");
-  if (sc.stop_time.ps() <= 0) throw InputError(value("stop_time").where, "expected a time above zero");
+  if (sc.stop_time.ps() <= 0)
+    throw InputError(value("stop_time").where, "expected a time above zero");
   sc.traffic = LoadTraffic(ld);
   if (sc.traffic.empty()) {
-    throw InputError({file_name, ld.traffic_line_, "traffic"}, "expected at least one traffic entry");
+    throw InputError({file_name, ld.traffic_line_, "traffic"},
+                     "expected at least one traffic entry");
   }
   return sc;
 }
@@ -413,7 +450,8 @@ Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  if (text.size() > (64u << 20)) throw InputError({path, 0, ""}, "expected a scenario under 64 MiB");
+  if (text.size() > (64u << 20))
+    throw InputError({path, 0, ""}, "expected a scenario under 64 MiB");
   return LoadScenarioText(text, path, sets);
 }
 
@@ -427,12 +465,14 @@ topology::Topology BuildTopology(const Scenario& s) {
   } else if (s.topology_kind == "rail-optimized") {
     t = topology::BuildRailOptimized(s.clos, where);
   } else if (s.topology_kind == "ls-ring") {
-    t = topology::BuildLsRing(s.clos.gpus, s.hosts_per_leaf, s.spines, s.clos.link_rate, s.clos.link_delay, where);
+    t = topology::BuildLsRing(s.clos.gpus, s.hosts_per_leaf, s.spines, s.clos.link_rate,
+                              s.clos.link_delay, where);
   } else {
     t = topology::ParseTopologyFile(s.topology_file);
   }
   if (auto pair = topology::FindUnreachableHosts(t)) {
-    throw InputError(where, fmt::format("disconnected topology: no path from {} to {}", t.nodes[t.hosts[pair->first]].name,
+    throw InputError(where, fmt::format("disconnected topology: no path from {} to {}",
+                                        t.nodes[t.hosts[pair->first]].name,
                                         t.nodes[t.hosts[pair->second]].name));
   }
   return t;
@@ -443,20 +483,29 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
   const int64_t n_hosts = hosts;
   for (const auto& t : s.traffic) {
     int64_t n = t.hosts < 0 ? n_hosts : t.hosts;
-    if (n > n_hosts) throw InputError(t.where, fmt::format("expected hosts <= {} (the topology's hosts), got {}", n_hosts, n));
+    if (n > n_hosts)
+      throw InputError(
+          t.where, fmt::format("expected hosts <= {} (the topology's hosts), got {}", n_hosts, n));
     auto add = [&](int64_t src, int64_t dst) {
-      flows.push_back(fabric::FlowSpec{static_cast<uint32_t>(src), static_cast<uint32_t>(dst), t.bytes, t.start, t.tclass});
+      flows.push_back(fabric::FlowSpec{static_cast<uint32_t>(src), static_cast<uint32_t>(dst),
+                                       t.bytes, t.start, t.tclass});
     };
     switch (t.pattern) {
       case Pattern::kRing:
       case Pattern::kPermutation:
-        if (t.stride % n == 0) throw InputError(t.where, fmt::format("expected a stride that is not a multiple of {} hosts, got {}", n, t.stride));
+        if (t.stride % n == 0)
+          throw InputError(
+              t.where, fmt::format("expected a stride that is not a multiple of {} hosts, got {}",
+                                   n, t.stride));
         for (int64_t i = 0; i < n; ++i) add(i, (i + t.stride) % n);
         break;
       case Pattern::kIncast: {
-        if (t.target >= n_hosts) throw InputError(t.where, fmt::format("expected target < {}, got {}", n_hosts, t.target));
+        if (t.target >= n_hosts)
+          throw InputError(t.where, fmt::format("expected target < {}, got {}", n_hosts, t.target));
         int64_t senders = t.senders < 0 ? n_hosts - 1 : t.senders;
-        if (senders > n_hosts - 1) throw InputError(t.where, fmt::format("expected at most {} senders, got {}", n_hosts - 1, senders));
+        if (senders > n_hosts - 1)
+          throw InputError(
+              t.where, fmt::format("expected at most {} senders, got {}", n_hosts - 1, senders));
         for (int64_t k = 1; k <= senders; ++k) add((t.target + k) % n_hosts, t.target);
         break;
       }
@@ -467,7 +516,9 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
         break;
       case Pattern::kFlow:
         if (t.src >= n_hosts || t.dst >= n_hosts || t.src == t.dst) {
-          throw InputError(t.where, fmt::format("expected two different host ranks below {}, got src {} dst {}", n_hosts, t.src, t.dst));
+          throw InputError(
+              t.where, fmt::format("expected two different host ranks below {}, got src {} dst {}",
+                                   n_hosts, t.src, t.dst));
         }
         add(t.src, t.dst);
         break;

@@ -26,7 +26,7 @@ struct TrafficSpec {
   int64_t hosts = -1;    // -1 = all hosts
   int64_t src = -1, dst = -1;
   int tclass = -1;
-  Location where;        // the list entry, for errors found when expanding
+  Location where;  // the list entry, for errors found when expanding
 };
 
 struct Scenario {

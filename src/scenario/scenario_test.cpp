@@ -41,7 +41,8 @@ TEST(Scenario, LoadsPresetDefaultsAndOverrides) {
   EXPECT_EQ(s.net.framing.WireBytes(4096), 4178);
   EXPECT_EQ(s.net.sw.latency, units::Time::Ns(300));
   EXPECT_EQ(s.net.routing, fabric::RoutingMode::kEcmp);
-  Scenario ib = LoadScenarioText(kGood, "s.yaml", {"fabric.preset=infiniband", "fabric.switch_latency=150ns"});
+  Scenario ib = LoadScenarioText(kGood, "s.yaml",
+                                 {"fabric.preset=infiniband", "fabric.switch_latency=150ns"});
   EXPECT_EQ(ib.net.framing.WireBytes(4096), 4122);
   EXPECT_EQ(ib.net.sw.latency, units::Time::Ns(150));  // --set beats the preset
   EXPECT_EQ(ib.net.routing, fabric::RoutingMode::kAdaptive);
@@ -60,33 +61,42 @@ TEST(Scenario, JsonIsAccepted) {
 TEST(Scenario, UnknownKeyNamesLineAndNearestField) {
   std::string text = kGood;
   text.replace(text.find("link_rate"), 9, "link_rat");
-  EXPECT_EQ(ErrorOf(text), "s.yaml:5: fabric.link_rat: unknown field; did you mean 'link_rate'? (valid here: preset, "
-                           "link_rate, link_delay, cable_length, mtu, frame_overhead, vlan_tag, switch_latency, "
-                           "cut_through, buffer, alpha, routing, data_class, pcie_rate, ecn)");
+  EXPECT_EQ(
+      ErrorOf(text),
+      "s.yaml:5: fabric.link_rat: unknown field; did you mean 'link_rate'? (valid here: preset, "
+      "link_rate, link_delay, cable_length, mtu, frame_overhead, vlan_tag, switch_latency, "
+      "cut_through, buffer, alpha, routing, data_class, pcie_rate, ecn)");
 }
 
 TEST(Scenario, MalformedUnitsZeroRatesAndZeroLatency) {
-  EXPECT_EQ(ErrorOf(kGood, {"fabric.link_rate=400"}), "no error");  // bare number = bit/s is legal...
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.link_rate=400"}),
+            "no error");  // bare number = bit/s is legal...
   std::string t = kGood;
   t.replace(t.find("400Gbps"), 7, "fast");
-  EXPECT_EQ(ErrorOf(t), "s.yaml:5: fabric.link_rate: expected a rate such as 400Gbps, got \"fast\"");
+  EXPECT_EQ(ErrorOf(t),
+            "s.yaml:5: fabric.link_rate: expected a rate such as 400Gbps, got \"fast\"");
   t = kGood;
   t.replace(t.find("400Gbps"), 7, "0Gbps");
   EXPECT_EQ(ErrorOf(t), "s.yaml:5: fabric.link_rate: expected a rate above zero, got \"0Gbps\"");
-  EXPECT_EQ(ErrorOf(kGood, {"fabric.link_rate=-5Gbps"}),
-            "<--set>: fabric.link_rate: expected a rate such as 400Gbps (not negative), got \"-5Gbps\"");
+  EXPECT_EQ(
+      ErrorOf(kGood, {"fabric.link_rate=-5Gbps"}),
+      "<--set>: fabric.link_rate: expected a rate such as 400Gbps (not negative), got \"-5Gbps\"");
   EXPECT_EQ(ErrorOf(kGood, {"fabric.link_delay=0ns"}),
-            "<--set>: fabric.link_delay: expected a delay above zero (components talk only through links with "
+            "<--set>: fabric.link_delay: expected a delay above zero (components talk only through "
+            "links with "
             "latency), got \"0ns\"");
   EXPECT_EQ(ErrorOf(kGood, {"fabric.link_delay=1.5"}),
-            "<--set>: fabric.link_delay: expected a time such as 1.5us (a unit is required), got \"1.5\"");
+            "<--set>: fabric.link_delay: expected a time such as 1.5us (a unit is required), got "
+            "\"1.5\"");
 }
 
 TEST(Scenario, UnknownPresetAndEnums) {
   EXPECT_EQ(ErrorOf(kGood, {"fabric.preset=infiniban"}),
-            "<--set>: fabric.preset: expected one of infiniband, roce, raw, got \"infiniban\" (did you mean "
+            "<--set>: fabric.preset: expected one of infiniband, roce, raw, got \"infiniban\" (did "
+            "you mean "
             "'infiniband'?)");
-  EXPECT_EQ(ErrorOf(kGood, {"fabric.nonsense=1"}), "<--set>: fabric.nonsense: unknown field; did you mean 'fabric.preset'?");
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.nonsense=1"}),
+            "<--set>: fabric.nonsense: unknown field; did you mean 'fabric.preset'?");
 }
 
 TEST(Scenario, RadixLimitIsNamed) {
@@ -102,9 +112,11 @@ TEST(Scenario, DisconnectedTopologyNamesAPair) {
   const std::string topo_path = ::testing::TempDir() + "/split.topo";
   {
     std::ofstream f(topo_path);
-    f << "defaults rate=400Gbps delay=1us\nswitch a\nswitch b\nhost h0\nhost h1\nlink h0 a\nlink h1 b\n";
+    f << "defaults rate=400Gbps delay=1us\nswitch a\nswitch b\nhost h0\nhost h1\nlink h0 a\nlink "
+         "h1 b\n";
   }
-  std::string e = ErrorOf(std::string(kGood) + "", {"topology.kind=file", "topology.file=" + topo_path});
+  std::string e =
+      ErrorOf(std::string(kGood) + "", {"topology.kind=file", "topology.file=" + topo_path});
   EXPECT_NE(e.find("h0"), std::string::npos) << e;
   EXPECT_NE(e.find("h1"), std::string::npos) << e;
 }
@@ -112,35 +124,44 @@ TEST(Scenario, DisconnectedTopologyNamesAPair) {
 TEST(Scenario, TrafficErrors) {
   std::string t = kGood;
   t.replace(t.find("pattern: ring"), 13, "pattern: rnig");
-  EXPECT_EQ(ErrorOf(t), "s.yaml:11: traffic.0.pattern: expected one of ring, permutation, incast, all-to-all, flow, "
-                        "got \"rnig\" (did you mean 'ring'?)");
+  EXPECT_EQ(
+      ErrorOf(t),
+      "s.yaml:11: traffic.0.pattern: expected one of ring, permutation, incast, all-to-all, flow, "
+      "got \"rnig\" (did you mean 'ring'?)");
   t = kGood;
   t.replace(t.find("bytes: 64KiB"), 12, "bytes: 0");
   EXPECT_EQ(ErrorOf(t), "s.yaml:12: traffic.0.bytes: expected a size above zero, got \"0\"");
   t = std::string(kGood) + "    colour: red\n";
-  EXPECT_NE(ErrorOf(t).find("s.yaml:13: traffic.0.colour: unknown traffic field"), std::string::npos) << ErrorOf(t);
-  Scenario s = LoadScenarioText(kGood, "s.yaml", {"traffic.1.pattern=flow", "traffic.1.src=0", "traffic.1.dst=99",
-                                                  "traffic.1.bytes=1KiB"});
+  EXPECT_NE(ErrorOf(t).find("s.yaml:13: traffic.0.colour: unknown traffic field"),
+            std::string::npos)
+      << ErrorOf(t);
+  Scenario s = LoadScenarioText(
+      kGood, "s.yaml",
+      {"traffic.1.pattern=flow", "traffic.1.src=0", "traffic.1.dst=99", "traffic.1.bytes=1KiB"});
   try {
     ExpandTraffic(s, 32);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "<--set>: traffic.1: expected two different host ranks below 32, got src 0 dst 99");
+    EXPECT_EQ(std::string(e.what()),
+              "<--set>: traffic.1: expected two different host ranks below 32, got src 0 dst 99");
   }
 }
 
 TEST(Scenario, GarbageIsOneClearError) {
   EXPECT_EQ(ErrorOf(""), "s.yaml:1: expected a scenario, got an empty file");
-  EXPECT_EQ(ErrorOf("- just\n- a list\n"), "s.yaml:1: expected a mapping of scenario fields at the top level");
+  EXPECT_EQ(ErrorOf("- just\n- a list\n"),
+            "s.yaml:1: expected a mapping of scenario fields at the top level");
   EXPECT_NE(ErrorOf("a: [1, 2\n").find("s.yaml:"), std::string::npos);
   EXPECT_EQ(ErrorOf(std::string(100, '[')), "s.yaml:1: expected at most 32 levels of nesting");
   EXPECT_NE(ErrorOf(std::string("\x00\x01\xff\xfe", 4)).find("s.yaml"), std::string::npos);
 }
 
 TEST(Scenario, ExpandsPatterns) {
-  Scenario s = LoadScenarioText(kGood, "s.yaml",
-                                {"traffic.1.pattern=incast", "traffic.1.senders=3", "traffic.1.target=5", "traffic.1.bytes=1KiB",
-                                 "traffic.2.pattern=all-to-all", "traffic.2.hosts=4", "traffic.2.bytes=1KiB"});
+  Scenario s =
+      LoadScenarioText(kGood, "s.yaml",
+                       {"traffic.1.pattern=incast", "traffic.1.senders=3", "traffic.1.target=5",
+                        "traffic.1.bytes=1KiB", "traffic.2.pattern=all-to-all", "traffic.2.hosts=4",
+                        "traffic.2.bytes=1KiB"});
   auto flows = ExpandTraffic(s, 32);
   ASSERT_EQ(flows.size(), 32u + 3u + 12u);
   EXPECT_EQ(flows[31].src, 31u);
@@ -154,11 +175,13 @@ TEST(Scenario, DocsScenariosMdMatchesTheRegistry) {
   std::ifstream f(std::string(LOSSLESS_SOURCE_DIR) + "/docs/scenarios.md");
   std::stringstream ss;
   ss << f.rdbuf();
-  EXPECT_EQ(ss.str(), ParamsMarkdown()) << "refresh with: build/lossless params --markdown > docs/scenarios.md";
+  EXPECT_EQ(ss.str(), ParamsMarkdown())
+      << "refresh with: build/lossless params --markdown > docs/scenarios.md";
 }
 
 TEST(Runner, SameSeedSameResultsTwoRunsInOneProcess) {
-  Scenario s = LoadScenarioText(kGood, "s.yaml", {"traffic.1.pattern=incast", "traffic.1.bytes=256KiB"});
+  Scenario s =
+      LoadScenarioText(kGood, "s.yaml", {"traffic.1.pattern=incast", "traffic.1.bytes=256KiB"});
   RunResult a = RunScenario(s);
   RunResult b = RunScenario(s);
   EXPECT_EQ(a.events, b.events);
@@ -166,7 +189,8 @@ TEST(Runner, SameSeedSameResultsTwoRunsInOneProcess) {
   EXPECT_EQ(a.fct.max, b.fct.max);
   EXPECT_EQ(a.drops, b.drops);
   EXPECT_GT(a.flows_done, 0u);
-  Scenario other = LoadScenarioText(kGood, "s.yaml", {"seed=4", "traffic.1.pattern=incast", "traffic.1.bytes=256KiB"});
+  Scenario other = LoadScenarioText(
+      kGood, "s.yaml", {"seed=4", "traffic.1.pattern=incast", "traffic.1.bytes=256KiB"});
   RunResult c = RunScenario(other);
   EXPECT_EQ(c.packets, a.packets);  // same work...
   EXPECT_NE(c.fct.max, a.fct.max);  // ...different ECMP salt, different collisions

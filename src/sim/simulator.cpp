@@ -13,7 +13,8 @@ void Simulator::Push(int64_t time, uint32_t source, const Payload& payload) {
     idx = static_cast<uint32_t>(payloads_.size());
     payloads_.push_back(payload);
   }
-  const uint64_t key = (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
+  const uint64_t key =
+      (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
   const Entry e{(static_cast<Order>(Bias(time)) << 64) | key, idx};
   heap_.push_back(e);
   SiftUp(heap_.size() - 1, e);
@@ -81,7 +82,8 @@ EventId Simulator::ScheduleCancellable(Time at, uint32_t source, EventHandler* h
 }
 
 bool Simulator::Cancel(EventId id) {
-  if (!id.valid() || id.slot >= slot_gen_.size() || slot_gen_[id.slot] != id.generation) return false;
+  if (!id.valid() || id.slot >= slot_gen_.size() || slot_gen_[id.slot] != id.generation)
+    return false;
   // The event stays in the heap; bumping the generation makes it a tombstone.
   ++slot_gen_[id.slot];
   ++cancelled_;

@@ -12,7 +12,8 @@ struct Recorder : EventHandler {
   Simulator* sim = nullptr;
   std::vector<std::string> log;
   void OnEvent(uint32_t kind, uint64_t arg) override {
-    log.push_back(std::to_string(sim->Now().ps()) + ":" + std::to_string(kind) + ":" + std::to_string(arg));
+    log.push_back(std::to_string(sim->Now().ps()) + ":" + std::to_string(kind) + ":" +
+                  std::to_string(arg));
   }
 };
 
@@ -119,7 +120,9 @@ struct Chain : EventHandler {
   uint64_t sum = 0;
   void OnEvent(uint32_t, uint64_t n) override {
     sum = sum * 31 + static_cast<uint64_t>(sim->Now().ps());
-    if (n > 0) sim->Schedule(sim->Now() + Time::Ps(static_cast<int64_t>(rng.Below(1000))), id, this, 0, n - 1);
+    if (n > 0)
+      sim->Schedule(sim->Now() + Time::Ps(static_cast<int64_t>(rng.Below(1000))), id, this, 0,
+                    n - 1);
   }
 };
 

@@ -67,7 +67,9 @@ i128 ParseQuantity(std::string_view text, const Location& where, const Unit (&un
   if (!ParseDecimal(s, d, rest)) throw InputError(where, Expected(what, std::string(text)));
   const Unit* unit = nullptr;
   if (rest.empty()) {
-    if (!bare_ok) throw InputError(where, Expected(std::string(what) + " (a unit is required)", std::string(text)));
+    if (!bare_ok)
+      throw InputError(where,
+                       Expected(std::string(what) + " (a unit is required)", std::string(text)));
     static constexpr Unit kOne{"", 1};
     unit = &kOne;
   } else {
@@ -75,15 +77,18 @@ i128 ParseQuantity(std::string_view text, const Location& where, const Unit (&un
       if (u.name == rest) unit = &u;
     if (unit == nullptr) throw InputError(where, Expected(what, std::string(text)));
   }
-  if (d.negative) throw InputError(where, Expected(std::string(what) + " (not negative)", std::string(text)));
+  if (d.negative)
+    throw InputError(where, Expected(std::string(what) + " (not negative)", std::string(text)));
   i128 pow10 = 1;
   for (int k = 0; k < d.frac_digits; ++k) pow10 *= 10;
   i128 num = d.mantissa * unit->scale;
   if (num % pow10 != 0) {
-    throw InputError(where, Expected(std::string(what) + " that is a whole number of base units", std::string(text)));
+    throw InputError(where, Expected(std::string(what) + " that is a whole number of base units",
+                                     std::string(text)));
   }
   i128 v = num / pow10;
-  if (v > INT64_MAX) throw InputError(where, Expected(std::string(what) + " within range", std::string(text)));
+  if (v > INT64_MAX)
+    throw InputError(where, Expected(std::string(what) + " within range", std::string(text)));
   return v;
 }
 
@@ -110,36 +115,54 @@ Bytes BytesInTime(Time t, Rate rate) {
   return Bytes(static_cast<int64_t>(bits / 8));
 }
 
-Time CableDelay(double metres) { return Time::Ps(std::llround(metres * 5000.0)); }
+Time CableDelay(double metres) {
+  return Time::Ps(std::llround(metres * 5000.0));
+}
 
 Time ParseTime(std::string_view text, const Location& where) {
-  static constexpr Unit kUnits[] = {{"ps", 1},
-                                    {"ns", 1000},
-                                    {"us", 1000'000},
-                                    {"\xC2\xB5s", 1000'000},
-                                    {"ms", 1000'000'000},
-                                    {"s", kPsPerS}};
-  return Time::Ps(static_cast<int64_t>(ParseQuantity(text, where, kUnits, false, "a time such as 1.5us")));
+  static constexpr Unit kUnits[] = {
+      {"ps", 1},     {"ns", 1000}, {"us", 1000'000}, {"\xC2\xB5s", 1000'000}, {"ms", 1000'000'000},
+      {"s", kPsPerS}};
+  return Time::Ps(
+      static_cast<int64_t>(ParseQuantity(text, where, kUnits, false, "a time such as 1.5us")));
 }
 
 Bytes ParseBytes(std::string_view text, const Location& where) {
   static constexpr i128 K = 1024;
-  static constexpr Unit kUnits[] = {
-      {"B", 1},           {"KB", 1000},           {"MB", 1000'000},         {"GB", 1000'000'000},
-      {"TB", 1000'000'000'000}, {"KiB", K},       {"MiB", K * K},           {"GiB", K * K * K},
-      {"TiB", K * K * K * K},   {"K", K},         {"M", K * K},             {"G", K * K * K},
-      {"T", K * K * K * K}};
-  return Bytes(static_cast<int64_t>(ParseQuantity(text, where, kUnits, true, "a size such as 9KiB")));
+  static constexpr Unit kUnits[] = {{"B", 1},
+                                    {"KB", 1000},
+                                    {"MB", 1000'000},
+                                    {"GB", 1000'000'000},
+                                    {"TB", 1000'000'000'000},
+                                    {"KiB", K},
+                                    {"MiB", K * K},
+                                    {"GiB", K * K * K},
+                                    {"TiB", K * K * K * K},
+                                    {"K", K},
+                                    {"M", K * K},
+                                    {"G", K * K * K},
+                                    {"T", K * K * K * K}};
+  return Bytes(
+      static_cast<int64_t>(ParseQuantity(text, where, kUnits, true, "a size such as 9KiB")));
 }
 
 Rate ParseRate(std::string_view text, const Location& where) {
-  static constexpr Unit kUnits[] = {
-      {"bps", 1},         {"b/s", 1},
-      {"Kbps", 1000},     {"Kb/s", 1000},          {"K", 1000},
-      {"Mbps", 1000'000}, {"Mb/s", 1000'000},      {"M", 1000'000},
-      {"Gbps", 1000'000'000}, {"Gb/s", 1000'000'000}, {"G", 1000'000'000},
-      {"Tbps", 1000'000'000'000}, {"Tb/s", 1000'000'000'000}, {"T", 1000'000'000'000},
-      {"MB/s", 8'000'000}, {"GB/s", 8'000'000'000}};
+  static constexpr Unit kUnits[] = {{"bps", 1},
+                                    {"b/s", 1},
+                                    {"Kbps", 1000},
+                                    {"Kb/s", 1000},
+                                    {"K", 1000},
+                                    {"Mbps", 1000'000},
+                                    {"Mb/s", 1000'000},
+                                    {"M", 1000'000},
+                                    {"Gbps", 1000'000'000},
+                                    {"Gb/s", 1000'000'000},
+                                    {"G", 1000'000'000},
+                                    {"Tbps", 1000'000'000'000},
+                                    {"Tb/s", 1000'000'000'000},
+                                    {"T", 1000'000'000'000},
+                                    {"MB/s", 8'000'000},
+                                    {"GB/s", 8'000'000'000}};
   i128 v = ParseQuantity(text, where, kUnits, true, "a rate such as 400Gbps");
   if (v <= 0) throw InputError(where, Expected("a rate above zero", std::string(text)));
   return Rate::Bps(static_cast<int64_t>(v));
@@ -154,7 +177,8 @@ std::string FormatTime(Time t) {
     i128 scale;
     int digits;
   };
-  static constexpr U kUnits[] = {{"s", kPsPerS, 12}, {"ms", 1000'000'000, 9}, {"us", 1000'000, 6}, {"ns", 1000, 3}};
+  static constexpr U kUnits[] = {
+      {"s", kPsPerS, 12}, {"ms", 1000'000'000, 9}, {"us", 1000'000, 6}, {"ns", 1000, 3}};
   for (const U& u : kUnits) {
     if (ps >= u.scale) return sign + TrimZeros(ps / u.scale, ps % u.scale, u.digits) + u.name;
   }
@@ -167,7 +191,8 @@ std::string FormatBytes(Bytes b) {
     const char* name;
     int64_t scale;
   };
-  static constexpr U kUnits[] = {{"TiB", 1LL << 40}, {"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}};
+  static constexpr U kUnits[] = {
+      {"TiB", 1LL << 40}, {"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}};
   for (const U& u : kUnits) {
     if (v != 0 && v % u.scale == 0) return fmt::format("{}{}", v / u.scale, u.name);
   }
@@ -181,7 +206,10 @@ std::string FormatRate(Rate r) {
     i128 scale;
     int digits;
   };
-  static constexpr U kUnits[] = {{"Tbps", 1000'000'000'000, 12}, {"Gbps", 1000'000'000, 9}, {"Mbps", 1000'000, 6}, {"Kbps", 1000, 3}};
+  static constexpr U kUnits[] = {{"Tbps", 1000'000'000'000, 12},
+                                 {"Gbps", 1000'000'000, 9},
+                                 {"Mbps", 1000'000, 6},
+                                 {"Kbps", 1000, 3}};
   for (const U& u : kUnits) {
     if (v >= u.scale) return TrimZeros(v / u.scale, v % u.scale, u.digits) + u.name;
   }

@@ -29,7 +29,8 @@ TEST(Units, ErrorNamesFileLineAndField) {
     ParseTime("fast", kWhere);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "test.yaml:3: link.rate: expected a time such as 1.5us, got \"fast\"");
+    EXPECT_EQ(std::string(e.what()),
+              "test.yaml:3: link.rate: expected a time such as 1.5us, got \"fast\"");
   }
 }
 
