@@ -1,5 +1,7 @@
 #include "units/units.hpp"
 
+#include "base/text.hpp"
+
 #include <cmath>
 #include <cstdlib>
 
@@ -51,17 +53,12 @@ bool ParseDecimal(std::string_view s, Decimal& out, std::string_view& rest) {
   return true;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // Parse "<decimal><unit>" into an exact integer count of base units.
 template <size_t N>
 i128 ParseQuantity(std::string_view text, const Location& where, const Unit (&units)[N],
                    bool bare_ok, const char* what) {
-  std::string_view s = Trim(text);
+  std::string_view s = text::Trim(text, " \t");
   Decimal d;
   std::string_view rest;
   if (!ParseDecimal(s, d, rest)) throw InputError(where, Expected(what, std::string(text)));
