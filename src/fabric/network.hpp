@@ -157,6 +157,17 @@ class Network final : public sim::EventHandler {
   std::vector<uint32_t> Candidates(uint32_t sw, uint32_t dst) const;
   // Index of the switch record for topology node `node`, or UINT32_MAX.
   uint32_t SwitchOfNode(uint32_t node) const { return node_switch_[node]; }
+  // Topology node of switch record `sw`.
+  uint32_t NodeOfSwitch(uint32_t sw) const { return switches_[sw].node; }
+  uint32_t num_switches() const { return static_cast<uint32_t>(switches_.size()); }
+  uint32_t num_hosts() const { return static_cast<uint32_t>(nics_.size()); }
+  // Port structure: the topology node that owns port `p`, the port at the
+  // other end of its link (ports 2l and 2l+1 are the two ends of link l), and
+  // the ports of a node.
+  uint32_t PortNode(uint32_t p) const { return ports_[p].node; }
+  uint32_t PortPeer(uint32_t p) const { return ports_[p].peer; }
+  const std::vector<uint32_t>& NodePorts(uint32_t node) const { return node_ports_[node]; }
+  uint32_t HostPort(uint32_t rank) const { return nics_[rank].port; }
 
   void set_flow_control(FlowControlHook* hook) { fc_ = hook; }
 
