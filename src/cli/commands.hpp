@@ -17,5 +17,6 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx);  // audit nccl
 void AddAuditTopoCommand(CLI::App& audit, Context& ctx);  // audit topo
 void AddAuditQosCommand(CLI::App& audit, Context& ctx);   // audit qos
 void AddOpticsCommand(CLI::App& app, Context& ctx);       // optics ingest|status|quarantine
+void AddDeadlockCommand(CLI::App& app, Context& ctx);     // deadlock (static CBD check)
 
 }  // namespace lossless::cli

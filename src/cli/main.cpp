@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddAuditTopoCommand(*audit, ctx);
   lossless::cli::AddAuditQosCommand(*audit, ctx);
   lossless::cli::AddOpticsCommand(app, ctx);
+  lossless::cli::AddDeadlockCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

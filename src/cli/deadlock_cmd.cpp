@@ -1,0 +1,73 @@
+// lossless deadlock: static PFC deadlock check (cyclic buffer dependency).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "fabric/network.hpp"
+#include "flowctl/buffer_graph.hpp"
+#include "scenario/scenario.hpp"
+#include "sim/simulator.hpp"
+
+namespace lossless::cli {
+
+void AddDeadlockCommand(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "deadlock",
+      "Check a scenario's fabric for a cyclic buffer dependency (PFC deadlock risk) on one "
+      "lossless priority; exit 1 if there is one");
+  auto file = std::make_shared<std::string>();
+  auto sets = std::make_shared<std::vector<std::string>>();
+  auto priority = std::make_shared<int>(-1);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("FILE", *file, "Scenario file (YAML or JSON)")->required();
+  cmd->add_option("--set", *sets, "Override a field: --set topology.gpus=256 (repeatable)");
+  cmd->add_option("--priority", *priority,
+                  "Lossless priority to check, 0-7 (default: the scenario's fabric.data_class)");
+  cmd->add_flag("--json", *json, "Print the result as JSON");
+  cmd->callback([=, &ctx] {
+    scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
+    if (*priority != -1 && (*priority < 0 || *priority >= fabric::kMaxClasses)) {
+      throw InputError({"<cli>", 0, "--priority"},
+                       Expected("a priority from 0 to 7", std::to_string(*priority)));
+    }
+    const int prio = *priority == -1 ? s.net.nic.data_class : *priority;
+    topology::Topology t = scenario::BuildTopology(s);
+    sim::Simulator sim(s.seed);
+    fabric::Network net(sim, t, s.net);
+    flowctl::BufferGraph g = flowctl::BuildBufferGraph(net, prio);
+    std::vector<uint32_t> cycle = flowctl::FindBufferCycle(g);
+    std::vector<std::string> labels;
+    for (uint32_t p : cycle) labels.push_back(flowctl::BufferLabel(net, p, prio));
+    if (*json) {
+      nlohmann::json j = {{"scenario", *file},         {"priority", prio},
+                          {"buffers", g.num_vertices}, {"dependencies", g.num_edges()},
+                          {"cyclic", !cycle.empty()},  {"cycle", nlohmann::json::array()}};
+      const auto& nodes = net.topology().nodes;
+      for (size_t i = 0; i < cycle.size(); ++i) {
+        const uint32_t p = cycle[i];
+        j["cycle"].push_back({{"buffer", labels[i]},
+                              {"switch", nodes[net.PortNode(p)].name},
+                              {"from", nodes[net.PortNode(net.PortPeer(p))].name},
+                              {"port", p}});
+      }
+      fmt::print("{}\n", j.dump(2));
+    } else if (cycle.empty()) {
+      fmt::print("{}: no cyclic buffer dependency on priority {} ({} buffers, {} dependencies)\n",
+                 *file, prio, g.num_vertices, g.num_edges());
+    } else {
+      fmt::print("{}: cyclic buffer dependency on priority {}: {} buffers each wait for the next\n",
+                 *file, prio, cycle.size());
+      fmt::print("  {} -> {}\n", fmt::join(labels, " -> "), labels.front());
+      fmt::print("  ({} buffers, {} dependencies checked; a deadlock can form under load)\n",
+                 g.num_vertices, g.num_edges());
+    }
+    ctx.exit_code = cycle.empty() ? 0 : 1;
+  });
+}
+
+}  // namespace lossless::cli
