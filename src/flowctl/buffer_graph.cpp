@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -42,8 +43,14 @@ BufferGraph BuildBufferGraph(const fabric::Network& net, int priority) {
 
   std::vector<uint64_t> edges;  // from << 32 | to
   std::vector<uint32_t> seen(g.num_ports, 0);
+  // Candidate sets are interned: an ingress port emits the edges of a given
+  // set once, however many destinations share it (a leaf's host ports reach
+  // the same uplinks for every remote leaf).
+  std::map<std::vector<uint32_t>, uint32_t> set_ids;
+  std::vector<const std::vector<uint32_t>*> sets;
   std::vector<uint32_t> cand_seen(num_sw, 0);
-  std::vector<std::vector<uint32_t>> cand(num_sw);
+  std::vector<uint32_t> cand(num_sw);  // set id at each switch, this destination
+  std::vector<std::vector<uint32_t>> emitted(g.num_ports);  // set ids whose edges a port has
   std::vector<uint32_t> queue;
   uint32_t stamp = 0;
   for (uint32_t edge = 0; edge < num_sw; ++edge) {
@@ -63,12 +70,19 @@ BufferGraph BuildBufferGraph(const fabric::Network& net, int priority) {
       if (sw == edge) continue;  // delivered to the destination host
       if (cand_seen[sw] != stamp) {
         cand_seen[sw] = stamp;
-        cand[sw] = net.Candidates(sw, dst);
+        auto [it, fresh] =
+            set_ids.emplace(net.Candidates(sw, dst), static_cast<uint32_t>(sets.size()));
+        if (fresh) sets.push_back(&it->first);
+        cand[sw] = it->second;
       }
-      for (uint32_t e : cand[sw]) {
+      const uint32_t id = cand[sw];
+      auto& done = emitted[a];
+      const bool emit = std::find(done.begin(), done.end(), id) == done.end();
+      if (emit) done.push_back(id);
+      for (uint32_t e : *sets[id]) {
         const uint32_t b = net.PortPeer(e);
         if (switch_of_port(b) == kNone) continue;  // toward a host
-        edges.push_back(static_cast<uint64_t>(a) << 32 | b);
+        if (emit) edges.push_back(static_cast<uint64_t>(a) << 32 | b);
         if (seen[b] != stamp) {
           seen[b] = stamp;
           queue.push_back(b);
