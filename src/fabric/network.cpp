@@ -92,6 +92,8 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     nics_[r].port = np[0];
     ports_[np[0]].host = r;
   }
+    xon_bytes_ = cfg_.pfc.xon_bytes >= 0 ? cfg_.pfc.xon_bytes
+                                     : cfg_.pfc.xoff_bytes - cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
   BuildRoutes();
 }
 
@@ -237,7 +239,9 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   flows_.push_back(st);
   FlowState fs;
   fs.entropy = static_cast<uint16_t>(0xC000 | (sim::Mix(sim_.seed(), f, 0xe7) & 0x3FFF));
-  fs.tclass = static_cast<uint8_t>(st.spec.tclass);
+    fs.tclass = static_cast<uint8_t>(st.spec.tclass);
+  fs.rate_bps = spec.rate.bps();
+  fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
   flow_state_.push_back(fs);
   if (spec.start <= sim_.Now()) {
     StartFlow(f);
@@ -262,9 +266,25 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     case kArrival:
       Arrive(static_cast<uint32_t>(arg));
       break;
-    case kFlowStart:
+        case kFlowStart:
       StartFlow(static_cast<uint32_t>(arg));
       break;
+    case kPauseApply: {
+      // arg = port << 24 | class-enable << 16 | quanta; reception ended `response` ago.
+      ApplyPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16), static_cast<uint16_t>(arg),
+                 sim_.Now().ps() - cfg_.pfc.response.ps());
+      break;
+    }
+    case kPfcRefresh: {
+      uint32_t port = static_cast<uint32_t>(arg >> 3);
+      int c = static_cast<int>(arg & 7);
+      if (ports_[port].xoff_sent >> c & 1) {
+        SendPause(port, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
+        int64_t half = std::max<int64_t>(1, PauseDuration(ports_[port], cfg_.pfc.quanta) / 2);
+        sim_.Schedule(Time::Ps(sim_.Now().ps() + half), ports_[port].entity, this, kPfcRefresh, arg);
+      }
+      break;
+    }
     default:
       break;
   }
@@ -300,11 +320,16 @@ PacketRef Network::NextFromQueues(Port& p) {
     int64_t size = pool_[r].wire - gap;
     cq.bytes -= size;
     p.queued_bytes -= size;
-    if (p.sw != kNone) switches_[p.sw].used_bytes -= size;
+        if (p.sw != kNone) {
+      switches_[p.sw].used_bytes -= size;
+      if (cfg_.pfc.enabled) ReleaseIngress(pool_[r], size);
+    }
     if (fc_ != nullptr) fc_->OnDequeue(static_cast<uint32_t>(&p - ports_.data()), c, size);
     return r;
   };
+  const int64_t now = sim_.Now().ps();
   auto may_send = [&](int c) {
+    if (p.paused_until[c] > now) return false;
     return fc_ == nullptr || fc_->CanSend(static_cast<uint32_t>(&p - ports_.data()), c,
                                           pool_[p.q[c].fifo.head].wire - gap);
   };
@@ -362,13 +387,14 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
   for (size_t k = 0; k < n; ++k) {
     size_t i = (nic.cursor + k) % n;
     uint32_t f = nic.active[i];
-    FlowState& fs = flow_state_[f];
-    if (fs.next_ps > now) {
-      wake_at = std::min(wake_at, fs.next_ps);
+        FlowState& fs = flow_state_[f];
+    const int64_t ready = std::max(fs.next_ps, p.paused_until[fs.tclass]);
+    if (ready > now) {
+      wake_at = std::min(wake_at, ready);
       continue;
     }
     FlowStats& st = flows_[f];
-    int64_t payload = std::min<int64_t>(cfg_.framing.mtu_payload, st.spec.bytes - st.sent_bytes);
+    int64_t payload = std::min<int64_t>(fs.max_payload, st.spec.bytes - st.sent_bytes);
     PacketRef r = pool_.Alloc();
     Packet& pk = pool_[r];
     pk.sent_ps = now;
@@ -384,8 +410,9 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     pk.entropy = fs.entropy;
     pk.tclass = fs.tclass;
     pk.ecn = cfg_.nic.ect ? kEcnEct0 : kEcnNotEct;
-    pk.kind = PacketKind::kData;
+        pk.kind = PacketKind::kData;
     pk.hops = 0;
+    pk.ingress = kNone;
     ++packets_created_;
     st.sent_bytes += payload;
     ++st.packets;
@@ -408,9 +435,30 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
 void Network::TryTransmit(uint32_t pi) {
   Port& p = ports_[pi];
   if (p.down) return;  // SetLinkUp(true) kicks the port again
-  const int64_t now = sim_.Now().ps();
-  PacketRef r = HasQueued(p) ? NextFromQueues(p) : kNoPacket;
+    const int64_t now = sim_.Now().ps();
+  PacketRef r = kNoPacket;
   int64_t wake = std::numeric_limits<int64_t>::max();
+  if (p.pause_pending) {
+    // MAC control goes first, after the frame in progress; it is never paused.
+    r = pool_.Alloc();
+    Packet& pf = pool_[r];
+    pf = Packet{};
+    pf.sent_ps = now;
+    pf.flow = kNone;
+    pf.kind = PacketKind::kPause;
+    pf.entropy = p.pause_mask;
+    pf.payload = p.pause_quanta;
+    pf.wire = static_cast<uint32_t>(64 + cfg_.framing.gap_overhead);
+    pf.next = kNoPacket;
+    pf.ingress = kNone;
+    p.pause_pending = false;
+    p.pause_mask = 0;
+    ++p.stats.pause_tx;
+  }
+  if (r == kNoPacket && HasQueued(p)) {
+    r = NextFromQueues(p);
+    if (r == kNoPacket) wake = PausedWake(p);
+  }
   if (r == kNoPacket && p.host != kNone) r = NextFromNic(p, wake);
   if (r == kNoPacket) {
     if (wake != std::numeric_limits<int64_t>::max()) {
@@ -422,11 +470,14 @@ void Network::TryTransmit(uint32_t pi) {
   Packet& pk = pool_[r];
   const int64_t ser = Ser(p, pk.wire);
   const int64_t end = std::max(now + ser, pk.tail_ps);
-  p.busy_until = end;
+    p.busy_until = end;
   p.stats.busy_ps += ser;
-  ++p.stats.tx_packets;
-  p.stats.tx_wire_bytes += pk.wire;
-  ++packet_hops_;
+  if (tx_trace_ != nullptr) tx_trace_(tx_trace_ctx_, pi, pk, Time::Ps(now));
+  if (pk.kind != PacketKind::kPause) {
+    ++p.stats.tx_packets;
+    p.stats.tx_wire_bytes += pk.wire;
+    ++packet_hops_;
+  }
   ++pk.hops;
   const int64_t tail = end + p.delay_ps;
   int64_t head = tail + p.rx_latency_ps;
@@ -440,7 +491,7 @@ void Network::TryTransmit(uint32_t pi) {
   const bool idle_wire = p.wire.empty();
   p.wire.Push(pool_, r);
   if (idle_wire) sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, pi);
-  const bool more = HasQueued(p) || (p.host != kNone && !nics_[p.host].active.empty());
+  const bool more = HasQueued(p) || p.pause_pending || (p.host != kNone && !nics_[p.host].active.empty());
   if (more) {
     p.kick_pending = true;
     sim_.Schedule(Time::Ps(end), p.entity, this, kKick, pi);
@@ -457,10 +508,79 @@ void Network::Arrive(uint32_t pi) {
 }
 
 void Network::DropPacket(PacketRef r, Port* at) {
-  ++drops_;
-  ++flows_[pool_[r].flow].drops;
-  if (at != nullptr) ++at->stats.drops;
+  if (pool_[r].kind != PacketKind::kPause) {
+    ++drops_;
+    ++flows_[pool_[r].flow].drops;
+    if (at != nullptr) ++at->stats.drops;
+  }
   pool_.Free(r);
+}
+
+int64_t Network::PauseDuration(const Port& p, uint16_t quanta) const {
+  // One quantum is 512 bit times = 64 bytes of link time (fabric.md §2.2).
+  return units::SerializationTime(Bytes(int64_t{quanta} * 64), Rate::Bps(p.rate_bps)).ps();
+}
+
+int64_t Network::PausedWake(const Port& p) const {
+  const int64_t now = sim_.Now().ps();
+  int64_t wake = std::numeric_limits<int64_t>::max();
+  for (unsigned m = p.nonempty; m != 0; m &= m - 1) {
+    int c = __builtin_ctz(m);
+    if (p.paused_until[c] > now) wake = std::min(wake, p.paused_until[c]);
+  }
+  return wake;
+}
+
+void Network::SendPause(uint32_t port, uint8_t mask, uint16_t quanta) {
+  Port& p = ports_[port];
+  // One pause time per frame: a later request replaces the pending one's
+  // time and adds its classes (the model runs one lossless priority).
+  p.pause_pending = true;
+  p.pause_mask = static_cast<uint8_t>(p.pause_mask | mask);
+  p.pause_quanta = quanta;
+  Kick(port);
+}
+
+void Network::ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta) {
+  OnPauseReceived(port, class_enable, quanta);
+}
+
+void Network::OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta) {
+  ++ports_[port].stats.pause_rx;
+  if (cfg_.pfc.response.ps() == 0) {
+    ApplyPause(port, mask, quanta, sim_.Now().ps());
+  } else {
+    sim_.Schedule(sim_.Now() + cfg_.pfc.response, ports_[port].entity, this, kPauseApply,
+                  (uint64_t{port} << 24) | (uint64_t{mask} << 16) | quanta);
+  }
+}
+
+void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end) {
+  Port& p = ports_[port];
+  const int64_t now = sim_.Now().ps();
+  const int64_t until = reception_end + PauseDuration(p, quanta);
+  bool resume = false;
+  for (unsigned m = mask; m != 0; m &= m - 1) {
+    int c = __builtin_ctz(m);
+    const int64_t old = std::max(p.paused_until[c], now);
+    const int64_t next = std::max(until, now);
+    // Paused time: the extension, or (XON, refresh to a shorter time) minus the part cut off.
+    if (cfg_.pfc.priorities >> c & 1) p.stats.paused_ps += next - old;
+    p.paused_until[c] = until;
+    if (until <= now) resume = true;
+  }
+  if (resume) Kick(port);
+}
+
+void Network::ReleaseIngress(const Packet& pk, int64_t size) {
+  const int c = pk.tclass;
+  if (pk.ingress == kNone || !(cfg_.pfc.priorities >> c & 1)) return;
+  Port& in = ports_[pk.ingress];
+  in.ingress_bytes[c] -= size;
+  if ((in.xoff_sent >> c & 1) && in.ingress_bytes[c] <= xon_bytes_) {
+    in.xoff_sent = static_cast<uint8_t>(in.xoff_sent & ~(1u << c));
+    SendPause(pk.ingress, static_cast<uint8_t>(1u << c), 0);
+  }
 }
 
 void Network::SetLinkUp(uint32_t link, bool up) {
@@ -475,7 +595,10 @@ void Network::SetLinkUp(uint32_t link, bool up) {
         while (!cq.fifo.empty()) {
           PacketRef r = cq.fifo.Pop(pool_);
           int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
-          if (p.sw != kNone) switches_[p.sw].used_bytes -= size;
+                    if (p.sw != kNone) {
+            switches_[p.sw].used_bytes -= size;
+            if (cfg_.pfc.enabled) ReleaseIngress(pool_[r], size);
+          }
           if (fc_ != nullptr) fc_->OnDequeue(pi, c, size);
           DropPacket(r, &p);
         }
@@ -494,6 +617,13 @@ void Network::SetLinkUp(uint32_t link, bool up) {
 
 void Network::Deliver(uint32_t ingress, PacketRef r) {
   const Port& in = ports_[ingress];
+  if (pool_[r].kind == PacketKind::kPause) {
+    const Packet& pf = pool_[r];
+    OnPauseReceived(ingress, static_cast<uint8_t>(pf.entropy), static_cast<uint16_t>(pf.payload));
+    pool_.Free(r);
+    return;
+  }
+  pool_[r].ingress = ingress;
   if (in.host != kNone) {
     ReceiveAtHost(in.host, r);
     return;
@@ -514,7 +644,24 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
   ClassQueue& cq = e.q[c];
   const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
-  const bool lossless = cfg_.sw.lossless_mask >> c & 1;
+    const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> c & 1);
+  const bool lossless = pfc || (cfg_.sw.lossless_mask >> c & 1);
+  if (pfc) {
+    Port& in = ports_[pk.ingress];
+    if (in.ingress_bytes[c] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes || size > free_bytes) {
+      ++e.stats.lossless_drops;  // headroom exhausted: PFC was configured too tight
+      DropPacket(r, &e);
+      return;
+    }
+    in.ingress_bytes[c] += size;
+    if (in.ingress_bytes[c] > cfg_.pfc.xoff_bytes && !(in.xoff_sent >> c & 1)) {
+      in.xoff_sent = static_cast<uint8_t>(in.xoff_sent | (1u << c));
+      SendPause(pk.ingress, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
+      int64_t half = std::max<int64_t>(1, PauseDuration(in, cfg_.pfc.quanta) / 2);
+      sim_.Schedule(Time::Ps(sim_.Now().ps() + half), in.entity, this, kPfcRefresh,
+                    (uint64_t{pk.ingress} << 3) | static_cast<uint64_t>(c));
+    }
+  }
   const bool admit =
       size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
                                              cfg_.sw.alpha * static_cast<double>(free_bytes));

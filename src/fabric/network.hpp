@@ -67,6 +67,25 @@ struct SwitchConfig {
   std::array<EcnConfig, kMaxClasses> ecn{};
 };
 
+// Priority flow control (IEEE 802.1Qbb), fabric.md §2.2-§2.4. Switches count
+// the bytes each (ingress port, priority) holds in the shared buffer; above
+// `xoff_bytes` the ingress port sends a PAUSE upstream (refreshed at half the
+// pause time while the condition lasts), at or below the XON threshold it
+// sends pause time 0. A frame that would take the count past xoff + headroom
+// is dropped and counted as a lossless drop (a misconfiguration). Any port
+// (switch or NIC) that receives a PAUSE stops starting frames of the enabled
+// priorities `response` after the end of the PAUSE's reception, until
+// end-of-reception + quanta x 512 bit times.
+struct PfcConfig {
+  bool enabled = false;
+  uint8_t priorities = 1u << 3;       // lossless priorities
+  int64_t xoff_bytes = 200'000;       // per (ingress port, priority)
+  int64_t xon_bytes = -1;             // -1 = xoff - one max frame (fabric.md §6)
+  int64_t headroom_bytes = 160'000;   // above xoff
+  uint16_t quanta = 0xFFFF;           // pause time sent with XOFF
+  Time response = Time::Zero();       // sender response time (D-Resp: 1.1584 us at 400G)
+};
+
 struct NicConfig {
   Rate pcie_rate;          // 0 = no PCIe cap
   uint8_t data_class = 3;  // RoCE priority / IB SL of data packets
@@ -78,6 +97,7 @@ struct NetworkConfig {
   SwitchConfig sw;
   NicConfig nic;
   RoutingMode routing = RoutingMode::kEcmp;
+  PfcConfig pfc;
   bool stop_when_flows_done = true;
 };
 
@@ -86,7 +106,19 @@ struct FlowSpec {
   uint32_t dst = 0;
   int64_t bytes = 0;
   Time start;
-  int tclass = -1;  // -1 = NicConfig::data_class
+  int tclass = -1;          // -1 = NicConfig::data_class
+  Rate rate;                // pacing rate; 0 = line rate
+  int32_t max_payload = 0;  // bytes per packet; 0 = the framing's MTU
+
+  static FlowSpec Of(uint32_t src, uint32_t dst, int64_t bytes, Time start = Time::Zero(), int tclass = -1) {
+    FlowSpec f;
+    f.src = src;
+    f.dst = dst;
+    f.bytes = bytes;
+    f.start = start;
+    f.tclass = tclass;
+    return f;
+  }
 };
 
 struct FlowStats {
@@ -109,6 +141,9 @@ struct PortStats {
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
   int64_t max_queue_bytes = 0;
+  uint64_t pause_tx = 0;         // PFC frames sent (XOFF, refresh and XON)
+  uint64_t pause_rx = 0;         // PFC frames received
+  int64_t paused_ps = 0;         // time a lossless priority of this port's egress was paused
 };
 
 // Link-level flow-control extension point (PFC / IB credits, issue 3).
@@ -171,6 +206,19 @@ class Network final : public sim::EventHandler {
 
   void set_flow_control(FlowControlHook* hook) { fc_ = hook; }
 
+  // Called with every packet a port starts to transmit (tests, traces).
+  // Off the hot path unless set.
+  using TxTrace = void (*)(void* ctx, uint32_t port, const Packet& p, Time start);
+  void set_tx_trace(TxTrace fn, void* ctx) {
+    tx_trace_ = fn;
+    tx_trace_ctx_ = ctx;
+  }
+  // Delivers a PFC frame to `port` as if its reception ended now (for tests
+  // of the sender side, fabric.md §2.2 / experiments E1).
+  void ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta);
+  // Bytes (ingress port, priority) currently holds in its switch's buffer.
+  int64_t IngressBytes(uint32_t port, int prio) const { return ports_[port].ingress_bytes[prio]; }
+
   // Takes topology link `link` (both directions) down or up. A down link
   // carries nothing: routing skips it among the minimal next hops (a switch
   // whose every minimal next hop is down drops the packet, counted as a
@@ -180,7 +228,7 @@ class Network final : public sim::EventHandler {
   bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
 
  private:
-  enum EventKind : uint32_t { kKick = 0, kArrival = 1, kFlowStart = 2 };
+  enum EventKind : uint32_t { kKick = 0, kArrival = 1, kFlowStart = 2, kPauseApply = 3, kPfcRefresh = 4 };
 
   struct ClassQueue {
     PacketFifo fifo;
@@ -199,6 +247,12 @@ class Network final : public sim::EventHandler {
     bool rx_cut_through = false;
     bool kick_pending = false;
     bool down = false;  // link administratively or physically down
+    bool pause_pending = false;                          // a PFC frame waits to be sent
+    uint8_t pause_mask = 0;                              // its class-enable vector
+    uint16_t pause_quanta = 0;                           // its pause time
+    uint8_t xoff_sent = 0;                               // priorities held paused upstream
+    std::array<int64_t, kMaxClasses> paused_until{};     // egress: class c may start at >= this
+    std::array<int64_t, kMaxClasses> ingress_bytes{};    // ingress: bytes held per priority
     int64_t busy_until = 0;
     int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
     int64_t queued_bytes = 0;                  // all classes
@@ -223,6 +277,7 @@ class Network final : public sim::EventHandler {
   struct FlowState {
     int64_t next_ps = 0;   // per-flow pacing (congestion control)
     int64_t rate_bps = 0;  // 0 = line rate
+    int32_t max_payload = 0;
     uint32_t next_seq = 0;
     uint16_t entropy = 0;
     uint8_t tclass = 0;
@@ -241,6 +296,12 @@ class Network final : public sim::EventHandler {
   uint32_t Route(uint32_t sw, const Packet& p);         // skips down links
   uint32_t RouteMinimal(uint32_t sw, const Packet& p);  // the routing mode's choice
   void DropPacket(PacketRef r, Port* at);
+  void SendPause(uint32_t port, uint8_t mask, uint16_t quanta);
+  void OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta);
+  void ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end);
+  void ReleaseIngress(const Packet& pk, int64_t size);
+  int64_t PauseDuration(const Port& p, uint16_t quanta) const;
+  int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
   void BuildRoutes();
   void StartFlow(uint32_t flow);
 
@@ -265,6 +326,9 @@ class Network final : public sim::EventHandler {
   std::vector<FlowStats> flows_;
   std::vector<FlowState> flow_state_;
   FlowControlHook* fc_ = nullptr;
+  TxTrace tx_trace_ = nullptr;
+  void* tx_trace_ctx_ = nullptr;
+  int64_t xon_bytes_ = 0;
   size_t flows_done_ = 0;
   uint64_t packet_hops_ = 0;
   uint64_t packets_created_ = 0;

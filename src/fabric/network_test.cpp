@@ -95,7 +95,7 @@ TEST(Network, IncastOverflowsDynamicThresholdAndDrops) {
   cfg.sw.buffer_bytes = 200'000;
   cfg.sw.alpha = 1.0;
   Network net(sim, topo, cfg);
-  for (uint32_t s = 1; s <= 7; ++s) net.AddFlow({s, 0, 400'000, Time::Zero()});
+  for (uint32_t s = 1; s <= 7; ++s) net.AddFlow(FlowSpec::Of(s, 0, 400'000, Time::Zero()));
   sim.Run();
   EXPECT_GT(net.drops(), 0u);
   // The occupancy bound: q <= alpha * free  =>  q <= B/2 for alpha = 1.
@@ -113,8 +113,8 @@ TEST(Network, EcnMarksOnlyAboveKmin) {
   cfg.sw.ecn[cfg.nic.data_class] = EcnConfig{true, 40'000, 80'000, 1.0};
   Network net(sim, topo, cfg);
   // Two senders into one receiver: the queue grows by one packet per two sent.
-  net.AddFlow({1, 0, 400'000, Time::Zero()});
-  net.AddFlow({2, 0, 400'000, Time::Zero()});
+  net.AddFlow(FlowSpec::Of(1, 0, 400'000, Time::Zero()));
+  net.AddFlow(FlowSpec::Of(2, 0, 400'000, Time::Zero()));
   sim.Run();
   uint64_t marks = 0;
   for (uint32_t p = 0; p < net.num_ports(); ++p) marks += net.port_stats(p).ecn_marks;
@@ -130,8 +130,8 @@ TEST(Network, NicServesFlowsRoundRobinAtLineRate) {
   auto topo = testing::LsRing(16, 8, 2);
   Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
   // Host 0 sends 10 packets to each of two hosts: 20 packets back to back.
-  net.AddFlow({0, 1, 40'000, Time::Zero()});
-  net.AddFlow({0, 2, 40'000, Time::Zero()});
+  net.AddFlow(FlowSpec::Of(0, 1, 40'000, Time::Zero()));
+  net.AddFlow(FlowSpec::Of(0, 2, 40'000, Time::Zero()));
   sim.Run();
   const int64_t ser = 80'000;  // 4000 B at 400G
   // Flow 0 starts alone and has sent one packet when flow 1 joins; then they
@@ -148,7 +148,7 @@ TEST(Network, PcieCapSlowsInjection) {
   NetworkConfig cfg = RawConfig(RoutingMode::kEcmp);
   cfg.nic.pcie_rate = units::Rate::Gbps(200);
   Network net(sim, topo, cfg);
-  net.AddFlow({0, 1, 40'000, Time::Zero()});
+  net.AddFlow(FlowSpec::Of(0, 1, 40'000, Time::Zero()));
   sim.Run();
   // Ten packets, one every 160 ns (PCIe), the last takes 80 ns per hop over 2 hops.
   EXPECT_EQ(net.flows()[0].finish.ps(), 9 * 160'000 + 2 * 80'000 + 2'000'000);
@@ -162,7 +162,7 @@ TEST(Network, StoreAndForwardVersusCutThroughLatency) {
     cfg.sw.latency = Time::Ns(300);
     cfg.sw.cut_through = cut;
     Network net(sim, topo, cfg);
-    net.AddFlow({0, 1, 4000, Time::Zero()});
+    net.AddFlow(FlowSpec::Of(0, 1, 4000, Time::Zero()));
     sim.Run();
     // One 4000-B packet, host -> leaf -> host. Store-and-forward: 2 x 80 ns + 2 us + 300 ns.
     // Cut-through: the egress starts 300 ns after the header (64 B = 1.28 ns) and
@@ -191,7 +191,7 @@ TEST(Network, LinkDownReroutesAroundIt) {
   Network net(sim, topo, cfg);
   net.SetLinkUp(16, false);  // leaf0 - spine0
   EXPECT_FALSE(net.LinkUp(16));
-  net.AddFlow({0, 9, 400'000, Time::Zero()});
+  net.AddFlow(FlowSpec::Of(0, 9, 400'000, Time::Zero()));
   sim.Run();
   EXPECT_EQ(net.flows_done(), 1u);
   EXPECT_EQ(net.drops(), 0u);
@@ -204,7 +204,7 @@ TEST(Network, HostLinkDownStallsItsFlowsUntilItComesBack) {
   auto topo = testing::LsRing(16, 8, 2);
   Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
   net.SetLinkUp(0, false);  // host0's link
-  net.AddFlow({0, 1, 40'000, Time::Zero()});
+  net.AddFlow(FlowSpec::Of(0, 1, 40'000, Time::Zero()));
   sim.Run();
   EXPECT_EQ(net.flows_done(), 0u);
   net.SetLinkUp(0, true);
@@ -217,7 +217,7 @@ TEST(Network, LinkDownLosesWhatIsOnTheWire) {
   sim::Simulator sim(1);
   auto topo = testing::LsRing(16, 8, 2);
   Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
-  net.AddFlow({0, 1, 400'000, Time::Zero()});
+  net.AddFlow(FlowSpec::Of(0, 1, 400'000, Time::Zero()));
   sim.Run(Time::Us(2));     // packets are in flight on host0's link and on leaf0 -> host1
   net.SetLinkUp(1, false);  // host1's link: in-flight packets and all later ones are lost
   sim.Run();

@@ -1,5 +1,5 @@
 #pragma once
-// Packets and their pool. A packet is a 64-byte record addressed by a 32-bit
+// Packets and their pool. A packet is a 72-byte record addressed by a 32-bit
 // index; queues chain packets through `next`, so queuing allocates nothing.
 // The pool grows to the peak number of packets alive and then recycles.
 #include <cstdint>
@@ -10,7 +10,10 @@ namespace lossless::fabric {
 using PacketRef = uint32_t;
 inline constexpr PacketRef kNoPacket = UINT32_MAX;
 
-enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3 };
+// kPause is an 802.1Qbb PFC frame: its `entropy` holds the class-enable
+// vector and `payload` the pause time in quanta (one value for every enabled
+// class; 0 = XON). It is MAC control: not queued, not subject to PFC itself.
+enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3, kPause = 4 };
 
 // ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
@@ -32,8 +35,10 @@ struct Packet {
   PacketKind kind;
   uint8_t hops;  // links traversed so far
   uint8_t pad_[2];
+  uint32_t ingress;    // switch port it entered through (PFC ingress accounting)
+  uint32_t pad2_;
 };
-static_assert(sizeof(Packet) == 64, "keep Packet one cache line");
+static_assert(sizeof(Packet) == 72, "Packet grows only with reason (memory per packet in flight)");
 
 class PacketPool {
  public:

@@ -487,8 +487,8 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
       throw InputError(
           t.where, fmt::format("expected hosts <= {} (the topology's hosts), got {}", n_hosts, n));
     auto add = [&](int64_t src, int64_t dst) {
-      flows.push_back(fabric::FlowSpec{static_cast<uint32_t>(src), static_cast<uint32_t>(dst),
-                                       t.bytes, t.start, t.tclass});
+      flows.push_back(fabric::FlowSpec::Of(static_cast<uint32_t>(src), static_cast<uint32_t>(dst), t.bytes,
+                                          t.start, t.tclass));
     };
     switch (t.pattern) {
       case Pattern::kRing:

@@ -1,0 +1,178 @@
+// Priority flow control: reference experiments E1 (pause timing) and E2
+// (headroom), shared/reference/experiments.md.
+#include <algorithm>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fabric/network.hpp"
+#include "fabric/test_topologies.hpp"
+
+namespace lossless::fabric {
+namespace {
+
+struct TxRecord {
+  uint32_t port;
+  int tclass;
+  int64_t start;
+  uint32_t wire;
+  PacketKind kind;
+};
+
+void Record(void* ctx, uint32_t port, const Packet& p, Time start) {
+  static_cast<std::vector<TxRecord>*>(ctx)->push_back({port, p.tclass, start.ps(), p.wire, p.kind});
+}
+
+// E1 setup: host A sends priority 3 backlogged (4096-B RoCE payload, 83,560 ps
+// at 400G) and priority 0 at 80 Gb/s in 9,216-B frames (9,236 B of wire time);
+// a PFC frame whose reception at A ends at t_a pauses A's port.
+struct E1 {
+  units::Rate rate = units::Rate::Gbps(400);
+  Time response = Time::Zero();
+  uint8_t mask = 1u << 3;
+  std::vector<std::pair<int64_t, uint16_t>> pauses;  // (reception end, quanta)
+  int64_t horizon = 200'000'000;                     // 200 us
+  std::vector<TxRecord> tx;
+  uint32_t port_a = 0;
+
+  void Run() {
+    sim::Simulator sim(1);
+    auto topo = testing::LsRing(8, 8, 1, rate, Time::Ns(50));
+    NetworkConfig cfg;
+    cfg.framing = Framing::RoceV2(4096);
+    cfg.sw.latency = Time::Ns(300);
+    cfg.pfc.enabled = true;
+    cfg.pfc.response = response;
+    cfg.stop_when_flows_done = false;
+    Network net(sim, topo, cfg);
+    port_a = net.HostPort(0);
+    net.set_tx_trace(&Record, &tx);
+    FlowSpec bulk = FlowSpec::Of(0, 1, 1'000'000'000, Time::Zero(), 3);
+    FlowSpec low = FlowSpec::Of(0, 1, 1'000'000'000, Time::Zero(), 0);
+    low.rate = units::Rate::Gbps(80);
+    low.max_payload = 9216 - 62;
+    net.AddFlow(bulk);
+    net.AddFlow(low);
+    for (auto [at, quanta] : pauses) {
+      sim.Run(Time::Ps(at));
+      net.ReceivePause(port_a, mask, quanta);
+    }
+    sim.Run(Time::Ps(horizon));
+  }
+  std::vector<int64_t> Starts(int tclass) const {
+    std::vector<int64_t> out;
+    for (const auto& r : tx)
+      if (r.port == port_a && r.tclass == tclass && r.kind == PacketKind::kData) out.push_back(r.start);
+    return out;
+  }
+  // First start of `tclass` at or after t.
+  int64_t FirstStartAfter(int tclass, int64_t t) const {
+    for (int64_t s : Starts(tclass))
+      if (s > t) return s;
+    return -1;
+  }
+  bool AnyStartIn(int tclass, int64_t lo, int64_t hi) const {  // open interval
+    for (int64_t s : Starts(tclass))
+      if (s > lo && s < hi) return true;
+    return false;
+  }
+};
+
+constexpr int64_t kT0 = 10'000'000;           // 10 us
+constexpr int64_t kTa = kT0 + 1'680 + 50'000;  // end of the PFC frame's reception at A
+constexpr int64_t kTmax = 83'884'800;          // 65,535 quanta at 400G
+constexpr int64_t kLowFrame = 184'720;         // one 9,236-B frame at 400G
+
+TEST(RefE1_PfcPauseTiming, A_NoPriority3StartDuringPauseAndRestartOnTime) {
+  E1 e;
+  e.pauses = {{kTa, 0xFFFF}};
+  e.Run();
+  EXPECT_FALSE(e.AnyStartIn(3, kTa, kTa + kTmax));
+  int64_t first = e.FirstStartAfter(3, kTa);
+  EXPECT_GE(first, kTa + kTmax);
+  EXPECT_LE(first, kTa + kTmax + kLowFrame);
+}
+
+TEST(RefE1_PfcPauseTiming, B_ResponseTimeLetsFramesStartUntilItEnds) {
+  E1 e;
+  e.response = Time::Ps(1'158'400);  // 905 quanta at 400G
+  e.pauses = {{kTa, 0xFFFF}};
+  e.Run();
+  EXPECT_FALSE(e.AnyStartIn(3, kTa + 1'158'400, kTa + kTmax));
+  EXPECT_TRUE(e.AnyStartIn(3, kTa, kTa + 1'158'400 + 1));  // backlogged: frames keep starting
+  int64_t first = e.FirstStartAfter(3, kTa + 1'158'400);
+  EXPECT_GE(first, kTa + kTmax);
+  EXPECT_LE(first, kTa + kTmax + kLowFrame);
+}
+
+TEST(RefE1_PfcPauseTiming, C_XonReleasesAtOnce) {
+  E1 e;
+  const int64_t tx = kT0 + 40'051'680;
+  e.pauses = {{kTa, 0xFFFF}, {tx, 0}};
+  e.Run();
+  int64_t first = e.FirstStartAfter(3, kTa);
+  EXPECT_GE(first, tx);
+  EXPECT_LE(first, tx + kLowFrame);
+}
+
+TEST(RefE1_PfcPauseTiming, D_PauseLengthScalesWithLinkRate) {
+  for (auto [gbps, tmax, frame3, frame0] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{100, 335'539'200, 334'240, 738'880},
+        {800, 41'942'400, 41'780, 92'360}}) {
+    E1 e;
+    e.rate = units::Rate::Gbps(gbps);
+    const int64_t ta = kT0 + units::SerializationTime(units::Bytes(84), e.rate).ps() + 50'000;
+    e.pauses = {{ta, 0xFFFF}};
+    e.horizon = ta + tmax + 5'000'000;
+    e.Run();
+    EXPECT_FALSE(e.AnyStartIn(3, ta, ta + tmax)) << gbps;
+    int64_t first = e.FirstStartAfter(3, ta);
+    EXPECT_GE(first, ta + tmax) << gbps;
+    EXPECT_LE(first, ta + tmax + frame0) << gbps;
+    (void)frame3;
+  }
+}
+
+TEST(RefE1_PfcPauseTiming, E_SecondXoffReloadsTheTimer) {
+  E1 e;
+  const int64_t ta2 = kT0 + 60'000'000 + 51'680;
+  e.pauses = {{kTa, 0xFFFF}, {ta2, 0xFFFF}};
+  e.horizon = ta2 + kTmax + 10'000'000;
+  e.Run();
+  EXPECT_FALSE(e.AnyStartIn(3, kTa, ta2 + kTmax));
+  int64_t first = e.FirstStartAfter(3, kTa);
+  EXPECT_GE(first, ta2 + kTmax);
+  EXPECT_LE(first, ta2 + kTmax + kLowFrame);
+}
+
+int64_t WireBytesIn(const E1& e, int tclass, int64_t lo, int64_t hi) {
+  int64_t bytes = 0;
+  for (const auto& r : e.tx)
+    if (r.port == e.port_a && r.tclass == tclass && r.kind == PacketKind::kData && r.start >= lo && r.start < hi)
+      bytes += r.wire;
+  return bytes;
+}
+
+TEST(RefE1_PfcPauseTiming, F_ClassNotEnabledIsNotPaused) {
+  E1 paused;
+  paused.mask = 0;  // bit 3 clear, time[3] = 0xFFFF
+  paused.pauses = {{kTa, 0xFFFF}};
+  paused.Run();
+  E1 free_run;
+  free_run.Run();
+  double a = static_cast<double>(WireBytesIn(paused, 3, kT0, kT0 + 100'000'000));
+  double b = static_cast<double>(WireBytesIn(free_run, 3, kT0, kT0 + 100'000'000));
+  EXPECT_NEAR(a / b, 1.0, 0.01);
+}
+
+TEST(RefE1_PfcPauseTiming, Check7_Priority0KeepsItsRateWhilePriority3IsPaused) {
+  E1 e;
+  e.pauses = {{kTa, 0xFFFF}};
+  e.Run();
+  // 80 Gb/s over 80 us = 800,000 bytes of wire time (one frame of granularity).
+  double bytes = static_cast<double>(WireBytesIn(e, 0, kTa, kTa + 80'000'000));
+  EXPECT_NEAR(bytes / 800'000.0, 1.0, 0.012);
+}
+
+}  // namespace
+}  // namespace lossless::fabric
