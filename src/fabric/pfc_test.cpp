@@ -176,3 +176,81 @@ TEST(RefE1_PfcPauseTiming, Check7_Priority0KeepsItsRateWhilePriority3IsPaused) {
 
 }  // namespace
 }  // namespace lossless::fabric
+
+namespace lossless::fabric {
+namespace {
+
+// E2: NIC A -> switch S ingress p (priority 3) -> egress e -> R. At t0 = 20 us
+// e stops serving priority 3; X = wire bytes of the frames that reach (p, 3)
+// after the frame that pushed it over XOFF (200 KB static).
+struct E2Result {
+  int64_t x = 0;
+  uint64_t lossless_drops = 0;
+};
+
+E2Result RunE2(int64_t d_ps, int64_t t_phy_ps, int64_t headroom, bool reverse_traffic) {
+  sim::Simulator sim(1);
+  // PHY delay modelled as 2 x t_PHY of extra latency per direction.
+  auto topo = testing::LsRing(8, 8, 1, units::Rate::Gbps(400), Time::Ps(d_ps + 2 * t_phy_ps));
+  NetworkConfig cfg;
+  cfg.framing = Framing::RoceV2(4096);
+  cfg.sw.latency = Time::Zero();
+  cfg.sw.buffer_bytes = 64 << 20;
+  cfg.pfc.enabled = true;
+  cfg.pfc.xoff_bytes = 200'000;
+  cfg.pfc.headroom_bytes = headroom;
+  cfg.pfc.response = Time::Ps(1'158'400);
+  cfg.stop_when_flows_done = false;
+  Network net(sim, topo, cfg);
+  FlowSpec f = FlowSpec::Of(0, 1, 1'000'000'000, Time::Zero(), 3);
+  f.max_payload = 9216 - 62;  // 9,216-B frames, 9,236 B of wire time
+  net.AddFlow(f);
+  if (reverse_traffic) {
+    FlowSpec back = FlowSpec::Of(1, 0, 1'000'000'000, Time::Zero(), 0);
+    back.max_payload = 9216 - 62;
+    net.AddFlow(back);
+  }
+  const uint32_t p = net.PortPeer(net.HostPort(0));  // S's port facing A
+  const uint32_t e = net.PortPeer(net.HostPort(1));  // S's port facing R
+  sim.Run(Time::Us(20));
+  net.ReceivePause(e, 1u << 3, 0xFFFF);  // R holds priority 3 (one pause outlasts the run)
+  sim.Run(Time::Us(40));
+  E2Result r;
+  const int64_t held = net.IngressBytes(p, 3) / 9216;
+  const int64_t crossing = 200'000 / 9216 + 1;  // the 22nd held frame takes the count over XOFF
+  r.x = (held - crossing) * 9236;
+  for (uint32_t q = 0; q < net.num_ports(); ++q) r.lossless_drops += net.port_stats(q).lossless_drops;
+  return r;
+}
+
+TEST(RefE2_PfcHeadroom, BytesAfterXoffMatchTheComponentModel) {
+  struct Row {
+    int64_t d, t_phy, x_min, x_max;
+  };
+  for (Row row : {Row{500'000, 150'000, 138'004, 147'240}, Row{500'000, 0, 108'004, 117'240},
+                  Row{25'000, 150'000, 90'504, 99'740}, Row{25'000, 0, 60'504, 69'740}}) {
+    E2Result r = RunE2(row.d, row.t_phy, 160'000, false);
+    EXPECT_GT(r.x, row.x_min) << row.d << " " << row.t_phy;
+    EXPECT_LE(r.x, row.x_max) << row.d << " " << row.t_phy;
+    EXPECT_EQ(r.x % 9236, 0);
+    EXPECT_EQ(r.lossless_drops, 0u);  // check 3: 160 KB of headroom is enough
+  }
+}
+
+TEST(RefE2_PfcHeadroom, ReverseTrafficDelaysThePauseByUpToOneFrame) {
+  // The 156,476-B corner is fabric.md §2.4's worked example.
+  E2Result r = RunE2(500'000, 150'000, 160'000, true);
+  EXPECT_GT(r.x, 138'004);
+  EXPECT_LE(r.x, 156'476);
+  EXPECT_EQ(r.lossless_drops, 0u);
+}
+
+TEST(RefE2_PfcHeadroom, TooLittleHeadroomDropsOnLongCables) {
+  for (int64_t t_phy : {150'000, 0}) {
+    E2Result r = RunE2(500'000, t_phy, 100'000, false);
+    EXPECT_GT(r.lossless_drops, 0u) << t_phy;  // 100,000 B < X_min
+  }
+}
+
+}  // namespace
+}  // namespace lossless::fabric
