@@ -41,12 +41,20 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     fabric::Network net(sim, t, s.net);
     flowctl::BufferGraph g = flowctl::BuildBufferGraph(net, prio);
     std::vector<uint32_t> cycle = flowctl::FindBufferCycle(g);
+    // InfiniBand's credit-based flow control makes every lane lossless; on
+    // Ethernet only the PFC priorities are.
+    const bool lossless =
+        s.preset == "infiniband" || (s.net.pfc.enabled && (s.net.pfc.priorities >> prio & 1u) != 0);
     std::vector<std::string> labels;
     for (uint32_t p : cycle) labels.push_back(flowctl::BufferLabel(net, p, prio));
     if (*json) {
-      nlohmann::json j = {{"scenario", *file},         {"priority", prio},
-                          {"buffers", g.num_vertices}, {"dependencies", g.num_edges()},
-                          {"cyclic", !cycle.empty()},  {"cycle", nlohmann::json::array()}};
+      nlohmann::json j = {{"scenario", *file},
+                          {"priority", prio},
+                          {"buffers", g.num_vertices},
+                          {"dependencies", g.num_edges()},
+                          {"lossless", lossless},
+                          {"cyclic", !cycle.empty()},
+                          {"cycle", nlohmann::json::array()}};
       const auto& nodes = net.topology().nodes;
       for (size_t i = 0; i < cycle.size(); ++i) {
         const uint32_t p = cycle[i];
@@ -65,6 +73,12 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
       fmt::print("  {} -> {}\n", fmt::join(labels, " -> "), labels.front());
       fmt::print("  ({} buffers, {} dependencies checked; a deadlock can form under load)\n",
                  g.num_vertices, g.num_edges());
+    }
+    if (!*json && !lossless) {
+      fmt::print(
+          "  note: PFC is off for priority {} in this scenario (fabric.pfc): its buffers drop "
+          "instead of pausing, so no deadlock forms until it is on\n",
+          prio);
     }
     ctx.exit_code = cycle.empty() ? 0 : 1;
   });

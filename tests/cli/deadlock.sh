@@ -23,6 +23,7 @@ check ring 1 "cyclic buffer dependency on priority 3: 4 buffers" -- "$BIN" deadl
 check ring-witness 1 "^  sw1:sw0:3 -> sw2:sw1:3 -> sw3:sw2:3 -> sw0:sw3:3 -> sw1:sw0:3$" \
   -- "$BIN" deadlock scenarios/deadlock-ring4.yaml
 check ring-priority 1 "sw1:sw0:5 -> " -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --priority 5
+check lossy-note 1 "note: PFC is off for priority 5" -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --priority 5
 check ring-json 1 '"cyclic": true' -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --json
 check leaf-spine-json 0 '"cyclic": false' -- "$BIN" deadlock scenarios/deadlock-leaf-spine.yaml --json
 check set-override 0 "no cyclic buffer dependency" \
