@@ -106,8 +106,10 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       auto flows = scenario::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()));
       fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
                  t.links.size(), flows.size());
-      if (*show)
+      for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", w);
+      if (*show) {
         for (const auto& [k, v] : s.resolved) fmt::print("  {} = {}\n", k, v);
+      }
       ctx.exit_code = 0;
     });
   }
@@ -219,9 +221,11 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       fmt::print(
           "lossless demo: the built-in reference scenario under the InfiniBand and RoCE v2 "
           "presets.\n"
-          "Note: link-level flow control (IB credits, PFC) and congestion control are not modelled "
-          "yet;\n"
-          "drops below are what a lossy fabric would see where those mechanisms would act.\n\n");
+          "Modelled: RoCE v2 with PFC (lossless priority 3, ECMP). Not yet: InfiniBand credit "
+          "flow\n"
+          "control and congestion control (DCQCN, IB CC), so the InfiniBand run is lossy: its "
+          "drops\n"
+          "show where credits would hold senders back.\n\n");
       for (const char* preset : {"infiniband", "roce"}) {
         scenario::Scenario s = scenario::LoadScenarioText(
             kDemoScenario, "<builtin demo>", {fmt::format("fabric.preset={}", preset)});

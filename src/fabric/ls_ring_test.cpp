@@ -25,7 +25,8 @@ LsRingResult RunLsRing(int hosts, int64_t bytes, RoutingMode routing, uint64_t s
   // The anchor sends M = ceil(bytes / 3972) whole datagrams of 3972 B.
   const int64_t sent = (bytes + 3971) / 3972 * 3972;
   for (int i = 0; i < hosts; ++i) {
-    net.AddFlow(FlowSpec::Of(static_cast<uint32_t>(i), static_cast<uint32_t>((i + 1) % hosts), sent));
+    net.AddFlow(
+        FlowSpec::Of(static_cast<uint32_t>(i), static_cast<uint32_t>((i + 1) % hosts), sent));
   }
   sim.Run();
   Time last;

@@ -92,8 +92,9 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     nics_[r].port = np[0];
     ports_[np[0]].host = r;
   }
-    xon_bytes_ = cfg_.pfc.xon_bytes >= 0 ? cfg_.pfc.xon_bytes
-                                     : cfg_.pfc.xoff_bytes - cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
+  xon_bytes_ = cfg_.pfc.xon_bytes >= 0
+                   ? cfg_.pfc.xon_bytes
+                   : cfg_.pfc.xoff_bytes - cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
   BuildRoutes();
 }
 
@@ -239,7 +240,7 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   flows_.push_back(st);
   FlowState fs;
   fs.entropy = static_cast<uint16_t>(0xC000 | (sim::Mix(sim_.seed(), f, 0xe7) & 0x3FFF));
-    fs.tclass = static_cast<uint8_t>(st.spec.tclass);
+  fs.tclass = static_cast<uint8_t>(st.spec.tclass);
   fs.rate_bps = spec.rate.bps();
   fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
   flow_state_.push_back(fs);
@@ -259,20 +260,31 @@ void Network::StartFlow(uint32_t f) {
 
 void Network::OnEvent(uint32_t kind, uint64_t arg) {
   switch (kind) {
-    case kKick:
-      ports_[arg].kick_pending = false;
+    case kKick: {
+      Port& p = ports_[arg];
+      // A kick superseded by an earlier one (see ScheduleKick) is stale.
+      if (!p.kick_pending || p.kick_at != sim_.Now().ps()) break;
+      p.kick_pending = false;
       TryTransmit(static_cast<uint32_t>(arg));
       break;
+    }
     case kArrival:
       Arrive(static_cast<uint32_t>(arg));
       break;
-        case kFlowStart:
+    case kFlowStart:
       StartFlow(static_cast<uint32_t>(arg));
       break;
+    case kPauseArrive: {
+      // arg = receiving port << 24 | class-enable << 16 | quanta.
+      uint32_t port = static_cast<uint32_t>(arg >> 24);
+      if (!ports_[port].down)
+        OnPauseReceived(port, static_cast<uint8_t>(arg >> 16), static_cast<uint16_t>(arg));
+      break;
+    }
     case kPauseApply: {
       // arg = port << 24 | class-enable << 16 | quanta; reception ended `response` ago.
-      ApplyPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16), static_cast<uint16_t>(arg),
-                 sim_.Now().ps() - cfg_.pfc.response.ps());
+      ApplyPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16),
+                 static_cast<uint16_t>(arg), sim_.Now().ps() - cfg_.pfc.response.ps());
       break;
     }
     case kPfcRefresh: {
@@ -281,7 +293,8 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       if (ports_[port].xoff_sent >> c & 1) {
         SendPause(port, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
         int64_t half = std::max<int64_t>(1, PauseDuration(ports_[port], cfg_.pfc.quanta) / 2);
-        sim_.Schedule(Time::Ps(sim_.Now().ps() + half), ports_[port].entity, this, kPfcRefresh, arg);
+        sim_.Schedule(Time::Ps(sim_.Now().ps() + half), ports_[port].entity, this, kPfcRefresh,
+                      arg);
       }
       break;
     }
@@ -298,15 +311,24 @@ int64_t Network::Ser(Port& p, int64_t wire) {
   return p.cached_ser;
 }
 
+void Network::ScheduleKick(uint32_t pi, int64_t at) {
+  Port& p = ports_[pi];
+  // One live kick per port: the earliest wins. A later one left in the queue
+  // finds kick_at changed and does nothing.
+  if (p.kick_pending && p.kick_at <= at) return;
+  p.kick_pending = true;
+  p.kick_at = at;
+  sim_.Schedule(Time::Ps(at), p.entity, this, kKick, pi);
+}
+
 void Network::Kick(uint32_t pi) {
   Port& p = ports_[pi];
-  if (p.kick_pending) return;
-  int64_t now = sim_.Now().ps();
+  const int64_t now = sim_.Now().ps();
   if (p.busy_until > now) {
-    p.kick_pending = true;
-    sim_.Schedule(Time::Ps(p.busy_until), p.entity, this, kKick, pi);
+    ScheduleKick(pi, p.busy_until);
     return;
   }
+  if (p.kick_pending && p.kick_at == now) return;  // about to run
   TryTransmit(pi);
 }
 
@@ -320,7 +342,7 @@ PacketRef Network::NextFromQueues(Port& p) {
     int64_t size = pool_[r].wire - gap;
     cq.bytes -= size;
     p.queued_bytes -= size;
-        if (p.sw != kNone) {
+    if (p.sw != kNone) {
       switches_[p.sw].used_bytes -= size;
       if (cfg_.pfc.enabled) ReleaseIngress(pool_[r], size);
     }
@@ -387,7 +409,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
   for (size_t k = 0; k < n; ++k) {
     size_t i = (nic.cursor + k) % n;
     uint32_t f = nic.active[i];
-        FlowState& fs = flow_state_[f];
+    FlowState& fs = flow_state_[f];
     const int64_t ready = std::max(fs.next_ps, p.paused_until[fs.tclass]);
     if (ready > now) {
       wake_at = std::min(wake_at, ready);
@@ -410,7 +432,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     pk.entropy = fs.entropy;
     pk.tclass = fs.tclass;
     pk.ecn = cfg_.nic.ect ? kEcnEct0 : kEcnNotEct;
-        pk.kind = PacketKind::kData;
+    pk.kind = PacketKind::kData;
     pk.hops = 0;
     pk.ingress = kNone;
     ++packets_created_;
@@ -435,25 +457,36 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
 void Network::TryTransmit(uint32_t pi) {
   Port& p = ports_[pi];
   if (p.down) return;  // SetLinkUp(true) kicks the port again
-    const int64_t now = sim_.Now().ps();
+  const int64_t now = sim_.Now().ps();
+  if (p.busy_until > now) {  // a frame is still going out
+    ScheduleKick(pi, p.busy_until);
+    return;
+  }
   PacketRef r = kNoPacket;
   int64_t wake = std::numeric_limits<int64_t>::max();
   if (p.pause_pending) {
-    // MAC control goes first, after the frame in progress; it is never paused.
-    r = pool_.Alloc();
-    Packet& pf = pool_[r];
-    pf = Packet{};
-    pf.sent_ps = now;
-    pf.flow = kNone;
-    pf.kind = PacketKind::kPause;
-    pf.entropy = p.pause_mask;
-    pf.payload = p.pause_quanta;
-    pf.wire = static_cast<uint32_t>(64 + cfg_.framing.gap_overhead);
-    pf.next = kNoPacket;
-    pf.ingress = kNone;
+    // MAC control goes first, after the frame in progress; it is never paused
+    // and never queued. It is consumed by the peer's MAC (no switch pipeline),
+    // so it travels as its own event rather than through the wire FIFO.
+    const int64_t wire = 64 + cfg_.framing.gap_overhead;
+    const int64_t end = now + units::SerializationTime(Bytes(wire), Rate::Bps(p.rate_bps)).ps();
+    p.busy_until = end;
+    p.stats.busy_ps += end - now;
+    ++p.stats.pause_tx;
+    if (tx_trace_ != nullptr) {
+      Packet pf{};
+      pf.kind = PacketKind::kPause;
+      pf.entropy = p.pause_mask;
+      pf.payload = p.pause_quanta;
+      pf.wire = static_cast<uint32_t>(wire);
+      tx_trace_(tx_trace_ctx_, pi, pf, Time::Ps(now));
+    }
+    sim_.Schedule(Time::Ps(end + p.delay_ps), p.entity, this, kPauseArrive,
+                  (uint64_t{p.peer} << 24) | (uint64_t{p.pause_mask} << 16) | p.pause_quanta);
     p.pause_pending = false;
     p.pause_mask = 0;
-    ++p.stats.pause_tx;
+    ScheduleKick(pi, end);
+    return;
   }
   if (r == kNoPacket && HasQueued(p)) {
     r = NextFromQueues(p);
@@ -461,23 +494,18 @@ void Network::TryTransmit(uint32_t pi) {
   }
   if (r == kNoPacket && p.host != kNone) r = NextFromNic(p, wake);
   if (r == kNoPacket) {
-    if (wake != std::numeric_limits<int64_t>::max()) {
-      p.kick_pending = true;
-      sim_.Schedule(Time::Ps(wake), p.entity, this, kKick, pi);
-    }
+    if (wake != std::numeric_limits<int64_t>::max()) ScheduleKick(pi, wake);
     return;
   }
   Packet& pk = pool_[r];
   const int64_t ser = Ser(p, pk.wire);
   const int64_t end = std::max(now + ser, pk.tail_ps);
-    p.busy_until = end;
+  p.busy_until = end;
   p.stats.busy_ps += ser;
   if (tx_trace_ != nullptr) tx_trace_(tx_trace_ctx_, pi, pk, Time::Ps(now));
-  if (pk.kind != PacketKind::kPause) {
-    ++p.stats.tx_packets;
-    p.stats.tx_wire_bytes += pk.wire;
-    ++packet_hops_;
-  }
+  ++p.stats.tx_packets;
+  p.stats.tx_wire_bytes += pk.wire;
+  ++packet_hops_;
   ++pk.hops;
   const int64_t tail = end + p.delay_ps;
   int64_t head = tail + p.rx_latency_ps;
@@ -491,11 +519,9 @@ void Network::TryTransmit(uint32_t pi) {
   const bool idle_wire = p.wire.empty();
   p.wire.Push(pool_, r);
   if (idle_wire) sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, pi);
-  const bool more = HasQueued(p) || p.pause_pending || (p.host != kNone && !nics_[p.host].active.empty());
-  if (more) {
-    p.kick_pending = true;
-    sim_.Schedule(Time::Ps(end), p.entity, this, kKick, pi);
-  }
+  const bool more =
+      HasQueued(p) || p.pause_pending || (p.host != kNone && !nics_[p.host].active.empty());
+  if (more) ScheduleKick(pi, end);
 }
 
 void Network::Arrive(uint32_t pi) {
@@ -508,11 +534,9 @@ void Network::Arrive(uint32_t pi) {
 }
 
 void Network::DropPacket(PacketRef r, Port* at) {
-  if (pool_[r].kind != PacketKind::kPause) {
-    ++drops_;
-    ++flows_[pool_[r].flow].drops;
-    if (at != nullptr) ++at->stats.drops;
-  }
+  ++drops_;
+  ++flows_[pool_[r].flow].drops;
+  if (at != nullptr) ++at->stats.drops;
   pool_.Free(r);
 }
 
@@ -595,7 +619,7 @@ void Network::SetLinkUp(uint32_t link, bool up) {
         while (!cq.fifo.empty()) {
           PacketRef r = cq.fifo.Pop(pool_);
           int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
-                    if (p.sw != kNone) {
+          if (p.sw != kNone) {
             switches_[p.sw].used_bytes -= size;
             if (cfg_.pfc.enabled) ReleaseIngress(pool_[r], size);
           }
@@ -617,12 +641,6 @@ void Network::SetLinkUp(uint32_t link, bool up) {
 
 void Network::Deliver(uint32_t ingress, PacketRef r) {
   const Port& in = ports_[ingress];
-  if (pool_[r].kind == PacketKind::kPause) {
-    const Packet& pf = pool_[r];
-    OnPauseReceived(ingress, static_cast<uint8_t>(pf.entropy), static_cast<uint16_t>(pf.payload));
-    pool_.Free(r);
-    return;
-  }
   pool_[r].ingress = ingress;
   if (in.host != kNone) {
     ReceiveAtHost(in.host, r);
@@ -644,11 +662,12 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
   ClassQueue& cq = e.q[c];
   const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
-    const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> c & 1);
+  const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> c & 1);
   const bool lossless = pfc || (cfg_.sw.lossless_mask >> c & 1);
   if (pfc) {
     Port& in = ports_[pk.ingress];
-    if (in.ingress_bytes[c] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes || size > free_bytes) {
+    if (in.ingress_bytes[c] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
+        size > free_bytes) {
       ++e.stats.lossless_drops;  // headroom exhausted: PFC was configured too tight
       DropPacket(r, &e);
       return;

@@ -78,12 +78,12 @@ struct SwitchConfig {
 // end-of-reception + quanta x 512 bit times.
 struct PfcConfig {
   bool enabled = false;
-  uint8_t priorities = 1u << 3;       // lossless priorities
-  int64_t xoff_bytes = 200'000;       // per (ingress port, priority)
-  int64_t xon_bytes = -1;             // -1 = xoff - one max frame (fabric.md §6)
-  int64_t headroom_bytes = 160'000;   // above xoff
-  uint16_t quanta = 0xFFFF;           // pause time sent with XOFF
-  Time response = Time::Zero();       // sender response time (D-Resp: 1.1584 us at 400G)
+  uint8_t priorities = 1u << 3;      // lossless priorities
+  int64_t xoff_bytes = 200'000;      // per (ingress port, priority)
+  int64_t xon_bytes = -1;            // -1 = xoff - one max frame (fabric.md §6)
+  int64_t headroom_bytes = 160'000;  // above xoff
+  uint16_t quanta = 0xFFFF;          // pause time sent with XOFF
+  Time response = Time::Zero();      // sender response time (D-Resp: 1.1584 us at 400G)
 };
 
 struct NicConfig {
@@ -110,7 +110,8 @@ struct FlowSpec {
   Rate rate;                // pacing rate; 0 = line rate
   int32_t max_payload = 0;  // bytes per packet; 0 = the framing's MTU
 
-  static FlowSpec Of(uint32_t src, uint32_t dst, int64_t bytes, Time start = Time::Zero(), int tclass = -1) {
+  static FlowSpec Of(uint32_t src, uint32_t dst, int64_t bytes, Time start = Time::Zero(),
+                     int tclass = -1) {
     FlowSpec f;
     f.src = src;
     f.dst = dst;
@@ -141,9 +142,9 @@ struct PortStats {
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
   int64_t max_queue_bytes = 0;
-  uint64_t pause_tx = 0;         // PFC frames sent (XOFF, refresh and XON)
-  uint64_t pause_rx = 0;         // PFC frames received
-  int64_t paused_ps = 0;         // time a lossless priority of this port's egress was paused
+  uint64_t pause_tx = 0;  // PFC frames sent (XOFF, refresh and XON)
+  uint64_t pause_rx = 0;  // PFC frames received
+  int64_t paused_ps = 0;  // time a lossless priority of this port's egress was paused
 };
 
 // Link-level flow-control extension point (PFC / IB credits, issue 3).
@@ -228,7 +229,14 @@ class Network final : public sim::EventHandler {
   bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
 
  private:
-  enum EventKind : uint32_t { kKick = 0, kArrival = 1, kFlowStart = 2, kPauseApply = 3, kPfcRefresh = 4 };
+  enum EventKind : uint32_t {
+    kKick = 0,
+    kArrival = 1,
+    kFlowStart = 2,
+    kPauseApply = 3,
+    kPfcRefresh = 4,
+    kPauseArrive = 5
+  };
 
   struct ClassQueue {
     PacketFifo fifo;
@@ -245,14 +253,15 @@ class Network final : public sim::EventHandler {
     int64_t delay_ps = 0;
     int64_t rx_latency_ps = 0;  // pipeline latency of the receiving switch (0 at hosts)
     bool rx_cut_through = false;
-    bool kick_pending = false;
-    bool down = false;  // link administratively or physically down
-    bool pause_pending = false;                          // a PFC frame waits to be sent
-    uint8_t pause_mask = 0;                              // its class-enable vector
-    uint16_t pause_quanta = 0;                           // its pause time
-    uint8_t xoff_sent = 0;                               // priorities held paused upstream
-    std::array<int64_t, kMaxClasses> paused_until{};     // egress: class c may start at >= this
-    std::array<int64_t, kMaxClasses> ingress_bytes{};    // ingress: bytes held per priority
+    bool kick_pending = false;  // a kick event at kick_at is live
+    int64_t kick_at = 0;
+    bool down = false;                                 // link administratively or physically down
+    bool pause_pending = false;                        // a PFC frame waits to be sent
+    uint8_t pause_mask = 0;                            // its class-enable vector
+    uint16_t pause_quanta = 0;                         // its pause time
+    uint8_t xoff_sent = 0;                             // priorities held paused upstream
+    std::array<int64_t, kMaxClasses> paused_until{};   // egress: class c may start at >= this
+    std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
     int64_t busy_until = 0;
     int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
     int64_t queued_bytes = 0;                  // all classes
@@ -285,6 +294,7 @@ class Network final : public sim::EventHandler {
 
   int64_t Ser(Port& p, int64_t wire);
   void Kick(uint32_t port);  // ensure the port transmits if it can
+  void ScheduleKick(uint32_t port, int64_t at);
   void TryTransmit(uint32_t port);
   PacketRef NextFromQueues(Port& p);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);

@@ -10,9 +10,9 @@ namespace lossless::fabric {
 using PacketRef = uint32_t;
 inline constexpr PacketRef kNoPacket = UINT32_MAX;
 
-// kPause is an 802.1Qbb PFC frame: its `entropy` holds the class-enable
-// vector and `payload` the pause time in quanta (one value for every enabled
-// class; 0 = XON). It is MAC control: not queued, not subject to PFC itself.
+// kPause describes an 802.1Qbb PFC frame to transmit traces only (PAUSE
+// frames travel as events, not pooled packets): `entropy` holds the
+// class-enable vector and `payload` the pause time in quanta (0 = XON).
 enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3, kPause = 4 };
 
 // ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
@@ -35,7 +35,7 @@ struct Packet {
   PacketKind kind;
   uint8_t hops;  // links traversed so far
   uint8_t pad_[2];
-  uint32_t ingress;    // switch port it entered through (PFC ingress accounting)
+  uint32_t ingress;  // switch port it entered through (PFC ingress accounting)
   uint32_t pad2_;
 };
 static_assert(sizeof(Packet) == 72, "Packet grows only with reason (memory per packet in flight)");

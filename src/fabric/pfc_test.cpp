@@ -62,7 +62,8 @@ struct E1 {
   std::vector<int64_t> Starts(int tclass) const {
     std::vector<int64_t> out;
     for (const auto& r : tx)
-      if (r.port == port_a && r.tclass == tclass && r.kind == PacketKind::kData) out.push_back(r.start);
+      if (r.port == port_a && r.tclass == tclass && r.kind == PacketKind::kData)
+        out.push_back(r.start);
     return out;
   }
   // First start of `tclass` at or after t.
@@ -78,7 +79,7 @@ struct E1 {
   }
 };
 
-constexpr int64_t kT0 = 10'000'000;           // 10 us
+constexpr int64_t kT0 = 10'000'000;            // 10 us
 constexpr int64_t kTa = kT0 + 1'680 + 50'000;  // end of the PFC frame's reception at A
 constexpr int64_t kTmax = 83'884'800;          // 65,535 quanta at 400G
 constexpr int64_t kLowFrame = 184'720;         // one 9,236-B frame at 400G
@@ -148,7 +149,8 @@ TEST(RefE1_PfcPauseTiming, E_SecondXoffReloadsTheTimer) {
 int64_t WireBytesIn(const E1& e, int tclass, int64_t lo, int64_t hi) {
   int64_t bytes = 0;
   for (const auto& r : e.tx)
-    if (r.port == e.port_a && r.tclass == tclass && r.kind == PacketKind::kData && r.start >= lo && r.start < hi)
+    if (r.port == e.port_a && r.tclass == tclass && r.kind == PacketKind::kData && r.start >= lo &&
+        r.start < hi)
       bytes += r.wire;
   return bytes;
 }
@@ -219,7 +221,8 @@ E2Result RunE2(int64_t d_ps, int64_t t_phy_ps, int64_t headroom, bool reverse_tr
   const int64_t held = net.IngressBytes(p, 3) / 9216;
   const int64_t crossing = 200'000 / 9216 + 1;  // the 22nd held frame takes the count over XOFF
   r.x = (held - crossing) * 9236;
-  for (uint32_t q = 0; q < net.num_ports(); ++q) r.lossless_drops += net.port_stats(q).lossless_drops;
+  for (uint32_t q = 0; q < net.num_ports(); ++q)
+    r.lossless_drops += net.port_stats(q).lossless_drops;
   return r;
 }
 

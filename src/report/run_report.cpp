@@ -29,10 +29,19 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
       "links      utilization mean {:.1f}%  max {:.1f}% (over link directions that carried "
       "traffic)\n",
       100 * r.mean_link_utilization, 100 * r.max_link_utilization);
-  for (const auto& l : r.busiest)
+  for (const auto& l : r.busiest) {
     o += fmt::format("           {:>6.1f}%  {}\n", 100 * l.utilization, l.name);
+  }
   o += fmt::format("drops      {} (lossless class: {}); ECN marks {}\n", r.drops, r.lossless_drops,
                    r.ecn_marks);
+  o += fmt::format("pfc        {} PAUSE frames; most paused: {:.1f}% of the time{}\n",
+                   r.pause_frames, 100 * r.max_paused_fraction,
+                   r.most_paused.empty() ? "" : " (" + r.most_paused + ")");
+  if (r.lossless_drops > 0) {
+    o += "WARNING    lossless-class drops: PFC headroom (or the buffer) is too small for this "
+         "fabric\n";
+  }
+  for (const auto& w : r.warnings) o += "WARNING    " + w + "\n";
   o += fmt::format(
       "totals     packets {}  packet-hops {}  events {}  peak packets alive {} ({} B each)\n",
       r.packets, r.packet_hops, r.events, r.peak_packets_alive, r.bytes_per_packet);
@@ -72,6 +81,10 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
                 {"busiest", busiest}};
   j["drops"] = {{"total", r.drops}, {"lossless", r.lossless_drops}};
   j["ecn_marks"] = r.ecn_marks;
+  j["pfc"] = {{"pause_frames", r.pause_frames},
+              {"max_paused_fraction", r.max_paused_fraction},
+              {"most_paused", r.most_paused}};
+  j["warnings"] = r.warnings;
   j["totals"] = {{"packets", r.packets},
                  {"packet_hops", r.packet_hops},
                  {"events", r.events},

@@ -50,6 +50,28 @@ const std::vector<ParamInfo>& Params() {
       {"fabric.ecn.kmin", T::kBytes, "150KB", "RED Kmin (instantaneous queue).", ""},
       {"fabric.ecn.kmax", T::kBytes, "1500KB", "RED Kmax.", ""},
       {"fabric.ecn.pmax", T::kDouble, "0.01", "RED marking probability at Kmax.", "", 0, 1},
+      {"fabric.pfc.enabled", T::kBool, "false",
+       "Priority flow control (802.1Qbb) on fabric.pfc.priority: switches pause the upstream port "
+       "when an "
+       "(ingress port, priority) holds more than xoff.",
+       ""},
+      {"fabric.pfc.priority", T::kInt, "3", "The lossless priority (RoCE: 3).", "", 0, 7},
+      {"fabric.pfc.xoff", T::kBytes, "200KB",
+       "Bytes an (ingress port, priority) may hold before it sends XOFF.", ""},
+      {"fabric.pfc.xon", T::kBytes, "",
+       "Resume at or below this. Default: xoff minus one maximum frame.", ""},
+      {"fabric.pfc.headroom", T::kBytes, "",
+       "Buffer above xoff for what arrives after XOFF; a frame beyond it is dropped and reported "
+       "as a "
+       "misconfiguration. Default: 3 max frames + 84 + rate x (2 x cable delay + response + switch "
+       "latency): "
+       "fabric.md 2.4 without its PHY term, plus the frame that crosses XOFF and the switch "
+       "pipeline.",
+       ""},
+      {"fabric.pfc.response", T::kTime, "1158.4ns",
+       "Sender response time to a PAUSE (802.3 D-Resp bound at 400GbE: 905 quanta).", ""},
+      {"fabric.pfc.quanta", T::kInt, "65535",
+       "Pause time carried by XOFF frames, in 512-bit quanta.", "", 1, 65535},
       {"topology.kind", T::kEnum, "leaf-spine",
        "leaf-spine (2 tiers), fat-tree (3 tiers), rail-optimized, ls-ring (anchor shape) or file.",
        "leaf-spine|fat-tree|rail-optimized|ls-ring|file"},
@@ -84,6 +106,7 @@ const std::vector<PresetValue>& PresetValues() {
       {"infiniband", "fabric.data_class", "0"},
       {"roce", "fabric.switch_latency", "300ns"},
       {"roce", "fabric.routing", "ecmp"},
+      {"roce", "fabric.pfc.enabled", "true"},
       {"raw", "fabric.switch_latency", "0ns"},
       {"raw", "fabric.mtu", "3972"},
       {"raw", "fabric.routing", "spray"},

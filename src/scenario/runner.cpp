@@ -53,6 +53,7 @@ RunResult RunScenario(const Scenario& s) {
   r.timing.run_s = Since(t1);
 
   r.name = s.name;
+  r.warnings = s.warnings;
   r.preset = s.preset;
   r.seed = s.seed;
   r.topology = topo.description;
@@ -81,6 +82,12 @@ RunResult RunScenario(const Scenario& s) {
     r.drops += st.drops;
     r.lossless_drops += st.lossless_drops;
     r.ecn_marks += st.ecn_marks;
+    r.pause_frames += st.pause_tx;
+    double paused = static_cast<double>(st.paused_ps) / horizon;
+    if (paused > r.max_paused_fraction) {
+      r.max_paused_fraction = paused;
+      r.most_paused = net.PortName(p);
+    }
     if (st.tx_packets == 0) continue;
     double u = static_cast<double>(st.busy_ps) / horizon;
     sum += u;

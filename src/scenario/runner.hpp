@@ -47,6 +47,10 @@ struct RunResult {
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
+  uint64_t pause_frames = 0;          // PFC frames sent (XOFF, refresh, XON)
+  double max_paused_fraction = 0;     // most-paused port: paused time / simulated time
+  std::string most_paused;            // its name
+  std::vector<std::string> warnings;  // from the scenario
   uint64_t packets = 0;
   uint64_t packet_hops = 0;
   uint64_t events = 0;

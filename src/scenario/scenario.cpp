@@ -417,6 +417,63 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   }
   net.sw.ecn[net.nic.data_class] = ecn;
 
+  fabric::PfcConfig& pfc = net.pfc;
+  pfc.enabled = boolean("fabric.pfc.enabled");
+  const int prio = static_cast<int>(integer("fabric.pfc.priority"));
+  pfc.priorities = static_cast<uint8_t>(1u << prio);
+  pfc.xoff_bytes = bytes("fabric.pfc.xoff");
+  pfc.response = time("fabric.pfc.response");
+  pfc.quanta = static_cast<uint16_t>(integer("fabric.pfc.quanta"));
+  const int64_t max_frame = net.framing.FrameBytes(mtu);
+  const int64_t max_wire = net.framing.WireBytes(mtu);
+  // Headroom per fabric.md §2.4 without the PHY term (two frames, the PAUSE
+  // frame, the cable both ways, the sender's response time), plus what this
+  // model adds: the frame that crosses XOFF (it is charged whole) and the
+  // switch pipeline, since bytes are charged when they reach the egress queue.
+  const int64_t in_flight_ps = 2 * link_delay.ps() + pfc.response.ps() + net.sw.latency.ps();
+  const int64_t needed_headroom =
+      3 * max_wire + 84 + units::BytesInTime(units::Time::Ps(in_flight_ps), link_rate).count();
+  pfc.xon_bytes = given("fabric.pfc.xon") ? bytes("fabric.pfc.xon") : pfc.xoff_bytes - max_frame;
+  if (!given("fabric.pfc.xon"))
+    sc.resolved.emplace_back("fabric.pfc.xon", fmt::format("{}", pfc.xon_bytes));
+  pfc.headroom_bytes =
+      given("fabric.pfc.headroom") ? bytes("fabric.pfc.headroom") : needed_headroom;
+  if (!given("fabric.pfc.headroom"))
+    sc.resolved.emplace_back("fabric.pfc.headroom", fmt::format("{}", needed_headroom));
+  if (pfc.enabled) {
+    if (pfc.xon_bytes >= pfc.xoff_bytes) {
+      Value v = value("fabric.pfc.xon");
+      throw InputError(v.where,
+                       Expected(fmt::format("XON below XOFF ({} B)", pfc.xoff_bytes), v.text));
+    }
+    if (pfc.xon_bytes < 0) {
+      Value v = value("fabric.pfc.xoff");
+      throw InputError(
+          v.where, Expected(fmt::format("XOFF of at least one frame ({} B)", max_frame), v.text));
+    }
+    if (pfc.headroom_bytes < max_frame) {
+      Value v = value("fabric.pfc.headroom");
+      throw InputError(
+          v.where,
+          Expected(fmt::format("headroom of at least one frame ({} B)", max_frame), v.text));
+    }
+    if (pfc.headroom_bytes < needed_headroom) {
+      sc.warnings.push_back(
+          fmt::format("fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on "
+                      "{} of cable at {} "
+                      "(fabric.md 2.4): expect lossless drops",
+                      pfc.headroom_bytes, needed_headroom, units::FormatTime(link_delay),
+                      units::FormatRate(link_rate)));
+    }
+    if (ecn.enabled && prio == net.nic.data_class && ecn.kmin_bytes >= pfc.xoff_bytes) {
+      sc.warnings.push_back(
+          fmt::format("fabric.ecn.kmin: ECN starts marking at {} B, at or above the PFC trigger "
+                      "({} B): PFC will act "
+                      "before ECN and DCQCN can slow senders",
+                      ecn.kmin_bytes, pfc.xoff_bytes));
+    }
+  }
+
   sc.topology_kind = choice("topology.kind");
   sc.topology_where = value(given("topology.gpus") ? "topology.gpus" : "topology.kind").where;
   sc.clos.gpus = integer("topology.gpus");
@@ -434,12 +491,26 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   }
   sc.json_out = get("outputs.json").text;
   sc.stop_time = time("stop_time");
-  if (sc.stop_time.ps() <= 0)
+  if (sc.stop_time.ps() <= 0) {
     throw InputError(value("stop_time").where, "expected a time above zero");
+  }
   sc.traffic = LoadTraffic(ld);
   if (sc.traffic.empty()) {
     throw InputError({file_name, ld.traffic_line_, "traffic"},
                      "expected at least one traffic entry");
+  }
+  if (pfc.enabled) {
+    bool carried = false;
+    for (const auto& t : sc.traffic)
+      carried |= (t.tclass < 0 ? net.nic.data_class : t.tclass) == prio;
+    if (!carried) {
+      Value v = value("fabric.pfc.priority");
+      throw InputError(
+          v.where,
+          fmt::format("PFC on priority {}, which no traffic uses (data class {}): expected "
+                      "the priority of a traffic class",
+                      prio, static_cast<int>(net.nic.data_class)));
+    }
   }
   return sc;
 }
@@ -487,8 +558,8 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
       throw InputError(
           t.where, fmt::format("expected hosts <= {} (the topology's hosts), got {}", n_hosts, n));
     auto add = [&](int64_t src, int64_t dst) {
-      flows.push_back(fabric::FlowSpec::Of(static_cast<uint32_t>(src), static_cast<uint32_t>(dst), t.bytes,
-                                          t.start, t.tclass));
+      flows.push_back(fabric::FlowSpec::Of(static_cast<uint32_t>(src), static_cast<uint32_t>(dst),
+                                           t.bytes, t.start, t.tclass));
     };
     switch (t.pattern) {
       case Pattern::kRing:

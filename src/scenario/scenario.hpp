@@ -44,6 +44,9 @@ struct Scenario {
   std::vector<TrafficSpec> traffic;
   std::string json_out;
   units::Time stop_time;
+  // Configurations a user may want to study but should know are risky
+  // (ECN above the PFC trigger, headroom too small for the cable).
+  std::vector<std::string> warnings;
   // Every field's final value as text, in registry order ("fabric.link_rate" -> "400Gbps").
   std::vector<std::pair<std::string, std::string>> resolved;
 };
