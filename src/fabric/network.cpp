@@ -95,6 +95,10 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   xon_bytes_ = cfg_.pfc.xon_bytes >= 0
                    ? cfg_.pfc.xon_bytes
                    : cfg_.pfc.xoff_bytes - cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
+  if (cfg_.dcqcn) {
+    np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
+    np_deadline_.assign(nics_.size(), INT64_MAX);
+  }
   BuildRoutes();
 }
 
@@ -243,6 +247,11 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   fs.tclass = static_cast<uint8_t>(st.spec.tclass);
   fs.rate_bps = spec.rate.bps();
   fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
+  if (cfg_.dcqcn) {
+    int64_t line = ports_[nics_[spec.src].port].rate_bps;
+    rp_.emplace_back(cfg_.dcqcn_params, Rate::Bps(line));
+    rp_deadline_.push_back(INT64_MAX);
+  }
   flow_state_.push_back(fs);
   if (spec.start <= sim_.Now()) {
     StartFlow(f);
@@ -274,6 +283,25 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     case kFlowStart:
       StartFlow(static_cast<uint32_t>(arg));
       break;
+    case kCcTimer: {
+      uint32_t f = static_cast<uint32_t>(arg);
+      if (rp_deadline_[f] != sim_.Now().ps()) break;  // superseded
+      rp_deadline_[f] = INT64_MAX;
+      rp_[f].Advance(sim_.Now());
+      flow_state_[f].rate_bps = rp_[f].rate().bps();
+      ArmCcTimer(f);
+      break;
+    }
+    case kNpTimer: {
+      uint32_t h = static_cast<uint32_t>(arg);
+      if (np_deadline_[h] != sim_.Now().ps()) break;
+      np_deadline_[h] = INT64_MAX;
+      due_cnps_.clear();
+      np_[h].Advance(sim_.Now(), due_cnps_);
+      for (const auto& d : due_cnps_) SendCnp(h, d.qp);
+      ArmNpTimer(h);
+      break;
+    }
     case kPauseArrive: {
       // arg = receiving port << 24 | class-enable << 16 | quanta.
       uint32_t port = static_cast<uint32_t>(arg >> 24);
@@ -438,6 +466,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     ++packets_created_;
     st.sent_bytes += payload;
     ++st.packets;
+    if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
     if (fs.rate_bps > 0)
       fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
     if (cfg_.nic.pcie_rate.bps() > 0) {
@@ -712,8 +741,68 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   Kick(egress);
 }
 
+void Network::ArmCcTimer(uint32_t f) {
+  int64_t at = rp_[f].NextDeadline().ps();
+  if (at == Time::Max().ps() || flows_[f].done() || at >= rp_deadline_[f]) return;
+  rp_deadline_[f] = at;
+  sim_.Schedule(Time::Ps(at), entity_, this, kCcTimer, f);
+}
+
+void Network::ArmNpTimer(uint32_t h) {
+  int64_t at = np_[h].NextDeadline().ps();
+  if (at == Time::Max().ps() || at >= np_deadline_[h]) return;
+  np_deadline_[h] = at;
+  sim_.Schedule(Time::Ps(at), ports_[nics_[h].port].entity, this, kNpTimer, h);
+}
+
+void Network::SendCnp(uint32_t host, uint32_t flow) {
+  // A CNP is a small RoCE packet (BTH + 16 reserved bytes) from the flow's
+  // receiver back to its sender, queued on the receiving NIC's strict class.
+  Port& p = ports_[nics_[host].port];
+  PacketRef r = pool_.Alloc();
+  Packet& c = pool_[r];
+  c = Packet{};
+  c.sent_ps = sim_.Now().ps();
+  c.flow = flow;
+  c.src = host;
+  c.dst = flows_[flow].spec.src;
+  c.payload = 16;
+  c.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(16));
+  c.next = kNoPacket;
+  c.entropy = flow_state_[flow].entropy;
+  c.tclass = cfg_.cnp_class;
+  c.ecn = kEcnNotEct;
+  c.kind = PacketKind::kCnp;
+  c.ingress = kNone;
+  const int cls = cfg_.cnp_class;
+  p.q[cls].fifo.Push(pool_, r);
+  p.nonempty = static_cast<uint8_t>(p.nonempty | (1u << cls));
+  const int64_t size = c.wire - cfg_.framing.gap_overhead;
+  p.q[cls].bytes += size;
+  p.queued_bytes += size;
+  ++p.stats.cnp_tx;
+  ++cnps_;
+  Kick(nics_[host].port);
+}
+
+void Network::OnCnp(uint32_t f) {
+  if (flows_[f].done()) return;
+  rp_[f].OnCnp(sim_.Now());
+  flow_state_[f].rate_bps = rp_[f].rate().bps();
+  ArmCcTimer(f);
+}
+
 void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   Packet& pk = pool_[r];
+  if (pk.kind == PacketKind::kCnp) {
+    if (cfg_.dcqcn && pk.dst == host) OnCnp(pk.flow);
+    pool_.Free(r);
+    return;
+  }
+  if (cfg_.dcqcn && pk.ecn == kEcnCe && pk.dst == host) {
+    if (np_[host].OnEcnMarkedPacket(pk.flow, sim_.Now())) SendCnp(host, pk.flow);
+    ArmNpTimer(host);
+  }
   FlowStats& st = flows_[pk.flow];
   if (pk.dst != host) {
     DropPacket(r, nullptr);

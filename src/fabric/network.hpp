@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "cc/dcqcn.hpp"
+#include "cc/dcqcn_params.hpp"
 #include "fabric/framing.hpp"
 #include "fabric/packet.hpp"
 #include "sim/simulator.hpp"
@@ -98,6 +100,13 @@ struct NetworkConfig {
   NicConfig nic;
   RoutingMode routing = RoutingMode::kEcmp;
   PfcConfig pfc;
+  // End-to-end congestion control. With DCQCN on, a receiving NIC answers
+  // ECN-marked data with CNPs (at most one per cnp_interval per flow, on
+  // cnp_class, strict priority) and each sending flow paces at the rate of
+  // its own reaction point (src/cc/dcqcn.hpp).
+  bool dcqcn = false;
+  cc::DcqcnParams dcqcn_params = cc::DcqcnParams::Paper();
+  uint8_t cnp_class = 6;
   bool stop_when_flows_done = true;
 };
 
@@ -144,6 +153,7 @@ struct PortStats {
   int64_t max_queue_bytes = 0;
   uint64_t pause_tx = 0;  // PFC frames sent (XOFF, refresh and XON)
   uint64_t pause_rx = 0;  // PFC frames received
+  uint64_t cnp_tx = 0;    // CNPs a host sent (host ports only)
   int64_t paused_ps = 0;  // time a lossless priority of this port's egress was paused
 };
 
@@ -175,6 +185,9 @@ class Network final : public sim::EventHandler {
   uint64_t packet_hops() const { return packet_hops_; }
   uint64_t packets_created() const { return packets_created_; }
   uint64_t drops() const { return drops_; }
+  uint64_t cnps_sent() const { return cnps_; }
+  // DCQCN reaction point of a flow (DCQCN on only).
+  const cc::DcqcnReactionPoint& ReactionPoint(uint32_t flow) const { return rp_[flow]; }
   uint64_t peak_packets_alive() const { return pool_.peak(); }
   size_t num_ports() const { return ports_.size(); }
   const PortStats& port_stats(uint32_t p) const { return ports_[p].stats; }
@@ -235,7 +248,9 @@ class Network final : public sim::EventHandler {
     kFlowStart = 2,
     kPauseApply = 3,
     kPfcRefresh = 4,
-    kPauseArrive = 5
+    kPauseArrive = 5,
+    kCcTimer = 6,
+    kNpTimer = 7
   };
 
   struct ClassQueue {
@@ -306,6 +321,10 @@ class Network final : public sim::EventHandler {
   uint32_t Route(uint32_t sw, const Packet& p);         // skips down links
   uint32_t RouteMinimal(uint32_t sw, const Packet& p);  // the routing mode's choice
   void DropPacket(PacketRef r, Port* at);
+  void SendCnp(uint32_t host, uint32_t flow);
+  void OnCnp(uint32_t flow);
+  void ArmCcTimer(uint32_t flow);
+  void ArmNpTimer(uint32_t host);
   void SendPause(uint32_t port, uint8_t mask, uint16_t quanta);
   void OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta);
   void ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end);
@@ -335,6 +354,12 @@ class Network final : public sim::EventHandler {
   std::vector<uint32_t> set_ports_;
   std::vector<FlowStats> flows_;
   std::vector<FlowState> flow_state_;
+  std::vector<cc::DcqcnReactionPoint> rp_;      // per flow, when DCQCN is on
+  std::vector<int64_t> rp_deadline_;            // scheduled timer per flow
+  std::vector<cc::DcqcnNotificationPoint> np_;  // per host, when DCQCN is on
+  std::vector<int64_t> np_deadline_;
+  std::vector<cc::DcqcnNotificationPoint::DeferredCnp> due_cnps_;
+  uint64_t cnps_ = 0;
   FlowControlHook* fc_ = nullptr;
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;

@@ -72,6 +72,11 @@ const std::vector<ParamInfo>& Params() {
        "Sender response time to a PAUSE (802.3 D-Resp bound at 400GbE: 905 quanta).", ""},
       {"fabric.pfc.quanta", T::kInt, "65535",
        "Pause time carried by XOFF frames, in 512-bit quanta.", "", 1, 65535},
+      {"fabric.cc", T::kEnum, "none",
+       "End-to-end congestion control: none (PFC alone, Meta style), dcqcn-paper or dcqcn-firmware "
+       "(the two "
+       "presets of fabric.md 3.5; needs fabric.ecn.enabled).",
+       "none|dcqcn-paper|dcqcn-firmware"},
       {"topology.kind", T::kEnum, "leaf-spine",
        "leaf-spine (2 tiers), fat-tree (3 tiers), rail-optimized, ls-ring (anchor shape) or file.",
        "leaf-spine|fat-tree|rail-optimized|ls-ring|file"},

@@ -417,6 +417,18 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   }
   net.sw.ecn[net.nic.data_class] = ecn;
 
+  const std::string cc = choice("fabric.cc");
+  if (cc != "none") {
+    net.dcqcn = true;
+    net.dcqcn_params = cc::DcqcnParams::Preset(cc == "dcqcn-paper" ? "paper" : "connectx-firmware",
+                                               value("fabric.cc").where);
+    if (!ecn.enabled) {
+      sc.warnings.push_back(
+          "fabric.cc: DCQCN is on but fabric.ecn.enabled is false: no marks, no CNPs, no rate "
+          "cuts");
+    }
+  }
+
   fabric::PfcConfig& pfc = net.pfc;
   pfc.enabled = boolean("fabric.pfc.enabled");
   const int prio = static_cast<int>(integer("fabric.pfc.priority"));
