@@ -140,11 +140,15 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     auto bytes_text = std::make_shared<std::string>("64MiB");
     auto stride = std::make_shared<int64_t>(1);
     auto vs_ns3 = std::make_shared<bool>(false);
+    auto lossless_mode = std::make_shared<std::string>("none");
     auto anchors = std::make_shared<std::string>("../shared/anchors");
     cmd->add_option("--hosts", *hosts, "Hosts N (a multiple of 8)")->capture_default_str();
     cmd->add_option("--bytes", *bytes_text, "Bytes each host sends (64MiB, 16777216, ...)")
         ->capture_default_str();
     cmd->add_option("--stride", *stride, "Host i sends to host (i + stride) mod N")
+        ->capture_default_str();
+    cmd->add_option("--lossless", *lossless_mode,
+                    "none, or roce: PFC on priority 3 and DCQCN (paper preset) armed")
         ->capture_default_str();
     cmd->add_flag("--vs-ns3", *vs_ns3,
                   "Also run the ns-3 anchor on the same case and print the speedup");
@@ -167,7 +171,14 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
           "topology: {{kind: ls-ring, gpus: {}, hosts_per_leaf: 8, spines: 8}}\n"
           "traffic: [{{pattern: permutation, stride: {}, bytes: {}}}]\n",
           *hosts, *stride, m * 3972);
-      scenario::Scenario s = scenario::LoadScenarioText(yaml, "<bench ls-ring>");
+      std::vector<std::string> sets;
+      if (*lossless_mode == "roce") {
+        // Same work with PFC and DCQCN armed: the cost of the lossless machinery.
+        sets = {"fabric.pfc.enabled=true", "fabric.pfc.priority=3", "fabric.cc=dcqcn-paper"};
+      } else if (*lossless_mode != "none") {
+        throw InputError({"<cli>", 0, "--lossless"}, Expected("none or roce", *lossless_mode));
+      }
+      scenario::Scenario s = scenario::LoadScenarioText(yaml, "<bench ls-ring>", sets);
       auto t0 = std::chrono::steady_clock::now();
       scenario::RunResult r = scenario::RunScenario(s);
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
