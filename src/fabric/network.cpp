@@ -318,12 +318,11 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     case kPfcRefresh: {
       uint32_t port = static_cast<uint32_t>(arg >> 3);
       int c = static_cast<int>(arg & 7);
-      if (ports_[port].xoff_sent >> c & 1) {
-        SendPause(port, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
-        int64_t half = std::max<int64_t>(1, PauseDuration(ports_[port], cfg_.pfc.quanta) / 2);
-        sim_.Schedule(Time::Ps(sim_.Now().ps() + half), ports_[port].entity, this, kPfcRefresh,
-                      arg);
-      }
+      Port& p = ports_[port];
+      // Only the latest refresh chain of an XOFF episode is live.
+      if (p.refresh_at[c] != sim_.Now().ps() || !(p.xoff_sent >> c & 1)) break;
+      SendPause(port, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
+      ArmRefresh(port, c);
       break;
     }
     default:
@@ -584,6 +583,15 @@ int64_t Network::PausedWake(const Port& p) const {
   return wake;
 }
 
+void Network::ArmRefresh(uint32_t port, int c) {
+  // Refresh XOFF at half the pause time while the priority stays above XON.
+  Port& p = ports_[port];
+  const int64_t half = std::max<int64_t>(1, PauseDuration(p, cfg_.pfc.quanta) / 2);
+  p.refresh_at[c] = sim_.Now().ps() + half;
+  sim_.Schedule(Time::Ps(p.refresh_at[c]), p.entity, this, kPfcRefresh,
+                (uint64_t{port} << 3) | static_cast<uint64_t>(c));
+}
+
 void Network::SendPause(uint32_t port, uint8_t mask, uint16_t quanta) {
   Port& p = ports_[port];
   // One pause time per frame: a later request replaces the pending one's
@@ -705,9 +713,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     if (in.ingress_bytes[c] > cfg_.pfc.xoff_bytes && !(in.xoff_sent >> c & 1)) {
       in.xoff_sent = static_cast<uint8_t>(in.xoff_sent | (1u << c));
       SendPause(pk.ingress, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
-      int64_t half = std::max<int64_t>(1, PauseDuration(in, cfg_.pfc.quanta) / 2);
-      sim_.Schedule(Time::Ps(sim_.Now().ps() + half), in.entity, this, kPfcRefresh,
-                    (uint64_t{pk.ingress} << 3) | static_cast<uint64_t>(c));
+      ArmRefresh(pk.ingress, c);
     }
   }
   const bool admit =

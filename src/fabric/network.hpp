@@ -277,6 +277,7 @@ class Network final : public sim::EventHandler {
     uint8_t xoff_sent = 0;                             // priorities held paused upstream
     std::array<int64_t, kMaxClasses> paused_until{};   // egress: class c may start at >= this
     std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
+    std::array<int64_t, kMaxClasses> refresh_at{};     // ingress: live XOFF refresh time
     int64_t busy_until = 0;
     int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
     int64_t queued_bytes = 0;                  // all classes
@@ -326,6 +327,7 @@ class Network final : public sim::EventHandler {
   void ArmCcTimer(uint32_t flow);
   void ArmNpTimer(uint32_t host);
   void SendPause(uint32_t port, uint8_t mask, uint16_t quanta);
+  void ArmRefresh(uint32_t port, int c);
   void OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta);
   void ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end);
   void ReleaseIngress(const Packet& pk, int64_t size);

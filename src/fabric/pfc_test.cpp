@@ -257,3 +257,48 @@ TEST(RefE2_PfcHeadroom, TooLittleHeadroomDropsOnLongCables) {
 
 }  // namespace
 }  // namespace lossless::fabric
+
+namespace lossless::fabric {
+namespace {
+
+// XOFF refreshes: one live refresh chain per (ingress, priority), however many
+// XOFF/XON cycles came before, so refreshes are half a pause time apart.
+TEST(Pfc, RefreshesStayHalfAPauseApartAfterManyXonXoffCycles) {
+  sim::Simulator sim(1);
+  auto topo = testing::LsRing(8, 8, 1, units::Rate::Gbps(400), Time::Ns(50));
+  NetworkConfig cfg;
+  cfg.framing = Framing::RoceV2(4096);
+  cfg.sw.latency = Time::Zero();
+  cfg.pfc.enabled = true;
+  cfg.pfc.xoff_bytes = 100'000;
+  cfg.pfc.headroom_bytes = 200'000;
+  cfg.stop_when_flows_done = false;
+  Network net(sim, topo, cfg);
+  std::vector<TxRecord> tx;
+  net.set_tx_trace(&Record, &tx);
+  net.AddFlow(FlowSpec::Of(0, 1, 1'000'000'000, Time::Zero(), 3));
+  const uint32_t p = net.PortPeer(net.HostPort(0));
+  const uint32_t e = net.PortPeer(net.HostPort(1));
+  // Five short stalls of the egress (each 6,000 quanta = 7.68 us), 20 us apart,
+  // each driving (p, 3) over XOFF and back under XON; then one long stall.
+  for (int k = 0; k < 5; ++k) {
+    sim.Run(Time::Us(10 + 20 * k));
+    net.ReceivePause(e, 1u << 3, 6000);
+  }
+  sim.Run(Time::Us(120));
+  net.ReceivePause(e, 1u << 3, 0xFFFF);
+  sim.Run(Time::Us(200));
+  net.ReceivePause(e, 1u << 3, 0xFFFF);  // keep R's hold across the check window
+  sim.Run(Time::Us(280));
+  std::vector<int64_t> xoffs;
+  for (const auto& r : tx)
+    if (r.port == p && r.kind == PacketKind::kPause && r.start > 130'000'000)
+      xoffs.push_back(r.start);
+  ASSERT_GE(xoffs.size(), 3u);
+  const int64_t half = 83'884'800 / 2;
+  for (size_t i = 1; i < xoffs.size(); ++i) EXPECT_GE(xoffs[i] - xoffs[i - 1], half - 1) << i;
+  EXPECT_LE(xoffs.size(), 4u);  // 150 us of hold at one refresh per 41.9 us
+}
+
+}  // namespace
+}  // namespace lossless::fabric
