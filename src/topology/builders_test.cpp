@@ -104,7 +104,7 @@ TEST(BuildLeafSpine, N1024K64TwoParallelLinksPerPair) {
   }
   EXPECT_EQ(t.description,
             "2-tier leaf-spine (radix 64, non-blocking), 1024 hosts, 32 leaves, 16 spines, 2048 "
-            "links of 400Gbps links, 1us delay");
+            "links of 400Gbps, 1us delay");
 }
 
 TEST(BuildLeafSpine, UnevenCountsStayWithinRadix) {
@@ -207,7 +207,7 @@ TEST(BuildFatTree, ClassicK4) {
   }
   EXPECT_EQ(t.description,
             "3-tier fat tree (radix 4, non-blocking), 16 hosts, 4 pods, 8 leaves, 8 spines, 4 "
-            "cores, 48 links of 400Gbps links, 1us delay");
+            "cores, 48 links of 400Gbps, 1us delay");
 }
 
 TEST(BuildFatTree, PartialPodsAndOversubscriptionAreValid) {

@@ -158,7 +158,7 @@ class Builder {
 };
 
 std::string LinkName(const ClosParams& p) {
-  return fmt::format("{} links, {} delay", units::FormatRate(p.link_rate),
+  return fmt::format("{}, {} delay", units::FormatRate(p.link_rate),
                      units::FormatTime(p.link_delay));
 }
 
