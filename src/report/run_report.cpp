@@ -85,6 +85,18 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
               {"max_paused_fraction", r.max_paused_fraction},
               {"most_paused", r.most_paused}};
   j["warnings"] = r.warnings;
+  nlohmann::ordered_json ports = nlohmann::ordered_json::array();
+  for (const auto& p : r.ports) {
+    ports.push_back({{"link", p.name},
+                     {"pause_tx", p.pause_tx},
+                     {"pause_rx", p.pause_rx},
+                     {"paused_fraction", p.paused_fraction},
+                     {"ecn_marks", p.ecn_marks},
+                     {"drops", p.drops},
+                     {"lossless_drops", p.lossless_drops},
+                     {"cnps", p.cnps}});
+  }
+  j["ports"] = ports;
   j["totals"] = {{"packets", r.packets},
                  {"packet_hops", r.packet_hops},
                  {"events", r.events},

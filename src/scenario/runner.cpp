@@ -83,6 +83,11 @@ RunResult RunScenario(const Scenario& s) {
     r.lossless_drops += st.lossless_drops;
     r.ecn_marks += st.ecn_marks;
     r.pause_frames += st.pause_tx;
+    if (st.pause_tx + st.pause_rx + st.ecn_marks + st.drops + st.cnp_tx > 0 || st.paused_ps > 0) {
+      r.ports.push_back({net.PortName(p), st.pause_tx, st.pause_rx,
+                         static_cast<double>(st.paused_ps) / horizon, st.ecn_marks, st.drops,
+                         st.lossless_drops, st.cnp_tx});
+    }
     double paused = static_cast<double>(st.paused_ps) / horizon;
     if (paused > r.max_paused_fraction) {
       r.max_paused_fraction = paused;

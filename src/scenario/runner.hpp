@@ -19,6 +19,19 @@ struct LinkUse {
   double utilization = 0;  // busy time / simulated time
 };
 
+// Counters of one link direction (sending port), listed when any is non-zero
+// among PAUSE frames, paused time, ECN marks and drops.
+struct PortCounters {
+  std::string name;
+  uint64_t pause_tx = 0;
+  uint64_t pause_rx = 0;
+  double paused_fraction = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t drops = 0;
+  uint64_t lossless_drops = 0;
+  uint64_t cnps = 0;
+};
+
 struct RunTiming {
   double build_s = 0;
   double run_s = 0;
@@ -51,6 +64,7 @@ struct RunResult {
   double max_paused_fraction = 0;     // most-paused port: paused time / simulated time
   std::string most_paused;            // its name
   std::vector<std::string> warnings;  // from the scenario
+  std::vector<PortCounters> ports;    // link directions with PFC, ECN or drop activity
   uint64_t packets = 0;
   uint64_t packet_hops = 0;
   uint64_t events = 0;

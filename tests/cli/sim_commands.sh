@@ -37,4 +37,7 @@ if cmp -s "$tmp/a.txt" "$tmp/b.txt" && cmp -s "$tmp/a.json" "$tmp/b.json"; then 
 "$BIN" run scenarios/roce-incast.yaml --no-timing --set seed=8 >"$tmp/c.txt"
 if cmp -s "$tmp/a.txt" "$tmp/c.txt"; then echo "FAIL seed changes nothing"; fail=1; else echo "ok   seed matters"; fi
 grep -q '"packet_hops"' "$tmp/a.json" && echo "ok   json" || { echo "FAIL json"; fail=1; }
+# The RoCE preset runs PFC: per-port PAUSE counters appear, and no lossless drops.
+grep -q '"pause_rx": [1-9]' "$tmp/a.json" && echo "ok   json per-port pfc" || { echo "FAIL json per-port pfc"; fail=1; }
+grep -q 'drops      0 (lossless class: 0)' "$tmp/a.txt" && echo "ok   lossless" || { echo "FAIL lossless"; fail=1; }
 exit $fail
