@@ -831,14 +831,4 @@ std::string Network::PortName(uint32_t pi) const {
   return fmt::format("{}->{}", topo_.nodes[p.node].name, topo_.nodes[ports_[p.peer].node].name);
 }
 
-bool Network::PortIsHostUplink(uint32_t pi) const {
-  return ports_[pi].host != kNone;
-}
-
-size_t Network::state_bytes() const {
-  return ports_.size() * sizeof(Port) + route_table_.size() * 4 + set_ports_.size() * 4 +
-         set_offset_.size() * 4 + switches_.size() * sizeof(Switch) + nics_.size() * sizeof(Nic) +
-         flows_.size() * (sizeof(FlowStats) + sizeof(FlowState));
-}
-
 }  // namespace lossless::fabric

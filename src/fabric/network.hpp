@@ -193,11 +193,9 @@ class Network final : public sim::EventHandler {
   const PortStats& port_stats(uint32_t p) const { return ports_[p].stats; }
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
-  bool PortIsHostUplink(uint32_t p) const;  // host -> switch direction
+
   const topology::Topology& topology() const { return topo_; }
   const NetworkConfig& config() const { return cfg_; }
-  // Bytes of routing state and port state (for memory reports).
-  size_t state_bytes() const;
 
   // Routing, exposed for tests: the egress port switch node `sw` picks for
   // packet `p` (mutates nothing except the spray RNG).
