@@ -99,6 +99,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
     np_deadline_.assign(nics_.size(), INT64_MAX);
   }
+  if (cfg_.ib.enabled) IbInit();
   BuildRoutes();
 }
 
@@ -212,7 +213,11 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
       auto load = [&](uint32_t pi) {
         const Port& q = ports_[pi];
         int64_t busy = q.busy_until > now ? q.busy_until - now : 0;
-        return q.queued_bytes * 8'000'000'000'000 / q.rate_bps + busy;  // ps of work ahead
+        int64_t work = q.queued_bytes * 8'000'000'000'000 / q.rate_bps + busy;  // ps ahead
+        // IB: a port without credit for this packet's VL counts as loaded.
+        if (ib_on_ && p.tclass != kVl15Queue && IbAvailableCredits(pi, p.tclass) < IbBlocks(p.wire))
+          work += int64_t{1} << 50;
+        return work;
       };
       int64_t best_load = load(best);
       for (uint32_t k = 1; k < n && best_load > 0; ++k) {
@@ -245,6 +250,14 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   FlowState fs;
   fs.entropy = static_cast<uint16_t>(0xC000 | (sim::Mix(sim_.seed(), f, 0xe7) & 0x3FFF));
   fs.tclass = static_cast<uint8_t>(st.spec.tclass);
+  if (ib_on_) {
+    // IB: the flow's SL selects its VL (one SL2VL table for the fabric).
+    const int sl = st.spec.tclass;
+    const int vl = sl >= 0 && sl < 16 ? cfg_.ib.sl2vl[sl] : -1;
+    if (vl < 0 || (vl >= cfg_.ib.num_vls && vl != kVl15Queue))
+      throw std::invalid_argument(fmt::format("flow SL {} maps to no configured VL", sl));
+    fs.tclass = static_cast<uint8_t>(vl);
+  }
   fs.rate_bps = spec.rate.bps();
   fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
   if (cfg_.dcqcn) {
@@ -325,6 +338,19 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       ArmRefresh(port, c);
       break;
     }
+    case kFcpArrive:
+      // arg = sending port << 20 | VL << 12 | FCCL.
+      IbOnFcpArrive(static_cast<uint32_t>(arg >> 20), static_cast<int>(arg >> 12 & 0xF),
+                    static_cast<uint16_t>(arg & 0xFFF));
+      break;
+    case kFcpTimer:
+      IbOnFcpTimer(static_cast<uint32_t>(arg));
+      break;
+    case kCreditFree:
+      // arg = receiving port << 24 | VL << 16 | blocks.
+      IbRelease(static_cast<uint32_t>(arg >> 24), static_cast<int>(arg >> 16 & 0xFF),
+                static_cast<int32_t>(arg & 0xFFFF));
+      break;
     default:
       break;
   }
@@ -359,29 +385,30 @@ void Network::Kick(uint32_t pi) {
   TryTransmit(pi);
 }
 
+PacketRef Network::TakeFromQueue(Port& p, int c) {
+  ClassQueue& cq = p.q[c];
+  PacketRef r = cq.fifo.Pop(pool_);
+  if (cq.fifo.empty()) p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
+  const Packet& pk = pool_[r];
+  int64_t size = pk.wire - cfg_.framing.gap_overhead;
+  cq.bytes -= size;
+  p.queued_bytes -= size;
+  if (p.sw != kNone) {
+    switches_[p.sw].used_bytes -= size;
+    if (cfg_.pfc.enabled) ReleaseIngress(pk, size);
+    // IB: the packet leaves the ingress VL buffer it was credited against.
+    if (ib_on_ && c != kVl15Queue) IbRelease(pk.ingress, c, IbBlocks(pk.wire));
+  }
+  return r;
+}
+
 PacketRef Network::NextFromQueues(Port& p) {
+  if (ib_on_) return NextFromQueuesIb(p);
   const int n = cfg_.sw.num_classes;
   const int64_t gap = cfg_.framing.gap_overhead;
-  auto take = [&](int c) {
-    ClassQueue& cq = p.q[c];
-    PacketRef r = cq.fifo.Pop(pool_);
-    if (cq.fifo.empty()) p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
-    int64_t size = pool_[r].wire - gap;
-    cq.bytes -= size;
-    p.queued_bytes -= size;
-    if (p.sw != kNone) {
-      switches_[p.sw].used_bytes -= size;
-      if (cfg_.pfc.enabled) ReleaseIngress(pool_[r], size);
-    }
-    if (fc_ != nullptr) fc_->OnDequeue(static_cast<uint32_t>(&p - ports_.data()), c, size);
-    return r;
-  };
+  auto take = [&](int c) { return TakeFromQueue(p, c); };
   const int64_t now = sim_.Now().ps();
-  auto may_send = [&](int c) {
-    if (p.paused_until[c] > now) return false;
-    return fc_ == nullptr || fc_->CanSend(static_cast<uint32_t>(&p - ports_.data()), c,
-                                          pool_[p.q[c].fifo.head].wire - gap);
-  };
+  auto may_send = [&](int c) { return p.paused_until[c] <= now; };
   const unsigned strict = p.nonempty & cfg_.sw.strict_mask;
   for (unsigned m = strict; m != 0;) {
     int c = 31 - __builtin_clz(m);  // highest class first
@@ -444,6 +471,13 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     }
     FlowStats& st = flows_[f];
     int64_t payload = std::min<int64_t>(fs.max_payload, st.spec.bytes - st.sent_bytes);
+    if (ib_on_ && fs.tclass != kVl15Queue) {
+      // Whole-packet credit rule; an FCP's arrival kicks the port again.
+      const int32_t blocks = IbBlocks(cfg_.framing.WireBytes(payload));
+      const uint32_t pi = static_cast<uint32_t>(&p - ports_.data());
+      if (!IbCanSend(pi, fs.tclass, blocks)) continue;
+      IbCharge(pi, fs.tclass, blocks);
+    }
     PacketRef r = pool_.Alloc();
     Packet& pk = pool_[r];
     pk.sent_ps = now;
@@ -492,6 +526,10 @@ void Network::TryTransmit(uint32_t pi) {
   }
   PacketRef r = kNoPacket;
   int64_t wake = std::numeric_limits<int64_t>::max();
+  if (ib_on_ && ib_[pi].fcp_pending != 0) {
+    IbTransmitFcp(pi, now);
+    return;
+  }
   if (p.pause_pending) {
     // MAC control goes first, after the frame in progress; it is never paused
     // and never queued. It is consumed by the peer's MAC (no switch pipeline),
@@ -547,8 +585,9 @@ void Network::TryTransmit(uint32_t pi) {
   const bool idle_wire = p.wire.empty();
   p.wire.Push(pool_, r);
   if (idle_wire) sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, pi);
-  const bool more =
-      HasQueued(p) || p.pause_pending || (p.host != kNone && !nics_[p.host].active.empty());
+  const bool more = HasQueued(p) || p.pause_pending ||
+                    (p.host != kNone && !nics_[p.host].active.empty()) ||
+                    (ib_on_ && ib_[pi].fcp_pending != 0);
   if (more) ScheduleKick(pi, end);
 }
 
@@ -659,8 +698,8 @@ void Network::SetLinkUp(uint32_t link, bool up) {
           if (p.sw != kNone) {
             switches_[p.sw].used_bytes -= size;
             if (cfg_.pfc.enabled) ReleaseIngress(pool_[r], size);
+            if (ib_on_ && c != kVl15Queue) IbRelease(pool_[r].ingress, c, IbBlocks(pool_[r].wire));
           }
-          if (fc_ != nullptr) fc_->OnDequeue(pi, c, size);
           DropPacket(r, &p);
         }
         cq.bytes = 0;
@@ -671,6 +710,7 @@ void Network::SetLinkUp(uint32_t link, bool up) {
     }
   }
   if (up) {
+    if (ib_on_) IbResetLink(link);  // link training re-initialises flow control
     Kick(2 * link);
     Kick(2 * link + 1);
   }
@@ -683,8 +723,11 @@ void Network::Deliver(uint32_t ingress, PacketRef r) {
     ReceiveAtHost(in.host, r);
     return;
   }
+  const bool credited = ib_on_ && pool_[r].tclass != kVl15Queue;
+  if (credited) IbReceive(ingress, pool_[r].tclass, IbBlocks(pool_[r].wire));
   uint32_t egress = Route(in.sw, pool_[r]);
   if (egress == kNone) {
+    if (credited) IbRelease(ingress, pool_[r].tclass, IbBlocks(pool_[r].wire));
     DropPacket(r, nullptr);
     return;
   }
@@ -700,7 +743,9 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   ClassQueue& cq = e.q[c];
   const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
   const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> c & 1);
-  const bool lossless = pfc || (cfg_.sw.lossless_mask >> c & 1);
+  // IB data VLs cannot overrun: credits bound what each ingress VL buffer holds.
+  const bool credited = ib_on_ && c != kVl15Queue;
+  const bool lossless = pfc || credited || (cfg_.sw.lossless_mask >> c & 1);
   if (pfc) {
     Port& in = ports_[pk.ingress];
     if (in.ingress_bytes[c] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
@@ -717,8 +762,9 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     }
   }
   const bool admit =
-      size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
-                                             cfg_.sw.alpha * static_cast<double>(free_bytes));
+      credited ||
+      (size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
+                                              cfg_.sw.alpha * static_cast<double>(free_bytes)));
   if (!admit) {
     if (lossless) ++e.stats.lossless_drops;
     DropPacket(r, &e);
@@ -743,7 +789,6 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   e.queued_bytes += size;
   s.used_bytes += size;
   if (e.queued_bytes > e.stats.max_queue_bytes) e.stats.max_queue_bytes = e.queued_bytes;
-  if (fc_ != nullptr) fc_->OnEnqueue(egress, c, size);
   Kick(egress);
 }
 
@@ -800,6 +845,19 @@ void Network::OnCnp(uint32_t f) {
 
 void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   Packet& pk = pool_[r];
+  if (ib_on_ && pk.tclass != kVl15Queue) {
+    // The HCA consumes the packet at once and frees its blocks t_rx later.
+    const uint32_t port = nics_[host].port;
+    const int32_t blocks = IbBlocks(pk.wire);
+    IbReceive(port, pk.tclass, blocks);
+    if (cfg_.ib.rx_free_delay.ps() == 0) {
+      IbRelease(port, pk.tclass, blocks);
+    } else {
+      sim_.Schedule(
+          sim_.Now() + cfg_.ib.rx_free_delay, ports_[port].entity, this, kCreditFree,
+          (uint64_t{port} << 24) | (uint64_t{pk.tclass} << 16) | static_cast<uint64_t>(blocks));
+    }
+  }
   if (pk.kind == PacketKind::kCnp) {
     if (cfg_.dcqcn && pk.dst == host) OnCnp(pk.flow);
     pool_.Free(r);
@@ -824,6 +882,15 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
     ++flows_done_;
     if (cfg_.stop_when_flows_done && flows_done_ == flows_.size()) sim_.Stop();
   }
+}
+
+PortStats Network::port_stats(uint32_t port) const {
+  PortStats st = ports_[port].stats;
+  if (ib_on_) {
+    for (int64_t since : ib_[port].starved_since)
+      if (since >= 0) st.credit_starved_ps += sim_.Now().ps() - since;
+  }
+  return st;
 }
 
 std::string Network::PortName(uint32_t pi) const {

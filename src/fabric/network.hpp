@@ -15,8 +15,8 @@
 //   deficit-weighted round robin for the rest. Shared buffer with byte-accurate
 //   occupancy; lossy classes are admitted while q + size <= alpha·(free buffer)
 //   (dynamic threshold) and tail-dropped otherwise. Classes in lossless_mask are
-//   admitted while the buffer has room: link-level flow control (PFC, credits)
-//   plugs in there (FlowControlHook).
+//   admitted while the buffer has room, and link-level flow control keeps them
+//   from overrunning it: PFC (PfcConfig) or InfiniBand credits (IbLinkConfig).
 // - ECN: RED on the instantaneous egress queue of the class at enqueue
 //   (Kmin, Kmax, Pmax); ECT packets are marked CE.
 // - NICs: one port per host; active flows are served round robin, packet by
@@ -88,6 +88,40 @@ struct PfcConfig {
   Time response = Time::Zero();      // sender response time (D-Resp: 1.1584 us at 400G)
 };
 
+// InfiniBand credit-based link-level flow control and VL arbitration
+// (fabric.md §1.3-§1.5; the model is in src/fabric/ib_link.cpp and
+// docs/fabric-model.md). Every receiving port grants `credits` 64-byte blocks
+// per data VL; a sender starts a packet on a VL only when its available credit
+// (FCCL - FCTBS, mod 4096) covers the whole packet. Freed blocks are returned
+// in 6-byte flow-control packets (FCPs) that take link time and propagation.
+// Traffic classes are VLs: the SL of a flow maps to a VL at injection
+// (`sl2vl`); queue 7 carries VL15 (management: strict, no credits).
+struct VlArbEntry {
+  uint8_t vl = 0;
+  uint8_t weight = 0;  // 64-byte units; 0 = entry skipped
+  bool operator==(const VlArbEntry&) const = default;
+};
+inline constexpr int kVl15Queue = 7;
+
+struct IbLinkConfig {
+  bool enabled = false;
+  int num_vls = 4;         // data VLs 0..num_vls-1 (1..7); ConnectX-5 default 4
+  int32_t credits = 2048;  // blocks per data VL per receiving port (<= 2048: 12-bit counters)
+  // FCPs: one as soon as blocks are freed (when fcp_on_release), and at every
+  // multiple of fcp_period while the sender's view of the credit limit is out
+  // of date (a periodic FCP that would repeat what the sender already knows is
+  // not modelled: it changes nothing but 6 bytes of link time).
+  bool fcp_on_release = true;
+  Time fcp_period = Time::Ps(4'096'000);
+  Time rx_free_delay = Time::Ns(100);  // HCA: last byte in -> its blocks free (t_rx)
+  Time credit_delay = Time::Ns(100);   // FCP last byte in -> credits usable (t_tx)
+  double fcp_loss = 0;                 // probability that an FCP is lost (tests)
+  std::vector<VlArbEntry> high;        // high-priority table
+  std::vector<VlArbEntry> low;         // low-priority table; both empty = every data VL at 64
+  int limit_of_high = 16;              // 4096-byte units; 255 = no limit
+  std::array<uint8_t, 16> sl2vl{0, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, kVl15Queue};
+};
+
 struct NicConfig {
   Rate pcie_rate;          // 0 = no PCIe cap
   uint8_t data_class = 3;  // RoCE priority / IB SL of data packets
@@ -100,6 +134,7 @@ struct NetworkConfig {
   NicConfig nic;
   RoutingMode routing = RoutingMode::kEcmp;
   PfcConfig pfc;
+  IbLinkConfig ib;
   // End-to-end congestion control. With DCQCN on, a receiving NIC answers
   // ECN-marked data with CNPs (at most one per cnp_interval per flow, on
   // cnp_class, strict priority) and each sending flow paces at the rate of
@@ -151,21 +186,13 @@ struct PortStats {
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
   int64_t max_queue_bytes = 0;
-  uint64_t pause_tx = 0;  // PFC frames sent (XOFF, refresh and XON)
-  uint64_t pause_rx = 0;  // PFC frames received
-  uint64_t cnp_tx = 0;    // CNPs a host sent (host ports only)
-  int64_t paused_ps = 0;  // time a lossless priority of this port's egress was paused
-};
-
-// Link-level flow-control extension point (PFC / IB credits, issue 3).
-// Default: none. Called on the hot path only when installed.
-class FlowControlHook {
- public:
-  virtual ~FlowControlHook() = default;
-  // May the port start a packet of this class and size now?
-  virtual bool CanSend(uint32_t port, int tclass, int64_t frame_bytes) = 0;
-  virtual void OnEnqueue(uint32_t port, int tclass, int64_t frame_bytes) = 0;
-  virtual void OnDequeue(uint32_t port, int tclass, int64_t frame_bytes) = 0;
+  uint64_t pause_tx = 0;          // PFC frames sent (XOFF, refresh and XON)
+  uint64_t pause_rx = 0;          // PFC frames received
+  uint64_t cnp_tx = 0;            // CNPs a host sent (host ports only)
+  int64_t paused_ps = 0;          // time a lossless priority of this port's egress was paused
+  uint64_t fcp_tx = 0;            // IB flow-control packets sent
+  uint64_t fcp_rx = 0;            // IB flow-control packets received (lost ones excluded)
+  int64_t credit_starved_ps = 0;  // time a VL had a packet waiting but too few credits
 };
 
 class Network final : public sim::EventHandler {
@@ -190,7 +217,8 @@ class Network final : public sim::EventHandler {
   const cc::DcqcnReactionPoint& ReactionPoint(uint32_t flow) const { return rp_[flow]; }
   uint64_t peak_packets_alive() const { return pool_.peak(); }
   size_t num_ports() const { return ports_.size(); }
-  const PortStats& port_stats(uint32_t p) const { return ports_[p].stats; }
+  // Counters of port `p` up to now (open credit-starved intervals included).
+  PortStats port_stats(uint32_t p) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
 
@@ -216,7 +244,17 @@ class Network final : public sim::EventHandler {
   const std::vector<uint32_t>& NodePorts(uint32_t node) const { return node_ports_[node]; }
   uint32_t HostPort(uint32_t rank) const { return nics_[rank].port; }
 
-  void set_flow_control(FlowControlHook* hook) { fc_ = hook; }
+  // InfiniBand credits (cfg.ib.enabled). `port` receives on its link: its
+  // VL buffer grants `blocks` from now on (tests; call before traffic starts).
+  void SetVlCredits(uint32_t port, int vl, int32_t blocks);
+  // Sender side: credit available to `port` on `vl`, (FCCL - FCTBS) mod 4096.
+  int32_t IbAvailableCredits(uint32_t port, int vl) const;
+  // Receiver side: most blocks `port`'s VL buffer ever held.
+  int32_t IbMaxBufferedBlocks(uint32_t port, int vl) const;
+  // 64-byte blocks a packet of `wire` bytes of link time occupies.
+  int32_t IbBlocks(int64_t wire) const {
+    return static_cast<int32_t>((wire - cfg_.framing.gap_overhead + 63) / 64);
+  }
 
   // Called with every packet a port starts to transmit (tests, traces).
   // Off the hot path unless set.
@@ -248,7 +286,10 @@ class Network final : public sim::EventHandler {
     kPfcRefresh = 4,
     kPauseArrive = 5,
     kCcTimer = 6,
-    kNpTimer = 7
+    kNpTimer = 7,
+    kFcpArrive = 8,
+    kFcpTimer = 9,
+    kCreditFree = 10
   };
 
   struct ClassQueue {
@@ -285,6 +326,28 @@ class Network final : public sim::EventHandler {
     std::array<ClassQueue, kMaxClasses> q{};
     PortStats stats;
   };
+  // Per-port InfiniBand link state (cfg.ib.enabled only). A port is both the
+  // sender into its peer's VL buffers and the receiver whose VL buffers its
+  // peer sends into; it returns credits on its own transmit side.
+  struct IbPort {
+    // Sender side.
+    std::array<uint16_t, kMaxClasses> fccl{};   // credit limit last received, mod 4096
+    std::array<uint16_t, kMaxClasses> fctbs{};  // blocks sent, mod 4096
+    std::array<int64_t, kMaxClasses> starved_since{-1, -1, -1, -1, -1, -1, -1, -1};
+    // Receiver side.
+    std::array<uint16_t, kMaxClasses> abr{};   // blocks received, mod 4096
+    std::array<int32_t, kMaxClasses> used{};   // blocks held
+    std::array<int32_t, kMaxClasses> limit{};  // blocks granted
+    std::array<int32_t, kMaxClasses> max_used{};
+    std::array<uint16_t, kMaxClasses> last_fccl{};     // carried by the last FCP sent
+    std::array<uint16_t, kMaxClasses> fcp_inflight{};  // FCPs on the wire
+    uint8_t fcp_pending = 0;                           // VLs with an FCP to send
+    bool fcp_timer = false;
+    // VL arbitration.
+    uint8_t hi_idx = 0, lo_idx = 0;
+    int32_t hi_used = 0, lo_used = 0;  // blocks charged to the current entry
+    int32_t high_sent = 0;             // blocks the High table sent while Low waited
+  };
   struct Switch {
     uint32_t node = 0;
     int64_t used_bytes = 0;
@@ -311,6 +374,21 @@ class Network final : public sim::EventHandler {
   void ScheduleKick(uint32_t port, int64_t at);
   void TryTransmit(uint32_t port);
   PacketRef NextFromQueues(Port& p);
+  PacketRef NextFromQueuesIb(Port& p);
+  PacketRef TakeFromQueue(Port& p, int c);
+  // InfiniBand link layer (ib_link.cpp).
+  void IbInit();
+  bool IbCanSend(uint32_t port, int vl, int32_t blocks);  // marks starvation when not
+  void IbCharge(uint32_t port, int vl, int32_t blocks);
+  void IbReceive(uint32_t port, int vl, int32_t blocks);
+  void IbRelease(uint32_t port, int vl, int32_t blocks);
+  void IbArmFcpTimer(uint32_t port);
+  void IbOnFcpTimer(uint32_t port);
+  void IbTransmitFcp(uint32_t port, int64_t now);
+  void IbOnFcpArrive(uint32_t port, int vl, uint16_t fccl);
+  void IbResetLink(uint32_t link);
+  uint16_t IbFccl(const IbPort& r, int vl) const;
+  int IbPickVl(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used, uint8_t eligible);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
   void Arrive(uint32_t port);
@@ -360,7 +438,10 @@ class Network final : public sim::EventHandler {
   std::vector<int64_t> np_deadline_;
   std::vector<cc::DcqcnNotificationPoint::DeferredCnp> due_cnps_;
   uint64_t cnps_ = 0;
-  FlowControlHook* fc_ = nullptr;
+  bool ib_on_ = false;
+  std::vector<IbPort> ib_;          // by port, when cfg.ib.enabled
+  std::vector<VlArbEntry> ib_low_;  // effective Low table
+  sim::Rng ib_rng_;                 // FCP loss
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;
   int64_t xon_bytes_ = 0;

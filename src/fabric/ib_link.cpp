@@ -1,0 +1,286 @@
+// InfiniBand link layer of the network: per-VL credits in 64-byte blocks,
+// flow-control packets, and VL arbitration (fabric.md §1.3-§1.5,
+// experiments E3 and E4; docs/fabric-model.md "InfiniBand credits").
+//
+// Counters follow the IBA names, 12 bits wide:
+//   sender   FCTBS  blocks sent on the VL, mod 4096
+//   receiver ABR    blocks received, mod 4096
+//            FCCL   ABR + free blocks of the VL buffer, mod 4096 (sent in FCPs)
+// available credit at the sender = (FCCL - FCTBS) mod 4096. Since FCCL is
+// absolute, a lost FCP is healed by any later one.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "fabric/network.hpp"
+
+namespace lossless::fabric {
+
+namespace {
+constexpr uint16_t kMod = 0xFFF;  // 12-bit counters
+constexpr int32_t kMaxCredits = 2048;
+constexpr int64_t kFcpWireBytes = 6;  // Op, FCTBS, VL, FCCL, LPCRC
+constexpr uint64_t kPurposeFcpLoss = 0xFC9;
+}  // namespace
+
+void Network::IbInit() {
+  const IbLinkConfig& ib = cfg_.ib;
+  if (cfg_.pfc.enabled || cfg_.dcqcn)
+    throw InputError({"<network>", 0, "fabric.ib"},
+                     "expected either InfiniBand credits or PFC/DCQCN, not both");
+  if (ib.num_vls < 1 || ib.num_vls > kVl15Queue)
+    throw InputError({"<network>", 0, "fabric.ib.vls"},
+                     fmt::format("expected 1 to {} data VLs, got {}", kVl15Queue, ib.num_vls));
+  const int32_t mtu_blocks = IbBlocks(cfg_.framing.WireBytes(cfg_.framing.mtu_payload));
+  if (ib.credits > kMaxCredits || ib.credits < mtu_blocks) {
+    throw InputError({"<network>", 0, "fabric.ib.credits"},
+                     fmt::format("expected {} to {} blocks of 64 B (one MTU packet up to half "
+                                 "the 12-bit credit counter), got {}",
+                                 mtu_blocks, kMaxCredits, ib.credits));
+  }
+  if (ib.fcp_period.ps() <= 0)
+    throw InputError({"<network>", 0, "fabric.ib.fcp_period"}, "expected a period above zero");
+  auto check_table = [&](const std::vector<VlArbEntry>& t, const char* field) {
+    for (const VlArbEntry& e : t) {
+      if (e.vl >= ib.num_vls)
+        throw InputError({"<network>", 0, field},
+                         fmt::format("expected VLs below {}, got VL{}", ib.num_vls, e.vl));
+    }
+  };
+  check_table(ib.high, "fabric.ib.vlarb_high");
+  check_table(ib.low, "fabric.ib.vlarb_low");
+  if (ib.limit_of_high < 0 || ib.limit_of_high > 255)
+    throw InputError({"<network>", 0, "fabric.ib.high_limit"},
+                     fmt::format("expected 0 to 255, got {}", ib.limit_of_high));
+  ib_low_ = ib.low;
+  if (ib.high.empty() && ib.low.empty()) {
+    for (int v = 0; v < ib.num_vls; ++v)
+      ib_low_.push_back({static_cast<uint8_t>(v), static_cast<uint8_t>(64)});
+  }
+  ib_on_ = true;
+  ib_rng_ = sim_.MakeRng(0, kPurposeFcpLoss);
+  ib_.assign(ports_.size(), IbPort{});
+  for (IbPort& r : ib_) {
+    for (int v = 0; v < kMaxClasses; ++v) {
+      r.limit[v] = ib.credits;
+      r.fccl[v] = static_cast<uint16_t>(ib.credits & kMod);
+      r.last_fccl[v] = r.fccl[v];
+    }
+  }
+}
+
+void Network::IbResetLink(uint32_t link) {
+  for (uint32_t pi : {2 * link, 2 * link + 1}) {
+    IbPort& r = ib_[pi];
+    const IbPort& peer = ib_[ports_[pi].peer];
+    for (int v = 0; v < kMaxClasses; ++v) {
+      // Buffers were flushed with the link; the sender starts from the
+      // receiver's full grant again.
+      r.fctbs[v] = 0;
+      r.fccl[v] = static_cast<uint16_t>((peer.limit[v] - peer.used[v]) & kMod);
+      r.starved_since[v] = -1;
+    }
+  }
+  for (uint32_t pi : {2 * link, 2 * link + 1}) {
+    IbPort& r = ib_[pi];
+    for (int v = 0; v < kMaxClasses; ++v) {
+      r.abr[v] = 0;
+      r.last_fccl[v] = IbFccl(r, v);
+      r.fcp_inflight[v] = 0;
+    }
+    r.fcp_pending = 0;
+  }
+}
+
+void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
+  if (!ib_on_ || vl < 0 || vl >= kMaxClasses || blocks < 0 || blocks > kMaxCredits)
+    throw std::invalid_argument("SetVlCredits: InfiniBand off or value out of range");
+  IbPort& r = ib_[port];
+  r.limit[vl] = blocks;
+  r.last_fccl[vl] = IbFccl(r, vl);
+  // The sender learns the new grant at once (as at link initialisation).
+  IbPort& s = ib_[ports_[port].peer];
+  s.fccl[vl] = static_cast<uint16_t>((s.fctbs[vl] + blocks - r.used[vl]) & kMod);
+}
+
+int32_t Network::IbAvailableCredits(uint32_t port, int vl) const {
+  const IbPort& s = ib_[port];
+  return (s.fccl[vl] - s.fctbs[vl]) & kMod;
+}
+
+int32_t Network::IbMaxBufferedBlocks(uint32_t port, int vl) const {
+  return ib_[port].max_used[vl];
+}
+
+uint16_t Network::IbFccl(const IbPort& r, int vl) const {
+  return static_cast<uint16_t>((r.abr[vl] + r.limit[vl] - r.used[vl]) & kMod);
+}
+
+bool Network::IbCanSend(uint32_t port, int vl, int32_t blocks) {
+  if (IbAvailableCredits(port, vl) >= blocks) return true;
+  IbPort& s = ib_[port];
+  if (s.starved_since[vl] < 0) s.starved_since[vl] = sim_.Now().ps();
+  return false;
+}
+
+void Network::IbCharge(uint32_t port, int vl, int32_t blocks) {
+  IbPort& s = ib_[port];
+  s.fctbs[vl] = static_cast<uint16_t>((s.fctbs[vl] + blocks) & kMod);
+}
+
+void Network::IbReceive(uint32_t port, int vl, int32_t blocks) {
+  IbPort& r = ib_[port];
+  r.abr[vl] = static_cast<uint16_t>((r.abr[vl] + blocks) & kMod);
+  r.used[vl] += blocks;
+  r.max_used[vl] = std::max(r.max_used[vl], r.used[vl]);
+}
+
+void Network::IbRelease(uint32_t port, int vl, int32_t blocks) {
+  IbPort& r = ib_[port];
+  r.used[vl] -= blocks;
+  if (cfg_.ib.fcp_on_release) {
+    r.fcp_pending = static_cast<uint8_t>(r.fcp_pending | (1u << vl));
+    Kick(port);
+  }
+  IbArmFcpTimer(port);
+}
+
+void Network::IbArmFcpTimer(uint32_t port) {
+  IbPort& r = ib_[port];
+  if (r.fcp_timer) return;
+  // FCPs leave on a grid of fcp_period: the next multiple at or after now.
+  const int64_t period = cfg_.ib.fcp_period.ps();
+  const int64_t now = sim_.Now().ps();
+  const int64_t at = (now + period - 1) / period * period;
+  r.fcp_timer = true;
+  sim_.Schedule(units::Time::Ps(at), ports_[port].entity, this, kFcpTimer, port);
+}
+
+void Network::IbOnFcpTimer(uint32_t port) {
+  IbPort& r = ib_[port];
+  r.fcp_timer = false;
+  if (ports_[port].down) return;
+  const IbPort& sender = ib_[ports_[port].peer];
+  bool out_of_date = false;
+  for (int v = 0; v < cfg_.ib.num_vls; ++v) {
+    const uint16_t fccl = IbFccl(r, v);
+    if (sender.fccl[v] == fccl) continue;
+    out_of_date = true;
+    // Send unless an FCP with this very limit is already on its way.
+    if (fccl != r.last_fccl[v] || r.fcp_inflight[v] == 0)
+      r.fcp_pending = static_cast<uint8_t>(r.fcp_pending | (1u << v));
+  }
+  if (r.fcp_pending != 0) Kick(port);
+  if (out_of_date) {
+    // Keep refreshing while the sender's view is stale (lost or in-flight FCPs).
+    r.fcp_timer = true;
+    sim_.Schedule(sim_.Now() + cfg_.ib.fcp_period, ports_[port].entity, this, kFcpTimer, port);
+  }
+}
+
+void Network::IbTransmitFcp(uint32_t port, int64_t now) {
+  Port& p = ports_[port];
+  IbPort& r = ib_[port];
+  const int vl = __builtin_ctz(r.fcp_pending);
+  r.fcp_pending = static_cast<uint8_t>(r.fcp_pending & ~(1u << vl));
+  const uint16_t fccl = IbFccl(r, vl);
+  // Link-level control: after the frame in progress, ahead of data, never
+  // credit-gated; consumed by the peer's link layer (no switch pipeline).
+  const int64_t end = now + Ser(p, kFcpWireBytes + cfg_.framing.gap_overhead);
+  p.busy_until = end;
+  p.stats.busy_ps += end - now;
+  ++p.stats.fcp_tx;
+  r.last_fccl[vl] = fccl;
+  if (tx_trace_ != nullptr) {
+    Packet pf{};
+    pf.kind = PacketKind::kControl;
+    pf.tclass = static_cast<uint8_t>(vl);
+    pf.payload = fccl;
+    pf.wire = static_cast<uint32_t>(kFcpWireBytes + cfg_.framing.gap_overhead);
+    tx_trace_(tx_trace_ctx_, port, pf, units::Time::Ps(now));
+  }
+  const bool lost = cfg_.ib.fcp_loss > 0 && ib_rng_.Uniform() < cfg_.ib.fcp_loss;
+  if (!lost) {
+    ++r.fcp_inflight[vl];
+    sim_.Schedule(units::Time::Ps(end + p.delay_ps) + cfg_.ib.credit_delay, p.entity, this,
+                  kFcpArrive, (uint64_t{port} << 20) | (uint64_t(vl) << 12) | fccl);
+  }
+  ScheduleKick(port, end);
+}
+
+void Network::IbOnFcpArrive(uint32_t from, int vl, uint16_t fccl) {
+  IbPort& r = ib_[from];
+  if (r.fcp_inflight[vl] > 0) --r.fcp_inflight[vl];
+  const uint32_t to = ports_[from].peer;
+  Port& p = ports_[to];
+  if (p.down) return;
+  ++p.stats.fcp_rx;
+  IbPort& s = ib_[to];
+  s.fccl[vl] = fccl;
+  if (s.starved_since[vl] >= 0) {
+    p.stats.credit_starved_ps += sim_.Now().ps() - s.starved_since[vl];
+    s.starved_since[vl] = -1;  // re-marked by the next attempt if still short
+  }
+  Kick(to);
+}
+
+// Weighted round robin over one VLArb table (fabric.md §1.4): an entry may
+// start a packet while the blocks charged to it are below its weight (so the
+// last packet may overrun, and a weight below one packet still sends one);
+// then the arbiter moves to the next entry, which starts from zero. Entries
+// of weight 0 and VLs that are empty or lack credit for their head packet are
+// skipped. Returns the VL to serve, or -1.
+int Network::IbPickVl(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
+                      uint8_t eligible) {
+  const size_t n = table.size();
+  if (n == 0 || eligible == 0) return -1;
+  for (size_t k = 0; k <= n; ++k) {
+    const VlArbEntry& e = table[idx];
+    if (e.weight > 0 && (eligible >> e.vl & 1) && used < e.weight) return e.vl;
+    idx = static_cast<uint8_t>((idx + 1) % n);
+    used = 0;
+  }
+  return -1;
+}
+
+PacketRef Network::NextFromQueuesIb(Port& p) {
+  const uint32_t pi = static_cast<uint32_t>(&p - ports_.data());
+  // VL15 (management) first: strict, and not flow controlled.
+  if (p.nonempty >> kVl15Queue & 1) return TakeFromQueue(p, kVl15Queue);
+  // A VL is eligible when its head packet fits in the credit available.
+  uint8_t eligible = 0;
+  for (unsigned m = p.nonempty; m != 0; m &= m - 1) {
+    const int v = __builtin_ctz(m);
+    if (IbCanSend(pi, v, IbBlocks(pool_[p.q[v].fifo.head].wire)))
+      eligible = static_cast<uint8_t>(eligible | (1u << v));
+  }
+  if (eligible == 0) return kNoPacket;  // an FCP's arrival kicks the port
+  IbPort& a = ib_[pi];
+  const IbLinkConfig& ib = cfg_.ib;
+  uint8_t low_eligible = 0;
+  for (const VlArbEntry& e : ib_low_)
+    if (e.weight > 0) low_eligible = static_cast<uint8_t>(low_eligible | (eligible & (1u << e.vl)));
+  const bool low_waits = low_eligible != 0;
+  if (!low_waits) a.high_sent = 0;
+  const int32_t limit_blocks = ib.limit_of_high * 4096 / 64;
+  int vl = -1;
+  bool from_high = false;
+  if (ib.limit_of_high == 255 || !low_waits || a.high_sent < limit_blocks) {
+    vl = IbPickVl(ib.high, a.hi_idx, a.hi_used, eligible);
+    from_high = vl >= 0;
+  }
+  if (vl < 0) vl = IbPickVl(ib_low_, a.lo_idx, a.lo_used, eligible);
+  if (vl < 0) return kNoPacket;  // eligible VLs are in no table (weight 0)
+  const int32_t blocks = IbBlocks(pool_[p.q[vl].fifo.head].wire);
+  if (from_high) {
+    a.hi_used += blocks;
+    if (low_waits) a.high_sent += blocks;
+  } else {
+    a.lo_used += blocks;
+    a.high_sent = 0;
+  }
+  IbCharge(pi, vl, blocks);
+  return TakeFromQueue(p, vl);
+}
+
+}  // namespace lossless::fabric
