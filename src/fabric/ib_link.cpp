@@ -60,35 +60,40 @@ void Network::IbInit() {
   ib_on_ = true;
   ib_rng_ = sim_.MakeRng(0, kPurposeFcpLoss);
   ib_.assign(ports_.size(), IbPort{});
-  for (IbPort& r : ib_) {
+  for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
+    IbPort& r = ib_[pi];
+    r.fcp_ser = units::SerializationTime(units::Bytes(kFcpWireBytes + cfg_.framing.gap_overhead),
+                                         units::Rate::Bps(ports_[pi].rate_bps))
+                    .ps();
     for (int v = 0; v < kMaxClasses; ++v) {
-      r.limit[v] = ib.credits;
-      r.fccl[v] = static_cast<uint16_t>(ib.credits & kMod);
-      r.last_fccl[v] = r.fccl[v];
+      r.vls[v].limit = ib.credits;
+      r.vls[v].fccl = static_cast<uint16_t>(ib.credits & kMod);
+      r.vls[v].last_fccl = r.vls[v].fccl;
     }
   }
 }
 
 void Network::IbResetLink(uint32_t link) {
+  for (uint32_t pi : {2 * link, 2 * link + 1}) IbApplyFrees(pi, INT64_MAX);
   for (uint32_t pi : {2 * link, 2 * link + 1}) {
     IbPort& r = ib_[pi];
     const IbPort& peer = ib_[ports_[pi].peer];
     for (int v = 0; v < kMaxClasses; ++v) {
       // Buffers were flushed with the link; the sender starts from the
       // receiver's full grant again.
-      r.fctbs[v] = 0;
-      r.fccl[v] = static_cast<uint16_t>((peer.limit[v] - peer.used[v]) & kMod);
-      r.starved_since[v] = -1;
+      r.vls[v].fctbs = 0;
+      r.vls[v].fccl = static_cast<uint16_t>((peer.vls[v].limit - peer.vls[v].used) & kMod);
+      r.vls[v].starved_since = -1;
     }
   }
   for (uint32_t pi : {2 * link, 2 * link + 1}) {
     IbPort& r = ib_[pi];
     for (int v = 0; v < kMaxClasses; ++v) {
-      r.abr[v] = 0;
-      r.last_fccl[v] = IbFccl(r, v);
-      r.fcp_inflight[v] = 0;
+      r.vls[v].abr = 0;
+      r.vls[v].last_fccl = IbFccl(r, v);
     }
     r.fcp_pending = 0;
+    r.inbox.clear();  // FCPs on the wire were lost with the link
   }
 }
 
@@ -96,53 +101,68 @@ void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
   if (!ib_on_ || vl < 0 || vl >= kMaxClasses || blocks < 0 || blocks > kMaxCredits)
     throw std::invalid_argument("SetVlCredits: InfiniBand off or value out of range");
   IbPort& r = ib_[port];
-  r.limit[vl] = blocks;
-  r.last_fccl[vl] = IbFccl(r, vl);
+  r.vls[vl].limit = blocks;
+  r.vls[vl].last_fccl = IbFccl(r, vl);
   // The sender learns the new grant at once (as at link initialisation).
   IbPort& s = ib_[ports_[port].peer];
-  s.fccl[vl] = static_cast<uint16_t>((s.fctbs[vl] + blocks - r.used[vl]) & kMod);
+  s.vls[vl].fccl = static_cast<uint16_t>((s.vls[vl].fctbs + blocks - r.vls[vl].used) & kMod);
 }
 
 int32_t Network::IbAvailableCredits(uint32_t port, int vl) const {
   const IbPort& s = ib_[port];
-  return (s.fccl[vl] - s.fctbs[vl]) & kMod;
+  uint16_t fccl = s.vls[vl].fccl;
+  for (uint32_t i = 0; i < s.inbox.size && s.inbox.at(i).at <= sim_.Now().ps(); ++i)
+    if (s.inbox.at(i).vl == vl) fccl = s.inbox.at(i).fccl;
+  return (fccl - s.vls[vl].fctbs) & kMod;
 }
 
 int32_t Network::IbMaxBufferedBlocks(uint32_t port, int vl) const {
-  return ib_[port].max_used[vl];
+  return ib_[port].vls[vl].max_used;
 }
 
 uint16_t Network::IbFccl(const IbPort& r, int vl) const {
-  return static_cast<uint16_t>((r.abr[vl] + r.limit[vl] - r.used[vl]) & kMod);
+  return static_cast<uint16_t>((r.vls[vl].abr + r.vls[vl].limit - r.vls[vl].used) & kMod);
 }
 
 bool Network::IbCanSend(uint32_t port, int vl, int32_t blocks) {
-  if (IbAvailableCredits(port, vl) >= blocks) return true;
   IbPort& s = ib_[port];
-  if (s.starved_since[vl] < 0) s.starved_since[vl] = sim_.Now().ps();
+  if (!s.inbox.empty() && s.inbox.front().at <= sim_.Now().ps()) IbSync(port);
+  if (((s.vls[vl].fccl - s.vls[vl].fctbs) & kMod) >= blocks) return true;
+  if (s.vls[vl].starved_since < 0) s.vls[vl].starved_since = sim_.Now().ps();
+  // Wake when the next FCP lands (a later one is announced when it is sent).
+  if (!s.inbox.empty()) ScheduleKick(port, s.inbox.front().at);
   return false;
 }
 
 void Network::IbCharge(uint32_t port, int vl, int32_t blocks) {
   IbPort& s = ib_[port];
-  s.fctbs[vl] = static_cast<uint16_t>((s.fctbs[vl] + blocks) & kMod);
+  s.vls[vl].fctbs = static_cast<uint16_t>((s.vls[vl].fctbs + blocks) & kMod);
 }
 
 void Network::IbReceive(uint32_t port, int vl, int32_t blocks) {
   IbPort& r = ib_[port];
-  r.abr[vl] = static_cast<uint16_t>((r.abr[vl] + blocks) & kMod);
-  r.used[vl] += blocks;
-  r.max_used[vl] = std::max(r.max_used[vl], r.used[vl]);
+  r.vls[vl].abr = static_cast<uint16_t>((r.vls[vl].abr + blocks) & kMod);
+  r.vls[vl].used += blocks;
+  r.vls[vl].max_used = std::max(r.vls[vl].max_used, r.vls[vl].used);
 }
 
-void Network::IbRelease(uint32_t port, int vl, int32_t blocks) {
+void Network::IbRelease(uint32_t port, int vl, int32_t blocks, bool kick) {
   IbPort& r = ib_[port];
-  r.used[vl] -= blocks;
+  r.vls[vl].used -= blocks;
   if (cfg_.ib.fcp_on_release) {
     r.fcp_pending = static_cast<uint8_t>(r.fcp_pending | (1u << vl));
-    Kick(port);
+    if (kick) Kick(port);
   }
   IbArmFcpTimer(port);
+}
+
+void Network::IbApplyFrees(uint32_t port, int64_t upto) {
+  IbPort& r = ib_[port];
+  while (!r.frees.empty() && r.frees.front().at <= upto) {
+    const PendingFree f = r.frees.front();
+    r.frees.pop();
+    IbRelease(port, f.vl, f.blocks, /*kick=*/false);  // the caller transmits
+  }
 }
 
 void Network::IbArmFcpTimer(uint32_t port) {
@@ -158,70 +178,83 @@ void Network::IbArmFcpTimer(uint32_t port) {
 
 void Network::IbOnFcpTimer(uint32_t port) {
   IbPort& r = ib_[port];
-  r.fcp_timer = false;
-  if (ports_[port].down) return;
-  const IbPort& sender = ib_[ports_[port].peer];
+  // fcp_timer stays set while this runs: the releases below must not start a
+  // second chain.
+  if (ports_[port].down) {
+    r.fcp_timer = false;
+    return;
+  }
+  const uint32_t to = ports_[port].peer;
+  IbApplyFrees(port, sim_.Now().ps());
+  IbSync(to);
+  const IbPort& sender = ib_[to];
   bool out_of_date = false;
   for (int v = 0; v < cfg_.ib.num_vls; ++v) {
     const uint16_t fccl = IbFccl(r, v);
-    if (sender.fccl[v] == fccl) continue;
+    if (sender.vls[v].fccl == fccl) continue;
     out_of_date = true;
     // Send unless an FCP with this very limit is already on its way.
-    if (fccl != r.last_fccl[v] || r.fcp_inflight[v] == 0)
-      r.fcp_pending = static_cast<uint8_t>(r.fcp_pending | (1u << v));
+    bool on_its_way = false;
+    for (uint32_t i = 0; i < sender.inbox.size && !on_its_way; ++i)
+      on_its_way = sender.inbox.at(i).vl == v && sender.inbox.at(i).fccl == fccl;
+    if (!on_its_way) r.fcp_pending = static_cast<uint8_t>(r.fcp_pending | (1u << v));
   }
-  if (r.fcp_pending != 0) Kick(port);
-  if (out_of_date) {
-    // Keep refreshing while the sender's view is stale (lost or in-flight FCPs).
-    r.fcp_timer = true;
+  // Keep refreshing while the sender's view is stale (lost or in-flight FCPs).
+  r.fcp_timer = out_of_date;
+  if (out_of_date)
     sim_.Schedule(sim_.Now() + cfg_.ib.fcp_period, ports_[port].entity, this, kFcpTimer, port);
-  }
+  if (r.fcp_pending != 0) Kick(port);
 }
 
-void Network::IbTransmitFcp(uint32_t port, int64_t now) {
+int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
   Port& p = ports_[port];
   IbPort& r = ib_[port];
-  const int vl = __builtin_ctz(r.fcp_pending);
-  r.fcp_pending = static_cast<uint8_t>(r.fcp_pending & ~(1u << vl));
-  const uint16_t fccl = IbFccl(r, vl);
+  const uint32_t to = p.peer;
+  IbPort& s = ib_[to];
+  const int64_t wire = kFcpWireBytes + cfg_.framing.gap_overhead;
+  int64_t t = now;
   // Link-level control: after the frame in progress, ahead of data, never
   // credit-gated; consumed by the peer's link layer (no switch pipeline).
-  const int64_t end = now + Ser(p, kFcpWireBytes + cfg_.framing.gap_overhead);
-  p.busy_until = end;
-  p.stats.busy_ps += end - now;
-  ++p.stats.fcp_tx;
-  r.last_fccl[vl] = fccl;
-  if (tx_trace_ != nullptr) {
-    Packet pf{};
-    pf.kind = PacketKind::kControl;
-    pf.tclass = static_cast<uint8_t>(vl);
-    pf.payload = fccl;
-    pf.wire = static_cast<uint32_t>(kFcpWireBytes + cfg_.framing.gap_overhead);
-    tx_trace_(tx_trace_ctx_, port, pf, units::Time::Ps(now));
+  while (r.fcp_pending != 0) {
+    const int vl = __builtin_ctz(r.fcp_pending);
+    r.fcp_pending = static_cast<uint8_t>(r.fcp_pending & ~(1u << vl));
+    const uint16_t fccl = IbFccl(r, vl);
+    r.vls[vl].last_fccl = fccl;
+    if (tx_trace_ != nullptr) {
+      Packet pf{};
+      pf.kind = PacketKind::kControl;
+      pf.tclass = static_cast<uint8_t>(vl);
+      pf.payload = fccl;
+      pf.wire = static_cast<uint32_t>(wire);
+      tx_trace_(tx_trace_ctx_, port, pf, units::Time::Ps(t));
+    }
+    const int64_t end = t + r.fcp_ser;
+    p.stats.busy_ps += end - t;
+    ++p.stats.fcp_tx;
+    t = end;
+    const bool lost = cfg_.ib.fcp_loss > 0 && ib_rng_.Uniform() < cfg_.ib.fcp_loss;
+    if (lost) continue;
+    const int64_t at = end + p.delay_ps + cfg_.ib.credit_delay.ps();
+    s.inbox.push({at, fccl, static_cast<uint8_t>(vl)});
+    if (s.vls[vl].starved_since >= 0) ScheduleKick(to, at);  // it waits for these credits
   }
-  const bool lost = cfg_.ib.fcp_loss > 0 && ib_rng_.Uniform() < cfg_.ib.fcp_loss;
-  if (!lost) {
-    ++r.fcp_inflight[vl];
-    sim_.Schedule(units::Time::Ps(end + p.delay_ps) + cfg_.ib.credit_delay, p.entity, this,
-                  kFcpArrive, (uint64_t{port} << 20) | (uint64_t(vl) << 12) | fccl);
-  }
-  ScheduleKick(port, end);
+  p.busy_until = t;
+  return t;
 }
 
-void Network::IbOnFcpArrive(uint32_t from, int vl, uint16_t fccl) {
-  IbPort& r = ib_[from];
-  if (r.fcp_inflight[vl] > 0) --r.fcp_inflight[vl];
-  const uint32_t to = ports_[from].peer;
-  Port& p = ports_[to];
-  if (p.down) return;
-  ++p.stats.fcp_rx;
-  IbPort& s = ib_[to];
-  s.fccl[vl] = fccl;
-  if (s.starved_since[vl] >= 0) {
-    p.stats.credit_starved_ps += sim_.Now().ps() - s.starved_since[vl];
-    s.starved_since[vl] = -1;  // re-marked by the next attempt if still short
+void Network::IbSync(uint32_t port) {
+  IbPort& s = ib_[port];
+  const int64_t now = sim_.Now().ps();
+  while (!s.inbox.empty() && s.inbox.front().at <= now) {
+    const FcpInFlight& f = s.inbox.front();
+    s.vls[f.vl].fccl = f.fccl;
+    ++ports_[port].stats.fcp_rx;
+    if (s.vls[f.vl].starved_since >= 0) {
+      ports_[port].stats.credit_starved_ps += f.at - s.vls[f.vl].starved_since;
+      s.vls[f.vl].starved_since = -1;  // re-marked by the next attempt if still short
+    }
+    s.inbox.pop();
   }
-  Kick(to);
 }
 
 // Weighted round robin over one VLArb table (fabric.md §1.4): an entry may

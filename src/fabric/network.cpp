@@ -338,18 +338,8 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       ArmRefresh(port, c);
       break;
     }
-    case kFcpArrive:
-      // arg = sending port << 20 | VL << 12 | FCCL.
-      IbOnFcpArrive(static_cast<uint32_t>(arg >> 20), static_cast<int>(arg >> 12 & 0xF),
-                    static_cast<uint16_t>(arg & 0xFFF));
-      break;
     case kFcpTimer:
       IbOnFcpTimer(static_cast<uint32_t>(arg));
-      break;
-    case kCreditFree:
-      // arg = receiving port << 24 | VL << 16 | blocks.
-      IbRelease(static_cast<uint32_t>(arg >> 24), static_cast<int>(arg >> 16 & 0xFF),
-                static_cast<int32_t>(arg & 0xFFFF));
       break;
     default:
       break;
@@ -526,9 +516,15 @@ void Network::TryTransmit(uint32_t pi) {
   }
   PacketRef r = kNoPacket;
   int64_t wake = std::numeric_limits<int64_t>::max();
-  if (ib_on_ && ib_[pi].fcp_pending != 0) {
-    IbTransmitFcp(pi, now);
-    return;
+  // IB flow-control packets go first; the packet that follows them is chosen
+  // now and starts when they end (a few hundred ps later).
+  int64_t start = now;
+  if (ib_on_) {
+    if (!ib_[pi].frees.empty()) {
+      IbApplyFrees(pi, now);
+      if (!ib_[pi].frees.empty()) wake = ib_[pi].frees.front().at;
+    }
+    if (ib_[pi].fcp_pending != 0) start = IbTransmitFcps(pi, now);
   }
   if (p.pause_pending) {
     // MAC control goes first, after the frame in progress; it is never paused
@@ -564,11 +560,12 @@ void Network::TryTransmit(uint32_t pi) {
     return;
   }
   Packet& pk = pool_[r];
+  if (start != now && pk.hops == 0) pk.sent_ps = start;
   const int64_t ser = Ser(p, pk.wire);
-  const int64_t end = std::max(now + ser, pk.tail_ps);
+  const int64_t end = std::max(start + ser, pk.tail_ps);
   p.busy_until = end;
   p.stats.busy_ps += ser;
-  if (tx_trace_ != nullptr) tx_trace_(tx_trace_ctx_, pi, pk, Time::Ps(now));
+  if (tx_trace_ != nullptr) tx_trace_(tx_trace_ctx_, pi, pk, Time::Ps(start));
   ++p.stats.tx_packets;
   p.stats.tx_wire_bytes += pk.wire;
   ++packet_hops_;
@@ -578,7 +575,7 @@ void Network::TryTransmit(uint32_t pi) {
   if (p.rx_cut_through) {
     int64_t header =
         units::SerializationTime(Bytes(std::min<int64_t>(pk.wire, 64)), Rate::Bps(p.rate_bps)).ps();
-    head = now + header + p.delay_ps + p.rx_latency_ps;
+    head = start + header + p.delay_ps + p.rx_latency_ps;
   }
   pk.arrive_ps = head;
   pk.tail_ps = tail;
@@ -588,7 +585,11 @@ void Network::TryTransmit(uint32_t pi) {
   const bool more = HasQueued(p) || p.pause_pending ||
                     (p.host != kNone && !nics_[p.host].active.empty()) ||
                     (ib_on_ && ib_[pi].fcp_pending != 0);
-  if (more) ScheduleKick(pi, end);
+  if (more) {
+    ScheduleKick(pi, end);
+  } else if (ib_on_ && !ib_[pi].frees.empty()) {
+    ScheduleKick(pi, std::max(end, ib_[pi].frees.front().at));
+  }
 }
 
 void Network::Arrive(uint32_t pi) {
@@ -853,9 +854,10 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
     if (cfg_.ib.rx_free_delay.ps() == 0) {
       IbRelease(port, pk.tclass, blocks);
     } else {
-      sim_.Schedule(
-          sim_.Now() + cfg_.ib.rx_free_delay, ports_[port].entity, this, kCreditFree,
-          (uint64_t{port} << 24) | (uint64_t{pk.tclass} << 16) | static_cast<uint64_t>(blocks));
+      // Freed by the port itself when it next looks (no event unless idle then).
+      const int64_t at = sim_.Now().ps() + cfg_.ib.rx_free_delay.ps();
+      ib_[port].frees.push({at, blocks, pk.tclass});
+      ScheduleKick(port, std::max(at, ports_[port].busy_until));
     }
   }
   if (pk.kind == PacketKind::kCnp) {
@@ -887,8 +889,22 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
 PortStats Network::port_stats(uint32_t port) const {
   PortStats st = ports_[port].stats;
   if (ib_on_) {
-    for (int64_t since : ib_[port].starved_since)
-      if (since >= 0) st.credit_starved_ps += sim_.Now().ps() - since;
+    // As if the FCPs that have arrived were applied (senders apply them lazily).
+    const IbPort& s = ib_[port];
+    const int64_t now = sim_.Now().ps();
+    uint32_t arrived = 0;
+    while (arrived < s.inbox.size && s.inbox.at(arrived).at <= now) ++arrived;
+    st.fcp_rx += arrived;
+    for (int v = 0; v < kMaxClasses; ++v) {
+      if (s.vls[v].starved_since < 0) continue;
+      int64_t until = now;
+      for (uint32_t i = 0; i < arrived; ++i)
+        if (s.inbox.at(i).vl == v) {
+          until = s.inbox.at(i).at;
+          break;
+        }
+      st.credit_starved_ps += until - s.vls[v].starved_since;
+    }
   }
   return st;
 }

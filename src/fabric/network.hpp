@@ -287,9 +287,7 @@ class Network final : public sim::EventHandler {
     kPauseArrive = 5,
     kCcTimer = 6,
     kNpTimer = 7,
-    kFcpArrive = 8,
-    kFcpTimer = 9,
-    kCreditFree = 10
+    kFcpTimer = 8
   };
 
   struct ClassQueue {
@@ -329,19 +327,62 @@ class Network final : public sim::EventHandler {
   // Per-port InfiniBand link state (cfg.ib.enabled only). A port is both the
   // sender into its peer's VL buffers and the receiver whose VL buffers its
   // peer sends into; it returns credits on its own transmit side.
-  struct IbPort {
+  // A flow-control packet on its way to a sender: it takes effect at `at`.
+  // Senders apply arrived FCPs when they next look at their credits (and are
+  // woken at `at` when they wait for credits), so an FCP costs no event.
+  struct FcpInFlight {
+    int64_t at = 0;
+    uint16_t fccl = 0;
+    uint8_t vl = 0;
+  };
+  // Blocks an HCA frees at `at` (t_rx after the packet's last byte came in).
+  struct PendingFree {
+    int64_t at = 0;
+    int32_t blocks = 0;
+    uint8_t vl = 0;
+  };
+  // FIFO ring that grows to the most entries ever held and then allocates no more.
+  template <class T>
+  struct Ring {
+    std::vector<T> buf;
+    uint32_t head = 0, size = 0;
+    bool empty() const { return size == 0; }
+    const T& front() const { return buf[head]; }
+    const T& at(uint32_t i) const { return buf[(head + i) % buf.size()]; }
+    void pop() {
+      head = static_cast<uint32_t>((head + 1) % buf.size());
+      --size;
+    }
+    void push(const T& v) {
+      if (size == buf.size()) {
+        std::vector<T> bigger(std::max<size_t>(8, 2 * buf.size()));
+        for (uint32_t i = 0; i < size; ++i) bigger[i] = at(i);
+        buf.swap(bigger);
+        head = 0;
+      }
+      buf[(head + size) % buf.size()] = v;
+      ++size;
+    }
+    void clear() { head = size = 0; }
+  };
+  struct IbVl {  // one VL of a port, in one half cache line
     // Sender side.
-    std::array<uint16_t, kMaxClasses> fccl{};   // credit limit last received, mod 4096
-    std::array<uint16_t, kMaxClasses> fctbs{};  // blocks sent, mod 4096
-    std::array<int64_t, kMaxClasses> starved_since{-1, -1, -1, -1, -1, -1, -1, -1};
+    uint16_t fccl = 0;   // credit limit last received, mod 4096
+    uint16_t fctbs = 0;  // blocks sent, mod 4096
     // Receiver side.
-    std::array<uint16_t, kMaxClasses> abr{};   // blocks received, mod 4096
-    std::array<int32_t, kMaxClasses> used{};   // blocks held
-    std::array<int32_t, kMaxClasses> limit{};  // blocks granted
-    std::array<int32_t, kMaxClasses> max_used{};
-    std::array<uint16_t, kMaxClasses> last_fccl{};     // carried by the last FCP sent
-    std::array<uint16_t, kMaxClasses> fcp_inflight{};  // FCPs on the wire
-    uint8_t fcp_pending = 0;                           // VLs with an FCP to send
+    uint16_t abr = 0;        // blocks received, mod 4096
+    uint16_t last_fccl = 0;  // carried by the last FCP sent
+    int32_t used = 0;        // blocks held
+    int32_t limit = 0;       // blocks granted
+    int32_t max_used = 0;
+    int64_t starved_since = -1;  // sender: waiting for credits since
+  };
+  struct IbPort {
+    std::array<IbVl, kMaxClasses> vls{};
+    Ring<FcpInFlight> inbox;  // sender: FCPs from the peer, in arrival order
+    Ring<PendingFree> frees;  // receiver (HCA only): blocks to free, in time order
+    int64_t fcp_ser = 0;      // link time of one FCP
+    uint8_t fcp_pending = 0;  // VLs with an FCP to send
     bool fcp_timer = false;
     // VL arbitration.
     uint8_t hi_idx = 0, lo_idx = 0;
@@ -381,11 +422,12 @@ class Network final : public sim::EventHandler {
   bool IbCanSend(uint32_t port, int vl, int32_t blocks);  // marks starvation when not
   void IbCharge(uint32_t port, int vl, int32_t blocks);
   void IbReceive(uint32_t port, int vl, int32_t blocks);
-  void IbRelease(uint32_t port, int vl, int32_t blocks);
+  void IbRelease(uint32_t port, int vl, int32_t blocks, bool kick = true);
+  void IbApplyFrees(uint32_t port, int64_t upto);  // HCA frees due by `upto`
   void IbArmFcpTimer(uint32_t port);
   void IbOnFcpTimer(uint32_t port);
-  void IbTransmitFcp(uint32_t port, int64_t now);
-  void IbOnFcpArrive(uint32_t port, int vl, uint16_t fccl);
+  int64_t IbTransmitFcps(uint32_t port, int64_t now);  // returns when the last one ends
+  void IbSync(uint32_t port);                          // applies the FCPs that have arrived by now
   void IbResetLink(uint32_t link);
   uint16_t IbFccl(const IbPort& r, int vl) const;
   int IbPickVl(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used, uint8_t eligible);

@@ -34,9 +34,16 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
   }
   o += fmt::format("drops      {} (lossless class: {}); ECN marks {}\n", r.drops, r.lossless_drops,
                    r.ecn_marks);
-  o += fmt::format("pfc        {} PAUSE frames; most paused: {:.1f}% of the time{}\n",
-                   r.pause_frames, 100 * r.max_paused_fraction,
-                   r.most_paused.empty() ? "" : " (" + r.most_paused + ")");
+  if (r.ib_credits) {
+    o += fmt::format(
+        "ib credits {} flow-control packets; most credit-starved: {:.1f}% of the time{}\n",
+        r.fcp_frames, 100 * r.max_credit_starved_fraction,
+        r.most_credit_starved.empty() ? "" : " (" + r.most_credit_starved + ")");
+  } else {
+    o += fmt::format("pfc        {} PAUSE frames; most paused: {:.1f}% of the time{}\n",
+                     r.pause_frames, 100 * r.max_paused_fraction,
+                     r.most_paused.empty() ? "" : " (" + r.most_paused + ")");
+  }
   if (r.lossless_drops > 0) {
     o += "WARNING    lossless-class drops: PFC headroom (or the buffer) is too small for this "
          "fabric\n";
@@ -84,6 +91,11 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
   j["pfc"] = {{"pause_frames", r.pause_frames},
               {"max_paused_fraction", r.max_paused_fraction},
               {"most_paused", r.most_paused}};
+  if (r.ib_credits) {
+    j["ib_credits"] = {{"flow_control_packets", r.fcp_frames},
+                       {"max_credit_starved_fraction", r.max_credit_starved_fraction},
+                       {"most_credit_starved", r.most_credit_starved}};
+  }
   j["warnings"] = r.warnings;
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (const auto& p : r.ports) {
@@ -94,7 +106,10 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
                      {"ecn_marks", p.ecn_marks},
                      {"drops", p.drops},
                      {"lossless_drops", p.lossless_drops},
-                     {"cnps", p.cnps}});
+                     {"cnps", p.cnps},
+                     {"fcp_tx", p.fcp_tx},
+                     {"fcp_rx", p.fcp_rx},
+                     {"credit_starved_fraction", p.credit_starved_fraction}});
   }
   j["ports"] = ports;
   j["totals"] = {{"packets", r.packets},

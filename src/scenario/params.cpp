@@ -13,7 +13,7 @@ const std::vector<ParamInfo>& Params() {
       {"seed", T::kInt, "1", "Seed of every random stream (ECMP salt, spraying, RED marking).", "",
        0, 9.2e18},
       {"fabric.preset", T::kEnum, "roce",
-       "Fabric preset: infiniband (NDR-like: credits later, adaptive routing, 130 ns switches), "
+       "Fabric preset: infiniband (NDR-like: per-VL credits, adaptive routing, 130 ns switches), "
        "roce (400GbE, "
        "ECMP, 300 ns switches) or raw (generic framing, for anchors).",
        "infiniband|roce|raw"},
@@ -45,6 +45,38 @@ const std::vector<ParamInfo>& Params() {
        "", 0, 7},
       {"fabric.pcie_rate", T::kRate, "", "PCIe cap on each NIC's injection rate. Default: none.",
        ""},
+      {"fabric.ib.enabled", T::kBool, "false",
+       "InfiniBand credit-based link-level flow control: every receiving port grants "
+       "fabric.ib.credits 64-byte blocks per data VL and a sender starts a packet only when the "
+       "whole packet fits (fabric.md 1.3). Not with the roce preset; excludes PFC and DCQCN.",
+       ""},
+      {"fabric.ib.credits", T::kInt, "2048",
+       "Credits (64-byte blocks) per data VL per receiving port; at most 2048 (12-bit counters) "
+       "and at least one MTU packet.",
+       "", 1, 2048},
+      {"fabric.ib.vls", T::kInt, "4", "Data VLs (ConnectX-5 default 4); SL n uses VL n.", "", 1, 7},
+      {"fabric.ib.fcp_on_release", T::kBool, "true",
+       "Send a flow-control packet as soon as blocks are freed (else only on the fcp_period grid).",
+       ""},
+      {"fabric.ib.fcp_period", T::kTime, "4.096us",
+       "Flow-control packets also go out on this grid while the sender's credit view is stale "
+       "(heals lost FCPs).",
+       ""},
+      {"fabric.ib.rx_delay", T::kTime, "100ns",
+       "HCA: from a packet's last byte in to its blocks being free (t_rx; fabric.md 1.3 example).",
+       ""},
+      {"fabric.ib.credit_delay", T::kTime, "100ns",
+       "From an FCP's last byte in to its credits being usable (t_tx; fabric.md 1.3 example).", ""},
+      {"fabric.ib.vlarb_high", T::kString, "",
+       "VL arbitration High table: 'VL:weight' entries (weight 0..255 in 64-byte units), comma "
+       "separated. Default: empty.",
+       ""},
+      {"fabric.ib.vlarb_low", T::kString, "",
+       "VL arbitration Low table, same form. Default (with an empty High table): every data VL at "
+       "weight 64.",
+       ""},
+      {"fabric.ib.high_limit", T::kInt, "16",
+       "LimitOfHighPriority in 4096-byte units (255 = no limit; ib_model example 16).", "", 0, 255},
       {"fabric.ecn.enabled", T::kBool, "false",
        "RED/ECN marking on the data class's egress queues.", ""},
       {"fabric.ecn.kmin", T::kBytes, "150KB", "RED Kmin (instantaneous queue).", ""},
@@ -109,6 +141,7 @@ const std::vector<PresetValue>& PresetValues() {
       {"infiniband", "fabric.switch_latency", "130ns"},
       {"infiniband", "fabric.routing", "adaptive"},
       {"infiniband", "fabric.data_class", "0"},
+      {"infiniband", "fabric.ib.enabled", "true"},
       {"roce", "fabric.switch_latency", "300ns"},
       {"roce", "fabric.routing", "ecmp"},
       {"roce", "fabric.pfc.enabled", "true"},

@@ -61,6 +61,7 @@ RunResult RunScenario(const Scenario& s) {
   r.switches = static_cast<uint32_t>(topo.nodes.size() - topo.hosts.size());
   r.links = static_cast<uint32_t>(topo.links.size());
   r.routing = fabric::RoutingModeName(s.net.routing);
+  r.ib_credits = s.net.ib.enabled;
   r.flows = net.flows().size();
   r.flows_done = net.flows_done();
   r.stop_reason = r.flows_done == r.flows              ? "completed"
@@ -83,10 +84,17 @@ RunResult RunScenario(const Scenario& s) {
     r.lossless_drops += st.lossless_drops;
     r.ecn_marks += st.ecn_marks;
     r.pause_frames += st.pause_tx;
-    if (st.pause_tx + st.pause_rx + st.ecn_marks + st.drops + st.cnp_tx > 0 || st.paused_ps > 0) {
+    r.fcp_frames += st.fcp_tx;
+    const double starved = static_cast<double>(st.credit_starved_ps) / horizon;
+    if (starved > r.max_credit_starved_fraction) {
+      r.max_credit_starved_fraction = starved;
+      r.most_credit_starved = net.PortName(p);
+    }
+    if (st.pause_tx + st.pause_rx + st.ecn_marks + st.drops + st.cnp_tx > 0 || st.paused_ps > 0 ||
+        st.credit_starved_ps > 0) {
       r.ports.push_back({net.PortName(p), st.pause_tx, st.pause_rx,
                          static_cast<double>(st.paused_ps) / horizon, st.ecn_marks, st.drops,
-                         st.lossless_drops, st.cnp_tx});
+                         st.lossless_drops, st.cnp_tx, st.fcp_tx, st.fcp_rx, starved});
     }
     double paused = static_cast<double>(st.paused_ps) / horizon;
     if (paused > r.max_paused_fraction) {

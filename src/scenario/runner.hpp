@@ -30,6 +30,9 @@ struct PortCounters {
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
   uint64_t cnps = 0;
+  uint64_t fcp_tx = 0;  // InfiniBand flow-control packets sent / received
+  uint64_t fcp_rx = 0;
+  double credit_starved_fraction = 0;  // a VL waited for credits
 };
 
 struct RunTiming {
@@ -60,9 +63,13 @@ struct RunResult {
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
-  uint64_t pause_frames = 0;          // PFC frames sent (XOFF, refresh, XON)
-  double max_paused_fraction = 0;     // most-paused port: paused time / simulated time
-  std::string most_paused;            // its name
+  uint64_t pause_frames = 0;       // PFC frames sent (XOFF, refresh, XON)
+  double max_paused_fraction = 0;  // most-paused port: paused time / simulated time
+  std::string most_paused;         // its name
+  bool ib_credits = false;         // InfiniBand credit flow control was on
+  uint64_t fcp_frames = 0;         // IB flow-control packets sent
+  double max_credit_starved_fraction = 0;
+  std::string most_credit_starved;
   std::vector<std::string> warnings;  // from the scenario
   std::vector<PortCounters> ports;    // link directions with PFC, ECN or drop activity
   uint64_t packets = 0;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/text.hpp"
 #include "scenario/params.hpp"
 
 namespace lossless::scenario {
@@ -297,6 +298,32 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
   return out;
 }
 
+// "VL:weight, VL:weight, ..." (fabric.ib.vlarb_high / vlarb_low).
+std::vector<fabric::VlArbEntry> ParseVlArb(const Value& v, int vls) {
+  std::vector<fabric::VlArbEntry> out;
+  std::string item;
+  std::stringstream in(v.text);
+  const std::string what = fmt::format(
+      "comma-separated VL:weight entries (VL 0..{}, weight 0..255, at most 64)", vls - 1);
+  while (std::getline(in, item, ',')) {
+    const std::string t(text::Trim(item));
+    if (t.empty()) throw InputError(v.where, Expected(what, v.text));
+    const size_t colon = t.find(':');
+    int vl = -1, weight = -1;
+    if (colon != std::string::npos) {
+      auto [p1, e1] = std::from_chars(t.data(), t.data() + colon, vl);
+      auto [p2, e2] = std::from_chars(t.data() + colon + 1, t.data() + t.size(), weight);
+      if (e1 != std::errc() || p1 != t.data() + colon || e2 != std::errc() ||
+          p2 != t.data() + t.size())
+        vl = -1;
+    }
+    if (vl < 0 || vl >= vls || weight < 0 || weight > 255 || out.size() == 64)
+      throw InputError(v.where, Expected(what, v.text));
+    out.push_back({static_cast<uint8_t>(vl), static_cast<uint8_t>(weight)});
+  }
+  return out;
+}
+
 }  // namespace
 
 Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
@@ -429,6 +456,34 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
     }
   }
 
+  fabric::IbLinkConfig& ib = net.ib;
+  ib.enabled = boolean("fabric.ib.enabled");
+  ib.credits = static_cast<int32_t>(integer("fabric.ib.credits"));
+  ib.num_vls = static_cast<int>(integer("fabric.ib.vls"));
+  ib.fcp_on_release = boolean("fabric.ib.fcp_on_release");
+  ib.fcp_period = time("fabric.ib.fcp_period");
+  ib.rx_free_delay = time("fabric.ib.rx_delay");
+  ib.credit_delay = time("fabric.ib.credit_delay");
+  ib.high = ParseVlArb(get("fabric.ib.vlarb_high"), ib.num_vls);
+  ib.low = ParseVlArb(get("fabric.ib.vlarb_low"), ib.num_vls);
+  ib.limit_of_high = static_cast<int>(integer("fabric.ib.high_limit"));
+  if (ib.enabled) {
+    auto fail = [&](const char* field, const std::string& what) {
+      Value v = value(field);
+      throw InputError(v.where, Expected(what, v.text));
+    };
+    if (sc.preset == "roce")
+      fail("fabric.ib.enabled", "false with the roce preset (credits are IB's link layer)");
+    const int64_t mtu_blocks = (net.framing.FrameBytes(mtu) + 63) / 64;
+    if (ib.credits < mtu_blocks)
+      fail("fabric.ib.credits",
+           fmt::format("credits for at least one MTU packet ({} blocks of 64 B)", mtu_blocks));
+    if (ib.fcp_period.ps() <= 0) fail("fabric.ib.fcp_period", "a period above zero");
+    if (net.nic.data_class >= ib.num_vls)
+      fail("fabric.data_class", fmt::format("an SL below fabric.ib.vls ({})", ib.num_vls));
+    if (cc != "none") fail("fabric.cc", "none with InfiniBand credits (IB CC is not wired yet)");
+  }
+
   fabric::PfcConfig& pfc = net.pfc;
   pfc.enabled = boolean("fabric.pfc.enabled");
   const int prio = static_cast<int>(integer("fabric.pfc.priority"));
@@ -510,6 +565,21 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   if (sc.traffic.empty()) {
     throw InputError({file_name, ld.traffic_line_, "traffic"},
                      "expected at least one traffic entry");
+  }
+  if (ib.enabled) {
+    if (pfc.enabled) {
+      Value v = value("fabric.pfc.enabled");
+      throw InputError(v.where, Expected("false with fabric.ib.enabled (credits are the lossless "
+                                         "mechanism of InfiniBand; PFC is Ethernet's)",
+                                         v.text));
+    }
+    for (const auto& t : sc.traffic) {
+      if (t.tclass >= ib.num_vls) {
+        throw InputError(t.where, fmt::format("traffic class (SL) {}: expected an SL below "
+                                              "fabric.ib.vls ({})",
+                                              t.tclass, ib.num_vls));
+      }
+    }
   }
   if (pfc.enabled) {
     bool carried = false;
