@@ -230,6 +230,9 @@ class Network final : public sim::EventHandler {
   void ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta);
   // Bytes (ingress port, priority) currently holds in its switch's buffer.
   int64_t IngressBytes(uint32_t port, int prio) const { return ports_[port].ingress_bytes[prio]; }
+  // Bytes (frames without preamble/IFG) waiting in the egress queue of `port`
+  // for traffic class `tclass` (0 at a host port for data: NICs do not queue it).
+  int64_t QueueBytes(uint32_t port, int tclass) const { return ports_[port].q[tclass].bytes; }
 
   // Takes topology link `link` (both directions) down or up. A down link
   // carries nothing: routing skips it among the minimal next hops (a switch
