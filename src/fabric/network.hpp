@@ -17,8 +17,9 @@
 //   (dynamic threshold) and tail-dropped otherwise. Classes in lossless_mask are
 //   admitted while the buffer has room: link-level flow control (PFC, credits)
 //   plugs in there (FlowControlHook).
-// - ECN: RED on the instantaneous egress queue of the class at enqueue
-//   (Kmin, Kmax, Pmax); ECT packets are marked CE.
+// - ECN: RED on the instantaneous egress queue of the class, evaluated at
+//   dequeue on the bytes left behind the packet (Kmin, Kmax, Pmax;
+//   fabric.md §3.1); ECT packets are marked CE.
 // - NICs: one port per host; active flows are served round robin, packet by
 //   packet, at line rate, limited by an optional per-flow rate (for congestion
 //   control) and an optional PCIe cap on the NIC's injection.
