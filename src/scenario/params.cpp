@@ -284,7 +284,10 @@ std::string ParamsMarkdown() {
       "|\n"
       "| `hosts` | ring, permutation, all-to-all | all | use only hosts 0..hosts-1 |\n"
       "| `src`, `dst` | flow | — | host ranks |\n"
-      "| `class` | all | `fabric.data_class` | traffic class |\n";
+      "| `class` | all | `fabric.data_class` | traffic class |\n"
+      "| `repeat` | all | `1` | the entry's flows this many times (at most 1000000), "
+      "the k-th copy starting at `start + k x every` |\n"
+      "| `every` | all | — | time between repeats (required with `repeat`) |\n";
   return out;
 }
 

@@ -250,8 +250,9 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     }
     entries[idx][name.substr(dot2 + 1)] = Value{value, {kSetFile, 0, name}, true};
   }
-  static const std::vector<std::string> kKeys = {"pattern", "bytes", "start", "stride", "target",
-                                                 "senders", "hosts", "src",   "dst",    "class"};
+  static const std::vector<std::string> kKeys = {"pattern", "bytes",   "start",  "stride",
+                                                 "target",  "senders", "hosts",  "src",
+                                                 "dst",     "class",   "repeat", "every"};
   std::vector<TrafficSpec> out;
   for (size_t i = 0; i < entries.size(); ++i) {
     auto& f = entries[i];
@@ -288,6 +289,20 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     ts.tclass = static_cast<int>(get_int("class", 0, -1));
     if (ts.tclass > 7)
       throw InputError(f["class"].where, Expected("a class from 0 to 7", f["class"].text));
+    ts.repeat = get_int("repeat", 1, 1);
+    if (ts.repeat > 1'000'000)
+      throw InputError(f["repeat"].where, Expected("at most 1000000 repeats", f["repeat"].text));
+    if (f.count("every")) {
+      ts.every = units::ParseTime(f["every"].text, f["every"].where);
+      if (ts.every.ps() <= 0)
+        throw InputError(f["every"].where, Expected("a time above zero", f["every"].text));
+    } else if (ts.repeat > 1) {
+      throw InputError(f["repeat"].where, "expected 'every' (time between repeats) with repeat");
+    }
+    if (ts.every.ps() > (units::Time::Max().ps() - ts.start.ps()) / ts.repeat)
+      throw InputError(
+          f["every"].where,
+          Expected("repeats that end within the clock's range (about 106 days)", f["every"].text));
     if (ts.pattern == Pattern::kPermutation && !f.count("stride"))
       throw InputError(ts.where, "expected 'stride' for a permutation");
     if (ts.pattern == Pattern::kFlow && (ts.src < 0 || ts.dst < 0))
@@ -643,42 +658,48 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
     if (n > n_hosts)
       throw InputError(
           t.where, fmt::format("expected hosts <= {} (the topology's hosts), got {}", n_hosts, n));
+    units::Time start = t.start;
     auto add = [&](int64_t src, int64_t dst) {
       flows.push_back(fabric::FlowSpec::Of(static_cast<uint32_t>(src), static_cast<uint32_t>(dst),
-                                           t.bytes, t.start, t.tclass));
+                                           t.bytes, start, t.tclass));
     };
-    switch (t.pattern) {
-      case Pattern::kRing:
-      case Pattern::kPermutation:
-        if (t.stride % n == 0)
-          throw InputError(
-              t.where, fmt::format("expected a stride that is not a multiple of {} hosts, got {}",
-                                   n, t.stride));
-        for (int64_t i = 0; i < n; ++i) add(i, (i + t.stride) % n);
-        break;
-      case Pattern::kIncast: {
-        if (t.target >= n_hosts)
-          throw InputError(t.where, fmt::format("expected target < {}, got {}", n_hosts, t.target));
-        int64_t senders = t.senders < 0 ? n_hosts - 1 : t.senders;
-        if (senders > n_hosts - 1)
-          throw InputError(
-              t.where, fmt::format("expected at most {} senders, got {}", n_hosts - 1, senders));
-        for (int64_t k = 1; k <= senders; ++k) add((t.target + k) % n_hosts, t.target);
-        break;
-      }
-      case Pattern::kAllToAll:
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            if (i != j) add(i, j);
-        break;
-      case Pattern::kFlow:
-        if (t.src >= n_hosts || t.dst >= n_hosts || t.src == t.dst) {
-          throw InputError(
-              t.where, fmt::format("expected two different host ranks below {}, got src {} dst {}",
-                                   n_hosts, t.src, t.dst));
+    for (int64_t rep = 0; rep < t.repeat; ++rep) {
+      start = t.start + units::Time::Ps(rep * t.every.ps());
+      switch (t.pattern) {
+        case Pattern::kRing:
+        case Pattern::kPermutation:
+          if (t.stride % n == 0)
+            throw InputError(
+                t.where, fmt::format("expected a stride that is not a multiple of {} hosts, got {}",
+                                     n, t.stride));
+          for (int64_t i = 0; i < n; ++i) add(i, (i + t.stride) % n);
+          break;
+        case Pattern::kIncast: {
+          if (t.target >= n_hosts)
+            throw InputError(t.where,
+                             fmt::format("expected target < {}, got {}", n_hosts, t.target));
+          int64_t senders = t.senders < 0 ? n_hosts - 1 : t.senders;
+          if (senders > n_hosts - 1)
+            throw InputError(
+                t.where, fmt::format("expected at most {} senders, got {}", n_hosts - 1, senders));
+          for (int64_t k = 1; k <= senders; ++k) add((t.target + k) % n_hosts, t.target);
+          break;
         }
-        add(t.src, t.dst);
-        break;
+        case Pattern::kAllToAll:
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j)
+              if (i != j) add(i, j);
+          break;
+        case Pattern::kFlow:
+          if (t.src >= n_hosts || t.dst >= n_hosts || t.src == t.dst) {
+            throw InputError(
+                t.where,
+                fmt::format("expected two different host ranks below {}, got src {} dst {}",
+                            n_hosts, t.src, t.dst));
+          }
+          add(t.src, t.dst);
+          break;
+      }
     }
   }
   return flows;

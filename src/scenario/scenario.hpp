@@ -26,6 +26,8 @@ struct TrafficSpec {
   int64_t hosts = -1;    // -1 = all hosts
   int64_t src = -1, dst = -1;
   int tclass = -1;
+  int64_t repeat = 1;  // the entry's flows again at start + k x every, k < repeat
+  units::Time every;
   Location where;  // the list entry, for errors found when expanding
 };
 
