@@ -148,36 +148,6 @@ std::string Trim(std::string x) {
   return x.substr(b, x.find_last_not_of(" \t") - b + 1);
 }
 
-// Ports named by outputs.series.ports (all ports for "all" and "busy").
-std::vector<uint32_t> SelectPorts(const Scenario& s, const fabric::Network& net) {
-  std::vector<uint32_t> out;
-  const std::string& sel = s.series.ports;
-  if (sel == "none") return out;
-  if (sel == "all" || sel == "busy") {
-    for (uint32_t p = 0; p < net.num_ports(); ++p) out.push_back(p);
-    return out;
-  }
-  std::stringstream ss(sel);
-  for (std::string name; std::getline(ss, name, ',');) {
-    name = Trim(name);
-    size_t before = out.size();
-    for (uint32_t p = 0; p < net.num_ports(); ++p)
-      if (net.PortName(p) == name) out.push_back(p);
-    if (out.size() == before) {
-      std::vector<std::string> names;
-      for (uint32_t p = 0; p < net.num_ports() && names.size() < 4; ++p)
-        names.push_back(net.PortName(p));
-      throw InputError(
-          s.series.ports_where,
-          Expected(fmt::format("busy, all, none or comma-separated link directions of this "
-                               "topology such as {}",
-                               fmt::join(names, ", ")),
-                   name));
-    }
-  }
-  return out;
-}
-
 void Summarize(Series& x) {
   if (x.values.empty()) return;
   x.min = *std::min_element(x.values.begin(), x.values.end());
@@ -243,6 +213,42 @@ SeriesResult CollectSeries(const Scenario& s, const fabric::Network& net,
 
 }  // namespace
 
+std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t) {
+  // Port 2l sends from links[l].a to links[l].b, port 2l + 1 back (as in
+  // fabric::Network, whose PortName gives the same "a->b" text).
+  const uint32_t n_ports = static_cast<uint32_t>(2 * t.links.size());
+  auto name = [&](uint32_t p) {
+    const topology::Link& l = t.links[p / 2];
+    const uint32_t from = p % 2 ? l.b : l.a, to = p % 2 ? l.a : l.b;
+    return t.nodes[from].name + "->" + t.nodes[to].name;
+  };
+  std::vector<uint32_t> out;
+  const std::string& sel = s.series.ports;
+  if (sel == "none") return out;
+  if (sel == "all" || sel == "busy") {
+    for (uint32_t p = 0; p < n_ports; ++p) out.push_back(p);
+    return out;
+  }
+  std::stringstream ss(sel);
+  for (std::string want; std::getline(ss, want, ',');) {
+    want = Trim(want);
+    const size_t before = out.size();
+    for (uint32_t p = 0; p < n_ports; ++p)
+      if (name(p) == want) out.push_back(p);
+    if (out.size() == before) {
+      std::vector<std::string> names;
+      for (uint32_t p = 0; p < n_ports && names.size() < 4; ++p) names.push_back(name(p));
+      throw InputError(
+          s.series.ports_where,
+          Expected(fmt::format("busy, all, none or comma-separated link directions of this "
+                               "topology such as {}",
+                               fmt::join(names, ", ")),
+                   want));
+    }
+  }
+  return out;
+}
+
 RunResult RunScenario(const Scenario& s) {
   auto t0 = std::chrono::steady_clock::now();
   topology::Topology topo = BuildTopology(s);
@@ -253,7 +259,7 @@ RunResult RunScenario(const Scenario& s) {
   std::unique_ptr<Sampler> sampler;
   if (s.series.interval.ps() > 0) {
     sampler = std::make_unique<Sampler>(sim, net, s.series, s.stop_time, s.net.nic.data_class);
-    for (uint32_t p : SelectPorts(s, net)) sampler->AddPort(p);
+    for (uint32_t p : SeriesPorts(s, topo)) sampler->AddPort(p);
     if (s.series.flows)
       for (uint32_t f = 0; f < net.flows().size(); ++f) sampler->AddFlow(f, s.net.dcqcn);
     sampler->Start();

@@ -98,6 +98,12 @@ struct RunResult {
 // SeriesSpec::max_values values.
 RunResult RunScenario(const Scenario& s);
 
+// The ports (fabric::Network numbering: 2l and 2l+1 are the two directions of
+// topology link l) that outputs.series.ports selects; every port for busy and
+// all. Throws InputError naming outputs.series.ports for a name that matches
+// no link direction of `t`.
+std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t);
+
 // Peak resident set size of this process, in MB (from getrusage).
 double PeakRssMb();
 

@@ -36,4 +36,13 @@ for f in "${experiments[@]}"; do
   fi
   echo "ok   run $f (deterministic)"
 done
+# validate checks series port names against the topology (exit 2, one line).
+"$BIN" validate scenarios/experiments/E6-dcqcn-two-flow.yaml --set 'outputs.series.ports=leaf0->nope' \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q 'outputs.series.ports: expected busy, all, none' "$tmp/err"; then
+  echo "ok   validate checks series port names"
+else
+  echo "FAIL validate with a bad series port: exit $rc"; cat "$tmp/err"; fail=1
+fi
 exit $fail
