@@ -38,18 +38,13 @@ constexpr int kSenders = 16;
 constexpr uint32_t kProbe = 16, kReceiver = 17;
 constexpr int kProbes = 150;
 
+// One radix-64 switch with 18 hosts (the leaf-spine builder's single-switch case).
 topology::Topology Star() {
-  topology::Topology t;
-  t.nodes.push_back({"S", topology::NodeKind::kSwitch, topology::Tier::kLeaf, -1});
-  for (int i = 0; i < 18; ++i) {
-    std::string name = i < kSenders ? "H" + std::to_string(i + 1) : i == 16 ? "P" : "R";
-    t.nodes.push_back({name, topology::NodeKind::kHost, topology::Tier::kHost, -1});
-    t.hosts.push_back(static_cast<uint32_t>(i + 1));
-    // Link i: port 2i = host -> S, port 2i + 1 = S -> host.
-    t.links.push_back({static_cast<uint32_t>(i + 1), 0, Rate::Gbps(100), Time::Us(1)});
-  }
-  t.description = "E13 star";
-  return t;
+  topology::ClosParams p;
+  p.gpus = 18;
+  p.link_rate = Rate::Gbps(100);
+  p.link_delay = Time::Us(1);
+  return topology::BuildLeafSpine(p, {"<test>", 0, "topology"});
 }
 
 struct E13Result {
@@ -63,13 +58,15 @@ struct E13Result {
 };
 
 struct PauseCount {
+  const Network* net = nullptr;
   uint64_t xoff = 0, xon = 0;
 };
 
 void CountPause(void* ctx, uint32_t port, const Packet& p, Time) {
-  // Odd ports are S's side of each link.
-  if (p.kind != PacketKind::kPause || port % 2 == 0) return;
   auto* c = static_cast<PauseCount*>(ctx);
+  // PFC frames sent by the switch (its ports face the hosts).
+  if (p.kind != PacketKind::kPause || c->net->SwitchOfNode(c->net->PortNode(port)) == UINT32_MAX)
+    return;
   (p.payload > 0 ? c->xoff : c->xon) += 1;
 }
 
@@ -93,6 +90,7 @@ E13Result RunE13(bool dcqcn, uint64_t seed) {
   }
   Network net(sim, Star(), cfg);
   PauseCount pauses;
+  pauses.net = &net;
   net.set_tx_trace(&CountPause, &pauses);
   for (uint32_t h = 0; h < kSenders; ++h) net.AddFlow(FlowSpec::Of(h, kReceiver, 2'000'000));
   for (int k = 0; k < kProbes; ++k)
@@ -105,7 +103,7 @@ E13Result RunE13(bool dcqcn, uint64_t seed) {
   r.drops = net.drops();
   for (uint32_t p = 0; p < net.num_ports(); ++p)
     r.lossless_drops += net.port_stats(p).lossless_drops;
-  r.peak_queue = net.port_stats(2 * kReceiver + 1).max_queue_bytes;
+  r.peak_queue = net.port_stats(net.PortPeer(net.HostPort(kReceiver))).max_queue_bytes;
   r.flows = net.flows().size();
   r.flows_done = net.flows_done();
   r.cnps = net.cnps_sent();

@@ -148,7 +148,7 @@ std::string Trim(std::string x) {
   return x.substr(b, x.find_last_not_of(" \t") - b + 1);
 }
 
-void Summarize(Series& x) {
+void SummarizeSeries(Series& x) {
   if (x.values.empty()) return;
   x.min = *std::min_element(x.values.begin(), x.values.end());
   x.max = *std::max_element(x.values.begin(), x.values.end());
@@ -205,7 +205,7 @@ SeriesResult CollectSeries(const Scenario& s, const fabric::Network& net,
         break;
     }
     x.values = std::move(src.values);
-    Summarize(x);
+    SummarizeSeries(x);
     out.list.push_back(std::move(x));
   }
   return out;
@@ -234,7 +234,7 @@ std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t
     want = Trim(want);
     const size_t before = out.size();
     for (uint32_t p = 0; p < n_ports; ++p)
-      if (name(p) == want) out.push_back(p);
+      if (name(p) == want && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
     if (out.size() == before) {
       std::vector<std::string> names;
       for (uint32_t p = 0; p < n_ports && names.size() < 4; ++p) names.push_back(name(p));
