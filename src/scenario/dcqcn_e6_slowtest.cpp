@@ -72,6 +72,14 @@ E6 RunE6(const std::vector<std::string>& sets, double line_gbps, int64_t kmax) {
   e.flow1_min_bin_1_10 = 1e9;
   for (int ms = 1; ms < 10; ++ms)
     e.flow1_min_bin_1_10 = std::min(e.flow1_min_bin_1_10, Mean(g1, ms, ms + 1));
+  // Checks 1 and 4 sum CNPs and PFC frames over every port: the file samples all 6.
+  int cnp_series = 0, pause_series = 0;
+  for (const auto& s : r.series.list) {
+    cnp_series += s.kind == "cnps";
+    pause_series += s.kind == "pause_frames";
+  }
+  EXPECT_EQ(cnp_series, 6);
+  EXPECT_EQ(pause_series, 6);
   for (const auto& s : r.series.list) {
     if (s.kind == "cnps") {
       e.cnps_1_10 += Sum(s, 1, 10);
