@@ -18,9 +18,10 @@
 namespace lossless::cli {
 namespace {
 
-void WriteFile(const std::string& path, const std::string& text) {
+void WriteFile(const std::string& path, const std::string& text,
+               const char* field = "outputs.json") {
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError({path, 0, "outputs.json"}, "cannot write the file");
+  if (!out) throw InputError({path, 0, field}, "cannot write the file");
   out << text;
 }
 
@@ -29,6 +30,8 @@ void RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool
   fmt::print("{}", report::RunText(r, timing));
   std::string path = json_path.empty() ? s.json_out : json_path;
   if (!path.empty()) WriteFile(path, report::RunJson(r, timing).dump(2) + "\n");
+  if (!s.series.csv_out.empty())
+    WriteFile(s.series.csv_out, report::SeriesCsv(r.series), "outputs.series_csv");
 }
 
 // The built-in reference scenario (until `lossless compare` exists): the same
@@ -104,6 +107,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
       topology::Topology t = scenario::BuildTopology(s);
       auto flows = scenario::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()));
+      if (s.series.interval.ps() > 0) scenario::SeriesPorts(s, t);
       fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
                  t.links.size(), flows.size());
       for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", w);

@@ -379,9 +379,23 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
   ClassQueue& cq = p.q[c];
   PacketRef r = cq.fifo.Pop(pool_);
   if (cq.fifo.empty()) p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
-  const Packet& pk = pool_[r];
+  Packet& pk = pool_[r];
   int64_t size = pk.wire - cfg_.framing.gap_overhead;
   cq.bytes -= size;
+  const EcnConfig& ecn = cfg_.sw.ecn[c];
+  if (p.sw != kNone && ecn.enabled && pk.ecn == kEcnEct0 && cq.bytes > ecn.kmin_bytes) {
+    // RED on the bytes left behind, at dequeue (fabric.md 3.1).
+    bool mark = cq.bytes >= ecn.kmax_bytes;
+    if (!mark) {
+      double prob = ecn.pmax * static_cast<double>(cq.bytes - ecn.kmin_bytes) /
+                    static_cast<double>(ecn.kmax_bytes - ecn.kmin_bytes);
+      mark = switches_[p.sw].rng.Uniform() < prob;
+    }
+    if (mark) {
+      pk.ecn = kEcnCe;
+      ++p.stats.ecn_marks;
+    }
+  }
   p.queued_bytes -= size;
   if (p.sw != kNone) {
     switches_[p.sw].used_bytes -= size;
@@ -770,19 +784,6 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     if (lossless) ++e.stats.lossless_drops;
     DropPacket(r, &e);
     return;
-  }
-  const EcnConfig& ecn = cfg_.sw.ecn[c];
-  if (ecn.enabled && pk.ecn == kEcnEct0 && cq.bytes > ecn.kmin_bytes) {
-    bool mark = cq.bytes >= ecn.kmax_bytes;
-    if (!mark) {
-      double prob = ecn.pmax * static_cast<double>(cq.bytes - ecn.kmin_bytes) /
-                    static_cast<double>(ecn.kmax_bytes - ecn.kmin_bytes);
-      mark = s.rng.Uniform() < prob;
-    }
-    if (mark) {
-      pk.ecn = kEcnCe;
-      ++e.stats.ecn_marks;
-    }
   }
   cq.fifo.Push(pool_, r);
   e.nonempty = static_cast<uint8_t>(e.nonempty | (1u << c));

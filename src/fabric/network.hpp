@@ -17,8 +17,9 @@
 //   (dynamic threshold) and tail-dropped otherwise. Classes in lossless_mask are
 //   admitted while the buffer has room, and link-level flow control keeps them
 //   from overrunning it: PFC (PfcConfig) or InfiniBand credits (IbLinkConfig).
-// - ECN: RED on the instantaneous egress queue of the class at enqueue
-//   (Kmin, Kmax, Pmax); ECT packets are marked CE.
+// - ECN: RED on the instantaneous egress queue of the class, evaluated at
+//   dequeue on the bytes left behind the packet (Kmin, Kmax, Pmax;
+//   fabric.md §3.1); ECT packets are marked CE.
 // - NICs: one port per host; active flows are served round robin, packet by
 //   packet, at line rate, limited by an optional per-flow rate (for congestion
 //   control) and an optional PCIe cap on the NIC's injection.
@@ -268,6 +269,9 @@ class Network final : public sim::EventHandler {
   void ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta);
   // Bytes (ingress port, priority) currently holds in its switch's buffer.
   int64_t IngressBytes(uint32_t port, int prio) const { return ports_[port].ingress_bytes[prio]; }
+  // Bytes (frames without preamble/IFG) waiting in the egress queue of `port`
+  // for traffic class `tclass` (0 at a host port for data: NICs do not queue it).
+  int64_t QueueBytes(uint32_t port, int tclass) const { return ports_[port].q[tclass].bytes; }
 
   // Takes topology link `link` (both directions) down or up. A down link
   // carries nothing: routing skips it among the minimal next hops (a switch

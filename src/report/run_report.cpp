@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace lossless::report {
 
 using units::FormatTime;
@@ -10,7 +12,53 @@ namespace {
 double Us(units::Time t) {
   return static_cast<double>(t.ps()) / 1e6;
 }
+// Whole numbers as integers, the rest as the shortest round-trip decimal.
+std::string Num(double v, bool integral) {
+  if (integral) return fmt::format("{}", static_cast<int64_t>(std::llround(v)));
+  return fmt::format("{}", v);
+}
+
+std::string SeriesText(const scenario::SeriesResult& s) {
+  constexpr size_t kMaxLines = 16;
+  std::string o = fmt::format("series     {} samples every {}; min / mean / max of each:\n",
+                              s.samples, FormatTime(s.interval));
+  size_t shown = 0, idle = 0;
+  for (const auto& x : s.list) {
+    if (x.max == 0 && x.min == 0) {
+      ++idle;
+      continue;
+    }
+    if (shown == kMaxLines) continue;
+    ++shown;
+    o += fmt::format("           {:<16} {:<28} {} / {} / {} {}\n", x.kind, x.subject,
+                     Num(x.min, x.integral), fmt::format("{:.6g}", x.mean), Num(x.max, x.integral),
+                     x.unit);
+  }
+  size_t active = s.list.size() - idle;
+  if (active > shown) o += fmt::format("           ... {} more (JSON / CSV)\n", active - shown);
+  if (idle > 0 || s.quiet_ports > 0) {
+    o += fmt::format("           {} series all zero (in JSON / CSV); {} idle ports left out\n",
+                     idle, s.quiet_ports);
+  }
+  return o;
+}
+
 }  // namespace
+
+std::string SeriesCsv(const scenario::SeriesResult& s) {
+  std::string o = "time_ps";
+  for (const auto& x : s.list) o += fmt::format(",{}:{}", x.kind, x.subject);
+  o += "\n";
+  for (int64_t k = 0; k < s.samples; ++k) {
+    o += fmt::format("{}", (k + 1) * s.interval.ps());
+    for (const auto& x : s.list) {
+      o += ',';
+      o += Num(x.values[static_cast<size_t>(k)], x.integral);
+    }
+    o += '\n';
+  }
+  return o;
+}
 
 std::string RunText(const scenario::RunResult& r, bool timing) {
   std::string o;
@@ -49,6 +97,7 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
          "fabric\n";
   }
   for (const auto& w : r.warnings) o += "WARNING    " + w + "\n";
+  if (r.series.interval.ps() > 0) o += SeriesText(r.series);
   o += fmt::format(
       "totals     packets {}  packet-hops {}  events {}  peak packets alive {} ({} B each)\n",
       r.packets, r.packet_hops, r.events, r.peak_packets_alive, r.bytes_per_packet);
@@ -112,6 +161,31 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
                      {"credit_starved_fraction", p.credit_starved_fraction}});
   }
   j["ports"] = ports;
+  if (r.series.interval.ps() > 0) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& x : r.series.list) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (double v : x.values) {
+        if (x.integral) {
+          values.push_back(static_cast<int64_t>(std::llround(v)));
+        } else {
+          values.push_back(v);
+        }
+      }
+      list.push_back({{"kind", x.kind},
+                      {"subject", x.subject},
+                      {"unit", x.unit},
+                      {"min", x.min},
+                      {"mean", x.mean},
+                      {"max", x.max},
+                      {"values", values}});
+    }
+    j["series"] = {{"interval_ps", r.series.interval.ps()},
+                   {"samples", r.series.samples},
+                   {"first_sample_ps", r.series.interval.ps()},
+                   {"idle_ports_left_out", r.series.quiet_ports},
+                   {"list", list}};
+  }
   j["totals"] = {{"packets", r.packets},
                  {"packet_hops", r.packet_hops},
                  {"events", r.events},

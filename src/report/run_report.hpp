@@ -13,5 +13,8 @@ namespace lossless::report {
 std::string RunText(const scenario::RunResult& r, bool timing = true);
 // JSON document; wall-clock figures sit under "timing" (omitted if !timing).
 nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing = true);
+// The sampled series as CSV: a header `time_ps,<kind>:<subject>,...`, then one
+// row per sample (docs/series.md).
+std::string SeriesCsv(const scenario::SeriesResult& s);
 
 }  // namespace lossless::report

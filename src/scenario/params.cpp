@@ -1,12 +1,82 @@
 #include "scenario/params.hpp"
 
+#include <deque>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "cc/dcqcn_params.hpp"
+
 namespace lossless::scenario {
 
+namespace {
+
+ParamType DcqcnType(cc::DcqcnParamType t) {
+  switch (t) {
+    case cc::DcqcnParamType::kTime:
+      return ParamType::kTime;
+    case cc::DcqcnParamType::kRate:
+      return ParamType::kRate;
+    case cc::DcqcnParamType::kBytes:
+      return ParamType::kBytes;
+    case cc::DcqcnParamType::kInt:
+      return ParamType::kInt;
+    case cc::DcqcnParamType::kFraction:
+      return ParamType::kDouble;
+    case cc::DcqcnParamType::kBool:
+      return ParamType::kBool;
+    case cc::DcqcnParamType::kEnum:
+      return ParamType::kEnum;
+  }
+  return ParamType::kString;
+}
+
+// fabric.dcqcn.<name> for every DcqcnParams field (src/cc/dcqcn_params.hpp):
+// no registry default, since the value comes from the fabric.cc preset; the
+// help text lists both presets' values.
+void AddDcqcnParams(std::vector<ParamInfo>& out) {
+  static std::deque<std::string> storage;  // stable c_str() for the table's lifetime
+  const cc::DcqcnParams paper = cc::DcqcnParams::Paper();
+  const cc::DcqcnParams firmware = cc::DcqcnParams::ConnectXFirmware();
+  for (const auto& info : cc::DcqcnParamInfos()) {
+    const char* name = storage.emplace_back(fmt::format("fabric.dcqcn.{}", info.name)).c_str();
+    const char* help =
+        storage
+            .emplace_back(fmt::format("{} Default from fabric.cc: dcqcn-paper `{}`, "
+                                      "dcqcn-firmware `{}`.",
+                                      info.help, cc::DcqcnParamValue(paper, info.name),
+                                      cc::DcqcnParamValue(firmware, info.name)))
+            .c_str();
+    ParamInfo p{name, DcqcnType(info.type), "", help, info.choices};
+    if (info.type == cc::DcqcnParamType::kFraction) p.min = 0, p.max = 1;
+    if (info.type == cc::DcqcnParamType::kInt) p.min = 1, p.max = 1000;
+    out.push_back(p);
+  }
+}
+
+}  // namespace
+
 const std::vector<ParamInfo>& Params() {
+  static const std::vector<ParamInfo> kParams = [] {
+    std::vector<ParamInfo> v = BaseParams();
+    // Insert the DCQCN overrides right after fabric.cc.
+    std::vector<ParamInfo> out;
+    for (const auto& p : v) {
+      out.push_back(p);
+      if (std::string(p.name) == "fabric.cc") {
+        AddDcqcnParams(out);
+        out.push_back({"fabric.dcqcn.cnp_class", ParamType::kInt, "6",
+                       "Traffic class of CNPs, served strict priority at every port (Spectrum "
+                       "default TC6, fabric.md 2.3); must differ from fabric.data_class.",
+                       "", 0, 7});
+      }
+    }
+    return out;
+  }();
+  return kParams;
+}
+
+const std::vector<ParamInfo>& BaseParams() {
   using T = ParamType;
   static const std::vector<ParamInfo> kParams = {
       {"name", T::kString, "scenario", "Scenario name, echoed in the output.", ""},
@@ -107,7 +177,8 @@ const std::vector<ParamInfo>& Params() {
       {"fabric.cc", T::kEnum, "none",
        "End-to-end congestion control: none (PFC alone, Meta style), dcqcn-paper or dcqcn-firmware "
        "(the two "
-       "presets of fabric.md 3.5; needs fabric.ecn.enabled).",
+       "presets of fabric.md 3.5; needs fabric.ecn.enabled). fabric.dcqcn.* overrides single "
+       "parameters of the preset.",
        "none|dcqcn-paper|dcqcn-firmware"},
       {"topology.kind", T::kEnum, "leaf-spine",
        "leaf-spine (2 tiers), fat-tree (3 tiers), rail-optimized, ls-ring (anchor shape) or file.",
@@ -125,6 +196,19 @@ const std::vector<ParamInfo>& Params() {
       {"topology.file", T::kString, "",
        "file: path of an explicit topology file (docs/topology-file.md).", ""},
       {"outputs.json", T::kString, "", "Write the results as JSON to this path.", ""},
+      {"outputs.series.interval", T::kTime, "",
+       "Sample time series every this interval (docs/series.md); empty = no series. At most "
+       "1000000 samples per series over stop_time.",
+       ""},
+      {"outputs.series.ports", T::kString, "busy",
+       "Link directions to sample (egress queue of the data class, utilization, PAUSE frames, "
+       "CNPs): busy (every port that transmitted anything), all, none, or a comma-separated list "
+       "of names such as S->R.",
+       ""},
+      {"outputs.series.flows", T::kEnum, "all",
+       "Per-flow series (goodput; DCQCN rate when fabric.cc is on): all or none.", "all|none"},
+      {"outputs.series_csv", T::kString, "",
+       "Also write the series as CSV to this path (one row per sample; docs/series.md).", ""},
       {"stop_time", T::kTime, "10s", "Safety limit on simulated time.", ""},
   };
   return kParams;
@@ -202,6 +286,18 @@ std::string ParamsMarkdown() {
                        *p.def ? fmt::format("`{}`", p.def) : "—", help);
   }
   out +=
+      "\n## DCQCN overrides\n\n"
+      "`fabric.dcqcn.<name>` replaces one parameter of the DCQCN preset that `fabric.cc` "
+      "selects\n"
+      "(src/cc/dcqcn_params.hpp, fabric.md 3.5); the other parameters keep the preset's "
+      "values.\n"
+      "Giving any `fabric.dcqcn.*` field while `fabric.cc` is `none` is an error (exit code 2),\n"
+      "since the override would silently do nothing. Fractions accept `0.0039` or `1/256`.\n"
+      "After the overrides, the set is checked as a whole: `min_rate` at most the link rate,\n"
+      "`max_rate` 0 or at least `min_rate`; the paper variant needs `rate_reduce_period` 0 and\n"
+      "`rate_on_first_cnp` 0, the firmware variant `rate_reduce_period` above 0 and\n"
+      "`byte_counter` 0. `lossless validate --show` prints the resolved values.\n";
+  out +=
       "\n## Preset values\n\n`fabric.preset` replaces these defaults (values given in the file "
       "still win):\n\n"
       "| preset | field | value |\n|---|---|---|\n";
@@ -221,7 +317,10 @@ std::string ParamsMarkdown() {
       "|\n"
       "| `hosts` | ring, permutation, all-to-all | all | use only hosts 0..hosts-1 |\n"
       "| `src`, `dst` | flow | — | host ranks |\n"
-      "| `class` | all | `fabric.data_class` | traffic class |\n";
+      "| `class` | all | `fabric.data_class` | traffic class |\n"
+      "| `repeat` | all | `1` | the entry's flows this many times (at most 1000000), "
+      "the k-th copy starting at `start + k x every` |\n"
+      "| `every` | all | — | time between repeats (required with `repeat`) |\n";
   return out;
 }
 

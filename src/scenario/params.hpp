@@ -19,7 +19,11 @@ struct ParamInfo {
   double max = -1;
 };
 
+// Every field, in documentation order; includes fabric.dcqcn.<name> for each
+// DCQCN parameter (cc::DcqcnParamInfos()).
 const std::vector<ParamInfo>& Params();
+// The fields declared directly in params.cpp (Params() without the DCQCN table).
+const std::vector<ParamInfo>& BaseParams();
 const ParamInfo* FindParam(const std::string& name);
 
 // Fabric presets: values that replace the registry defaults when

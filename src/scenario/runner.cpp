@@ -5,6 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace lossless::scenario {
 
@@ -37,7 +42,212 @@ Percentiles Summarize(std::vector<units::Time> v) {
   p.mean = units::Time::Ps(std::llround(sum / static_cast<double>(v.size())));
   return p;
 }
+// Samples the network every `interval` (docs/series.md). It is an engine
+// entity registered after the network's, so at equal times it runs after
+// every network event: sample k sees the state at the end of t_k.
+class Sampler final : public sim::EventHandler {
+ public:
+  enum class Kind : uint8_t { kQueue, kUtil, kPause, kCnp, kGoodput, kRate };
+  struct Source {
+    Kind kind;
+    uint32_t index;    // port or flow
+    int64_t prev = 0;  // counter value at the previous sample
+    std::vector<double> values;
+  };
+
+  Sampler(sim::Simulator& sim, const fabric::Network& net, const SeriesSpec& spec, units::Time stop,
+          int data_class)
+      : sim_(sim),
+        net_(net),
+        spec_(spec),
+        entity_(sim.AddEntity()),
+        interval_ps_(spec.interval.ps()),
+        stop_ps_(stop.ps()),
+        data_class_(data_class) {}
+
+  void AddPort(uint32_t p) {
+    for (Kind k : {Kind::kQueue, Kind::kUtil, Kind::kPause, Kind::kCnp})
+      sources_.push_back({k, p, 0, {}});
+  }
+  void AddFlow(uint32_t f, bool rate) {
+    sources_.push_back({Kind::kGoodput, f, 0, {}});
+    if (rate) sources_.push_back({Kind::kRate, f, 0, {}});
+  }
+  size_t num_sources() const { return sources_.size(); }
+  void Start() {
+    if (interval_ps_ <= stop_ps_) sim_.Schedule(units::Time::Ps(interval_ps_), entity_, this, 0, 0);
+  }
+  std::vector<Source>& sources() { return sources_; }
+  int64_t samples() const { return k_; }
+
+  void OnEvent(uint32_t, uint64_t) override {
+    const int64_t held = static_cast<int64_t>(sources_.size()) * (k_ + 1);
+    if (held > spec_.max_values) {
+      // Bounded memory: end the run with an error rather than grow without limit.
+      throw InputError(
+          spec_.where,
+          fmt::format("expected at most {} series values in memory (series x samples), got {} "
+                      "series x {} samples by {}: raise the interval, lower stop_time, or select "
+                      "fewer with outputs.series.ports / outputs.series.flows",
+                      spec_.max_values, sources_.size(), k_ + 1,
+                      units::FormatTime(units::Time::Ps((k_ + 1) * interval_ps_))));
+    }
+    ++k_;
+    const double iv = static_cast<double>(interval_ps_);
+    for (auto& src : sources_) {
+      int64_t now_value = 0;
+      double v = 0;
+      switch (src.kind) {
+        case Kind::kQueue:
+          v = static_cast<double>(net_.QueueBytes(src.index, data_class_));
+          break;
+        case Kind::kUtil:
+          now_value = net_.port_stats(src.index).busy_ps;
+          v = static_cast<double>(now_value - src.prev) / iv;
+          break;
+        case Kind::kPause:
+          now_value = static_cast<int64_t>(net_.port_stats(src.index).pause_tx);
+          v = static_cast<double>(now_value - src.prev);
+          break;
+        case Kind::kCnp:
+          now_value = static_cast<int64_t>(net_.port_stats(src.index).cnp_tx);
+          v = static_cast<double>(now_value - src.prev);
+          break;
+        case Kind::kGoodput:
+          // bytes x 8 / ps x 1000 = Gb/s
+          now_value = net_.flows()[src.index].recv_bytes;
+          v = static_cast<double>(now_value - src.prev) * 8000.0 / iv;
+          break;
+        case Kind::kRate:
+          v = net_.ReactionPoint(src.index).rate_bps() / 1e9;
+          break;
+      }
+      src.prev = now_value;
+      src.values.push_back(v);
+    }
+    // Never keep an otherwise finished run alive: stop when nothing else is pending.
+    const int64_t next = (k_ + 1) * interval_ps_;
+    if (next <= stop_ps_ && sim_.pending() > 0)
+      sim_.Schedule(units::Time::Ps(next), entity_, this, 0, 0);
+  }
+
+ private:
+  sim::Simulator& sim_;
+  const fabric::Network& net_;
+  const SeriesSpec& spec_;
+  uint32_t entity_;
+  int64_t interval_ps_, stop_ps_;
+  int data_class_;
+  int64_t k_ = 0;
+  std::vector<Source> sources_;
+};
+
+std::string Trim(std::string x) {
+  const auto b = x.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return x.substr(b, x.find_last_not_of(" \t") - b + 1);
+}
+
+void SummarizeSeries(Series& x) {
+  if (x.values.empty()) return;
+  x.min = *std::min_element(x.values.begin(), x.values.end());
+  x.max = *std::max_element(x.values.begin(), x.values.end());
+  double sum = 0;
+  for (double v : x.values) sum += v;
+  x.mean = sum / static_cast<double>(x.values.size());
+}
+
+SeriesResult CollectSeries(const Scenario& s, const fabric::Network& net,
+                           const topology::Topology& topo, Sampler& sampler) {
+  SeriesResult out;
+  out.interval = s.series.interval;
+  out.samples = sampler.samples();
+  const bool busy_only = s.series.ports == "busy";
+  std::vector<bool> quiet(net.num_ports(), false);
+  if (busy_only) {
+    for (uint32_t p = 0; p < net.num_ports(); ++p) {
+      const auto& st = net.port_stats(p);
+      quiet[p] = st.tx_packets == 0 && st.pause_tx == 0;
+      out.quiet_ports += quiet[p] ? 1 : 0;
+    }
+  }
+  auto host_name = [&](uint32_t rank) { return topo.nodes[topo.hosts[rank]].name; };
+  for (auto& src : sampler.sources()) {
+    Series x;
+    using K = Sampler::Kind;
+    const bool port = src.kind == K::kQueue || src.kind == K::kUtil || src.kind == K::kPause ||
+                      src.kind == K::kCnp;
+    if (port && quiet[src.index]) continue;
+    if (port) {
+      x.subject = net.PortName(src.index);
+    } else {
+      const auto& f = net.flows()[src.index].spec;
+      x.subject = fmt::format("flow {} {}->{}", src.index, host_name(f.src), host_name(f.dst));
+    }
+    switch (src.kind) {
+      case K::kQueue:
+        x.kind = "queue_bytes", x.unit = "B", x.integral = true;
+        break;
+      case K::kUtil:
+        x.kind = "utilization", x.unit = "fraction";
+        break;
+      case K::kPause:
+        x.kind = "pause_frames", x.unit = "frames", x.integral = true;
+        break;
+      case K::kCnp:
+        x.kind = "cnps", x.unit = "CNPs", x.integral = true;
+        break;
+      case K::kGoodput:
+        x.kind = "goodput_gbps", x.unit = "Gb/s";
+        break;
+      case K::kRate:
+        x.kind = "dcqcn_rate_gbps", x.unit = "Gb/s";
+        break;
+    }
+    x.values = std::move(src.values);
+    SummarizeSeries(x);
+    out.list.push_back(std::move(x));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t) {
+  // Port 2l sends from links[l].a to links[l].b, port 2l + 1 back (as in
+  // fabric::Network, whose PortName gives the same "a->b" text).
+  const uint32_t n_ports = static_cast<uint32_t>(2 * t.links.size());
+  auto name = [&](uint32_t p) {
+    const topology::Link& l = t.links[p / 2];
+    const uint32_t from = p % 2 ? l.b : l.a, to = p % 2 ? l.a : l.b;
+    return t.nodes[from].name + "->" + t.nodes[to].name;
+  };
+  std::vector<uint32_t> out;
+  const std::string& sel = s.series.ports;
+  if (sel == "none") return out;
+  if (sel == "all" || sel == "busy") {
+    for (uint32_t p = 0; p < n_ports; ++p) out.push_back(p);
+    return out;
+  }
+  std::stringstream ss(sel);
+  for (std::string want; std::getline(ss, want, ',');) {
+    want = Trim(want);
+    const size_t before = out.size();
+    for (uint32_t p = 0; p < n_ports; ++p)
+      if (name(p) == want && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    if (out.size() == before) {
+      std::vector<std::string> names;
+      for (uint32_t p = 0; p < n_ports && names.size() < 4; ++p) names.push_back(name(p));
+      throw InputError(
+          s.series.ports_where,
+          Expected(fmt::format("busy, all, none or comma-separated link directions of this "
+                               "topology such as {}",
+                               fmt::join(names, ", ")),
+                   want));
+    }
+  }
+  return out;
+}
 
 RunResult RunScenario(const Scenario& s) {
   auto t0 = std::chrono::steady_clock::now();
@@ -46,11 +256,20 @@ RunResult RunScenario(const Scenario& s) {
   fabric::Network net(sim, topo, s.net);
   auto flows = ExpandTraffic(s, static_cast<uint32_t>(topo.hosts.size()));
   for (const auto& f : flows) net.AddFlow(f);
+  std::unique_ptr<Sampler> sampler;
+  if (s.series.interval.ps() > 0) {
+    sampler = std::make_unique<Sampler>(sim, net, s.series, s.stop_time, s.net.nic.data_class);
+    for (uint32_t p : SeriesPorts(s, topo)) sampler->AddPort(p);
+    if (s.series.flows)
+      for (uint32_t f = 0; f < net.flows().size(); ++f) sampler->AddFlow(f, s.net.dcqcn);
+    sampler->Start();
+  }
   RunResult r;
   r.timing.build_s = Since(t0);
   auto t1 = std::chrono::steady_clock::now();
   sim::StopReason why = sim.Run(s.stop_time);
   r.timing.run_s = Since(t1);
+  if (sampler) r.series = CollectSeries(s, net, topo, *sampler);
 
   r.name = s.name;
   r.warnings = s.warnings;

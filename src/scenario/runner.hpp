@@ -35,6 +35,25 @@ struct PortCounters {
   double credit_starved_fraction = 0;  // a VL waited for credits
 };
 
+// One sampled time series (docs/series.md). Sample k (k = 1, 2, ...) is taken
+// at t_k = k x interval, after every event at or before t_k; interval-based
+// kinds cover (t_{k-1}, t_k].
+struct Series {
+  std::string kind;  // queue_bytes, utilization, pause_frames, cnps, goodput_gbps, dcqcn_rate_gbps
+  std::string subject;    // link direction ("S->R") or flow ("flow 0 H1->R")
+  std::string unit;       // "B", "fraction", "frames", "CNPs", "Gb/s"
+  bool integral = false;  // values are whole numbers (written without a fraction)
+  std::vector<double> values;
+  double min = 0, mean = 0, max = 0;
+};
+
+struct SeriesResult {
+  units::Time interval;  // 0 = sampling was off
+  int64_t samples = 0;   // values per series
+  std::vector<Series> list;
+  uint64_t quiet_ports = 0;  // ports left out by outputs.series.ports: busy
+};
+
 struct RunTiming {
   double build_s = 0;
   double run_s = 0;
@@ -72,6 +91,7 @@ struct RunResult {
   std::string most_credit_starved;
   std::vector<std::string> warnings;  // from the scenario
   std::vector<PortCounters> ports;    // link directions with PFC, ECN or drop activity
+  SeriesResult series;                // outputs.series.*
   uint64_t packets = 0;
   uint64_t packet_hops = 0;
   uint64_t events = 0;
@@ -80,7 +100,16 @@ struct RunResult {
   RunTiming timing;
 };
 
+// Throws InputError (naming outputs.series.*) when the series selection names
+// an unknown port, or during the run once the series would hold more than
+// SeriesSpec::max_values values.
 RunResult RunScenario(const Scenario& s);
+
+// The ports (fabric::Network numbering: 2l and 2l+1 are the two directions of
+// topology link l) that outputs.series.ports selects; every port for busy and
+// all. Throws InputError naming outputs.series.ports for a name that matches
+// no link direction of `t`.
+std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t);
 
 // Peak resident set size of this process, in MB (from getrusage).
 double PeakRssMb();

@@ -251,8 +251,9 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     }
     entries[idx][name.substr(dot2 + 1)] = Value{value, {kSetFile, 0, name}, true};
   }
-  static const std::vector<std::string> kKeys = {"pattern", "bytes", "start", "stride", "target",
-                                                 "senders", "hosts", "src",   "dst",    "class"};
+  static const std::vector<std::string> kKeys = {"pattern", "bytes",   "start",  "stride",
+                                                 "target",  "senders", "hosts",  "src",
+                                                 "dst",     "class",   "repeat", "every"};
   std::vector<TrafficSpec> out;
   for (size_t i = 0; i < entries.size(); ++i) {
     auto& f = entries[i];
@@ -289,6 +290,20 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     ts.tclass = static_cast<int>(get_int("class", 0, -1));
     if (ts.tclass > 7)
       throw InputError(f["class"].where, Expected("a class from 0 to 7", f["class"].text));
+    ts.repeat = get_int("repeat", 1, 1);
+    if (ts.repeat > 1'000'000)
+      throw InputError(f["repeat"].where, Expected("at most 1000000 repeats", f["repeat"].text));
+    if (f.count("every")) {
+      ts.every = units::ParseTime(f["every"].text, f["every"].where);
+      if (ts.every.ps() <= 0)
+        throw InputError(f["every"].where, Expected("a time above zero", f["every"].text));
+    } else if (ts.repeat > 1) {
+      throw InputError(f["repeat"].where, "expected 'every' (time between repeats) with repeat");
+    }
+    if (ts.every.ps() > (units::Time::Max().ps() - ts.start.ps()) / ts.repeat)
+      throw InputError(
+          f["every"].where,
+          Expected("repeats that end within the clock's range (about 106 days)", f["every"].text));
     if (ts.pattern == Pattern::kPermutation && !f.count("stride"))
       throw InputError(ts.where, "expected 'stride' for a permutation");
     if (ts.pattern == Pattern::kFlow && (ts.src < 0 || ts.dst < 0))
@@ -445,10 +460,58 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   net.sw.ecn[net.nic.data_class] = ecn;
 
   const std::string cc = choice("fabric.cc");
-  if (cc != "none") {
+  // fabric.dcqcn.<name>: per-parameter overrides on top of the fabric.cc preset.
+  std::vector<std::pair<std::string, Value>> dcqcn_given;
+  for (const auto& info : cc::DcqcnParamInfos()) {
+    const std::string full = std::string("fabric.dcqcn.") + info.name;
+    if (given(full.c_str())) dcqcn_given.emplace_back(info.name, ld.values_[full]);
+  }
+  if (given("fabric.dcqcn.cnp_class"))
+    dcqcn_given.emplace_back("cnp_class", ld.values_["fabric.dcqcn.cnp_class"]);
+  if (cc == "none") {
+    if (!dcqcn_given.empty()) {
+      // Overrides of a controller that does not run are a mistake, not a no-op.
+      throw InputError(dcqcn_given.front().second.where,
+                       Expected("fabric.cc dcqcn-paper or dcqcn-firmware along with a DCQCN "
+                                "override",
+                                "none"));
+    }
+  } else {
     net.dcqcn = true;
-    net.dcqcn_params = cc::DcqcnParams::Preset(cc == "dcqcn-paper" ? "paper" : "connectx-firmware",
-                                               value("fabric.cc").where);
+    const Location cc_where = value("fabric.cc").where;
+    net.dcqcn_params =
+        cc::DcqcnParams::Preset(cc == "dcqcn-paper" ? "paper" : "connectx-firmware", cc_where);
+    for (const auto& [name, v] : dcqcn_given)
+      if (name != "cnp_class") net.dcqcn_params.Set(name, v.text, v.where);
+    try {
+      net.dcqcn_params.Validate(link_rate, {cc_where.file, cc_where.line, "fabric.dcqcn"});
+    } catch (const InputError& e) {
+      // Validate() names the parameter at the start of its message: point at
+      // the override that set it (or at fabric.cc when the preset did).
+      const std::string& msg = e.message();
+      const auto colon = msg.find(": ");
+      const std::string name = colon == std::string::npos ? "" : msg.substr(0, colon);
+      Location where = cc_where;
+      where.field = "fabric.dcqcn." + name;
+      for (const auto& [n, v] : dcqcn_given)
+        if (n == name) where = v.where;
+      if (name == "line_rate") where = value("fabric.link_rate").where;
+      if (colon == std::string::npos) throw;
+      throw InputError(where, msg.substr(colon + 2));
+    }
+    for (const auto& info : cc::DcqcnParamInfos()) {
+      sc.resolved.emplace_back(std::string("fabric.dcqcn.") + info.name,
+                               cc::DcqcnParamValue(net.dcqcn_params, info.name));
+    }
+    const int64_t cnp_class = integer("fabric.dcqcn.cnp_class");
+    if (cnp_class == net.nic.data_class) {
+      Value v = value("fabric.dcqcn.cnp_class");
+      throw InputError(v.where, Expected(fmt::format("a class other than the data class {}",
+                                                     static_cast<int>(net.nic.data_class)),
+                                         v.text));
+    }
+    net.cnp_class = static_cast<uint8_t>(cnp_class);
+    net.sw.strict_mask = static_cast<uint8_t>(1u << cnp_class);
     if (!ecn.enabled) {
       sc.warnings.push_back(
           "fabric.cc: DCQCN is on but fabric.ecn.enabled is false: no marks, no CNPs, no rate "
@@ -561,6 +624,32 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   if (sc.stop_time.ps() <= 0) {
     throw InputError(value("stop_time").where, "expected a time above zero");
   }
+  SeriesSpec& series = sc.series;
+  series.ports = get("outputs.series.ports").text;
+  series.ports_where = value("outputs.series.ports").where;
+  series.flows = choice("outputs.series.flows") == "all";
+  series.csv_out = get("outputs.series_csv").text;
+  if (given("outputs.series.interval")) {
+    Value v = get("outputs.series.interval");
+    series.where = v.where;
+    series.interval = units::ParseTime(v.text, v.where);
+    if (series.interval.ps() <= 0) {
+      throw InputError(v.where, Expected("an interval above zero", v.text));
+    }
+    if (sc.stop_time.ps() / series.interval.ps() > kMaxSeriesSamples) {
+      const int64_t min_ps = (sc.stop_time.ps() + kMaxSeriesSamples - 1) / kMaxSeriesSamples;
+      throw InputError(
+          v.where,
+          Expected(fmt::format("an interval of at least {} (stop_time {} allows at most {} "
+                               "samples per series)",
+                               units::FormatTime(units::Time::Ps(min_ps)),
+                               units::FormatTime(sc.stop_time), kMaxSeriesSamples),
+                   v.text));
+    }
+  } else if (!series.csv_out.empty()) {
+    throw InputError(value("outputs.series_csv").where,
+                     Expected("outputs.series.interval along with outputs.series_csv", "none"));
+  }
   sc.traffic = LoadTraffic(ld);
   if (sc.traffic.empty()) {
     throw InputError({file_name, ld.traffic_line_, "traffic"},
@@ -639,42 +728,48 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
     if (n > n_hosts)
       throw InputError(
           t.where, fmt::format("expected hosts <= {} (the topology's hosts), got {}", n_hosts, n));
+    units::Time start = t.start;
     auto add = [&](int64_t src, int64_t dst) {
       flows.push_back(fabric::FlowSpec::Of(static_cast<uint32_t>(src), static_cast<uint32_t>(dst),
-                                           t.bytes, t.start, t.tclass));
+                                           t.bytes, start, t.tclass));
     };
-    switch (t.pattern) {
-      case Pattern::kRing:
-      case Pattern::kPermutation:
-        if (t.stride % n == 0)
-          throw InputError(
-              t.where, fmt::format("expected a stride that is not a multiple of {} hosts, got {}",
-                                   n, t.stride));
-        for (int64_t i = 0; i < n; ++i) add(i, (i + t.stride) % n);
-        break;
-      case Pattern::kIncast: {
-        if (t.target >= n_hosts)
-          throw InputError(t.where, fmt::format("expected target < {}, got {}", n_hosts, t.target));
-        int64_t senders = t.senders < 0 ? n_hosts - 1 : t.senders;
-        if (senders > n_hosts - 1)
-          throw InputError(
-              t.where, fmt::format("expected at most {} senders, got {}", n_hosts - 1, senders));
-        for (int64_t k = 1; k <= senders; ++k) add((t.target + k) % n_hosts, t.target);
-        break;
-      }
-      case Pattern::kAllToAll:
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            if (i != j) add(i, j);
-        break;
-      case Pattern::kFlow:
-        if (t.src >= n_hosts || t.dst >= n_hosts || t.src == t.dst) {
-          throw InputError(
-              t.where, fmt::format("expected two different host ranks below {}, got src {} dst {}",
-                                   n_hosts, t.src, t.dst));
+    for (int64_t rep = 0; rep < t.repeat; ++rep) {
+      start = t.start + units::Time::Ps(rep * t.every.ps());
+      switch (t.pattern) {
+        case Pattern::kRing:
+        case Pattern::kPermutation:
+          if (t.stride % n == 0)
+            throw InputError(
+                t.where, fmt::format("expected a stride that is not a multiple of {} hosts, got {}",
+                                     n, t.stride));
+          for (int64_t i = 0; i < n; ++i) add(i, (i + t.stride) % n);
+          break;
+        case Pattern::kIncast: {
+          if (t.target >= n_hosts)
+            throw InputError(t.where,
+                             fmt::format("expected target < {}, got {}", n_hosts, t.target));
+          int64_t senders = t.senders < 0 ? n_hosts - 1 : t.senders;
+          if (senders > n_hosts - 1)
+            throw InputError(
+                t.where, fmt::format("expected at most {} senders, got {}", n_hosts - 1, senders));
+          for (int64_t k = 1; k <= senders; ++k) add((t.target + k) % n_hosts, t.target);
+          break;
         }
-        add(t.src, t.dst);
-        break;
+        case Pattern::kAllToAll:
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j)
+              if (i != j) add(i, j);
+          break;
+        case Pattern::kFlow:
+          if (t.src >= n_hosts || t.dst >= n_hosts || t.src == t.dst) {
+            throw InputError(
+                t.where,
+                fmt::format("expected two different host ranks below {}, got src {} dst {}",
+                            n_hosts, t.src, t.dst));
+          }
+          add(t.src, t.dst);
+          break;
+      }
     }
   }
   return flows;

@@ -26,8 +26,24 @@ struct TrafficSpec {
   int64_t hosts = -1;    // -1 = all hosts
   int64_t src = -1, dst = -1;
   int tclass = -1;
+  int64_t repeat = 1;  // the entry's flows again at start + k x every, k < repeat
+  units::Time every;
   Location where;  // the list entry, for errors found when expanding
 };
+
+// Sampled time series (docs/series.md). Off when interval is zero.
+struct SeriesSpec {
+  units::Time interval;             // 0 = no sampling
+  std::string ports = "busy";       // busy | all | none | comma-separated port names
+  bool flows = true;                // per-flow goodput (and DCQCN rate)
+  std::string csv_out;              // "" = no CSV
+  int64_t max_values = 10'000'000;  // cap on values held (series x samples so far); not a field
+  Location where;                   // of outputs.series.interval, for errors found at run time
+  Location ports_where;             // of outputs.series.ports
+};
+
+// Largest number of samples one series may hold (stop_time / interval).
+inline constexpr int64_t kMaxSeriesSamples = 1'000'000;
 
 struct Scenario {
   std::string name;
@@ -43,6 +59,7 @@ struct Scenario {
   Location topology_where;  // where topology.gpus (or kind) was given
   std::vector<TrafficSpec> traffic;
   std::string json_out;
+  SeriesSpec series;
   units::Time stop_time;
   // Configurations a user may want to study but should know are risky
   // (ECN above the PFC trigger, headroom too small for the cable).

@@ -65,7 +65,7 @@ TEST(Scenario, UnknownKeyNamesLineAndNearestField) {
       ErrorOf(text),
       "s.yaml:5: fabric.link_rat: unknown field; did you mean 'link_rate'? (valid here: preset, "
       "link_rate, link_delay, cable_length, mtu, frame_overhead, vlan_tag, switch_latency, "
-      "cut_through, buffer, alpha, routing, data_class, pcie_rate, ib, ecn, pfc, cc)");
+      "cut_through, buffer, alpha, routing, data_class, pcie_rate, ib, ecn, pfc, cc, dcqcn)");
 }
 
 TEST(Scenario, MalformedUnitsZeroRatesAndZeroLatency) {
@@ -169,6 +169,27 @@ TEST(Scenario, ExpandsPatterns) {
   EXPECT_EQ(flows[32].src, 6u);
   EXPECT_EQ(flows[32].dst, 5u);
   EXPECT_EQ(flows[34].src, 8u);
+}
+
+TEST(Scenario, RepeatedTrafficEntries) {
+  Scenario s = LoadScenarioText(kGood, "s.yaml",
+                                {"traffic.1.pattern=flow", "traffic.1.src=16", "traffic.1.dst=17",
+                                 "traffic.1.bytes=4KiB", "traffic.1.start=5us",
+                                 "traffic.1.repeat=150", "traffic.1.every=20us"});
+  auto flows = ExpandTraffic(s, 32);
+  ASSERT_EQ(flows.size(), 32u + 150u);
+  EXPECT_EQ(flows[32].start, units::Time::Us(5));
+  EXPECT_EQ(flows[33].start, units::Time::Us(25));
+  EXPECT_EQ(flows[181].start, units::Time::Us(5 + 149 * 20));
+  EXPECT_EQ(flows[181].src, 16u);
+  EXPECT_EQ(ErrorOf(kGood, {"traffic.0.repeat=3"}),
+            "<--set>: traffic.0.repeat: expected 'every' (time between repeats) with repeat");
+  EXPECT_EQ(ErrorOf(kGood, {"traffic.0.repeat=3", "traffic.0.every=0us"}),
+            "<--set>: traffic.0.every: expected a time above zero, got \"0us\"");
+  EXPECT_EQ(ErrorOf(kGood, {"traffic.0.repeat=0"}),
+            "<--set>: traffic.0.repeat: expected an integer from 1 to 1e+09, got \"0\"");
+  EXPECT_EQ(ErrorOf(kGood, {"traffic.0.repeat=2000000", "traffic.0.every=1us"}),
+            "<--set>: traffic.0.repeat: expected at most 1000000 repeats, got \"2000000\"");
 }
 
 TEST(Scenario, DocsScenariosMdMatchesTheRegistry) {
