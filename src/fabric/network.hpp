@@ -78,6 +78,22 @@ struct SwitchConfig {
 // (switch or NIC) that receives a PAUSE stops starting frames of the enabled
 // priorities `response` after the end of the PAUSE's reception, until
 // end-of-reception + quanta x 512 bit times.
+// PFC watchdog on switch egress queues (fabric.md §2.6; Juniper timings by
+// default). Per (switch egress port, lossless priority), polled every `poll`:
+// the queue is stalled at a poll if during the whole preceding interval it
+// held packets, started none of them and was paused for at least
+// `threshold` of the interval. After `detect_polls` consecutive stalled polls
+// the watchdog acts: it drops the queue's packets and, for `restore`, drops
+// its arrivals and ignores received PAUSE for that priority; then PFC is
+// honoured again. Drops are counted as watchdog drops, not lossless drops.
+struct PfcWatchdogConfig {
+  bool enabled = false;
+  Time poll = Time::Ms(100);
+  int detect_polls = 2;
+  Time restore = Time::Ms(200);
+  double threshold = 0.99;  // paused fraction of the interval, (0, 1]
+};
+
 struct PfcConfig {
   bool enabled = false;
   uint8_t priorities = 1u << 3;      // lossless priorities
@@ -86,12 +102,18 @@ struct PfcConfig {
   int64_t headroom_bytes = 160'000;  // above xoff
   uint16_t quanta = 0xFFFF;          // pause time sent with XOFF
   Time response = Time::Zero();      // sender response time (D-Resp: 1.1584 us at 400G)
+  PfcWatchdogConfig watchdog;
 };
 
 struct NicConfig {
   Rate pcie_rate;          // 0 = no PCIe cap
   uint8_t data_class = 3;  // RoCE priority / IB SL of data packets
   bool ect = true;         // data packets are ECN-capable
+  // PFC stall prevention (ConnectX, fabric.md §2.6/§2.7): once the NIC's
+  // receive pipeline has been stuck (holding packets it cannot consume) for
+  // this long it stops sending PAUSE until the pipeline recovers; a warning
+  // event is counted at 85 % of it. Zero = prevention off. Default 8 s.
+  Time pause_storm_timeout = Time::Sec(8);
 };
 
 struct NetworkConfig {
@@ -110,6 +132,15 @@ struct NetworkConfig {
   bool stop_when_flows_done = true;
 };
 
+// One switch of an explicit route: the switch (topology node) and, when
+// tclass >= 0, the traffic class the packet takes from this switch on (a
+// Tagger-style lossless-priority change at this hop: the packet is queued at
+// this switch's egress, and sent, on the new class).
+struct RouteHop {
+  uint32_t node = 0;
+  int tclass = -1;
+};
+
 struct FlowSpec {
   uint32_t src = 0;  // host rank
   uint32_t dst = 0;
@@ -118,6 +149,11 @@ struct FlowSpec {
   int tclass = -1;          // -1 = NicConfig::data_class
   Rate rate;                // pacing rate; 0 = line rate
   int32_t max_payload = 0;  // bytes per packet; 0 = the framing's MTU
+  // Explicit route (source routing): the switches the flow's data packets
+  // traverse, in order, from the source's edge switch to the destination's;
+  // consecutive switches must be linked (the first link between them is
+  // used). Empty = the network's routing. Checked by AddFlow.
+  std::vector<RouteHop> route;
 
   static FlowSpec Of(uint32_t src, uint32_t dst, int64_t bytes, Time start = Time::Zero(),
                      int tclass = -1) {
@@ -155,6 +191,35 @@ struct PortStats {
   uint64_t pause_rx = 0;  // PFC frames received
   uint64_t cnp_tx = 0;    // CNPs a host sent (host ports only)
   int64_t paused_ps = 0;  // time a lossless priority of this port's egress was paused
+  // PFC watchdog (switch ports): actions taken, packets it dropped, and the
+  // time of its first action (-1 if none).
+  uint64_t wd_actions = 0;
+  uint64_t wd_drops = 0;
+  int64_t wd_first_action_ps = -1;
+  // NIC (host ports): packets dropped by the stalled receive pipeline, and
+  // PFC stall-prevention events (ConnectX tx_pause_storm_warning_events,
+  // tx_pause_storm_error_events).
+  uint64_t rx_stall_drops = 0;
+  uint64_t pause_storm_warnings = 0;
+  uint64_t pause_storm_errors = 0;
+};
+
+// Observer of PFC wait dependencies, for online deadlock detection
+// (docs/fabric-model.md). Vertices are ingress buffers: (port, priority) is
+// the buffer in which the node owning `port` holds what it received through
+// that port on that priority. OnWait(from, from_prio, to, to_prio, true, at):
+// the buffer (from, from_prio) holds packets queued at an egress port E of
+// the same switch on class to_prio, and E's peer `to` has XOFF asserted on
+// to_prio, so those packets wait for buffer (to, to_prio) to drain. from_prio
+// and to_prio differ only where an explicit route changes the class. Called
+// when such a wait starts or ends (a first packet queued / last one gone, or
+// the XOFF state of `to` changing), never per packet otherwise. Installing
+// an observer costs a counter update per enqueue and dequeue of PFC packets.
+class PfcWaitObserver {
+ public:
+  virtual ~PfcWaitObserver() = default;
+  virtual void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
+                      Time at) = 0;
 };
 
 // Link-level flow-control extension point (PFC / IB credits, issue 3).
@@ -217,6 +282,19 @@ class Network final : public sim::EventHandler {
   uint32_t HostPort(uint32_t rank) const { return nics_[rank].port; }
 
   void set_flow_control(FlowControlHook* hook) { fc_ = hook; }
+  // Installs the wait observer (before traffic starts; nullptr removes it).
+  void set_wait_observer(PfcWaitObserver* obs);
+
+  // Fault: from `from` until `until` (Time::Max() = for good) host `host`'s
+  // NIC stops consuming received packets. They wait in its receive buffer,
+  // accounted like a switch ingress queue: above XOFF the NIC sends PAUSE
+  // upstream and refreshes it (a pause storm, fabric.md §2.7) until its PFC
+  // stall prevention gives up (NicConfig::pause_storm_timeout); beyond
+  // xoff + headroom arrivals are dropped (PortStats::rx_stall_drops). When
+  // the stall ends the held packets are consumed at once.
+  void StallNicReceive(uint32_t host, Time from, Time until = Time::Max());
+  // Packets a host's receive buffer holds (stalled NIC).
+  int64_t NicHeldBytes(uint32_t host) const;
 
   // Called with every packet a port starts to transmit (tests, traces).
   // Off the hot path unless set.
@@ -248,7 +326,12 @@ class Network final : public sim::EventHandler {
     kPfcRefresh = 4,
     kPauseArrive = 5,
     kCcTimer = 6,
-    kNpTimer = 7
+    kNpTimer = 7,
+    kWdPoll = 8,
+    kWdRestore = 9,
+    kNicStall = 10,
+    kNicResume = 11,
+    kNicStorm = 12
   };
 
   struct ClassQueue {
@@ -269,10 +352,12 @@ class Network final : public sim::EventHandler {
     bool kick_pending = false;  // a kick event at kick_at is live
     int64_t kick_at = 0;
     bool down = false;                                 // link administratively or physically down
+    bool rx_stalled = false;                           // host port: NIC receive stalled (fault)
     bool pause_pending = false;                        // a PFC frame waits to be sent
     uint8_t pause_mask = 0;                            // its class-enable vector
     uint16_t pause_quanta = 0;                         // its pause time
     uint8_t xoff_sent = 0;                             // priorities held paused upstream
+    uint8_t wd_active = 0;                             // watchdog restore period, per class
     std::array<int64_t, kMaxClasses> paused_until{};   // egress: class c may start at >= this
     std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
     std::array<int64_t, kMaxClasses> refresh_at{};     // ingress: live XOFF refresh time
@@ -293,6 +378,10 @@ class Network final : public sim::EventHandler {
   };
   struct Nic {
     uint32_t port = 0;
+    bool stalled = false;          // receive pipeline stalled (fault)
+    bool storm_stop = false;       // stall prevention stopped sending PAUSE
+    int64_t stuck_since = -1;      // first packet held while stalled
+    PacketFifo held;               // received packets waiting for the pipeline
     std::vector<uint32_t> active;  // flows with bytes left to send
     size_t cursor = 0;
     int64_t next_ps = 0;  // PCIe cap: earliest next injection
@@ -304,6 +393,19 @@ class Network final : public sim::EventHandler {
     uint32_t next_seq = 0;
     uint16_t entropy = 0;
     uint8_t tclass = 0;
+    uint32_t route_off = 0;  // explicit route: route_hops_[route_off ...]
+  };
+  struct ResolvedHop {
+    uint32_t port;  // egress port at this switch
+    int8_t tclass;  // class from here on, -1 = unchanged
+  };
+  // Watchdog state per (switch port, class), when the watchdog is on.
+  struct WdQueue {
+    PacketRef head = kNoPacket;  // head at the last poll (with its identity)
+    uint32_t head_flow = 0, head_seq = 0;
+    int64_t paused_acc = 0;   // paused time counted up to paused_until
+    int64_t paused_mark = 0;  // paused time up to the last poll
+    int32_t stalled = 0;      // consecutive stalled polls; -1 = no baseline
   };
 
   int64_t Ser(Port& p, int64_t wire);
@@ -333,6 +435,15 @@ class Network final : public sim::EventHandler {
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
   void BuildRoutes();
   void StartFlow(uint32_t flow);
+  void ResolveRoute(uint32_t flow, const FlowSpec& spec);
+  void WatchdogPoll();
+  void WatchdogAct(uint32_t port, int c);
+  int64_t PausedUpTo(uint32_t port, int c, int64_t now) const;
+  void XoffAsserted(uint32_t port, int c, bool on);  // ingress `port` XOFF state changed
+  void FwdCount(uint32_t ingress, int in_class, uint32_t egress, int out_class, int delta);
+  void FlushQueue(uint32_t port, int c, bool watchdog);
+  void NicRxPacket(uint32_t host, PacketRef r);
+  void NicResume(uint32_t host);
 
   sim::Simulator& sim_;
   topology::Topology topo_;
@@ -361,6 +472,16 @@ class Network final : public sim::EventHandler {
   std::vector<cc::DcqcnNotificationPoint::DeferredCnp> due_cnps_;
   uint64_t cnps_ = 0;
   FlowControlHook* fc_ = nullptr;
+  std::vector<ResolvedHop> route_hops_;  // explicit routes of all flows
+  std::vector<WdQueue> wd_;              // [port * kMaxClasses + class], watchdog on
+  // Wait observer: packets each switch ingress holds per (egress, lossless
+  // class), [fwd_base_[ingress] + dense class * radix + local index of egress].
+  PfcWaitObserver* wait_obs_ = nullptr;
+  std::vector<int32_t> fwd_;
+  std::vector<uint32_t> fwd_base_;
+  std::vector<uint16_t> local_index_;  // port -> index among its node's ports
+  std::array<int8_t, kMaxClasses> dense_class_{};
+  int num_lossless_ = 0;
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;
   int64_t xon_bytes_ = 0;
