@@ -20,6 +20,7 @@ DeadlockDetector::~DeadlockDetector() {
 void DeadlockDetector::OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
                               units::Time at) {
   graph_.SetWait(from, from_prio, to, to_prio, waiting, at);
+  if (waiting) ++waits_seen_;
   if (waiting && !check_pending_) {
     check_pending_ = true;
     sim_.Schedule(at, entity_, this, kCheck, 0);

@@ -43,6 +43,8 @@ class DeadlockDetector final : public fabric::PfcWaitObserver, public sim::Event
   const std::optional<DeadlockVerdict>& first() const { return first_; }
   // Deadlocks confirmed (a cycle that breaks and forms again counts again).
   uint64_t count() const { return count_; }
+  // Wait edges the network reported (set events), for tests and reports.
+  uint64_t waits_seen() const { return waits_seen_; }
   // Joins labels as "a -> b -> c -> a".
   static std::string CycleText(const DeadlockVerdict& v);
 
@@ -61,6 +63,7 @@ class DeadlockDetector final : public fabric::PfcWaitObserver, public sim::Event
   int64_t last_confirmed_ = -1;  // `formed` of the last confirmed cycle
   std::optional<DeadlockVerdict> first_;
   uint64_t count_ = 0;
+  uint64_t waits_seen_ = 0;
 };
 
 }  // namespace lossless::flowctl
