@@ -109,7 +109,13 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
           "threshold in (0, 1] expected");
     }
     wd_.assign(ports_.size() * kMaxClasses, WdQueue{.stalled = -1});
-    sim_.Schedule(sim_.Now() + wd.poll, entity_, this, kWdPoll, 0);
+    for (uint32_t sw = 0; sw < switches_.size(); ++sw) {
+      const int64_t phase =
+          wd.stagger ? 1 + static_cast<int64_t>(sim::Mix(sim_.seed(), switches_[sw].node, 0x3d09) %
+                                                static_cast<uint64_t>(wd.poll.ps()))
+                     : wd.poll.ps();
+      sim_.Schedule(sim_.Now() + Time::Ps(phase), entity_, this, kWdPoll, sw);
+    }
   }
 }
 
@@ -380,8 +386,8 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       break;
     }
     case kWdPoll:
-      WatchdogPoll();
-      sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.poll, entity_, this, kWdPoll, 0);
+      WatchdogPoll(static_cast<uint32_t>(arg));
+      sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.poll, entity_, this, kWdPoll, arg);
       break;
     case kWdRestore: {
       // arg = port << 3 | class: the restore period ends, PFC is honoured again.
@@ -1037,19 +1043,27 @@ void Network::XoffAsserted(uint32_t port, int c, bool on) {
   }
 }
 
+int64_t Network::PausedPsUntilNow(uint32_t pi) const {
+  const Port& p = ports_[pi];
+  const int64_t now = sim_.Now().ps();
+  int64_t ahead = 0;
+  for (unsigned m = cfg_.pfc.priorities; m != 0; m &= m - 1)
+    ahead += std::max<int64_t>(0, p.paused_until[__builtin_ctz(m)] - now);
+  return p.stats.paused_ps - ahead;
+}
+
 int64_t Network::PausedUpTo(uint32_t port, int c, int64_t now) const {
   // paused_acc counts paused time up to max(now, paused_until) (ApplyPause).
   return wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc -
          std::max<int64_t>(0, ports_[port].paused_until[c] - now);
 }
 
-void Network::WatchdogPoll() {
+void Network::WatchdogPoll(uint32_t sw) {
   const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
   const int64_t now = sim_.Now().ps();
   const double need = wd.threshold * static_cast<double>(wd.poll.ps());
-  for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
+  for (uint32_t pi : node_ports_[switches_[sw].node]) {
     Port& p = ports_[pi];
-    if (p.sw == kNone) continue;
     for (unsigned m = cfg_.pfc.priorities; m != 0; m &= m - 1) {
       const int c = __builtin_ctz(m);
       if (p.wd_active >> c & 1) continue;  // restoring

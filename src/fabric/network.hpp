@@ -92,6 +92,10 @@ struct PfcWatchdogConfig {
   int detect_polls = 2;
   Time restore = Time::Ms(200);
   double threshold = 0.99;  // paused fraction of the interval, (0, 1]
+  // Each switch polls on its own timer. Staggered: switch s first polls at a
+  // phase drawn from the seed in (0, poll] (real switches' timers are not
+  // aligned); else every switch polls at multiples of `poll`.
+  bool stagger = true;
 };
 
 struct PfcConfig {
@@ -256,6 +260,9 @@ class Network final : public sim::EventHandler {
   uint64_t peak_packets_alive() const { return pool_.peak(); }
   size_t num_ports() const { return ports_.size(); }
   const PortStats& port_stats(uint32_t p) const { return ports_[p].stats; }
+  // Paused time of port p's lossless priorities up to now (PortStats::paused_ps
+  // also counts a pause in force up to its expiry).
+  int64_t PausedPsUntilNow(uint32_t p) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
 
@@ -436,7 +443,7 @@ class Network final : public sim::EventHandler {
   void BuildRoutes();
   void StartFlow(uint32_t flow);
   void ResolveRoute(uint32_t flow, const FlowSpec& spec);
-  void WatchdogPoll();
+  void WatchdogPoll(uint32_t sw);
   void WatchdogAct(uint32_t port, int c);
   int64_t PausedUpTo(uint32_t port, int c, int64_t now) const;
   void XoffAsserted(uint32_t port, int c, bool on);  // ingress `port` XOFF state changed

@@ -58,6 +58,7 @@ TEST(PfcWatchdog, DetectsAfterTwoStalledPollsAndRestoresOnTime) {
   cfg.pfc.watchdog.poll = Time::Ms(1);
   cfg.pfc.watchdog.detect_polls = 2;
   cfg.pfc.watchdog.restore = Time::Ms(2);
+  cfg.pfc.watchdog.stagger = false;  // polls at 1, 2, 3 ... ms
   Network net(sim, topo, cfg);
   const uint32_t egress = net.PortPeer(net.HostPort(1));  // leaf0 -> host1
   Starts st{egress, {}};

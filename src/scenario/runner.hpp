@@ -30,6 +30,20 @@ struct PortCounters {
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
   uint64_t cnps = 0;
+  uint64_t watchdog_actions = 0;  // PFC watchdog (switch ports)
+  uint64_t watchdog_drops = 0;
+  units::Time watchdog_first = units::Time::Max();  // Max() = never acted
+  uint64_t rx_stall_drops = 0;                      // stalled NIC (host ports)
+  uint64_t pause_storm_warnings = 0;                // NIC stall prevention events
+  uint64_t pause_storm_errors = 0;
+};
+
+// Online deadlock detection (deadlock.detect).
+struct DeadlockReport {
+  bool enabled = false;
+  uint64_t count = 0;              // deadlocks confirmed (re-formed ones count again)
+  units::Time formed, detected;    // of the first
+  std::vector<std::string> cycle;  // its buffers, "switch:port:priority", in wait order
 };
 
 struct RunTiming {
@@ -48,7 +62,7 @@ struct RunResult {
   uint32_t switches = 0;
   uint32_t links = 0;
   std::string routing;
-  std::string stop_reason;  // "completed", "time limit", "flows incomplete"
+  std::string stop_reason;  // "completed", "time limit", "flows incomplete", "deadlock"
   units::Time sim_time;     // time of the last event
   uint64_t flows = 0;
   uint64_t flows_done = 0;
@@ -65,6 +79,12 @@ struct RunResult {
   std::string most_paused;            // its name
   std::vector<std::string> warnings;  // from the scenario
   std::vector<PortCounters> ports;    // link directions with PFC, ECN or drop activity
+  uint64_t watchdog_actions = 0;      // over all switch ports
+  uint64_t watchdog_drops = 0;
+  units::Time watchdog_first = units::Time::Max();
+  uint64_t pause_storm_errors = 0;  // NICs that stopped sending PAUSE
+  uint64_t rx_stall_drops = 0;
+  DeadlockReport deadlock;
   uint64_t packets = 0;
   uint64_t packet_hops = 0;
   uint64_t events = 0;
