@@ -549,7 +549,12 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
     } else if (v.text == "auto") {
       net.nic.pause_storm_timeout = units::Time::Ms(100);  // ConnectX "auto" (fabric.md 2.6)
     } else {
-      units::Time t = units::ParseTime(v.text, v.where);
+      units::Time t;
+      try {
+        t = units::ParseTime(v.text, v.where);
+      } catch (const InputError&) {
+        throw InputError(v.where, Expected("a time such as 100ms, auto or off", v.text));
+      }
       if (t.ps() <= 0)
         throw InputError(v.where, Expected("a time above zero, auto or off", v.text));
       net.nic.pause_storm_timeout = t;
