@@ -622,18 +622,26 @@ void Network::TryTransmit(uint32_t pi) {
     p.busy_until = end;
     p.stats.busy_ps += end - now;
     ++p.stats.pause_tx;
+    // XOFF classes first; XON classes (time 0) go in a frame of their own.
+    const bool xoff = p.pause_mask != 0;
+    const uint8_t mask = xoff ? p.pause_mask : p.xon_mask;
+    const uint16_t quanta = xoff ? p.pause_quanta : 0;
     if (tx_trace_ != nullptr) {
       Packet pf{};
       pf.kind = PacketKind::kPause;
-      pf.entropy = p.pause_mask;
-      pf.payload = p.pause_quanta;
+      pf.entropy = mask;
+      pf.payload = quanta;
       pf.wire = static_cast<uint32_t>(wire);
       tx_trace_(tx_trace_ctx_, pi, pf, Time::Ps(now));
     }
     sim_.Schedule(Time::Ps(end + p.delay_ps), p.entity, this, kPauseArrive,
-                  (uint64_t{p.peer} << 24) | (uint64_t{p.pause_mask} << 16) | p.pause_quanta);
-    p.pause_pending = false;
-    p.pause_mask = 0;
+                  (uint64_t{p.peer} << 24) | (uint64_t{mask} << 16) | quanta);
+    if (xoff) {
+      p.pause_mask = 0;
+    } else {
+      p.xon_mask = 0;
+    }
+    p.pause_pending = (p.pause_mask | p.xon_mask) != 0;
     ScheduleKick(pi, end);
     return;
   }
@@ -715,11 +723,18 @@ void Network::ArmRefresh(uint32_t port, int c) {
 
 void Network::SendPause(uint32_t port, uint8_t mask, uint16_t quanta) {
   Port& p = ports_[port];
-  // One pause time per frame: a later request replaces the pending one's
-  // time and adds its classes (the model runs one lossless priority).
+  // Pending XOFF classes share one pause time (the latest); pending XON
+  // classes go in a separate frame. A later request for a class replaces an
+  // earlier pending one.
   p.pause_pending = true;
-  p.pause_mask = static_cast<uint8_t>(p.pause_mask | mask);
-  p.pause_quanta = quanta;
+  if (quanta == 0) {
+    p.xon_mask = static_cast<uint8_t>(p.xon_mask | mask);
+    p.pause_mask = static_cast<uint8_t>(p.pause_mask & ~mask);
+  } else {
+    p.pause_mask = static_cast<uint8_t>(p.pause_mask | mask);
+    p.xon_mask = static_cast<uint8_t>(p.xon_mask & ~mask);
+    p.pause_quanta = quanta;
+  }
   Kick(port);
 }
 

@@ -361,7 +361,8 @@ class Network final : public sim::EventHandler {
     bool down = false;                                 // link administratively or physically down
     bool rx_stalled = false;                           // host port: NIC receive stalled (fault)
     bool pause_pending = false;                        // a PFC frame waits to be sent
-    uint8_t pause_mask = 0;                            // its class-enable vector
+    uint8_t pause_mask = 0;                            // XOFF classes of the pending frame
+    uint8_t xon_mask = 0;                              // classes of a pending XON frame
     uint16_t pause_quanta = 0;                         // its pause time
     uint8_t xoff_sent = 0;                             // priorities held paused upstream
     uint8_t wd_active = 0;                             // watchdog restore period, per class
