@@ -476,7 +476,9 @@ void Network::Kick(uint32_t pi) {
 PacketRef Network::NextFromQueues(Port& p) {
   const int n = cfg_.sw.num_classes;
   const int64_t gap = cfg_.framing.gap_overhead;
-  auto take = [&](int c) {
+  // Inlined: the packet path's hottest step (the wait-observer branch would
+  // otherwise tip the compiler into a call).
+  auto take = [&](int c) __attribute__((always_inline)) {
     ClassQueue& cq = p.q[c];
     PacketRef r = cq.fifo.Pop(pool_);
     if (cq.fifo.empty()) p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
@@ -830,7 +832,6 @@ void Network::Deliver(uint32_t ingress, PacketRef r) {
   const Port& in = ports_[ingress];
   Packet& pk = pool_[r];
   pk.ingress = ingress;
-  pk.in_class = pk.tclass;
   if (in.host != kNone) {
     if (in.rx_stalled) [[unlikely]] {
       NicRxPacket(in.host, r);
@@ -843,6 +844,9 @@ void Network::Deliver(uint32_t ingress, PacketRef r) {
   if (pk.flags & kPacketSourceRouted) [[unlikely]] {
     const ResolvedHop& h = route_hops_[flow_state_[pk.flow].route_off + pk.hops - 1];
     egress = ports_[h.port].down ? kNone : h.port;
+    // Other packets never change class, so their in_class (set where they
+    // are made) stays equal to tclass.
+    pk.in_class = pk.tclass;
     if (h.tclass >= 0) pk.tclass = static_cast<uint8_t>(h.tclass);
   } else {
     egress = Route(in.sw, pk);
@@ -863,14 +867,12 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
   ClassQueue& cq = e.q[c];
   if (e.wd_active >> c & 1) [[unlikely]] {  // PFC watchdog restore period: drop arrivals
-    ++e.stats.wd_drops;
-    DropPacket(r, &e);
+    WatchdogDrop(r, e);
     return;
   }
   const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
   const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> ci & 1);
-  const bool lossless =
-      pfc || ((cfg_.sw.lossless_mask | (cfg_.pfc.enabled ? cfg_.pfc.priorities : 0)) >> c & 1);
+  const bool lossless = pfc || (cfg_.sw.lossless_mask >> c & 1);
   if (pfc) {
     Port& in = ports_[pk.ingress];
     if (in.ingress_bytes[ci] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
@@ -886,6 +888,9 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
       ArmRefresh(pk.ingress, ci);
       if (wait_obs_ != nullptr) XoffAsserted(pk.ingress, ci, true);
     }
+    // Admitted (a PFC frame within headroom always fits the buffer, checked above).
+    if (wait_obs_ != nullptr) [[unlikely]]
+      FwdCount(pk.ingress, ci, egress, c, +1);
   }
   const bool admit =
       size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
@@ -915,8 +920,6 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   s.used_bytes += size;
   if (e.queued_bytes > e.stats.max_queue_bytes) e.stats.max_queue_bytes = e.queued_bytes;
   if (fc_ != nullptr) fc_->OnEnqueue(egress, c, size);
-  if (pfc && wait_obs_ != nullptr) [[unlikely]]
-    FwdCount(pk.ingress, ci, egress, c, +1);
   Kick(egress);
 }
 
@@ -950,6 +953,7 @@ void Network::SendCnp(uint32_t host, uint32_t flow) {
   c.next = kNoPacket;
   c.entropy = flow_state_[flow].entropy;
   c.tclass = cfg_.cnp_class;
+  c.in_class = cfg_.cnp_class;
   c.ecn = kEcnNotEct;
   c.kind = PacketKind::kCnp;
   c.ingress = kNone;
@@ -1101,6 +1105,11 @@ void Network::WatchdogPoll(uint32_t sw) {
       if (w.stalled >= wd.detect_polls) WatchdogAct(pi, c);
     }
   }
+}
+
+void Network::WatchdogDrop(PacketRef r, Port& egress) {
+  ++egress.stats.wd_drops;
+  DropPacket(r, &egress);
 }
 
 void Network::WatchdogAct(uint32_t pi, int c) {

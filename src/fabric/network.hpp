@@ -443,15 +443,20 @@ class Network final : public sim::EventHandler {
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
   void BuildRoutes();
   void StartFlow(uint32_t flow);
-  void ResolveRoute(uint32_t flow, const FlowSpec& spec);
-  void WatchdogPoll(uint32_t sw);
-  void WatchdogAct(uint32_t port, int c);
+  // Off the common path (watchdog, NIC stall, wait observer, routes): kept
+  // out of line so the packet path stays as small as without them.
+  [[gnu::cold, gnu::noinline]] void ResolveRoute(uint32_t flow, const FlowSpec& spec);
+  [[gnu::cold, gnu::noinline]] void WatchdogPoll(uint32_t sw);
+  [[gnu::cold, gnu::noinline]] void WatchdogAct(uint32_t port, int c);
+  [[gnu::cold, gnu::noinline]] void WatchdogDrop(PacketRef r, Port& egress);
   int64_t PausedUpTo(uint32_t port, int c, int64_t now) const;
-  void XoffAsserted(uint32_t port, int c, bool on);  // ingress `port` XOFF state changed
-  void FwdCount(uint32_t ingress, int in_class, uint32_t egress, int out_class, int delta);
-  void FlushQueue(uint32_t port, int c, bool watchdog);
-  void NicRxPacket(uint32_t host, PacketRef r);
-  void NicResume(uint32_t host);
+  // Ingress `port` asserted (on) or released XOFF on class c.
+  [[gnu::cold, gnu::noinline]] void XoffAsserted(uint32_t port, int c, bool on);
+  [[gnu::cold, gnu::noinline]] void FwdCount(uint32_t ingress, int in_class, uint32_t egress,
+                                             int out_class, int delta);
+  [[gnu::cold, gnu::noinline]] void FlushQueue(uint32_t port, int c, bool watchdog);
+  [[gnu::cold, gnu::noinline]] void NicRxPacket(uint32_t host, PacketRef r);
+  [[gnu::cold, gnu::noinline]] void NicResume(uint32_t host);
 
   sim::Simulator& sim_;
   topology::Topology topo_;
