@@ -45,6 +45,10 @@ struct E9Run {
   Time wd_poll = Time::Ms(1);  // 1/100 of Juniper's 100 ms
   Time wd_restore = Time::Ms(2);
   bool wd_stagger = true;
+  // Run 5: offered rate per flow (0 = line rate) and start times jittered
+  // uniformly in [0, start_jitter] from the seed.
+  Rate offered;
+  Time start_jitter;
   Time step = Time::Us(100);  // sampling of counters
 
   // Results.
@@ -152,7 +156,13 @@ struct E9Run {
       return 0u;
     };
     auto flow = [&](uint32_t src, uint32_t dst, std::vector<std::pair<std::string, int>> hops) {
-      FlowSpec f = FlowSpec::Of(src, dst, int64_t{1} << 50, Time::Zero(), 3);
+      Time start;
+      if (start_jitter.ps() > 0) {
+        start = Time::Ps(static_cast<int64_t>(sim::Mix(seed, src, 0xE905) %
+                                              static_cast<uint64_t>(start_jitter.ps() + 1)));
+      }
+      FlowSpec f = FlowSpec::Of(src, dst, int64_t{1} << 50, start, 3);
+      f.rate = offered;
       for (auto& [name, cls] : hops) f.route.push_back(RouteHop{node(name), cls});
       n.AddFlow(f);
     };
