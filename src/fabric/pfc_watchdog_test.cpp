@@ -142,6 +142,7 @@ struct Storm {
   Time timeout = Time::Ms(1);
   Time until = Time::Max();
   Time horizon = Time::Ms(4);
+  bool watchdog = false;  // switch watchdog, poll 1 ms, restore 2 ms, aligned timers
   std::vector<std::pair<int64_t, std::vector<PortStats>>> snap;
   std::vector<FlowStats> flows;
   uint64_t drops = 0;
@@ -153,6 +154,10 @@ struct Storm {
     auto topo = testing::LsRing(4, 2, 1, Rate::Gbps(400), delay);
     NetworkConfig cfg = PfcConfigFor(delay);
     cfg.nic.pause_storm_timeout = timeout;
+    cfg.pfc.watchdog.enabled = watchdog;
+    cfg.pfc.watchdog.poll = Time::Ms(1);
+    cfg.pfc.watchdog.restore = Time::Ms(2);
+    cfg.pfc.watchdog.stagger = false;
     Network net(sim, topo, cfg);
     host0 = net.HostPort(0);
     host2 = net.HostPort(2);
@@ -242,6 +247,25 @@ TEST(NicPauseStorm, StallThatEndsReleasesEverything) {
   // Both flows deliver after the stall.
   for (const auto& f : s.flows) EXPECT_GT(f.recv_bytes, 0);
   EXPECT_GT(s.At(s.horizon.ps())[s.host2].tx_packets, s.At(kMs)[s.host2].tx_packets);
+}
+
+// The switch watchdog is the other half of Guo et al.'s fix (fabric.md §2.7):
+// with NIC prevention off, the leaf queue toward the stalled NIC (held by its
+// PAUSE from ~0.1 ms) is stalled over [1, 2] and [2, 3] ms, so the leaf flushes
+// it at 3 ms; its drops free the leaf's buffers and the storm recedes.
+TEST(NicPauseStorm, SwitchWatchdogFlushesQueueTowardStalledNic) {
+  Storm s;
+  s.timeout = Time::Zero();
+  s.watchdog = true;
+  s.Run();
+  const auto& end = s.At(s.horizon.ps());
+  EXPECT_EQ(end[s.leaf0_down].wd_first_action_ps, 3 * kMs);
+  EXPECT_GT(end[s.leaf0_down].wd_drops, 0u);
+  EXPECT_EQ(end[s.leaf0_down].lossless_drops, 0u);
+  // Host2's flow moves again after the action (its packets to host0 are then
+  // dropped at leaf0 during the restore period).
+  EXPECT_EQ(s.At(3 * kMs - 10 * kUs)[s.host2].tx_packets, s.At(2 * kMs)[s.host2].tx_packets);
+  EXPECT_GT(s.At(4 * kMs)[s.host2].tx_packets, s.At(3 * kMs + 10 * kUs)[s.host2].tx_packets);
 }
 
 // Explicit routes are checked when the flow is added.
