@@ -106,7 +106,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     cmd->callback([=, &ctx] {
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
       topology::Topology t = scenario::BuildTopology(s);
-      auto flows = scenario::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()));
+      auto flows = scenario::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()), &t);
       if (s.series.interval.ps() > 0) scenario::SeriesPorts(s, t);
       fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
                  t.links.size(), flows.size());

@@ -101,6 +101,23 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   }
   if (cfg_.ib.enabled) IbInit();
   BuildRoutes();
+  const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
+  if (cfg_.pfc.enabled && wd.enabled) {
+    if (wd.poll.ps() <= 0 || wd.restore.ps() < 0 || wd.detect_polls < 1 || !(wd.threshold > 0) ||
+        wd.threshold > 1) {
+      throw std::invalid_argument(
+          "PFC watchdog: poll > 0, restore >= 0, detect_polls >= 1 and "
+          "threshold in (0, 1] expected");
+    }
+    wd_.assign(ports_.size() * kMaxClasses, WdQueue{.stalled = -1});
+    for (uint32_t sw = 0; sw < switches_.size(); ++sw) {
+      const int64_t phase =
+          wd.stagger ? 1 + static_cast<int64_t>(sim::Mix(sim_.seed(), switches_[sw].node, 0x3d09) %
+                                                static_cast<uint64_t>(wd.poll.ps()))
+                     : wd.poll.ps();
+      sim_.Schedule(sim_.Now() + Time::Ps(phase), entity_, this, kWdPoll, sw);
+    }
+  }
 }
 
 void Network::BuildRoutes() {
@@ -260,6 +277,11 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   }
   fs.rate_bps = spec.rate.bps();
   fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
+  fs.route_off = kNone;
+  if (!spec.route.empty()) {
+    fs.route_off = static_cast<uint32_t>(route_hops_.size());
+    ResolveRoute(f, spec);
+  }
   if (cfg_.dcqcn) {
     int64_t line = ports_[nics_[spec.src].port].rate_bps;
     rp_.emplace_back(cfg_.dcqcn_params, Rate::Bps(line));
@@ -272,6 +294,54 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
     sim_.Schedule(spec.start, entity_, this, kFlowStart, f);
   }
   return f;
+}
+
+void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
+  // On error nothing of the flow is kept (AddFlow has not stored it yet
+  // beyond flows_, which we pop).
+  const size_t keep = route_hops_.size();
+  auto fail = [&](const std::string& why) {
+    route_hops_.resize(keep);
+    flows_.pop_back();
+    throw std::invalid_argument(
+        fmt::format("flow {} ({} -> {}): route: {}", f, spec.src, spec.dst, why));
+  };
+  const uint32_t first = ports_[ports_[nics_[spec.src].port].peer].node;
+  const uint32_t last = ports_[ports_[nics_[spec.dst].port].peer].node;
+  if (spec.route.front().node != first) {
+    fail(fmt::format("expected to start at the source's switch {}, got {}", topo_.nodes[first].name,
+                     spec.route.front().node < topo_.nodes.size()
+                         ? topo_.nodes[spec.route.front().node].name
+                         : std::to_string(spec.route.front().node)));
+  }
+  if (spec.route.back().node != last) {
+    fail(fmt::format("expected to end at the destination's switch {}", topo_.nodes[last].name));
+  }
+  if (spec.route.size() > 250) fail("expected at most 250 switches");
+  for (size_t i = 0; i < spec.route.size(); ++i) {
+    const RouteHop& h = spec.route[i];
+    if (h.node >= topo_.nodes.size() || node_switch_[h.node] == kNone)
+      fail(fmt::format("hop {} is not a switch", i));
+    if (h.tclass >= kMaxClasses) fail(fmt::format("hop {}: class {} out of range", i, h.tclass));
+    uint32_t egress = kNone;
+    if (i + 1 < spec.route.size()) {
+      for (uint32_t pi : node_ports_[h.node]) {
+        if (ports_[ports_[pi].peer].node == spec.route[i + 1].node) {
+          egress = pi;
+          break;
+        }
+      }
+      if (egress == kNone) {
+        fail(fmt::format("{} and {} are not linked", topo_.nodes[h.node].name,
+                         spec.route[i + 1].node < topo_.nodes.size()
+                             ? topo_.nodes[spec.route[i + 1].node].name
+                             : std::to_string(spec.route[i + 1].node)));
+      }
+    } else {
+      egress = host_edge_port_[spec.dst];
+    }
+    route_hops_.push_back({egress, static_cast<int8_t>(h.tclass)});
+  }
 }
 
 void Network::StartFlow(uint32_t f) {
@@ -326,6 +396,50 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       // arg = port << 24 | class-enable << 16 | quanta; reception ended `response` ago.
       ApplyPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16),
                  static_cast<uint16_t>(arg), sim_.Now().ps() - cfg_.pfc.response.ps());
+      break;
+    }
+    case kWdPoll:
+      WatchdogPoll(static_cast<uint32_t>(arg));
+      sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.poll, entity_, this, kWdPoll, arg);
+      break;
+    case kWdRestore: {
+      // arg = port << 3 | class: the restore period ends, PFC is honoured again.
+      Port& p = ports_[arg >> 3];
+      const int c = static_cast<int>(arg & 7);
+      p.wd_active = static_cast<uint8_t>(p.wd_active & ~(1u << c));
+      wd_[(arg >> 3) * kMaxClasses + c].stalled = -1;  // next poll takes a new baseline
+      break;
+    }
+    case kNicStall: {
+      Nic& nic = nics_[arg];
+      nic.stalled = true;
+      ports_[nic.port].rx_stalled = true;
+      break;
+    }
+    case kNicResume:
+      NicResume(static_cast<uint32_t>(arg));
+      break;
+    case kNicStorm: {
+      // arg = host << 1 | error; warning at 85 % of the timeout, error at 100 %.
+      Nic& nic = nics_[arg >> 1];
+      Port& p = ports_[nic.port];
+      const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
+      const bool error = arg & 1;
+      const int64_t due = nic.stuck_since + (error ? timeout : timeout / 100 * 85);
+      if (!nic.stalled || nic.stuck_since < 0 || due != sim_.Now().ps()) break;  // stale
+      if (!error) {
+        ++p.stats.pause_storm_warnings;
+        break;
+      }
+      ++p.stats.pause_storm_errors;
+      nic.storm_stop = true;
+      // Stop sending PAUSE: no more refreshes, no XON; the upstream pause
+      // simply expires.
+      for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
+        const int c = __builtin_ctz(m);
+        if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
+      }
+      p.xoff_sent = 0;
       break;
     }
     case kPfcRefresh: {
@@ -399,7 +513,11 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
   p.queued_bytes -= size;
   if (p.sw != kNone) {
     switches_[p.sw].used_bytes -= size;
-    if (cfg_.pfc.enabled) ReleaseIngress(pk, size);
+    if (cfg_.pfc.enabled) {
+      if (wait_obs_ != nullptr) [[unlikely]]
+        FwdCount(pk.ingress, pk.in_class, static_cast<uint32_t>(&p - ports_.data()), c, -1);
+      ReleaseIngress(pk, size);
+    }
     // IB: the packet leaves the ingress VL buffer it was credited against.
     if (ib_on_ && c != kVl15Queue) IbRelease(pk.ingress, c, IbBlocks(pk.wire));
   }
@@ -499,6 +617,8 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     pk.ecn = cfg_.nic.ect ? kEcnEct0 : kEcnNotEct;
     pk.kind = PacketKind::kData;
     pk.hops = 0;
+    pk.flags = fs.route_off != kNone ? kPacketSourceRouted : 0;
+    pk.in_class = fs.tclass;
     pk.ingress = kNone;
     ++packets_created_;
     st.sent_bytes += payload;
@@ -549,18 +669,26 @@ void Network::TryTransmit(uint32_t pi) {
     p.busy_until = end;
     p.stats.busy_ps += end - now;
     ++p.stats.pause_tx;
+    // XOFF classes first; XON classes (time 0) go in a frame of their own.
+    const bool xoff = p.pause_mask != 0;
+    const uint8_t mask = xoff ? p.pause_mask : p.xon_mask;
+    const uint16_t quanta = xoff ? p.pause_quanta : 0;
     if (tx_trace_ != nullptr) {
       Packet pf{};
       pf.kind = PacketKind::kPause;
-      pf.entropy = p.pause_mask;
-      pf.payload = p.pause_quanta;
+      pf.entropy = mask;
+      pf.payload = quanta;
       pf.wire = static_cast<uint32_t>(wire);
       tx_trace_(tx_trace_ctx_, pi, pf, Time::Ps(now));
     }
     sim_.Schedule(Time::Ps(end + p.delay_ps), p.entity, this, kPauseArrive,
-                  (uint64_t{p.peer} << 24) | (uint64_t{p.pause_mask} << 16) | p.pause_quanta);
-    p.pause_pending = false;
-    p.pause_mask = 0;
+                  (uint64_t{p.peer} << 24) | (uint64_t{mask} << 16) | quanta);
+    if (xoff) {
+      p.pause_mask = 0;
+    } else {
+      p.xon_mask = 0;
+    }
+    p.pause_pending = (p.pause_mask | p.xon_mask) != 0;
     ScheduleKick(pi, end);
     return;
   }
@@ -648,11 +776,18 @@ void Network::ArmRefresh(uint32_t port, int c) {
 
 void Network::SendPause(uint32_t port, uint8_t mask, uint16_t quanta) {
   Port& p = ports_[port];
-  // One pause time per frame: a later request replaces the pending one's
-  // time and adds its classes (the model runs one lossless priority).
+  // Pending XOFF classes share one pause time (the latest); pending XON
+  // classes go in a separate frame. A later request for a class replaces an
+  // earlier pending one.
   p.pause_pending = true;
-  p.pause_mask = static_cast<uint8_t>(p.pause_mask | mask);
-  p.pause_quanta = quanta;
+  if (quanta == 0) {
+    p.xon_mask = static_cast<uint8_t>(p.xon_mask | mask);
+    p.pause_mask = static_cast<uint8_t>(p.pause_mask & ~mask);
+  } else {
+    p.pause_mask = static_cast<uint8_t>(p.pause_mask | mask);
+    p.xon_mask = static_cast<uint8_t>(p.xon_mask & ~mask);
+    p.pause_quanta = quanta;
+  }
   Kick(port);
 }
 
@@ -675,12 +810,16 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
   const int64_t now = sim_.Now().ps();
   const int64_t until = reception_end + PauseDuration(p, quanta);
   bool resume = false;
+  mask = static_cast<uint8_t>(mask & ~p.wd_active);  // the watchdog ignores PAUSE while restoring
   for (unsigned m = mask; m != 0; m &= m - 1) {
     int c = __builtin_ctz(m);
     const int64_t old = std::max(p.paused_until[c], now);
     const int64_t next = std::max(until, now);
     // Paused time: the extension, or (XON, refresh to a shorter time) minus the part cut off.
-    if (cfg_.pfc.priorities >> c & 1) p.stats.paused_ps += next - old;
+    if (cfg_.pfc.priorities >> c & 1) {
+      p.stats.paused_ps += next - old;
+      if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc += next - old;
+    }
     p.paused_until[c] = until;
     if (until <= now) resume = true;
   }
@@ -688,14 +827,38 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
 }
 
 void Network::ReleaseIngress(const Packet& pk, int64_t size) {
-  const int c = pk.tclass;
+  const int c = pk.in_class;
   if (pk.ingress == kNone || !(cfg_.pfc.priorities >> c & 1)) return;
   Port& in = ports_[pk.ingress];
   in.ingress_bytes[c] -= size;
   if ((in.xoff_sent >> c & 1) && in.ingress_bytes[c] <= xon_bytes_) {
     in.xoff_sent = static_cast<uint8_t>(in.xoff_sent & ~(1u << c));
     SendPause(pk.ingress, static_cast<uint8_t>(1u << c), 0);
+    if (wait_obs_ != nullptr) XoffAsserted(pk.ingress, c, false);
   }
+}
+
+void Network::FlushQueue(uint32_t pi, int c, bool watchdog) {
+  Port& p = ports_[pi];
+  ClassQueue& cq = p.q[c];
+  while (!cq.fifo.empty()) {
+    PacketRef r = cq.fifo.Pop(pool_);
+    const int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
+    if (p.sw != kNone) {
+      switches_[p.sw].used_bytes -= size;
+      if (cfg_.pfc.enabled) {
+        if (wait_obs_ != nullptr) FwdCount(pool_[r].ingress, pool_[r].in_class, pi, c, -1);
+        ReleaseIngress(pool_[r], size);
+      }
+      if (ib_on_ && c != kVl15Queue) IbRelease(pool_[r].ingress, c, IbBlocks(pool_[r].wire));
+    }
+    p.queued_bytes -= size;
+    if (watchdog) ++p.stats.wd_drops;
+    DropPacket(r, &p);
+  }
+  cq.bytes = 0;
+  cq.deficit = 0;
+  p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
 }
 
 void Network::SetLinkUp(uint32_t link, bool up) {
@@ -705,21 +868,7 @@ void Network::SetLinkUp(uint32_t link, bool up) {
     if (!up) {
       // Lose what is on the wire and what waits in the egress queues.
       while (!p.wire.empty()) DropPacket(p.wire.Pop(pool_), &p);
-      for (int c = 0; c < kMaxClasses; ++c) {
-        ClassQueue& cq = p.q[c];
-        while (!cq.fifo.empty()) {
-          PacketRef r = cq.fifo.Pop(pool_);
-          int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
-          if (p.sw != kNone) {
-            switches_[p.sw].used_bytes -= size;
-            if (cfg_.pfc.enabled) ReleaseIngress(pool_[r], size);
-            if (ib_on_ && c != kVl15Queue) IbRelease(pool_[r].ingress, c, IbBlocks(pool_[r].wire));
-          }
-          DropPacket(r, &p);
-        }
-        cq.bytes = 0;
-        cq.deficit = 0;
-      }
+      for (int c = 0; c < kMaxClasses; ++c) FlushQueue(pi, c, false);
       p.queued_bytes = 0;
       p.nonempty = 0;
     }
@@ -733,14 +882,29 @@ void Network::SetLinkUp(uint32_t link, bool up) {
 
 void Network::Deliver(uint32_t ingress, PacketRef r) {
   const Port& in = ports_[ingress];
-  pool_[r].ingress = ingress;
+  Packet& pk = pool_[r];
+  pk.ingress = ingress;
   if (in.host != kNone) {
+    if (in.rx_stalled) [[unlikely]] {
+      NicRxPacket(in.host, r);
+      return;
+    }
     ReceiveAtHost(in.host, r);
     return;
   }
-  const bool credited = ib_on_ && pool_[r].tclass != kVl15Queue;
-  if (credited) IbReceive(ingress, pool_[r].tclass, IbBlocks(pool_[r].wire));
-  uint32_t egress = Route(in.sw, pool_[r]);
+  const bool credited = ib_on_ && pk.tclass != kVl15Queue;
+  if (credited) IbReceive(ingress, pk.tclass, IbBlocks(pk.wire));
+  uint32_t egress;
+  if (pk.flags & kPacketSourceRouted) [[unlikely]] {
+    const ResolvedHop& h = route_hops_[flow_state_[pk.flow].route_off + pk.hops - 1];
+    egress = ports_[h.port].down ? kNone : h.port;
+    // Other packets never change class, so their in_class (set where they
+    // are made) stays equal to tclass.
+    pk.in_class = pk.tclass;
+    if (h.tclass >= 0) pk.tclass = static_cast<uint8_t>(h.tclass);
+  } else {
+    egress = Route(in.sw, pk);
+  }
   if (egress == kNone) {
     if (credited) IbRelease(ingress, pool_[r].tclass, IbBlocks(pool_[r].wire));
     DropPacket(r, nullptr);
@@ -753,28 +917,37 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   Switch& s = switches_[sw];
   Port& e = ports_[egress];
   Packet& pk = pool_[r];
-  const int c = pk.tclass;
+  const int c = pk.tclass;     // egress queue
+  const int ci = pk.in_class;  // ingress accounting (differs only on a class rewrite)
   const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
   ClassQueue& cq = e.q[c];
+  if (e.wd_active >> c & 1) [[unlikely]] {  // PFC watchdog restore period: drop arrivals
+    WatchdogDrop(r, e);
+    return;
+  }
   const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
-  const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> c & 1);
+  const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> ci & 1);
   // IB data VLs cannot overrun: credits bound what each ingress VL buffer holds.
   const bool credited = ib_on_ && c != kVl15Queue;
   const bool lossless = pfc || credited || (cfg_.sw.lossless_mask >> c & 1);
   if (pfc) {
     Port& in = ports_[pk.ingress];
-    if (in.ingress_bytes[c] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
+    if (in.ingress_bytes[ci] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
         size > free_bytes) {
       ++e.stats.lossless_drops;  // headroom exhausted: PFC was configured too tight
       DropPacket(r, &e);
       return;
     }
-    in.ingress_bytes[c] += size;
-    if (in.ingress_bytes[c] > cfg_.pfc.xoff_bytes && !(in.xoff_sent >> c & 1)) {
-      in.xoff_sent = static_cast<uint8_t>(in.xoff_sent | (1u << c));
-      SendPause(pk.ingress, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
-      ArmRefresh(pk.ingress, c);
+    in.ingress_bytes[ci] += size;
+    if (in.ingress_bytes[ci] > cfg_.pfc.xoff_bytes && !(in.xoff_sent >> ci & 1)) {
+      in.xoff_sent = static_cast<uint8_t>(in.xoff_sent | (1u << ci));
+      SendPause(pk.ingress, static_cast<uint8_t>(1u << ci), cfg_.pfc.quanta);
+      ArmRefresh(pk.ingress, ci);
+      if (wait_obs_ != nullptr) XoffAsserted(pk.ingress, ci, true);
     }
+    // Admitted (a PFC frame within headroom always fits the buffer, checked above).
+    if (wait_obs_ != nullptr) [[unlikely]]
+      FwdCount(pk.ingress, ci, egress, c, +1);
   }
   const bool admit =
       credited ||
@@ -824,6 +997,7 @@ void Network::SendCnp(uint32_t host, uint32_t flow) {
   c.next = kNoPacket;
   c.entropy = flow_state_[flow].entropy;
   c.tclass = cfg_.cnp_class;
+  c.in_class = cfg_.cnp_class;
   c.ecn = kEcnNotEct;
   c.kind = PacketKind::kCnp;
   c.ingress = kNone;
@@ -908,6 +1082,203 @@ PortStats Network::port_stats(uint32_t port) const {
     }
   }
   return st;
+}
+
+void Network::set_wait_observer(PfcWaitObserver* obs) {
+  wait_obs_ = obs;
+  if (obs == nullptr || !fwd_base_.empty()) return;
+  num_lossless_ = 0;
+  dense_class_.fill(-1);
+  for (int c = 0; c < kMaxClasses; ++c)
+    if (cfg_.pfc.priorities >> c & 1) dense_class_[c] = static_cast<int8_t>(num_lossless_++);
+  local_index_.assign(ports_.size(), 0);
+  fwd_base_.assign(ports_.size(), kNone);
+  size_t total = 0;
+  for (const Switch& sw : switches_) {
+    const auto& np = node_ports_[sw.node];
+    const size_t block = np.size() * static_cast<size_t>(num_lossless_ * num_lossless_);
+    for (size_t i = 0; i < np.size(); ++i) {
+      local_index_[np[i]] = static_cast<uint16_t>(i);
+      fwd_base_[np[i]] = static_cast<uint32_t>(total);
+      total += block;
+    }
+  }
+  fwd_.assign(total, 0);
+}
+
+void Network::FwdCount(uint32_t ingress, int in_class, uint32_t egress, int out_class, int delta) {
+  if (ingress == kNone || dense_class_[in_class] < 0 || dense_class_[out_class] < 0) return;
+  const size_t radix = node_ports_[ports_[ingress].node].size();
+  int32_t& n = fwd_[fwd_base_[ingress] +
+                    (static_cast<size_t>(dense_class_[in_class]) * num_lossless_ +
+                     static_cast<size_t>(dense_class_[out_class])) *
+                        radix +
+                    local_index_[egress]];
+  const bool was = n > 0;
+  n += delta;
+  const bool is = n > 0;
+  const uint32_t to = ports_[egress].peer;
+  if (was != is && (ports_[to].xoff_sent >> out_class & 1))
+    wait_obs_->OnWait(ingress, in_class, to, out_class, is, sim_.Now());
+}
+
+void Network::XoffAsserted(uint32_t port, int c, bool on) {
+  // `port` (a buffer) asserted or released XOFF on class c: every buffer of
+  // the upstream switch with packets queued at the egress facing `port`
+  // starts or stops waiting on it.
+  const uint32_t egress = ports_[port].peer;
+  if (ports_[egress].sw == kNone || dense_class_[c] < 0) return;
+  const auto& np = node_ports_[ports_[egress].node];
+  const size_t radix = np.size();
+  for (uint32_t in : np) {
+    for (int ci = 0; ci < kMaxClasses; ++ci) {
+      if (dense_class_[ci] < 0) continue;
+      const int32_t n = fwd_[fwd_base_[in] +
+                             (static_cast<size_t>(dense_class_[ci]) * num_lossless_ +
+                              static_cast<size_t>(dense_class_[c])) *
+                                 radix +
+                             local_index_[egress]];
+      if (n > 0) wait_obs_->OnWait(in, ci, port, c, on, sim_.Now());
+    }
+  }
+}
+
+int64_t Network::PausedPsUntilNow(uint32_t pi) const {
+  const Port& p = ports_[pi];
+  const int64_t now = sim_.Now().ps();
+  int64_t ahead = 0;
+  for (unsigned m = cfg_.pfc.priorities; m != 0; m &= m - 1)
+    ahead += std::max<int64_t>(0, p.paused_until[__builtin_ctz(m)] - now);
+  return p.stats.paused_ps - ahead;
+}
+
+int64_t Network::PausedUpTo(uint32_t port, int c, int64_t now) const {
+  // paused_acc counts paused time up to max(now, paused_until) (ApplyPause).
+  return wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc -
+         std::max<int64_t>(0, ports_[port].paused_until[c] - now);
+}
+
+void Network::WatchdogPoll(uint32_t sw) {
+  const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
+  const int64_t now = sim_.Now().ps();
+  const double need = wd.threshold * static_cast<double>(wd.poll.ps());
+  for (uint32_t pi : node_ports_[switches_[sw].node]) {
+    Port& p = ports_[pi];
+    for (unsigned m = cfg_.pfc.priorities; m != 0; m &= m - 1) {
+      const int c = __builtin_ctz(m);
+      if (p.wd_active >> c & 1) continue;  // restoring
+      WdQueue& w = wd_[static_cast<size_t>(pi) * kMaxClasses + c];
+      const PacketFifo& f = p.q[c].fifo;
+      const int64_t paused = PausedUpTo(pi, c, now);
+      // The same packet at the head at both polls: the queue held packets all
+      // the interval and sent none of them (only sending removes a head).
+      const bool same_head = !f.empty() && f.head == w.head && pool_[f.head].flow == w.head_flow &&
+                             pool_[f.head].seq == w.head_seq;
+      const bool stalled =
+          w.stalled >= 0 && same_head && static_cast<double>(paused - w.paused_mark) >= need;
+      w.stalled = stalled ? w.stalled + 1 : 0;
+      w.head = f.head;
+      if (!f.empty()) {
+        w.head_flow = pool_[f.head].flow;
+        w.head_seq = pool_[f.head].seq;
+      }
+      w.paused_mark = paused;
+      if (w.stalled >= wd.detect_polls) WatchdogAct(pi, c);
+    }
+  }
+}
+
+void Network::WatchdogDrop(PacketRef r, Port& egress) {
+  ++egress.stats.wd_drops;
+  DropPacket(r, &egress);
+}
+
+void Network::WatchdogAct(uint32_t pi, int c) {
+  Port& p = ports_[pi];
+  const int64_t now = sim_.Now().ps();
+  ++p.stats.wd_actions;
+  if (p.stats.wd_first_action_ps < 0) p.stats.wd_first_action_ps = now;
+  FlushQueue(pi, c, true);
+  // Ignore the PAUSE in force: the queue is no longer paused.
+  if (p.paused_until[c] > now) {
+    const int64_t cut = p.paused_until[c] - now;
+    p.stats.paused_ps -= cut;
+    wd_[static_cast<size_t>(pi) * kMaxClasses + c].paused_acc -= cut;
+    p.paused_until[c] = now;
+  }
+  p.wd_active = static_cast<uint8_t>(p.wd_active | (1u << c));
+  wd_[static_cast<size_t>(pi) * kMaxClasses + c].stalled = 0;
+  sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.restore, p.entity, this, kWdRestore,
+                (uint64_t{pi} << 3) | static_cast<uint64_t>(c));
+  Kick(pi);
+}
+
+void Network::StallNicReceive(uint32_t host, Time from, Time until) {
+  if (host >= nics_.size() || until <= from)
+    throw std::invalid_argument(fmt::format("bad NIC stall of host {}", host));
+  sim_.Schedule(std::max(from, sim_.Now()), ports_[nics_[host].port].entity, this, kNicStall, host);
+  if (until != Time::Max())
+    sim_.Schedule(until, ports_[nics_[host].port].entity, this, kNicResume, host);
+}
+
+int64_t Network::NicHeldBytes(uint32_t host) const {
+  int64_t sum = 0;
+  for (int64_t b : ports_[nics_[host].port].ingress_bytes) sum += b;
+  return sum;
+}
+
+void Network::NicRxPacket(uint32_t host, PacketRef r) {
+  Nic& nic = nics_[host];
+  Port& p = ports_[nic.port];
+  const Packet& pk = pool_[r];
+  const int c = pk.tclass;
+  const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
+  const int64_t now = sim_.Now().ps();
+  if (p.ingress_bytes[c] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes) {
+    ++p.stats.rx_stall_drops;
+    DropPacket(r, nullptr);
+    return;
+  }
+  nic.held.Push(pool_, r);
+  p.ingress_bytes[c] += size;
+  if (nic.stuck_since < 0) {
+    nic.stuck_since = now;
+    const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
+    if (timeout > 0) {
+      sim_.Schedule(Time::Ps(now + timeout / 100 * 85), p.entity, this, kNicStorm,
+                    uint64_t{host} << 1);
+      sim_.Schedule(Time::Ps(now + timeout), p.entity, this, kNicStorm, (uint64_t{host} << 1) | 1);
+    }
+  }
+  const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> c & 1);
+  if (pfc && !nic.storm_stop && p.ingress_bytes[c] > cfg_.pfc.xoff_bytes &&
+      !(p.xoff_sent >> c & 1)) {
+    p.xoff_sent = static_cast<uint8_t>(p.xoff_sent | (1u << c));
+    SendPause(nic.port, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
+    ArmRefresh(nic.port, c);
+    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, true);
+  }
+}
+
+void Network::NicResume(uint32_t host) {
+  Nic& nic = nics_[host];
+  Port& p = ports_[nic.port];
+  nic.stalled = false;
+  p.rx_stalled = false;
+  nic.storm_stop = false;
+  nic.stuck_since = -1;
+  while (!nic.held.empty()) {
+    PacketRef r = nic.held.Pop(pool_);
+    p.ingress_bytes[pool_[r].tclass] -=
+        static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
+    ReceiveAtHost(host, r);
+  }
+  for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
+    const int c = __builtin_ctz(m);
+    SendPause(nic.port, static_cast<uint8_t>(1u << c), 0);
+    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
+  }
+  p.xoff_sent = 0;
 }
 
 std::string Network::PortName(uint32_t pi) const {

@@ -79,6 +79,26 @@ struct SwitchConfig {
 // (switch or NIC) that receives a PAUSE stops starting frames of the enabled
 // priorities `response` after the end of the PAUSE's reception, until
 // end-of-reception + quanta x 512 bit times.
+// PFC watchdog on switch egress queues (fabric.md §2.6; Juniper timings by
+// default). Per (switch egress port, lossless priority), polled every `poll`:
+// the queue is stalled at a poll if during the whole preceding interval it
+// held packets, started none of them and was paused for at least
+// `threshold` of the interval. After `detect_polls` consecutive stalled polls
+// the watchdog acts: it drops the queue's packets and, for `restore`, drops
+// its arrivals and ignores received PAUSE for that priority; then PFC is
+// honoured again. Drops are counted as watchdog drops, not lossless drops.
+struct PfcWatchdogConfig {
+  bool enabled = false;
+  Time poll = Time::Ms(100);
+  int detect_polls = 2;
+  Time restore = Time::Ms(200);
+  double threshold = 0.99;  // paused fraction of the interval, (0, 1]
+  // Each switch polls on its own timer. Staggered: switch s first polls at a
+  // phase drawn from the seed in (0, poll] (real switches' timers are not
+  // aligned); else every switch polls at multiples of `poll`.
+  bool stagger = true;
+};
+
 struct PfcConfig {
   bool enabled = false;
   uint8_t priorities = 1u << 3;      // lossless priorities
@@ -87,6 +107,7 @@ struct PfcConfig {
   int64_t headroom_bytes = 160'000;  // above xoff
   uint16_t quanta = 0xFFFF;          // pause time sent with XOFF
   Time response = Time::Zero();      // sender response time (D-Resp: 1.1584 us at 400G)
+  PfcWatchdogConfig watchdog;
 };
 
 // InfiniBand credit-based link-level flow control and VL arbitration
@@ -127,6 +148,11 @@ struct NicConfig {
   Rate pcie_rate;          // 0 = no PCIe cap
   uint8_t data_class = 3;  // RoCE priority / IB SL of data packets
   bool ect = true;         // data packets are ECN-capable
+  // PFC stall prevention (ConnectX, fabric.md §2.6/§2.7): once the NIC's
+  // receive pipeline has been stuck (holding packets it cannot consume) for
+  // this long it stops sending PAUSE until the pipeline recovers; a warning
+  // event is counted at 85 % of it. Zero = prevention off. Default 8 s.
+  Time pause_storm_timeout = Time::Sec(8);
 };
 
 struct NetworkConfig {
@@ -146,6 +172,15 @@ struct NetworkConfig {
   bool stop_when_flows_done = true;
 };
 
+// One switch of an explicit route: the switch (topology node) and, when
+// tclass >= 0, the traffic class the packet takes from this switch on (a
+// Tagger-style lossless-priority change at this hop: the packet is queued at
+// this switch's egress, and sent, on the new class).
+struct RouteHop {
+  uint32_t node = 0;
+  int tclass = -1;
+};
+
 struct FlowSpec {
   uint32_t src = 0;  // host rank
   uint32_t dst = 0;
@@ -154,6 +189,11 @@ struct FlowSpec {
   int tclass = -1;          // -1 = NicConfig::data_class
   Rate rate;                // pacing rate; 0 = line rate
   int32_t max_payload = 0;  // bytes per packet; 0 = the framing's MTU
+  // Explicit route (source routing): the switches the flow's data packets
+  // traverse, in order, from the source's edge switch to the destination's;
+  // consecutive switches must be linked (the first link between them is
+  // used). Empty = the network's routing. Checked by AddFlow.
+  std::vector<RouteHop> route;
 
   static FlowSpec Of(uint32_t src, uint32_t dst, int64_t bytes, Time start = Time::Zero(),
                      int tclass = -1) {
@@ -194,6 +234,35 @@ struct PortStats {
   uint64_t fcp_tx = 0;            // IB flow-control packets sent
   uint64_t fcp_rx = 0;            // IB flow-control packets received (lost ones excluded)
   int64_t credit_starved_ps = 0;  // time a VL had a packet waiting but too few credits
+  // PFC watchdog (switch ports): actions taken, packets it dropped, and the
+  // time of its first action (-1 if none).
+  uint64_t wd_actions = 0;
+  uint64_t wd_drops = 0;
+  int64_t wd_first_action_ps = -1;
+  // NIC (host ports): packets dropped by the stalled receive pipeline, and
+  // PFC stall-prevention events (ConnectX tx_pause_storm_warning_events,
+  // tx_pause_storm_error_events).
+  uint64_t rx_stall_drops = 0;
+  uint64_t pause_storm_warnings = 0;
+  uint64_t pause_storm_errors = 0;
+};
+
+// Observer of PFC wait dependencies, for online deadlock detection
+// (docs/fabric-model.md). Vertices are ingress buffers: (port, priority) is
+// the buffer in which the node owning `port` holds what it received through
+// that port on that priority. OnWait(from, from_prio, to, to_prio, true, at):
+// the buffer (from, from_prio) holds packets queued at an egress port E of
+// the same switch on class to_prio, and E's peer `to` has XOFF asserted on
+// to_prio, so those packets wait for buffer (to, to_prio) to drain. from_prio
+// and to_prio differ only where an explicit route changes the class. Called
+// when such a wait starts or ends (a first packet queued / last one gone, or
+// the XOFF state of `to` changing), never per packet otherwise. Installing
+// an observer costs a counter update per enqueue and dequeue of PFC packets.
+class PfcWaitObserver {
+ public:
+  virtual ~PfcWaitObserver() = default;
+  virtual void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
+                      Time at) = 0;
 };
 
 class Network final : public sim::EventHandler {
@@ -220,6 +289,9 @@ class Network final : public sim::EventHandler {
   size_t num_ports() const { return ports_.size(); }
   // Counters of port `p` up to now (open credit-starved intervals included).
   PortStats port_stats(uint32_t p) const;
+  // Paused time of port p's lossless priorities up to now (PortStats::paused_ps
+  // also counts a pause in force up to its expiry).
+  int64_t PausedPsUntilNow(uint32_t p) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
 
@@ -256,6 +328,19 @@ class Network final : public sim::EventHandler {
   int32_t IbBlocks(int64_t wire) const {
     return static_cast<int32_t>((wire - cfg_.framing.gap_overhead + 63) / 64);
   }
+  // Installs the wait observer (before traffic starts; nullptr removes it).
+  void set_wait_observer(PfcWaitObserver* obs);
+
+  // Fault: from `from` until `until` (Time::Max() = for good) host `host`'s
+  // NIC stops consuming received packets. They wait in its receive buffer,
+  // accounted like a switch ingress queue: above XOFF the NIC sends PAUSE
+  // upstream and refreshes it (a pause storm, fabric.md §2.7) until its PFC
+  // stall prevention gives up (NicConfig::pause_storm_timeout); beyond
+  // xoff + headroom arrivals are dropped (PortStats::rx_stall_drops). When
+  // the stall ends the held packets are consumed at once.
+  void StallNicReceive(uint32_t host, Time from, Time until = Time::Max());
+  // Packets a host's receive buffer holds (stalled NIC).
+  int64_t NicHeldBytes(uint32_t host) const;
 
   // Called with every packet a port starts to transmit (tests, traces).
   // Off the hot path unless set.
@@ -291,7 +376,12 @@ class Network final : public sim::EventHandler {
     kPauseArrive = 5,
     kCcTimer = 6,
     kNpTimer = 7,
-    kFcpTimer = 8
+    kFcpTimer = 8,
+    kWdPoll = 9,
+    kWdRestore = 10,
+    kNicStall = 11,
+    kNicResume = 12,
+    kNicStorm = 13
   };
 
   struct ClassQueue {
@@ -312,10 +402,13 @@ class Network final : public sim::EventHandler {
     bool kick_pending = false;  // a kick event at kick_at is live
     int64_t kick_at = 0;
     bool down = false;                                 // link administratively or physically down
+    bool rx_stalled = false;                           // host port: NIC receive stalled (fault)
     bool pause_pending = false;                        // a PFC frame waits to be sent
-    uint8_t pause_mask = 0;                            // its class-enable vector
+    uint8_t pause_mask = 0;                            // XOFF classes of the pending frame
+    uint8_t xon_mask = 0;                              // classes of a pending XON frame
     uint16_t pause_quanta = 0;                         // its pause time
     uint8_t xoff_sent = 0;                             // priorities held paused upstream
+    uint8_t wd_active = 0;                             // watchdog restore period, per class
     std::array<int64_t, kMaxClasses> paused_until{};   // egress: class c may start at >= this
     std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
     std::array<int64_t, kMaxClasses> refresh_at{};     // ingress: live XOFF refresh time
@@ -401,6 +494,10 @@ class Network final : public sim::EventHandler {
   };
   struct Nic {
     uint32_t port = 0;
+    bool stalled = false;          // receive pipeline stalled (fault)
+    bool storm_stop = false;       // stall prevention stopped sending PAUSE
+    int64_t stuck_since = -1;      // first packet held while stalled
+    PacketFifo held;               // received packets waiting for the pipeline
     std::vector<uint32_t> active;  // flows with bytes left to send
     size_t cursor = 0;
     int64_t next_ps = 0;  // PCIe cap: earliest next injection
@@ -412,6 +509,19 @@ class Network final : public sim::EventHandler {
     uint32_t next_seq = 0;
     uint16_t entropy = 0;
     uint8_t tclass = 0;
+    uint32_t route_off = 0;  // explicit route: route_hops_[route_off ...]
+  };
+  struct ResolvedHop {
+    uint32_t port;  // egress port at this switch
+    int8_t tclass;  // class from here on, -1 = unchanged
+  };
+  // Watchdog state per (switch port, class), when the watchdog is on.
+  struct WdQueue {
+    PacketRef head = kNoPacket;  // head at the last poll (with its identity)
+    uint32_t head_flow = 0, head_seq = 0;
+    int64_t paused_acc = 0;   // paused time counted up to paused_until
+    int64_t paused_mark = 0;  // paused time up to the last poll
+    int32_t stalled = 0;      // consecutive stalled polls; -1 = no baseline
   };
 
   int64_t Ser(Port& p, int64_t wire);
@@ -457,6 +567,20 @@ class Network final : public sim::EventHandler {
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
   void BuildRoutes();
   void StartFlow(uint32_t flow);
+  // Off the common path (watchdog, NIC stall, wait observer, routes): kept
+  // out of line so the packet path stays as small as without them.
+  [[gnu::cold, gnu::noinline]] void ResolveRoute(uint32_t flow, const FlowSpec& spec);
+  [[gnu::cold, gnu::noinline]] void WatchdogPoll(uint32_t sw);
+  [[gnu::cold, gnu::noinline]] void WatchdogAct(uint32_t port, int c);
+  [[gnu::cold, gnu::noinline]] void WatchdogDrop(PacketRef r, Port& egress);
+  int64_t PausedUpTo(uint32_t port, int c, int64_t now) const;
+  // Ingress `port` asserted (on) or released XOFF on class c.
+  [[gnu::cold, gnu::noinline]] void XoffAsserted(uint32_t port, int c, bool on);
+  [[gnu::cold, gnu::noinline]] void FwdCount(uint32_t ingress, int in_class, uint32_t egress,
+                                             int out_class, int delta);
+  [[gnu::cold, gnu::noinline]] void FlushQueue(uint32_t port, int c, bool watchdog);
+  [[gnu::cold, gnu::noinline]] void NicRxPacket(uint32_t host, PacketRef r);
+  [[gnu::cold, gnu::noinline]] void NicResume(uint32_t host);
 
   sim::Simulator& sim_;
   topology::Topology topo_;
@@ -485,9 +609,19 @@ class Network final : public sim::EventHandler {
   std::vector<cc::DcqcnNotificationPoint::DeferredCnp> due_cnps_;
   uint64_t cnps_ = 0;
   bool ib_on_ = false;
-  std::vector<IbPort> ib_;          // by port, when cfg.ib.enabled
-  std::vector<VlArbEntry> ib_low_;  // effective Low table
-  sim::Rng ib_rng_;                 // FCP loss
+  std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled
+  std::vector<VlArbEntry> ib_low_;       // effective Low table
+  sim::Rng ib_rng_;                      // FCP loss
+  std::vector<ResolvedHop> route_hops_;  // explicit routes of all flows
+  std::vector<WdQueue> wd_;              // [port * kMaxClasses + class], watchdog on
+  // Wait observer: packets each switch ingress holds per (egress, lossless
+  // class), [fwd_base_[ingress] + dense class * radix + local index of egress].
+  PfcWaitObserver* wait_obs_ = nullptr;
+  std::vector<int32_t> fwd_;
+  std::vector<uint32_t> fwd_base_;
+  std::vector<uint16_t> local_index_;  // port -> index among its node's ports
+  std::array<int8_t, kMaxClasses> dense_class_{};
+  int num_lossless_ = 0;
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;
   int64_t xon_bytes_ = 0;

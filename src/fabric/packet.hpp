@@ -15,6 +15,10 @@ inline constexpr PacketRef kNoPacket = UINT32_MAX;
 // class-enable vector and `payload` the pause time in quanta (0 = XON).
 enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3, kPause = 4 };
 
+// Packet::flags bits. kPacketSourceRouted: switches take the flow's explicit
+// route (FlowSpec::route) instead of the routing tables.
+inline constexpr uint8_t kPacketSourceRouted = 1;
+
 // ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
 
@@ -33,8 +37,9 @@ struct Packet {
   uint8_t tclass;     // traffic class: RoCE priority or IB SL (0-7)
   uint8_t ecn;        // ECN codepoint
   PacketKind kind;
-  uint8_t hops;  // links traversed so far
-  uint8_t pad_[2];
+  uint8_t hops;      // links traversed so far
+  uint8_t flags;     // kPacketSourceRouted, ...
+  uint8_t in_class;  // class it arrived with at the current switch (PFC ingress accounting)
   uint32_t ingress;  // switch port it entered through (PFC ingress accounting)
   uint32_t pad2_;
 };

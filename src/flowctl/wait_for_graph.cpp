@@ -6,10 +6,10 @@
 
 namespace lossless::flowctl {
 
-void WaitForGraph::SetPaused(uint32_t port, int priority, uint32_t paused_by_port, bool paused,
-                             units::Time at) {
-  assert(priority >= 0 && priority < 8);
-  const Key from = MakeKey(port, priority), to = MakeKey(paused_by_port, priority);
+void WaitForGraph::SetWait(uint32_t port, int priority, uint32_t on_port, int on_priority,
+                           bool paused, units::Time at) {
+  assert(priority >= 0 && priority < 8 && on_priority >= 0 && on_priority < 8);
+  const Key from = MakeKey(port, priority), to = MakeKey(on_port, on_priority);
   if (paused) {
     if (FindEdge(from, to) != nullptr) return;
     out_[from].push_back({to, at});

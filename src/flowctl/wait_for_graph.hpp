@@ -3,13 +3,20 @@
 // pairs, fed by the simulator as pause state changes, and a cycle search that
 // is cheap to run after every change.
 //
-// An edge X -> Y on priority q means: port X cannot send on q because the
-// buffer it sends into, at port Y, is paused (Y is above XOFF and waits in
-// turn for the ports its packets leave by). A cycle X1 -> X2 -> ... -> X1 is
-// a set of ports each waiting on the next: under PFC none of them can drain
-// on its own, which is a deadlock (shared/reference/fabric.md §2.8). Edges
-// are AND-waits: a vertex with several out-edges waits on all of them, so any
-// cycle is reported. Pure data structure: no engine, no fabric dependency.
+// A vertex (X, q) is the lossless ingress buffer of priority q at port X:
+// what the node owning X holds of what it received through X on q (the
+// vertices of flowctl::BufferGraph). An edge (X, q) -> (Y, r) means: buffer
+// (X, q) holds packets queued on class r at the egress port whose peer is Y,
+// and Y has XOFF asserted on r, so they wait for buffer (Y, r) to drain
+// (Y waits in turn for the egresses its own packets are queued at). The
+// simulator feeds it through fabric::PfcWaitObserver; r differs from q only
+// where a route changes a packet's class. A cycle (X1, q1) -> (X2, q2) -> ...
+// -> (X1, q1) is a set of buffers each above XOFF and waiting on the next:
+// under PFC none of them can drain on its own, which is a deadlock
+// (shared/reference/fabric.md §2.8). Edges are AND-waits: a vertex with
+// several out-edges waits on all of them, so any cycle is reported (a buffer
+// whose other packets can still leave is over-approximated: callers confirm
+// that a cycle persists). Pure data structure: no engine, no fabric dependency.
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -21,7 +28,7 @@
 namespace lossless::flowctl {
 
 struct WaitHop {
-  uint32_t port = 0;  // waits on the next hop's port (the last waits on the first)
+  uint32_t port = 0;  // this buffer waits on the next hop's (the last on the first)
   int priority = 0;   // 0 .. 7
   units::Time since;  // when this hop's wait edge was set
   bool operator==(const WaitHop&) const = default;
@@ -40,7 +47,12 @@ class WaitForGraph {
   // (checked by assert: the simulator, not the user, calls this).
   // O(out-degree of port).
   void SetPaused(uint32_t port, int priority, uint32_t paused_by_port, bool paused,
-                 units::Time at = units::Time::Zero());
+                 units::Time at = units::Time::Zero()) {
+    SetWait(port, priority, paused_by_port, priority, paused, at);
+  }
+  // The same across priorities: (port, priority) -> (on_port, on_priority).
+  void SetWait(uint32_t port, int priority, uint32_t on_port, int on_priority, bool waiting,
+               units::Time at = units::Time::Zero());
 
   bool IsPaused(uint32_t port, int priority, uint32_t paused_by_port) const;
   size_t num_edges() const { return num_edges_; }

@@ -92,6 +92,34 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
                      r.pause_frames, 100 * r.max_paused_fraction,
                      r.most_paused.empty() ? "" : " (" + r.most_paused + ")");
   }
+  if (r.watchdog_actions > 0) {
+    o += fmt::format("watchdog   {} PFC watchdog actions, first at {}; {} packets dropped by it\n",
+                     r.watchdog_actions, FormatTime(r.watchdog_first), r.watchdog_drops);
+    for (const auto& p : r.ports) {
+      if (p.watchdog_actions == 0) continue;
+      o += fmt::format("           {} actions (first at {}), {} drops  {}\n", p.watchdog_actions,
+                       FormatTime(p.watchdog_first), p.watchdog_drops, p.name);
+    }
+  }
+  for (const auto& p : r.ports) {
+    if (p.pause_storm_warnings + p.pause_storm_errors + p.rx_stall_drops == 0) continue;
+    o += fmt::format(
+        "nic stall  {}: tx_pause_storm_warning_events {}  tx_pause_storm_error_events {}  "
+        "stalled-receive drops {}\n",
+        p.name, p.pause_storm_warnings, p.pause_storm_errors, p.rx_stall_drops);
+  }
+  if (r.deadlock.enabled) {
+    if (r.deadlock.cycle.empty()) {
+      o += "deadlock   none detected\n";
+    } else {
+      std::string cycle;
+      for (const auto& h : r.deadlock.cycle) cycle += h + " -> ";
+      cycle += r.deadlock.cycle.front();
+      o += fmt::format(
+          "DEADLOCK   PFC deadlock formed at {} (confirmed at {}), {} in this run: {}\n",
+          FormatTime(r.deadlock.formed), FormatTime(r.deadlock.detected), r.deadlock.count, cycle);
+    }
+  }
   if (r.lossless_drops > 0) {
     o += "WARNING    lossless-class drops: PFC headroom (or the buffer) is too small for this "
          "fabric\n";
@@ -148,19 +176,40 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
   j["warnings"] = r.warnings;
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (const auto& p : r.ports) {
-    ports.push_back({{"link", p.name},
-                     {"pause_tx", p.pause_tx},
-                     {"pause_rx", p.pause_rx},
-                     {"paused_fraction", p.paused_fraction},
-                     {"ecn_marks", p.ecn_marks},
-                     {"drops", p.drops},
-                     {"lossless_drops", p.lossless_drops},
-                     {"cnps", p.cnps},
-                     {"fcp_tx", p.fcp_tx},
-                     {"fcp_rx", p.fcp_rx},
-                     {"credit_starved_fraction", p.credit_starved_fraction}});
+    ports.push_back(
+        {{"link", p.name},
+         {"pause_tx", p.pause_tx},
+         {"pause_rx", p.pause_rx},
+         {"paused_fraction", p.paused_fraction},
+         {"ecn_marks", p.ecn_marks},
+         {"drops", p.drops},
+         {"lossless_drops", p.lossless_drops},
+         {"cnps", p.cnps},
+         {"fcp_tx", p.fcp_tx},
+         {"fcp_rx", p.fcp_rx},
+         {"credit_starved_fraction", p.credit_starved_fraction},
+         {"watchdog_actions", p.watchdog_actions},
+         {"watchdog_drops", p.watchdog_drops},
+         {"watchdog_first_action_ps", p.watchdog_actions > 0 ? p.watchdog_first.ps() : int64_t{-1}},
+         {"rx_stall_drops", p.rx_stall_drops},
+         {"tx_pause_storm_warning_events", p.pause_storm_warnings},
+         {"tx_pause_storm_error_events", p.pause_storm_errors}});
   }
   j["ports"] = ports;
+  j["pfc_watchdog"] = {
+      {"actions", r.watchdog_actions},
+      {"drops", r.watchdog_drops},
+      {"first_action_ps", r.watchdog_actions > 0 ? r.watchdog_first.ps() : int64_t{-1}}};
+  j["nic_stall"] = {{"pause_storm_error_events", r.pause_storm_errors},
+                    {"rx_stall_drops", r.rx_stall_drops}};
+  if (r.deadlock.enabled) {
+    j["deadlock"] = {
+        {"detected", !r.deadlock.cycle.empty()},
+        {"count", r.deadlock.count},
+        {"formed_ps", r.deadlock.cycle.empty() ? int64_t{-1} : r.deadlock.formed.ps()},
+        {"confirmed_ps", r.deadlock.cycle.empty() ? int64_t{-1} : r.deadlock.detected.ps()},
+        {"cycle", r.deadlock.cycle}};
+  }
   if (r.series.interval.ps() > 0) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& x : r.series.list) {

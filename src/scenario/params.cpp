@@ -174,6 +174,49 @@ const std::vector<ParamInfo>& BaseParams() {
        "Sender response time to a PAUSE (802.3 D-Resp bound at 400GbE: 905 quanta).", ""},
       {"fabric.pfc.quanta", T::kInt, "65535",
        "Pause time carried by XOFF frames, in 512-bit quanta.", "", 1, 65535},
+      {"fabric.pfc.watchdog.enabled", T::kBool, "false",
+       "Switch PFC watchdog (fabric.md 2.6) on every switch egress queue of the lossless priority.",
+       ""},
+      {"fabric.pfc.watchdog.poll", T::kTime, "100ms",
+       "Watchdog poll period (Juniper default). A queue is stalled at a poll if over the whole "
+       "preceding interval it held packets, sent none and was paused for at least threshold of it.",
+       ""},
+      {"fabric.pfc.watchdog.detect_polls", T::kInt, "2",
+       "Consecutive stalled polls before the watchdog acts (Juniper: 2, i.e. 200 ms).", "", 1,
+       1000},
+      {"fabric.pfc.watchdog.restore", T::kTime, "200ms",
+       "After acting, the watchdog drops the queue's packets and arrivals and ignores PAUSE for "
+       "this long, then honours PFC again (Juniper default).",
+       ""},
+      {"fabric.pfc.watchdog.threshold", T::kDouble, "0.99",
+       "Fraction of the poll interval a queue must be paused to count as stalled (SONiC/NVIDIA "
+       "rule; older rule 0.8).",
+       "", 0.01, 1},
+      {"fabric.pfc.watchdog.stagger", T::kBool, "true",
+       "Each switch's watchdog timer starts at its own phase (from the seed) in the first poll "
+       "period, as unsynchronised switches do; false: all poll at multiples of poll.",
+       ""},
+      {"fabric.nic.pause_storm_timeout", T::kString, "8s",
+       "NIC PFC stall prevention (ConnectX): once the NIC's receive pipeline has been stuck this "
+       "long it stops sending PAUSE. A time (device range 80ms..8s), auto (= 100ms) or off.",
+       ""},
+      {"faults.nic_stall.host", T::kInt, "",
+       "Stalled-NIC fault (fabric.md 2.7): host rank whose receive pipeline stops consuming "
+       "packets. Default: no fault.",
+       "", 0, 1e7},
+      {"faults.nic_stall.at", T::kTime, "0s", "When the NIC's receive pipeline stalls.", ""},
+      {"faults.nic_stall.until", T::kTime, "",
+       "When it recovers (held packets are then consumed at once). Default: never.", ""},
+      {"deadlock.detect", T::kBool, "false",
+       "Online PFC deadlock detection: a wait-for graph of lossless ingress buffers fed on pause "
+       "changes (docs/fabric-model.md).",
+       ""},
+      {"deadlock.persist", T::kTime, "1ms",
+       "A wait cycle must stand unbroken this long (simulated) to be reported as a deadlock.", ""},
+      {"deadlock.stop", T::kEnum, "auto",
+       "End the run at the first deadlock: yes, no, or auto (yes unless the PFC watchdog is on, "
+       "so the watchdog can act).",
+       "auto|yes|no"},
       {"fabric.cc", T::kEnum, "none",
        "End-to-end congestion control: none (PFC alone, Meta style), dcqcn-paper or dcqcn-firmware "
        "(the two "

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "flowctl/deadlock_detector.hpp"
+
 namespace lossless::scenario {
 
 double PeakRssMb() {
@@ -254,8 +256,20 @@ RunResult RunScenario(const Scenario& s) {
   topology::Topology topo = BuildTopology(s);
   sim::Simulator sim(s.seed);
   fabric::Network net(sim, topo, s.net);
-  auto flows = ExpandTraffic(s, static_cast<uint32_t>(topo.hosts.size()));
+  std::unique_ptr<flowctl::DeadlockDetector> detector;
+  if (s.deadlock.detect && s.net.pfc.enabled) {
+    detector =
+        std::make_unique<flowctl::DeadlockDetector>(sim, net, s.deadlock.persist, s.deadlock.stop);
+  }
+  auto flows = ExpandTraffic(s, static_cast<uint32_t>(topo.hosts.size()), &topo);
   for (const auto& f : flows) net.AddFlow(f);
+  if (s.nic_stall.host >= 0) {
+    if (s.nic_stall.host >= static_cast<int64_t>(topo.hosts.size())) {
+      throw InputError(s.nic_stall.where, fmt::format("expected a host rank below {}, got {}",
+                                                      topo.hosts.size(), s.nic_stall.host));
+    }
+    net.StallNicReceive(static_cast<uint32_t>(s.nic_stall.host), s.nic_stall.at, s.nic_stall.until);
+  }
   std::unique_ptr<Sampler> sampler;
   if (s.series.interval.ps() > 0) {
     sampler = std::make_unique<Sampler>(sim, net, s.series, s.stop_time, s.net.nic.data_class);
@@ -283,9 +297,21 @@ RunResult RunScenario(const Scenario& s) {
   r.ib_credits = s.net.ib.enabled;
   r.flows = net.flows().size();
   r.flows_done = net.flows_done();
+  const bool deadlocked = detector && detector->first() && s.deadlock.stop &&
+                          why == sim::StopReason::kStopped && r.flows_done < r.flows;
   r.stop_reason = r.flows_done == r.flows              ? "completed"
+                  : deadlocked                         ? "deadlock"
                   : why == sim::StopReason::kTimeLimit ? "time limit"
                                                        : "flows incomplete";
+  if (detector) {
+    r.deadlock.enabled = true;
+    r.deadlock.count = detector->count();
+    if (const auto& v = detector->first()) {
+      r.deadlock.formed = v->formed;
+      r.deadlock.detected = v->detected;
+      r.deadlock.cycle = v->labels;
+    }
+  }
   r.sim_time = sim.Now();
   std::vector<units::Time> fcts;
   for (const auto& f : net.flows()) {
@@ -309,13 +335,32 @@ RunResult RunScenario(const Scenario& s) {
       r.max_credit_starved_fraction = starved;
       r.most_credit_starved = net.PortName(p);
     }
-    if (st.pause_tx + st.pause_rx + st.ecn_marks + st.drops + st.cnp_tx > 0 || st.paused_ps > 0 ||
-        st.credit_starved_ps > 0) {
-      r.ports.push_back({net.PortName(p), st.pause_tx, st.pause_rx,
-                         static_cast<double>(st.paused_ps) / horizon, st.ecn_marks, st.drops,
-                         st.lossless_drops, st.cnp_tx, st.fcp_tx, st.fcp_rx, starved});
+    r.watchdog_actions += st.wd_actions;
+    r.watchdog_drops += st.wd_drops;
+    if (st.wd_first_action_ps >= 0)
+      r.watchdog_first = std::min(r.watchdog_first, units::Time::Ps(st.wd_first_action_ps));
+    r.pause_storm_errors += st.pause_storm_errors;
+    r.rx_stall_drops += st.rx_stall_drops;
+    if (st.pause_tx + st.pause_rx + st.ecn_marks + st.drops + st.cnp_tx + st.wd_actions +
+                st.pause_storm_warnings >
+            0 ||
+        net.PausedPsUntilNow(p) > 0 || st.credit_starved_ps > 0) {
+      PortCounters pc{net.PortName(p),   st.pause_tx,
+                      st.pause_rx,       static_cast<double>(net.PausedPsUntilNow(p)) / horizon,
+                      st.ecn_marks,      st.drops,
+                      st.lossless_drops, st.cnp_tx};
+      pc.fcp_tx = st.fcp_tx;
+      pc.fcp_rx = st.fcp_rx;
+      pc.credit_starved_fraction = starved;
+      pc.watchdog_actions = st.wd_actions;
+      pc.watchdog_drops = st.wd_drops;
+      if (st.wd_first_action_ps >= 0) pc.watchdog_first = units::Time::Ps(st.wd_first_action_ps);
+      pc.rx_stall_drops = st.rx_stall_drops;
+      pc.pause_storm_warnings = st.pause_storm_warnings;
+      pc.pause_storm_errors = st.pause_storm_errors;
+      r.ports.push_back(std::move(pc));
     }
-    double paused = static_cast<double>(st.paused_ps) / horizon;
+    double paused = static_cast<double>(net.PausedPsUntilNow(p)) / horizon;
     if (paused > r.max_paused_fraction) {
       r.max_paused_fraction = paused;
       r.most_paused = net.PortName(p);

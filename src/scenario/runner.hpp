@@ -33,6 +33,12 @@ struct PortCounters {
   uint64_t fcp_tx = 0;  // InfiniBand flow-control packets sent / received
   uint64_t fcp_rx = 0;
   double credit_starved_fraction = 0;  // a VL waited for credits
+  uint64_t watchdog_actions = 0;       // PFC watchdog (switch ports)
+  uint64_t watchdog_drops = 0;
+  units::Time watchdog_first = units::Time::Max();  // Max() = never acted
+  uint64_t rx_stall_drops = 0;                      // stalled NIC (host ports)
+  uint64_t pause_storm_warnings = 0;                // NIC stall prevention events
+  uint64_t pause_storm_errors = 0;
 };
 
 // One sampled time series (docs/series.md). Sample k (k = 1, 2, ...) is taken
@@ -54,6 +60,14 @@ struct SeriesResult {
   uint64_t quiet_ports = 0;  // ports left out by outputs.series.ports: busy
 };
 
+// Online deadlock detection (deadlock.detect).
+struct DeadlockReport {
+  bool enabled = false;
+  uint64_t count = 0;              // deadlocks confirmed (re-formed ones count again)
+  units::Time formed, detected;    // of the first
+  std::vector<std::string> cycle;  // its buffers, "switch:port:priority", in wait order
+};
+
 struct RunTiming {
   double build_s = 0;
   double run_s = 0;
@@ -70,7 +84,7 @@ struct RunResult {
   uint32_t switches = 0;
   uint32_t links = 0;
   std::string routing;
-  std::string stop_reason;  // "completed", "time limit", "flows incomplete"
+  std::string stop_reason;  // "completed", "time limit", "flows incomplete", "deadlock"
   units::Time sim_time;     // time of the last event
   uint64_t flows = 0;
   uint64_t flows_done = 0;
@@ -92,6 +106,12 @@ struct RunResult {
   std::vector<std::string> warnings;  // from the scenario
   std::vector<PortCounters> ports;    // link directions with PFC, ECN or drop activity
   SeriesResult series;                // outputs.series.*
+  uint64_t watchdog_actions = 0;      // over all switch ports
+  uint64_t watchdog_drops = 0;
+  units::Time watchdog_first = units::Time::Max();
+  uint64_t pause_storm_errors = 0;  // NICs that stopped sending PAUSE
+  uint64_t rx_stall_drops = 0;
+  DeadlockReport deadlock;
   uint64_t packets = 0;
   uint64_t packet_hops = 0;
   uint64_t events = 0;

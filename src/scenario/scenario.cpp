@@ -223,6 +223,18 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
       std::map<std::string, Value> fields;
       for (const auto& kv : e) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        if (key == "path" && kv.second.IsSequence()) {
+          // A list of switch names: kept as comma-separated text, like --set gives it.
+          std::string joined;
+          for (const auto& hop : kv.second) {
+            if (!hop.IsScalar())
+              throw InputError({ld.file_, LineOf(hop), path + ".path"},
+                               "expected a switch name (optionally name/class)");
+            joined += (joined.empty() ? "" : ",") + hop.Scalar();
+          }
+          fields[key] = Value{joined, {ld.file_, LineOf(kv.second), path + ".path"}, true};
+          continue;
+        }
         if (!kv.second.IsScalar())
           throw InputError({ld.file_, LineOf(kv.second), path + "." + key},
                            "expected a single value");
@@ -251,9 +263,9 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
     }
     entries[idx][name.substr(dot2 + 1)] = Value{value, {kSetFile, 0, name}, true};
   }
-  static const std::vector<std::string> kKeys = {"pattern", "bytes",   "start",  "stride",
-                                                 "target",  "senders", "hosts",  "src",
-                                                 "dst",     "class",   "repeat", "every"};
+  static const std::vector<std::string> kKeys = {"pattern", "bytes", "start", "stride", "target",
+                                                 "senders", "hosts", "src",   "dst",    "class",
+                                                 "repeat",  "every", "path"};
   std::vector<TrafficSpec> out;
   for (size_t i = 0; i < entries.size(); ++i) {
     auto& f = entries[i];
@@ -308,6 +320,29 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
       throw InputError(ts.where, "expected 'stride' for a permutation");
     if (ts.pattern == Pattern::kFlow && (ts.src < 0 || ts.dst < 0))
       throw InputError(ts.where, "expected 'src' and 'dst' for a flow");
+    if (f.count("path")) {
+      const Value& pv = f["path"];
+      if (ts.pattern != Pattern::kFlow)
+        throw InputError(pv.where, "expected 'path' only on a pattern: flow entry");
+      ts.path_where = pv.where;
+      std::stringstream ss(pv.text);
+      for (std::string hop; std::getline(ss, hop, ',');) {
+        hop.erase(0, hop.find_first_not_of(" \t"));
+        hop.erase(hop.find_last_not_of(" \t") + 1);
+        int cls = -1;
+        if (auto slash = hop.find('/'); slash != std::string::npos) {
+          const std::string c = hop.substr(slash + 1);
+          auto [ptr, ec] = std::from_chars(c.data(), c.data() + c.size(), cls);
+          if (ec != std::errc() || ptr != c.data() + c.size() || cls < 0 || cls > 7)
+            throw InputError(pv.where,
+                             Expected("switch or switch/class with a class from 0 to 7", hop));
+          hop.resize(slash);
+        }
+        if (hop.empty()) throw InputError(pv.where, Expected("a list of switch names", pv.text));
+        ts.path.emplace_back(hop, cls);
+      }
+      if (ts.path.empty()) throw InputError(pv.where, Expected("a list of switch names", pv.text));
+    }
     out.push_back(ts);
   }
   return out;
@@ -604,6 +639,82 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
     }
   }
 
+  fabric::PfcWatchdogConfig& wd = pfc.watchdog;
+  wd.enabled = boolean("fabric.pfc.watchdog.enabled");
+  wd.poll = time("fabric.pfc.watchdog.poll");
+  wd.detect_polls = static_cast<int>(integer("fabric.pfc.watchdog.detect_polls"));
+  wd.restore = time("fabric.pfc.watchdog.restore");
+  wd.threshold = number("fabric.pfc.watchdog.threshold");
+  wd.stagger = boolean("fabric.pfc.watchdog.stagger");
+  if (wd.poll.ps() <= 0) {
+    Value v = value("fabric.pfc.watchdog.poll");
+    throw InputError(v.where, Expected("a poll period above zero", v.text));
+  }
+  if (wd.restore.ps() < 0) {
+    Value v = value("fabric.pfc.watchdog.restore");
+    throw InputError(v.where, Expected("a restore time of zero or more", v.text));
+  }
+  if (wd.enabled && !pfc.enabled) {
+    sc.warnings.push_back(
+        "fabric.pfc.watchdog.enabled: the PFC watchdog is on but "
+        "fabric.pfc.enabled is false: it never acts");
+  }
+  {
+    Value v = get("fabric.nic.pause_storm_timeout");
+    if (v.text == "off") {
+      net.nic.pause_storm_timeout = units::Time::Zero();
+    } else if (v.text == "auto") {
+      net.nic.pause_storm_timeout = units::Time::Ms(100);  // ConnectX "auto" (fabric.md 2.6)
+    } else {
+      units::Time t;
+      try {
+        t = units::ParseTime(v.text, v.where);
+      } catch (const InputError&) {
+        throw InputError(v.where, Expected("a time such as 100ms, auto or off", v.text));
+      }
+      if (t.ps() <= 0)
+        throw InputError(v.where, Expected("a time above zero, auto or off", v.text));
+      net.nic.pause_storm_timeout = t;
+    }
+  }
+  if (given("faults.nic_stall.host")) {
+    sc.nic_stall.host = integer("faults.nic_stall.host");
+    sc.nic_stall.where = value("faults.nic_stall.host").where;
+    sc.nic_stall.at = time("faults.nic_stall.at");
+    if (sc.nic_stall.at.ps() < 0) {
+      Value v = value("faults.nic_stall.at");
+      throw InputError(v.where, Expected("a time of zero or more", v.text));
+    }
+    if (given("faults.nic_stall.until")) {
+      sc.nic_stall.until = time("faults.nic_stall.until");
+      if (sc.nic_stall.until <= sc.nic_stall.at) {
+        Value v = value("faults.nic_stall.until");
+        throw InputError(v.where, Expected(fmt::format("a time after faults.nic_stall.at ({})",
+                                                       units::FormatTime(sc.nic_stall.at)),
+                                           v.text));
+      }
+    }
+  } else {
+    for (const char* f : {"faults.nic_stall.at", "faults.nic_stall.until"}) {
+      if (given(f)) {
+        throw InputError(value(f).where, "expected faults.nic_stall.host with this field");
+      }
+    }
+  }
+  sc.deadlock.detect = boolean("deadlock.detect");
+  sc.deadlock.persist = time("deadlock.persist");
+  if (sc.deadlock.persist.ps() <= 0) {
+    Value v = value("deadlock.persist");
+    throw InputError(v.where, Expected("a time above zero", v.text));
+  }
+  const std::string stop = choice("deadlock.stop");
+  sc.deadlock.stop = stop == "yes" || (stop == "auto" && !wd.enabled);
+  if (sc.deadlock.detect && !pfc.enabled) {
+    sc.warnings.push_back(
+        "deadlock.detect: PFC is off (fabric.pfc.enabled), so no PFC deadlock "
+        "can form");
+  }
+
   sc.topology_kind = choice("topology.kind");
   sc.topology_where = value(given("topology.gpus") ? "topology.gpus" : "topology.kind").where;
   sc.clos.gpus = integer("topology.gpus");
@@ -720,7 +831,49 @@ topology::Topology BuildTopology(const Scenario& s) {
   return t;
 }
 
-std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
+namespace {
+// Resolves a flow's path to switch nodes, checking it names switches that are
+// linked in order, from the source's switch to the destination's.
+std::vector<fabric::RouteHop> ResolvePath(const TrafficSpec& t, const topology::Topology& topo) {
+  std::map<std::string, uint32_t> by_name;
+  for (uint32_t i = 0; i < topo.nodes.size(); ++i) by_name[topo.nodes[i].name] = i;
+  auto linked = [&](uint32_t a, uint32_t b) {
+    for (const auto& l : topo.links)
+      if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) return true;
+    return false;
+  };
+  std::vector<fabric::RouteHop> out;
+  for (const auto& [name, cls] : t.path) {
+    auto it = by_name.find(name);
+    if (it == by_name.end() || topo.nodes[it->second].kind != topology::NodeKind::kSwitch) {
+      throw InputError(t.path_where, Expected("switch names of the topology", name));
+    }
+    if (!out.empty() && !linked(out.back().node, it->second)) {
+      throw InputError(t.path_where,
+                       fmt::format("expected consecutive switches to be linked, but {} and {} "
+                                   "are not",
+                                   topo.nodes[out.back().node].name, name));
+    }
+    out.push_back({it->second, cls});
+  }
+  const uint32_t src = topo.hosts[static_cast<size_t>(t.src)];
+  const uint32_t dst = topo.hosts[static_cast<size_t>(t.dst)];
+  if (!linked(src, out.front().node)) {
+    throw InputError(t.path_where, fmt::format("expected the path to start at the switch of "
+                                               "host {} ({}), got {}",
+                                               t.src, topo.nodes[src].name, t.path.front().first));
+  }
+  if (!linked(dst, out.back().node)) {
+    throw InputError(t.path_where, fmt::format("expected the path to end at the switch of host "
+                                               "{} ({}), got {}",
+                                               t.dst, topo.nodes[dst].name, t.path.back().first));
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts,
+                                            const topology::Topology* topo) {
   std::vector<fabric::FlowSpec> flows;
   const int64_t n_hosts = hosts;
   for (const auto& t : s.traffic) {
@@ -768,6 +921,10 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts) {
                             n_hosts, t.src, t.dst));
           }
           add(t.src, t.dst);
+          if (!t.path.empty()) {
+            if (topo == nullptr) throw InputError(t.path_where, "expected a topology for 'path'");
+            flows.back().route = ResolvePath(t, *topo);
+          }
           break;
       }
     }

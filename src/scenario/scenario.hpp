@@ -28,6 +28,10 @@ struct TrafficSpec {
   int tclass = -1;
   int64_t repeat = 1;  // the entry's flows again at start + k x every, k < repeat
   units::Time every;
+  // Explicit route of a `flow`: switch names from the source's switch to the
+  // destination's, each with the class taken from that switch on (-1 = keep).
+  std::vector<std::pair<std::string, int>> path;
+  Location path_where;
   Location where;  // the list entry, for errors found when expanding
 };
 
@@ -45,6 +49,19 @@ struct SeriesSpec {
 // Largest number of samples one series may hold (stop_time / interval).
 inline constexpr int64_t kMaxSeriesSamples = 1'000'000;
 
+struct NicStallFault {
+  int64_t host = -1;  // -1 = no fault
+  units::Time at;
+  units::Time until = units::Time::Max();
+  Location where;
+};
+
+struct DeadlockOptions {
+  bool detect = false;
+  units::Time persist = units::Time::Ms(1);
+  bool stop = true;  // end the run at the first deadlock
+};
+
 struct Scenario {
   std::string name;
   std::string file;
@@ -58,6 +75,8 @@ struct Scenario {
   std::string topology_file;
   Location topology_where;  // where topology.gpus (or kind) was given
   std::vector<TrafficSpec> traffic;
+  NicStallFault nic_stall;
+  DeadlockOptions deadlock;
   std::string json_out;
   SeriesSpec series;
   units::Time stop_time;
@@ -78,7 +97,9 @@ Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string
 topology::Topology BuildTopology(const Scenario& s);
 
 // Expands the traffic list into flows for `hosts` hosts (throws InputError
-// naming the traffic entry when a rank is out of range).
-std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts);
+// naming the traffic entry when a rank is out of range). Flows with a `path`
+// need the topology: pass it (else InputError on the path).
+std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts,
+                                            const topology::Topology* topo = nullptr);
 
 }  // namespace lossless::scenario

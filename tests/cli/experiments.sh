@@ -31,7 +31,7 @@ for f in "${experiments[@]}"; do
   fi
   "$BIN" run "$f" --no-timing "${extra[@]}" >"$tmp/b" 2>/dev/null
   if ! cmp -s "$tmp/a" "$tmp/b"; then echo "FAIL run $f: two runs differ"; fail=1; continue; fi
-  if ! grep -q '^result     completed\|^result     time limit' "$tmp/a"; then
+  if ! grep -q '^result     completed\|^result     time limit\|^result     deadlock' "$tmp/a"; then
     echo "FAIL run $f: no result line"; cat "$tmp/a"; fail=1; continue
   fi
   echo "ok   run $f (deterministic)"

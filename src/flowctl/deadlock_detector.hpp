@@ -1,0 +1,69 @@
+#pragma once
+// Online PFC deadlock detection for a running fabric::Network: the network
+// reports wait dependencies between lossless ingress buffers as they start
+// and end (fabric::PfcWaitObserver); this keeps them in a WaitForGraph, looks
+// for a cycle when new waits appear (at most one search per simulated instant,
+// never per packet), and confirms a deadlock when a cycle has stood unbroken
+// for `persist` of simulated time. Vertex and edge semantics:
+// wait_for_graph.hpp and docs/fabric-model.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabric/network.hpp"
+#include "flowctl/wait_for_graph.hpp"
+#include "sim/simulator.hpp"
+
+namespace lossless::flowctl {
+
+struct DeadlockVerdict {
+  units::Time formed;               // when the cycle's last wait edge was set
+  units::Time detected;             // formed + persist (the confirmation)
+  std::vector<WaitHop> hops;        // buffers in wait order
+  std::vector<std::string> labels;  // "switch:port:priority", BufferLabel
+};
+
+class DeadlockDetector final : public fabric::PfcWaitObserver, public sim::EventHandler {
+ public:
+  // Installs itself as `net`'s wait observer (call before traffic starts).
+  // persist > 0. With stop_run the simulation stops at the first confirmed
+  // deadlock; without it the run goes on (e.g. so a PFC watchdog can break
+  // the cycle) and every re-formed deadlock is counted.
+  DeadlockDetector(sim::Simulator& sim, fabric::Network& net, units::Time persist, bool stop_run);
+  ~DeadlockDetector() override;
+  DeadlockDetector(const DeadlockDetector&) = delete;
+  DeadlockDetector& operator=(const DeadlockDetector&) = delete;
+
+  void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
+              units::Time at) override;
+  void OnEvent(uint32_t kind, uint64_t arg) override;
+
+  // The first confirmed deadlock, if any.
+  const std::optional<DeadlockVerdict>& first() const { return first_; }
+  // Deadlocks confirmed (a cycle that breaks and forms again counts again).
+  uint64_t count() const { return count_; }
+  // Wait edges the network reported (set events), for tests and reports.
+  uint64_t waits_seen() const { return waits_seen_; }
+  // Joins labels as "a -> b -> c -> a".
+  static std::string CycleText(const DeadlockVerdict& v);
+
+ private:
+  enum Kind : uint32_t { kCheck = 0, kConfirm = 1 };
+  void Confirm();
+
+  sim::Simulator& sim_;
+  fabric::Network& net_;
+  units::Time persist_;
+  bool stop_run_;
+  uint32_t entity_;
+  WaitForGraph graph_;
+  bool check_pending_ = false;
+  int64_t confirm_at_ = -1;      // pending confirmation time, -1 = none
+  int64_t last_confirmed_ = -1;  // `formed` of the last confirmed cycle
+  std::optional<DeadlockVerdict> first_;
+  uint64_t count_ = 0;
+  uint64_t waits_seen_ = 0;
+};
+
+}  // namespace lossless::flowctl
