@@ -52,6 +52,10 @@ void Network::IbInit() {
   if (ib.limit_of_high < 0 || ib.limit_of_high > 255)
     throw InputError({"<network>", 0, "fabric.ib.high_limit"},
                      fmt::format("expected 0 to 255, got {}", ib.limit_of_high));
+  if (cfg_.ib_cc) {
+    cfg_.ib_cc_params.Validate({"<network>", 0, "fabric.ibcc"});
+    fecn_.assign(ports_.size() * kMaxClasses, cc::IbFecnMarker(cfg_.fecn));
+  }
   ib_low_ = ib.low;
   if (ib.high.empty() && ib.low.empty()) {
     for (int v = 0; v < ib.num_vls; ++v)

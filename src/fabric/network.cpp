@@ -99,6 +99,8 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
     np_deadline_.assign(nics_.size(), INT64_MAX);
   }
+  if (cfg_.ib_cc && !cfg_.ib.enabled)
+    throw InputError({"<network>", 0, "fabric.cc"}, "expected InfiniBand credits on for IB CC");
   if (cfg_.ib.enabled) IbInit();
   BuildRoutes();
   const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
@@ -287,6 +289,10 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
     rp_.emplace_back(cfg_.dcqcn_params, Rate::Bps(line));
     rp_deadline_.push_back(INT64_MAX);
   }
+  if (cfg_.ib_cc) {
+    ibcc_rp_.emplace_back(cfg_.ib_cc_params);
+    ibcc_deadline_.push_back(INT64_MAX);
+  }
   flow_state_.push_back(fs);
   if (spec.start <= sim_.Now()) {
     StartFlow(f);
@@ -366,6 +372,15 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     case kFlowStart:
       StartFlow(static_cast<uint32_t>(arg));
       break;
+    case kIbCcTimer: {
+      const uint32_t f = static_cast<uint32_t>(arg);
+      if (ibcc_deadline_[f] != sim_.Now().ps()) break;  // superseded
+      ibcc_deadline_[f] = INT64_MAX;
+      ibcc_rp_[f].Advance(sim_.Now());
+      flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
+      ArmIbCcTimer(f);
+      break;
+    }
     case kCcTimer: {
       uint32_t f = static_cast<uint32_t>(arg);
       if (rp_deadline_[f] != sim_.Now().ps()) break;  // superseded
@@ -381,7 +396,7 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       np_deadline_[h] = INT64_MAX;
       due_cnps_.clear();
       np_[h].Advance(sim_.Now(), due_cnps_);
-      for (const auto& d : due_cnps_) SendCnp(h, d.qp);
+      for (const auto& d : due_cnps_) SendCnp(h, d.qp, cfg_.cnp_class);
       ArmNpTimer(h);
       break;
     }
@@ -518,6 +533,10 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
         FwdCount(pk.ingress, pk.in_class, static_cast<uint32_t>(&p - ports_.data()), c, -1);
       ReleaseIngress(pk, size);
     }
+    if (cfg_.ib_cc && c != kVl15Queue && pk.kind == PacketKind::kData &&
+        fecn_[static_cast<size_t>(&p - ports_.data()) * kMaxClasses + c].ShouldMark(Bytes(cq.bytes),
+                                                                                    Bytes(size)))
+      pk.flags = static_cast<uint8_t>(pk.flags | kPacketFecn);
     // IB: the packet leaves the ingress VL buffer it was credited against.
     if (ib_on_ && c != kVl15Queue) IbRelease(pk.ingress, c, IbBlocks(pk.wire));
   }
@@ -626,6 +645,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
     if (fs.rate_bps > 0)
       fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
+    if (fs.gap_ps > 0) fs.next_ps = now + Ser(p, pk.wire) + fs.gap_ps;  // IB CC
     if (cfg_.nic.pcie_rate.bps() > 0) {
       nic.next_ps = now + units::SerializationTime(Bytes(payload), cfg_.nic.pcie_rate).ps();
     }
@@ -981,9 +1001,10 @@ void Network::ArmNpTimer(uint32_t h) {
   sim_.Schedule(Time::Ps(at), ports_[nics_[h].port].entity, this, kNpTimer, h);
 }
 
-void Network::SendCnp(uint32_t host, uint32_t flow) {
-  // A CNP is a small RoCE packet (BTH + 16 reserved bytes) from the flow's
-  // receiver back to its sender, queued on the receiving NIC's strict class.
+void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
+  // A CNP is a small packet (BTH + 16 reserved bytes) from the flow's
+  // receiver back to its sender: DCQCN's on the strict CNP class, IB CC's
+  // BECN on the flow's own VL (credit flow controlled like data).
   Port& p = ports_[nics_[host].port];
   PacketRef r = pool_.Alloc();
   Packet& c = pool_[r];
@@ -996,12 +1017,11 @@ void Network::SendCnp(uint32_t host, uint32_t flow) {
   c.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(16));
   c.next = kNoPacket;
   c.entropy = flow_state_[flow].entropy;
-  c.tclass = cfg_.cnp_class;
-  c.in_class = cfg_.cnp_class;
+  c.tclass = static_cast<uint8_t>(cls);
+  c.in_class = static_cast<uint8_t>(cls);
   c.ecn = kEcnNotEct;
   c.kind = PacketKind::kCnp;
   c.ingress = kNone;
-  const int cls = cfg_.cnp_class;
   p.q[cls].fifo.Push(pool_, r);
   p.nonempty = static_cast<uint8_t>(p.nonempty | (1u << cls));
   const int64_t size = c.wire - cfg_.framing.gap_overhead;
@@ -1010,6 +1030,20 @@ void Network::SendCnp(uint32_t host, uint32_t flow) {
   ++p.stats.cnp_tx;
   ++cnps_;
   Kick(nics_[host].port);
+}
+
+void Network::OnBecn(uint32_t f) {
+  if (flows_[f].done()) return;
+  ibcc_rp_[f].OnBecn(sim_.Now());
+  flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
+  ArmIbCcTimer(f);
+}
+
+void Network::ArmIbCcTimer(uint32_t f) {
+  const int64_t at = ibcc_rp_[f].NextDeadline().ps();
+  if (at == Time::Max().ps() || flows_[f].done() || at >= ibcc_deadline_[f]) return;
+  ibcc_deadline_[f] = at;
+  sim_.Schedule(Time::Ps(at), entity_, this, kIbCcTimer, f);
 }
 
 void Network::OnCnp(uint32_t f) {
@@ -1037,11 +1071,13 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   }
   if (pk.kind == PacketKind::kCnp) {
     if (cfg_.dcqcn && pk.dst == host) OnCnp(pk.flow);
+    if (cfg_.ib_cc && pk.dst == host) OnBecn(pk.flow);
     pool_.Free(r);
     return;
   }
+  if ((pk.flags & kPacketFecn) && pk.dst == host) SendCnp(host, pk.flow, pk.tclass);  // BECN
   if (cfg_.dcqcn && pk.ecn == kEcnCe && pk.dst == host) {
-    if (np_[host].OnEcnMarkedPacket(pk.flow, sim_.Now())) SendCnp(host, pk.flow);
+    if (np_[host].OnEcnMarkedPacket(pk.flow, sim_.Now())) SendCnp(host, pk.flow, cfg_.cnp_class);
     ArmNpTimer(host);
   }
   FlowStats& st = flows_[pk.flow];

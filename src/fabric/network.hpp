@@ -34,6 +34,7 @@
 
 #include "cc/dcqcn.hpp"
 #include "cc/dcqcn_params.hpp"
+#include "cc/ib_cc.hpp"
 #include "fabric/framing.hpp"
 #include "fabric/packet.hpp"
 #include "sim/simulator.hpp"
@@ -169,6 +170,15 @@ struct NetworkConfig {
   bool dcqcn = false;
   cc::DcqcnParams dcqcn_params = cc::DcqcnParams::Paper();
   uint8_t cnp_class = 6;
+  // InfiniBand congestion control (IBA Annex A10, fabric.md §1.6; needs
+  // ib.enabled). A switch egress VL sets FECN on data leaving a queue above
+  // the threshold (one in marking_rate + 1 eligible packets); the destination
+  // HCA answers each FECN with a BECN (a small packet back to the source on
+  // the flow's VL); the source keeps a CCTI per flow and waits CCT[CCTI]
+  // after each packet it injects.
+  bool ib_cc = false;
+  cc::IbCcParams ib_cc_params;
+  cc::IbFecnParams fecn;
   bool stop_when_flows_done = true;
 };
 
@@ -282,7 +292,9 @@ class Network final : public sim::EventHandler {
   uint64_t packet_hops() const { return packet_hops_; }
   uint64_t packets_created() const { return packets_created_; }
   uint64_t drops() const { return drops_; }
-  uint64_t cnps_sent() const { return cnps_; }
+  uint64_t cnps_sent() const { return cnps_; }  // DCQCN CNPs and IB CC BECNs
+  // IB CC reaction point of a flow (ib_cc on only).
+  const cc::IbCcReactionPoint& IbCcPoint(uint32_t flow) const { return ibcc_rp_[flow]; }
   // DCQCN reaction point of a flow (DCQCN on only).
   const cc::DcqcnReactionPoint& ReactionPoint(uint32_t flow) const { return rp_[flow]; }
   uint64_t peak_packets_alive() const { return pool_.peak(); }
@@ -381,7 +393,8 @@ class Network final : public sim::EventHandler {
     kWdRestore = 10,
     kNicStall = 11,
     kNicResume = 12,
-    kNicStorm = 13
+    kNicStorm = 13,
+    kIbCcTimer = 14
   };
 
   struct ClassQueue {
@@ -510,6 +523,7 @@ class Network final : public sim::EventHandler {
     uint16_t entropy = 0;
     uint8_t tclass = 0;
     uint32_t route_off = 0;  // explicit route: route_hops_[route_off ...]
+    int64_t gap_ps = 0;      // IB CC: injection gap after each packet
   };
   struct ResolvedHop {
     uint32_t port;  // egress port at this switch
@@ -554,7 +568,9 @@ class Network final : public sim::EventHandler {
   uint32_t Route(uint32_t sw, const Packet& p);         // skips down links
   uint32_t RouteMinimal(uint32_t sw, const Packet& p);  // the routing mode's choice
   void DropPacket(PacketRef r, Port* at);
-  void SendCnp(uint32_t host, uint32_t flow);
+  void SendCnp(uint32_t host, uint32_t flow, int tclass);
+  void OnBecn(uint32_t flow);
+  void ArmIbCcTimer(uint32_t flow);
   void OnCnp(uint32_t flow);
   void ArmCcTimer(uint32_t flow);
   void ArmNpTimer(uint32_t host);
@@ -607,6 +623,9 @@ class Network final : public sim::EventHandler {
   std::vector<cc::DcqcnNotificationPoint> np_;  // per host, when DCQCN is on
   std::vector<int64_t> np_deadline_;
   std::vector<cc::DcqcnNotificationPoint::DeferredCnp> due_cnps_;
+  std::vector<cc::IbCcReactionPoint> ibcc_rp_;  // per flow, when IB CC is on
+  std::vector<int64_t> ibcc_deadline_;
+  std::vector<cc::IbFecnMarker> fecn_;  // per (port, VL), when IB CC is on
   uint64_t cnps_ = 0;
   bool ib_on_ = false;
   std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled

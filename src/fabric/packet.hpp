@@ -18,6 +18,8 @@ enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3, k
 // Packet::flags bits. kPacketSourceRouted: switches take the flow's explicit
 // route (FlowSpec::route) instead of the routing tables.
 inline constexpr uint8_t kPacketSourceRouted = 1;
+// kPacketFecn: InfiniBand forward explicit congestion notification (IB CC).
+inline constexpr uint8_t kPacketFecn = 2;
 
 // ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;

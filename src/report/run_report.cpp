@@ -92,6 +92,10 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
                      r.pause_frames, 100 * r.max_paused_fraction,
                      r.most_paused.empty() ? "" : " (" + r.most_paused + ")");
   }
+  if (r.cc != "none") {
+    o += fmt::format("cc         {}: {} {} sent\n", r.cc, r.cnps,
+                     r.cc == "ib-cc" ? "BECNs" : "CNPs");
+  }
   if (r.watchdog_actions > 0) {
     o += fmt::format("watchdog   {} PFC watchdog actions, first at {}; {} packets dropped by it\n",
                      r.watchdog_actions, FormatTime(r.watchdog_first), r.watchdog_drops);
@@ -165,6 +169,7 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
                 {"busiest", busiest}};
   j["drops"] = {{"total", r.drops}, {"lossless", r.lossless_drops}};
   j["ecn_marks"] = r.ecn_marks;
+  j["cc"] = {{"kind", r.cc}, {"notifications", r.cnps}};
   j["pfc"] = {{"pause_frames", r.pause_frames},
               {"max_paused_fraction", r.max_paused_fraction},
               {"most_paused", r.most_paused}};

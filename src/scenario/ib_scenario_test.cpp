@@ -92,5 +92,26 @@ TEST(IbScenario, IncastRunsLosslessUnderCredits) {
   EXPECT_LT(r.fct.max.ps() / 1e6, ideal_us * 1.02);
 }
 
+TEST(IbScenario, IbCcIsAChoiceOfFabricCcAndNeedsCredits) {
+  Scenario s = LoadScenarioText(kIb, "ib.yaml",
+                                {"fabric.cc=ib-cc", "fabric.ibcc.threshold=32KiB",
+                                 "fabric.ibcc.cct_step=20ns", "fabric.ibcc.cct_entries=64"});
+  EXPECT_TRUE(s.net.ib_cc);
+  EXPECT_FALSE(s.net.dcqcn);
+  EXPECT_EQ(s.net.fecn.queue_threshold.count(), 32 * 1024);
+  ASSERT_EQ(s.net.ib_cc_params.cct.size(), 64u);
+  EXPECT_EQ(s.net.ib_cc_params.cct[63], units::Time::Ns(63 * 20));
+  EXPECT_EQ(ErrorOf({"fabric.cc=ib-cc", "fabric.preset=roce"}),
+            "<--set>: fabric.cc: expected fabric.ib.enabled along with ib-cc, got \"ib-cc\"");
+  EXPECT_EQ(ErrorOf({"fabric.cc=dcqcn-paper"}),
+            "<--set>: fabric.cc: expected none or ib-cc with InfiniBand credits (DCQCN is RoCE's), "
+            "got \"dcqcn-paper\"");
+  EXPECT_EQ(ErrorOf({"fabric.cc=ib-cc", "fabric.ibcc.ccti_timer=0s"}),
+            "<--set>: fabric.ibcc.ccti_timer: expected a period above zero, got \"0s\"");
+  RunResult r = RunScenario(s);
+  EXPECT_EQ(r.stop_reason, "completed");
+  EXPECT_EQ(r.drops, 0u);
+}
+
 }  // namespace
 }  // namespace lossless::scenario

@@ -220,9 +220,26 @@ const std::vector<ParamInfo>& BaseParams() {
       {"fabric.cc", T::kEnum, "none",
        "End-to-end congestion control: none (PFC alone, Meta style), dcqcn-paper or dcqcn-firmware "
        "(the two "
-       "presets of fabric.md 3.5; needs fabric.ecn.enabled). fabric.dcqcn.* overrides single "
-       "parameters of the preset.",
-       "none|dcqcn-paper|dcqcn-firmware"},
+       "presets of fabric.md 3.5; needs fabric.ecn.enabled; fabric.dcqcn.* overrides single "
+       "parameters of the preset), or ib-cc (InfiniBand congestion control, fabric.md 1.6; needs "
+       "fabric.ib.enabled; fields fabric.ibcc.*).",
+       "none|dcqcn-paper|dcqcn-firmware|ib-cc"},
+      {"fabric.ibcc.threshold", T::kBytes, "64KiB",
+       "IB CC: a switch egress VL marks FECN on packets leaving a queue above this (the IBA "
+       "4-bit Threshold's byte scale is unverified).",
+       ""},
+      {"fabric.ibcc.marking_rate", T::kInt, "0",
+       "IB CC Marking_Rate: eligible packets left unmarked between two FECN marks.", "", 0, 65535},
+      {"fabric.ibcc.ccti_increase", T::kInt, "1", "IB CC CCTI_Increase per BECN (fabric.md 6: 1).",
+       "", 1, 1024},
+      {"fabric.ibcc.ccti_timer", T::kTime, "16.384us",
+       "IB CC CCTI_Timer period: each expiry lowers CCTI by one (placeholder: 16 x 1.024 us).", ""},
+      {"fabric.ibcc.cct_entries", T::kInt, "128", "Entries of the congestion control table (CCT).",
+       "", 1, 16384},
+      {"fabric.ibcc.cct_step", T::kTime, "10ns",
+       "CCT as injection gaps: entry i waits i x step between packets (the IBA shift/multiplier "
+       "scaling is unverified).",
+       ""},
       {"topology.kind", T::kEnum, "leaf-spine",
        "leaf-spine (2 tiers), fat-tree (3 tiers), rail-optimized, ls-ring (anchor shape) or file.",
        "leaf-spine|fat-tree|rail-optimized|ls-ring|file"},

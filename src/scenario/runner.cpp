@@ -295,6 +295,8 @@ RunResult RunScenario(const Scenario& s) {
   r.links = static_cast<uint32_t>(topo.links.size());
   r.routing = fabric::RoutingModeName(s.net.routing);
   r.ib_credits = s.net.ib.enabled;
+  r.cc = s.net.ib_cc ? "ib-cc" : s.net.dcqcn ? "dcqcn" : "none";
+  r.cnps = net.cnps_sent();
   r.flows = net.flows().size();
   r.flows_done = net.flows_done();
   const bool deadlocked = detector && detector->first() && s.deadlock.stop &&

@@ -96,6 +96,8 @@ struct RunResult {
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
+  std::string cc;                  // fabric.cc
+  uint64_t cnps = 0;               // DCQCN CNPs or IB CC BECNs sent
   uint64_t pause_frames = 0;       // PFC frames sent (XOFF, refresh, XON)
   double max_paused_fraction = 0;  // most-paused port: paused time / simulated time
   std::string most_paused;         // its name

@@ -511,6 +511,28 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
                                 "override",
                                 "none"));
     }
+  } else if (cc == "ib-cc") {
+    if (!dcqcn_given.empty()) {
+      throw InputError(dcqcn_given.front().second.where,
+                       Expected("fabric.cc dcqcn-paper or dcqcn-firmware along with a DCQCN "
+                                "override",
+                                cc));
+    }
+    net.ib_cc = true;
+    net.fecn.queue_threshold = units::Bytes(bytes("fabric.ibcc.threshold"));
+    net.fecn.marking_rate = integer("fabric.ibcc.marking_rate");
+    net.ib_cc_params.ccti_increase = integer("fabric.ibcc.ccti_increase");
+    net.ib_cc_params.ccti_timer = time("fabric.ibcc.ccti_timer");
+    net.ib_cc_params.cct =
+        cc::IbCcParams::LinearCct(integer("fabric.ibcc.cct_entries"), time("fabric.ibcc.cct_step"));
+    if (net.ib_cc_params.ccti_timer.ps() <= 0) {
+      Value v = value("fabric.ibcc.ccti_timer");
+      throw InputError(v.where, Expected("a period above zero", v.text));
+    }
+    if (net.ib_cc_params.cct.back().ps() < 0) {
+      Value v = value("fabric.ibcc.cct_step");
+      throw InputError(v.where, Expected("a step of zero or more", v.text));
+    }
   } else {
     net.dcqcn = true;
     const Location cc_where = value("fabric.cc").where;
@@ -579,7 +601,11 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
     if (ib.fcp_period.ps() <= 0) fail("fabric.ib.fcp_period", "a period above zero");
     if (net.nic.data_class >= ib.num_vls)
       fail("fabric.data_class", fmt::format("an SL below fabric.ib.vls ({})", ib.num_vls));
-    if (cc != "none") fail("fabric.cc", "none with InfiniBand credits (IB CC is not wired yet)");
+    if (cc != "none" && cc != "ib-cc")
+      fail("fabric.cc", "none or ib-cc with InfiniBand credits (DCQCN is RoCE's)");
+  } else if (cc == "ib-cc") {
+    Value v = value("fabric.cc");
+    throw InputError(v.where, Expected("fabric.ib.enabled along with ib-cc", v.text));
   }
 
   fabric::PfcConfig& pfc = net.pfc;

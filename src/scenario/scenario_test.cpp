@@ -66,7 +66,7 @@ TEST(Scenario, UnknownKeyNamesLineAndNearestField) {
       "s.yaml:5: fabric.link_rat: unknown field; did you mean 'link_rate'? (valid here: preset, "
       "link_rate, link_delay, cable_length, mtu, frame_overhead, vlan_tag, switch_latency, "
       "cut_through, buffer, alpha, routing, data_class, pcie_rate, ib, ecn, pfc, nic, cc, "
-      "dcqcn)");
+      "dcqcn, ibcc)");
 }
 
 TEST(Scenario, MalformedUnitsZeroRatesAndZeroLatency) {
