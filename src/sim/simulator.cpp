@@ -4,18 +4,27 @@
 
 namespace lossless::sim {
 
-void Simulator::Push(int64_t time, uint32_t source, const Payload& payload) {
-  uint32_t idx = free_payload_;
-  if (idx != UINT32_MAX) {
-    free_payload_ = payloads_[idx].next_free;
-    payloads_[idx] = payload;
-  } else {
-    idx = static_cast<uint32_t>(payloads_.size());
-    payloads_.push_back(payload);
+uint32_t Simulator::HandlerIndex(EventHandler* h) {
+  if (h == last_handler_) return last_handler_index_;
+  uint32_t i = 0;
+  while (i < handlers_.size() && handlers_[i] != h) ++i;
+  if (i == handlers_.size()) {
+    // A handful per simulation (network, sampler, detector); 16 bits of index.
+    assert(i < 0xFFFF);
+    handlers_.push_back(h);
   }
+  last_handler_ = h;
+  last_handler_index_ = i;
+  return i;
+}
+
+void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
+                     uint32_t slot) {
+  assert(kind <= 0xFFFF);
   const uint64_t key =
       (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
-  const Entry e{(static_cast<Order>(Bias(time)) << 64) | key, idx};
+  const Entry e{(static_cast<Order>(Bias(time)) << 64) | key, arg, HandlerIndex(h) << 16 | kind,
+                slot};
   heap_.push_back(e);
   SiftUp(heap_.size() - 1, e);
   if (heap_.size() > peak_pending_) peak_pending_ = heap_.size();
@@ -62,7 +71,7 @@ void Simulator::Schedule(Time at, uint32_t source, EventHandler* h, uint32_t kin
   assert(at >= now_);
   assert(source < entity_seq_.size());
   if (at < now_) at = now_;
-  Push(at.ps(), source, Payload{h, arg, kind, UINT32_MAX, 0, UINT32_MAX});
+  Push(at.ps(), source, h, kind, arg, UINT32_MAX);
 }
 
 EventId Simulator::ScheduleCancellable(Time at, uint32_t source, EventHandler* h, uint32_t kind,
@@ -74,10 +83,12 @@ EventId Simulator::ScheduleCancellable(Time at, uint32_t source, EventHandler* h
   } else {
     slot = static_cast<uint32_t>(slot_gen_.size());
     slot_gen_.push_back(0);
+    slot_sched_gen_.push_back(0);
   }
   assert(at >= now_);
   if (at < now_) at = now_;
-  Push(at.ps(), source, Payload{h, arg, kind, slot, slot_gen_[slot], UINT32_MAX});
+  slot_sched_gen_[slot] = slot_gen_[slot];
+  Push(at.ps(), source, h, kind, arg, slot);
   return EventId{slot, slot_gen_[slot]};
 }
 
@@ -102,20 +113,17 @@ StopReason Simulator::Run(Time until, uint64_t max_events) {
       return StopReason::kTimeLimit;
     }
     PopTop();
-    const Payload pl = payloads_[top.payload];
-    payloads_[top.payload].next_free = free_payload_;
-    free_payload_ = top.payload;
-    if (pl.slot != UINT32_MAX) {
+    if (top.slot != UINT32_MAX) {
       // Slots are freed only here, so a slot is never reused while its event is queued.
-      bool live = slot_gen_[pl.slot] == pl.generation;
-      if (live) ++slot_gen_[pl.slot];  // the handle no longer cancels anything
-      free_slots_.push_back(pl.slot);
+      bool live = slot_gen_[top.slot] == slot_sched_gen_[top.slot];
+      if (live) ++slot_gen_[top.slot];  // the handle no longer cancels anything
+      free_slots_.push_back(top.slot);
       if (!live) continue;  // cancelled: a tombstone
     }
     now_ = Time::Ps(static_cast<int64_t>(TimeOf(top) ^ (1ULL << 63)));
     ++executed_;
     ++ran;
-    pl.handler->OnEvent(pl.kind, pl.arg);
+    handlers_[top.handler_kind >> 16]->OnEvent(top.handler_kind & 0xFFFF, top.arg);
   }
   if (stop_) return StopReason::kStopped;
   return StopReason::kQueueEmpty;

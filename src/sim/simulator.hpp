@@ -9,8 +9,8 @@
 // across partitions can reproduce a serial one.
 //
 // Hot path: Schedule() and the dispatch loop allocate nothing once the heap
-// has grown to its peak size; a heap entry is 32 bytes in a 4-ary heap,
-// its payload (handler, kind, arg) sits in a recycled side table.
+// has grown to its peak size; a heap entry is 32 bytes in a 4-ary heap and
+// carries its payload (handler index, kind, arg) inline.
 #include <cstdint>
 #include <vector>
 
@@ -82,36 +82,34 @@ class Simulator {
   size_t peak_pending() const { return peak_pending_; }
 
  private:
-  // Heap entries are 24 bytes: the order key and the index of the payload.
-  // Ordering is (time, key) with key = (source << 40) | sequence.
+  // Heap entries are 32 bytes: the order key and the payload. Ordering is
+  // (time, key) with key = (source << 40) | sequence.
   __extension__ typedef unsigned __int128 Order;
   struct Entry {
     Order order;  // (biased time << 64) | key: one unsigned compare orders it
-    uint64_t payload;
-  };
-  struct Payload {
-    EventHandler* handler;
     uint64_t arg;
-    uint32_t kind;
-    uint32_t slot;        // cancellation slot, or UINT32_MAX
-    uint32_t generation;  // slot generation when scheduled
-    uint32_t next_free;
+    uint32_t handler_kind;  // handler index << 16 | kind
+    uint32_t slot;          // cancellation slot, or UINT32_MAX
   };
   static bool Before(const Entry& a, const Entry& b) { return a.order < b.order; }
   static uint64_t TimeOf(const Entry& e) { return static_cast<uint64_t>(e.order >> 64); }
   static uint64_t Bias(int64_t t) { return static_cast<uint64_t>(t) ^ (1ULL << 63); }
-  void Push(int64_t time, uint32_t source, const Payload& payload);
+  void Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
+            uint32_t slot);
+  uint32_t HandlerIndex(EventHandler* h);
   void PopTop();
   void SiftUp(size_t hole, const Entry& e);  // place e at or above index `hole`
 
   uint64_t seed_;
   Time now_;
   bool stop_ = false;
-  std::vector<Entry> heap_;  // 4-ary min-heap
-  std::vector<Payload> payloads_;
-  uint32_t free_payload_ = UINT32_MAX;
+  std::vector<Entry> heap_;              // 4-ary min-heap
+  std::vector<EventHandler*> handlers_;  // the handlers seen, by index
+  EventHandler* last_handler_ = nullptr;
+  uint32_t last_handler_index_ = 0;
   std::vector<uint64_t> entity_seq_;
   std::vector<uint32_t> slot_gen_;
+  std::vector<uint32_t> slot_sched_gen_;  // generation when the slot's event was scheduled
   std::vector<uint32_t> free_slots_;
   uint64_t executed_ = 0, scheduled_ = 0, cancelled_ = 0;
   size_t peak_pending_ = 0;
