@@ -61,6 +61,10 @@ void Network::IbInit() {
     for (int v = 0; v < ib.num_vls; ++v)
       ib_low_.push_back({static_cast<uint8_t>(v), static_cast<uint8_t>(64)});
   }
+  for (const VlArbEntry& e : ib_low_)
+    if (e.weight > 0) ib_low_mask_ = static_cast<uint8_t>(ib_low_mask_ | (1u << e.vl));
+  for (const VlArbEntry& e : ib.high)
+    if (e.weight > 0) ib_high_mask_ = static_cast<uint8_t>(ib_high_mask_ | (1u << e.vl));
   ib_on_ = true;
   ib_rng_ = sim_.MakeRng(0, kPurposeFcpLoss);
   ib_.assign(ports_.size(), IbPort{});
@@ -294,15 +298,13 @@ PacketRef Network::NextFromQueuesIb(Port& p) {
   if (eligible == 0) return kNoPacket;  // an FCP's arrival kicks the port
   IbPort& a = ib_[pi];
   const IbLinkConfig& ib = cfg_.ib;
-  uint8_t low_eligible = 0;
-  for (const VlArbEntry& e : ib_low_)
-    if (e.weight > 0) low_eligible = static_cast<uint8_t>(low_eligible | (eligible & (1u << e.vl)));
-  const bool low_waits = low_eligible != 0;
+  const bool low_waits = (eligible & ib_low_mask_) != 0;
   if (!low_waits) a.high_sent = 0;
   const int32_t limit_blocks = ib.limit_of_high * 4096 / 64;
   int vl = -1;
   bool from_high = false;
-  if (ib.limit_of_high == 255 || !low_waits || a.high_sent < limit_blocks) {
+  if ((eligible & ib_high_mask_) != 0 &&
+      (ib.limit_of_high == 255 || !low_waits || a.high_sent < limit_blocks)) {
     vl = IbPickVl(ib.high, a.hi_idx, a.hi_used, eligible);
     from_high = vl >= 0;
   }

@@ -451,16 +451,17 @@ class Network final : public sim::EventHandler {
     int32_t blocks = 0;
     uint8_t vl = 0;
   };
-  // FIFO ring that grows to the most entries ever held and then allocates no more.
+  // FIFO ring that grows to the most entries ever held and then allocates no
+  // more; its capacity is a power of two (8, doubling).
   template <class T>
   struct Ring {
     std::vector<T> buf;
     uint32_t head = 0, size = 0;
     bool empty() const { return size == 0; }
     const T& front() const { return buf[head]; }
-    const T& at(uint32_t i) const { return buf[(head + i) % buf.size()]; }
+    const T& at(uint32_t i) const { return buf[(head + i) & (buf.size() - 1)]; }
     void pop() {
-      head = static_cast<uint32_t>((head + 1) % buf.size());
+      head = static_cast<uint32_t>((head + 1) & (buf.size() - 1));
       --size;
     }
     void push(const T& v) {
@@ -470,7 +471,7 @@ class Network final : public sim::EventHandler {
         buf.swap(bigger);
         head = 0;
       }
-      buf[(head + size) % buf.size()] = v;
+      buf[(head + size) & (buf.size() - 1)] = v;
       ++size;
     }
     void clear() { head = size = 0; }
@@ -630,6 +631,8 @@ class Network final : public sim::EventHandler {
   bool ib_on_ = false;
   std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled
   std::vector<VlArbEntry> ib_low_;       // effective Low table
+  uint8_t ib_low_mask_ = 0;              // VLs with a Low entry of weight > 0
+  uint8_t ib_high_mask_ = 0;             // VLs with a High entry of weight > 0
   sim::Rng ib_rng_;                      // FCP loss
   std::vector<ResolvedHop> route_hops_;  // explicit routes of all flows
   std::vector<WdQueue> wd_;              // [port * kMaxClasses + class], watchdog on
