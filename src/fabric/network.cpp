@@ -523,6 +523,7 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
     if (mark) {
       pk.ecn = kEcnCe;
       ++p.stats.ecn_marks;
+      ++p.stats.classes[c].ecn_marks;
     }
   }
   p.queued_bytes -= size;
@@ -692,6 +693,7 @@ void Network::TryTransmit(uint32_t pi) {
     // XOFF classes first; XON classes (time 0) go in a frame of their own.
     const bool xoff = p.pause_mask != 0;
     const uint8_t mask = xoff ? p.pause_mask : p.xon_mask;
+    for (unsigned m = mask; m != 0; m &= m - 1) ++p.stats.classes[__builtin_ctz(m)].pause_tx;
     const uint16_t quanta = xoff ? p.pause_quanta : 0;
     if (tx_trace_ != nullptr) {
       Packet pf{};
@@ -766,7 +768,10 @@ void Network::Arrive(uint32_t pi) {
 void Network::DropPacket(PacketRef r, Port* at) {
   ++drops_;
   ++flows_[pool_[r].flow].drops;
-  if (at != nullptr) ++at->stats.drops;
+  if (at != nullptr) {
+    ++at->stats.drops;
+    ++at->stats.classes[pool_[r].tclass].drops;
+  }
   pool_.Free(r);
 }
 
@@ -816,7 +821,9 @@ void Network::ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta)
 }
 
 void Network::OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta) {
-  ++ports_[port].stats.pause_rx;
+  PortStats& st = ports_[port].stats;
+  ++st.pause_rx;
+  for (unsigned m = mask; m != 0; m &= m - 1) ++st.classes[__builtin_ctz(m)].pause_rx;
   if (cfg_.pfc.response.ps() == 0) {
     ApplyPause(port, mask, quanta, sim_.Now().ps());
   } else {
@@ -838,6 +845,7 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
     // Paused time: the extension, or (XON, refresh to a shorter time) minus the part cut off.
     if (cfg_.pfc.priorities >> c & 1) {
       p.stats.paused_ps += next - old;
+      p.stats.classes[c].paused_ps += next - old;
       if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc += next - old;
     }
     p.paused_until[c] = until;
@@ -1028,6 +1036,7 @@ void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
   p.q[cls].bytes += size;
   p.queued_bytes += size;
   ++p.stats.cnp_tx;
+  ++p.stats.classes[cls].cnp_tx;
   ++cnps_;
   Kick(nics_[host].port);
 }
@@ -1115,6 +1124,7 @@ PortStats Network::port_stats(uint32_t port) const {
           break;
         }
       st.credit_starved_ps += until - s.vls[v].starved_since;
+      st.classes[v].credit_starved_ps += until - s.vls[v].starved_since;
     }
   }
   return st;
@@ -1188,6 +1198,12 @@ int64_t Network::PausedPsUntilNow(uint32_t pi) const {
   return p.stats.paused_ps - ahead;
 }
 
+int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
+  if (!(cfg_.pfc.priorities >> c & 1)) return 0;
+  const Port& p = ports_[pi];
+  return p.stats.classes[c].paused_ps - std::max<int64_t>(0, p.paused_until[c] - sim_.Now().ps());
+}
+
 int64_t Network::PausedUpTo(uint32_t port, int c, int64_t now) const {
   // paused_acc counts paused time up to max(now, paused_until) (ApplyPause).
   return wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc -
@@ -1239,6 +1255,7 @@ void Network::WatchdogAct(uint32_t pi, int c) {
   if (p.paused_until[c] > now) {
     const int64_t cut = p.paused_until[c] - now;
     p.stats.paused_ps -= cut;
+    p.stats.classes[c].paused_ps -= cut;
     wd_[static_cast<size_t>(pi) * kMaxClasses + c].paused_acc -= cut;
     p.paused_until[c] = now;
   }

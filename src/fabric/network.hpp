@@ -229,6 +229,28 @@ struct FlowStats {
   Time fct() const { return finish - spec.start; }
 };
 
+// Counters of one traffic class (PFC priority; for InfiniBand the VL) of a
+// port. PAUSE frames count once per class their class-enable vector names (a
+// frame enabling classes 3 and 4 counts in both); paused time only for
+// lossless priorities, as PortStats::paused_ps.
+struct ClassStats {
+  uint64_t pause_tx = 0;
+  uint64_t pause_rx = 0;
+  int64_t paused_ps = 0;
+  int64_t credit_starved_ps = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t cnp_tx = 0;
+  uint64_t drops = 0;
+  bool Any() const {
+    return pause_tx + pause_rx + ecn_marks + cnp_tx + drops > 0 || paused_ps != 0 ||
+           credit_starved_ps != 0;
+  }
+};
+
+// Per-port counters. For ecn_marks, cnp_tx, drops, paused_ps and
+// credit_starved_ps the port total equals the sum over `classes`; pause_tx
+// and pause_rx count frames, so they equal the per-class sums only when each
+// frame enables one class.
 struct PortStats {
   uint64_t tx_packets = 0;
   uint64_t tx_wire_bytes = 0;
@@ -255,6 +277,7 @@ struct PortStats {
   uint64_t rx_stall_drops = 0;
   uint64_t pause_storm_warnings = 0;
   uint64_t pause_storm_errors = 0;
+  std::array<ClassStats, kMaxClasses> classes{};  // by class / VL
 };
 
 // Observer of PFC wait dependencies, for online deadlock detection
@@ -304,6 +327,8 @@ class Network final : public sim::EventHandler {
   // Paused time of port p's lossless priorities up to now (PortStats::paused_ps
   // also counts a pause in force up to its expiry).
   int64_t PausedPsUntilNow(uint32_t p) const;
+  // The same for priority c alone (0 for a lossy priority).
+  int64_t PausedPsUntilNow(uint32_t p, int c) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
 
