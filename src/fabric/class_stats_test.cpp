@@ -144,6 +144,23 @@ TEST(ClassStats, IncastTotalsAreClassSums) {
   ExpectTotalsAreClassSums(net);
 }
 
+// Lossy incast (no PFC) into a 1 MB buffer: the leaf port facing the target
+// tail-drops, and the drops show on the flows' class only.
+TEST(ClassStats, DropsCountOnTheDroppedClass) {
+  sim::Simulator sim(5);
+  auto topo = testing::LsRing(8, 8, 1, units::Rate::Gbps(400), Time::Ns(500));
+  NetworkConfig cfg;
+  cfg.framing = Framing::RoceV2(4096);
+  cfg.sw.buffer_bytes = 1 << 20;
+  Network net(sim, topo, cfg);
+  for (uint32_t h = 1; h < 8; ++h) net.AddFlow(FlowSpec::Of(h, 0, 1'000'000, Time::Zero(), 2));
+  sim.Run(Time::Us(200));
+  const PortStats st = net.port_stats(net.PortPeer(net.HostPort(0)));
+  EXPECT_GT(st.drops, 0u);
+  EXPECT_EQ(st.classes[2].drops, st.drops);
+  ExpectTotalsAreClassSums(net);
+}
+
 NetworkConfig IbConfig() {
   NetworkConfig cfg;
   cfg.framing = Framing::InfiniBand(4096);
