@@ -258,7 +258,9 @@ void Network::IbSync(uint32_t port) {
     s.vls[f.vl].fccl = f.fccl;
     ++ports_[port].stats.fcp_rx;
     if (s.vls[f.vl].starved_since >= 0) {
-      ports_[port].stats.credit_starved_ps += f.at - s.vls[f.vl].starved_since;
+      PortStats& st = ports_[port].stats;
+      st.credit_starved_ps += f.at - s.vls[f.vl].starved_since;
+      st.classes[f.vl].credit_starved_ps += f.at - s.vls[f.vl].starved_since;
       s.vls[f.vl].starved_since = -1;  // re-marked by the next attempt if still short
     }
     s.inbox.pop();

@@ -95,6 +95,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   xon_bytes_ = cfg_.pfc.xon_bytes >= 0
                    ? cfg_.pfc.xon_bytes
                    : cfg_.pfc.xoff_bytes - cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
+  fc_mask_ = cfg_.pfc.global ? 0xFF : cfg_.pfc.priorities;
   if (cfg_.dcqcn) {
     np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
     np_deadline_.assign(nics_.size(), INT64_MAX);
@@ -463,7 +464,8 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       Port& p = ports_[port];
       // Only the latest refresh chain of an XOFF episode is live.
       if (p.refresh_at[c] != sim_.Now().ps() || !(p.xoff_sent >> c & 1)) break;
-      SendPause(port, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
+      SendPause(port, cfg_.pfc.global ? uint8_t{0xFF} : static_cast<uint8_t>(1u << c),
+                cfg_.pfc.quanta);
       ArmRefresh(port, c);
       break;
     }
@@ -523,6 +525,7 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
     if (mark) {
       pk.ecn = kEcnCe;
       ++p.stats.ecn_marks;
+      ++p.stats.classes[c].ecn_marks;
     }
   }
   p.queued_bytes -= size;
@@ -692,6 +695,7 @@ void Network::TryTransmit(uint32_t pi) {
     // XOFF classes first; XON classes (time 0) go in a frame of their own.
     const bool xoff = p.pause_mask != 0;
     const uint8_t mask = xoff ? p.pause_mask : p.xon_mask;
+    for (unsigned m = mask; m != 0; m &= m - 1) ++p.stats.classes[__builtin_ctz(m)].pause_tx;
     const uint16_t quanta = xoff ? p.pause_quanta : 0;
     if (tx_trace_ != nullptr) {
       Packet pf{};
@@ -766,7 +770,10 @@ void Network::Arrive(uint32_t pi) {
 void Network::DropPacket(PacketRef r, Port* at) {
   ++drops_;
   ++flows_[pool_[r].flow].drops;
-  if (at != nullptr) ++at->stats.drops;
+  if (at != nullptr) {
+    ++at->stats.drops;
+    ++at->stats.classes[pool_[r].tclass].drops;
+  }
   pool_.Free(r);
 }
 
@@ -811,12 +818,26 @@ void Network::SendPause(uint32_t port, uint8_t mask, uint16_t quanta) {
   Kick(port);
 }
 
+void Network::AssertXoff(uint32_t port, int c) {
+  // With global pause one refresh chain per port, kept on slot 0: a new
+  // XOFF episode replaces the chain of the previous one.
+  Port& p = ports_[port];
+  const uint8_t mask = cfg_.pfc.global ? uint8_t{0xFF} : static_cast<uint8_t>(1u << c);
+  p.xoff_sent = static_cast<uint8_t>(p.xoff_sent | mask);
+  SendPause(port, mask, cfg_.pfc.quanta);
+  ArmRefresh(port, cfg_.pfc.global ? 0 : c);
+  if (wait_obs_ != nullptr)
+    for (unsigned m = mask; m != 0; m &= m - 1) XoffAsserted(port, __builtin_ctz(m), true);
+}
+
 void Network::ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta) {
   OnPauseReceived(port, class_enable, quanta);
 }
 
 void Network::OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta) {
-  ++ports_[port].stats.pause_rx;
+  PortStats& st = ports_[port].stats;
+  ++st.pause_rx;
+  for (unsigned m = mask; m != 0; m &= m - 1) ++st.classes[__builtin_ctz(m)].pause_rx;
   if (cfg_.pfc.response.ps() == 0) {
     ApplyPause(port, mask, quanta, sim_.Now().ps());
   } else {
@@ -838,6 +859,7 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
     // Paused time: the extension, or (XON, refresh to a shorter time) minus the part cut off.
     if (cfg_.pfc.priorities >> c & 1) {
       p.stats.paused_ps += next - old;
+      p.stats.classes[c].paused_ps += next - old;
       if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc += next - old;
     }
     p.paused_until[c] = until;
@@ -848,13 +870,16 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
 
 void Network::ReleaseIngress(const Packet& pk, int64_t size) {
   const int c = pk.in_class;
-  if (pk.ingress == kNone || !(cfg_.pfc.priorities >> c & 1)) return;
+  if (pk.ingress == kNone || !(fc_mask_ >> c & 1)) return;
   Port& in = ports_[pk.ingress];
   in.ingress_bytes[c] -= size;
-  if ((in.xoff_sent >> c & 1) && in.ingress_bytes[c] <= xon_bytes_) {
-    in.xoff_sent = static_cast<uint8_t>(in.xoff_sent & ~(1u << c));
-    SendPause(pk.ingress, static_cast<uint8_t>(1u << c), 0);
-    if (wait_obs_ != nullptr) XoffAsserted(pk.ingress, c, false);
+  in.ingress_total -= size;
+  if ((in.xoff_sent >> c & 1) && HeldForPause(in, c) <= xon_bytes_) {
+    const uint8_t mask = cfg_.pfc.global ? in.xoff_sent : static_cast<uint8_t>(1u << c);
+    in.xoff_sent = static_cast<uint8_t>(in.xoff_sent & ~mask);
+    SendPause(pk.ingress, mask, 0);
+    if (wait_obs_ != nullptr)
+      for (unsigned m = mask; m != 0; m &= m - 1) XoffAsserted(pk.ingress, __builtin_ctz(m), false);
   }
 }
 
@@ -946,25 +971,22 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     return;
   }
   const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
-  const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> ci & 1);
+  const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> ci & 1);
   // IB data VLs cannot overrun: credits bound what each ingress VL buffer holds.
   const bool credited = ib_on_ && c != kVl15Queue;
   const bool lossless = pfc || credited || (cfg_.sw.lossless_mask >> c & 1);
   if (pfc) {
     Port& in = ports_[pk.ingress];
-    if (in.ingress_bytes[ci] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
+    if (HeldForPause(in, ci) + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
         size > free_bytes) {
       ++e.stats.lossless_drops;  // headroom exhausted: PFC was configured too tight
       DropPacket(r, &e);
       return;
     }
     in.ingress_bytes[ci] += size;
-    if (in.ingress_bytes[ci] > cfg_.pfc.xoff_bytes && !(in.xoff_sent >> ci & 1)) {
-      in.xoff_sent = static_cast<uint8_t>(in.xoff_sent | (1u << ci));
-      SendPause(pk.ingress, static_cast<uint8_t>(1u << ci), cfg_.pfc.quanta);
-      ArmRefresh(pk.ingress, ci);
-      if (wait_obs_ != nullptr) XoffAsserted(pk.ingress, ci, true);
-    }
+    in.ingress_total += size;
+    if (HeldForPause(in, ci) > cfg_.pfc.xoff_bytes && !(in.xoff_sent >> ci & 1))
+      AssertXoff(pk.ingress, ci);
     // Admitted (a PFC frame within headroom always fits the buffer, checked above).
     if (wait_obs_ != nullptr) [[unlikely]]
       FwdCount(pk.ingress, ci, egress, c, +1);
@@ -1028,6 +1050,7 @@ void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
   p.q[cls].bytes += size;
   p.queued_bytes += size;
   ++p.stats.cnp_tx;
+  ++p.stats.classes[cls].cnp_tx;
   ++cnps_;
   Kick(nics_[host].port);
 }
@@ -1115,6 +1138,7 @@ PortStats Network::port_stats(uint32_t port) const {
           break;
         }
       st.credit_starved_ps += until - s.vls[v].starved_since;
+      st.classes[v].credit_starved_ps += until - s.vls[v].starved_since;
     }
   }
   return st;
@@ -1188,6 +1212,12 @@ int64_t Network::PausedPsUntilNow(uint32_t pi) const {
   return p.stats.paused_ps - ahead;
 }
 
+int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
+  if (!(cfg_.pfc.priorities >> c & 1)) return 0;
+  const Port& p = ports_[pi];
+  return p.stats.classes[c].paused_ps - std::max<int64_t>(0, p.paused_until[c] - sim_.Now().ps());
+}
+
 int64_t Network::PausedUpTo(uint32_t port, int c, int64_t now) const {
   // paused_acc counts paused time up to max(now, paused_until) (ApplyPause).
   return wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc -
@@ -1239,6 +1269,7 @@ void Network::WatchdogAct(uint32_t pi, int c) {
   if (p.paused_until[c] > now) {
     const int64_t cut = p.paused_until[c] - now;
     p.stats.paused_ps -= cut;
+    p.stats.classes[c].paused_ps -= cut;
     wd_[static_cast<size_t>(pi) * kMaxClasses + c].paused_acc -= cut;
     p.paused_until[c] = now;
   }
@@ -1270,13 +1301,14 @@ void Network::NicRxPacket(uint32_t host, PacketRef r) {
   const int c = pk.tclass;
   const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
   const int64_t now = sim_.Now().ps();
-  if (p.ingress_bytes[c] + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes) {
+  if (HeldForPause(p, c) + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes) {
     ++p.stats.rx_stall_drops;
     DropPacket(r, nullptr);
     return;
   }
   nic.held.Push(pool_, r);
   p.ingress_bytes[c] += size;
+  p.ingress_total += size;
   if (nic.stuck_since < 0) {
     nic.stuck_since = now;
     const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
@@ -1286,14 +1318,9 @@ void Network::NicRxPacket(uint32_t host, PacketRef r) {
       sim_.Schedule(Time::Ps(now + timeout), p.entity, this, kNicStorm, (uint64_t{host} << 1) | 1);
     }
   }
-  const bool pfc = cfg_.pfc.enabled && (cfg_.pfc.priorities >> c & 1);
-  if (pfc && !nic.storm_stop && p.ingress_bytes[c] > cfg_.pfc.xoff_bytes &&
-      !(p.xoff_sent >> c & 1)) {
-    p.xoff_sent = static_cast<uint8_t>(p.xoff_sent | (1u << c));
-    SendPause(nic.port, static_cast<uint8_t>(1u << c), cfg_.pfc.quanta);
-    ArmRefresh(nic.port, c);
-    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, true);
-  }
+  const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> c & 1);
+  if (pfc && !nic.storm_stop && HeldForPause(p, c) > cfg_.pfc.xoff_bytes && !(p.xoff_sent >> c & 1))
+    AssertXoff(nic.port, c);
 }
 
 void Network::NicResume(uint32_t host) {
@@ -1305,8 +1332,9 @@ void Network::NicResume(uint32_t host) {
   nic.stuck_since = -1;
   while (!nic.held.empty()) {
     PacketRef r = nic.held.Pop(pool_);
-    p.ingress_bytes[pool_[r].tclass] -=
-        static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
+    const int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
+    p.ingress_bytes[pool_[r].tclass] -= size;
+    p.ingress_total -= size;
     ReceiveAtHost(host, r);
   }
   for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {

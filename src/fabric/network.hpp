@@ -108,6 +108,13 @@ struct PfcConfig {
   int64_t headroom_bytes = 160'000;  // above xoff
   uint16_t quanta = 0xFFFF;          // pause time sent with XOFF
   Time response = Time::Zero();      // sender response time (D-Resp: 1.1584 us at 400G)
+  // Global IEEE 802.3x PAUSE instead of PFC: every class is flow-controlled
+  // at the ingress (admitted like a lossless one), the XOFF/XON decision is
+  // made on the bytes the whole ingress port holds (sum over classes, same
+  // xoff / xon / headroom), and each PAUSE frame stops every class of the
+  // upstream port, CNPs included. `priorities` still selects the classes
+  // whose paused time is counted and that the watchdog polls.
+  bool global = false;
   PfcWatchdogConfig watchdog;
 };
 
@@ -229,6 +236,28 @@ struct FlowStats {
   Time fct() const { return finish - spec.start; }
 };
 
+// Counters of one traffic class (PFC priority; for InfiniBand the VL) of a
+// port. PAUSE frames count once per class their class-enable vector names (a
+// frame enabling classes 3 and 4 counts in both); paused time only for
+// lossless priorities, as PortStats::paused_ps.
+struct ClassStats {
+  uint64_t pause_tx = 0;
+  uint64_t pause_rx = 0;
+  int64_t paused_ps = 0;
+  int64_t credit_starved_ps = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t cnp_tx = 0;
+  uint64_t drops = 0;
+  bool Any() const {
+    return pause_tx + pause_rx + ecn_marks + cnp_tx + drops > 0 || paused_ps != 0 ||
+           credit_starved_ps != 0;
+  }
+};
+
+// Per-port counters. For ecn_marks, cnp_tx, drops, paused_ps and
+// credit_starved_ps the port total equals the sum over `classes`; pause_tx
+// and pause_rx count frames, so they equal the per-class sums only when each
+// frame enables one class.
 struct PortStats {
   uint64_t tx_packets = 0;
   uint64_t tx_wire_bytes = 0;
@@ -255,6 +284,7 @@ struct PortStats {
   uint64_t rx_stall_drops = 0;
   uint64_t pause_storm_warnings = 0;
   uint64_t pause_storm_errors = 0;
+  std::array<ClassStats, kMaxClasses> classes{};  // by class / VL
 };
 
 // Observer of PFC wait dependencies, for online deadlock detection
@@ -304,6 +334,8 @@ class Network final : public sim::EventHandler {
   // Paused time of port p's lossless priorities up to now (PortStats::paused_ps
   // also counts a pause in force up to its expiry).
   int64_t PausedPsUntilNow(uint32_t p) const;
+  // The same for priority c alone (0 for a lossy priority).
+  int64_t PausedPsUntilNow(uint32_t p, int c) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
 
@@ -424,6 +456,7 @@ class Network final : public sim::EventHandler {
     uint8_t wd_active = 0;                             // watchdog restore period, per class
     std::array<int64_t, kMaxClasses> paused_until{};   // egress: class c may start at >= this
     std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
+    int64_t ingress_total = 0;                         // ingress: all flow-controlled classes
     std::array<int64_t, kMaxClasses> refresh_at{};     // ingress: live XOFF refresh time
     int64_t busy_until = 0;
     int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
@@ -576,6 +609,13 @@ class Network final : public sim::EventHandler {
   void ArmCcTimer(uint32_t flow);
   void ArmNpTimer(uint32_t host);
   void SendPause(uint32_t port, uint8_t mask, uint16_t quanta);
+  // Ingress `port` crossed XOFF on class c: pause c upstream (every class
+  // with global pause), start the refresh chain, tell the wait observer.
+  void AssertXoff(uint32_t port, int c);
+  // Bytes the XOFF/XON decision of (ingress port, class c) looks at.
+  int64_t HeldForPause(const Port& p, int c) const {
+    return cfg_.pfc.global ? p.ingress_total : p.ingress_bytes[c];
+  }
   void ArmRefresh(uint32_t port, int c);
   void OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta);
   void ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end);
@@ -647,6 +687,7 @@ class Network final : public sim::EventHandler {
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;
   int64_t xon_bytes_ = 0;
+  uint8_t fc_mask_ = 0;  // classes accounted at the ingress: pfc.priorities, or all (global)
   size_t flows_done_ = 0;
   uint64_t packet_hops_ = 0;
   uint64_t packets_created_ = 0;

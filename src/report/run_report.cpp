@@ -43,6 +43,29 @@ std::string SeriesText(const scenario::SeriesResult& s) {
   return o;
 }
 
+// One line per (port, class) with activity, in port order, at most
+// kMaxLines; the rest are counted.
+std::string ClassText(const std::vector<scenario::PortCounters>& ports) {
+  constexpr size_t kMaxLines = 20;
+  size_t total = 0;
+  for (const auto& p : ports) total += p.classes.size();
+  if (total == 0) return {};
+  std::string o = "per class  class  pause tx/rx  paused  credit-starved  ECN marks  CNPs  drops\n";
+  size_t shown = 0;
+  for (const auto& p : ports) {
+    for (const auto& c : p.classes) {
+      if (shown == kMaxLines) break;
+      ++shown;
+      o += fmt::format(
+          "           {:>5}  {:>5}/{:<5}  {:>5.1f}%  {:>13.1f}%  {:>9}  {:>4}  {:>5}  {}\n",
+          c.tclass, c.pause_tx, c.pause_rx, 100 * c.paused_fraction,
+          100 * c.credit_starved_fraction, c.ecn_marks, c.cnps, c.drops, p.name);
+    }
+  }
+  if (total > shown) o += fmt::format("           ... {} more (JSON)\n", total - shown);
+  return o;
+}
+
 }  // namespace
 
 std::string SeriesCsv(const scenario::SeriesResult& s) {
@@ -112,6 +135,7 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
         "stalled-receive drops {}\n",
         p.name, p.pause_storm_warnings, p.pause_storm_errors, p.rx_stall_drops);
   }
+  o += ClassText(r.ports);
   if (r.deadlock.enabled) {
     if (r.deadlock.cycle.empty()) {
       o += "deadlock   none detected\n";
@@ -181,6 +205,17 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
   j["warnings"] = r.warnings;
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (const auto& p : r.ports) {
+    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
+    for (const auto& c : p.classes) {
+      classes.push_back({{"class", c.tclass},
+                         {"pause_tx", c.pause_tx},
+                         {"pause_rx", c.pause_rx},
+                         {"paused_fraction", c.paused_fraction},
+                         {"credit_starved_fraction", c.credit_starved_fraction},
+                         {"ecn_marks", c.ecn_marks},
+                         {"cnps", c.cnps},
+                         {"drops", c.drops}});
+    }
     ports.push_back(
         {{"link", p.name},
          {"pause_tx", p.pause_tx},
@@ -198,7 +233,8 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
          {"watchdog_first_action_ps", p.watchdog_actions > 0 ? p.watchdog_first.ps() : int64_t{-1}},
          {"rx_stall_drops", p.rx_stall_drops},
          {"tx_pause_storm_warning_events", p.pause_storm_warnings},
-         {"tx_pause_storm_error_events", p.pause_storm_errors}});
+         {"tx_pause_storm_error_events", p.pause_storm_errors},
+         {"classes", classes}});
   }
   j["ports"] = ports;
   j["pfc_watchdog"] = {

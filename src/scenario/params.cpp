@@ -158,6 +158,12 @@ const std::vector<ParamInfo>& BaseParams() {
        "(ingress port, priority) holds more than xoff.",
        ""},
       {"fabric.pfc.priority", T::kInt, "3", "The lossless priority (RoCE: 3).", "", 0, 7},
+      {"fabric.pfc.mode", T::kEnum, "pfc",
+       "pfc: per-priority pause (802.1Qbb). global: IEEE 802.3x PAUSE, the worse option: the "
+       "XOFF decision is on all the bytes an ingress port holds and each PAUSE stops every class "
+       "of the upstream port (CNPs included), so all traffic is lossless and one congested class "
+       "stops the others.",
+       "pfc|global"},
       {"fabric.pfc.xoff", T::kBytes, "200KB",
        "Bytes an (ingress port, priority) may hold before it sends XOFF.", ""},
       {"fabric.pfc.xon", T::kBytes, "",

@@ -360,6 +360,14 @@ RunResult RunScenario(const Scenario& s) {
       pc.rx_stall_drops = st.rx_stall_drops;
       pc.pause_storm_warnings = st.pause_storm_warnings;
       pc.pause_storm_errors = st.pause_storm_errors;
+      for (int c = 0; c < fabric::kMaxClasses; ++c) {
+        const fabric::ClassStats& cs = st.classes[static_cast<size_t>(c)];
+        const int64_t paused_ps = net.PausedPsUntilNow(p, c);
+        if (!cs.Any() && paused_ps == 0) continue;
+        pc.classes.push_back({c, cs.pause_tx, cs.pause_rx, static_cast<double>(paused_ps) / horizon,
+                              static_cast<double>(cs.credit_starved_ps) / horizon, cs.ecn_marks,
+                              cs.cnp_tx, cs.drops});
+      }
       r.ports.push_back(std::move(pc));
     }
     double paused = static_cast<double>(net.PausedPsUntilNow(p)) / horizon;

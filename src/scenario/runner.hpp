@@ -19,6 +19,19 @@ struct LinkUse {
   double utilization = 0;  // busy time / simulated time
 };
 
+// Counters of one traffic class (PFC priority; IB VL) of a port
+// (fabric::ClassStats). A PAUSE frame counts once per class it enables.
+struct ClassCounters {
+  int tclass = 0;
+  uint64_t pause_tx = 0;
+  uint64_t pause_rx = 0;
+  double paused_fraction = 0;  // paused time / simulated time
+  double credit_starved_fraction = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t cnps = 0;
+  uint64_t drops = 0;
+};
+
 // Counters of one link direction (sending port), listed when any is non-zero
 // among PAUSE frames, paused time, ECN marks and drops.
 struct PortCounters {
@@ -39,6 +52,7 @@ struct PortCounters {
   uint64_t rx_stall_drops = 0;                      // stalled NIC (host ports)
   uint64_t pause_storm_warnings = 0;                // NIC stall prevention events
   uint64_t pause_storm_errors = 0;
+  std::vector<ClassCounters> classes{};  // classes with any non-zero counter, ascending
 };
 
 // One sampled time series (docs/series.md). Sample k (k = 1, 2, ...) is taken

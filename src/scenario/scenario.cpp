@@ -612,6 +612,7 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   pfc.enabled = boolean("fabric.pfc.enabled");
   const int prio = static_cast<int>(integer("fabric.pfc.priority"));
   pfc.priorities = static_cast<uint8_t>(1u << prio);
+  pfc.global = choice("fabric.pfc.mode") == "global";
   pfc.xoff_bytes = bytes("fabric.pfc.xoff");
   pfc.response = time("fabric.pfc.response");
   pfc.quanta = static_cast<uint16_t>(integer("fabric.pfc.quanta"));

@@ -309,6 +309,14 @@ TEST(ScenarioPfcWatchdog, BadFieldsNameFileLineAndField) {
             "'auto'?)");
 }
 
+TEST(Scenario, PfcModeSelectsGlobalPause) {
+  EXPECT_FALSE(LoadScenarioText(kGood, "s.yaml").net.pfc.global);
+  EXPECT_TRUE(LoadScenarioText(kGood, "s.yaml", {"fabric.pfc.mode=global"}).net.pfc.global);
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.pfc.mode=802.3x"}),
+            "<--set>: fabric.pfc.mode: expected one of pfc, global, got \"802.3x\" (did you mean "
+            "'pfc'?)");
+}
+
 TEST(ScenarioPaths, BadPathsNameTheTrafficEntry) {
   std::string t = kE9;
   t.replace(t.find("[leaf0, spine0, leaf1]"), 22, "[leaf0, spine7, leaf1]");
