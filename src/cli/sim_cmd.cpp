@@ -243,8 +243,8 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
           "presets.\n"
           "Modelled: InfiniBand with per-VL credit flow control (2,048 blocks of 64 B per VL,\n"
           "adaptive routing) and RoCE v2 with PFC (lossless priority 3, ECMP). Neither run uses\n"
-          "end-to-end congestion control here (DCQCN exists as fabric.cc; IB CC is not wired\n"
-          "yet).\n\n");
+          "end-to-end congestion control here (fabric.cc: dcqcn-paper, dcqcn-firmware, "
+          "ib-cc).\n\n");
       for (const char* preset : {"infiniband", "roce"}) {
         scenario::Scenario s = scenario::LoadScenarioText(
             kDemoScenario, "<builtin demo>", {fmt::format("fabric.preset={}", preset)});
