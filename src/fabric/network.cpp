@@ -347,6 +347,13 @@ void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
     } else {
       egress = host_edge_port_[spec.dst];
     }
+    // A hop may not send the packet back over the link it came in on: the
+    // release of its ingress buffer would then act on the port that is
+    // transmitting it (and no lossless fabric routes that way).
+    if (i > 0 && ports_[egress].peer == route_hops_.back().port) {
+      fail(fmt::format("hop {} ({}) sends back over the link it came in on", i,
+                       topo_.nodes[h.node].name));
+    }
     route_hops_.push_back({egress, static_cast<int8_t>(h.tclass)});
   }
 }

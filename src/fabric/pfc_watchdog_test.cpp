@@ -285,6 +285,12 @@ TEST(SourceRoute, RejectsRoutesThatDoNotConnect) {
   EXPECT_THROW(net.AddFlow(f), std::invalid_argument);
   f.route = {{node("leaf0")}, {node("spine0")}, {node("leaf2")}};  // wrong end
   EXPECT_THROW(net.AddFlow(f), std::invalid_argument);
+  f.route = {{node("leaf0")},
+             {node("spine0")},
+             {node("leaf0")},
+             {node("spine1")},
+             {node("leaf1")}};  // back over the leaf0 - spine0 link
+  EXPECT_THROW(net.AddFlow(f), std::invalid_argument);
   EXPECT_EQ(net.flows().size(), 0u);
   f.route = {{node("leaf0")}, {node("spine1")}, {node("leaf2")}, {node("spine0")}, {node("leaf1")}};
   EXPECT_EQ(net.AddFlow(f), 0u);

@@ -881,6 +881,12 @@ std::vector<fabric::RouteHop> ResolvePath(const TrafficSpec& t, const topology::
                                    "are not",
                                    topo.nodes[out.back().node].name, name));
     }
+    if (out.size() >= 2 && out[out.size() - 2].node == it->second) {
+      throw InputError(t.path_where,
+                       fmt::format("expected no hop straight back to the previous switch, but "
+                                   "{} -> {} -> {} sends back over the link it came in on",
+                                   name, topo.nodes[out.back().node].name, name));
+    }
     out.push_back({it->second, cls});
   }
   const uint32_t src = topo.hosts[static_cast<size_t>(t.src)];

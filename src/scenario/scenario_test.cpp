@@ -325,9 +325,12 @@ TEST(ScenarioPaths, BadPathsNameTheTrafficEntry) {
   EXPECT_EQ(RunErrorOf(kE9, {"traffic.1.path=leaf1,leaf0"}),
             "<--set>: traffic.1.path: expected consecutive switches to be linked, but leaf1 and "
             "leaf0 are not");
-  EXPECT_EQ(RunErrorOf(kE9, {"traffic.1.path=leaf0,spine1,leaf0"}),
+  EXPECT_EQ(RunErrorOf(kE9, {"traffic.1.path=leaf0,spine1,leaf1"}),
             "<--set>: traffic.1.path: expected the path to start at the switch of host 1 (host1), "
             "got leaf0");
+  EXPECT_EQ(RunErrorOf(kE9, {"traffic.1.path=leaf1,spine1,leaf1,spine0,leaf0"}),
+            "<--set>: traffic.1.path: expected no hop straight back to the previous switch, but "
+            "leaf1 -> spine1 -> leaf1 sends back over the link it came in on");
   EXPECT_EQ(RunErrorOf(kE9, {"traffic.1.path=leaf1,spine1,leaf2"}),
             "<--set>: traffic.1.path: expected the path to end at the switch of host 0 (host0), "
             "got leaf2");
