@@ -259,7 +259,6 @@ void Network::IbSync(uint32_t port) {
     ++ports_[port].stats.fcp_rx;
     if (s.vls[f.vl].starved_since >= 0) {
       PortStats& st = ports_[port].stats;
-      st.credit_starved_ps += f.at - s.vls[f.vl].starved_since;
       st.classes[f.vl].credit_starved_ps += f.at - s.vls[f.vl].starved_since;
       s.vls[f.vl].starved_since = -1;  // re-marked by the next attempt if still short
     }

@@ -531,7 +531,6 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
     }
     if (mark) {
       pk.ecn = kEcnCe;
-      ++p.stats.ecn_marks;
       ++p.stats.classes[c].ecn_marks;
     }
   }
@@ -778,7 +777,6 @@ void Network::DropPacket(PacketRef r, Port* at) {
   ++drops_;
   ++flows_[pool_[r].flow].drops;
   if (at != nullptr) {
-    ++at->stats.drops;
     ++at->stats.classes[pool_[r].tclass].drops;
   }
   pool_.Free(r);
@@ -865,7 +863,6 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
     const int64_t next = std::max(until, now);
     // Paused time: the extension, or (XON, refresh to a shorter time) minus the part cut off.
     if (cfg_.pfc.priorities >> c & 1) {
-      p.stats.paused_ps += next - old;
       p.stats.classes[c].paused_ps += next - old;
       if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc += next - old;
     }
@@ -1056,7 +1053,6 @@ void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
   const int64_t size = c.wire - cfg_.framing.gap_overhead;
   p.q[cls].bytes += size;
   p.queued_bytes += size;
-  ++p.stats.cnp_tx;
   ++p.stats.classes[cls].cnp_tx;
   ++cnps_;
   Kick(nics_[host].port);
@@ -1144,9 +1140,16 @@ PortStats Network::port_stats(uint32_t port) const {
           until = s.inbox.at(i).at;
           break;
         }
-      st.credit_starved_ps += until - s.vls[v].starved_since;
       st.classes[v].credit_starved_ps += until - s.vls[v].starved_since;
     }
+  }
+  // The port totals of the per-class counters are their sums.
+  for (const ClassStats& c : st.classes) {
+    st.ecn_marks += c.ecn_marks;
+    st.cnp_tx += c.cnp_tx;
+    st.drops += c.drops;
+    st.paused_ps += c.paused_ps;
+    st.credit_starved_ps += c.credit_starved_ps;
   }
   return st;
 }
@@ -1211,12 +1214,10 @@ void Network::XoffAsserted(uint32_t port, int c, bool on) {
 }
 
 int64_t Network::PausedPsUntilNow(uint32_t pi) const {
-  const Port& p = ports_[pi];
-  const int64_t now = sim_.Now().ps();
-  int64_t ahead = 0;
+  int64_t sum = 0;
   for (unsigned m = cfg_.pfc.priorities; m != 0; m &= m - 1)
-    ahead += std::max<int64_t>(0, p.paused_until[__builtin_ctz(m)] - now);
-  return p.stats.paused_ps - ahead;
+    sum += PausedPsUntilNow(pi, __builtin_ctz(m));
+  return sum;
 }
 
 int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
@@ -1275,7 +1276,6 @@ void Network::WatchdogAct(uint32_t pi, int c) {
   // Ignore the PAUSE in force: the queue is no longer paused.
   if (p.paused_until[c] > now) {
     const int64_t cut = p.paused_until[c] - now;
-    p.stats.paused_ps -= cut;
     p.stats.classes[c].paused_ps -= cut;
     wd_[static_cast<size_t>(pi) * kMaxClasses + c].paused_acc -= cut;
     p.paused_until[c] = now;

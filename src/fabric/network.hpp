@@ -254,10 +254,10 @@ struct ClassStats {
   }
 };
 
-// Per-port counters. For ecn_marks, cnp_tx, drops, paused_ps and
-// credit_starved_ps the port total equals the sum over `classes`; pause_tx
-// and pause_rx count frames, so they equal the per-class sums only when each
-// frame enables one class.
+// Per-port counters. ecn_marks, cnp_tx, drops, paused_ps and
+// credit_starved_ps are kept per class only; Network::port_stats fills the
+// port totals with their sums. pause_tx and pause_rx count frames, so they
+// equal the per-class sums only when each frame enables one class.
 struct PortStats {
   uint64_t tx_packets = 0;
   uint64_t tx_wire_bytes = 0;
