@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "base/ring.hpp"
 #include "cc/dcqcn.hpp"
 #include "cc/dcqcn_params.hpp"
 #include "cc/ib_cc.hpp"
@@ -484,31 +485,8 @@ class Network final : public sim::EventHandler {
     int32_t blocks = 0;
     uint8_t vl = 0;
   };
-  // FIFO ring that grows to the most entries ever held and then allocates no
-  // more; its capacity is a power of two (8, doubling).
   template <class T>
-  struct Ring {
-    std::vector<T> buf;
-    uint32_t head = 0, size = 0;
-    bool empty() const { return size == 0; }
-    const T& front() const { return buf[head]; }
-    const T& at(uint32_t i) const { return buf[(head + i) & (buf.size() - 1)]; }
-    void pop() {
-      head = static_cast<uint32_t>((head + 1) & (buf.size() - 1));
-      --size;
-    }
-    void push(const T& v) {
-      if (size == buf.size()) {
-        std::vector<T> bigger(std::max<size_t>(8, 2 * buf.size()));
-        for (uint32_t i = 0; i < size; ++i) bigger[i] = at(i);
-        buf.swap(bigger);
-        head = 0;
-      }
-      buf[(head + size) & (buf.size() - 1)] = v;
-      ++size;
-    }
-    void clear() { head = size = 0; }
-  };
+  using Ring = base::Ring<T>;
   struct IbVl {  // one VL of a port, in one half cache line
     // Sender side.
     uint16_t fccl = 0;   // credit limit last received, mod 4096

@@ -25,10 +25,60 @@ void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t ki
       (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
   const Entry e{(static_cast<Order>(Bias(time)) << 64) | key, arg, HandlerIndex(h) << 16 | kind,
                 slot};
-  heap_.push_back(e);
-  SiftUp(heap_.size() - 1, e);
-  if (heap_.size() > peak_pending_) peak_pending_ = heap_.size();
+  const uint32_t lane = LaneFor(time - now_.ps());
+  if (lane != UINT32_MAX && (lanes_[lane].size == 0 || Before(lanes_[lane].back(), e))) {
+    Lane& l = lanes_[lane];
+    if (l.size == 0) {
+      Entry rep = e;
+      rep.handler_kind = kLaneHandler << 16 | lane;
+      heap_.push_back(rep);
+      SiftUp(heap_.size() - 1, rep);
+      ++lane_reps_;
+    }
+    l.push(e);
+    ++lane_entries_;
+  } else {
+    // No lane for this delay, or an equal-time entry with a smaller key than
+    // the lane's tail (the lane must stay sorted): the heap takes it.
+    heap_.push_back(e);
+    SiftUp(heap_.size() - 1, e);
+  }
+  if (pending() > peak_pending_) peak_pending_ = pending();
   ++scheduled_;
+}
+
+uint32_t Simulator::LaneFor(int64_t delay) {
+  DelaySlot& d = delay_slots_[(static_cast<uint64_t>(delay) * 0x9E3779B97F4A7C15ULL) >> 58];
+  if (d.delay == delay) {
+    if (d.lane != UINT32_MAX) return d.lane;
+    if (++d.votes >= kLaneAfter && lanes_.size() < kMaxLanes) {
+      d.lane = static_cast<uint32_t>(lanes_.size());
+      lanes_.emplace_back();
+      return d.lane;
+    }
+  } else if (d.lane == UINT32_MAX) {
+    // A slot without a lane goes to the delay seen most often there
+    // (majority vote), so one-off delays (start times) never win a lane.
+    if (d.votes == 0) {
+      d.delay = delay;
+      d.votes = 1;
+    } else {
+      --d.votes;
+    }
+  }
+  return UINT32_MAX;
+}
+
+size_t Simulator::MinChild(size_t first, size_t n) const {
+  if (first + 4 <= n) {
+    size_t b01 = Before(heap_[first + 1], heap_[first]) ? first + 1 : first;
+    size_t b23 = Before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+    return Before(heap_[b23], heap_[b01]) ? b23 : b01;
+  }
+  size_t best = first;
+  for (size_t c = first + 1; c < n; ++c)
+    if (Before(heap_[c], heap_[best])) best = c;
+  return best;
 }
 
 void Simulator::PopTop() {
@@ -39,22 +89,26 @@ void Simulator::PopTop() {
   const size_t n = heap_.size();
   if (n == 0) return;
   size_t i = 0;
-  for (;;) {
-    size_t first = 4 * i + 1;
-    if (first >= n) break;
-    size_t best = first;
-    if (first + 4 <= n) {
-      size_t b01 = Before(heap_[first + 1], heap_[first]) ? first + 1 : first;
-      size_t b23 = Before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
-      best = Before(heap_[b23], heap_[b01]) ? b23 : b01;
-    } else {
-      for (size_t c = first + 1; c < n; ++c)
-        if (Before(heap_[c], heap_[best])) best = c;
-    }
+  for (size_t first = 1; first < n; first = 4 * i + 1) {
+    const size_t best = MinChild(first, n);
     heap_[i] = heap_[best];
     i = best;
   }
   SiftUp(i, last);
+}
+
+void Simulator::SiftDown(const Entry& e) {
+  // The replacement is a lane's next entry, usually close to the top, so
+  // top-down with an early stop beats Floyd's walk to a leaf here.
+  const size_t n = heap_.size();
+  size_t i = 0;
+  for (size_t first = 1; first < n; first = 4 * i + 1) {
+    const size_t best = MinChild(first, n);
+    if (!Before(heap_[best], e)) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = e;
 }
 
 void Simulator::SiftUp(size_t i, const Entry& e) {
@@ -107,12 +161,28 @@ StopReason Simulator::Run(Time until, uint64_t max_events) {
   while (!heap_.empty()) {
     if (stop_) return StopReason::kStopped;
     if (ran >= max_events) return StopReason::kEventLimit;
-    const Entry top = heap_.front();
+    Entry top = heap_.front();
     if (TimeOf(top) > Bias(until.ps())) {
       now_ = until;
       return StopReason::kTimeLimit;
     }
-    PopTop();
+    if ((top.handler_kind >> 16) == kLaneHandler) {
+      const uint32_t lane = top.handler_kind & 0xFFFF;
+      Lane& l = lanes_[lane];
+      top = l.front();
+      l.pop();
+      --lane_entries_;
+      if (l.size > 0) {
+        Entry rep = l.front();
+        rep.handler_kind = kLaneHandler << 16 | lane;
+        SiftDown(rep);
+      } else {
+        PopTop();
+        --lane_reps_;
+      }
+    } else {
+      PopTop();
+    }
     if (top.slot != UINT32_MAX) {
       // Slots are freed only here, so a slot is never reused while its event is queued.
       bool live = slot_gen_[top.slot] == slot_sched_gen_[top.slot];

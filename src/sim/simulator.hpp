@@ -8,12 +8,23 @@
 // order that entity did so — not on global insertion order — so a run split
 // across partitions can reproduce a serial one.
 //
-// Hot path: Schedule() and the dispatch loop allocate nothing once the heap
-// has grown to its peak size; a heap entry is 32 bytes in a 4-ary heap and
-// carries its payload (handler index, kind, arg) inline.
+// Hot path: Schedule() and the dispatch loop allocate nothing once the queue
+// has grown to its peak size; an entry is 32 bytes and carries its payload
+// (handler index, kind, arg) inline.
+//
+// Delay lanes. Most events of a packet simulation are scheduled a fixed
+// delay ahead of now (one frame time, frame time plus cable), and the clock
+// never goes back, so the events of one delay arrive in time order. Such a
+// delay, once seen often, gets a lane: a FIFO ring of entries in (time, key)
+// order, of which only the head sits in the 4-ary heap as a representative.
+// The heap then holds a few dozen entries instead of one per busy link, so
+// its depth and cache footprint do not grow with the fabric; every other
+// event goes to the heap directly. The order of execution is exactly the
+// heap-only order: lanes are sorted, and the heap merges their heads.
 #include <cstdint>
 #include <vector>
 
+#include "base/ring.hpp"
 #include "sim/rng.hpp"
 #include "units/units.hpp"
 
@@ -78,7 +89,7 @@ class Simulator {
   uint64_t events_executed() const { return executed_; }
   uint64_t events_scheduled() const { return scheduled_; }
   uint64_t events_cancelled() const { return cancelled_; }
-  size_t pending() const { return heap_.size(); }
+  size_t pending() const { return heap_.size() - lane_reps_ + lane_entries_; }
   size_t peak_pending() const { return peak_pending_; }
 
  private:
@@ -91,19 +102,39 @@ class Simulator {
     uint32_t handler_kind;  // handler index << 16 | kind
     uint32_t slot;          // cancellation slot, or UINT32_MAX
   };
+  // A lane's representative in the heap: a copy of the lane's head whose
+  // handler index is kLaneHandler and whose kind is the lane number.
+  static constexpr uint32_t kLaneHandler = 0xFFFF;
+  static constexpr size_t kMaxLanes = 16;
+  static constexpr uint32_t kLaneAfter = 64;  // sightings of a delay before it gets a lane
+  using Lane = base::Ring<Entry>;
+  // Open-addressed by delay; a slot votes for the delay seen most there.
+  struct DelaySlot {
+    int64_t delay = -1;
+    uint32_t votes = 0;
+    uint32_t lane = UINT32_MAX;
+  };
+  static constexpr size_t kDelaySlots = 64;
   static bool Before(const Entry& a, const Entry& b) { return a.order < b.order; }
   static uint64_t TimeOf(const Entry& e) { return static_cast<uint64_t>(e.order >> 64); }
   static uint64_t Bias(int64_t t) { return static_cast<uint64_t>(t) ^ (1ULL << 63); }
   void Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
             uint32_t slot);
   uint32_t HandlerIndex(EventHandler* h);
+  void Insert(const Entry& e);
+  uint32_t LaneFor(int64_t delay);
+  size_t MinChild(size_t first, size_t n) const;  // smallest of the children from `first`
   void PopTop();
+  void SiftDown(const Entry& e);             // replaces the top by e
   void SiftUp(size_t hole, const Entry& e);  // place e at or above index `hole`
 
   uint64_t seed_;
   Time now_;
   bool stop_ = false;
-  std::vector<Entry> heap_;              // 4-ary min-heap
+  std::vector<Entry> heap_;  // 4-ary min-heap
+  std::vector<Lane> lanes_;
+  DelaySlot delay_slots_[kDelaySlots];
+  size_t lane_reps_ = 0, lane_entries_ = 0;
   std::vector<EventHandler*> handlers_;  // the handlers seen, by index
   EventHandler* last_handler_ = nullptr;
   uint32_t last_handler_index_ = 0;

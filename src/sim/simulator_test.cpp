@@ -1,6 +1,9 @@
 #include "sim/simulator.hpp"
 
+#include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -156,6 +159,71 @@ TEST(Simulator, DeterministicAndTwoSimulatorsInOneProcess) {
   b.Run();
   EXPECT_EQ(ra.log, (std::vector<std::string>{"3:1:0"}));
   EXPECT_EQ(rb.log, (std::vector<std::string>{"7:2:0"}));
+}
+
+// Delay lanes must not change the order: a storm of events, most a few fixed
+// delays ahead (so they get lanes), some with random delays (the heap), many
+// at equal times from several sources scheduled out of key order, some
+// cancelled. Every event carries its own (source, per-source index), which is
+// exactly the engine's order key; the test keeps the pending set itself and
+// checks that each event run is the smallest (time, source, index) pending.
+struct Storm : EventHandler {
+  using Key = std::tuple<int64_t, uint32_t, uint64_t>;
+  Simulator* sim = nullptr;
+  std::vector<uint32_t> sources;
+  std::vector<uint64_t> next_index;  // per source, mirrors the engine's sequence
+  Rng rng{1, 2, 3};
+  std::set<Key> pending;
+  std::vector<std::pair<EventId, Key>> cancellable;
+  uint64_t ran = 0, out_of_order = 0, cancelled = 0, budget = 200000;
+  void Add(Time at, bool cancellable_event) {
+    const uint32_t s = static_cast<uint32_t>(rng.Below(sources.size()));
+    const Key key{at.ps(), s, next_index[s]++};
+    const uint64_t arg = (uint64_t{s} << 40) | std::get<2>(key);
+    pending.insert(key);
+    if (cancellable_event)
+      cancellable.emplace_back(sim->ScheduleCancellable(at, sources[s], this, 0, arg), key);
+    else
+      sim->Schedule(at, sources[s], this, 0, arg);
+  }
+  void OnEvent(uint32_t, uint64_t arg) override {
+    const Key key{sim->Now().ps(), static_cast<uint32_t>(arg >> 40), arg & ((1ULL << 40) - 1)};
+    if (pending.empty() || *pending.begin() != key) ++out_of_order;
+    pending.erase(key);
+    ++ran;
+    const int children = static_cast<int>(rng.Below(4));  // mean 1.5: grows to the budget
+    for (int i = 0; i < children && budget > 0; ++i, --budget) {
+      const uint64_t pick = rng.Below(10);
+      int64_t delay = pick < 4   ? 4002
+                      : pick < 7 ? 1000000
+                      : pick < 8 ? 0
+                                 : static_cast<int64_t>(rng.Below(50000));
+      Add(sim->Now() + Time::Ps(delay), rng.Below(20) == 0);
+    }
+    if (!cancellable.empty() && rng.Below(8) == 0) {
+      if (sim->Cancel(cancellable.back().first)) {
+        ++cancelled;
+        pending.erase(cancellable.back().second);
+      }
+      cancellable.pop_back();
+    }
+  }
+};
+
+TEST(Simulator, DelayLanesKeepTheExactTimeAndKeyOrder) {
+  Simulator sim(1);
+  Storm st;
+  st.sim = &sim;
+  for (int i = 0; i < 5; ++i) st.sources.push_back(sim.AddEntity());
+  st.next_index.assign(st.sources.size(), 0);
+  // Equal start times from every source, in scrambled order.
+  for (int i = 0; i < 400; ++i) st.Add(Time::Ps(i % 7), false);
+  sim.Run();
+  EXPECT_EQ(st.out_of_order, 0u);
+  EXPECT_TRUE(st.pending.empty());
+  EXPECT_GT(st.ran, 150000u);
+  EXPECT_GT(st.cancelled, 100u);
+  EXPECT_EQ(sim.pending(), 0u);
 }
 
 TEST(Rng, StreamsAreIndependentAndUniform) {

@@ -1,0 +1,37 @@
+#pragma once
+// FIFO ring that grows to the most entries it ever held and then allocates no
+// more: the event engine's delay lanes and the fabric's per-port queues of
+// in-flight control records use it on the hot path. Capacity is a power of
+// two (8, doubling).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace lossless::base {
+
+template <class T>
+struct Ring {
+  std::vector<T> buf;
+  uint32_t head = 0, size = 0;
+  bool empty() const { return size == 0; }
+  const T& front() const { return buf[head]; }
+  const T& back() const { return at(size - 1); }
+  const T& at(uint32_t i) const { return buf[(head + i) & (buf.size() - 1)]; }
+  void pop() {
+    head = static_cast<uint32_t>((head + 1) & (buf.size() - 1));
+    --size;
+  }
+  void push(const T& v) {
+    if (size == buf.size()) {
+      std::vector<T> bigger(std::max<size_t>(8, 2 * buf.size()));
+      for (uint32_t i = 0; i < size; ++i) bigger[i] = at(i);
+      buf.swap(bigger);
+      head = 0;
+    }
+    buf[(head + size) & (buf.size() - 1)] = v;
+    ++size;
+  }
+  void clear() { head = size = 0; }
+};
+
+}  // namespace lossless::base
