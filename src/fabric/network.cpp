@@ -558,7 +558,7 @@ PacketRef Network::NextFromQueues(Port& p) {
   const int64_t gap = cfg_.framing.gap_overhead;
   auto take = [&](int c) { return TakeFromQueue(p, c); };
   const int64_t now = sim_.Now().ps();
-  auto may_send = [&](int c) { return p.paused_until[c] <= now; };
+  auto may_send = [&](int c) { return !p.ever_paused || p.paused_until[c] <= now; };
   const unsigned strict = p.nonempty & cfg_.sw.strict_mask;
   for (unsigned m = strict; m != 0;) {
     int c = 31 - __builtin_clz(m);  // highest class first
@@ -614,7 +614,8 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     size_t i = (nic.cursor + k) % n;
     uint32_t f = nic.active[i];
     FlowState& fs = flow_state_[f];
-    const int64_t ready = std::max(fs.next_ps, p.paused_until[fs.tclass]);
+    const int64_t ready =
+        p.ever_paused ? std::max(fs.next_ps, p.paused_until[fs.tclass]) : fs.next_ps;
     if (ready > now) {
       wake_at = std::min(wake_at, ready);
       continue;
@@ -867,6 +868,7 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
       if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc += next - old;
     }
     p.paused_until[c] = until;
+    p.ever_paused = true;
     if (until <= now) resume = true;
   }
   if (resume) Kick(port);

@@ -28,6 +28,7 @@
 //   destination tables, adaptive (least-loaded egress among minimal next hops)
 //   or per-packet spraying.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -263,10 +264,10 @@ struct PortStats {
   uint64_t tx_packets = 0;
   uint64_t tx_wire_bytes = 0;
   int64_t busy_ps = 0;
+  int64_t max_queue_bytes = 0;  // (the four above are the packet path's: Port keeps them hot)
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
   uint64_t ecn_marks = 0;
-  int64_t max_queue_bytes = 0;
   uint64_t pause_tx = 0;          // PFC frames sent (XOFF, refresh and XON)
   uint64_t pause_rx = 0;          // PFC frames received
   uint64_t cnp_tx = 0;            // CNPs a host sent (host ports only)
@@ -430,44 +431,52 @@ class Network final : public sim::EventHandler {
     kIbCcTimer = 14
   };
 
-  struct ClassQueue {
+  struct alignas(32) ClassQueue {  // two per cache line
     PacketFifo fifo;
     int64_t bytes = 0;
     int32_t deficit = 0;
   };
-  struct Port {
-    uint32_t node = 0;           // topology node owning this port
+  // Fields in the order the packet path touches them: the first two cache
+  // lines hold what every transmission and arrival reads, including the
+  // first four counters of `stats`; pause timers, class queues, PFC ingress
+  // accounting and the rest of the counters follow.
+  struct alignas(64) Port {
     uint32_t peer = 0;           // port at the other end of the link
     uint32_t entity = 0;         // engine entity id (ordering key)
     uint32_t host = UINT32_MAX;  // host rank if this is a host's NIC port
     uint32_t sw = UINT32_MAX;    // switch index if this is a switch port
-    int64_t rate_bps = 0;
+    bool down = false;           // link administratively or physically down
+    bool rx_stalled = false;     // host port: NIC receive stalled (fault)
+    bool rx_cut_through = false;
+    bool kick_pending = false;   // a kick event at kick_at is live
+    bool pause_pending = false;  // a PFC frame waits to be sent
+    bool ever_paused = false;    // a PAUSE has set paused_until (else it is all zero)
+    uint8_t pause_mask = 0;      // XOFF classes of the pending frame
+    uint8_t xon_mask = 0;        // classes of a pending XON frame
+    uint8_t xoff_sent = 0;       // priorities held paused upstream
+    uint8_t wd_active = 0;       // watchdog restore period, per class
+    uint8_t rr = 0;              // DWRR cursor
+    uint8_t nonempty = 0;        // bit c set = class c has packets
+    uint16_t pause_quanta = 0;   // its pause time
+    int64_t busy_until = 0;
+    int64_t kick_at = 0;
+    int64_t queued_bytes = 0;  // all classes
+    int64_t cached_wire = -1;  // serialization time cache: wire bytes ...
+    int64_t cached_ser = 0;    // ... and their time at rate_bps
     int64_t delay_ps = 0;
     int64_t rx_latency_ps = 0;  // pipeline latency of the receiving switch (0 at hosts)
-    bool rx_cut_through = false;
-    bool kick_pending = false;  // a kick event at kick_at is live
-    int64_t kick_at = 0;
-    bool down = false;                                 // link administratively or physically down
-    bool rx_stalled = false;                           // host port: NIC receive stalled (fault)
-    bool pause_pending = false;                        // a PFC frame waits to be sent
-    uint8_t pause_mask = 0;                            // XOFF classes of the pending frame
-    uint8_t xon_mask = 0;                              // classes of a pending XON frame
-    uint16_t pause_quanta = 0;                         // its pause time
-    uint8_t xoff_sent = 0;                             // priorities held paused upstream
-    uint8_t wd_active = 0;                             // watchdog restore period, per class
-    std::array<int64_t, kMaxClasses> paused_until{};   // egress: class c may start at >= this
-    std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
-    int64_t ingress_total = 0;                         // ingress: all flow-controlled classes
-    std::array<int64_t, kMaxClasses> refresh_at{};     // ingress: live XOFF refresh time
-    int64_t busy_until = 0;
-    int64_t cached_wire = -1, cached_ser = 0;  // serialization time cache
-    int64_t queued_bytes = 0;                  // all classes
-    uint8_t rr = 0;                            // DWRR cursor
-    uint8_t nonempty = 0;                      // bit c set = class c has packets
-    PacketFifo wire;                           // packets on the link, in order
-    std::array<ClassQueue, kMaxClasses> q{};
+    PacketFifo wire;            // packets on the link, in order
     PortStats stats;
+    int64_t rate_bps = 0;
+    uint32_t node = 0;                                // topology node owning this port
+    std::array<int64_t, kMaxClasses> paused_until{};  // egress: class c may start at >= this
+    std::array<ClassQueue, kMaxClasses> q{};
+    int64_t ingress_total = 0;                         // ingress: all flow-controlled classes
+    std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
+    std::array<int64_t, kMaxClasses> refresh_at{};     // ingress: live XOFF refresh time
   };
+  static_assert(offsetof(Port, stats) == 96 && offsetof(PortStats, max_queue_bytes) == 24,
+                "the packet path's fields and counters share the first two cache lines");
   // Per-port InfiniBand link state (cfg.ib.enabled only). A port is both the
   // sender into its peer's VL buffers and the receiver whose VL buffers its
   // peer sends into; it returns credits on its own transmit side.

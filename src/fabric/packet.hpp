@@ -1,6 +1,6 @@
 #pragma once
-// Packets and their pool. A packet is a 72-byte record addressed by a 32-bit
-// index; queues chain packets through `next`, so queuing allocates nothing.
+// Packets and their pool. A packet is a 64-byte record, one cache line,
+// addressed by a 32-bit index; queues chain packets through `next`, so queuing allocates nothing.
 // The pool grows to the peak number of packets alive and then recycles.
 #include <cstdint>
 #include <vector>
@@ -24,7 +24,7 @@ inline constexpr uint8_t kPacketFecn = 2;
 // ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
 
-struct Packet {
+struct alignas(64) Packet {
   int64_t sent_ps;    // time the source NIC started sending it (latency origin)
   int64_t arrive_ps;  // when the head reaches the next hop's queue (set per hop)
   int64_t tail_ps;    // when its last bit reaches the next hop (cut-through)
@@ -43,9 +43,8 @@ struct Packet {
   uint8_t flags;     // kPacketSourceRouted, ...
   uint8_t in_class;  // class it arrived with at the current switch (PFC ingress accounting)
   uint32_t ingress;  // switch port it entered through (PFC ingress accounting)
-  uint32_t pad2_;
 };
-static_assert(sizeof(Packet) == 72, "Packet grows only with reason (memory per packet in flight)");
+static_assert(sizeof(Packet) == 64, "Packet grows only with reason (memory per packet in flight)");
 
 class PacketPool {
  public:
