@@ -84,7 +84,7 @@ std::string InjectText(const scenario::RunResult& r) {
     o +=
         fmt::format("inject     PFC frame {} at {}: class-enable {} (0x{:02x}), quanta {} = {}{}\n",
                     p.port, FormatTime(p.at), Classes(p.class_enable), p.class_enable, p.quanta,
-                    FormatTime(p.pause), paused);
+                    p.quanta == 0 ? "XON" : FormatTime(p.pause), paused);
   }
   for (const auto& c : r.cnp_injections) {
     o += fmt::format(

@@ -326,5 +326,16 @@ TEST(ScenarioCnpInject, BadFieldsNameFileLineAndField) {
             "<--set>: faults.cnp_inject.0.count: expected an integer from 1 to 1e+06, got \"0\"");
 }
 
+// traffic `rate` (E1's paced priority 0): a rate, and not with DCQCN.
+TEST(ScenarioTrafficRate, BadRatesNameTheEntry) {
+  EXPECT_EQ(ErrorOf(kPfc, {"traffic.0.rate=80Gbps"}), "no error");
+  EXPECT_EQ(ErrorOf(kPfc, {"traffic.0.rate=0"}),
+            "<--set>: traffic.0.rate: expected a rate above zero, got \"0\"");
+  EXPECT_EQ(
+      ErrorOf(kCnp, {"traffic.0.rate=80Gbps"}),
+      "<--set>: traffic.0.rate: expected no 'rate' with DCQCN (fabric.cc): the reaction point "
+      "sets each flow's rate");
+}
+
 }  // namespace
 }  // namespace lossless::scenario

@@ -94,9 +94,11 @@ struct PauseInjectReport {
   uint16_t quanta = 0;
   units::Time pause;     // quanta x 512 bit times at the link's rate
   std::string receiver;  // the peer's link direction ("host0->leaf0")
-  // Paused time of the receiver over the run, per enabled class that is
-  // lossless (fabric.pfc.priority): (class, ps). Counted from the end of each
-  // frame's reception (plus fabric.pfc.response), all frames included.
+  // Paused time of the receiver over the whole run, per enabled class that is
+  // lossless (fabric.pfc.priority): (class, ps), every PAUSE it received
+  // included. A pause counts from when it takes effect (fabric.pfc.response
+  // after the end of the frame's reception) to its expiry (end of reception
+  // + quanta x 512 bit times) or an earlier XON.
   std::vector<std::pair<int, int64_t>> receiver_paused_ps;
 };
 
