@@ -108,6 +108,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       topology::Topology t = scenario::BuildTopology(s);
       auto flows = scenario::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()), &t);
       if (s.series.interval.ps() > 0) scenario::SeriesPorts(s, t);
+      scenario::CheckFaults(s, t, flows.size());
       fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
                  t.links.size(), flows.size());
       for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", w);

@@ -465,6 +465,14 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       p.xoff_sent = 0;
       break;
     }
+    case kPauseInject:
+      // arg = port << 24 | class-enable << 16 | quanta (as kPauseArrive).
+      SendPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16),
+                static_cast<uint16_t>(arg));
+      break;
+    case kCnpInject:
+      OnCnp(static_cast<uint32_t>(arg));
+      break;
     case kPfcRefresh: {
       uint32_t port = static_cast<uint32_t>(arg >> 3);
       int c = static_cast<int>(arg & 7);
@@ -838,6 +846,20 @@ void Network::AssertXoff(uint32_t port, int c) {
 
 void Network::ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta) {
   OnPauseReceived(port, class_enable, quanta);
+}
+
+void Network::InjectPause(uint32_t port, uint8_t class_enable, uint16_t quanta, Time at) {
+  if (port >= ports_.size())
+    throw std::invalid_argument(fmt::format("PAUSE injection on port {}", port));
+  if (class_enable == 0) return;
+  sim_.Schedule(std::max(at, sim_.Now()), ports_[port].entity, this, kPauseInject,
+                (uint64_t{port} << 24) | (uint64_t{class_enable} << 16) | quanta);
+}
+
+void Network::InjectCnp(uint32_t flow, Time at) {
+  if (!cfg_.dcqcn || flow >= rp_.size())
+    throw std::invalid_argument(fmt::format("CNP injection into flow {} without DCQCN", flow));
+  sim_.Schedule(std::max(at, sim_.Now()), entity_, this, kCnpInject, flow);
 }
 
 void Network::OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta) {

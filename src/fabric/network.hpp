@@ -398,6 +398,19 @@ class Network final : public sim::EventHandler {
   // Delivers a PFC frame to `port` as if its reception ended now (for tests
   // of the sender side, fabric.md §2.2 / experiments E1).
   void ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta);
+  // Fault injection (scenario faults.pause_inject, experiments E1): at `at`
+  // (Now() if earlier) port `port` sends one PFC frame to its link peer with
+  // this class-enable vector and pause time (quanta 0 = XON), through the
+  // normal MAC-control path: after the frame in progress, 64 B plus the
+  // framing's gap on the wire, counted in pause_tx / pause_rx. It merges with
+  // a PAUSE the port has pending at that moment, like any SendPause. An empty
+  // class_enable sends nothing. Throws std::invalid_argument for a bad port.
+  void InjectPause(uint32_t port, uint8_t class_enable, uint16_t quanta, Time at);
+  // Fault injection (scenario faults.cnp_inject, experiments E5): at `at`
+  // (Now() if earlier) flow `flow`'s DCQCN reaction point receives a CNP, as
+  // if one had arrived from the flow's destination (ignored once the flow is
+  // done). Throws std::invalid_argument without cfg.dcqcn or for a bad flow.
+  void InjectCnp(uint32_t flow, Time at);
   // Bytes (ingress port, priority) currently holds in its switch's buffer.
   int64_t IngressBytes(uint32_t port, int prio) const { return ports_[port].ingress_bytes[prio]; }
   // Bytes (frames without preamble/IFG) waiting in the egress queue of `port`
@@ -428,7 +441,9 @@ class Network final : public sim::EventHandler {
     kNicStall = 11,
     kNicResume = 12,
     kNicStorm = 13,
-    kIbCcTimer = 14
+    kIbCcTimer = 14,
+    kPauseInject = 15,
+    kCnpInject = 16
   };
 
   struct alignas(32) ClassQueue {  // two per cache line

@@ -66,6 +66,36 @@ std::string ClassText(const std::vector<scenario::PortCounters>& ports) {
   return o;
 }
 
+std::string Classes(uint8_t mask) {
+  std::string o;
+  for (unsigned m = mask; m != 0; m &= m - 1)
+    o += fmt::format("{}{}", o.empty() ? "" : ",", __builtin_ctz(m));
+  return o;
+}
+
+// faults.pause_inject / cnp_inject: what was injected and what it did.
+std::string InjectText(const scenario::RunResult& r) {
+  std::string o;
+  for (const auto& p : r.pause_injections) {
+    std::string paused;
+    for (const auto& [c, ps] : p.receiver_paused_ps)
+      paused += fmt::format("; {} class {} paused {} ({} ps) in the run", p.receiver, c,
+                            FormatTime(units::Time::Ps(ps)), ps);
+    o +=
+        fmt::format("inject     PFC frame {} at {}: class-enable {} (0x{:02x}), quanta {} = {}{}\n",
+                    p.port, FormatTime(p.at), Classes(p.class_enable), p.class_enable, p.quanta,
+                    p.quanta == 0 ? "XON" : FormatTime(p.pause), paused);
+  }
+  for (const auto& c : r.cnp_injections) {
+    o += fmt::format(
+        "inject     {} CNP{} to {} from {} to {}; at the end rc {} Gb/s, rt {} Gb/s, alpha {}, "
+        "cuts {}, increase events {}\n",
+        c.cnps, c.cnps == 1 ? "" : "s", c.subject, FormatTime(c.first), FormatTime(c.last),
+        c.rc_gbps, c.rt_gbps, c.alpha, c.cuts, c.increase_events);
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string SeriesCsv(const scenario::SeriesResult& s) {
@@ -119,6 +149,7 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
     o += fmt::format("cc         {}: {} {} sent\n", r.cc, r.cnps,
                      r.cc == "ib-cc" ? "BECNs" : "CNPs");
   }
+  o += InjectText(r);
   if (r.watchdog_actions > 0) {
     o += fmt::format("watchdog   {} PFC watchdog actions, first at {}; {} packets dropped by it\n",
                      r.watchdog_actions, FormatTime(r.watchdog_first), r.watchdog_drops);
@@ -250,6 +281,35 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
         {"formed_ps", r.deadlock.cycle.empty() ? int64_t{-1} : r.deadlock.formed.ps()},
         {"confirmed_ps", r.deadlock.cycle.empty() ? int64_t{-1} : r.deadlock.detected.ps()},
         {"cycle", r.deadlock.cycle}};
+  }
+  if (!r.pause_injections.empty() || !r.cnp_injections.empty()) {
+    nlohmann::ordered_json pauses = nlohmann::ordered_json::array();
+    for (const auto& p : r.pause_injections) {
+      nlohmann::ordered_json paused = nlohmann::ordered_json::array();
+      for (const auto& [c, ps] : p.receiver_paused_ps)
+        paused.push_back({{"class", c}, {"paused_ps", ps}});
+      pauses.push_back({{"link", p.port},
+                        {"at_ps", p.at.ps()},
+                        {"class_enable", p.class_enable},
+                        {"quanta", p.quanta},
+                        {"pause_ps", p.pause.ps()},
+                        {"receiver", p.receiver},
+                        {"receiver_paused", paused}});
+    }
+    nlohmann::ordered_json cnps = nlohmann::ordered_json::array();
+    for (const auto& c : r.cnp_injections) {
+      cnps.push_back({{"flow", c.flow},
+                      {"subject", c.subject},
+                      {"cnps", c.cnps},
+                      {"first_ps", c.first.ps()},
+                      {"last_ps", c.last.ps()},
+                      {"rc_gbps", c.rc_gbps},
+                      {"rt_gbps", c.rt_gbps},
+                      {"alpha", c.alpha},
+                      {"cuts", c.cuts},
+                      {"increase_events", c.increase_events}});
+    }
+    j["injections"] = {{"pause", pauses}, {"cnp", cnps}};
   }
   if (r.series.interval.ps() > 0) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();

@@ -386,7 +386,42 @@ std::string ParamsMarkdown() {
       "| `class` | all | `fabric.data_class` | traffic class |\n"
       "| `repeat` | all | `1` | the entry's flows this many times (at most 1000000), "
       "the k-th copy starting at `start + k x every` |\n"
-      "| `every` | all | — | time between repeats (required with `repeat`) |\n";
+      "| `every` | all | — | time between repeats (required with `repeat`) |\n"
+      "| `rate` | all | line rate | pacing rate of each flow (wire bytes, e.g. `80Gbps`); not with "
+      "DCQCN, whose reaction point sets the rate |\n";
+  out +=
+      "\n## Injected PFC frames and CNPs\n\n"
+      "`faults.pause_inject` and `faults.cnp_inject` each take one mapping or a list of them; "
+      "`--set faults.pause_inject.<i>.<field>=v`\n"
+      "overrides a field of entry i (i = the number of entries adds one). The fault is a "
+      "one-off event at the given time.\n\n"
+      "`faults.pause_inject`: each entry sends one PFC frame (64 B + preamble/IFG) through the "
+      "normal MAC-control path of its sender to the\n"
+      "link peer, which stops starting frames of the enabled priorities `fabric.pfc.response` "
+      "after the end of its reception, until\n"
+      "end of reception + quanta x 512 bit times (or an XON). The report's `inject` line gives "
+      "the receiver's paused time over the run, lossless priority only. Needs "
+      "`fabric.pfc.enabled: true` (a port with PFC off ignores PFC frames).\n\n"
+      "| field | default | meaning |\n|---|---|---|\n"
+      "| `host` | — | host rank whose NIC sends the frame to its switch (give `host` or `port`) |\n"
+      "| `port` | — | link direction whose sending port sends the frame, named as in "
+      "`outputs.series.ports` (`leaf0->host0`: the switch pauses host0) |\n"
+      "| `at` | — | when the frame is queued; it starts after the frame in progress (required) |\n"
+      "| `class_enable` | — | priorities the frame enables: a list (`[3]`, `[3, 4]`), one "
+      "priority (`3`) or a bit vector (`0x08`, `0b00001000`) (required) |\n"
+      "| `quanta` | — | pause time of every enabled priority, 0..65535 (`0xffff` accepted); 0 = "
+      "XON (required) |\n"
+      "\n`faults.cnp_inject`: each entry delivers CNPs to one flow's DCQCN reaction point, as if "
+      "they came from the flow's destination.\n"
+      "Needs `fabric.cc` dcqcn-paper or dcqcn-firmware. The series `dcqcn_rate_gbps`, "
+      "`dcqcn_target_gbps` and `dcqcn_alpha` (docs/series.md) show the result.\n\n"
+      "| field | default | meaning |\n|---|---|---|\n"
+      "| `flow` | — | index of the flow in the expanded traffic list (0 = the first flow of the "
+      "first entry) (required) |\n"
+      "| `at` | — | a time or a list of times (`[55us, 105us]`) (required) |\n"
+      "| `count` | `1` | CNPs at `at`, `at + every`, ... (at most 1000000; only with a single "
+      "`at`) |\n"
+      "| `every` | — | time between them (required with `count` above 1) |\n";
   return out;
 }
 

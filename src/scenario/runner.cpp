@@ -49,7 +49,7 @@ Percentiles Summarize(std::vector<units::Time> v) {
 // every network event: sample k sees the state at the end of t_k.
 class Sampler final : public sim::EventHandler {
  public:
-  enum class Kind : uint8_t { kQueue, kUtil, kPause, kCnp, kGoodput, kRate };
+  enum class Kind : uint8_t { kQueue, kUtil, kPause, kCnp, kGoodput, kRate, kTarget, kAlpha };
   struct Source {
     Kind kind;
     uint32_t index;    // port or flow
@@ -73,7 +73,8 @@ class Sampler final : public sim::EventHandler {
   }
   void AddFlow(uint32_t f, bool rate) {
     sources_.push_back({Kind::kGoodput, f, 0, {}});
-    if (rate) sources_.push_back({Kind::kRate, f, 0, {}});
+    if (rate)
+      for (Kind k : {Kind::kRate, Kind::kTarget, Kind::kAlpha}) sources_.push_back({k, f, 0, {}});
   }
   size_t num_sources() const { return sources_.size(); }
   void Start() {
@@ -122,6 +123,12 @@ class Sampler final : public sim::EventHandler {
           break;
         case Kind::kRate:
           v = net_.ReactionPoint(src.index).rate_bps() / 1e9;
+          break;
+        case Kind::kTarget:
+          v = net_.ReactionPoint(src.index).target_rate_bps() / 1e9;
+          break;
+        case Kind::kAlpha:
+          v = net_.ReactionPoint(src.index).alpha();
           break;
       }
       src.prev = now_value;
@@ -205,6 +212,12 @@ SeriesResult CollectSeries(const Scenario& s, const fabric::Network& net,
       case K::kRate:
         x.kind = "dcqcn_rate_gbps", x.unit = "Gb/s";
         break;
+      case K::kTarget:
+        x.kind = "dcqcn_target_gbps", x.unit = "Gb/s";
+        break;
+      case K::kAlpha:
+        x.kind = "dcqcn_alpha", x.unit = "fraction";
+        break;
     }
     x.values = std::move(src.values);
     SummarizeSeries(x);
@@ -251,7 +264,7 @@ std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t
   return out;
 }
 
-RunResult RunScenario(const Scenario& s) {
+RunResult RunScenario(const Scenario& s, const RunHooks& hooks) {
   auto t0 = std::chrono::steady_clock::now();
   topology::Topology topo = BuildTopology(s);
   sim::Simulator sim(s.seed);
@@ -270,6 +283,15 @@ RunResult RunScenario(const Scenario& s) {
     }
     net.StallNicReceive(static_cast<uint32_t>(s.nic_stall.host), s.nic_stall.at, s.nic_stall.until);
   }
+  CheckFaults(s, topo, flows.size());
+  std::vector<uint32_t> inject_ports;
+  for (const auto& p : s.pause_inject) {
+    inject_ports.push_back(PauseInjectionPort(p, topo));
+    net.InjectPause(inject_ports.back(), p.class_enable, p.quanta, p.at);
+  }
+  for (const auto& c : s.cnp_inject)
+    for (units::Time at : c.at) net.InjectCnp(static_cast<uint32_t>(c.flow), at);
+  if (hooks.before_run) hooks.before_run(net);
   std::unique_ptr<Sampler> sampler;
   if (s.series.interval.ps() > 0) {
     sampler = std::make_unique<Sampler>(sim, net, s.series, s.stop_time, s.net.nic.data_class);
@@ -382,6 +404,33 @@ RunResult RunScenario(const Scenario& s) {
     uses.push_back({net.PortName(p), u});
   }
   r.drops = net.drops();
+  auto host_name = [&](uint32_t rank) { return topo.nodes[topo.hosts[rank]].name; };
+  for (size_t i = 0; i < s.pause_inject.size(); ++i) {
+    const PauseInjection& inj = s.pause_inject[i];
+    const uint32_t port = inject_ports[i], peer = net.PortPeer(port);
+    PauseInjectReport pr{
+        net.PortName(port),
+        inj.at,
+        inj.class_enable,
+        inj.quanta,
+        units::SerializationTime(units::Bytes(int64_t{inj.quanta} * 64), topo.links[port / 2].rate),
+        net.PortName(peer),
+        {}};
+    for (unsigned m = inj.class_enable & s.net.pfc.priorities; m != 0; m &= m - 1) {
+      const int c = __builtin_ctz(m);
+      pr.receiver_paused_ps.emplace_back(c, net.PausedPsUntilNow(peer, c));
+    }
+    r.pause_injections.push_back(std::move(pr));
+  }
+  for (const auto& c : s.cnp_inject) {
+    const uint32_t f = static_cast<uint32_t>(c.flow);
+    const auto& spec = net.flows()[f].spec;
+    const cc::DcqcnReactionPoint& rp = net.ReactionPoint(f);
+    r.cnp_injections.push_back(
+        {f, fmt::format("flow {} {}->{}", f, host_name(spec.src), host_name(spec.dst)),
+         static_cast<uint64_t>(c.at.size()), c.at.front(), c.at.back(), rp.rate_bps() / 1e9,
+         rp.target_rate_bps() / 1e9, rp.alpha(), rp.cuts(), rp.increase_events()});
+  }
   r.mean_link_utilization = used ? sum / used : 0;
   std::stable_sort(uses.begin(), uses.end(), [](const LinkUse& a, const LinkUse& b) {
     return a.utilization > b.utilization;

@@ -3,6 +3,7 @@
 // engine, and gathers the results. Deterministic: the same scenario and seed
 // give the same RunResult except the wall-clock fields in `timing`.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,9 @@ struct PortCounters {
 // at t_k = k x interval, after every event at or before t_k; interval-based
 // kinds cover (t_{k-1}, t_k].
 struct Series {
-  std::string kind;  // queue_bytes, utilization, pause_frames, cnps, goodput_gbps, dcqcn_rate_gbps
+  // queue_bytes, utilization, pause_frames, cnps, goodput_gbps, dcqcn_rate_gbps,
+  // dcqcn_target_gbps, dcqcn_alpha
+  std::string kind;
   std::string subject;    // link direction ("S->R") or flow ("flow 0 H1->R")
   std::string unit;       // "B", "fraction", "frames", "CNPs", "Gb/s"
   bool integral = false;  // values are whole numbers (written without a fraction)
@@ -80,6 +83,33 @@ struct DeadlockReport {
   uint64_t count = 0;              // deadlocks confirmed (re-formed ones count again)
   units::Time formed, detected;    // of the first
   std::vector<std::string> cycle;  // its buffers, "switch:port:priority", in wait order
+};
+
+// faults.pause_inject: one injected PFC frame and what its receiver shows at
+// the end of the run.
+struct PauseInjectReport {
+  std::string port;  // sending link direction ("leaf0->host0")
+  units::Time at;
+  uint8_t class_enable = 0;
+  uint16_t quanta = 0;
+  units::Time pause;     // quanta x 512 bit times at the link's rate
+  std::string receiver;  // the peer's link direction ("host0->leaf0")
+  // Paused time of the receiver over the whole run, per enabled class that is
+  // lossless (fabric.pfc.priority): (class, ps), every PAUSE it received
+  // included. A pause counts from when it takes effect (fabric.pfc.response
+  // after the end of the frame's reception) to its expiry (end of reception
+  // + quanta x 512 bit times) or an earlier XON.
+  std::vector<std::pair<int, int64_t>> receiver_paused_ps;
+};
+
+// faults.cnp_inject: one entry's CNPs and the flow's reaction point at the end.
+struct CnpInjectReport {
+  uint32_t flow = 0;
+  std::string subject;  // "flow 0 host0->host1"
+  uint64_t cnps = 0;
+  units::Time first, last;
+  double rc_gbps = 0, rt_gbps = 0, alpha = 0;
+  int64_t cuts = 0, increase_events = 0;
 };
 
 struct RunTiming {
@@ -128,6 +158,8 @@ struct RunResult {
   uint64_t pause_storm_errors = 0;  // NICs that stopped sending PAUSE
   uint64_t rx_stall_drops = 0;
   DeadlockReport deadlock;
+  std::vector<PauseInjectReport> pause_injections;
+  std::vector<CnpInjectReport> cnp_injections;
   uint64_t packets = 0;
   uint64_t packet_hops = 0;
   uint64_t events = 0;
@@ -136,10 +168,17 @@ struct RunResult {
   RunTiming timing;
 };
 
+// Test hooks: `before_run` sees the network once flows and faults are in
+// place, before the engine runs (e.g. to install a transmit trace).
+struct RunHooks {
+  std::function<void(fabric::Network&)> before_run;
+};
+
 // Throws InputError (naming outputs.series.*) when the series selection names
 // an unknown port, or during the run once the series would hold more than
-// SeriesSpec::max_values values.
-RunResult RunScenario(const Scenario& s);
+// SeriesSpec::max_values values; naming faults.* for a host, link or flow the
+// topology or traffic does not have.
+RunResult RunScenario(const Scenario& s, const RunHooks& hooks = {});
 
 // The ports (fabric::Network numbering: 2l and 2l+1 are the two directions of
 // topology link l) that outputs.series.ports selects; every port for busy and

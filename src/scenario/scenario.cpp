@@ -45,6 +45,9 @@ std::string JoinOptions(const std::vector<std::string>& v) {
   return out;
 }
 
+// Fields whose value is a list of entries, parsed apart from the registry.
+constexpr const char* kListFields[] = {"traffic", "faults.pause_inject", "faults.cnp_inject"};
+
 // Valid child keys of map path `prefix` ("" = top level), from the registry.
 std::vector<std::string> ChildKeys(const std::string& prefix) {
   std::vector<std::string> out;
@@ -58,7 +61,15 @@ std::vector<std::string> ChildKeys(const std::string& prefix) {
     std::string first = n.substr(0, n.find('.'));
     if (seen.insert(first).second) out.push_back(first);
   }
-  if (prefix.empty()) out.push_back("traffic");
+  for (const char* list : kListFields) {
+    std::string n = list;
+    if (!prefix.empty()) {
+      if (n.rfind(prefix + ".", 0) != 0) continue;
+      n = n.substr(prefix.size() + 1);
+    }
+    std::string first = n.substr(0, n.find('.'));
+    if (seen.insert(first).second) out.push_back(first);
+  }
   return out;
 }
 
@@ -104,6 +115,10 @@ class Loader {
         traffic_line_ = LineOf(kv.first);
         continue;
       }
+      if (full == "faults.pause_inject" || full == "faults.cnp_inject") {
+        lists_[full] = ListInput{v, LineOf(kv.first), {}};
+        continue;
+      }
       if (FindParam(full) != nullptr) {
         if (!v.IsScalar()) throw InputError({file_, LineOf(v), full}, "expected a single value");
         if (values_.count(full)) throw InputError({file_, LineOf(kv.first), full}, "given twice");
@@ -129,6 +144,12 @@ class Loader {
       traffic_sets_.emplace_back(name, value);
       return;
     }
+    for (const char* list : {"faults.pause_inject", "faults.cnp_inject"}) {
+      if (name.rfind(std::string(list) + ".", 0) == 0) {
+        lists_[list].sets.emplace_back(name, value);
+        return;
+      }
+    }
     if (FindParam(name) == nullptr) {
       std::vector<std::string> all;
       for (const auto& p : Params()) all.emplace_back(p.name);
@@ -142,6 +163,14 @@ class Loader {
   YAML::Node traffic_;
   int64_t traffic_line_ = 0;
   std::vector<std::pair<std::string, std::string>> traffic_sets_;
+  // faults.pause_inject / faults.cnp_inject: the node as given and --set
+  // overrides "<list>.<index>.<field>".
+  struct ListInput {
+    YAML::Node node;
+    int64_t line = 0;
+    std::vector<std::pair<std::string, std::string>> sets;
+  };
+  std::map<std::string, ListInput> lists_;
   std::string file_;
 };
 
@@ -265,7 +294,7 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
   }
   static const std::vector<std::string> kKeys = {"pattern", "bytes", "start", "stride", "target",
                                                  "senders", "hosts", "src",   "dst",    "class",
-                                                 "repeat",  "every", "path"};
+                                                 "repeat",  "every", "path",  "rate"};
   std::vector<TrafficSpec> out;
   for (size_t i = 0; i < entries.size(); ++i) {
     auto& f = entries[i];
@@ -316,6 +345,10 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
       throw InputError(
           f["every"].where,
           Expected("repeats that end within the clock's range (about 106 days)", f["every"].text));
+    if (f.count("rate")) {
+      ts.rate = units::ParseRate(f["rate"].text, f["rate"].where);
+      ts.rate_where = f["rate"].where;
+    }
     if (ts.pattern == Pattern::kPermutation && !f.count("stride"))
       throw InputError(ts.where, "expected 'stride' for a permutation");
     if (ts.pattern == Pattern::kFlow && (ts.src < 0 || ts.dst < 0))
@@ -344,6 +377,220 @@ std::vector<TrafficSpec> LoadTraffic(Loader& ld) {
       if (ts.path.empty()) throw InputError(pv.where, Expected("a list of switch names", pv.text));
     }
     out.push_back(ts);
+  }
+  return out;
+}
+
+// The entries of list field `name` (faults.pause_inject / cnp_inject): a
+// single mapping or a list of them, then --set "<name>.<index>.<field>"
+// overrides (index == size appends an entry). A list value (`at: [1us, 2us]`)
+// is kept as comma-separated text, as --set gives it.
+struct ListEntries {
+  std::vector<std::map<std::string, Value>> fields;
+  std::vector<Location> where;
+};
+
+ListEntries CollectList(Loader& ld, const std::string& name, const std::vector<std::string>& keys) {
+  ListEntries out;
+  Loader::ListInput& in = ld.lists_[name];
+  const YAML::Node& t = in.node;
+  if (t.IsDefined() && !t.IsNull()) {
+    if (!t.IsSequence() && !t.IsMap())
+      throw InputError({ld.file_, LineOf(t), name}, "expected a mapping or a list of mappings");
+    std::vector<YAML::Node> nodes;
+    if (t.IsMap()) {
+      nodes.push_back(t);
+    } else {
+      for (const auto& e : t) nodes.push_back(e);
+    }
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const YAML::Node& e = nodes[i];
+      const std::string path = fmt::format("{}.{}", name, i);
+      if (!e.IsMap()) throw InputError({ld.file_, LineOf(e), path}, "expected a mapping");
+      std::map<std::string, Value> fields;
+      for (const auto& kv : e) {
+        const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        const Location where{ld.file_, LineOf(kv.second), path + "." + key};
+        std::string text;
+        if (kv.second.IsSequence()) {
+          for (const auto& item : kv.second) {
+            if (!item.IsScalar()) throw InputError(where, "expected a list of single values");
+            text += (text.empty() ? "" : ",") + item.Scalar();
+          }
+        } else if (kv.second.IsScalar()) {
+          text = kv.second.Scalar();
+        } else {
+          throw InputError(where, "expected a single value or a list of values");
+        }
+        fields[key] = Value{text, where, true};
+      }
+      out.fields.push_back(std::move(fields));
+      out.where.push_back({ld.file_, LineOf(e), path});
+    }
+  }
+  for (const auto& [set, value] : in.sets) {
+    const std::string rest = set.substr(name.size() + 1);
+    const auto dot = rest.find('.');
+    size_t idx = 0;
+    auto [p, ec] = std::from_chars(rest.data(), rest.data() + std::min(dot, rest.size()), idx);
+    if (dot == std::string::npos || ec != std::errc() || p != rest.data() + dot ||
+        idx > out.fields.size()) {
+      throw InputError({kSetFile, 0, set},
+                       Expected(fmt::format("{}.<0..{}>.<field>", name, out.fields.size()), set));
+    }
+    if (idx == out.fields.size()) {
+      out.fields.emplace_back();
+      out.where.push_back({kSetFile, 0, fmt::format("{}.{}", name, idx)});
+    }
+    out.fields[idx][rest.substr(dot + 1)] = Value{value, {kSetFile, 0, set}, true};
+  }
+  for (auto& f : out.fields) {
+    for (const auto& [k, v] : f) {
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+        throw InputError(v.where, fmt::format("unknown field; did you mean '{}'? (valid: {})",
+                                              Nearest(k, keys), JoinOptions(keys)));
+      }
+    }
+  }
+  return out;
+}
+
+// A time of zero or more (ParseTime rejects negative ones).
+units::Time ListTime(const std::string& text, const Location& where) {
+  return units::ParseTime(text::Trim(text), where);
+}
+
+// "3", "3,4" (priorities) or "0x08" / "0b00001000" (bit vector) -> mask.
+uint8_t ParseClassEnable(const Value& v) {
+  const std::string what = "a list of priorities from 0 to 7, or a bit vector 0x01..0xff";
+  const std::string t(text::Trim(v.text));
+  auto whole = [](std::string_view x, int base, unsigned& out) {
+    auto [p, ec] = std::from_chars(x.data(), x.data() + x.size(), out, base);
+    return !x.empty() && ec == std::errc() && p == x.data() + x.size();
+  };
+  unsigned bits = 0;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X' || t[1] == 'b' || t[1] == 'B')) {
+    const int base = (t[1] == 'x' || t[1] == 'X') ? 16 : 2;
+    if (!whole(std::string_view(t).substr(2), base, bits) || bits == 0 || bits > 0xFF)
+      throw InputError(v.where, Expected(what, v.text));
+    return static_cast<uint8_t>(bits);
+  }
+  std::stringstream ss(t);
+  for (std::string item; std::getline(ss, item, ',');) {
+    unsigned prio = 0;
+    if (!whole(text::Trim(item), 10, prio) || prio > 7)
+      throw InputError(v.where, Expected(what, v.text));
+    bits |= 1u << prio;
+  }
+  if (bits == 0) throw InputError(v.where, Expected(what, v.text));
+  return static_cast<uint8_t>(bits);
+}
+
+std::vector<PauseInjection> LoadPauseInjections(Loader& ld, const fabric::PfcConfig& pfc,
+                                                units::Time stop,
+                                                std::vector<std::string>& warnings) {
+  static const std::vector<std::string> kKeys = {"host", "port", "at", "class_enable", "quanta"};
+  ListEntries in = CollectList(ld, "faults.pause_inject", kKeys);
+  std::vector<PauseInjection> out;
+  for (size_t i = 0; i < in.fields.size(); ++i) {
+    auto& f = in.fields[i];
+    const Location& where = in.where[i];
+    if (!pfc.enabled) {
+      throw InputError(where,
+                       "expected fabric.pfc.enabled true along with an injected PFC frame "
+                       "(ports with PFC off ignore PFC frames), got false");
+    }
+    PauseInjection pi;
+    if (f.count("host") == f.count("port"))
+      throw InputError(where,
+                       "expected exactly one of 'host' (a host rank: its NIC sends) or "
+                       "'port' (a link direction such as leaf0->host0: its sender sends)");
+    if (f.count("host")) {
+      ParamInfo info{"host", ParamType::kInt, "", "", "", 0, 1e7};
+      pi.host = ToInt(f["host"], info);
+      pi.where = f["host"].where;
+    } else {
+      pi.port = std::string(text::Trim(f["port"].text));
+      pi.where = f["port"].where;
+    }
+    for (const char* k : {"at", "class_enable", "quanta"})
+      if (!f.count(k)) throw InputError(where, fmt::format("expected '{}'", k));
+    pi.at = ListTime(f["at"].text, f["at"].where);
+    pi.class_enable = ParseClassEnable(f["class_enable"]);
+    const Value& q = f["quanta"];
+    const std::string qt(text::Trim(q.text));
+    unsigned quanta = 0;
+    const bool hex = qt.size() > 2 && qt[0] == '0' && (qt[1] == 'x' || qt[1] == 'X');
+    const std::string_view digits = hex ? std::string_view(qt).substr(2) : std::string_view(qt);
+    auto [p, ec] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), quanta, hex ? 16 : 10);
+    if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() ||
+        quanta > 0xFFFF) {
+      throw InputError(q.where, Expected("pause quanta from 0 (XON) to 65535 (0xffff)", q.text));
+    }
+    pi.quanta = static_cast<uint16_t>(quanta);
+    if (pi.at > stop) {
+      warnings.push_back(fmt::format("{}.at: {} is after stop_time ({}): the frame is never sent",
+                                     where.field, units::FormatTime(pi.at),
+                                     units::FormatTime(stop)));
+    }
+    out.push_back(pi);
+  }
+  return out;
+}
+
+std::vector<CnpInjection> LoadCnpInjections(Loader& ld, const std::string& cc, units::Time stop,
+                                            std::vector<std::string>& warnings) {
+  static const std::vector<std::string> kKeys = {"flow", "at", "count", "every"};
+  ListEntries in = CollectList(ld, "faults.cnp_inject", kKeys);
+  std::vector<CnpInjection> out;
+  for (size_t i = 0; i < in.fields.size(); ++i) {
+    auto& f = in.fields[i];
+    const Location& where = in.where[i];
+    if (cc != "dcqcn-paper" && cc != "dcqcn-firmware") {
+      throw InputError(where, Expected("fabric.cc dcqcn-paper or dcqcn-firmware along with an "
+                                       "injected CNP",
+                                       cc));
+    }
+    CnpInjection ci;
+    if (!f.count("flow")) throw InputError(where, "expected 'flow' (index of a traffic flow)");
+    if (!f.count("at")) throw InputError(where, "expected 'at' (a time or a list of times)");
+    ParamInfo info{"flow", ParamType::kInt, "", "", "", 0, 1e9};
+    ci.flow = ToInt(f["flow"], info);
+    ci.where = f["flow"].where;
+    const Value& at = f["at"];
+    std::stringstream ss(at.text);
+    for (std::string item; std::getline(ss, item, ',');) ci.at.push_back(ListTime(item, at.where));
+    if (ci.at.empty()) throw InputError(at.where, Expected("a time or a list of times", at.text));
+    int64_t count = 1;
+    if (f.count("count")) {
+      ParamInfo cinfo{"count", ParamType::kInt, "", "", "", 1, 1e6};
+      count = ToInt(f["count"], cinfo);
+      if (ci.at.size() > 1)
+        throw InputError(f["count"].where, "expected 'count' only with a single 'at' time");
+    }
+    if (f.count("every")) {
+      const Value& ev = f["every"];
+      const units::Time every = units::ParseTime(text::Trim(ev.text), ev.where);
+      if (every.ps() <= 0) throw InputError(ev.where, Expected("a time above zero", ev.text));
+      if (!f.count("count")) throw InputError(ev.where, "expected 'count' with 'every'");
+      if (every.ps() > (units::Time::Max().ps() - ci.at[0].ps()) / count)
+        throw InputError(ev.where, Expected("CNPs that end within the clock's range (about 106 "
+                                            "days)",
+                                            ev.text));
+      for (int64_t k = 1; k < count; ++k)
+        ci.at.push_back(ci.at[0] + units::Time::Ps(k * every.ps()));
+    } else if (count > 1) {
+      throw InputError(f["count"].where, "expected 'every' (time between CNPs) with count");
+    }
+    std::sort(ci.at.begin(), ci.at.end());
+    if (ci.at.back() > stop) {
+      warnings.push_back(
+          fmt::format("{}.at: {} is after stop_time ({}): that CNP is never "
+                      "delivered",
+                      where.field, units::FormatTime(ci.at.back()), units::FormatTime(stop)));
+    }
+    out.push_back(std::move(ci));
   }
   return out;
 }
@@ -821,6 +1068,17 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
                       prio, static_cast<int>(net.nic.data_class)));
     }
   }
+  if (net.dcqcn) {
+    for (const auto& t : sc.traffic) {
+      if (t.rate.bps() > 0) {
+        throw InputError(t.rate_where,
+                         "expected no 'rate' with DCQCN (fabric.cc): the reaction "
+                         "point sets each flow's rate");
+      }
+    }
+  }
+  sc.pause_inject = LoadPauseInjections(ld, pfc, sc.stop_time, sc.warnings);
+  sc.cnp_inject = LoadCnpInjections(ld, cc, sc.stop_time, sc.warnings);
   return sc;
 }
 
@@ -856,6 +1114,45 @@ topology::Topology BuildTopology(const Scenario& s) {
                                         t.nodes[t.hosts[pair->second]].name));
   }
   return t;
+}
+
+uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t) {
+  const uint32_t n_ports = static_cast<uint32_t>(2 * t.links.size());
+  auto from = [&](uint32_t port) {
+    const topology::Link& l = t.links[port / 2];
+    return port % 2 ? l.b : l.a;
+  };
+  auto name = [&](uint32_t port) {
+    const topology::Link& l = t.links[port / 2];
+    return t.nodes[from(port)].name + "->" + t.nodes[port % 2 ? l.a : l.b].name;
+  };
+  if (p.host >= 0) {
+    if (p.host >= static_cast<int64_t>(t.hosts.size())) {
+      throw InputError(p.where, fmt::format("expected a host rank below {} (the topology's hosts), "
+                                            "got {}",
+                                            t.hosts.size(), p.host));
+    }
+    for (uint32_t port = 0; port < n_ports; ++port)
+      if (from(port) == t.hosts[static_cast<size_t>(p.host)]) return port;
+  }
+  for (uint32_t port = 0; port < n_ports; ++port)
+    if (name(port) == p.port) return port;
+  std::vector<std::string> names;
+  for (uint32_t port = 0; port < n_ports && names.size() < 4; ++port) names.push_back(name(port));
+  throw InputError(p.where, Expected(fmt::format("a link direction of this topology such as {}",
+                                                 JoinOptions(names)),
+                                     p.port));
+}
+
+void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows) {
+  for (const auto& p : s.pause_inject) PauseInjectionPort(p, t);
+  for (const auto& c : s.cnp_inject) {
+    if (c.flow >= static_cast<int64_t>(flows)) {
+      throw InputError(c.where, fmt::format("expected a flow index below {} (the flows the "
+                                            "traffic list expands to), got {}",
+                                            flows, c.flow));
+    }
+  }
 }
 
 namespace {
@@ -918,6 +1215,7 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts,
     auto add = [&](int64_t src, int64_t dst) {
       flows.push_back(fabric::FlowSpec::Of(static_cast<uint32_t>(src), static_cast<uint32_t>(dst),
                                            t.bytes, start, t.tclass));
+      flows.back().rate = t.rate;
     };
     for (int64_t rep = 0; rep < t.repeat; ++rep) {
       start = t.start + units::Time::Ps(rep * t.every.ps());

@@ -28,6 +28,8 @@ struct TrafficSpec {
   int tclass = -1;
   int64_t repeat = 1;  // the entry's flows again at start + k x every, k < repeat
   units::Time every;
+  units::Rate rate;  // pacing rate of each flow; 0 = line rate
+  Location rate_where;
   // Explicit route of a `flow`: switch names from the source's switch to the
   // destination's, each with the class taken from that switch on (-1 = keep).
   std::vector<std::pair<std::string, int>> path;
@@ -56,6 +58,26 @@ struct NicStallFault {
   Location where;
 };
 
+// faults.pause_inject: one PFC frame sent by a host's NIC (host >= 0) or by
+// the sending port of a named link direction ("leaf0->host0"), to its link
+// peer, at `at`.
+struct PauseInjection {
+  int64_t host = -1;  // -1 = `port` names the sender
+  std::string port;   // link direction, as in outputs.series.ports
+  units::Time at;
+  uint8_t class_enable = 0;  // bit c = priority c
+  uint16_t quanta = 0;       // 0 = XON
+  Location where;            // of host or port, for errors found against the topology
+};
+
+// faults.cnp_inject: CNPs delivered to the DCQCN reaction point of flow
+// `flow` (index into the expanded traffic) at each time of `at`, ascending.
+struct CnpInjection {
+  int64_t flow = 0;
+  std::vector<units::Time> at;
+  Location where;  // of flow
+};
+
 struct DeadlockOptions {
   bool detect = false;
   units::Time persist = units::Time::Ms(1);
@@ -76,6 +98,8 @@ struct Scenario {
   Location topology_where;  // where topology.gpus (or kind) was given
   std::vector<TrafficSpec> traffic;
   NicStallFault nic_stall;
+  std::vector<PauseInjection> pause_inject;
+  std::vector<CnpInjection> cnp_inject;
   DeadlockOptions deadlock;
   std::string json_out;
   SeriesSpec series;
@@ -101,5 +125,14 @@ topology::Topology BuildTopology(const Scenario& s);
 // need the topology: pass it (else InputError on the path).
 std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts,
                                             const topology::Topology* topo = nullptr);
+
+// The port (fabric::Network numbering: 2l and 2l+1 are the two directions of
+// topology link l) that sends injected frame `p`. Throws InputError naming
+// the entry's host or port field when it names no host / link direction of `t`.
+uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t);
+
+// Checks the faults against the built topology and the expanded flows (host
+// ranks, link names, flow indices); throws InputError naming the field.
+void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows);
 
 }  // namespace lossless::scenario
