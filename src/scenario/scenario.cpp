@@ -906,9 +906,10 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
     }
     if (ecn.enabled && prio == net.nic.data_class && ecn.kmin_bytes >= pfc.xoff_bytes) {
       sc.warnings.push_back(
-          fmt::format("fabric.ecn.kmin: ECN starts marking at {} B, at or above the PFC trigger "
-                      "({} B): PFC will act "
-                      "before ECN and DCQCN can slow senders",
+          fmt::format("fabric.ecn.kmin: ECN starts marking an egress queue at {} B, at or above "
+                      "the PFC trigger of one ingress queue ({} B): traffic that enters through "
+                      "one port is paused before ECN and DCQCN can slow it (an egress fed by k "
+                      "ports reaches Kmin when each holds Kmin/k)",
                       ecn.kmin_bytes, pfc.xoff_bytes));
     }
   }

@@ -414,3 +414,29 @@ stop_time: 150ms
 
 }  // namespace
 }  // namespace lossless::scenario
+
+namespace lossless::scenario {
+namespace {
+
+// Misconfigurations a user may want to study run, with a loud warning
+// (issue 3's bad-input rule): ECN above the PFC trigger, too little headroom.
+TEST(Scenario, EcnAbovePfcTriggerAndShortHeadroomWarnButLoad) {
+  Scenario ok = LoadScenarioText(kGood, "s.yaml");
+  EXPECT_TRUE(ok.warnings.empty());
+  Scenario ecn =
+      LoadScenarioText(kGood, "s.yaml",
+                       {"fabric.cc=dcqcn-paper", "fabric.ecn.enabled=true", "fabric.ecn.kmin=300KB",
+                        "fabric.ecn.kmax=600KB", "fabric.pfc.xoff=200KB"});
+  ASSERT_EQ(ecn.warnings.size(), 1u);
+  EXPECT_NE(ecn.warnings[0].find("fabric.ecn.kmin: ECN starts marking an egress queue at 300000 B, "
+                                 "at or above the PFC trigger of one ingress queue (200000 B)"),
+            std::string::npos)
+      << ecn.warnings[0];
+  Scenario room = LoadScenarioText(kGood, "s.yaml", {"fabric.pfc.headroom=20KB"});
+  ASSERT_EQ(room.warnings.size(), 1u);
+  EXPECT_NE(room.warnings[0].find("fabric.pfc.headroom: 20000 B is below the"), std::string::npos)
+      << room.warnings[0];
+}
+
+}  // namespace
+}  // namespace lossless::scenario
