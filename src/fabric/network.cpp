@@ -618,8 +618,9 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     return kNoPacket;
   }
   const size_t n = nic.active.size();
-  for (size_t k = 0; k < n; ++k) {
-    size_t i = (nic.cursor + k) % n;
+  // Round robin from the cursor (no division on this per-packet path).
+  size_t i = nic.cursor < n ? nic.cursor : 0;
+  for (size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
     uint32_t f = nic.active[i];
     FlowState& fs = flow_state_[f];
     const int64_t ready =
@@ -669,9 +670,9 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     }
     if (st.sent_bytes >= st.spec.bytes) {
       nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(i));
-      nic.cursor = nic.active.empty() ? 0 : i % nic.active.size();
+      nic.cursor = i < nic.active.size() ? i : 0;
     } else {
-      nic.cursor = (i + 1) % n;
+      nic.cursor = i + 1 == n ? 0 : i + 1;
     }
     return r;
   }
