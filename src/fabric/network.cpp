@@ -904,7 +904,7 @@ void Network::FlushQueue(uint32_t pi, int c, bool watchdog) {
       if (ib_on_ && c != kVl15Queue) IbRelease(pool_[r].ingress, c, IbBlocks(pool_[r].wire));
     }
     p.queued_bytes -= size;
-    if (watchdog) ++p.stats.wd_drops;
+    if (watchdog) ++p.stats.classes[c].wd_drops;
     DropPacket(r, &p);
   }
   cq.bytes = 0;
@@ -985,7 +985,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     Port& in = ports_[pk.ingress];
     if (HeldForPause(in, ci) + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
         size > free_bytes) {
-      ++e.stats.lossless_drops;  // headroom exhausted: PFC was configured too tight
+      ++e.stats.classes[c].lossless_drops;  // headroom exhausted: PFC was configured too tight
       DropPacket(r, &e);
       return;
     }
@@ -1002,7 +1002,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
       (size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
                                               cfg_.sw.alpha * static_cast<double>(free_bytes)));
   if (!admit) {
-    if (lossless) ++e.stats.lossless_drops;
+    if (lossless) ++e.stats.classes[c].lossless_drops;
     DropPacket(r, &e);
     return;
   }
@@ -1132,8 +1132,8 @@ PortStats Network::port_stats(uint32_t port) const {
     const IbPort& s = ib_[port];
     const int64_t now = sim_.Now().ps();
     uint32_t arrived = 0;
-    while (arrived < s.inbox.size && s.inbox.at(arrived).at <= now) ++arrived;
-    st.fcp_rx += arrived;
+    while (arrived < s.inbox.size && s.inbox.at(arrived).at <= now)
+      ++st.classes[s.inbox.at(arrived++).vl].fcp_rx;
     for (int v = 0; v < kMaxClasses; ++v) {
       if (s.vls[v].starved_since < 0) continue;
       int64_t until = now;
@@ -1151,6 +1151,10 @@ PortStats Network::port_stats(uint32_t port) const {
     st.ecn_marks += c.ecn_marks;
     st.cnp_tx += c.cnp_tx;
     st.drops += c.drops;
+    st.lossless_drops += c.lossless_drops;
+    st.wd_drops += c.wd_drops;
+    st.fcp_tx += c.fcp_tx;
+    st.fcp_rx += c.fcp_rx;
     st.credit_starved_ps += c.credit_starved_ps;
   }
   st.paused_ps = PausedTotal([&](int c) { return st.classes[static_cast<size_t>(c)].paused_ps; });
@@ -1273,7 +1277,7 @@ void Network::WatchdogPoll(uint32_t sw) {
 }
 
 void Network::WatchdogDrop(PacketRef r, Port& egress) {
-  ++egress.stats.wd_drops;
+  ++egress.stats.classes[pool_[r].tclass].wd_drops;
   DropPacket(r, &egress);
 }
 

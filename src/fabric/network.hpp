@@ -250,16 +250,23 @@ struct ClassStats {
   int64_t credit_starved_ps = 0;
   uint64_t ecn_marks = 0;
   uint64_t cnp_tx = 0;
-  uint64_t drops = 0;
+  uint64_t drops = 0;           // every drop of this class at the port (the ones below too)
+  uint64_t lossless_drops = 0;  // of a flow-controlled class (headroom or buffer exhausted)
+  uint64_t wd_drops = 0;        // by the PFC watchdog
+  uint64_t fcp_tx = 0;          // IB flow-control packets for this VL sent
+  uint64_t fcp_rx = 0;          // ... received (lost ones excluded)
   bool Any() const {
-    return pause_tx + pause_rx + ecn_marks + cnp_tx + drops > 0 || paused_ps != 0 ||
-           credit_starved_ps != 0;
+    return pause_tx + pause_rx + ecn_marks + cnp_tx + drops + lossless_drops + wd_drops + fcp_tx +
+                   fcp_rx >
+               0 ||
+           paused_ps != 0 || credit_starved_ps != 0;
   }
 };
 
-// Per-port counters. ecn_marks, cnp_tx, drops, paused_ps and
-// credit_starved_ps are kept per class only; Network::port_stats fills the
-// port totals with their sums. pause_tx and pause_rx count frames, so they
+// Per-port counters. ecn_marks, cnp_tx, drops, lossless_drops, wd_drops,
+// fcp_tx, fcp_rx, paused_ps and credit_starved_ps are kept per class only;
+// Network::port_stats fills the port totals with their sums (paused_ps under
+// global pause: see its comment). pause_tx and pause_rx count frames, so they
 // equal the per-class sums only when each frame enables one class.
 struct PortStats {
   uint64_t tx_packets = 0;

@@ -76,7 +76,8 @@ TEST(PfcWatchdog, DetectsAfterTwoStalledPollsAndRestoresOnTime) {
   EXPECT_EQ(s.lossless_drops, 0u);
   EXPECT_GT(s.wd_drops, 0u);
   EXPECT_EQ(s.drops, s.wd_drops);
-  auto at = [&](int64_t t) {  // stats at the last snapshot at or before t
+  EXPECT_EQ(s.classes[3].wd_drops, s.wd_drops);  // the queue's class
+  auto at = [&](int64_t t) {                     // stats at the last snapshot at or before t
     PortStats out;
     for (const auto& [ts, ps] : snap)
       if (ts <= t) out = ps;
@@ -131,6 +132,7 @@ TEST(PfcWatchdog, GlobalPauseStallOfAnyClassIsDetectedAndFlushed) {
   EXPECT_GT(s.wd_drops, 0u);
   EXPECT_EQ(s.drops, s.wd_drops);
   EXPECT_EQ(s.classes[0].drops, s.drops);
+  EXPECT_EQ(s.classes[0].wd_drops, s.wd_drops);
   // Held from 0.5 ms; nothing leaves during the restore period either.
   EXPECT_TRUE(st.AnyIn(0, kMs / 2));
   EXPECT_FALSE(st.AnyIn(kMs / 2 + kUs, 4 * kMs));
