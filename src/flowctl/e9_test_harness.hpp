@@ -72,6 +72,7 @@ struct E9Run {
     int64_t t;
     uint64_t drops;
     int64_t cycle_paused_ps;
+    uint64_t lossless_drops = 0;  // all ports
   };
   std::vector<Sample> samples;
   int64_t t_w = -1;        // first watchdog action anywhere
@@ -189,6 +190,8 @@ struct E9Run {
       sim.Run(t);
       Sample s{t.ps(), n.drops(), 0};
       for (uint32_t p : cycle) s.cycle_paused_ps += n.port_stats(p).paused_ps;
+      for (uint32_t p = 0; p < n.num_ports(); ++p)
+        s.lossless_drops += n.port_stats(p).lossless_drops;
       samples.push_back(s);
     }
     if (t_f < 0 && max_end > 0 && horizon.ps() - max_end >= kMs) t_f = max_end;
