@@ -42,9 +42,11 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     flowctl::BufferGraph g = flowctl::BuildBufferGraph(net, prio);
     std::vector<uint32_t> cycle = flowctl::FindBufferCycle(g);
     // InfiniBand's credit-based flow control makes every lane lossless; on
-    // Ethernet only the PFC priorities are.
+    // Ethernet only the PFC priorities are, or every priority under global
+    // 802.3x pause.
     const bool lossless =
-        s.preset == "infiniband" || (s.net.pfc.enabled && (s.net.pfc.priorities >> prio & 1u) != 0);
+        s.preset == "infiniband" ||
+        (s.net.pfc.enabled && (s.net.pfc.global || (s.net.pfc.priorities >> prio & 1u) != 0));
     std::vector<std::string> labels;
     for (uint32_t p : cycle) labels.push_back(flowctl::BufferLabel(net, p, prio));
     if (*json) {

@@ -25,14 +25,21 @@ void WriteFile(const std::string& path, const std::string& text,
   out << text;
 }
 
-void RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
+// Runs and prints the scenario; returns whether the online deadlock detector
+// confirmed a deadlock (the report's DEADLOCK line).
+bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
   scenario::RunResult r = scenario::RunScenario(s);
   fmt::print("{}", report::RunText(r, timing));
   std::string path = json_path.empty() ? s.json_out : json_path;
   if (!path.empty()) WriteFile(path, report::RunJson(r, timing).dump(2) + "\n");
   if (!s.series.csv_out.empty())
     WriteFile(s.series.csv_out, report::SeriesCsv(r.series), "outputs.series_csv");
+  return r.deadlock.enabled && !r.deadlock.cycle.empty();
 }
+
+// `lossless run` exit status for a deadlock verdict: a finding, as a failed
+// audit or `lossless deadlock` finding a cycle (docs/errors.md).
+constexpr int kExitDeadlock = 1;
 
 // The built-in reference scenario (until `lossless compare` exists): the same
 // 64-GPU leaf-spine and traffic under the InfiniBand and RoCE presets.
@@ -77,6 +84,11 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
   {
     auto* cmd = app.add_subcommand(
         "run", "Simulate a scenario file and print flow completion times, link use and totals");
+    cmd->footer(
+        "Exit status: 0 the run finished (completed, time limit or flows incomplete); 1 the "
+        "deadlock detector (deadlock.detect) confirmed a PFC deadlock (the DEADLOCK line; also "
+        "when "
+        "a watchdog broke it later); 2 bad input.");
     auto file = std::make_shared<std::string>();
     auto sets = std::make_shared<std::vector<std::string>>();
     auto json = std::make_shared<std::string>();
@@ -89,8 +101,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
                   "Leave out wall-clock figures (byte-identical output per seed)");
     cmd->callback([=, &ctx] {
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
-      RunAndPrint(s, *json, !*no_timing);
-      ctx.exit_code = 0;
+      ctx.exit_code = RunAndPrint(s, *json, !*no_timing) ? kExitDeadlock : 0;
     });
   }
   // --- validate ----------------------------------------------------------

@@ -12,7 +12,8 @@ namespace lossless::fabric {
 namespace {
 
 // Sum identities: for every port, the totals of ecn_marks, cnp_tx, drops,
-// paused_ps and credit_starved_ps are the sums over classes; PAUSE frames
+// lossless_drops, wd_drops, fcp_tx, fcp_rx, paused_ps and credit_starved_ps
+// are the sums over classes; PAUSE frames
 // count once per enabled class, so their class sums are at least the totals.
 void ExpectTotalsAreClassSums(const Network& net) {
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
@@ -28,11 +29,19 @@ void ExpectTotalsAreClassSums(const Network& net) {
       sum.ecn_marks += cs.ecn_marks;
       sum.cnp_tx += cs.cnp_tx;
       sum.drops += cs.drops;
+      sum.lossless_drops += cs.lossless_drops;
+      sum.wd_drops += cs.wd_drops;
+      sum.fcp_tx += cs.fcp_tx;
+      sum.fcp_rx += cs.fcp_rx;
       paused_now += net.PausedPsUntilNow(p, c);
     }
     EXPECT_EQ(sum.ecn_marks, st.ecn_marks) << net.PortName(p);
     EXPECT_EQ(sum.cnp_tx, st.cnp_tx) << net.PortName(p);
     EXPECT_EQ(sum.drops, st.drops) << net.PortName(p);
+    EXPECT_EQ(sum.lossless_drops, st.lossless_drops) << net.PortName(p);
+    EXPECT_EQ(sum.wd_drops, st.wd_drops) << net.PortName(p);
+    EXPECT_EQ(sum.fcp_tx, st.fcp_tx) << net.PortName(p);
+    EXPECT_EQ(sum.fcp_rx, st.fcp_rx) << net.PortName(p);
     EXPECT_EQ(sum.paused_ps, st.paused_ps) << net.PortName(p);
     EXPECT_EQ(paused_now, net.PausedPsUntilNow(p)) << net.PortName(p);
     EXPECT_EQ(sum.credit_starved_ps, st.credit_starved_ps) << net.PortName(p);
@@ -161,6 +170,32 @@ TEST(ClassStats, DropsCountOnTheDroppedClass) {
   ExpectTotalsAreClassSums(net);
 }
 
+// PFC incast with headroom far too small (one frame): the leaf port facing
+// the target drops lossless priority-3 packets, counted on class 3 only, and
+// there every drop is a lossless drop.
+TEST(ClassStats, LosslessDropsCountOnTheDroppedClass) {
+  sim::Simulator sim(5);
+  auto topo = testing::LsRing(8, 8, 1, units::Rate::Gbps(400), Time::Ns(500));
+  NetworkConfig cfg;
+  cfg.framing = Framing::RoceV2(4096);
+  cfg.pfc.enabled = true;
+  cfg.pfc.xoff_bytes = 20'000;
+  cfg.pfc.headroom_bytes = cfg.framing.WireBytes(4096);
+  cfg.nic.ect = false;
+  Network net(sim, topo, cfg);
+  for (uint32_t h = 1; h < 8; ++h) net.AddFlow(FlowSpec::Of(h, 0, 1'000'000, Time::Zero(), 3));
+  sim.Run(Time::Us(200));
+  uint64_t lossless = 0;
+  for (uint32_t p = 0; p < net.num_ports(); ++p) {
+    const PortStats st = net.port_stats(p);
+    lossless += st.lossless_drops;
+    EXPECT_EQ(st.classes[3].lossless_drops, st.lossless_drops) << net.PortName(p);
+    EXPECT_EQ(st.classes[3].lossless_drops, st.drops) << net.PortName(p);
+  }
+  EXPECT_GT(lossless, 0u);
+  ExpectTotalsAreClassSums(net);
+}
+
 NetworkConfig IbConfig() {
   NetworkConfig cfg;
   cfg.framing = Framing::InfiniBand(4096);
@@ -189,6 +224,35 @@ TEST(ClassStats, StarvedVlCountsOnlyOnThatVl) {
   for (int v : {0, 2, 3, 4, 5, 6, 7})
     EXPECT_EQ(st.classes[static_cast<size_t>(v)].credit_starved_ps, 0) << v;
   EXPECT_EQ(st.credit_starved_ps, st.classes[1].credit_starved_ps);
+  ExpectTotalsAreClassSums(net);
+}
+
+// IB: traffic on VL 1 only (host 0 -> host 2). The credits host 2 returns to
+// the switch, and the switch to host 0, travel in FCPs of VL 1: they count
+// on VL 1 only, sent at the receiver's port and received at the sender's.
+TEST(ClassStats, FcpsCountOnTheirVl) {
+  sim::Simulator sim(1);
+  auto topo = testing::LsRing(3, 3, 1, units::Rate::Gbps(400), Time::Ns(100));
+  Network net(sim, topo, IbConfig());
+  net.AddFlow(FlowSpec::Of(0, 2, int64_t{1} << 40, Time::Zero(), 1));
+  sim.Run(Time::Us(20));
+  const PortStats h2 = net.port_stats(net.HostPort(2));  // returns credits to the switch
+  const PortStats out = net.port_stats(net.PortPeer(net.HostPort(2)));
+  const PortStats in = net.port_stats(net.PortPeer(net.HostPort(0)));  // returns credits to host 0
+  const PortStats h0 = net.port_stats(net.HostPort(0));
+  EXPECT_GT(h2.fcp_tx, 10u);
+  EXPECT_GT(in.fcp_tx, 10u);
+  EXPECT_EQ(h2.classes[1].fcp_tx, h2.fcp_tx);
+  EXPECT_EQ(in.classes[1].fcp_tx, in.fcp_tx);
+  EXPECT_GT(out.classes[1].fcp_rx, 0u);
+  EXPECT_EQ(out.classes[1].fcp_rx, out.fcp_rx);
+  EXPECT_GT(h0.classes[1].fcp_rx, 0u);
+  EXPECT_EQ(h0.classes[1].fcp_rx, h0.fcp_rx);
+  for (const PortStats* st : {&h2, &out, &in, &h0})
+    for (int v : {0, 2, 3, 4, 5, 6, 7}) {
+      EXPECT_EQ(st->classes[static_cast<size_t>(v)].fcp_tx, 0u) << v;
+      EXPECT_EQ(st->classes[static_cast<size_t>(v)].fcp_rx, 0u) << v;
+    }
   ExpectTotalsAreClassSums(net);
 }
 

@@ -1,5 +1,7 @@
 // Global IEEE 802.3x PAUSE (PfcConfig::global) against PFC: one congested
 // lossless priority through an ingress port also stops the other priority.
+#include <array>
+
 #include <gtest/gtest.h>
 
 #include "fabric/network.hpp"
@@ -21,6 +23,8 @@ struct TwoPriorities {
   int64_t class0_before_bytes = 0;  // ... in [0, 20 us)
   uint64_t lossless_drops = 0;
   PortStats host0;
+  int64_t host0_paused_now = 0;  // PausedPsUntilNow(host 0's port) at kTo
+  std::array<int64_t, kMaxClasses> host0_class_paused_now{};
   int64_t wire_bytes = 0;  // of one 4096-B payload packet
 
   static constexpr int64_t kFrom = 40'000'000, kTo = 100'000'000;
@@ -47,6 +51,9 @@ struct TwoPriorities {
     for (uint32_t p = 0; p < net.num_ports(); ++p)
       lossless_drops += net.port_stats(p).lossless_drops;
     host0 = net.port_stats(net.HostPort(0));
+    host0_paused_now = net.PausedPsUntilNow(net.HostPort(0));
+    for (int c = 0; c < kMaxClasses; ++c)
+      host0_class_paused_now[static_cast<size_t>(c)] = net.PausedPsUntilNow(net.HostPort(0), c);
   }
 };
 
@@ -76,6 +83,34 @@ TEST(GlobalPause, CongestedPriorityStopsTheOtherOnlyWithGlobalPause) {
   EXPECT_GT(global.host0.pause_rx, 0u);
   for (int c = 0; c < kMaxClasses; ++c)
     EXPECT_EQ(global.host0.classes[static_cast<size_t>(c)].pause_rx, global.host0.pause_rx) << c;
+}
+
+// Paused time under global pause is counted on every class the PAUSE holds,
+// not only on fabric.pfc.priority (3 here): host 0's priority-0 traffic is
+// stopped as long as its priority 3, and the port total counts the held time
+// once (it is not the sum over the eight classes). Under PFC only priority 3
+// is paused.
+TEST(GlobalPause, PausedTimeCountedOnEveryHeldClassAndOnceForThePort) {
+  TwoPriorities pfc;
+  pfc.Run();
+  TwoPriorities global;
+  global.global = true;
+  global.Run();
+  const auto& g = global.host0.classes;
+  ASSERT_GT(g[3].paused_ps, 0);
+  // Host 0 was held for most of the 80 us from the first XOFF (~28 us) to kTo.
+  EXPECT_GT(global.host0_paused_now, 40'000'000);
+  EXPECT_LE(global.host0_paused_now, TwoPriorities::kTo);
+  for (size_t c = 0; c < kMaxClasses; ++c) {
+    EXPECT_EQ(g[c].paused_ps, g[3].paused_ps) << c;  // every class held alike
+    EXPECT_EQ(global.host0_class_paused_now[c], global.host0_paused_now) << c;
+  }
+  EXPECT_EQ(global.host0.paused_ps, g[3].paused_ps);
+  // PFC: priority 3 alone, and the port total is its time.
+  EXPECT_GT(pfc.host0.classes[3].paused_ps, 0);
+  EXPECT_EQ(pfc.host0.classes[0].paused_ps, 0);
+  EXPECT_EQ(pfc.host0_class_paused_now[0], 0);
+  EXPECT_EQ(pfc.host0.paused_ps, pfc.host0.classes[3].paused_ps);
 }
 
 }  // namespace

@@ -238,7 +238,7 @@ int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
     }
     const int64_t end = t + r.fcp_ser;
     p.stats.busy_ps += end - t;
-    ++p.stats.fcp_tx;
+    ++p.stats.classes[vl].fcp_tx;
     t = end;
     const bool lost = cfg_.ib.fcp_loss > 0 && ib_rng_.Uniform() < cfg_.ib.fcp_loss;
     if (lost) continue;
@@ -256,7 +256,7 @@ void Network::IbSync(uint32_t port) {
   while (!s.inbox.empty() && s.inbox.front().at <= now) {
     const FcpInFlight& f = s.inbox.front();
     s.vls[f.vl].fccl = f.fccl;
-    ++ports_[port].stats.fcp_rx;
+    ++ports_[port].stats.classes[f.vl].fcp_rx;
     if (s.vls[f.vl].starved_since >= 0) {
       PortStats& st = ports_[port].stats;
       st.classes[f.vl].credit_starved_ps += f.at - s.vls[f.vl].starved_since;

@@ -885,8 +885,10 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
     int c = __builtin_ctz(m);
     const int64_t old = std::max(p.paused_until[c], now);
     const int64_t next = std::max(until, now);
-    // Paused time: the extension, or (XON, refresh to a shorter time) minus the part cut off.
-    if (cfg_.pfc.priorities >> c & 1) {
+    // Paused time: the extension, or (XON, refresh to a shorter time) minus
+    // the part cut off; on every flow-controlled class the frame holds (all
+    // of them under global pause).
+    if (fc_mask_ >> c & 1) {
       p.stats.classes[c].paused_ps += next - old;
       if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc += next - old;
     }
@@ -927,7 +929,7 @@ void Network::FlushQueue(uint32_t pi, int c, bool watchdog) {
       if (ib_on_ && c != kVl15Queue) IbRelease(pool_[r].ingress, c, IbBlocks(pool_[r].wire));
     }
     p.queued_bytes -= size;
-    if (watchdog) ++p.stats.wd_drops;
+    if (watchdog) ++p.stats.classes[c].wd_drops;
     DropPacket(r, &p);
   }
   cq.bytes = 0;
@@ -1008,7 +1010,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     Port& in = ports_[pk.ingress];
     if (HeldForPause(in, ci) + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
         size > free_bytes) {
-      ++e.stats.lossless_drops;  // headroom exhausted: PFC was configured too tight
+      ++e.stats.classes[c].lossless_drops;  // headroom exhausted: PFC was configured too tight
       DropPacket(r, &e);
       return;
     }
@@ -1025,7 +1027,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
       (size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
                                               cfg_.sw.alpha * static_cast<double>(free_bytes)));
   if (!admit) {
-    if (lossless) ++e.stats.lossless_drops;
+    if (lossless) ++e.stats.classes[c].lossless_drops;
     DropPacket(r, &e);
     return;
   }
@@ -1155,8 +1157,8 @@ PortStats Network::port_stats(uint32_t port) const {
     const IbPort& s = ib_[port];
     const int64_t now = sim_.Now().ps();
     uint32_t arrived = 0;
-    while (arrived < s.inbox.size && s.inbox.at(arrived).at <= now) ++arrived;
-    st.fcp_rx += arrived;
+    while (arrived < s.inbox.size && s.inbox.at(arrived).at <= now)
+      ++st.classes[s.inbox.at(arrived++).vl].fcp_rx;
     for (int v = 0; v < kMaxClasses; ++v) {
       if (s.vls[v].starved_since < 0) continue;
       int64_t until = now;
@@ -1168,14 +1170,19 @@ PortStats Network::port_stats(uint32_t port) const {
       st.classes[v].credit_starved_ps += until - s.vls[v].starved_since;
     }
   }
-  // The port totals of the per-class counters are their sums.
+  // The port totals of the per-class counters are their sums; paused time
+  // under global pause is the time the port was held (PausedTotal).
   for (const ClassStats& c : st.classes) {
     st.ecn_marks += c.ecn_marks;
     st.cnp_tx += c.cnp_tx;
     st.drops += c.drops;
-    st.paused_ps += c.paused_ps;
+    st.lossless_drops += c.lossless_drops;
+    st.wd_drops += c.wd_drops;
+    st.fcp_tx += c.fcp_tx;
+    st.fcp_rx += c.fcp_rx;
     st.credit_starved_ps += c.credit_starved_ps;
   }
+  st.paused_ps = PausedTotal([&](int c) { return st.classes[static_cast<size_t>(c)].paused_ps; });
   return st;
 }
 
@@ -1184,8 +1191,13 @@ void Network::set_wait_observer(PfcWaitObserver* obs) {
   if (obs == nullptr || !fwd_base_.empty()) return;
   num_lossless_ = 0;
   dense_class_.fill(-1);
-  for (int c = 0; c < kMaxClasses; ++c)
-    if (cfg_.pfc.priorities >> c & 1) dense_class_[c] = static_cast<int8_t>(num_lossless_++);
+  if (cfg_.pfc.global) {  // one buffer per ingress port: every class counts in it
+    dense_class_.fill(0);
+    num_lossless_ = 1;
+  } else {
+    for (int c = 0; c < kMaxClasses; ++c)
+      if (cfg_.pfc.priorities >> c & 1) dense_class_[c] = static_cast<int8_t>(num_lossless_++);
+  }
   local_index_.assign(ports_.size(), 0);
   fwd_base_.assign(ports_.size(), kNone);
   size_t total = 0;
@@ -1213,20 +1225,25 @@ void Network::FwdCount(uint32_t ingress, int in_class, uint32_t egress, int out_
   n += delta;
   const bool is = n > 0;
   const uint32_t to = ports_[egress].peer;
-  if (was != is && (ports_[to].xoff_sent >> out_class & 1))
+  if (was != is && (ports_[to].xoff_sent >> out_class & 1)) {
+    if (cfg_.pfc.global) in_class = out_class = kPortBufferClass;
     wait_obs_->OnWait(ingress, in_class, to, out_class, is, sim_.Now());
+  }
 }
 
 void Network::XoffAsserted(uint32_t port, int c, bool on) {
   // `port` (a buffer) asserted or released XOFF on class c: every buffer of
   // the upstream switch with packets queued at the egress facing `port`
-  // starts or stops waiting on it.
+  // starts or stops waiting on it. Under global pause XOFF changes on every
+  // class at once and the port is one buffer: report it once.
   const uint32_t egress = ports_[port].peer;
   if (ports_[egress].sw == kNone || dense_class_[c] < 0) return;
+  if (cfg_.pfc.global && c != kPortBufferClass) return;
+  const int classes = cfg_.pfc.global ? 1 : kMaxClasses;
   const auto& np = node_ports_[ports_[egress].node];
   const size_t radix = np.size();
   for (uint32_t in : np) {
-    for (int ci = 0; ci < kMaxClasses; ++ci) {
+    for (int ci = 0; ci < classes; ++ci) {
       if (dense_class_[ci] < 0) continue;
       const int32_t n = fwd_[fwd_base_[in] +
                              (static_cast<size_t>(dense_class_[ci]) * num_lossless_ +
@@ -1239,14 +1256,11 @@ void Network::XoffAsserted(uint32_t port, int c, bool on) {
 }
 
 int64_t Network::PausedPsUntilNow(uint32_t pi) const {
-  int64_t sum = 0;
-  for (unsigned m = cfg_.pfc.priorities; m != 0; m &= m - 1)
-    sum += PausedPsUntilNow(pi, __builtin_ctz(m));
-  return sum;
+  return PausedTotal([&](int c) { return PausedPsUntilNow(pi, c); });
 }
 
 int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
-  if (!(cfg_.pfc.priorities >> c & 1)) return 0;
+  if (!(fc_mask_ >> c & 1)) return 0;
   const Port& p = ports_[pi];
   return p.stats.classes[c].paused_ps - std::max<int64_t>(0, p.paused_until[c] - sim_.Now().ps());
 }
@@ -1263,7 +1277,7 @@ void Network::WatchdogPoll(uint32_t sw) {
   const double need = wd.threshold * static_cast<double>(wd.poll.ps());
   for (uint32_t pi : node_ports_[switches_[sw].node]) {
     Port& p = ports_[pi];
-    for (unsigned m = cfg_.pfc.priorities; m != 0; m &= m - 1) {
+    for (unsigned m = fc_mask_; m != 0; m &= m - 1) {
       const int c = __builtin_ctz(m);
       if (p.wd_active >> c & 1) continue;  // restoring
       WdQueue& w = wd_[static_cast<size_t>(pi) * kMaxClasses + c];
@@ -1288,7 +1302,7 @@ void Network::WatchdogPoll(uint32_t sw) {
 }
 
 void Network::WatchdogDrop(PacketRef r, Port& egress) {
-  ++egress.stats.wd_drops;
+  ++egress.stats.classes[pool_[r].tclass].wd_drops;
   DropPacket(r, &egress);
 }
 

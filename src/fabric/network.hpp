@@ -27,6 +27,7 @@
 //   fabrics are the up/down paths); ECMP on a hash of the 5-tuple, IB-style
 //   destination tables, adaptive (least-loaded egress among minimal next hops)
 //   or per-packet spraying.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -114,8 +115,9 @@ struct PfcConfig {
   // at the ingress (admitted like a lossless one), the XOFF/XON decision is
   // made on the bytes the whole ingress port holds (sum over classes, same
   // xoff / xon / headroom), and each PAUSE frame stops every class of the
-  // upstream port, CNPs included. `priorities` still selects the classes
-  // whose paused time is counted and that the watchdog polls.
+  // upstream port, CNPs included. Paused time is counted on every class and
+  // the watchdog polls every class; the wait observer sees one buffer per
+  // ingress port (PfcWaitObserver).
   bool global = false;
   PfcWatchdogConfig watchdog;
 };
@@ -240,8 +242,9 @@ struct FlowStats {
 
 // Counters of one traffic class (PFC priority; for InfiniBand the VL) of a
 // port. PAUSE frames count once per class their class-enable vector names (a
-// frame enabling classes 3 and 4 counts in both); paused time only for
-// lossless priorities, as PortStats::paused_ps.
+// frame enabling classes 3 and 4 counts in both); paused time for every
+// flow-controlled class a received frame holds: the lossless priorities
+// under PFC, every class under global pause.
 struct ClassStats {
   uint64_t pause_tx = 0;
   uint64_t pause_rx = 0;
@@ -249,16 +252,23 @@ struct ClassStats {
   int64_t credit_starved_ps = 0;
   uint64_t ecn_marks = 0;
   uint64_t cnp_tx = 0;
-  uint64_t drops = 0;
+  uint64_t drops = 0;           // every drop of this class at the port (the ones below too)
+  uint64_t lossless_drops = 0;  // of a flow-controlled class (headroom or buffer exhausted)
+  uint64_t wd_drops = 0;        // by the PFC watchdog
+  uint64_t fcp_tx = 0;          // IB flow-control packets for this VL sent
+  uint64_t fcp_rx = 0;          // ... received (lost ones excluded)
   bool Any() const {
-    return pause_tx + pause_rx + ecn_marks + cnp_tx + drops > 0 || paused_ps != 0 ||
-           credit_starved_ps != 0;
+    return pause_tx + pause_rx + ecn_marks + cnp_tx + drops + lossless_drops + wd_drops + fcp_tx +
+                   fcp_rx >
+               0 ||
+           paused_ps != 0 || credit_starved_ps != 0;
   }
 };
 
-// Per-port counters. ecn_marks, cnp_tx, drops, paused_ps and
-// credit_starved_ps are kept per class only; Network::port_stats fills the
-// port totals with their sums. pause_tx and pause_rx count frames, so they
+// Per-port counters. ecn_marks, cnp_tx, drops, lossless_drops, wd_drops,
+// fcp_tx, fcp_rx, paused_ps and credit_starved_ps are kept per class only;
+// Network::port_stats fills the port totals with their sums (paused_ps under
+// global pause: see its comment). pause_tx and pause_rx count frames, so they
 // equal the per-class sums only when each frame enables one class.
 struct PortStats {
   uint64_t tx_packets = 0;
@@ -271,7 +281,8 @@ struct PortStats {
   uint64_t pause_tx = 0;          // PFC frames sent (XOFF, refresh and XON)
   uint64_t pause_rx = 0;          // PFC frames received
   uint64_t cnp_tx = 0;            // CNPs a host sent (host ports only)
-  int64_t paused_ps = 0;          // time a lossless priority of this port's egress was paused
+  int64_t paused_ps = 0;          // time this port's egress was paused: the sum over the
+                                  // lossless priorities (PFC), the time held (global pause)
   uint64_t fcp_tx = 0;            // IB flow-control packets sent
   uint64_t fcp_rx = 0;            // IB flow-control packets received (lost ones excluded)
   int64_t credit_starved_ps = 0;  // time a VL had a packet waiting but too few credits
@@ -300,6 +311,10 @@ struct PortStats {
 // when such a wait starts or ends (a first packet queued / last one gone, or
 // the XOFF state of `to` changing), never per packet otherwise. Installing
 // an observer costs a counter update per enqueue and dequeue of PFC packets.
+// Under global pause (PfcConfig::global) XOFF is decided on, and stops, the
+// whole port, so a buffer is the whole ingress port: every wait is reported
+// with from_prio = to_prio = kPortBufferClass.
+inline constexpr int kPortBufferClass = 0;
 class PfcWaitObserver {
  public:
   virtual ~PfcWaitObserver() = default;
@@ -333,10 +348,10 @@ class Network final : public sim::EventHandler {
   size_t num_ports() const { return ports_.size(); }
   // Counters of port `p` up to now (open credit-starved intervals included).
   PortStats port_stats(uint32_t p) const;
-  // Paused time of port p's lossless priorities up to now (PortStats::paused_ps
+  // Paused time of port p up to now, totalled as PortStats::paused_ps (which
   // also counts a pause in force up to its expiry).
   int64_t PausedPsUntilNow(uint32_t p) const;
-  // The same for priority c alone (0 for a lossy priority).
+  // The same for class c alone (0 for a class that is not flow-controlled).
   int64_t PausedPsUntilNow(uint32_t p, int c) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
@@ -633,6 +648,19 @@ class Network final : public sim::EventHandler {
   [[gnu::cold, gnu::noinline]] void WatchdogAct(uint32_t port, int c);
   [[gnu::cold, gnu::noinline]] void WatchdogDrop(PacketRef r, Port& egress);
   int64_t PausedUpTo(uint32_t port, int c, int64_t now) const;
+  // Port total of a per-class paused time: the sum over the lossless
+  // priorities under PFC; under global pause, where every frame holds all
+  // classes at once, the largest of them (the classes differ only where the
+  // watchdog ignores PAUSE on one), so a held port counts its time once.
+  template <class PerClass>
+  int64_t PausedTotal(PerClass per_class) const {
+    int64_t total = 0;
+    for (unsigned m = fc_mask_; m != 0; m &= m - 1) {
+      const int64_t v = per_class(__builtin_ctz(m));
+      total = cfg_.pfc.global ? std::max(total, v) : total + v;
+    }
+    return total;
+  }
   // Ingress `port` asserted (on) or released XOFF on class c.
   [[gnu::cold, gnu::noinline]] void XoffAsserted(uint32_t port, int c, bool on);
   [[gnu::cold, gnu::noinline]] void FwdCount(uint32_t ingress, int in_class, uint32_t egress,

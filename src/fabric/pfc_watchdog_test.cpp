@@ -76,7 +76,8 @@ TEST(PfcWatchdog, DetectsAfterTwoStalledPollsAndRestoresOnTime) {
   EXPECT_EQ(s.lossless_drops, 0u);
   EXPECT_GT(s.wd_drops, 0u);
   EXPECT_EQ(s.drops, s.wd_drops);
-  auto at = [&](int64_t t) {  // stats at the last snapshot at or before t
+  EXPECT_EQ(s.classes[3].wd_drops, s.wd_drops);  // the queue's class
+  auto at = [&](int64_t t) {                     // stats at the last snapshot at or before t
     PortStats out;
     for (const auto& [ts, ps] : snap)
       if (ts <= t) out = ps;
@@ -97,6 +98,47 @@ TEST(PfcWatchdog, DetectsAfterTwoStalledPollsAndRestoresOnTime) {
   EXPECT_GT(at(5 * kMs - 40 * kUs).wd_drops, at(3 * kMs).wd_drops);
   // After the restore period the queue holds packets again without drops.
   EXPECT_EQ(at(8 * kMs - 1).wd_drops, at(5 * kMs + 40 * kUs).wd_drops);
+}
+
+// Global 802.3x pause: the same schedule for a queue of priority 0, which is
+// not fabric.pfc.priority (3) but is held all the same by PAUSE frames that
+// stop every class. The watchdog polls every class under global pause, so it
+// flushes that queue at 3 ms and ignores PAUSE on it for the restore period;
+// its drops are watchdog drops on class 0.
+TEST(PfcWatchdog, GlobalPauseStallOfAnyClassIsDetectedAndFlushed) {
+  sim::Simulator sim(1);
+  const Time delay = Time::Ns(500);
+  auto topo = testing::LsRing(2, 2, 1, Rate::Gbps(400), delay);
+  NetworkConfig cfg = PfcConfigFor(delay);
+  cfg.pfc.global = true;
+  cfg.pfc.watchdog.enabled = true;
+  cfg.pfc.watchdog.poll = Time::Ms(1);
+  cfg.pfc.watchdog.detect_polls = 2;
+  cfg.pfc.watchdog.restore = Time::Ms(2);
+  cfg.pfc.watchdog.stagger = false;
+  Network net(sim, topo, cfg);
+  const uint32_t egress = net.PortPeer(net.HostPort(1));  // leaf0 -> host1
+  Starts st{egress, {}};
+  net.set_tx_trace(&Starts::Fn, &st);
+  net.AddFlow(FlowSpec::Of(0, 1, int64_t{1} << 40, Time::Zero(), 0));
+  for (int64_t t = kMs / 2; t <= 4 * kMs; t += 40 * kUs) {
+    sim.Run(Time::Ps(t));
+    net.ReceivePause(egress, 0xFF, 0xFFFF);
+  }
+  const PortStats& s = net.port_stats(egress);
+  EXPECT_EQ(s.wd_first_action_ps, 3 * kMs);
+  EXPECT_EQ(s.wd_actions, 1u);
+  EXPECT_EQ(s.lossless_drops, 0u);
+  EXPECT_GT(s.wd_drops, 0u);
+  EXPECT_EQ(s.drops, s.wd_drops);
+  EXPECT_EQ(s.classes[0].drops, s.drops);
+  EXPECT_EQ(s.classes[0].wd_drops, s.wd_drops);
+  // Held from 0.5 ms; nothing leaves during the restore period either.
+  EXPECT_TRUE(st.AnyIn(0, kMs / 2));
+  EXPECT_FALSE(st.AnyIn(kMs / 2 + kUs, 4 * kMs));
+  // Priority 0 was paused from 0.5 ms to the action, then PAUSE was ignored.
+  EXPECT_GE(s.classes[0].paused_ps, 5 * kMs / 2 - 2 * kUs);
+  EXPECT_LE(s.classes[0].paused_ps, 5 * kMs / 2);
 }
 
 // A queue that is paused but still gets frames out (PAUSE refreshed only

@@ -152,6 +152,8 @@ std::string BufferLabel(const fabric::Network& net, uint32_t port, int priority)
   }
   std::string label = fmt::format("{}:{}", nodes[node].name, nodes[peer_node].name);
   if (parallel > 1) label += fmt::format("#{}", index);
+  // Global pause: the buffer is the whole port (fabric::PfcWaitObserver).
+  if (net.config().pfc.global) return label + ":all";
   return fmt::format("{}:{}", label, priority);
 }
 

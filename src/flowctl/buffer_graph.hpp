@@ -56,7 +56,8 @@ std::vector<uint32_t> FindBufferCycle(const BufferGraph& g);
 // "switch:port:priority" label of the ingress buffer at `port`: the switch's
 // node name, the port named by the node at the other end of its link (with
 // "#k" when several links join the same pair: the k-th of them in port
-// order), e.g. "sw1:sw0:3" or "spine0:leaf2#1:3".
+// order), e.g. "sw1:sw0:3" or "spine0:leaf2#1:3". Under global pause the
+// buffer is the whole port and the priority reads "all" ("sw1:sw0:all").
 std::string BufferLabel(const fabric::Network& net, uint32_t port, int priority);
 
 }  // namespace lossless::flowctl

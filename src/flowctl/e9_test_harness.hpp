@@ -50,6 +50,11 @@ struct E9Run {
   Rate offered;
   Time start_jitter;
   Time step = Time::Us(100);  // sampling of counters
+  // Global 802.3x pause instead of PFC (fabric.pfc.priority stays 3), and
+  // the classes flows C, D and A, B send on. Every class of these two is
+  // traced as "priority 3" is in E9 (t_f, cycle_busy).
+  bool global = false;
+  int cd_class = 3, ab_class = 3;
 
   // Results.
   std::map<std::string, uint32_t> port;  // "leaf0->spine0" -> port id
@@ -67,6 +72,7 @@ struct E9Run {
     int64_t t;
     uint64_t drops;
     int64_t cycle_paused_ps;
+    uint64_t lossless_drops = 0;  // all ports
   };
   std::vector<Sample> samples;
   int64_t t_w = -1;        // first watchdog action anywhere
@@ -74,6 +80,7 @@ struct E9Run {
   uint64_t wd_actions = 0, wd_drops = 0, drops = 0, lossless_drops = 0;
   std::optional<DeadlockVerdict> verdict;
   uint64_t deadlocks = 0;
+  uint64_t waits_seen = 0;  // wait edges the detector was told about
   // Busy intervals of the cycle links for priority 3 (overlapping
   // transmissions merged).
   std::vector<std::pair<int64_t, int64_t>> cycle_busy;
@@ -93,7 +100,8 @@ struct E9Run {
       e.last_end[key] = end;
       e.max_gap[key] = 0;
     }
-    if (pk.tclass == 3 && std::find(e.cycle.begin(), e.cycle.end(), p) != e.cycle.end()) {
+    const bool traced = pk.tclass == e.cd_class || pk.tclass == e.ab_class;
+    if (traced && std::find(e.cycle.begin(), e.cycle.end(), p) != e.cycle.end()) {
       if (e.t_f < 0 && e.max_end > 0 && s - e.max_end >= kMs) e.t_f = e.max_end;
       e.max_end = std::max(e.max_end, end);
       e.last_cycle_start = s;
@@ -127,6 +135,7 @@ struct E9Run {
     cfg.nic.ect = false;
     cfg.pfc.enabled = true;
     cfg.pfc.priorities = routes == Routes::kTagger ? (1u << 3 | 1u << 4) : 1u << 3;
+    cfg.pfc.global = global;
     // 802.3 response bound at 100GbE: 201,728 bit times (fabric.md §2.2).
     cfg.pfc.response = Time::Ps(201'728 * 10);
     // Headroom per fabric.md §2.4 as the scenario loader sizes it (two frames
@@ -156,12 +165,13 @@ struct E9Run {
       return 0u;
     };
     auto flow = [&](uint32_t src, uint32_t dst, std::vector<std::pair<std::string, int>> hops) {
+      const int tclass = src < 2 ? cd_class : ab_class;
       Time start;
       if (start_jitter.ps() > 0) {
         start = Time::Ps(static_cast<int64_t>(sim::Mix(seed, src, 0xE905) %
                                               static_cast<uint64_t>(start_jitter.ps() + 1)));
       }
-      FlowSpec f = FlowSpec::Of(src, dst, int64_t{1} << 50, start, 3);
+      FlowSpec f = FlowSpec::Of(src, dst, int64_t{1} << 50, start, tclass);
       f.rate = offered;
       for (auto& [name, cls] : hops) f.route.push_back(RouteHop{node(name), cls});
       n.AddFlow(f);
@@ -180,6 +190,8 @@ struct E9Run {
       sim.Run(t);
       Sample s{t.ps(), n.drops(), 0};
       for (uint32_t p : cycle) s.cycle_paused_ps += n.port_stats(p).paused_ps;
+      for (uint32_t p = 0; p < n.num_ports(); ++p)
+        s.lossless_drops += n.port_stats(p).lossless_drops;
       samples.push_back(s);
     }
     if (t_f < 0 && max_end > 0 && horizon.ps() - max_end >= kMs) t_f = max_end;
@@ -199,6 +211,7 @@ struct E9Run {
     }
     verdict = detector.first();
     deadlocks = detector.count();
+    waits_seen = detector.waits_seen();
     net = nullptr;
   }
 };

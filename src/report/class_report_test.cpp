@@ -88,6 +88,57 @@ TEST(ClassReport, JsonClassesListActiveClassesAndSumToPortTotals) {
   EXPECT_THAT(report::RunText(r, false), HasSubstr("per class  class  pause tx/rx"));
 }
 
+// The same incast on InfiniBand, and with PFC headroom far too small: the
+// per-class FCP counts (per VL) and lossless drops in JSON sum to the port
+// totals, and the text block has their columns.
+constexpr const char* kIbIncast = R"(name: ib-incast
+fabric:
+  preset: infiniband
+  link_rate: 100Gbps
+  link_delay: 1us
+topology:
+  kind: leaf-spine
+  gpus: 8
+traffic:
+  - pattern: incast
+    target: 0
+    senders: 4
+    bytes: 1MiB
+)";
+
+void ExpectNewClassCountersSum(const nlohmann::ordered_json& j, const char* key,
+                               const char* port_key, uint64_t& total) {
+  for (const auto& p : j["ports"]) {
+    uint64_t sum = 0;
+    for (const auto& c : p["classes"]) sum += c[key].get<uint64_t>();
+    EXPECT_EQ(sum, p[port_key].get<uint64_t>()) << p["link"] << " " << key;
+    total += sum;
+  }
+}
+
+TEST(ClassReport, FcpsAndLosslessDropsPerClassSumToPortTotals) {
+  const RunResult ib = RunScenario(LoadScenarioText(kIbIncast, "ib.yaml"));
+  const auto j = report::RunJson(ib, false);
+  uint64_t fcp_tx = 0, fcp_rx = 0;
+  ExpectNewClassCountersSum(j, "fcp_tx", "fcp_tx", fcp_tx);
+  ExpectNewClassCountersSum(j, "fcp_rx", "fcp_rx", fcp_rx);
+  EXPECT_GT(fcp_tx, 0u);
+  EXPECT_GT(fcp_rx, 0u);
+  EXPECT_EQ(fcp_tx, ib.fcp_frames);
+  const std::string text = report::RunText(ib, false);
+  EXPECT_THAT(text, HasSubstr("drops  lossless  watchdog  FCPs tx/rx\n"));
+
+  const RunResult tight =
+      RunScenario(LoadScenarioText(kIncast, "s.yaml", {"fabric.pfc.headroom=5KB"}));
+  const auto jt = report::RunJson(tight, false);
+  uint64_t lossless = 0, wd = 0;
+  ExpectNewClassCountersSum(jt, "lossless_drops", "lossless_drops", lossless);
+  ExpectNewClassCountersSum(jt, "watchdog_drops", "watchdog_drops", wd);
+  EXPECT_GT(lossless, 0u);
+  EXPECT_EQ(lossless, tight.lossless_drops);
+  EXPECT_EQ(wd, 0u);
+}
+
 TEST(ClassReport, TextBlockIsCappedAtTwentyLines) {
   RunResult r;
   r.cc = "none";

@@ -50,16 +50,21 @@ std::string ClassText(const std::vector<scenario::PortCounters>& ports) {
   size_t total = 0;
   for (const auto& p : ports) total += p.classes.size();
   if (total == 0) return {};
-  std::string o = "per class  class  pause tx/rx  paused  credit-starved  ECN marks  CNPs  drops\n";
+  std::string o =
+      "per class  class  pause tx/rx  paused  credit-starved  ECN marks  CNPs  drops  lossless  "
+      "watchdog  FCPs tx/rx\n";
   size_t shown = 0;
   for (const auto& p : ports) {
     for (const auto& c : p.classes) {
       if (shown == kMaxLines) break;
       ++shown;
       o += fmt::format(
-          "           {:>5}  {:>5}/{:<5}  {:>5.1f}%  {:>13.1f}%  {:>9}  {:>4}  {:>5}  {}\n",
+          "           {:>5}  {:>5}/{:<5}  {:>5.1f}%  {:>13.1f}%  {:>9}  {:>4}  {:>5}  {:>8}  {:>8} "
+          " "
+          "{:>5}/{:<5}  {}\n",
           c.tclass, c.pause_tx, c.pause_rx, 100 * c.paused_fraction,
-          100 * c.credit_starved_fraction, c.ecn_marks, c.cnps, c.drops, p.name);
+          100 * c.credit_starved_fraction, c.ecn_marks, c.cnps, c.drops, c.lossless_drops,
+          c.watchdog_drops, c.fcp_tx, c.fcp_rx, p.name);
     }
   }
   if (total > shown) o += fmt::format("           ... {} more (JSON)\n", total - shown);
@@ -245,7 +250,11 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
                          {"credit_starved_fraction", c.credit_starved_fraction},
                          {"ecn_marks", c.ecn_marks},
                          {"cnps", c.cnps},
-                         {"drops", c.drops}});
+                         {"drops", c.drops},
+                         {"lossless_drops", c.lossless_drops},
+                         {"watchdog_drops", c.watchdog_drops},
+                         {"fcp_tx", c.fcp_tx},
+                         {"fcp_rx", c.fcp_rx}});
     }
     ports.push_back(
         {{"link", p.name},

@@ -157,7 +157,10 @@ const std::vector<ParamInfo>& BaseParams() {
        "when an "
        "(ingress port, priority) holds more than xoff.",
        ""},
-      {"fabric.pfc.priority", T::kInt, "3", "The lossless priority (RoCE: 3).", "", 0, 7},
+      {"fabric.pfc.priority", T::kInt, "3",
+       "The lossless priority (RoCE: 3). With fabric.pfc.mode global every class is lossless and "
+       "this plays no part.",
+       "", 0, 7},
       {"fabric.pfc.mode", T::kEnum, "pfc",
        "pfc: per-priority pause (802.1Qbb). global: IEEE 802.3x PAUSE, the worse option: the "
        "XOFF decision is on all the bytes an ingress port holds and each PAUSE stops every class "

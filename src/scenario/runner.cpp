@@ -366,7 +366,7 @@ RunResult RunScenario(const Scenario& s, const RunHooks& hooks) {
     r.pause_storm_errors += st.pause_storm_errors;
     r.rx_stall_drops += st.rx_stall_drops;
     if (st.pause_tx + st.pause_rx + st.ecn_marks + st.drops + st.cnp_tx + st.wd_actions +
-                st.pause_storm_warnings >
+                st.pause_storm_warnings + st.fcp_tx + st.fcp_rx >
             0 ||
         net.PausedPsUntilNow(p) > 0 || st.credit_starved_ps > 0) {
       PortCounters pc{net.PortName(p),   st.pause_tx,
@@ -388,7 +388,8 @@ RunResult RunScenario(const Scenario& s, const RunHooks& hooks) {
         if (!cs.Any() && paused_ps == 0) continue;
         pc.classes.push_back({c, cs.pause_tx, cs.pause_rx, static_cast<double>(paused_ps) / horizon,
                               static_cast<double>(cs.credit_starved_ps) / horizon, cs.ecn_marks,
-                              cs.cnp_tx, cs.drops});
+                              cs.cnp_tx, cs.drops, cs.lossless_drops, cs.wd_drops, cs.fcp_tx,
+                              cs.fcp_rx});
       }
       r.ports.push_back(std::move(pc));
     }

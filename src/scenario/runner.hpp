@@ -30,11 +30,16 @@ struct ClassCounters {
   double credit_starved_fraction = 0;
   uint64_t ecn_marks = 0;
   uint64_t cnps = 0;
-  uint64_t drops = 0;
+  uint64_t drops = 0;           // all drops of the class, including the two below
+  uint64_t lossless_drops = 0;  // flow-controlled class: headroom or buffer exhausted
+  uint64_t watchdog_drops = 0;  // by the PFC watchdog
+  uint64_t fcp_tx = 0;          // InfiniBand flow-control packets of this VL sent / received
+  uint64_t fcp_rx = 0;
 };
 
 // Counters of one link direction (sending port), listed when any is non-zero
-// among PAUSE frames, paused time, ECN marks and drops.
+// among PAUSE frames, paused time, ECN marks, drops, CNPs, IB flow-control
+// packets, credit-starved time and watchdog / NIC stall events.
 struct PortCounters {
   std::string name;
   uint64_t pause_tx = 0;

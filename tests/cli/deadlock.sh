@@ -24,6 +24,10 @@ check ring-witness 1 "^  sw1:sw0:3 -> sw2:sw1:3 -> sw3:sw2:3 -> sw0:sw3:3 -> sw1
   -- "$BIN" deadlock scenarios/deadlock-ring4.yaml
 check ring-priority 1 "sw1:sw0:5 -> " -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --priority 5
 check lossy-note 1 "note: PFC is off for priority 5" -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --priority 5
+# Global 802.3x pause: every priority is lossless and a buffer is a whole port.
+check global-witness 1 "^  sw1:sw0:all -> sw2:sw1:all -> sw3:sw2:all -> sw0:sw3:all -> sw1:sw0:all$" \
+  -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --priority 5 --set fabric.pfc.mode=global
+if grep -q "note: PFC is off" "$tmp/out"; then echo "FAIL global-lossless: lossy note under global pause"; fail=1; else echo "ok   global-lossless"; fi
 check ring-json 1 '"cyclic": true' -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --json
 check leaf-spine-json 0 '"cyclic": false' -- "$BIN" deadlock scenarios/deadlock-leaf-spine.yaml --json
 check set-override 0 "no cyclic buffer dependency" \

@@ -3,7 +3,8 @@
 # `lossless validate`; each experiment scenario also runs (twice, with
 # byte-identical output) unless its header has a line `# ci: validate-only`
 # (for experiments too slow for the fast tier). New files are picked up
-# automatically. Outputs a file asks for (outputs.json, outputs.series_csv)
+# automatically. A run exits 0, or 1 exactly when its output has a DEADLOCK
+# verdict (E9's expected result); both runs must exit alike. Outputs a file asks for (outputs.json, outputs.series_csv)
 # are redirected to a temporary directory.
 set -u
 BIN="$1"
@@ -26,15 +27,17 @@ for f in "${experiments[@]}"; do
   extra=()
   grep -qE '^[[:space:]]+json:' "$f" && extra+=(--json "$tmp/out.json")
   grep -q 'series_csv' "$f" && extra+=(--set "outputs.series_csv=$tmp/series.csv")
-  if ! "$BIN" run "$f" --no-timing "${extra[@]}" >"$tmp/a" 2>"$tmp/err"; then
-    echo "FAIL run $f"; cat "$tmp/err"; fail=1; continue
+  "$BIN" run "$f" --no-timing "${extra[@]}" >"$tmp/a" 2>"$tmp/err"; rc_a=$?
+  want=0; grep -q '^DEADLOCK ' "$tmp/a" && want=1
+  if [ "$rc_a" != "$want" ]; then
+    echo "FAIL run $f: exit $rc_a, want $want"; cat "$tmp/err"; fail=1; continue
   fi
-  "$BIN" run "$f" --no-timing "${extra[@]}" >"$tmp/b" 2>/dev/null
-  if ! cmp -s "$tmp/a" "$tmp/b"; then echo "FAIL run $f: two runs differ"; fail=1; continue; fi
+  "$BIN" run "$f" --no-timing "${extra[@]}" >"$tmp/b" 2>/dev/null; rc_b=$?
+  if ! cmp -s "$tmp/a" "$tmp/b" || [ "$rc_a" != "$rc_b" ]; then echo "FAIL run $f: two runs differ"; fail=1; continue; fi
   if ! grep -q '^result     completed\|^result     time limit\|^result     deadlock' "$tmp/a"; then
     echo "FAIL run $f: no result line"; cat "$tmp/a"; fail=1; continue
   fi
-  echo "ok   run $f (deterministic)"
+  echo "ok   run $f (deterministic, exit $rc_a)"
 done
 # validate checks series port names against the topology (exit 2, one line).
 "$BIN" validate scenarios/experiments/E6-dcqcn-two-flow.yaml --set 'outputs.series.ports=leaf0->nope' \

@@ -17,6 +17,7 @@ check() {  # check NAME EXPECTED_RC STDERR_PATTERN -- command...
 }
 check version 0 "lossless 0\." -- "$BIN" --version
 check run-help 0 "Scenario file" -- "$BIN" run --help
+check run-help-exit 0 "Exit status: 0 the run finished .*; 1 the deadlock detector" -- "$BIN" run --help
 check validate-ok 0 "ok: LS-RING" -- "$BIN" validate scenarios/ls-ring-64.yaml
 check missing-file 2 "cannot open" -- "$BIN" run "$tmp/nope.yaml"
 printf 'fabric:\n  link_rat: 400Gbps\ntraffic: [{pattern: ring, bytes: 1MiB}]\n' >"$tmp/typo.yaml"
@@ -41,12 +42,18 @@ grep -q '"packet_hops"' "$tmp/a.json" && echo "ok   json" || { echo "FAIL json";
 grep -q '"pause_rx": [1-9]' "$tmp/a.json" && echo "ok   json per-port pfc" || { echo "FAIL json per-port pfc"; fail=1; }
 grep -q 'drops      0 (lossless class: 0)' "$tmp/a.txt" && echo "ok   lossless" || { echo "FAIL lossless"; fail=1; }
 # E9 (PFC deadlock): the run ends with a deadlock verdict naming the four cycle
-# buffers, in the text and the JSON; a bad flow path is one error line.
-check e9-deadlock 0 "^result     deadlock: 0/4 flows done" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --json "$tmp/e9.json"
+# buffers, in the text and the JSON, and exits 1 (a finding); a bad flow path
+# is one error line.
+check e9-deadlock 1 "^result     deadlock: 0/4 flows done" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --json "$tmp/e9.json"
 grep -qE '^DEADLOCK   PFC deadlock formed at .*(leaf1:spine0:3 -> spine1:leaf1:3 -> leaf0:spine1:3 -> spine0:leaf0:3)' "$tmp/out" \
   && echo "ok   e9 text verdict" || { echo "FAIL e9 text verdict"; cat "$tmp/out"; fail=1; }
 [ "$(grep -cE '^ *"(leaf|spine)[0-9]:(leaf|spine)[0-9]:3",?$' "$tmp/e9.json")" = 4 ] && grep -q '"result": "deadlock"' "$tmp/e9.json" \
   && echo "ok   e9 json verdict" || { echo "FAIL e9 json verdict"; fail=1; }
 check e9-bad-path 2 "<--set>: traffic.2.path: expected consecutive switches to be linked" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --set traffic.2.path=leaf2,leaf1
-check e9-watchdog 0 "^watchdog   [0-9]+ PFC watchdog actions, first at" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set fabric.pfc.watchdog.enabled=true --set fabric.pfc.watchdog.poll=1ms --set fabric.pfc.watchdog.restore=2ms --set stop_time=10ms
+# With the watchdog the deadlock still forms (and is reported, exit 1) before
+# the watchdog breaks it; with E9's up-down control routes none forms (exit 0).
+check e9-watchdog 1 "^watchdog   [0-9]+ PFC watchdog actions, first at" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set fabric.pfc.watchdog.enabled=true --set fabric.pfc.watchdog.poll=1ms --set fabric.pfc.watchdog.restore=2ms --set stop_time=10ms
+grep -q '^DEADLOCK   PFC deadlock formed at' "$tmp/out" \
+  && echo "ok   e9 watchdog run reports the deadlock" || { echo "FAIL e9 watchdog verdict"; cat "$tmp/out"; fail=1; }
+check e9-updown 0 "^deadlock   none detected" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set traffic.2.path=leaf2,spine0,leaf3 --set traffic.3.path=leaf3,spine1,leaf2 --set stop_time=10ms
 exit $fail
