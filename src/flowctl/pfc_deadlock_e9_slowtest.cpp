@@ -14,6 +14,15 @@ using e9::E9Run;
 using e9::kMs;
 using units::Time;
 
+// E9's "cycle links carry priority-3 bytes again within [t_w, t_w + 10 ms]"
+// cannot hold as written with either poll schedule. Unsynchronised switches
+// (stagger on, the default, asserted here): the first action can hit a queue
+// off the cycle whose switch polls earlier (seed 2: t_w 201.7 ms, first action
+// on the cycle 226.6 ms), so recovery is measured from the first action on a
+// cycle queue. One poll grid for all switches (stagger off; measured seeds
+// 1-3): every stalled queue, the four cycle queues among them, is flushed at
+// the same poll (t_w = 300 ms, 12 actions) and drops its arrivals for the
+// 200 ms restore, so the cycle links stay silent far longer than 10 ms.
 TEST(RefE9_PfcDeadlockWatchdog, Run2_RealTimersBreakDeadlockOnSchedule) {
   for (uint64_t seed : {1, 2, 3}) {
     E9Run e;
