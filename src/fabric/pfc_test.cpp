@@ -7,21 +7,14 @@
 
 #include "fabric/network.hpp"
 #include "fabric/test_topologies.hpp"
+#include "fabric/tx_record_test_util.hpp"
 
 namespace lossless::fabric {
 namespace {
 
-struct TxRecord {
-  uint32_t port;
-  int tclass;
-  int64_t start;
-  uint32_t wire;
-  PacketKind kind;
-};
-
-void Record(void* ctx, uint32_t port, const Packet& p, Time start) {
-  static_cast<std::vector<TxRecord>*>(ctx)->push_back({port, p.tclass, start.ps(), p.wire, p.kind});
-}
+using testing::RecordTx;
+using testing::TxRecord;
+using namespace testing::e1;  // kT0, kTa, kTmax, kLowFrame
 
 // E1 setup: host A sends priority 3 backlogged (4096-B RoCE payload, 83,560 ps
 // at 400G) and priority 0 at 80 Gb/s in 9,216-B frames (9,236 B of wire time);
@@ -46,7 +39,7 @@ struct E1 {
     cfg.stop_when_flows_done = false;
     Network net(sim, topo, cfg);
     port_a = net.HostPort(0);
-    net.set_tx_trace(&Record, &tx);
+    net.set_tx_trace(&RecordTx, &tx);
     FlowSpec bulk = FlowSpec::Of(0, 1, 1'000'000'000, Time::Zero(), 3);
     FlowSpec low = FlowSpec::Of(0, 1, 1'000'000'000, Time::Zero(), 0);
     low.rate = units::Rate::Gbps(80);
@@ -60,29 +53,15 @@ struct E1 {
     sim.Run(Time::Ps(horizon));
   }
   std::vector<int64_t> Starts(int tclass) const {
-    std::vector<int64_t> out;
-    for (const auto& r : tx)
-      if (r.port == port_a && r.tclass == tclass && r.kind == PacketKind::kData)
-        out.push_back(r.start);
-    return out;
+    return testing::StartsOf(tx, port_a, tclass, PacketKind::kData);
   }
-  // First start of `tclass` at or after t.
   int64_t FirstStartAfter(int tclass, int64_t t) const {
-    for (int64_t s : Starts(tclass))
-      if (s > t) return s;
-    return -1;
+    return testing::FirstAfter(Starts(tclass), t);
   }
   bool AnyStartIn(int tclass, int64_t lo, int64_t hi) const {  // open interval
-    for (int64_t s : Starts(tclass))
-      if (s > lo && s < hi) return true;
-    return false;
+    return testing::AnyIn(Starts(tclass), lo, hi);
   }
 };
-
-constexpr int64_t kT0 = 10'000'000;            // 10 us
-constexpr int64_t kTa = kT0 + 1'680 + 50'000;  // end of the PFC frame's reception at A
-constexpr int64_t kTmax = 83'884'800;          // 65,535 quanta at 400G
-constexpr int64_t kLowFrame = 184'720;         // one 9,236-B frame at 400G
 
 TEST(RefE1_PfcPauseTiming, A_NoPriority3StartDuringPauseAndRestartOnTime) {
   E1 e;
@@ -275,7 +254,7 @@ TEST(Pfc, RefreshesStayHalfAPauseApartAfterManyXonXoffCycles) {
   cfg.stop_when_flows_done = false;
   Network net(sim, topo, cfg);
   std::vector<TxRecord> tx;
-  net.set_tx_trace(&Record, &tx);
+  net.set_tx_trace(&RecordTx, &tx);
   net.AddFlow(FlowSpec::Of(0, 1, 1'000'000'000, Time::Zero(), 3));
   const uint32_t p = net.PortPeer(net.HostPort(0));
   const uint32_t e = net.PortPeer(net.HostPort(1));

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fabric/tx_record_test_util.hpp"
 #include "scenario/runner.hpp"
 #include "scenario/scenario.hpp"
 
@@ -18,17 +19,9 @@ namespace {
 
 const std::string kDir = std::string(LOSSLESS_SOURCE_DIR) + "/scenarios/experiments/";
 
-struct TxRecord {
-  uint32_t port;
-  int tclass;
-  int64_t start;
-  uint32_t wire;
-  fabric::PacketKind kind;
-};
-
-void Record(void* ctx, uint32_t port, const fabric::Packet& p, units::Time start) {
-  static_cast<std::vector<TxRecord>*>(ctx)->push_back({port, p.tclass, start.ps(), p.wire, p.kind});
-}
+using fabric::testing::RecordTx;
+using fabric::testing::TxRecord;
+using namespace fabric::testing::e1;  // kT0, kTa, kTmax, kLowFrame
 
 // Runs the E1 file (with `sets`) and records every frame each port starts.
 struct E1Run {
@@ -52,43 +45,28 @@ struct E1Run {
     hooks.before_run = [this](fabric::Network& net) {
       port_a = net.HostPort(0);
       port_s = net.PortPeer(port_a);
-      net.set_tx_trace(&Record, &tx);
+      net.set_tx_trace(&RecordTx, &tx);
     };
     r = RunScenario(s, hooks);
   }
   std::vector<int64_t> Starts(uint32_t port, int tclass, fabric::PacketKind kind) const {
-    std::vector<int64_t> out;
-    for (const auto& x : tx)
-      if (x.port == port && x.kind == kind && (tclass < 0 || x.tclass == tclass))
-        out.push_back(x.start);
-    return out;
+    return fabric::testing::StartsOf(tx, port, tclass, kind);
   }
   std::vector<int64_t> DataStarts(int tclass) const {
     return Starts(port_a, tclass, fabric::PacketKind::kData);
   }
   int64_t FirstStartAfter(int tclass, int64_t t) const {
-    for (int64_t x : DataStarts(tclass))
-      if (x > t) return x;
-    return -1;
+    return fabric::testing::FirstAfter(DataStarts(tclass), t);
   }
   int64_t LastStartBefore(int tclass, int64_t t) const {
-    int64_t last = -1;
-    for (int64_t x : DataStarts(tclass))
-      if (x <= t) last = x;
-    return last;
+    return fabric::testing::LastAtOrBefore(DataStarts(tclass), t);
   }
   bool AnyStartIn(int tclass, int64_t lo, int64_t hi) const {  // open interval
-    for (int64_t x : DataStarts(tclass))
-      if (x > lo && x < hi) return true;
-    return false;
+    return fabric::testing::AnyIn(DataStarts(tclass), lo, hi);
   }
 };
 
-constexpr int64_t kT0 = 10'000'000;            // 10 us
-constexpr int64_t kTa = kT0 + 1'680 + 50'000;  // end of the PFC frame's reception at A
-constexpr int64_t kTmax = 83'884'800;          // 65,535 quanta at 400G
-constexpr int64_t kLowFrame = 184'720;         // E1's bound: one 9,236-B frame at 400G
-constexpr int64_t kFrame = 83'560;             // one 4,178-B RoCE frame at 400G
+constexpr int64_t kFrame = 83'560;  // one 4,178-B RoCE frame at 400G
 
 TEST(RefE1_PfcPauseTiming, ScenarioInjectionPausesForTMax) {
   E1Run e;
