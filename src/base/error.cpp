@@ -56,4 +56,35 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+NearestName FindNearestName(const std::string& key, const std::vector<std::string>& options) {
+  // Dotted names (fabric.dcqcn.rate_ai): only the last component may be
+  // abbreviated, the path before it must match.
+  auto tail = [](const std::string& s) {
+    const size_t dot = s.rfind('.');
+    return dot == std::string::npos ? size_t{0} : dot + 1;
+  };
+  const size_t kt = tail(key);
+  auto abbreviates = [&](const std::string& o) {
+    const size_t ot = tail(o);
+    if (kt != ot || key.compare(0, kt, o, 0, ot) != 0) return false;
+    if (key.size() - kt < 2 || key.size() >= o.size() || key[kt] != o[ot]) return false;
+    size_t i = kt;
+    for (size_t j = ot; j < o.size(); ++j)
+      if (i < key.size() && o[j] == key[i]) ++i;
+    return i == key.size();
+  };
+  NearestName best;
+  for (const std::string& o : options) {
+    const bool abbrev = abbreviates(o);
+    const size_t d = EditDistance(key, o);
+    if (best.name.empty() || (abbrev && !best.abbreviation) ||
+        (abbrev == best.abbreviation && d < best.distance)) {
+      best.name = o;
+      best.distance = d;
+      best.abbreviation = abbrev;
+    }
+  }
+  return best;
+}
+
 }  // namespace lossless

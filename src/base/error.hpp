@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace lossless {
 
@@ -38,5 +39,22 @@ std::string QuoteForMessage(const std::string& s, size_t max_len = 60);
 
 // Levenshtein distance, for "did you mean" suggestions.
 size_t EditDistance(const std::string& a, const std::string& b);
+
+// The option a mistyped `key` most likely meant, for "did you mean": an
+// option that `key` abbreviates (two or more of its letters in order, the
+// first one first, as "rai" for "rate_ai"; in dotted names only the last
+// component, the path before it equal) ranks before any other, then the
+// smaller edit distance, then the earlier option. `name` is empty when
+// `options` is.
+struct NearestName {
+  std::string name;
+  size_t distance = SIZE_MAX;  // edit distance from key to name
+  bool abbreviation = false;   // key's letters appear in name in order
+  // A suggestion worth making: an abbreviation, or at most `max_distance` edits.
+  bool Close(size_t max_distance) const {
+    return !name.empty() && (abbreviation || distance <= max_distance);
+  }
+};
+NearestName FindNearestName(const std::string& key, const std::vector<std::string>& options);
 
 }  // namespace lossless

@@ -249,14 +249,11 @@ void DcqcnParams::Set(std::string_view name, std::string_view value, const Locat
   } else if (n == "max_rate") {
     max_rate = parse_rate_or_zero();
   } else {
-    std::string best;
-    size_t best_d = SIZE_MAX;
-    for (const auto& info : DcqcnParamInfos()) {
-      size_t d = EditDistance(n, info.name);
-      if (d < best_d) best_d = d, best = info.name;
-    }
+    std::vector<std::string> names;
+    for (const auto& info : DcqcnParamInfos()) names.emplace_back(info.name);
+    const NearestName best = FindNearestName(n, names);
     std::string msg = fmt::format("unknown DCQCN parameter {}", QuoteForMessage(n));
-    if (best_d <= 3) msg += fmt::format(" (did you mean {}?)", best);
+    if (best.Close(3)) msg += fmt::format(" (did you mean {}?)", best.name);
     throw InputError(where, msg);
   }
 }

@@ -66,16 +66,12 @@ NcclRulesConfig MakeConfig(const Options& o) {
   NcclRulesConfig c;
   if (!o.preset.empty()) {
     const Preset* found = nullptr;
-    std::string nearest;
-    size_t best = SIZE_MAX;
+    std::vector<std::string> names;
     for (const auto& p : kPresets) {
       if (o.preset == p.name) found = &p;
-      size_t d = EditDistance(o.preset, p.name);
-      if (d < best) {
-        best = d;
-        nearest = p.name;
-      }
+      names.emplace_back(p.name);
     }
+    const std::string nearest = FindNearestName(o.preset, names).name;
     if (!found)
       throw InputError(
           {"<cli>", 0, "--preset"},

@@ -57,16 +57,8 @@ std::vector<std::string> AllFieldNames() {
 }
 
 std::string Suggest(const std::string& name) {
-  std::string best;
-  size_t best_d = 4;
-  for (const auto& f : AllFieldNames()) {
-    size_t d = EditDistance(name, f);
-    if (d < best_d) {
-      best_d = d;
-      best = f;
-    }
-  }
-  return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
+  const NearestName best = FindNearestName(name, AllFieldNames());
+  return best.Close(3) ? fmt::format(" (did you mean '{}'?)", best.name) : "";
 }
 
 void CheckKnown(const std::string& name, const Location& at) {

@@ -108,6 +108,10 @@ TEST(DcqcnOverride, UnknownNameSuggestsTheNearest) {
   EXPECT_EQ(ErrorOf(WithDcqcn(""), {"fabric.dcqcn.cnp_intervall=4us"}),
             "<--set>: fabric.dcqcn.cnp_intervall: unknown field; did you mean "
             "'fabric.dcqcn.cnp_interval'?");
+  // An abbreviation beats a shorter name fewer edits away ("g").
+  EXPECT_THAT(ErrorOf(WithDcqcn(""), {"fabric.dcqcn.rai=2Gbps"}),
+              HasSubstr("<--set>: fabric.dcqcn.rai: unknown field; did you mean "
+                        "'fabric.dcqcn.rate_ai'?"));
 }
 
 TEST(DcqcnOverride, BadUnitsAndRanges) {

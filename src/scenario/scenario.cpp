@@ -30,13 +30,7 @@ int64_t LineOf(const YAML::Node& n) {
 }
 
 std::string Nearest(const std::string& key, const std::vector<std::string>& options) {
-  std::string best;
-  size_t best_d = SIZE_MAX;
-  for (const auto& o : options) {
-    size_t d = EditDistance(key, o);
-    if (d < best_d) best_d = d, best = o;
-  }
-  return best;
+  return FindNearestName(key, options).name;
 }
 
 std::string JoinOptions(const std::vector<std::string>& v) {

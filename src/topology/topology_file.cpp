@@ -35,18 +35,10 @@ struct PendingLink {
 
 // " (did you mean "x"?)" for the nearest option, or "" if none is close.
 std::string Suggest(const std::string& got, const std::vector<std::string_view>& options) {
-  size_t best = SIZE_MAX;
-  std::string_view best_option;
-  for (std::string_view o : options) {
-    const size_t d = EditDistance(got, std::string(o));
-    if (d < best) {
-      best = d;
-      best_option = o;
-    }
-  }
-  const size_t limit = std::max<size_t>(2, got.size() / 2);
-  if (best > limit || best_option.empty()) return "";
-  return fmt::format(" (did you mean {}?)", QuoteForMessage(std::string(best_option)));
+  const NearestName best =
+      FindNearestName(got, std::vector<std::string>(options.begin(), options.end()));
+  if (!best.Close(std::max<size_t>(2, got.size() / 2))) return "";
+  return fmt::format(" (did you mean {}?)", QuoteForMessage(best.name));
 }
 
 std::string Join(const std::vector<std::string_view>& options) {
