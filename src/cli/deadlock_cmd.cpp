@@ -47,11 +47,16 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     const bool lossless =
         s.preset == "infiniband" ||
         (s.net.pfc.enabled && (s.net.pfc.global || (s.net.pfc.priorities >> prio & 1u) != 0));
+    // Under global pause a buffer is a whole ingress port (labels end in
+    // ":all"), so the check is about every priority at once.
+    const bool global = s.net.pfc.global;
+    const std::string on = global ? "every priority (global pause: one buffer per ingress port)"
+                                  : fmt::format("priority {}", prio);
     std::vector<std::string> labels;
     for (uint32_t p : cycle) labels.push_back(flowctl::BufferLabel(net, p, prio));
     if (*json) {
       nlohmann::json j = {{"scenario", *file},
-                          {"priority", prio},
+                          {"priority", global ? nlohmann::json("all") : nlohmann::json(prio)},
                           {"buffers", g.num_vertices},
                           {"dependencies", g.num_edges()},
                           {"lossless", lossless},
@@ -67,11 +72,11 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
       }
       fmt::print("{}\n", j.dump(2));
     } else if (cycle.empty()) {
-      fmt::print("{}: no cyclic buffer dependency on priority {} ({} buffers, {} dependencies)\n",
-                 *file, prio, g.num_vertices, g.num_edges());
+      fmt::print("{}: no cyclic buffer dependency on {} ({} buffers, {} dependencies)\n", *file, on,
+                 g.num_vertices, g.num_edges());
     } else {
-      fmt::print("{}: cyclic buffer dependency on priority {}: {} buffers each wait for the next\n",
-                 *file, prio, cycle.size());
+      fmt::print("{}: cyclic buffer dependency on {}: {} buffers each wait for the next\n", *file,
+                 on, cycle.size());
       fmt::print("  {} -> {}\n", fmt::join(labels, " -> "), labels.front());
       fmt::print("  ({} buffers, {} dependencies checked; a deadlock can form under load)\n",
                  g.num_vertices, g.num_edges());

@@ -28,6 +28,11 @@ check lossy-note 1 "note: PFC is off for priority 5" -- "$BIN" deadlock scenario
 check global-witness 1 "^  sw1:sw0:all -> sw2:sw1:all -> sw3:sw2:all -> sw0:sw3:all -> sw1:sw0:all$" \
   -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --priority 5 --set fabric.pfc.mode=global
 if grep -q "note: PFC is off" "$tmp/out"; then echo "FAIL global-lossless: lossy note under global pause"; fail=1; else echo "ok   global-lossless"; fi
+check global-every-priority 1 "cyclic buffer dependency on every priority \(global pause" \
+  -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --set fabric.pfc.mode=global
+check global-json 1 '"priority": "all"' \
+  -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --set fabric.pfc.mode=global --json
+check ring-json 1 '"priority": 3,' -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --json
 check ring-json 1 '"cyclic": true' -- "$BIN" deadlock scenarios/deadlock-ring4.yaml --json
 check leaf-spine-json 0 '"cyclic": false' -- "$BIN" deadlock scenarios/deadlock-leaf-spine.yaml --json
 check set-override 0 "no cyclic buffer dependency" \
