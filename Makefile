@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 FUZZ_SECONDS ?= 10
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo sanitize fuzz bench format clean
+.PHONY: all deps configure build test demo sanitize fuzz bench mutate format clean
 
 all: build
 
@@ -40,6 +40,10 @@ fuzz: deps
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
 	scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
+# Mutation check of the fast test tier (tests/mutants/, docs/testing.md); about an hour.
+mutate: deps
+	scripts/mutate.py $(if $(MUTANTS),--only '$(MUTANTS)')
+
 bench: build
 	$(BUILD)/lossless bench ls-ring --hosts 64 --bytes 64MiB --vs-ns3
 
@@ -47,4 +51,4 @@ format:
 	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz build-mutate

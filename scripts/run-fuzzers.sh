@@ -6,7 +6,7 @@ dir="$1"; secs="${2:-10}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shopt -s nullglob
 targets=("$dir"/fuzz/*_fuzz)
-if [ ${#targets[@]} -eq 0 ]; then echo "no fuzz targets built"; exit 0; fi
+if [ ${#targets[@]} -eq 0 ]; then echo "fuzz: FAILED, no fuzz targets built in $dir/fuzz"; exit 1; fi
 for t in "${targets[@]}"; do
   name="$(basename "$t")"
   work="$dir/fuzz-corpus/$name"; mkdir -p "$work"

@@ -1,5 +1,6 @@
 // Replays files (or every file in directories) through a libFuzzer entry point,
-// so the normal gcc build checks the seed corpus without clang.
+// so the normal gcc build checks the seed corpus without clang. Exits 1 when
+// no file was replayed.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -30,5 +31,10 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("replayed %zu inputs\n", n);
+  // A replay of nothing checks nothing: a missing or empty corpus fails.
+  if (n == 0) {
+    std::fprintf(stderr, "no corpus files under the given paths\n");
+    return 1;
+  }
   return 0;
 }

@@ -204,6 +204,7 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
 
 nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
   nlohmann::ordered_json j;
+  j["schema"] = "lossless.run/1";
   j["scenario"] = r.name;
   j["preset"] = r.preset;
   j["seed"] = r.seed;

@@ -10,9 +10,9 @@ namespace lossless::report {
 
 // Human-readable summary. With timing = false the wall-clock lines are left
 // out, so the text is byte-identical across runs of the same scenario.
-std::string RunText(const scenario::RunResult& r, bool timing = true);
+std::string RunText(const scenario::RunResult& r, bool timing = false);
 // JSON document; wall-clock figures sit under "timing" (omitted if !timing).
-nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing = true);
+nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing = false);
 // The sampled series as CSV: a header `time_ps,<kind>:<subject>,...`, then one
 // row per sample (docs/series.md).
 std::string SeriesCsv(const scenario::SeriesResult& s);

@@ -2,6 +2,8 @@
 # End-to-end checks of `lossless audit nccl`: exit codes and key output.
 # Usage: bash tests/cli/audit_nccl.sh <path-to-lossless>   (from the repo root)
 set -u
+source "$(dirname "$0")/lib/require.sh"
+require python3
 BIN=${1:?usage: audit_nccl.sh <lossless binary>}
 F=tests/fixtures/nccl
 OUT=$(mktemp)
@@ -58,8 +60,7 @@ check bad_eff 2 'min-efficiency' -- $F/g2_allreduce_healthy.log --min-efficiency
 
 # JSON contract.
 check json 0 '' -- $F/g2_allreduce_healthy.log "${NDR[@]}" --json
-if command -v python3 >/dev/null; then
-  python3 - "$OUT" <<'PY' || { echo "FAIL json_fields"; fails=$((fails + 1)); }
+if python3 - "$OUT" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d["files"][0]
@@ -71,8 +72,7 @@ assert abs(f["avg_busbw_gbs"] - 265.571) < 1e-9
 assert f["verdict"] == "pass"
 assert f["runs"][0]["nodes"] == 2 and len(f["runs"][0]["rows"]) == 7
 PY
-  echo "ok   json_fields"
-fi
+then echo "ok   json_fields"; else echo "FAIL json_fields"; fails=$((fails + 1)); fi
 check json_error 2 '"verdict": "error"' -- $F/empty.log --json
 
 [[ $fails -eq 0 ]] || { echo "$fails check(s) failed"; exit 1; }

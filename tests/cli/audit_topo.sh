@@ -2,6 +2,8 @@
 # End-to-end checks of `lossless audit topo`: exit codes and key output.
 # Usage: bash tests/cli/audit_topo.sh <path-to-lossless>   (from the repo root)
 set -u
+source "$(dirname "$0")/lib/require.sh"
+require python3
 BIN=${1:?usage: audit_topo.sh <lossless binary>}
 F=tests/fixtures/topo
 OUT=$(mktemp)
@@ -47,8 +49,7 @@ check missing 2 'nope.txt: cannot open' -- $F/nope.txt
 
 check json 0 '"verdict": "pass"' -- $F/dgx_h100_8gpu_8nic.txt --json
 check json_fail 1 '' -- $F/gpu_without_local_nic.txt --json
-if command -v python3 >/dev/null; then
-  python3 - "$OUT" <<'PY' || { echo "FAIL json_fields"; fails=$((fails + 1)); }
+if python3 - "$OUT" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verdict"] == "fail", d["verdict"]
@@ -57,8 +58,7 @@ assert len(p) == 4
 assert p[3] == {**p[3], "gpu": "GPU3", "nic": "mlx5_3", "link": "SYS", "numa_match": False, "verdict": "fail"}, p[3]
 assert p[0]["link"] == "PIX" and p[0]["numa_match"] is True and p[0]["verdict"] == "pass"
 PY
-  echo "ok   json_fields"
-fi
+then echo "ok   json_fields"; else echo "FAIL json_fields"; fails=$((fails + 1)); fi
 
 [[ $fails -eq 0 ]] || { echo "$fails check(s) failed"; exit 1; }
 echo "all audit topo checks passed"
