@@ -1,6 +1,8 @@
 #include "scenario/scenario.hpp"
 
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -199,6 +201,61 @@ TEST(Scenario, DocsScenariosMdMatchesTheRegistry) {
   ss << f.rdbuf();
   EXPECT_EQ(ss.str(), ParamsMarkdown())
       << "refresh with: build/lossless params --markdown > docs/scenarios.md";
+}
+
+// Splits a Markdown table row on unescaped '|' and trims each cell.
+std::vector<std::string> TableCells(const std::string& row) {
+  std::vector<std::string> cells;
+  std::string cur;
+  for (size_t i = 1; i < row.size(); ++i) {
+    if (row[i] == '|' && row[i - 1] != '\\') {
+      const size_t b = cur.find_first_not_of(' '), e = cur.find_last_not_of(' ');
+      cells.push_back(b == std::string::npos ? "" : cur.substr(b, e - b + 1));
+      cur.clear();
+    } else {
+      cur += row[i];
+    }
+  }
+  return cells;
+}
+
+std::string StripTicks(const std::string& s) {
+  return s.size() >= 2 && s.front() == '`' && s.back() == '`' ? s.substr(1, s.size() - 2) : s;
+}
+
+TEST(Scenario, DocsDefaultsMatchTheIndependentList) {
+  // tests/golden/scenario_defaults.tsv is written by hand from the sources it
+  // names; docs/scenarios.md is generated from the registry. Every field of
+  // the main table must be in the list with the same default, and no more.
+  std::map<std::string, std::string> listed;
+  std::ifstream golden(std::string(LOSSLESS_SOURCE_DIR) + "/tests/golden/scenario_defaults.tsv");
+  ASSERT_TRUE(golden);
+  for (std::string line; std::getline(golden, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+    ASSERT_NE(t2, std::string::npos) << "three tab-separated columns: " << line;
+    ASSERT_TRUE(listed.emplace(line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1)).second)
+        << "listed twice: " << line;
+  }
+  std::ifstream docs(std::string(LOSSLESS_SOURCE_DIR) + "/docs/scenarios.md");
+  std::set<std::string> seen;
+  for (std::string line; std::getline(docs, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    const std::vector<std::string> cells = TableCells(line);
+    ASSERT_GE(cells.size(), 3u) << line;
+    const std::string field = StripTicks(cells[0]);
+    seen.insert(field);
+    auto it = listed.find(field);
+    if (it == listed.end()) {
+      ADD_FAILURE() << field << " is not in tests/golden/scenario_defaults.tsv";
+    } else {
+      EXPECT_EQ(StripTicks(cells[2]), it->second) << field;
+    }
+    if (field == "stop_time") break;  // the end of the main table
+  }
+  EXPECT_GE(seen.size(), 90u);
+  for (const auto& [field, def] : listed)
+    EXPECT_TRUE(seen.count(field)) << field << " listed but not documented";
 }
 
 TEST(Runner, SameSeedSameResultsTwoRunsInOneProcess) {

@@ -1,6 +1,9 @@
 #include "audit/nccl/nccl_rules.hpp"
 
 #include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 
@@ -177,6 +180,126 @@ TEST(NcclRules, CombineOrdersVerdicts) {
   EXPECT_EQ(Combine(NcclVerdict::kPass, NcclVerdict::kIndeterminate), NcclVerdict::kIndeterminate);
   EXPECT_EQ(Combine(NcclVerdict::kFail, NcclVerdict::kIndeterminate), NcclVerdict::kFail);
   EXPECT_EQ(VerdictName(NcclVerdict::kIndeterminate), "indeterminate");
+}
+
+// --- Rule boundaries on generated logs ------------------------------------
+// A G2 all_reduce_perf log of 16 ranks on 2 nodes whose rows are given as
+// (size, out-of-place busbw, in-place busbw, wrong elements); algbw and time
+// follow from busbw with the all-reduce factor 2(n-1)/n.
+struct GenRow {
+  int64_t size;
+  double busbw_op, busbw_ip;
+  int wrong = 0;
+};
+
+std::string GeneratedLog(const std::vector<GenRow>& rows, const std::string& oob = "0 OK") {
+  std::string s =
+      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4294967296 step: 2(factor) warmup iters: 5 "
+      "iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n";
+  for (int r = 0; r < 16; ++r)
+    s += fmt::format(
+        "#  Rank {:2} Group  0 Pid  {} on     node-{} device  {} [0000:1b:00] NVIDIA "
+        "H100 80GB HBM3\n",
+        r, 40000 + r, r < 8 ? 'a' : 'b', r % 8);
+  s +=
+      "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n";
+  const double factor = 2.0 * 15 / 16;
+  for (const GenRow& r : rows) {
+    const double alg_op = r.busbw_op / factor, alg_ip = r.busbw_ip / factor;
+    s += fmt::format(
+        "{:12} {:13}     float     sum      -1 {:8.1f} {:7.2f} {:7.2f} {:6} {:8.1f} "
+        "{:7.2f} {:7.2f} {:6}\n",
+        r.size, r.size / 4, static_cast<double>(r.size) / alg_op / 1e3, alg_op, r.busbw_op, r.wrong,
+        static_cast<double>(r.size) / alg_ip / 1e3, alg_ip, r.busbw_ip, 0);
+  }
+  s += "# Out of bounds values : " + oob + "\n# Avg bus bandwidth    : 100.0 \n#\n";
+  return s;
+}
+
+NcclRunReport EvaluateText(const std::string& text) {
+  std::istringstream in(text);
+  NcclLog log = ParseNcclLog(in, "gen.log");
+  EXPECT_EQ(log.runs.size(), 1u);
+  return EvaluateNcclRun(log.runs.at(0), Ndr8());
+}
+
+// The three judged sizes (256 MiB .. 4 GiB) all at `busbw`; 8 x 400 Gb/s = 400 GB/s.
+NcclRunReport AtPlateau(double busbw) {
+  return EvaluateText(GeneratedLog({{64 << 20, 300, 300},
+                                    {256 << 20, busbw, busbw},
+                                    {1LL << 30, busbw, busbw},
+                                    {4LL << 30, busbw, busbw}}));
+}
+
+TEST(NcclRulesBoundaries, LineRateRuleAt90To92PercentOfLineRate) {
+  // min_efficiency 0.92 of 400 GB/s = 368 GB/s.
+  for (double busbw : {360.0, 364.0, 367.6}) {  // 90 %, 91 %, 91.9 %
+    const NcclRunReport r = AtPlateau(busbw);
+    EXPECT_EQ(r.verdict, NcclVerdict::kFail) << busbw;
+    EXPECT_EQ(Codes(r), (std::vector<std::string>{"below_line_rate"})) << busbw;
+    EXPECT_NEAR(*r.peak_efficiency, busbw / 400, 1e-9);
+  }
+  for (double busbw : {368.0, 372.0}) {  // 92 %, 93 %
+    const NcclRunReport r = AtPlateau(busbw);
+    EXPECT_EQ(r.verdict, NcclVerdict::kPass) << busbw;
+    EXPECT_TRUE(r.findings.empty()) << busbw;
+  }
+}
+
+TEST(NcclRulesBoundaries, LineRateIsGigabitsOverEightBitsPerByte) {
+  const NcclRunReport r = AtPlateau(372.0);
+  EXPECT_DOUBLE_EQ(*r.line_rate_gbs, 400.0);  // 8 NICs x 400 Gb/s / 8
+}
+
+TEST(NcclRulesBoundaries, FallingBusbwAtTenPercent) {
+  // 4 GiB falls 11 % below the best smaller size: a finding; 9 %: none.
+  auto falling = [](double last) {
+    return EvaluateText(
+        GeneratedLog({{256 << 20, 380, 380}, {1LL << 30, 380, 380}, {4LL << 30, last, last}}));
+  };
+  const NcclRunReport bad = falling(380 * 0.89);
+  EXPECT_EQ(Codes(bad), (std::vector<std::string>{"falling_busbw"}));
+  EXPECT_EQ(bad.verdict, NcclVerdict::kFail);
+  const NcclRunReport ok = falling(380 * 0.93);
+  EXPECT_TRUE(ok.findings.empty()) << ok.findings.size();
+}
+
+TEST(NcclRulesBoundaries, InPlaceGapAtTwentyPercent) {
+  auto gap = [](double in_place) {
+    return EvaluateText(
+        GeneratedLog({{256 << 20, 380, 380}, {1LL << 30, 380, 380}, {4LL << 30, 380, in_place}}));
+  };
+  const NcclRunReport bad = gap(380 * 0.78);
+  EXPECT_EQ(Codes(bad), (std::vector<std::string>{"inplace_low"}));
+  const NcclRunReport ok = gap(380 * 0.82);
+  EXPECT_TRUE(ok.findings.empty());
+}
+
+TEST(NcclRulesBoundaries, OneWrongElementFails) {
+  const NcclRunReport r = EvaluateText(
+      GeneratedLog({{256 << 20, 380, 380}, {1LL << 30, 380, 380, 1}, {4LL << 30, 380, 380}}));
+  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(Codes(r), (std::vector<std::string>{"wrong_elements"}));
+}
+
+TEST(NcclRulesBoundaries, OutOfBoundsFooterFailedEvenAtZero) {
+  const NcclRunReport r = EvaluateText(GeneratedLog(
+      {{256 << 20, 380, 380}, {1LL << 30, 380, 380}, {4LL << 30, 380, 380}}, "0 FAILED"));
+  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(Codes(r), (std::vector<std::string>{"out_of_bounds"}));
+}
+
+TEST(NcclRulesBoundaries, RepeatedSizeStartsANewSweep) {
+  // Two -N cycles: the second starts again at the same smallest size. Its
+  // rows are compared within the cycle only, so a slower second cycle (each
+  // of its sizes above the first cycle's 4 GiB figure times 0.9 or not) is
+  // not "falling" as long as it does not fall within itself.
+  const NcclRunReport r = EvaluateText(GeneratedLog({{256 << 20, 380, 380},
+                                                     {1LL << 30, 385, 385},
+                                                     {256 << 20, 300, 300},
+                                                     {1LL << 30, 310, 310}}));
+  for (const auto& f : r.findings) EXPECT_NE(f.code, "falling_busbw") << f.message;
 }
 
 }  // namespace

@@ -1,4 +1,9 @@
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -202,6 +207,99 @@ TEST(TopoRules, ExactMatchPrefixWhenNamesArePrefixes) {
   EXPECT_EQ(r.verdict, TopoVerdict::kPass);
   EXPECT_EQ(r.nccl_ib_hca, "=mlx5_1,mlx5_10");
   EXPECT_EQ(r.unused_nics, (std::vector<std::string>{"mlx5_0"}));
+}
+
+// --- Ranking and pairing boundaries on generated matrices ------------------
+// A matrix of G GPUs and N NICs (mlx5_0..): GPU-GPU NV12, NIC-NIC SYS, and
+// GPU g - NIC k as link(g, k); symmetric, with a NIC legend.
+std::string GeneratedMatrix(size_t G, size_t N,
+                            const std::function<std::string(size_t, size_t)>& link) {
+  auto name = [&](size_t i) {
+    return i < G ? "GPU" + std::to_string(i) : "NIC" + std::to_string(i - G);
+  };
+  auto cell = [&](size_t a, size_t b) -> std::string {
+    if (a == b) return " X ";
+    if (a < G && b < G) return "NV12";
+    if (a >= G && b >= G) return "SYS";
+    return a < G ? link(a, b - G) : link(b, a - G);
+  };
+  std::string s;
+  for (size_t i = 0; i < G + N; ++i) s += "\t" + name(i);
+  s += "\n";
+  for (size_t a = 0; a < G + N; ++a) {
+    s += name(a);
+    for (size_t b = 0; b < G + N; ++b) s += "\t" + cell(a, b);
+    s += "\n";
+  }
+  s += "\nNIC Legend:\n\n";
+  for (size_t k = 0; k < N; ++k)
+    s += "  NIC" + std::to_string(k) + ": mlx5_" + std::to_string(k) + "\n";
+  return s;
+}
+
+// Evaluates on a worker thread; a pairing that does not finish within 20 s
+// (an assignment with fewer NIC slots than GPUs never ends) fails the test
+// and ends the process, since the thread cannot be cancelled.
+TopoReport EvaluateWithin20s(const TopoMatrix& m) {
+  auto done = std::async(std::launch::async, [&] { return EvaluateTopo(m); });
+  if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    ADD_FAILURE() << "EvaluateTopo did not finish within 20 s";
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  return done.get();
+}
+
+TEST(TopoRulesBoundaries, PhbIsPreferredOverNode) {
+  // GPU0 reaches NIC0 across root complexes (NODE) and NIC1 through its host
+  // bridge (PHB); GPU1 reaches both across the socket. PHB is the closer of
+  // the two, so GPU0 takes NIC1 although listing order suggests NIC0.
+  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(2, 2, [](size_t g, size_t k) {
+    if (g == 1) return std::string("SYS");
+    return std::string(k == 0 ? "NODE" : "PHB");
+  })));
+  ASSERT_EQ(r.pairs.size(), 2u);
+  EXPECT_EQ(r.pairs[0].nic, "mlx5_1");
+  EXPECT_EQ(r.pairs[0].link, TopoLink::kPhb);
+  EXPECT_EQ(r.pairs[1].nic, "mlx5_0");
+  EXPECT_TRUE(r.listing_order_differs);
+  // Neither PHB nor NODE is a GPUDirect-friendly path.
+  EXPECT_EQ(r.pairs[0].verdict, TopoVerdict::kFail);
+  EXPECT_EQ(r.verdict, TopoVerdict::kFail);
+}
+
+TEST(TopoRulesBoundaries, PxbPassesAndPhbFails) {
+  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(2, 2, [](size_t g, size_t k) {
+    if (g != k) return std::string("SYS");
+    return std::string(g == 0 ? "PXB" : "PHB");
+  })));
+  ASSERT_EQ(r.pairs.size(), 2u);
+  EXPECT_EQ(r.pairs[0].link, TopoLink::kPxb);
+  EXPECT_EQ(r.pairs[0].verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.pairs[1].link, TopoLink::kPhb);
+  EXPECT_EQ(r.pairs[1].verdict, TopoVerdict::kFail);
+}
+
+TEST(TopoRulesBoundaries, ThreeGpusOnTwoNicsEndsAndShares) {
+  // GPU0 and GPU1 sit under NIC0's switch, GPU2 under NIC1's.
+  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(
+      3, 2, [](size_t g, size_t k) { return std::string((g < 2) == (k == 0) ? "PIX" : "SYS"); })));
+  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_1"}));
+  EXPECT_EQ(r.pairs[0].shared_by, 2);
+  EXPECT_EQ(r.pairs[2].shared_by, 1);
+}
+
+TEST(TopoRulesBoundaries, EightGpusOnThreeNicsEndsAndShares) {
+  // GPUs 0-2 under NIC0, 3-5 under NIC1, 6-7 under NIC2.
+  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(
+      8, 3, [](size_t g, size_t k) { return std::string(g / 3 == k ? "PIX" : "SYS"); })));
+  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1",
+                                               "mlx5_1", "mlx5_2", "mlx5_2"}));
+  EXPECT_EQ(r.pairs[0].shared_by, 3);
+  EXPECT_EQ(r.pairs[7].shared_by, 2);
+  EXPECT_TRUE(r.unused_nics.empty());
 }
 
 }  // namespace
