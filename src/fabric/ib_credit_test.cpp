@@ -278,6 +278,29 @@ TEST(RefE4_IbVlArbitration, CaseA_WeightsInBlocksGiveOneToTwo) {
   EXPECT_NEAR(e.Share(2), 200.0 / 3, 0.5);
 }
 
+// Not an E4 case: weights that are exact multiples of the packet's blocks
+// (4,096-B payload: 4,122 B on the link, 65 blocks). An entry may start a
+// packet while the blocks charged to it are below its weight (IBA 7.6.9), so
+// weight 65 sends exactly one packet per visit and weight 130 exactly two:
+// 1:2, in the order 1, 2, 2, 1, 2, 2, ...
+TEST(RefE4_IbVlArbitration, WeightsThatAreExactMultiplesOfAPacketGiveOneToTwo) {
+  E4 e;
+  e.low = {{1, 65}, {2, 130}};
+  e.senders = {1, 2};
+  e.Run();
+  EXPECT_NEAR(e.Share(1), 100.0 / 3, 0.5);
+  EXPECT_NEAR(e.Share(2), 200.0 / 3, 0.5);
+  const std::vector<int> seq = e.Sequence(300);
+  ASSERT_EQ(seq.size(), 300u);
+  size_t k = 0;  // align on the first VL 1 packet
+  while (k < seq.size() && seq[k] != 1) ++k;
+  for (size_t i = k; i + 3 <= seq.size(); i += 3) {
+    EXPECT_EQ(seq[i], 1) << i;
+    EXPECT_EQ(seq[i + 1], 2) << i;
+    EXPECT_EQ(seq[i + 2], 2) << i;
+  }
+}
+
 TEST(RefE4_IbVlArbitration, CaseB_WeightsBelowOnePacketSendOnePacketPerVisit) {
   E4 e;
   e.low = {{1, 20}, {2, 40}};
