@@ -168,12 +168,12 @@ void Check1(Variant v) {
 void Check2(Variant v) {
   for (const E6& e : Runs(v)) EXPECT_GE(e.util_35_100, 0.95);
 }
-// 3. [50, 100] ms: each flow's mean rate within +-15 % of C/2; Jain's index
-//    >= 0.98.
-void Check3(Variant v) {
+// 3. [50, 100] ms: each flow's mean rate within +-tol of C/2 (E6: 15 %);
+//    Jain's index >= 0.98.
+void Check3(Variant v, double tol = 0.15) {
   for (const E6& e : Runs(v)) {
-    EXPECT_NEAR(e.rate1_50_100, e.goodput_cap / 2, 0.15 * e.goodput_cap / 2);
-    EXPECT_NEAR(e.rate2_50_100, e.goodput_cap / 2, 0.15 * e.goodput_cap / 2);
+    EXPECT_NEAR(e.rate1_50_100, e.goodput_cap / 2, tol * e.goodput_cap / 2);
+    EXPECT_NEAR(e.rate2_50_100, e.goodput_cap / 2, tol * e.goodput_cap / 2);
     EXPECT_GE(e.jain_50_100, 0.98);
   }
 }
@@ -231,8 +231,10 @@ TEST(RefE6_DcqcnTwoFlowConvergence, Check2_BottleneckUtilisation100G) {
   Check2(Variant::kPaper100);
 }
 
+// At 100G the flows settle closer to C/2 (worst measured, seeds 1-5: 9.4 %
+// below), so the tighter +-10 % this test had before E6 was amended stays.
 TEST(RefE6_DcqcnTwoFlowConvergence, Check3_FairShare100G) {
-  Check3(Variant::kPaper100);
+  Check3(Variant::kPaper100, 0.10);
 }
 
 TEST(RefE6_DcqcnTwoFlowConvergence, Check4_NoPauseQueueBelowKmax100G) {
