@@ -280,9 +280,11 @@ TEST(RefE4_IbVlArbitration, CaseA_WeightsInBlocksGiveOneToTwo) {
 
 // Not an E4 case: weights that are exact multiples of the packet's blocks
 // (4,096-B payload: 4,122 B on the link, 65 blocks). An entry may start a
-// packet while the blocks charged to it are below its weight (IBA 7.6.9), so
-// weight 65 sends exactly one packet per visit and weight 130 exactly two:
-// 1:2, in the order 1, 2, 2, 1, 2, 2, ...
+// packet while the blocks charged to it are below its weight
+// (docs/fabric-model.md), so weight 65 sends exactly one packet per visit and
+// weight 130 exactly two: 1:2, in the order 1, 2, 2, 1, 2, 2, ... (E4's cases
+// use 64 and 128, where every usual overrun rule agrees; a "below or equal"
+// rule, as in ib_model's vlarb.cc, gives 2:3 here.)
 TEST(RefE4_IbVlArbitration, WeightsThatAreExactMultiplesOfAPacketGiveOneToTwo) {
   E4 e;
   e.low = {{1, 65}, {2, 130}};
