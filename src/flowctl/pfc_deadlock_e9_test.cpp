@@ -96,32 +96,32 @@ void ExpectNoStall(const E9Run& e) {
   EXPECT_FALSE(e.verdict.has_value()) << DeadlockDetector::CycleText(*e.verdict);
 }
 
+// Runs 3 and 4 use one seed: without a watchdog or start jitter nothing in
+// them depends on it (explicit routes, no ECN; seeds 1 and 3 were checked to
+// give identical deliveries and per-link gaps), so more seeds would rerun the
+// same simulation. E9's seeds 1-10 matter only where the seed draws
+// something (run 5's start jitter, run 2's poll phases).
+
 // Run 3: control, up-down routes (A via T2->L0->T3, B via T3->L1->T2).
 TEST(RefE9_PfcDeadlockWatchdog, Run3_UpDownRoutingNeverStalls) {
-  for (uint64_t seed : {1, 2, 3}) {
-    E9Run e;
-    e.routes = Routes::kUpDown;
-    e.seed = seed;
-    e.horizon = Time::Ms(50);
-    e.Run();
-    ExpectNoStall(e);
-  }
+  E9Run e;
+  e.routes = Routes::kUpDown;
+  e.horizon = Time::Ms(50);
+  e.Run();
+  ExpectNoStall(e);
 }
 
 // Run 4: control, bounce routes but A moves to lossless priority 4 leaving
 // T1 towards L1, B leaving T0 towards L0 (Tagger-style).
 TEST(RefE9_PfcDeadlockWatchdog, Run4_PriorityChangeAtBounceNeverStalls) {
-  for (uint64_t seed : {1, 2, 3}) {
-    E9Run e;
-    e.routes = Routes::kTagger;
-    e.seed = seed;
-    e.horizon = Time::Ms(50);
-    e.Run();
-    ExpectNoStall(e);
-    // A and B really travel on priority 4 after their bounce.
-    EXPECT_TRUE(e.last_end.count({e.port.at("leaf1->spine1"), 4}));
-    EXPECT_TRUE(e.last_end.count({e.port.at("leaf0->spine0"), 4}));
-  }
+  E9Run e;
+  e.routes = Routes::kTagger;
+  e.horizon = Time::Ms(50);
+  e.Run();
+  ExpectNoStall(e);
+  // A and B really travel on priority 4 after their bounce.
+  EXPECT_TRUE(e.last_end.count({e.port.at("leaf1->spine1"), 4}));
+  EXPECT_TRUE(e.last_end.count({e.port.at("leaf0->spine0"), 4}));
 }
 
 // Not E9 itself: its run 2 under global 802.3x pause, with A and B on
