@@ -1,6 +1,6 @@
 // InfiniBand credit-based flow control and VL arbitration: reference
 // experiments E3 (credit loop) and E4 (VL arbitration),
-// shared/reference/experiments.md, fabric.md §1.3-§1.4.
+// docs/fabric-model.md, fabric.md §1.3-§1.4.
 #include <algorithm>
 #include <array>
 #include <cstdio>

@@ -216,8 +216,8 @@ TEST(Network, RedMarkFractionAtAHeldQueueIsPmaxTimesTheRamp) {
   r.Run();
   const auto held = r.Held();
   ASSERT_GT(held.size(), 5000u);
-  // The queue is really held: it leaves 136,000 B behind every departure
-  // (35 frames queued, the departing one excluded).
+  // The queue is really held: 35 frames, so every departure leaves 34
+  // (136,000 B) behind it.
   int64_t qmin = INT64_MAX, qmax = 0;
   for (const auto& d : held) {
     qmin = std::min(qmin, d.q);

@@ -1,5 +1,5 @@
 // Priority flow control: reference experiments E1 (pause timing) and E2
-// (headroom), shared/reference/experiments.md.
+// (headroom) (scenarios/experiments/README.md, docs/fabric-model.md).
 #include <algorithm>
 #include <cstdio>
 #include <map>
