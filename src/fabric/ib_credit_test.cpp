@@ -1,6 +1,6 @@
 // InfiniBand credit-based flow control and VL arbitration: reference
 // experiments E3 (credit loop) and E4 (VL arbitration),
-// shared/reference/experiments.md, fabric.md §1.3-§1.4.
+// docs/fabric-model.md, fabric.md §1.3-§1.4.
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -276,6 +276,31 @@ TEST(RefE4_IbVlArbitration, CaseA_WeightsInBlocksGiveOneToTwo) {
   e.Run();
   EXPECT_NEAR(e.Share(1), 100.0 / 3, 0.5);
   EXPECT_NEAR(e.Share(2), 200.0 / 3, 0.5);
+}
+
+// Not an E4 case: weights that are exact multiples of the packet's blocks
+// (4,096-B payload: 4,122 B on the link, 65 blocks). An entry may start a
+// packet while the blocks charged to it are below its weight
+// (docs/fabric-model.md), so weight 65 sends exactly one packet per visit and
+// weight 130 exactly two: 1:2, in the order 1, 2, 2, 1, 2, 2, ... (E4's cases
+// use 64 and 128, where every usual overrun rule agrees; a "below or equal"
+// rule, as in ib_model's vlarb.cc, gives 2:3 here.)
+TEST(RefE4_IbVlArbitration, WeightsThatAreExactMultiplesOfAPacketGiveOneToTwo) {
+  E4 e;
+  e.low = {{1, 65}, {2, 130}};
+  e.senders = {1, 2};
+  e.Run();
+  EXPECT_NEAR(e.Share(1), 100.0 / 3, 0.5);
+  EXPECT_NEAR(e.Share(2), 200.0 / 3, 0.5);
+  const std::vector<int> seq = e.Sequence(300);
+  ASSERT_EQ(seq.size(), 300u);
+  size_t k = 0;  // align on the first VL 1 packet
+  while (k < seq.size() && seq[k] != 1) ++k;
+  for (size_t i = k; i + 3 <= seq.size(); i += 3) {
+    EXPECT_EQ(seq[i], 1) << i;
+    EXPECT_EQ(seq[i + 1], 2) << i;
+    EXPECT_EQ(seq[i + 2], 2) << i;
+  }
 }
 
 TEST(RefE4_IbVlArbitration, CaseB_WeightsBelowOnePacketSendOnePacketPerVisit) {

@@ -1,7 +1,12 @@
 #include "fabric/network.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -63,6 +68,54 @@ TEST(Routing, EcmpIsDeterministicPerFlowAndSpreadsFlows) {
   }
 }
 
+// ECMP must hash independently at each switch: with one hash function (the
+// same salt) everywhere, a leaf and a spine that see the same 5-tuple pick
+// the same uplink index, so on a fat tree only the cores on the "diagonal"
+// (spine uplink index = leaf uplink index) ever carry traffic. A 3-tier fat
+// tree of radix 4 (16 hosts, 4 pods, 4 cores, 16 spine-core links), an
+// all-to-all of one 4,000-B packet per ordered pair (240 flows, 192 of them
+// between pods), seeds 1-3 (the seed sets the salts and the flows' UDP source
+// ports): every spine-core link direction carries traffic.
+TEST(Routing, EcmpHashesIndependentlyAtEachSwitchOfAFatTree) {
+  topology::ClosParams cp;
+  cp.gpus = 16;
+  cp.radix = 4;
+  cp.tiers = 3;
+  cp.link_rate = units::Rate::Gbps(400);
+  cp.link_delay = Time::Us(1);
+  const auto topo = topology::BuildFatTree(cp, {"<test>", 0, "topology"});
+  for (uint64_t seed : {1, 2, 3}) {
+    sim::Simulator sim(seed);
+    Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
+    for (uint32_t s = 0; s < 16; ++s)
+      for (uint32_t d = 0; d < 16; ++d)
+        if (s != d) net.AddFlow(FlowSpec::Of(s, d, 4000));
+    sim.Run();
+    EXPECT_EQ(net.flows_done(), 240u);
+    int core_dirs = 0;
+    uint64_t lo = UINT64_MAX, hi = 0, total = 0;
+    for (uint32_t p = 0; p < net.num_ports(); ++p) {
+      const auto& a = topo.nodes[net.PortNode(p)];
+      const auto& b = topo.nodes[net.PortNode(net.PortPeer(p))];
+      const bool core = (a.name.rfind("core", 0) == 0) != (b.name.rfind("core", 0) == 0);
+      if (!core) continue;
+      ++core_dirs;
+      const uint64_t n = net.port_stats(p).tx_packets;
+      EXPECT_GT(n, 0u) << net.PortName(p) << " seed " << seed;
+      lo = std::min(lo, n);
+      hi = std::max(hi, n);
+      total += n;
+    }
+    EXPECT_EQ(core_dirs, 32);
+    // Each inter-pod packet crosses two core link directions (up, down).
+    EXPECT_EQ(total, 2u * 192u);
+    std::printf(
+        "fat tree k=4 all-to-all seed %llu: core link directions carry %llu..%llu packets\n",
+        static_cast<unsigned long long>(seed), static_cast<unsigned long long>(lo),
+        static_cast<unsigned long long>(hi));
+  }
+}
+
 TEST(Routing, DestTablePinsEachDestinationAndSprayUsesAllPaths) {
   sim::Simulator sim(3);
   auto topo = testing::LsRing(64, 8, 8);
@@ -106,23 +159,139 @@ TEST(Network, IncastOverflowsDynamicThresholdAndDrops) {
   EXPECT_GT(max_q, 90'000);
 }
 
-TEST(Network, EcnMarksOnlyAboveKmin) {
+// RED at a held queue (fabric.md 3.1 as docs/fabric-model.md states it: q is
+// the class's queue left behind the departing packet; no mark at q <= Kmin,
+// probability Pmax (q - Kmin) / (Kmax - Kmin) between, every packet at
+// q >= Kmax). Setup: hosts 1 and 2 send to host 0 through leaf0 at 400G
+// (4,000-B raw frames, 80 ns each). Host 2 sends a burst of `burst` bytes
+// while host 1 sends at line rate for `packets` packets: the queue at
+// leaf0 -> host0 grows by one frame per 80 ns while both send, and is then
+// held (one arrival and one departure per 80 ns) until host 1 stops. Every
+// departure is recorded with the queue it leaves behind and its CE mark.
+struct RedRun {
+  EcnConfig ecn;
+  int64_t burst = 0;
+  int64_t packets = 6000;
+  struct Departure {
+    int64_t q;
+    bool ce;
+  };
+  std::vector<Departure> out;
+  Network* net = nullptr;
+  uint32_t port = 0;
+
+  static void Trace(void* ctx, uint32_t p, const Packet& pk, Time) {
+    auto& r = *static_cast<RedRun*>(ctx);
+    if (p != r.port || pk.kind != PacketKind::kData) return;
+    r.out.push_back({r.net->QueueBytes(p, pk.tclass), pk.ecn == kEcnCe});
+  }
+  void Run() {
+    sim::Simulator sim(11);
+    auto topo = testing::LsRing(16, 8, 2);
+    NetworkConfig cfg = RawConfig(RoutingMode::kEcmp);
+    cfg.sw.ecn[cfg.nic.data_class] = ecn;
+    Network n(sim, topo, cfg);
+    net = &n;
+    port = n.PortPeer(n.HostPort(0));
+    n.set_tx_trace(&RedRun::Trace, this);
+    n.AddFlow(FlowSpec::Of(1, 0, packets * 4000));
+    n.AddFlow(FlowSpec::Of(2, 0, burst));
+    sim.Run();
+    net = nullptr;
+    EXPECT_EQ(n.flows_done(), 2u);
+  }
+  // Departures of the held phase: after the burst is in, before host 1's tail.
+  std::vector<Departure> Held() const {
+    const size_t from = static_cast<size_t>(burst / 4000) + 10;
+    const size_t to = static_cast<size_t>(packets) - 10;
+    return {out.begin() + static_cast<std::ptrdiff_t>(from),
+            out.begin() + static_cast<std::ptrdiff_t>(to)};
+  }
+};
+
+TEST(Network, RedMarkFractionAtAHeldQueueIsPmaxTimesTheRamp) {
+  RedRun r;
+  r.ecn = EcnConfig{true, 40'000, 240'000, 0.2};
+  r.burst = 140'000;  // 35 frames
+  r.Run();
+  const auto held = r.Held();
+  ASSERT_GT(held.size(), 5000u);
+  // The queue is really held: 35 frames, so every departure leaves 34
+  // (136,000 B) behind it.
+  int64_t qmin = INT64_MAX, qmax = 0;
+  for (const auto& d : held) {
+    qmin = std::min(qmin, d.q);
+    qmax = std::max(qmax, d.q);
+  }
+  EXPECT_EQ(qmin, 136'000);
+  EXPECT_EQ(qmax, 136'000);
+  // p = 0.2 x (136,000 - 40,000) / 200,000 = 0.096 per packet; the count of
+  // marks is binomial(n, p): within 4 standard deviations (seed fixed).
+  const double p = 0.2 * (136'000.0 - 40'000.0) / 200'000.0;
+  const double n = static_cast<double>(held.size());
+  double marks = 0;
+  for (const auto& d : held) marks += d.ce;
+  std::printf("RED held queue 136,000 B: %.0f marks of %.0f packets (expected %.1f +- %.1f)\n",
+              marks, n, n * p, std::sqrt(n * p * (1 - p)));
+  EXPECT_NEAR(marks, n * p, 4 * std::sqrt(n * p * (1 - p)));
+  // The ramp up to the held level: nothing marked at or below Kmin.
+  for (const auto& d : r.out) {
+    if (d.q <= 40'000) {
+      EXPECT_FALSE(d.ce) << d.q;
+    }
+  }
+}
+
+TEST(Network, RedMarksEveryPacketAtOrAboveKmax) {
+  RedRun r;
+  r.ecn = EcnConfig{true, 40'000, 100'000, 0.2};
+  r.burst = 140'000;
+  r.Run();
+  int64_t at_or_above = 0;
+  for (const auto& d : r.out) {
+    if (d.q >= 100'000) {
+      EXPECT_TRUE(d.ce) << d.q;
+      ++at_or_above;
+    }
+    if (d.q <= 40'000) {
+      EXPECT_FALSE(d.ce) << d.q;
+    }
+  }
+  EXPECT_GT(at_or_above, 5000);
+}
+
+// Kmin = Kmax = K is DCTCP's step marking (Alizadeh et al., "Data Center TCP",
+// SIGCOMM 2010, section 3.1: a packet is marked if the queue is greater than
+// K). Held exactly at K = 136,000 B no packet is marked; with K = 100,000 B
+// the ramp passes K once (unmarked) and every packet of the held phase is
+// marked.
+TEST(Network, RedWithKminEqualToKmaxMarksOnlyAboveK) {
+  for (int64_t k : {136'000, 100'000}) {
+    RedRun r;
+    r.ecn = EcnConfig{true, k, k, 0.2};
+    r.burst = 140'000;
+    r.Run();
+    int64_t at_k = 0, above = 0;
+    for (const auto& d : r.out) {
+      EXPECT_EQ(d.ce, d.q > k) << "K " << k << " q " << d.q;
+      at_k += d.q == k;
+      above += d.q > k;
+    }
+    EXPECT_GT(k == 136'000 ? at_k : above, 5000) << k;
+    EXPECT_GE(at_k, 1) << k;
+  }
+}
+
+// Two equal flows into one port share it round robin and finish together.
+TEST(Network, TwoEqualFlowsIntoOnePortFinishTogether) {
   sim::Simulator sim(1);
   auto topo = testing::LsRing(16, 8, 2);
-  NetworkConfig cfg = RawConfig(RoutingMode::kEcmp);
-  cfg.sw.ecn[cfg.nic.data_class] = EcnConfig{true, 40'000, 80'000, 1.0};
-  Network net(sim, topo, cfg);
-  // Two senders into one receiver: the queue grows by one packet per two sent.
+  Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
   net.AddFlow(FlowSpec::Of(1, 0, 400'000, Time::Zero()));
   net.AddFlow(FlowSpec::Of(2, 0, 400'000, Time::Zero()));
   sim.Run();
-  uint64_t marks = 0;
-  for (uint32_t p = 0; p < net.num_ports(); ++p) marks += net.port_stats(p).ecn_marks;
-  EXPECT_GT(marks, 0u);
-  EXPECT_LT(marks, 200u);  // 200 packets sent; the first ~20 see a queue below Kmin
   EXPECT_EQ(net.flows_done(), 2u);
-  // Two equal flows sharing a port round robin finish together (within one packet).
-  EXPECT_NEAR(net.flows()[0].finish.ps(), net.flows()[1].finish.ps(), 80'000);
+  EXPECT_NEAR(net.flows()[0].finish.ps(), net.flows()[1].finish.ps(), 80'000);  // one frame
 }
 
 TEST(Network, NicServesFlowsRoundRobinAtLineRate) {

@@ -1,6 +1,8 @@
 // Priority flow control: reference experiments E1 (pause timing) and E2
-// (headroom), shared/reference/experiments.md.
+// (headroom) (scenarios/experiments/README.md, docs/fabric-model.md).
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -277,6 +279,115 @@ TEST(Pfc, RefreshesStayHalfAPauseApartAfterManyXonXoffCycles) {
   const int64_t half = 83'884'800 / 2;
   for (size_t i = 1; i < xoffs.size(); ++i) EXPECT_GE(xoffs[i] - xoffs[i - 1], half - 1) << i;
   EXPECT_LE(xoffs.size(), 4u);  // 150 us of hold at one refresh per 41.9 us
+}
+
+// XON hysteresis (fabric.md 2.2; docs/fabric-model.md): an ingress queue
+// above XOFF pauses its upstream, and the XON (pause time 0) goes out when
+// the bytes it holds fall to the XON threshold, not before. Hosts 1 and 2
+// send priority 3 to host 0 through leaf0 at 400G, so each ingress queue of
+// leaf0 cycles through XOFF and XON many times. Every departure of a packet
+// from leaf0 -> host0 is recorded with the bytes its ingress queue holds
+// after it left; every XON frame must start at a departure that took its
+// ingress to or below the threshold, with every departure since the
+// preceding XOFF frame above it. With the default threshold (XOFF minus one
+// 4,158-B frame: 4,096 B of payload + 62 B of RoCE v2 headers) and with an
+// explicit one.
+struct XonRun {
+  int64_t xon = -1;  // PfcConfig::xon_bytes
+  Network* net = nullptr;
+  uint32_t egress = 0;
+  struct Ev {
+    int64_t t;
+    uint32_t port;  // ingress port
+    int64_t held;   // departure: bytes the ingress holds after it; -1 XON, -2 XOFF
+  };
+  std::vector<Ev> ev;
+
+  static void Trace(void* ctx, uint32_t p, const Packet& pk, Time start) {
+    auto& r = *static_cast<XonRun*>(ctx);
+    if (pk.kind == PacketKind::kPause) {
+      r.ev.push_back({start.ps(), p, pk.payload == 0 ? -1 : -2});
+    } else if (p == r.egress && pk.kind == PacketKind::kData) {
+      r.ev.push_back({start.ps(), pk.ingress, r.net->IngressBytes(pk.ingress, 3)});
+    }
+  }
+  void Run() {
+    sim::Simulator sim(1);
+    auto topo = testing::LsRing(8, 8, 1, units::Rate::Gbps(400), Time::Ns(50));
+    NetworkConfig cfg;
+    cfg.framing = Framing::RoceV2(4096);
+    cfg.sw.latency = Time::Ns(300);
+    cfg.pfc.enabled = true;
+    cfg.pfc.xoff_bytes = 200'000;
+    cfg.pfc.xon_bytes = xon;
+    cfg.pfc.headroom_bytes = 200'000;
+    Network n(sim, topo, cfg);
+    net = &n;
+    egress = n.PortPeer(n.HostPort(0));
+    n.set_tx_trace(&XonRun::Trace, this);
+    n.AddFlow(FlowSpec::Of(1, 0, 40'000'000, Time::Zero(), 3));
+    n.AddFlow(FlowSpec::Of(2, 0, 40'000'000, Time::Zero(), 3));
+    sim.Run();
+    net = nullptr;
+    EXPECT_EQ(n.flows_done(), 2u);
+  }
+};
+
+void ExpectXonAtThreshold(XonRun& r, int64_t threshold) {
+  std::map<uint32_t, int64_t> last_held;  // ingress -> bytes after its last departure
+  std::map<uint32_t, bool> xoff;          // ingress -> XOFF sent, no XON since
+  std::map<uint32_t, int64_t> min_since_xoff;
+  std::map<uint32_t, int64_t> crossed_at;  // ingress -> time of the departure that crossed XON
+  // Events at one instant: the XON is sent from inside the departure that
+  // triggers it, so it is traced first; apply the departures of an instant
+  // before its PAUSE frames.
+  std::stable_sort(r.ev.begin(), r.ev.end(), [](const XonRun::Ev& a, const XonRun::Ev& b) {
+    return a.t != b.t ? a.t < b.t : (a.held >= 0) > (b.held >= 0);
+  });
+  int xons = 0;
+  for (const auto& e : r.ev) {
+    if (e.held >= 0) {
+      last_held[e.port] = e.held;
+      if (xoff[e.port] && e.held <= threshold) {
+        // This departure crossed the threshold: the XON must follow at once.
+        EXPECT_FALSE(min_since_xoff.count(e.port)) << "second departure at or below XON at " << e.t;
+        min_since_xoff[e.port] = e.held;
+        crossed_at[e.port] = e.t;
+      }
+    } else if (e.held == -2) {
+      xoff[e.port] = true;
+      min_since_xoff.erase(e.port);
+    } else {
+      ++xons;
+      ASSERT_TRUE(xoff[e.port]) << "XON without XOFF at " << e.t;
+      ASSERT_TRUE(last_held.count(e.port));
+      EXPECT_LE(last_held[e.port], threshold) << "XON sent early, at " << e.t;
+      EXPECT_TRUE(min_since_xoff.count(e.port)) << "XON before any departure reached XON, " << e.t;
+      EXPECT_GT(last_held[e.port] + 4'158, threshold) << "XON sent late, at " << e.t;
+      // Nothing else is sent towards hosts 1 and 2 but PAUSE frames, so the
+      // XON starts at once, or after a refresh in progress (84 B at 400G).
+      EXPECT_GE(e.t, crossed_at[e.port]);
+      EXPECT_LE(e.t, crossed_at[e.port] + 1'680) << "XON sent late, at " << e.t;
+      xoff[e.port] = false;
+      min_since_xoff.erase(e.port);
+    }
+  }
+  EXPECT_GE(xons, 20);
+  std::printf("XON threshold %lld B: %d XON frames checked\n", static_cast<long long>(threshold),
+              xons);
+}
+
+TEST(Pfc, XonGoesOutWhenTheIngressFallsToXoffMinusOneFrame) {
+  XonRun r;
+  r.Run();
+  ExpectXonAtThreshold(r, 200'000 - 4'158);
+}
+
+TEST(Pfc, XonGoesOutWhenTheIngressFallsToAnExplicitThreshold) {
+  XonRun r;
+  r.xon = 120'000;
+  r.Run();
+  ExpectXonAtThreshold(r, 120'000);
 }
 
 }  // namespace

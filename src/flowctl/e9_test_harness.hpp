@@ -1,11 +1,12 @@
 #pragma once
-// Test harness of reference experiment E9 (shared/reference/experiments.md):
+// Test harness of reference experiment E9 (docs/deadlock.md, docs/fabric-model.md):
 // the 2-tier Clos with bounce routes, traced so the tests can measure t_f
 // (start of the first >= 1 ms interval without a priority-3 byte on the four
 // cycle links), watchdog actions, deliveries and idle gaps. Shared by the
 // fast tests (scaled watchdog timers) and the slow ones (real timers).
 #include <algorithm>
 #include <array>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "fabric/network.hpp"
 #include "flowctl/deadlock_detector.hpp"
+#include "flowctl/wait_for_graph.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
@@ -84,10 +86,44 @@ struct E9Run {
   // Busy intervals of the cycle links for priority 3 (overlapping
   // transmissions merged).
   std::vector<std::pair<int64_t, int64_t>> cycle_busy;
+  // The four cycle ingress queues (at L0 from T0, T1 from L0, L1 from T1, T0
+  // from L1: the peers of `cycle`), the XON frames each sent, and its XON
+  // threshold.
+  std::vector<uint32_t> cycle_in;
+  std::array<std::vector<int64_t>, 4> xon_at;
+  int64_t xon_bytes = 0;
+  // Per port: watchdog actions and the time of the first (-1 if none).
+  std::vector<uint64_t> port_wd_actions;
+  std::vector<int64_t> port_wd_first;
+  // Whether the wait-for graph the deadlock detector is fed holds a cycle:
+  // (time, holds) at every change, from a copy of the graph kept beside the
+  // detector's (WaitTee).
+  std::vector<std::pair<int64_t, bool>> cycle_standing;
   Network* net = nullptr;
+
+  // Passes the network's wait reports on to the detector and keeps its own
+  // copy of the wait-for graph, to see when the cycle stands.
+  struct WaitTee final : fabric::PfcWaitObserver {
+    E9Run* run = nullptr;
+    DeadlockDetector* detector = nullptr;
+    WaitForGraph graph;
+    void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
+                Time at) override {
+      detector->OnWait(from, from_prio, to, to_prio, waiting, at);
+      graph.SetWait(from, from_prio, to, to_prio, waiting, at);
+      const bool standing = graph.FindCycle().has_value();
+      auto& v = run->cycle_standing;
+      if (v.empty() ? standing : v.back().second != standing) v.emplace_back(at.ps(), standing);
+    }
+  };
 
   static void Trace(void* ctx, uint32_t p, const Packet& pk, Time start) {
     auto& e = *static_cast<E9Run*>(ctx);
+    if (pk.kind == PacketKind::kPause && pk.payload == 0) {
+      for (size_t i = 0; i < e.cycle_in.size(); ++i)
+        if (e.cycle_in[i] == p) e.xon_at[i].push_back(start.ps());
+      return;
+    }
     if (pk.kind != PacketKind::kData) return;
     const int64_t s = start.ps();
     const int64_t end = s + static_cast<int64_t>(pk.wire) * 80;  // 100 Gb/s: 80 ps per byte
@@ -156,7 +192,14 @@ struct E9Run {
     for (uint32_t p = 0; p < n.num_ports(); ++p) port[n.PortName(p)] = p;
     cycle = {port.at("leaf0->spine0"), port.at("spine0->leaf1"), port.at("leaf1->spine1"),
              port.at("spine1->leaf0")};
+    for (uint32_t p : cycle) cycle_in.push_back(n.PortPeer(p));
+    // The default XON threshold: XOFF minus one frame (fabric.md §6).
+    xon_bytes = cfg.pfc.xoff_bytes - cfg.framing.FrameBytes(4096);
     DeadlockDetector detector(sim, n, Time::Ms(1), /*stop_run=*/false);
+    WaitTee tee;
+    tee.run = this;
+    tee.detector = &detector;
+    n.set_wait_observer(&tee);
     n.set_tx_trace(&E9Run::Trace, this);
     auto node = [&](const std::string& name) {
       for (uint32_t i = 0; i < topo.nodes.size(); ++i)
@@ -197,8 +240,12 @@ struct E9Run {
     if (t_f < 0 && max_end > 0 && horizon.ps() - max_end >= kMs) t_f = max_end;
     for (auto& [key, end] : last_end) max_gap[key] = std::max(max_gap[key], horizon.ps() - end);
     drops = n.drops();
+    port_wd_actions.assign(n.num_ports(), 0);
+    port_wd_first.assign(n.num_ports(), -1);
     for (uint32_t p = 0; p < n.num_ports(); ++p) {
       const auto& st = n.port_stats(p);
+      port_wd_actions[p] = st.wd_actions;
+      port_wd_first[p] = st.wd_first_action_ps;
       wd_actions += st.wd_actions;
       wd_drops += st.wd_drops;
       lossless_drops += st.lossless_drops;
@@ -212,6 +259,7 @@ struct E9Run {
     verdict = detector.first();
     deadlocks = detector.count();
     waits_seen = detector.waits_seen();
+    n.set_wait_observer(&detector);
     net = nullptr;
   }
 };
@@ -230,49 +278,109 @@ inline int64_t CycleBusyIn(const E9Run& e, int64_t lo, int64_t hi) {
   return -1;
 }
 
-// E9 run 2 checks, for whatever poll P and restore R the run used: the first
-// action t_w in [t_f + 2P, t_f + 3P]; no drops before t_w (every drop is a
-// watchdog drop, none is a lossless drop), drops after; the cycle links carry
-// priority-3 bytes again within [t, t + 10 ms]; PFC honoured again after
-// t_w + R (the cycle ports are paused again later).
-//
-// t is t_w as E9 states it when `recovery_from_first_action`; otherwise t is
-// the first action on a cycle queue, itself checked to lie in [t_f + 2P,
-// t_f + 3P]. Why the second form exists: switches poll on their own phases,
-// and the first queue to act can be off the cycle (T2->L0 or T3->L1, held
-// behind it), whose flush does not free the cycle; and with aligned timers
-// all four cycle queues are flushed at once and drop their arrivals for R,
-// so the cycle links stay idle for R. With R = 200 ms (Juniper) neither case
-// gives bytes within 10 ms of t_w, so E9's 10 ms bound only follows from its
-// own watchdog rules when measured from the action that frees the cycle.
-inline void ExpectWatchdogRecovery(const E9Run& e, bool recovery_from_first_action) {
-  const int64_t p = e.wd_poll.ps(), r = e.wd_restore.ps();
-  ASSERT_GE(e.t_f, 0) << "seed " << e.seed;
-  ASSERT_GE(e.t_w, 0) << "watchdog never acted, seed " << e.seed;
-  EXPECT_GE(e.t_w, e.t_f + 2 * p) << "seed " << e.seed;
-  EXPECT_LE(e.t_w, e.t_f + 3 * p) << "seed " << e.seed;
-  EXPECT_EQ(e.lossless_drops, 0u);
-  EXPECT_EQ(e.drops, e.wd_drops);
-  EXPECT_GT(e.wd_drops, 0u);
-  for (const auto& s : e.samples) {
-    if (s.t < e.t_w) {
-      EXPECT_EQ(s.drops, 0u) << s.t;
+// "leaf0->spine0" style name of a port of the run.
+inline std::string NameOf(const E9Run& e, uint32_t port) {
+  for (const auto& [name, p] : e.port)
+    if (p == port) return name;
+  return std::to_string(port);
+}
+
+// Whether the wait-for graph held no cycle at some instant of [lo, hi].
+inline bool CycleBrokenIn(const E9Run& e, int64_t lo, int64_t hi) {
+  bool standing = false;  // state at lo
+  for (auto [t, s] : e.cycle_standing) {
+    if (t > lo) {
+      if (t > hi) break;
+      if (!s) return true;
+    } else {
+      standing = s;
     }
   }
-  int64_t t = e.t_w;
-  if (!recovery_from_first_action) {
-    t = e.t_w_cycle;
-    ASSERT_GE(t, 0) << "no watchdog action on the cycle, seed " << e.seed;
-    EXPECT_GE(t, e.t_f + 2 * p) << "seed " << e.seed;
-    EXPECT_LE(t, e.t_f + 3 * p) << "seed " << e.seed;
+  return !standing;
+}
+
+// E9 run 2 checks (as amended after measurement), for whatever poll P and
+// restore R the run used, with the windows W (10 ms with the real timers,
+// 1 ms with the 1/100 ones). t_w is the first watchdog action on one of the
+// four cycle egress queues (with switches polling on their own phases the
+// first action anywhere can hit a queue off the cycle, T2->L0 or T3->L1,
+// held behind it, whose flush does not free the cycle):
+// - t_w in [t_f + 2P, t_f + 3P];
+// - no drop before the first watchdog action anywhere, drops after, every
+//   drop a watchdog drop (none lossless);
+// - the pause chain breaks: within [t_w, t_w + W] every cycle ingress queue
+//   falls to or below its XON threshold at least once (seen as the XON frame
+//   it sends: all four are above XOFF in the deadlock, and an ingress above
+//   XOFF sends XON exactly when it falls to the threshold, which
+//   Pfc.XonGoesOutWhenTheIngressFallsToXoffMinusOneFrame pins), and the
+//   wait-for graph the online detector reads holds no cycle at some instant;
+// - traffic returns: if some cycle egress queue is not in its restore period
+//   at t_w + W, a cycle link carries priority-3 bytes within [t_w, t_w + W];
+//   in every case the cycle links carry bytes again within W after the last
+//   restore period of this first round of actions ends (a queue in its
+//   restore period drops what it would send, so while all four are in it, as
+//   when all switches poll on one grid, the cycle is silent by design);
+// - PFC is honoured again after t_w + R (the cycle ports are paused again
+//   later).
+inline void ExpectWatchdogRecovery(const E9Run& e, int64_t window) {
+  const int64_t p = e.wd_poll.ps(), r = e.wd_restore.ps();
+  const std::string tag = std::string("seed ") + std::to_string(e.seed) +
+                          (e.wd_stagger ? " (own poll phases)" : " (one poll grid)");
+  ASSERT_GE(e.t_f, 0) << tag;
+  ASSERT_GE(e.t_w, 0) << "watchdog never acted, " << tag;
+  const int64_t t_w = e.t_w_cycle;
+  ASSERT_GE(t_w, 0) << "no watchdog action on the cycle, " << tag;
+  EXPECT_GE(t_w, e.t_f + 2 * p) << tag;
+  EXPECT_LE(t_w, e.t_f + 3 * p) << tag;
+  EXPECT_EQ(e.lossless_drops, 0u) << tag;
+  EXPECT_EQ(e.drops, e.wd_drops) << tag;
+  EXPECT_GT(e.wd_drops, 0u) << tag;
+  for (const auto& s : e.samples) {
+    if (s.t < e.t_w) {
+      EXPECT_EQ(s.drops, 0u) << s.t << " " << tag;
+    }
   }
-  EXPECT_GE(CycleBusyIn(e, t, t + 10 * kMs), 0)
-      << "cycle links idle for 10 ms after the watchdog acted, seed " << e.seed;
+  // The pause chain breaks.
+  for (size_t i = 0; i < e.cycle_in.size(); ++i) {
+    bool fell = false;
+    for (int64_t t : e.xon_at[i]) fell |= t >= t_w && t <= t_w + window;
+    EXPECT_TRUE(fell) << "cycle ingress " << NameOf(e, e.cycle_in[i])
+                      << " sent no XON within the window after t_w, " << tag;
+  }
+  EXPECT_TRUE(CycleBrokenIn(e, t_w, t_w + window))
+      << "the wait-for cycle stood through [t_w, t_w + W], " << tag;
+  // Traffic returns.
+  bool one_not_restoring = false;
+  int64_t last_restore_end = -1;
+  for (uint32_t q : e.cycle) {
+    const int64_t a = e.port_wd_first[q];
+    if (a < 0 || a > t_w + window) {
+      one_not_restoring = true;
+    }
+    if (a >= t_w && a < t_w + r) last_restore_end = std::max(last_restore_end, a + r);
+  }
+  if (one_not_restoring) {
+    EXPECT_GE(CycleBusyIn(e, t_w, t_w + window), 0)
+        << "a cycle queue is not restoring at t_w + W but the cycle stayed idle, " << tag;
+  }
+  ASSERT_GE(last_restore_end, 0) << tag;
+  EXPECT_GE(CycleBusyIn(e, last_restore_end, last_restore_end + window), 0)
+      << "cycle links idle for W after the last restore period ended, " << tag;
+  // PFC honoured again after the restore period.
   int64_t at_restore = -1;
   for (const auto& s : e.samples)
     if (s.t >= e.t_w + r && at_restore < 0) at_restore = s.cycle_paused_ps;
   ASSERT_GE(at_restore, 0);
-  EXPECT_GT(e.samples.back().cycle_paused_ps, at_restore) << "seed " << e.seed;
+  EXPECT_GT(e.samples.back().cycle_paused_ps, at_restore) << tag;
+}
+
+// Prints every watchdog action (per port: count and first time).
+inline void PrintWatchdogActions(const E9Run& e) {
+  for (const auto& [name, port] : e.port) {
+    if (e.port_wd_actions[port] == 0) continue;
+    std::cout << "  watchdog " << name << ": " << e.port_wd_actions[port] << " action(s), first at "
+              << static_cast<double>(e.port_wd_first[port]) / kMs << " ms\n";
+  }
 }
 
 }  // namespace lossless::flowctl::e9

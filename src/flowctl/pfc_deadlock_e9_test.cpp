@@ -1,4 +1,4 @@
-// Reference experiment E9 (shared/reference/experiments.md): PFC deadlock on
+// Reference experiment E9 (docs/deadlock.md): PFC deadlock on
 // a cyclic buffer dependency, PFC watchdog recovery, and the two controls
 // (up-down routing, Tagger-style priority change at the bounce). Fast tier:
 // watchdog times scaled by 1/100 as E9 allows. Also checks the online
@@ -49,23 +49,34 @@ TEST(RefE9_PfcDeadlockWatchdog, Run1_NoWatchdogDeadlocksForGood) {
 }
 
 // Run 2, fast tier: watchdog with poll 1 ms, 2 stalled polls, restore 2 ms
-// (Juniper's timings / 100), seeds 1-3 (each seed gives the switches' poll
-// timers other phases). Checks in e9::ExpectWatchdogRecovery.
+// (Juniper's timings / 100, as E9 allows), windows 1 ms; checks in
+// e9::ExpectWatchdogRecovery. Both poll schedules: each switch on its own
+// phase (seeds 1-3: the seed draws the phases) and every switch on one grid
+// (one seed: nothing else in the run is random; no start jitter, explicit
+// routes).
+void Run2Fast(bool stagger, uint64_t seed) {
+  E9Run e;
+  e.seed = seed;
+  e.watchdog = true;
+  e.wd_stagger = stagger;
+  e.horizon = Time::Ms(30);
+  e.Run();
+  std::cout << "E9 run 2 (1/100 timers, " << (stagger ? "own poll phases" : "one poll grid")
+            << "), seed " << seed << ": t_f = " << static_cast<double>(e.t_f) / kMs
+            << " ms, first action = " << static_cast<double>(e.t_w) / kMs
+            << " ms, t_w (first on the cycle) = " << static_cast<double>(e.t_w_cycle) / kMs
+            << " ms, watchdog actions = " << e.wd_actions
+            << ", deadlocks (re)formed = " << e.deadlocks << "\n";
+  e9::PrintWatchdogActions(e);
+  e9::ExpectWatchdogRecovery(e, kMs);
+}
+
 TEST(RefE9_PfcDeadlockWatchdog, Run2_WatchdogBreaksDeadlockOnSchedule) {
-  for (uint64_t seed : {1, 2, 3}) {
-    E9Run e;
-    e.seed = seed;
-    e.watchdog = true;
-    e.horizon = Time::Ms(30);
-    e.Run();
-    std::cout << "E9 run 2 (1/100 timers), seed " << seed
-              << ": t_f = " << static_cast<double>(e.t_f) / kMs
-              << " ms, t_w = " << static_cast<double>(e.t_w) / kMs
-              << " ms, first action on the cycle = " << static_cast<double>(e.t_w_cycle) / kMs
-              << " ms, watchdog actions = " << e.wd_actions
-              << ", deadlocks detected = " << e.deadlocks << "\n";
-    e9::ExpectWatchdogRecovery(e, /*recovery_from_first_action=*/true);
-  }
+  for (uint64_t seed : {1, 2, 3}) Run2Fast(/*stagger=*/true, seed);
+}
+
+TEST(RefE9_PfcDeadlockWatchdog, Run2_OnePollGridBreaksDeadlockOnSchedule) {
+  Run2Fast(/*stagger=*/false, 1);
 }
 
 void ExpectNoStall(const E9Run& e) {
@@ -85,32 +96,32 @@ void ExpectNoStall(const E9Run& e) {
   EXPECT_FALSE(e.verdict.has_value()) << DeadlockDetector::CycleText(*e.verdict);
 }
 
+// Runs 3 and 4 use one seed: without a watchdog or start jitter nothing in
+// them depends on it (explicit routes, no ECN; seeds 1 and 3 were checked to
+// give identical deliveries and per-link gaps), so more seeds would rerun the
+// same simulation. E9's seeds 1-10 matter only where the seed draws
+// something (run 5's start jitter, run 2's poll phases).
+
 // Run 3: control, up-down routes (A via T2->L0->T3, B via T3->L1->T2).
 TEST(RefE9_PfcDeadlockWatchdog, Run3_UpDownRoutingNeverStalls) {
-  for (uint64_t seed : {1, 2, 3}) {
-    E9Run e;
-    e.routes = Routes::kUpDown;
-    e.seed = seed;
-    e.horizon = Time::Ms(50);
-    e.Run();
-    ExpectNoStall(e);
-  }
+  E9Run e;
+  e.routes = Routes::kUpDown;
+  e.horizon = Time::Ms(50);
+  e.Run();
+  ExpectNoStall(e);
 }
 
 // Run 4: control, bounce routes but A moves to lossless priority 4 leaving
 // T1 towards L1, B leaving T0 towards L0 (Tagger-style).
 TEST(RefE9_PfcDeadlockWatchdog, Run4_PriorityChangeAtBounceNeverStalls) {
-  for (uint64_t seed : {1, 2, 3}) {
-    E9Run e;
-    e.routes = Routes::kTagger;
-    e.seed = seed;
-    e.horizon = Time::Ms(50);
-    e.Run();
-    ExpectNoStall(e);
-    // A and B really travel on priority 4 after their bounce.
-    EXPECT_TRUE(e.last_end.count({e.port.at("leaf1->spine1"), 4}));
-    EXPECT_TRUE(e.last_end.count({e.port.at("leaf0->spine0"), 4}));
-  }
+  E9Run e;
+  e.routes = Routes::kTagger;
+  e.horizon = Time::Ms(50);
+  e.Run();
+  ExpectNoStall(e);
+  // A and B really travel on priority 4 after their bounce.
+  EXPECT_TRUE(e.last_end.count({e.port.at("leaf1->spine1"), 4}));
+  EXPECT_TRUE(e.last_end.count({e.port.at("leaf0->spine0"), 4}));
 }
 
 // Not E9 itself: its run 2 under global 802.3x pause, with A and B on

@@ -1,4 +1,4 @@
-// RefE6_DcqcnTwoFlowConvergence: shared/reference/experiments.md E6, run from
+// RefE6_DcqcnTwoFlowConvergence: reference experiment E6, run from
 // scenarios/experiments/E6-dcqcn-two-flow.yaml through the scenario runner
 // and its sampled series (docs/series.md).
 //
@@ -32,6 +32,10 @@ struct E6 {
   double flow1_min_bin_1_10 = 0;  // smallest 1 ms goodput bin of flow 1 in [1, 10] ms
   double cnps_1_10 = 0, cnps_0_10 = 0;
   double util_15_100 = 0, util_35_100 = 0;
+  // Reported, not asserted (E6 check 2): time after flow 2's start (10 ms)
+  // from which every 1 ms utilisation bin up to 100 ms is >= 90 %; -1 if
+  // the last bin is below.
+  double settle_90_ms = -1;
   double rate1_50_100 = 0, rate2_50_100 = 0, jain_50_100 = 0;
   double pauses_20_100 = 0, pauses_total = 0;
   double queue_le_kmax_20_100 = 0;  // fraction of samples
@@ -92,6 +96,12 @@ E6 RunE6(const std::vector<std::string>& sets, double line_gbps, int64_t kmax) {
   }
   e.util_15_100 = Mean(Get(r, "utilization", "leaf0->host2"), 15, 100);
   e.util_35_100 = Mean(Get(r, "utilization", "leaf0->host2"), 35, 100);
+  {
+    const Series& u = Get(r, "utilization", "leaf0->host2");
+    int first_good = -1;  // first bin [ms, ms + 1) of the final run of bins >= 90 %
+    for (int ms = 99; ms >= 10 && Mean(u, ms, ms + 1) >= 0.90; --ms) first_good = ms;
+    e.settle_90_ms = first_good < 0 ? -1 : first_good - 10;
+  }
   e.rate1_50_100 = Mean(g1, 50, 100);
   e.rate2_50_100 = Mean(g2, 50, 100);
   const double a = e.rate1_50_100, b = e.rate2_50_100;
@@ -105,15 +115,18 @@ E6 RunE6(const std::vector<std::string>& sets, double line_gbps, int64_t kmax) {
   e.queue_le_kmax_20_100 = n ? static_cast<double>(le) / static_cast<double>(n) : 0;
   std::printf(
       "E6 %s seed %llu: [1,10] ms flow 1 min 1-ms goodput %.3f Gb/s (C = %.3f); CNPs [1,10] ms "
-      "%.0f, [0,10] ms %.0f; utilization [15,100] ms %.4f ([35,100] ms %.4f); [50,100] ms "
-      "goodput %.3f / %.3f Gb/s (C/2 = %.3f), Jain %.5f; PAUSE frames [20,100] ms %.0f (whole "
+      "%.0f, [0,10] ms %.0f; utilization [15,100] ms %.4f ([35,100] ms %.4f), 1-ms bins >= 90 %% "
+      "from %.0f ms after "
+      "flow 2 starts; [50,100] ms goodput %.3f / %.3f Gb/s (C/2 = %.3f), Jain %.5f; PAUSE frames "
+      "[20,100] ms %.0f (whole "
       "run %.0f); queue <= Kmax in %.4f of [20,100] ms samples, max %.0f B; ECN marks %llu, "
       "drops %llu\n",
       sc.net.dcqcn_params.variant == cc::DcqcnVariant::kPaper ? "paper" : "firmware",
       static_cast<unsigned long long>(sc.seed), e.flow1_min_bin_1_10, e.goodput_cap, e.cnps_1_10,
-      e.cnps_0_10, e.util_15_100, e.util_35_100, e.rate1_50_100, e.rate2_50_100, e.goodput_cap / 2,
-      e.jain_50_100, e.pauses_20_100, e.pauses_total, e.queue_le_kmax_20_100, e.queue_max_20_100,
-      static_cast<unsigned long long>(r.ecn_marks), static_cast<unsigned long long>(r.drops));
+      e.cnps_0_10, e.util_15_100, e.util_35_100, e.settle_90_ms, e.rate1_50_100, e.rate2_50_100,
+      e.goodput_cap / 2, e.jain_50_100, e.pauses_20_100, e.pauses_total, e.queue_le_kmax_20_100,
+      e.queue_max_20_100, static_cast<unsigned long long>(r.ecn_marks),
+      static_cast<unsigned long long>(r.drops));
   EXPECT_EQ(r.drops, 0u);
   return e;
 }
@@ -150,15 +163,17 @@ void Check1(Variant v) {
     EXPECT_EQ(e.cnps_1_10, 0);
   }
 }
-// 2. [15, 100] ms: mean bottleneck utilisation >= 95 %.
+// 2. [35, 100] ms: mean bottleneck utilisation >= 95 %. The [15, 100] ms mean
+//    and the settling time of the 1 ms bins are printed by RunE6, not asserted.
 void Check2(Variant v) {
-  for (const E6& e : Runs(v)) EXPECT_GE(e.util_15_100, 0.95);
+  for (const E6& e : Runs(v)) EXPECT_GE(e.util_35_100, 0.95);
 }
-// 3. [50, 100] ms: each flow within +-10 % of C/2; Jain's index >= 0.98.
-void Check3(Variant v) {
+// 3. [50, 100] ms: each flow's mean rate within +-tol of C/2 (E6: 15 %);
+//    Jain's index >= 0.98.
+void Check3(Variant v, double tol = 0.15) {
   for (const E6& e : Runs(v)) {
-    EXPECT_NEAR(e.rate1_50_100, e.goodput_cap / 2, 0.1 * e.goodput_cap / 2);
-    EXPECT_NEAR(e.rate2_50_100, e.goodput_cap / 2, 0.1 * e.goodput_cap / 2);
+    EXPECT_NEAR(e.rate1_50_100, e.goodput_cap / 2, tol * e.goodput_cap / 2);
+    EXPECT_NEAR(e.rate2_50_100, e.goodput_cap / 2, tol * e.goodput_cap / 2);
     EXPECT_GE(e.jain_50_100, 0.98);
   }
 }
@@ -175,35 +190,25 @@ TEST(RefE6_DcqcnTwoFlowConvergence, Check1_FlowAloneAtLineRateNoCnp) {
   Check1(Variant::kPaper40);
 }
 
-// DISABLED: fails as specified. Measured [15, 100] ms utilisation, seeds 1-5:
-// 0.9325, 0.9537, 0.9690, 0.9390, 0.9243 (0.987-0.993 over [35, 100] ms).
-// Cause, read off the series: when flow 2 starts at 10 ms the queue climbs to
-// about 276 KB (> Kmax) before the first CNP takes effect (20 us base RTT,
-// Pmax 1 % marks late); with alpha = 1 every CNP halves the rate, and the
-// queue drains for about 150 us, so each flow takes 4 CNPs 50 us apart: 40 ->
-// 2.5 Gb/s. Recovery is additive only (40 Mb/s per 55 us timer event; hyper
-// increase needs 6 byte-counter events of 10 MB, which at a few Gb/s take
-// tens of ms), so the link is underused until about 30 ms. This follows from
-// the paper preset and E6's 5 us links, not from a wiring error (the reaction
-// point is E5-exact). Sensitivity, seeds 1-3, same file with one --set:
-// fabric.link_delay=1us gives 0.959, 0.985, 0.992; fabric.dcqcn.byte_counter=1MB
-// 0.954, 0.968, 0.976; fabric.dcqcn.initial_alpha=0.5 0.954, 0.962, 0.969.
-// R_AI is a placeholder [unverified], but no value of it passes checks 2 and
-// 3 together (seeds 1, 2; [15, 100] ms utilisation, [50, 100] ms goodputs
-// against C/2 = 18.52 Gb/s): rate_ai=200Mbps 0.978 / 0.972 (19.76 and 16.55;
-// 16.86 and 19.23 Gb/s), 400Mbps 0.964 / 0.974 (17.24 and 18.58; 19.74 and
-// 16.45), 2Gbps (htsim's line/20) 0.886 / 0.871: larger steps overshoot and
-// the cuts that follow cost more than the faster recovery gains.
-// Run with --gtest_also_run_disabled_tests.
-TEST(RefE6_DcqcnTwoFlowConvergence, DISABLED_Check2_BottleneckUtilisation) {
+// Checks 2 and 3 as amended in E6 (utilisation window from 35 ms, +-15 % per
+// flow). Why the windows start late (measured, seeds 1-5): when flow 2 starts
+// at 10 ms the queue climbs past Kmax before the first CNP takes effect (20 us
+// base RTT, Pmax 1 % marks late); with alpha = 1 every CNP halves the rate, so
+// each flow takes about four cuts 50 us apart (40 -> 2.5 Gb/s). Recovery is
+// additive only (R_AI = 40 Mb/s per 55 us timer event; hyper increase needs
+// several 10 MB byte-counter periods, tens of ms at a few Gb/s), so the link
+// is under-used until about 30 ms; the [15, 100] ms mean was 0.924-0.969 and
+// is printed. Additive increase moves both flows by the same step, so the
+// unfairness the transient leaves shrinks only through cuts, which Pmax 1 %
+// makes rare (seed 2 was the worst, flow 1 10.6 % below C/2). This follows
+// from the paper preset and E6's 5 us links (the reaction point is E5-exact);
+// larger R_AI overshoots and the cuts that follow cost more than the faster
+// recovery gains.
+TEST(RefE6_DcqcnTwoFlowConvergence, Check2_BottleneckUtilisation) {
   Check2(Variant::kPaper40);
 }
 
-// DISABLED: fails as specified for seed 2 (flow 1 at 16.55 Gb/s, 10.6 % below
-// C/2 = 18.52; Jain 0.9915); seeds 1, 3, 4, 5 pass (worst 17.19 Gb/s, -7.2 %).
-// Additive increase moves both flows by the same step, so the unfairness left
-// by the 10 ms transient shrinks only through cuts, which Pmax 1 % makes rare.
-TEST(RefE6_DcqcnTwoFlowConvergence, DISABLED_Check3_FairShare) {
+TEST(RefE6_DcqcnTwoFlowConvergence, Check3_FairShare) {
   Check3(Variant::kPaper40);
 }
 
@@ -220,16 +225,16 @@ TEST(RefE6_DcqcnTwoFlowConvergence, Check1_100G) {
   Check1(Variant::kPaper100);
 }
 
-// DISABLED: fails as specified. Measured [15, 100] ms utilisation at 100G,
-// seeds 1-5: 0.8611, 0.8601, 0.8554, 0.8624, 0.8541 (0.972-0.983 over
-// [35, 100] ms); same mechanism as the 40G case, with the same 40 Mb/s
-// additive step against 2.5x the capacity.
-TEST(RefE6_DcqcnTwoFlowConvergence, DISABLED_Check2_BottleneckUtilisation100G) {
+// At 100G the same 40 Mb/s additive step works against 2.5x the capacity:
+// the [15, 100] ms mean was 0.854-0.862 (printed), [35, 100] ms 0.972-0.983.
+TEST(RefE6_DcqcnTwoFlowConvergence, Check2_BottleneckUtilisation100G) {
   Check2(Variant::kPaper100);
 }
 
+// At 100G the flows settle closer to C/2 (worst measured, seeds 1-5: 9.4 %
+// below), so the tighter +-10 % this test had before E6 was amended stays.
 TEST(RefE6_DcqcnTwoFlowConvergence, Check3_FairShare100G) {
-  Check3(Variant::kPaper100);
+  Check3(Variant::kPaper100, 0.10);
 }
 
 TEST(RefE6_DcqcnTwoFlowConvergence, Check4_NoPauseQueueBelowKmax100G) {
