@@ -22,6 +22,8 @@ InputKind DetectInputKind(std::string_view text) {
   if (LooksLikeSonicEeprom(text)) return InputKind::kSonicEeprom;
   if (LooksLikeNxosTransceiver(text)) return InputKind::kNxosTransceiver;
   if (LooksLikeAristaTransceiver(text)) return InputKind::kAristaTransceiver;
+  if (LooksLikeJunosOptics(text)) return InputKind::kJunosOptics;
+  if (LooksLikeIosxrOptics(text)) return InputKind::kIosxrOptics;
   if (LooksLikeTelemetryCsv(text)) return InputKind::kTelemetryCsv;
   return InputKind::kUnknown;
 }
@@ -52,6 +54,12 @@ ParsedInput ParseInputDetailed(std::string_view text, const std::string& name,
       break;
     case InputKind::kAristaTransceiver:
       readings = ParseAristaTransceiver(text, name, &parsed.skipped);
+      break;
+    case InputKind::kJunosOptics:
+      readings = ParseJunosOptics(text, name, &parsed.skipped);
+      break;
+    case InputKind::kIosxrOptics:
+      readings = ParseIosxrOptics(text, name, &parsed.skipped);
       break;
     case InputKind::kTelemetryJson:
     case InputKind::kTelemetryCsv:

@@ -31,6 +31,8 @@ enum class InputKind {
   kSonicEeprom,
   kNxosTransceiver,
   kAristaTransceiver,
+  kJunosOptics,
+  kIosxrOptics,
   kTelemetryJson,
   kTelemetryCsv,
   kUnknown

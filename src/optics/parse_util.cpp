@@ -180,6 +180,12 @@ std::string DeviceFromCommand(const std::vector<std::string_view>& words, size_t
     if (mlxlink && (words[j] == "-d" || words[j] == "--device")) device = std::string(words[j + 1]);
     if (mlxlink && (words[j] == "-p" || words[j] == "--port")) port = std::string(words[j + 1]);
   }
+  if (words[i] == "show") {
+    // "show controllers optics 0/0/1/2", "show interfaces diagnostics optics xe-0/1/7"
+    for (size_t j = i + 1; j + 1 < words.size(); ++j) {
+      if (words[j] == "optics" && words[j + 1] != "|") return std::string(words[j + 1]);
+    }
+  }
   if (device.empty()) return "";
   return port.empty() ? device : device + "/p" + port;
 }

@@ -335,12 +335,33 @@ class Evaluator {
       const size_t i = static_cast<size_t>(q);
       std::string why;
       if (t.Any()) {
-        why = Contradiction(q, t);
-        if (why.empty() && AllZero(t)) why = "all zero";
-        if (why.empty() && AllEqual(t)) why = fmt::format("all equal to {}", Fmt(q, *AnyValue(t)));
+        if (t.Count() >= 3 && AllZero(t)) why = "all zero";
+        if (why.empty() && t.Count() >= 3 && AllEqual(t)) {
+          why = fmt::format("all equal to {}", Fmt(q, *AnyValue(t)));
+        }
+        // A low/high pair with one value (IOS-XR prints 0.0/0.0 for warnings it does not
+        // set) is a pair not set, not a window of zero width.
+        Thresholds kept = t;
+        if (why.empty() && kept.low_warning && kept.high_warning &&
+            *kept.low_warning == *kept.high_warning) {
+          Add("thresholds-not-set", Severity::kInfo, 0,
+              fmt::format("{} warning thresholds both {}: taken as not set, alarms used",
+                          QuantityLabel(q), Fmt(q, *kept.low_warning)));
+          kept.low_warning.reset();
+          kept.high_warning.reset();
+        }
+        if (why.empty() && kept.low_alarm && kept.high_alarm &&
+            *kept.low_alarm == *kept.high_alarm) {
+          Add("thresholds-not-set", Severity::kInfo, 0,
+              fmt::format("{} alarm thresholds both {}: taken as not set", QuantityLabel(q),
+                          Fmt(q, *kept.low_alarm)));
+          kept.low_alarm.reset();
+          kept.high_alarm.reset();
+        }
+        if (why.empty()) why = Contradiction(q, kept);
         if (why.empty()) {
-          limits[i] = t;
-          usable[i] = true;
+          limits[i] = kept;
+          usable[i] = kept.Any();
           continue;
         }
       }

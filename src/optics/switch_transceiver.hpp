@@ -16,6 +16,16 @@
 //   Arista EOS `show interfaces transceiver` (one row per interface: temperature,
 //     voltage, bias, tx and rx power) and `show interfaces transceiver detail` (one
 //     table per quantity with the four thresholds, column order read from the header).
+//   Junos `show interfaces diagnostics optics`: "Physical interface: et-0/0/0" starts a
+//     port; "Lane N" (0-based) starts a lane; ethtool-like "key : value" lines with
+//     values and "... high/low alarm/warning threshold" lines.
+//   Cisco IOS-XR `show controllers optics`: "Port: Optics0/0/0/1" (or the prompt's port,
+//     or the file name) names a controller; Controller State (Up / Down /
+//     Administratively Down) and Transport Admin State (Out Of Service: admin-down);
+//     "Optics Type"; "TX/RX Power = ..", "Laser Bias Current = .. mA", "Temperature",
+//     "Voltage"; the THRESHOLD VALUES table (dBm rows); the "Lane  Laser Bias  TX Power
+//     RX Power" table (0-based lanes); "Detected LOS/LOL/FAULT: RX-LOS"; "Optics not
+//     present" (port skipped).
 //
 // Values are in the units printed (power dBm -> mW). "N/A" is "not given". Copper
 // is recognised from the module type/compliance text (copper, CR, CU, DAC, Twinax).
@@ -38,9 +48,16 @@ std::vector<Reading> ParseNxosTransceiver(std::string_view text, const std::stri
 std::vector<Reading> ParseAristaTransceiver(std::string_view text, const std::string& name,
                                             SkippedLines* skipped);
 
+std::vector<Reading> ParseJunosOptics(std::string_view text, const std::string& name,
+                                      SkippedLines* skipped);
+std::vector<Reading> ParseIosxrOptics(std::string_view text, const std::string& name,
+                                      SkippedLines* skipped);
+
 // Cheap sniffs on the first few hundred lines.
 bool LooksLikeSonicEeprom(std::string_view text);
 bool LooksLikeNxosTransceiver(std::string_view text);
 bool LooksLikeAristaTransceiver(std::string_view text);
+bool LooksLikeJunosOptics(std::string_view text);
+bool LooksLikeIosxrOptics(std::string_view text);
 
 }  // namespace lossless::optics

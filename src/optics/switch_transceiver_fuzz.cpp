@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   lossless::optics::SkippedLines skipped;
   for (auto parse : {&lossless::optics::ParseSonicEeprom, &lossless::optics::ParseNxosTransceiver,
-                     &lossless::optics::ParseAristaTransceiver}) {
+                     &lossless::optics::ParseAristaTransceiver, &lossless::optics::ParseJunosOptics,
+                     &lossless::optics::ParseIosxrOptics}) {
     try {
       auto r = parse(text, "fuzz", &skipped);
       (void)r;

@@ -118,3 +118,45 @@ TEST(SwitchTransceiver, MalformedNumbersNameTheLine) {
 
 }  // namespace
 }  // namespace lossless::optics
+
+namespace lossless::optics {
+namespace {
+
+TEST(JunosOptics, ModuleAndLanes) {
+  const std::string text = testing::ReadRealSample("junos_diagnostics_optics_genie_2.txt");
+  EXPECT_TRUE(LooksLikeJunosOptics(text));
+  auto rs = ParseJunosOptics(text, "j", nullptr);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].link, "et-0/0/0");
+  EXPECT_DOUBLE_EQ(*rs[0].temperature_c, 48);
+  ASSERT_EQ(rs[0].lanes.size(), 4u);  // "Lane 0".."Lane 3" -> lanes 1..4
+  EXPECT_NEAR(MwToDbm(*rs[0].lanes[0].rx_power_mw), 1.03, 1e-9);
+  EXPECT_DOUBLE_EQ(*rs[0].thr(Quantity::kBias).low_alarm, 75.0);
+  EXPECT_NEAR(MwToDbm(*rs[0].thr(Quantity::kRxPower).low_warning), -10.60, 1e-9);
+}
+
+TEST(IosxrOptics, StatesLaneTableThresholdsAndAbsentOptics) {
+  const std::string dark = testing::ReadRealSample("iosxr_controllers_optics_genie_2.txt");
+  EXPECT_TRUE(LooksLikeIosxrOptics(dark));
+  EXPECT_FALSE(LooksLikeJunosOptics(dark));
+  auto rs = ParseIosxrOptics(dark, "x", nullptr);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].port_state, "up");
+  ASSERT_EQ(rs[0].lanes.size(), 4u);                   // lanes 0..3
+  EXPECT_DOUBLE_EQ(*rs[0].lanes[3].rx_power_mw, 0.0);  // -40.00 dBm floor: no light
+  EXPECT_EQ(rs[0].lanes[0].rx_los, true);              // "Detected LOS/LOL/FAULT: RX-LOS"
+  EXPECT_NEAR(MwToDbm(*rs[0].thr(Quantity::kRxPower).low_alarm), -18.4, 1e-9);
+  EXPECT_DOUBLE_EQ(*rs[0].thr(Quantity::kBias).high_alarm, 81.75);
+  auto down = ParseIosxrOptics(testing::ReadRealSample("iosxr_controllers_optics_genie_3.txt"), "d",
+                               nullptr);
+  EXPECT_EQ(down[0].link, "0/2/0/4");  // from the prompt "#show controllers optics 0/2/0/4"
+  EXPECT_EQ(down[0].port_state, "admin-down");
+  SkippedLines skipped;
+  auto all = ParseIosxrOptics(testing::ReadRealSample("iosxr_controllers_optics_genie_4.txt"), "a",
+                              &skipped);
+  EXPECT_EQ(all.size(), 4u);  // the other ports say "Optics not present"
+  EXPECT_EQ(all[0].link, "Optics0/2/0/4");
+}
+
+}  // namespace
+}  // namespace lossless::optics

@@ -87,6 +87,11 @@ real nxos_details_ntc_1.txt 1 "summary: 3 quarantine, 0 watch, 0 invalid-data, 1
 real nxos_details_ntc_2.txt 1 "summary: 0 quarantine, 0 watch, 2 invalid-data, 3 healthy"
 real arista_transceiver_ntc_1.txt 1 "summary: 0 quarantine, 0 watch, 1 invalid-data, 4 healthy"
 real arista_transceiver_detail_ntc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 9 healthy"
+real nxos_details_genie_3.txt 1 "summary: 0 quarantine, 1 watch, 3 invalid-data, 3 healthy"
+real junos_diagnostics_optics_genie_2.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real iosxr_controllers_optics_genie_2.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
+real iosxr_controllers_optics_genie_3.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real iosxr_controllers_optics_genie_4.txt 1 "summary: 4 quarantine, 0 watch, 0 invalid-data, 0 healthy"
 expect 0 "verbose line numbers" -- "$BIN" optics ingest --db "$TMP/v.db" --at $AT --verbose $R/ethtool_sfp_10gsr_commented.txt
 grep -q "^$R/ethtool_sfp_10gsr_commented.txt:1: skipped (not a 'key : value' line of ethtool -m output): #!/bin/bash$" "$TMP/out" || { echo "FAIL: verbose line 1"; cat "$TMP/out"; fail=1; }
 
