@@ -43,6 +43,9 @@ const State I = State::kInvalidData;
 TEST(RealCorpus, EverySampleGetsTheExpertVerdict) {
   const Case cases[] = {
       {"ethtool_sfp_10gsr_commented.txt", {{"enp134s0f0", W}}},
+      {"ethtool_sfp_10gsr_i40e.txt", {{"ethtool_sfp_10gsr_i40e", H}}},
+      {"ethtool_sfp_10gsr_bnxt_garbage_dom.txt", {{"ethtool_sfp_10gsr_bnxt_garbage_dom", I}}},
+      {"ethtool_sfp_10gsr_zero_dom.txt", {{"ethtool_sfp_10gsr_zero_dom", I}}},
       {"sonic_eeprom_dom_qsfp28_aoc.txt", {{"Ethernet0", H}}},
       {"sonic_eeprom_dom_qsfpdd_zr.txt", {{"Ethernet8", Q}}},
       {"sonic_eeprom_dom_osfp_copper.txt", {{"Ethernet72", H}}},

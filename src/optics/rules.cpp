@@ -78,6 +78,8 @@ std::optional<double> Slope(const std::vector<std::pair<double, double>>& points
 namespace {
 
 constexpr double kSecondsPerDay = 86400.0;
+// Supply voltages a working module can report (3.3 V nominal, SFF-8472/SFF-8636/CMIS).
+constexpr double kPlausibleVoltage[2] = {2.5, 4.0};
 
 // Value in the unit used for comparing and printing: dBm for power.
 double Display(Quantity q, double v) {
@@ -286,7 +288,14 @@ class Evaluator {
       }
     }
     const bool dom_off = r.dom_supported.has_value() && !*r.dom_supported;
-    const bool no_dom = r.copper || dom_off || (any_value && all_zero);
+    // A module cannot run on a supply far from 3.3 V: such a reading says the DOM data is
+    // garbage (a driver or EEPROM read problem), not that the link is failing.
+    const bool implausible =
+        !r.copper && r.voltage_v && *r.voltage_v != 0 &&
+        (*r.voltage_v < kPlausibleVoltage[0] || *r.voltage_v > kPlausibleVoltage[1]);
+    const bool no_dom = r.copper || dom_off || (any_value && all_zero) || implausible;
+    const bool link_evidence =
+        r.raw_ber || r.effective_ber || r.post_fec_errors || !r.port_state.empty();
     if (r.copper) {
       Add("copper", Severity::kInfo, 0,
           fmt::format("passive copper ({}): no optical monitoring, optical checks skipped; judged "
@@ -302,6 +311,17 @@ class Evaluator {
       Add("no-dom", Severity::kInfo, 0,
           fmt::format("{}: the module's diagnostics are not supported or disabled; optical "
                       "checks skipped, judged on link state and BER",
+                      src));
+    } else if (implausible) {
+      Add("implausible-dom", Severity::kInvalidData, 0,
+          fmt::format("{}: DOM readings implausible (module voltage {:.3f} V; a module runs on "
+                      "3.3 V): the diagnostics data is invalid, never a reason to quarantine; "
+                      "optical checks skipped",
+                      src, *r.voltage_v));
+    } else if (no_dom && !link_evidence) {
+      Add("no-dom", Severity::kInvalidData, 0,
+          fmt::format("{}: all DOM readings are zero (monitoring not working) and the capture "
+                      "has no link state or BER: the optics cannot be judged",
                       src));
     } else if (no_dom) {
       Add("no-dom", Severity::kInfo, 0,
@@ -333,6 +353,7 @@ class Evaluator {
     for (Quantity q : kAllQuantities) {
       const Thresholds& t = r.thr(q);
       const size_t i = static_cast<size_t>(q);
+      if (no_dom) continue;  // copper / no DOM: [0..0] thresholds are expected, nothing to judge
       std::string why;
       if (t.Any()) {
         if (t.Count() >= 3 && AllZero(t)) why = "all zero";
@@ -365,7 +386,6 @@ class Evaluator {
           continue;
         }
       }
-      if (no_dom) continue;  // copper / no DOM: [0..0] thresholds are expected, nothing to judge
       auto d = DefaultThresholds(q);
       const bool has_value = HasValue(r, q);
       if (!why.empty()) {

@@ -79,6 +79,7 @@ real() {  # real FILE EXIT "SUMMARY"
   grep -q "^$3\$" "$TMP/out" || { echo "FAIL: $1: want '$3'"; cat "$TMP/out"; fail=1; }
 }
 real ethtool_sfp_10gsr_commented.txt 1 "summary: 0 quarantine, 1 watch, 0 invalid-data, 0 healthy"
+real ethtool_sfp_10gsr_bnxt_garbage_dom.txt 1 "summary: 0 quarantine, 0 watch, 1 invalid-data, 0 healthy"
 real sonic_eeprom_dom_qsfp28_aoc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 real sonic_eeprom_dom_qsfpdd_zr.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
 real sonic_eeprom_dom_osfp_copper.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
