@@ -184,6 +184,14 @@ void AddRuleFlags(CLI::App* cmd, OpticsOptions& o) {
   cmd->add_option("--no-light-dbm", p.no_light_dbm,
                   "optical power at or below this (dBm) counts as no light")
       ->capture_default_str();
+  cmd->add_option("--lane-errors-skew", p.lane_errors_skew,
+                  "a lane whose raw errors are this many times the other lanes' median is watched")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1e300));
+  cmd->add_option("--lane-errors-min", p.lane_errors_min,
+                  "raw errors a lane needs before the skew rule looks at it")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--dark-bias-ma", p.dark_bias_ma,
                   "laser bias below this (mA) counts as a laser not driven")
       ->capture_default_str()

@@ -498,6 +498,27 @@ class Evaluator {
             fmt::format("raw (pre-FEC) BER {:.2e} above watch limit {:.1e}", ber, p_.ber_watch));
       }
     }
+    // One lane with far more pre-FEC errors than its peers: a dirty or damaged fibre or
+    // connector on that lane, before the link-wide BER shows it.
+    if (!laser_off && r.lanes.size() >= 2) {
+      for (const auto& l : r.lanes) {
+        if (!l.raw_errors || *l.raw_errors < p_.lane_errors_min) continue;
+        std::vector<int64_t> others;
+        for (const auto& o : r.lanes) {
+          if (o.lane != l.lane && o.raw_errors) others.push_back(*o.raw_errors);
+        }
+        if (others.empty()) continue;
+        std::sort(others.begin(), others.end());
+        const double median = static_cast<double>(others[others.size() / 2]);
+        if (static_cast<double>(*l.raw_errors) >= p_.lane_errors_skew * std::max(median, 1.0)) {
+          Add("lane-errors", Severity::kWatch, l.lane,
+              fmt::format("lane {} raw (pre-FEC) errors {} are {:.0f}x the median of the other "
+                          "lanes ({:.0f}): check that lane's fibre and connectors",
+                          l.lane, *l.raw_errors,
+                          static_cast<double>(*l.raw_errors) / std::max(median, 1.0), median));
+        }
+      }
+    }
     if (!laser_off && r.effective_ber && *r.effective_ber > p_.post_fec_ber_watch) {
       Add("post-fec-ber", Severity::kWatch, 0,
           fmt::format("device-reported post-FEC BER {:.2e} above target {:.0e}", *r.effective_ber,

@@ -24,7 +24,9 @@
 // other port -> quarantine; some lanes dark while others carry light -> watch; a
 // lane receiving no light -> quarantine; a port enabled with the link down ->
 // quarantine. Power within power_margin_watch_db of a warning threshold -> watch;
-// raw BER up ber_rise_factor times between the last two readings of a format -> watch.
+// raw BER up ber_rise_factor times between the last two readings of a format -> watch;
+// one lane's raw errors >= lane_errors_skew x the other lanes' median (and >=
+// lane_errors_min) -> watch.
 // Nonsensical module thresholds (low above high, all zero, all equal): an
 // invalid-data reason ("INVALID ... thresholds") that never quarantines, and the
 // quantity is judged against DefaultThresholds; a quantity without thresholds is
@@ -54,6 +56,8 @@ struct RuleParams {
   double ber_rise_factor = 10;     // raw BER up this many times between two readings -> watch
   double no_light_dbm = -30;       // optical power at or below this is "no light"
   double dark_bias_ma = 0.5;       // laser bias below this is "laser not driven"
+  double lane_errors_skew = 10;    // a lane's raw errors this many times the others' median
+  int64_t lane_errors_min = 1000;  //   and at least this many -> watch
 };
 
 // Thresholds used when a capture prints none for a quantity, or nonsensical ones

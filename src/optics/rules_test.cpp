@@ -221,6 +221,21 @@ TEST(Rules, MarginalPowerNearWarningIsWatch) {
   EXPECT_THAT(Message(s, "rx-power"), HasSubstr("within 1.00 dB of low warning"));
 }
 
+TEST(Rules, CopperIsJudgedOnBerAndLinkStateAndOneBadLaneIsWatched) {
+  Reading cu = Load("mlxlink_copper.txt")[0];
+  ASSERT_TRUE(cu.copper);
+  cu.raw_ber = 3e-4;
+  EXPECT_EQ(Eval({cu}).state, State::kQuarantine);  // BER still counts on copper
+  cu.raw_ber = 1e-9;
+  cu.port_state = "down";
+  EXPECT_TRUE(HasReason(Eval({cu}), "link-down", Severity::kQuarantine));
+  Reading skew = Load("mlxlink_healthy.txt")[0];
+  skew.lanes[2].raw_errors = 50000;  // others 980..1200
+  auto s = Eval({skew});
+  EXPECT_EQ(s.state, State::kWatch);
+  EXPECT_THAT(Message(s, "lane-errors"), HasSubstr("lane 3 raw (pre-FEC) errors 50000"));
+}
+
 TEST(Rules, SlopeIsLeastSquares) {
   EXPECT_DOUBLE_EQ(*Slope({{0, 1}, {1, 3}, {2, 5}}), 2.0);
   EXPECT_FALSE(Slope({{1, 1}, {1, 2}}).has_value());
