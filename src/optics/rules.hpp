@@ -23,7 +23,8 @@
 // No optical signal (bias below dark_bias_ma and no light on every lane) on any
 // other port -> quarantine; some lanes dark while others carry light -> watch; a
 // lane receiving no light -> quarantine; a port enabled with the link down ->
-// quarantine. Power within power_margin_watch_db of a warning threshold -> watch;
+// quarantine. rx power within power_margin_watch_db of its low or high warning, or
+// tx power within it of its low warning -> watch (marginal);
 // raw BER up ber_rise_factor times between the last two readings of a format -> watch;
 // one lane's raw errors >= lane_errors_skew x the other lanes' median (and >=
 // lane_errors_min) -> watch.
