@@ -160,3 +160,33 @@ TEST(IosxrOptics, StatesLaneTableThresholdsAndAbsentOptics) {
 
 }  // namespace
 }  // namespace lossless::optics
+
+namespace lossless::optics {
+namespace {
+
+TEST(SonicEeprom, VendorVariantWithoutIndentation) {
+  // Hand-made in the layout of a vendor SONiC CLI ("show interface transceiver ethernet 0/0
+  // eeprom detail"): port "0/0", keys not indented.
+  const char* text =
+      "sonic# show interface transceiver ethernet 0/0 eeprom detail\n"
+      "0/0 : SFP EEPROM detected\n"
+      "Identifier: QSFP28 or later\n"
+      "ChannelMonitorValues:\n"
+      "RX1Power: 0.8422dBm\n"
+      "TX1Bias: 6.0740mA\n"
+      "ChannelThresholdValues:\n"
+      "RxPowerLowAlarm : -13.2975dBm\n"
+      "ModuleMonitorValues:\n"
+      "Temperature: 32.9570C\n"
+      "Vcc: 3.2961Volts\n";
+  EXPECT_TRUE(LooksLikeSonicEeprom(text));
+  auto rs = ParseSonicEeprom(text, "v", nullptr);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].link, "0/0");
+  EXPECT_NEAR(MwToDbm(*rs[0].lanes[0].rx_power_mw), 0.8422, 1e-9);
+  EXPECT_NEAR(MwToDbm(*rs[0].thr(Quantity::kRxPower).low_alarm), -13.2975, 1e-9);
+  EXPECT_NEAR(*rs[0].voltage_v, 3.2961, 1e-9);
+}
+
+}  // namespace
+}  // namespace lossless::optics
