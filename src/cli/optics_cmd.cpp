@@ -30,6 +30,7 @@ struct OpticsOptions {
   std::string link;
   bool json = false;
   bool verbose = false;
+  bool strict = false;
   optics::RuleParams rules;
 };
 
@@ -223,13 +224,20 @@ void AddOpticsCommand(CLI::App& app, Context& ctx) {
       cmd->add_subcommand("status", "State of every link: healthy, watch, quarantine");
   status->add_option("--db", o->db, "SQLite database")->capture_default_str();
   status->add_flag("--json", o->json, "print one JSON document");
+  status->add_flag("--strict", o->strict, "exit 1 also when a link is only on watch");
   AddRuleFlags(status, *o);
   status->callback([o, &ctx] {
     auto links = Evaluate(*o);
     Print(links, o->json, "links stored");
-    bool findings = false;
-    for (const auto& s : links) findings = findings || s.state != optics::State::kHealthy;
-    ctx.exit_code = findings ? 1 : 0;
+    // Exit codes: 1 a link to quarantine; 3 none, but a link that cannot be judged
+    // (invalid-data); 0 otherwise, watch included (a warning; --strict makes it 1).
+    bool quarantine = false, invalid = false, watch = false;
+    for (const auto& s : links) {
+      quarantine = quarantine || s.state == optics::State::kQuarantine;
+      invalid = invalid || s.state == optics::State::kInvalidData;
+      watch = watch || s.state == optics::State::kWatch;
+    }
+    ctx.exit_code = quarantine ? 1 : invalid ? 3 : (watch && o->strict) ? 1 : 0;
   });
 
   CLI::App* quarantine =

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# End-to-end exit codes of `lossless optics`: 0 healthy, 1 findings, 2 bad input
-# (nothing stored), plus a kill-during-ingest check through the test-only
+# End-to-end exit codes of `lossless optics`: 0 healthy or watch only, 1 a link to
+# quarantine (or watch with --strict), 2 bad input (nothing stored), 3 a link that
+# cannot be judged and none to quarantine, plus a kill-during-ingest check through the test-only
 # LOSSLESS_OPTICS_TEST_KILL_AFTER_ROWS hook.
 set -u
 BIN="$1"
@@ -78,17 +79,18 @@ real() {  # real FILE EXIT "SUMMARY"
   expect "$2" "status real $1" -- "$BIN" optics status --db "$db"
   grep -q "^$3\$" "$TMP/out" || { echo "FAIL: $1: want '$3'"; cat "$TMP/out"; fail=1; }
 }
-real ethtool_sfp_10gsr_commented.txt 1 "summary: 0 quarantine, 1 watch, 0 invalid-data, 0 healthy"
-real ethtool_sfp_10gsr_bnxt_garbage_dom.txt 1 "summary: 0 quarantine, 0 watch, 1 invalid-data, 0 healthy"
+real ethtool_sfp_10gsr_commented.txt 0 "summary: 0 quarantine, 1 watch, 0 invalid-data, 0 healthy"
+expect 1 "watch with --strict" -- "$BIN" optics status --db "$TMP/real-ethtool_sfp_10gsr_commented.db" --strict
+real ethtool_sfp_10gsr_bnxt_garbage_dom.txt 3 "summary: 0 quarantine, 0 watch, 1 invalid-data, 0 healthy"
 real sonic_eeprom_dom_qsfp28_aoc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 real sonic_eeprom_dom_qsfpdd_zr.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
 real sonic_eeprom_dom_osfp_copper.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 real sonic_eeprom_dom_all_ports.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 2 healthy"
 real nxos_details_ntc_1.txt 1 "summary: 3 quarantine, 0 watch, 0 invalid-data, 1 healthy"
-real nxos_details_ntc_2.txt 1 "summary: 0 quarantine, 0 watch, 2 invalid-data, 3 healthy"
-real arista_transceiver_ntc_1.txt 1 "summary: 0 quarantine, 0 watch, 1 invalid-data, 4 healthy"
+real nxos_details_ntc_2.txt 3 "summary: 0 quarantine, 0 watch, 2 invalid-data, 3 healthy"
+real arista_transceiver_ntc_1.txt 3 "summary: 0 quarantine, 0 watch, 1 invalid-data, 4 healthy"
 real arista_transceiver_detail_ntc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 9 healthy"
-real nxos_details_genie_3.txt 1 "summary: 0 quarantine, 1 watch, 3 invalid-data, 3 healthy"
+real nxos_details_genie_3.txt 3 "summary: 0 quarantine, 1 watch, 3 invalid-data, 3 healthy"
 real junos_diagnostics_optics_genie_2.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 real iosxr_controllers_optics_genie_2.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
 real iosxr_controllers_optics_genie_3.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
