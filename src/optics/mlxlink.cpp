@@ -180,6 +180,8 @@ std::optional<Reading> ParseReport(const std::vector<std::string_view>& lines, s
       continue;
     }
     if (section == Section::kOperational) {
+      if (key != "speed" && key != "fec" && key != "state")
+        Skip(skipped, line_no, line, "identity or status data, not used for health");
       if (key == "speed") r.speed = std::string(raw_value);
       if (key == "fec") r.fec = std::string(raw_value);
       if (key == "state") {
@@ -195,6 +197,8 @@ std::optional<Reading> ParseReport(const std::vector<std::string_view>& lines, s
       continue;
     }
     if (section == Section::kTroubleshooting) {
+      if (key != "status opcode" && key != "recommendation")
+        Skip(skipped, line_no, line, "identity or status data, not used for health");
       if (key == "status opcode") opcode = std::string(raw_value);
       if (key == "recommendation") r.troubleshooting = std::string(raw_value);
       continue;
@@ -263,6 +267,7 @@ std::optional<Reading> ParseReport(const std::vector<std::string_view>& lines, s
           r.Lane(static_cast<int>(k) + 1).*flag = *b;
         }
       }
+      if (!flag) Skip(skipped, line_no, line, "identity or status data, not used for health");
       continue;
     }
     if (section == Section::kCounters) {
@@ -286,13 +291,16 @@ std::optional<Reading> ParseReport(const std::vector<std::string_view>& lines, s
         r.link_down_count = Counter(raw_value, f);
       } else if (key == "symbol errors") {
         symbol_errors = Counter(raw_value, f);
+      } else {
+        Skip(skipped, line_no, line, "counter not used by the rules");
       }
       if (r.raw_ber && (*r.raw_ber < 0 || *r.raw_ber > 1)) {
         throw InputError(f, Expected("a BER between 0 and 1", std::string(raw_value)));
       }
       continue;
     }
-    // Supported Info, Tool Information and unknown sections: identity only.
+    Skip(skipped, line_no, line,
+         "Supported Info, Tool Information or another section: identity only");
   }
 
   if (!saw_module && !saw_counters) return std::nullopt;
