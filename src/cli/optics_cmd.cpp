@@ -29,6 +29,8 @@ struct OpticsOptions {
   std::string at;
   std::string link;
   bool json = false;
+  bool verbose = false;
+  bool strict = false;
   optics::RuleParams rules;
 };
 
@@ -53,16 +55,30 @@ void RunIngest(const OpticsOptions& o, Context& ctx) {
   optics::IngestOptions io;
   if (!o.at.empty()) io.at = optics::ParseAtOption(o.at);
   io.link = o.link;
+  // ethtool -m and the switch commands print no time: such readings get the ingest time.
+  io.now = optics::ParseAtOption("now");
   // Parse everything first: a bad file stores nothing at all.
-  std::vector<std::vector<optics::Reading>> parsed;
-  for (const auto& f : o.files) parsed.push_back(optics::ReadInputFile(f, io));
+  std::vector<optics::ParsedInput> parsed;
+  for (const auto& f : o.files) parsed.push_back(optics::ReadInputFileDetailed(f, io));
   optics::Store store(o.db, optics::Store::Mode::kCreate);
   InstallKillHook(store);
   for (size_t i = 0; i < o.files.size(); ++i) {
-    store.Insert(o.files[i], parsed[i]);
-    for (const auto& r : parsed[i]) {
-      fmt::print("stored {} {} {} ({} lanes) from {}\n", r.link, optics::FormatTimestamp(*r.time_s),
-                 r.format, r.lanes.size(), o.files[i]);
+    const auto& p = parsed[i];
+    store.Insert(o.files[i], p.readings);
+    for (size_t k = 0; k < p.readings.size(); ++k) {
+      const auto& r = p.readings[k];
+      fmt::print("stored {} {}{} {} ({} lanes) from {}\n", r.link,
+                 optics::FormatTimestamp(*r.time_s),
+                 p.ingest_time[k] ? " (ingest time: the capture carries none)" : "", r.format,
+                 r.lanes.size(), o.files[i]);
+    }
+    if (o.verbose) {
+      for (const auto& s : p.skipped) {
+        fmt::print("{}:{}: skipped ({}): {}\n", o.files[i], s.line, s.why, s.text);
+      }
+    } else if (!p.skipped.empty()) {
+      fmt::print("{}: {} line{} not used (--verbose lists them with the reason)\n", o.files[i],
+                 p.skipped.size(), p.skipped.size() == 1 ? "" : "s");
     }
   }
   ctx.exit_code = 0;
@@ -162,6 +178,25 @@ void AddRuleFlags(CLI::App* cmd, OpticsOptions& o) {
   cmd->add_option("--trend-min-readings", p.trend_min_readings, "readings needed for a trend")
       ->capture_default_str()
       ->check(CLI::Range(2, 1000000));
+  cmd->add_option("--ber-rise-factor", p.ber_rise_factor,
+                  "raw BER rising this many times between two readings is watched")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1e300));
+  cmd->add_option("--no-light-dbm", p.no_light_dbm,
+                  "optical power at or below this (dBm) counts as no light")
+      ->capture_default_str();
+  cmd->add_option("--lane-errors-skew", p.lane_errors_skew,
+                  "a lane whose raw errors are this many times the other lanes' median is watched")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1e300));
+  cmd->add_option("--lane-errors-min", p.lane_errors_min,
+                  "raw errors a lane needs before the skew rule looks at it")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--dark-bias-ma", p.dark_bias_ma,
+                  "laser bias below this (mA) counts as a laser not driven")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
 }
 
 }  // namespace
@@ -173,25 +208,36 @@ void AddOpticsCommand(CLI::App& app, Context& ctx) {
   cmd->require_subcommand(1);
 
   CLI::App* ingest = cmd->add_subcommand(
-      "ingest", "Store readings from ethtool -m, mlxlink or telemetry (CSV/JSON) files");
+      "ingest",
+      "Store readings from ethtool -m, mlxlink, SONiC/NX-OS/Arista transceiver or telemetry files");
   ingest->add_option("files", o->files, "input files")->required()->check(CLI::ExistingFile);
   ingest->add_option("--at", o->at,
-                     "time of the readings: ISO-8601 with zone, epoch seconds, or 'now'");
+                     "time of the readings: ISO-8601 with zone, epoch seconds, or 'now' "
+                     "(default: the capture's own time, else the ingest time)");
   ingest->add_option("--link", o->link, "link name (default: from the file, else the file stem)");
   ingest->add_option("--db", o->db, "SQLite database")->capture_default_str();
+  ingest->add_flag("--verbose", o->verbose,
+                   "list every input line that was not used, with its line number and why");
   ingest->callback([o, &ctx] { RunIngest(*o, ctx); });
 
   CLI::App* status =
       cmd->add_subcommand("status", "State of every link: healthy, watch, quarantine");
   status->add_option("--db", o->db, "SQLite database")->capture_default_str();
   status->add_flag("--json", o->json, "print one JSON document");
+  status->add_flag("--strict", o->strict, "exit 1 also when a link is only on watch");
   AddRuleFlags(status, *o);
   status->callback([o, &ctx] {
     auto links = Evaluate(*o);
     Print(links, o->json, "links stored");
-    bool findings = false;
-    for (const auto& s : links) findings = findings || s.state != optics::State::kHealthy;
-    ctx.exit_code = findings ? 1 : 0;
+    // Exit codes: 1 a link to quarantine; 3 none, but a link that cannot be judged
+    // (invalid-data); 0 otherwise, watch included (a warning; --strict makes it 1).
+    bool quarantine = false, invalid = false, watch = false;
+    for (const auto& s : links) {
+      quarantine = quarantine || s.state == optics::State::kQuarantine;
+      invalid = invalid || s.state == optics::State::kInvalidData;
+      watch = watch || s.state == optics::State::kWatch;
+    }
+    ctx.exit_code = quarantine ? 1 : invalid ? 3 : (watch && o->strict) ? 1 : 0;
   });
 
   CLI::App* quarantine =

@@ -115,11 +115,12 @@ std::string ModuleName(int code, std::string_view text) {
 bool LooksLikeEthtoolModule(std::string_view text) {
   size_t n = 0;
   for (std::string_view line : SplitLines(text)) {
-    if (++n > 40) break;
-    size_t colon = line.find(':');
+    if (++n > 400) break;
+    std::string_view content = StripPastePrefix(line);
+    size_t colon = content.find(':');
     if (colon == std::string_view::npos) continue;
-    if (text::ToLower(Trim(line.substr(0, colon))) == "identifier" &&
-        text::StartsWith(Trim(line.substr(colon + 1)), "0x")) {
+    if (text::ToLower(Trim(content.substr(0, colon))) == "identifier" &&
+        text::StartsWith(Trim(content.substr(colon + 1)), "0x")) {
       return true;
     }
   }
@@ -131,64 +132,46 @@ Reading ParseEthtoolModule(std::istream& in, const std::string& name) {
   return ParseEthtoolModule(text, name);
 }
 
-Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
-  CheckText(text, name);
-  Reading r;
-  bool saw_identifier = false;
-  bool flags_implemented = false;
-  int64_t last_line = 0;
-  auto lines = SplitLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t line_no = static_cast<int64_t>(i) + 1;
-    std::string_view line = Trim(lines[i]);
-    if (line.empty()) continue;
-    const Location at{name, line_no, ""};
-    if (ParseCaptureComment(line, at, r)) continue;
-    size_t colon = line.find(':');
-    if (colon == std::string_view::npos) {
-      throw InputError(at, Expected("'key : value' line of ethtool -m output", std::string(line)));
+namespace {
+
+// One module's lines, from its Identifier line to the next module's.
+class ModuleBlock {
+ public:
+  ModuleBlock(const std::string& name, int64_t first_line) : name_(name), last_line_(first_line) {}
+
+  Reading& reading() { return r_; }
+
+  void Identifier(std::string_view value, const Location& field_at) {
+    if (!text::StartsWith(value, "0x") || value.size() < 4 ||
+        !std::isxdigit(static_cast<unsigned char>(value[2])) ||
+        !std::isxdigit(static_cast<unsigned char>(value[3]))) {
+      throw InputError(field_at, Expected("'0xNN (module type)'", std::string(value)));
     }
-    std::string_view key = Trim(line.substr(0, colon));
-    std::string_view value = Trim(line.substr(colon + 1));
-    if (key.empty()) {
-      throw InputError(at, Expected("'key : value' line of ethtool -m output", std::string(line)));
+    const int code = std::stoi(std::string(value.substr(2, 2)), nullptr, 16);
+    std::string_view text_part;
+    size_t open = value.find('(');
+    size_t close = value.rfind(')');
+    if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
+      text_part = value.substr(open + 1, close - open - 1);
     }
-    last_line = line_no;
-    const Location field_at{name, line_no, std::string(key)};
-    KeyLane kl = SplitLane(key);
+    r_.module_type = ModuleName(code, text_part);
+    if (code == 0x02 || code == 0x03) {
+      r_.format = "ethtool-sff8472";
+    } else if (code == 0x0c || code == 0x0d || code == 0x11) {
+      r_.format = "ethtool-sff8636";
+    } else {
+      r_.format = "ethtool-cmis";
+    }
+  }
+
+  // Returns false when the key is not one the rules use (identity, codes, lengths, ...).
+  bool Field(const KeyLane& kl, std::string_view value, const Location& field_at, int64_t line_no) {
+    last_line_ = line_no;
     const std::string& k = kl.base;
     const int lane = kl.lane;
-
-    if (k == "identifier") {
-      if (saw_identifier) {
-        throw InputError(field_at,
-                         "a second module in one input; give one ethtool -m dump per file");
-      }
-      saw_identifier = true;
-      if (!text::StartsWith(value, "0x") || value.size() < 4 ||
-          !std::isxdigit(static_cast<unsigned char>(value[2])) ||
-          !std::isxdigit(static_cast<unsigned char>(value[3]))) {
-        throw InputError(field_at, Expected("'0xNN (module type)'", std::string(value)));
-      }
-      const int code = std::stoi(std::string(value.substr(2, 2)), nullptr, 16);
-      std::string_view text_part;
-      size_t open = value.find('(');
-      size_t close = value.rfind(')');
-      if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
-        text_part = value.substr(open + 1, close - open - 1);
-      }
-      r.module_type = ModuleName(code, text_part);
-      if (code == 0x02 || code == 0x03) {
-        r.format = "ethtool-sff8472";
-      } else if (code == 0x0c || code == 0x0d || code == 0x11) {
-        r.format = "ethtool-sff8636";
-      } else {
-        r.format = "ethtool-cmis";
-      }
-      continue;
-    }
+    Reading& r = r_;
     if (k == "transceiver type" || k == "transmitter technology" || k == "media type" ||
-        k == "module media type" || k == "cable type") {
+        k == "module media type" || k == "cable type" || k == "media interface technology") {
       if (!r.transceiver.empty()) r.transceiver += "; ";
       r.transceiver += std::string(value);
       const std::string v = text::ToLower(value);
@@ -196,11 +179,15 @@ Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
           v.find("dac") != std::string::npos) {
         r.copper = true;
       }
-      continue;
+      return true;
+    }
+    if (k == "optical diagnostics support") {
+      r.dom_supported = ParseFlagWord(value);
+      return true;
     }
     if (k == "alarm/warning flags implemented") {
-      flags_implemented = ParseFlagWord(value).value_or(false);
-      continue;
+      flags_implemented_ = ParseFlagWord(value).value_or(false);
+      return true;
     }
     if (EndsWith(k, " threshold")) {
       std::string_view stem = std::string_view(k).substr(0, k.size() - 10);
@@ -211,14 +198,17 @@ Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
             std::pair{std::string_view(" low warning"), &Thresholds::low_warning}}) {
         if (EndsWith(stem, suffix)) {
           auto q = ThresholdQuantity(stem.substr(0, stem.size() - suffix.size()));
-          if (q) r.thr(*q).*member = ParseQuantity(*q, value, field_at);
-          break;
+          if (q) {
+            r.thr(*q).*member = ParseQuantity(*q, value, field_at);
+            return true;
+          }
+          return false;
         }
       }
-      continue;
+      return false;
     }
     // Alarm/warning flag lines ("... high alarm : Off"): recomputed by the rules.
-    if (EndsWith(k, " alarm") || EndsWith(k, " warning")) continue;
+    if (EndsWith(k, " alarm") || EndsWith(k, " warning")) return true;
 
     if (k == "module temperature") {
       r.temperature_c = ParseQuantity(Quantity::kTemperature, value, field_at);
@@ -244,49 +234,154 @@ Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
     } else if (k == "tx disable" || k == "tx disabled" || k == "tx_disable" ||
                k == "tx output disabled") {
       SetFlags(r, lane, value, field_at, &LaneReading::tx_disabled);
+    } else {
+      return false;
     }
-    // Every other key (vendor, lengths, codes, ...) is identity, not health.
+    return true;
   }
 
-  if (!saw_identifier) {
+  // Checks that the module's output is complete; throws InputError otherwise.
+  Reading Finish() {
+    Reading& r = r_;
+    const Location end_at{name_, last_line_, ""};
+    for (Quantity q : kAllQuantities) {
+      const int n = r.thr(q).Count();
+      if (n > 0 && n < 4) {
+        throw InputError(end_at, fmt::format("truncated output: {} thresholds incomplete ({} of 4)",
+                                             QuantityLabel(q), n));
+      }
+    }
+    for (size_t i = 0; i < r.lanes.size(); ++i) {
+      if (r.lanes[i].lane != static_cast<int>(i) + 1) {
+        throw InputError(end_at, fmt::format("truncated output: lane {} missing", i + 1));
+      }
+    }
+    const size_t n_lanes = r.lanes.size();
+    auto count = [&](std::optional<double> LaneReading::*f) {
+      size_t c = 0;
+      for (const auto& l : r.lanes) c += (l.*f).has_value() ? 1 : 0;
+      return c;
+    };
+    for (auto [label, field] : {std::pair{"tx power", &LaneReading::tx_power_mw},
+                                std::pair{"rx power", &LaneReading::rx_power_mw},
+                                std::pair{"bias current", &LaneReading::bias_ma}}) {
+      const size_t c = count(field);
+      if (c > 0 && c < n_lanes) {
+        throw InputError(end_at,
+                         fmt::format("truncated output: {} for {} of {} lanes", label, c, n_lanes));
+      }
+    }
+    bool any_threshold = false;
+    for (Quantity q : kAllQuantities) any_threshold = any_threshold || r.thr(q).Any();
+    if (flags_implemented_ && !any_threshold && r.temperature_c && !r.copper) {
+      throw InputError(
+          end_at, "truncated output: alarm/warning flags implemented but no thresholds printed");
+    }
+    return r;
+  }
+
+ private:
+  const std::string& name_;
+  int64_t last_line_;
+  Reading r_;
+  bool flags_implemented_ = false;
+};
+
+}  // namespace
+
+std::vector<Reading> ParseEthtoolModules(std::string_view text, const std::string& name,
+                                         SkippedLines* skipped) {
+  CheckText(text, name);
+  std::vector<Reading> out;
+  std::optional<ModuleBlock> block;
+  // What the lines before a module say about it: "# link:", "# time:", a prompt or a header.
+  Reading pending;
+  std::string pending_device;
+  std::optional<int64_t> file_time;  // a "# time:" line applies to every later module
+  bool block_has_content = false;
+  int64_t last_line = 0;
+  auto finish = [&]() {
+    if (!block) return;
+    out.push_back(block->Finish());
+    block.reset();
+  };
+  auto lines = SplitLines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int64_t line_no = static_cast<int64_t>(i) + 1;
+    std::string_view line = Trim(lines[i]);
+    if (line.empty()) continue;
+    last_line = line_no;
+    const Location at{name, line_no, ""};
+    Reading directive;
+    if (ParseDirective(line, at, directive)) {
+      if (directive.time_s) file_time = directive.time_s;
+      // A directive after a module's content belongs to the next module.
+      Reading& target = block && !block_has_content ? block->reading() : pending;
+      if (!directive.link.empty()) target.link = directive.link;
+      if (directive.time_s) target.time_s = directive.time_s;
+      continue;
+    }
+    if (auto device = HeaderDevice(line)) {
+      if (block && !block_has_content) {
+        if (!device->empty() && block->reading().link.empty()) block->reading().link = *device;
+      } else {
+        pending_device = *device;
+      }
+      continue;
+    }
+    std::string_view content = StripPastePrefix(line);
+    size_t colon = content.find(':');
+    std::string_view key = colon == std::string_view::npos ? "" : Trim(content.substr(0, colon));
+    if (key.empty()) {
+      Skip(skipped, line_no, line, "not a 'key : value' line of ethtool -m output");
+      continue;
+    }
+    std::string_view value = Trim(content.substr(colon + 1));
+    const Location field_at{name, line_no, std::string(key)};
+    KeyLane kl = SplitLane(key);
+    if (kl.base == "identifier" && text::StartsWith(value, "0x")) {
+      finish();
+      block.emplace(name, line_no);
+      Reading& r = block->reading();
+      r.link = !pending.link.empty() ? pending.link : pending_device;
+      r.time_s = pending.time_s ? pending.time_s : file_time;
+      pending = Reading();
+      pending_device.clear();
+      block->Identifier(value, field_at);
+      block_has_content = false;
+      continue;
+    }
+    if (!block) {
+      Skip(skipped, line_no, line, "before the first module's 'Identifier' line");
+      continue;
+    }
+    block_has_content = true;
+    if (!block->Field(kl, value, field_at, line_no)) {
+      Skip(skipped, line_no, line, "identity or vendor data, not used for health");
+    }
+  }
+  if (!block && out.empty()) {
     throw InputError(Location{name, last_line, ""},
                      "not ethtool -m output: no 'Identifier : 0x..' line");
   }
-  const Location end_at{name, last_line, ""};
-  for (Quantity q : kAllQuantities) {
-    const int n = r.thr(q).Count();
-    if (n > 0 && n < 4) {
-      throw InputError(end_at, fmt::format("truncated output: {} thresholds incomplete ({} of 4)",
-                                           QuantityLabel(q), n));
+  // A trailing "# link:"/"# time:" of a single-module file names that module.
+  if (block && out.empty()) {
+    if (block->reading().link.empty()) {
+      block->reading().link = !pending.link.empty() ? pending.link : pending_device;
     }
+    if (!block->reading().time_s && pending.time_s) block->reading().time_s = pending.time_s;
   }
-  for (size_t i = 0; i < r.lanes.size(); ++i) {
-    if (r.lanes[i].lane != static_cast<int>(i) + 1) {
-      throw InputError(end_at, fmt::format("truncated output: lane {} missing", i + 1));
-    }
+  finish();
+  return out;
+}
+
+Reading ParseEthtoolModule(std::string_view text, const std::string& name) {
+  auto readings = ParseEthtoolModules(text, name, nullptr);
+  if (readings.size() != 1) {
+    throw InputError(Location{name, 0, ""},
+                     fmt::format("{} modules in one input; expected one", readings.size()));
   }
-  const size_t n_lanes = r.lanes.size();
-  auto count = [&](std::optional<double> LaneReading::*f) {
-    size_t c = 0;
-    for (const auto& l : r.lanes) c += (l.*f).has_value() ? 1 : 0;
-    return c;
-  };
-  for (auto [label, field] : {std::pair{"tx power", &LaneReading::tx_power_mw},
-                              std::pair{"rx power", &LaneReading::rx_power_mw},
-                              std::pair{"bias current", &LaneReading::bias_ma}}) {
-    const size_t c = count(field);
-    if (c > 0 && c < n_lanes) {
-      throw InputError(end_at,
-                       fmt::format("truncated output: {} for {} of {} lanes", label, c, n_lanes));
-    }
-  }
-  bool any_threshold = false;
-  for (Quantity q : kAllQuantities) any_threshold = any_threshold || r.thr(q).Any();
-  if (flags_implemented && !any_threshold && r.temperature_c && !r.copper) {
-    throw InputError(end_at,
-                     "truncated output: alarm/warning flags implemented but no thresholds printed");
-  }
-  return r;
+  return std::move(readings.front());
 }
 
 }  // namespace lossless::optics

@@ -9,7 +9,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    lossless::optics::Reading r = lossless::optics::ParseEthtoolModule(text, "fuzz");
+    lossless::optics::SkippedLines skipped;
+    auto r = lossless::optics::ParseEthtoolModules(text, "fuzz", &skipped);
     (void)r;
   } catch (const lossless::InputError&) {
   }

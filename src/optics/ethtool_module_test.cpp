@@ -101,11 +101,15 @@ TEST(EthtoolModule, MalformedInputsNameFileAndLine) {
   }
   EXPECT_THROW(ParseEthtoolModule(std::string_view("\tIdentifier : 0x11 (QSFP28)\n\0x", 31), "b"),
                InputError);
-  try {
-    ParseEthtoolModule("\tIdentifier : 0x11 (QSFP28)\nthis line has no colon\n", "n.txt");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.where().line, 2);
+  {
+    // A line that is not "key : value" is skipped and reported with its line number.
+    SkippedLines skipped;
+    auto rs = ParseEthtoolModules("\tIdentifier : 0x11 (QSFP28)\nthis line has no colon\n", "n.txt",
+                                  &skipped);
+    ASSERT_EQ(rs.size(), 1u);
+    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_EQ(skipped[0].line, 2);
+    EXPECT_THAT(skipped[0].why, HasSubstr("not a 'key : value' line"));
   }
   try {
     ParseEthtoolModule("\tIdentifier : 0x11 (QSFP28)\n\tModule voltage : three V\n", "v.txt");
@@ -123,6 +127,43 @@ TEST(EthtoolModule, MalformedInputsNameFileAndLine) {
                                   "\tLaser tx bias current (Channel 4) : 6 mA\n",
                                   "x"),
                InputError);
+}
+
+TEST(EthtoolModule, SeveralModulesWithPromptsAndHeaders) {
+  // Hand-made: a loop over two NICs, each preceded by its prompt or header.
+  const char* text =
+      "# time: 2026-03-01T12:00:00Z\n"
+      "root@node1:~# ethtool -m ens1f0\n"
+      "\tIdentifier : 0x03 (SFP)\n"
+      "\tLaser output power : 0.5 mW / -3.01 dBm\n"
+      "\tReceiver signal average optical power : 0.0000 mW / -inf dBm\n"
+      "==== ens1f1 ====\n"
+      "\tIdentifier : 0x11 (QSFP28)\n"
+      "\tLaser tx bias current (Channel 1) : 0.000 mA\n";
+  SkippedLines skipped;
+  auto rs = ParseEthtoolModules(text, "loop.txt", &skipped);
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].link, "ens1f0");
+  EXPECT_EQ(rs[1].link, "ens1f1");
+  EXPECT_EQ(rs[0].time_s, rs[1].time_s);               // one "# time:" for the whole loop
+  EXPECT_DOUBLE_EQ(*rs[0].lanes[0].rx_power_mw, 0.0);  // -inf dBm: no light
+  EXPECT_EQ(rs[1].format, "ethtool-sff8636");
+  EXPECT_TRUE(skipped.empty());
+  EXPECT_THROW(ParseEthtoolModule(text, "loop.txt"), InputError);  // single-module API
+}
+
+TEST(EthtoolModule, RealCaptureWithCommentPrefixedLines) {
+  const std::string text = testing::ReadRealSample("ethtool_sfp_10gsr_commented.txt");
+  EXPECT_TRUE(LooksLikeEthtoolModule(text));
+  SkippedLines skipped;
+  auto rs = ParseEthtoolModules(text, "c.txt", &skipped);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].link, "enp134s0f0");  // from the bare "ethtool -m enp134s0f0" line
+  EXPECT_EQ(rs[0].dom_supported, true);
+  EXPECT_NEAR(MwToDbm(*rs[0].lanes[0].rx_power_mw), -13.57, 1e-9);
+  EXPECT_NEAR(MwToDbm(*rs[0].thr(Quantity::kRxPower).low_warning), -14.0, 1e-9);
+  ASSERT_FALSE(skipped.empty());
+  EXPECT_EQ(skipped[0].line, 1);  // "#!/bin/bash"
 }
 
 TEST(EthtoolModule, Sniff) {

@@ -10,6 +10,7 @@
 
 #include "optics/ethtool_module.hpp"
 #include "optics/mlxlink.hpp"
+#include "optics/switch_transceiver.hpp"
 #include "optics/telemetry.hpp"
 
 namespace lossless::optics {
@@ -18,25 +19,47 @@ InputKind DetectInputKind(std::string_view text) {
   if (LooksLikeTelemetryJson(text)) return InputKind::kTelemetryJson;
   if (LooksLikeEthtoolModule(text)) return InputKind::kEthtoolModule;
   if (LooksLikeMlxlink(text)) return InputKind::kMlxlink;
+  if (LooksLikeSonicEeprom(text)) return InputKind::kSonicEeprom;
+  if (LooksLikeNxosTransceiver(text)) return InputKind::kNxosTransceiver;
+  if (LooksLikeAristaTransceiver(text)) return InputKind::kAristaTransceiver;
+  if (LooksLikeJunosOptics(text)) return InputKind::kJunosOptics;
+  if (LooksLikeIosxrOptics(text)) return InputKind::kIosxrOptics;
   if (LooksLikeTelemetryCsv(text)) return InputKind::kTelemetryCsv;
   return InputKind::kUnknown;
 }
 
-std::vector<Reading> ParseInput(std::string_view text, const std::string& name,
-                                const IngestOptions& options) {
+ParsedInput ParseInputDetailed(std::string_view text, const std::string& name,
+                               const IngestOptions& options) {
   if (Trim(text).empty() || text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw InputError(Location{name, 1, ""},
-                     "empty file; expected ethtool -m, mlxlink or telemetry output");
+                     "empty file; expected ethtool -m, mlxlink, switch transceiver or telemetry "
+                     "output");
   }
   CheckText(text, name);
-  std::vector<Reading> readings;
+  ParsedInput parsed;
+  std::vector<Reading>& readings = parsed.readings;
   const InputKind kind = DetectInputKind(text);
   switch (kind) {
     case InputKind::kEthtoolModule:
-      readings.push_back(ParseEthtoolModule(text, name));
+      readings = ParseEthtoolModules(text, name, &parsed.skipped);
       break;
     case InputKind::kMlxlink:
-      readings.push_back(ParseMlxlink(text, name));
+      readings = ParseMlxlinkReports(text, name, &parsed.skipped);
+      break;
+    case InputKind::kSonicEeprom:
+      readings = ParseSonicEeprom(text, name, &parsed.skipped);
+      break;
+    case InputKind::kNxosTransceiver:
+      readings = ParseNxosTransceiver(text, name, &parsed.skipped);
+      break;
+    case InputKind::kAristaTransceiver:
+      readings = ParseAristaTransceiver(text, name, &parsed.skipped);
+      break;
+    case InputKind::kJunosOptics:
+      readings = ParseJunosOptics(text, name, &parsed.skipped);
+      break;
+    case InputKind::kIosxrOptics:
+      readings = ParseIosxrOptics(text, name, &parsed.skipped);
       break;
     case InputKind::kTelemetryJson:
     case InputKind::kTelemetryCsv:
@@ -48,20 +71,21 @@ std::vector<Reading> ParseInput(std::string_view text, const std::string& name,
         if (!Trim(l).empty()) {
           throw InputError(
               Location{name, line, ""},
-              Expected("ethtool -m, mlxlink or telemetry (CSV/JSON) output", std::string(Trim(l))));
+              Expected("ethtool -m, mlxlink, SONiC/NX-OS/Arista transceiver or telemetry "
+                       "(CSV/JSON) output",
+                       std::string(Trim(l))));
         }
         ++line;
       }
       throw InputError(Location{name, 1, ""}, "unrecognised input");
     }
   }
-  const bool telemetry = kind == InputKind::kTelemetryJson || kind == InputKind::kTelemetryCsv;
-  if (telemetry) {
+  {
     std::set<std::string> links;
     std::set<int64_t> times;
     for (const auto& r : readings) {
       links.insert(r.link);
-      times.insert(*r.time_s);
+      if (r.time_s) times.insert(*r.time_s);
     }
     if (!options.link.empty() && links.size() > 1) {
       throw InputError(
@@ -74,24 +98,47 @@ std::vector<Reading> ParseInput(std::string_view text, const std::string& name,
     }
   }
   const std::string stem = std::filesystem::path(name).stem().string();
-  for (auto& r : readings) {
+  for (size_t i = 0; i < readings.size(); ++i) {
+    Reading& r = readings[i];
     if (!options.link.empty()) {
       r.link = options.link;
     } else if (r.link.empty()) {
-      r.link = stem;
+      // Several unnamed devices in one file: numbered in order.
+      r.link = readings.size() == 1 ? stem : fmt::format("{}#{}", stem, i + 1);
     }
     if (r.link.empty()) throw InputError(Location{name, 0, "link"}, "no link name; give --link");
     if (options.at) r.time_s = options.at;
+    bool ingest_time = false;
+    if (!r.time_s && options.now) {
+      r.time_s = options.now;
+      ingest_time = true;
+    }
+    parsed.ingest_time.push_back(ingest_time);
     if (!r.time_s) {
       throw InputError(Location{name, 0, "time"},
                        "the input carries no time; give --at TIME (ISO-8601 with zone, epoch "
                        "seconds, or 'now') or a '# time:' line");
     }
   }
-  return readings;
+  // Two readings of one link at one time in one file: a port printed twice.
+  std::set<std::pair<std::string, int64_t>> seen;
+  for (const auto& r : readings) {
+    if (!seen.insert({r.link + "\n" + r.format, *r.time_s}).second) {
+      throw InputError(Location{name, 0, "link"},
+                       fmt::format("{} appears twice in this file at {}; give one capture of "
+                                   "each port per file, or a '# link:' line per device",
+                                   r.link, FormatTimestamp(*r.time_s)));
+    }
+  }
+  return parsed;
 }
 
-std::vector<Reading> ReadInputFile(const std::string& path, const IngestOptions& options) {
+std::vector<Reading> ParseInput(std::string_view text, const std::string& name,
+                                const IngestOptions& options) {
+  return ParseInputDetailed(text, name, options).readings;
+}
+
+ParsedInput ReadInputFileDetailed(const std::string& path, const IngestOptions& options) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(Location{path, 0, ""}, "is a directory; expected a file");
@@ -100,7 +147,11 @@ std::vector<Reading> ReadInputFile(const std::string& path, const IngestOptions&
   if (!in) throw InputError(Location{path, 0, ""}, "cannot open file");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw InputError(Location{path, 0, ""}, "read error");
-  return ParseInput(text, path, options);
+  return ParseInputDetailed(text, path, options);
+}
+
+std::vector<Reading> ReadInputFile(const std::string& path, const IngestOptions& options) {
+  return ReadInputFileDetailed(path, options).readings;
 }
 
 int64_t ParseAtOption(const std::string& text) {

@@ -95,6 +95,12 @@ void ForEachLane(std::string_view list, const Location& at, std::string_view wha
   }
 }
 
+// mlxlink prints a BER of zero as "15E-255" (its smallest value): read it as 0.
+double Ber(std::string_view text, const Location& at) {
+  const double v = Number(text, at, "a BER like 1E-08 or 15E-255");
+  return v < 1e-200 ? 0.0 : v;
+}
+
 }  // namespace
 
 bool LooksLikeMlxlink(std::string_view text) {
@@ -109,9 +115,14 @@ Reading ParseMlxlink(std::istream& in, const std::string& name) {
   return ParseMlxlink(text, name);
 }
 
-Reading ParseMlxlink(std::string_view text, const std::string& name) {
-  CheckText(text, name);
-  Reading r;
+namespace {
+
+// Parses lines [begin, end) of one device's report. `r` arrives with the link and time the
+// lines before it named. Returns nullopt when the part has neither Module Info nor counters
+// (e.g. a device whose -m/-c query failed with an -E- line).
+std::optional<Reading> ParseReport(const std::vector<std::string_view>& lines, size_t begin,
+                                   size_t end, const std::string& name, Reading r,
+                                   SkippedLines* skipped) {
   r.format = "mlxlink";
   Section section = Section::kNone;
   bool saw_module = false;
@@ -123,26 +134,29 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
   int64_t last_line = 0;
   int64_t counters_line = 0;
   int64_t module_line = 0;
-  auto lines = SplitLines(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     const int64_t line_no = static_cast<int64_t>(i) + 1;
     std::string_view line = Trim(lines[i]);
     if (line.empty() || IsRule(line)) continue;
     const Location at{name, line_no, ""};
-    if (ParseCaptureComment(line, at, r)) continue;
+    if (ParseDirective(line, at, r)) continue;
+    if (auto device = HeaderDevice(line)) {
+      if (!device->empty() && r.link.empty()) r.link = *device;
+      continue;
+    }
     last_line = line_no;
+    if (text::StartsWith(line, "-E-") || text::StartsWith(line, "-W-") ||
+        text::StartsWith(line, "-I-")) {
+      Skip(skipped, line_no, line, "mlxlink message (error, warning or note), not a reading");
+      continue;
+    }
     if (auto s = SectionTitle(line)) {
       section = *s;
       if (section == Section::kModule) {
-        if (saw_module)
-          throw InputError(at, "a second 'Module Info' section; give one port per file");
         saw_module = true;
         module_line = line_no;
       }
       if (section == Section::kCounters) {
-        if (saw_counters) {
-          throw InputError(at, "a second counters section; give one port per file");
-        }
         saw_counters = true;
         counters_line = line_no;
       }
@@ -155,20 +169,36 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
         section = Section::kOther;
         continue;
       }
-      throw InputError(at, Expected("'key : value' line of mlxlink output", std::string(line)));
+      Skip(skipped, line_no, line, "not a section title or 'key : value' line of mlxlink output");
+      continue;
     }
     const std::string key = text::ToLower(Trim(line.substr(0, colon)));
     const std::string_view raw_value = Trim(line.substr(colon + 1));
     const Location f{name, line_no, std::string(Trim(line.substr(0, colon)))};
     if (section == Section::kNone) {
-      throw InputError(f, "key before any mlxlink section title");
+      Skip(skipped, line_no, line, "a key before any mlxlink section title");
+      continue;
     }
     if (section == Section::kOperational) {
+      if (key != "speed" && key != "fec" && key != "state")
+        Skip(skipped, line_no, line, "identity or status data, not used for health");
       if (key == "speed") r.speed = std::string(raw_value);
       if (key == "fec") r.fec = std::string(raw_value);
+      if (key == "state") {
+        const std::string v = text::ToLower(raw_value);
+        if (v == "active" || v == "linkup") {
+          r.port_state = "up";
+        } else if (v.rfind("disable", 0) == 0) {
+          r.port_state = "admin-down";
+        } else if (!v.empty() && v != "n/a") {
+          r.port_state = "down";
+        }
+      }
       continue;
     }
     if (section == Section::kTroubleshooting) {
+      if (key != "status opcode" && key != "recommendation")
+        Skip(skipped, line_no, line, "identity or status data, not used for health");
       if (key == "status opcode") opcode = std::string(raw_value);
       if (key == "recommendation") r.troubleshooting = std::string(raw_value);
       continue;
@@ -189,6 +219,7 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
       }
       if (key == "digital diagnostic monitoring") {
         ddm = ParseFlagWord(raw_value).value_or(true);
+        r.dom_supported = ddm;
         continue;
       }
       const bool is_value = key == "temperature [c]" || key == "voltage [mv]" ||
@@ -236,6 +267,7 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
           r.Lane(static_cast<int>(k) + 1).*flag = *b;
         }
       }
+      if (!flag) Skip(skipped, line_no, line, "identity or status data, not used for health");
       continue;
     }
     if (section == Section::kCounters) {
@@ -247,9 +279,9 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
       } else if (key == "effective physical errors") {
         effective_errors = Counter(raw_value, f);
       } else if (key == "effective physical ber") {
-        r.effective_ber = Number(raw_value, f, "a BER like 15E-255");
+        r.effective_ber = Ber(raw_value, f);
       } else if (key == "raw physical ber") {
-        r.raw_ber = Number(raw_value, f, "a BER like 1E-08");
+        r.raw_ber = Ber(raw_value, f);
       } else if (key == "raw physical errors per lane") {
         auto items = SplitList(raw_value);
         for (size_t k = 0; k < items.size(); ++k) {
@@ -259,20 +291,19 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
         r.link_down_count = Counter(raw_value, f);
       } else if (key == "symbol errors") {
         symbol_errors = Counter(raw_value, f);
+      } else {
+        Skip(skipped, line_no, line, "counter not used by the rules");
       }
       if (r.raw_ber && (*r.raw_ber < 0 || *r.raw_ber > 1)) {
         throw InputError(f, Expected("a BER between 0 and 1", std::string(raw_value)));
       }
       continue;
     }
-    // Supported Info, Tool Information and unknown sections: identity only.
+    Skip(skipped, line_no, line,
+         "Supported Info, Tool Information or another section: identity only");
   }
 
-  if (!saw_module && !saw_counters) {
-    throw InputError(Location{name, last_line, ""},
-                     "not usable mlxlink output: no 'Module Info' or 'Physical Counters and BER "
-                     "Info' section (run mlxlink with -m -c)");
-  }
+  if (!saw_module && !saw_counters) return std::nullopt;
   if (saw_counters && (!r.raw_ber || (!effective_errors && !symbol_errors))) {
     throw InputError(
         Location{name, last_line, ""},
@@ -294,6 +325,79 @@ Reading ParseMlxlink(std::string_view text, const std::string& name) {
     r.troubleshooting = fmt::format("opcode {}: {}", opcode, r.troubleshooting);
   }
   return r;
+}
+
+bool StartsReport(std::string_view line) {
+  return text::ToLower(Trim(line)) == "operational info";
+}
+
+}  // namespace
+
+std::vector<Reading> ParseMlxlinkReports(std::string_view text, const std::string& name,
+                                         SkippedLines* skipped) {
+  CheckText(text, name);
+  auto lines = SplitLines(text);
+  // Cut the file into one part per device: at a header or prompt line that follows a section,
+  // and at an "Operational Info" title that follows another section.
+  std::vector<size_t> starts = {0};
+  bool saw_section = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = Trim(lines[i]);
+    if (line.empty()) continue;
+    const bool header = HeaderDevice(line).has_value() && !IsRule(line);
+    if ((header || StartsReport(line)) && saw_section) {
+      // Directives, prompts and blank lines just before a report belong to it.
+      size_t cut = i;
+      while (cut > starts.back() + 1) {
+        std::string_view prev = Trim(lines[cut - 1]);
+        const bool lead =
+            prev.empty() || (HeaderDevice(prev).has_value() && !IsRule(prev)) ||
+            (prev.front() == '#' && (text::ToLower(prev).find("link:") != std::string::npos ||
+                                     text::ToLower(prev).find("time:") != std::string::npos));
+        if (!lead) break;
+        --cut;
+      }
+      starts.push_back(cut);
+      saw_section = false;
+    }
+    if (SectionTitle(line)) saw_section = true;
+  }
+  starts.push_back(lines.size());
+  std::vector<Reading> out;
+  std::optional<int64_t> file_time;
+  int64_t last_line = 0;
+  for (size_t k = 0; k + 1 < starts.size(); ++k) {
+    Reading seed;
+    seed.time_s = file_time;
+    auto r = ParseReport(lines, starts[k], starts[k + 1], name, seed, skipped);
+    for (size_t i = starts[k]; i < starts[k + 1]; ++i) {
+      if (!Trim(lines[i]).empty()) last_line = static_cast<int64_t>(i) + 1;
+    }
+    if (!r) {
+      if (starts.size() > 2) {
+        Skip(skipped, static_cast<int64_t>(starts[k]) + 1, Trim(lines[starts[k]]),
+             "this device's part has no 'Module Info' or counters section");
+      }
+      continue;
+    }
+    if (r->time_s) file_time = r->time_s;
+    out.push_back(std::move(*r));
+  }
+  if (out.empty()) {
+    throw InputError(Location{name, last_line, ""},
+                     "not usable mlxlink output: no 'Module Info' or 'Physical Counters and BER "
+                     "Info' section (run mlxlink with -m -c)");
+  }
+  return out;
+}
+
+Reading ParseMlxlink(std::string_view text, const std::string& name) {
+  auto readings = ParseMlxlinkReports(text, name, nullptr);
+  if (readings.size() != 1) {
+    throw InputError(Location{name, 0, ""},
+                     fmt::format("{} ports in one input; expected one", readings.size()));
+  }
+  return std::move(readings.front());
 }
 
 }  // namespace lossless::optics

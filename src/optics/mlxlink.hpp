@@ -15,20 +15,31 @@
 //                          Raw Physical BER, Link Down Counter, Symbol Errors
 // Post-FEC errors are "Symbol Errors" when printed (IB HDR/NDR: symbol errors
 // are what is left after FEC), else "Effective Physical Errors".
-// The link name comes from "# link: NAME" or a saved prompt "mlxlink -d DEV -p N"
-// (-> "DEV/pN"); the time from "# time: ISO-8601" (see docs/optics.md).
+// "Effective/Raw Physical BER" of 15E-255 (mlxlink's smallest value) is read as 0.
+// Operational Info "State" gives the port state (Active: up, Disable: admin-down).
+// A file may hold several devices (a loop over HCAs or switch ports): a prompt or
+// header line ("root@host:~# mlxlink -d mlx5_1", "==== mlx5_1 ====") or a repeated
+// "Operational Info" starts the next device's report. The link name comes from
+// "# link: NAME" or the prompt "mlxlink -d DEV -p N" (-> "DEV/pN"); the time from
+// "# time: ISO-8601" (see docs/optics.md). "-E-"/"-W-" lines, keys before any
+// section and lines that are not "key : value" are skipped and listed in `skipped`.
 //
-// Throws InputError(name:line) for binary data, a line that is neither a
-// section title, a dashed rule nor "key : value", malformed values, no Module
-// Info or counters section, or a section cut short (truncated output).
+// Throws InputError(name:line) for binary data, malformed values, no Module Info
+// or counters section anywhere, or a section cut short (truncated output).
 #include <istream>
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "optics/parse_util.hpp"
 #include "optics/reading.hpp"
 
 namespace lossless::optics {
 
+std::vector<Reading> ParseMlxlinkReports(std::string_view text, const std::string& name,
+                                         SkippedLines* skipped);
+// Exactly one port; InputError when the input holds several.
 Reading ParseMlxlink(std::string_view text, const std::string& name);
 Reading ParseMlxlink(std::istream& in, const std::string& name);
 

@@ -30,7 +30,8 @@ TEST(Mlxlink, HealthyModuleAndCounters) {
   EXPECT_EQ(r.lanes[0].rx_los, false);
   EXPECT_EQ(r.lanes[2].raw_errors, 1100);
   EXPECT_DOUBLE_EQ(*r.raw_ber, 1e-10);
-  EXPECT_DOUBLE_EQ(*r.effective_ber, 15e-255);
+  EXPECT_DOUBLE_EQ(*r.effective_ber, 0.0);  // "15E-255" is mlxlink's zero
+  EXPECT_EQ(r.port_state, "up");
   EXPECT_EQ(r.post_fec_errors, 0);
   EXPECT_DOUBLE_EQ(*r.counters_age_s, 1440.0 * 60);
   EXPECT_EQ(r.link_down_count, 0);
@@ -53,6 +54,44 @@ TEST(Mlxlink, SymbolErrorsArePostFecWhenPrinted) {
       "Effective Physical Errors : 5\nRaw Physical BER : 1E-9\nSymbol Errors : 2\n";
   Reading r = ParseMlxlink(text, "s");
   EXPECT_EQ(r.post_fec_errors, 2);
+}
+
+TEST(Mlxlink, SeveralHcasErrorLinesAndZeroBer) {
+  // Hand-made in mlxlink's layout: a loop over two HCAs; the first one's -m query failed.
+  const char* text =
+      "root@node1:~# mlxlink -d mlx5_0 -m -c\n"
+      "\n"
+      "Operational Info\n"
+      "----------------\n"
+      "State                           : Active\n"
+      "-E- Failed to get module info\n"
+      "\n"
+      "Physical Counters and BER Info\n"
+      "------------------------------\n"
+      "Effective Physical Errors       : 0\n"
+      "Effective Physical BER          : 15E-255\n"
+      "Raw Physical BER                : 15E-255\n"
+      "root@node1:~# mlxlink -d mlx5_1 -m -c\n"
+      "Operational Info\n"
+      "----------------\n"
+      "State                           : Disable\n"
+      "Module Info\n"
+      "-----------\n"
+      "Digital Diagnostic Monitoring   : No\n"
+      "Temperature [C]                 : N/A\n";
+  SkippedLines skipped;
+  auto rs = ParseMlxlinkReports(text, "loop.txt", &skipped);
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].link, "mlx5_0");
+  EXPECT_EQ(rs[0].port_state, "up");
+  EXPECT_EQ(rs[0].raw_ber, 0.0);
+  EXPECT_EQ(rs[0].effective_ber, 0.0);
+  EXPECT_EQ(rs[1].link, "mlx5_1");
+  EXPECT_EQ(rs[1].port_state, "admin-down");
+  EXPECT_EQ(rs[1].dom_supported, false);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].line, 6);
+  EXPECT_THAT(skipped[0].why, HasSubstr("mlxlink message"));
 }
 
 TEST(Mlxlink, MalformedInputs) {

@@ -61,10 +61,17 @@ struct LaneReading {
 struct Reading {
   std::string link;               // empty when the input does not name it
   std::optional<int64_t> time_s;  // Unix seconds, when the input carries a time
-  std::string format;  // ethtool-sff8472 | ethtool-sff8636 | ethtool-cmis | mlxlink | telemetry
+  std::string format;  // ethtool-sff8472 | ethtool-sff8636 | ethtool-cmis | mlxlink | telemetry |
+                       // sonic-eeprom | nxos-transceiver | arista-transceiver
   std::string module_type;  // "SFP", "QSFP28", "QSFP-DD", "OSFP", ... (free text)
   std::string transceiver;  // transceiver / cable technology text
   bool copper = false;      // passive copper / no optics: no DOM by design
+  // The port as the capture reports it: "up", "down" (enabled, no link), "admin-down"
+  // (disabled by configuration: dark optics expected), or empty when the capture does not say.
+  std::string port_state;
+  // False when the capture says the module has no diagnostics ("Optical diagnostics support:
+  // No", "Digital Diagnostic Monitoring: No", "DOM is not supported"); nullopt when not said.
+  std::optional<bool> dom_supported;
   std::optional<double> temperature_c;
   std::optional<double> voltage_v;
   std::array<Thresholds, kQuantityCount> thresholds;  // indexed by Quantity

@@ -36,6 +36,27 @@ std::string_view SeverityName(Severity s) {
   return "?";
 }
 
+std::optional<Thresholds> DefaultThresholds(Quantity q) {
+  Thresholds t;
+  switch (q) {
+    case Quantity::kTemperature:
+      t = {75.0, -5.0, 70.0, 0.0};
+      break;
+    case Quantity::kVoltage:
+      t = {3.63, 2.97, 3.465, 3.135};
+      break;
+    case Quantity::kTxPower:
+      t = {DbmToMw(5.0), DbmToMw(-10.0), DbmToMw(4.0), DbmToMw(-8.0)};
+      break;
+    case Quantity::kRxPower:
+      t = {DbmToMw(3.4), DbmToMw(-13.5), DbmToMw(2.4), DbmToMw(-10.0)};
+      break;
+    case Quantity::kBias:
+      return std::nullopt;
+  }
+  return t;
+}
+
 std::optional<double> Slope(const std::vector<std::pair<double, double>>& points) {
   if (points.size() < 2) return std::nullopt;
   double mx = 0, my = 0;
@@ -57,6 +78,8 @@ std::optional<double> Slope(const std::vector<std::pair<double, double>>& points
 namespace {
 
 constexpr double kSecondsPerDay = 86400.0;
+// Supply voltages a working module can report (3.3 V nominal, SFF-8472/SFF-8636/CMIS).
+constexpr double kPlausibleVoltage[2] = {2.5, 4.0};
 
 // Value in the unit used for comparing and printing: dBm for power.
 double Display(Quantity q, double v) {
@@ -134,6 +157,47 @@ bool AllZero(const Thresholds& t) {
   return t.Any();
 }
 
+bool AllEqual(const Thresholds& t) {
+  std::optional<double> first;
+  int n = 0;
+  for (const auto* v : {&t.high_alarm, &t.low_alarm, &t.high_warning, &t.low_warning}) {
+    if (!v->has_value()) continue;
+    ++n;
+    if (!first) first = **v;
+    if (**v != *first) return false;
+  }
+  return n >= 2;
+}
+
+std::optional<double> AnyValue(const Thresholds& t) {
+  for (const auto* v : {&t.high_alarm, &t.low_alarm, &t.high_warning, &t.low_warning}) {
+    if (v->has_value()) return *v;
+  }
+  return std::nullopt;
+}
+
+bool HasValue(const Reading& r, Quantity q) {
+  switch (q) {
+    case Quantity::kTemperature:
+      return r.temperature_c.has_value();
+    case Quantity::kVoltage:
+      return r.voltage_v.has_value();
+    default:
+      break;
+  }
+  for (const auto& l : r.lanes) {
+    if (q == Quantity::kBias && l.bias_ma) return true;
+    if (q == Quantity::kTxPower && l.tx_power_mw) return true;
+    if (q == Quantity::kRxPower && l.rx_power_mw) return true;
+  }
+  return false;
+}
+
+std::string DescribeThresholds(Quantity q, const Thresholds& t) {
+  return fmt::format("[alarm {} .. {}, warning {} .. {}]", Fmt(q, *t.low_alarm),
+                     Fmt(q, *t.high_alarm), Fmt(q, *t.low_warning), Fmt(q, *t.high_warning));
+}
+
 class Evaluator {
  public:
   Evaluator(const RuleParams& p, LinkStatus& out) : p_(p), out_(out) {}
@@ -185,6 +249,18 @@ class Evaluator {
           fmt::format("{} at or above high warning {}{}", what, Fmt(q, *t.high_warning), extra));
       return;
     }
+    if (power && t.low_warning && margin(*t.low_warning) < p_.power_margin_watch_db) {
+      Add(RuleName(q), Severity::kWatch, lane,
+          fmt::format("{} within {:.2f} dB of low warning {} (margin {:.2f} dB): marginal", what,
+                      p_.power_margin_watch_db, Fmt(q, *t.low_warning), margin(*t.low_warning)));
+    }
+    // High side: only rx (receiver overload); a strong transmitter is not a degradation sign.
+    if (q == Quantity::kRxPower && t.high_warning &&
+        margin(*t.high_warning) < p_.power_margin_watch_db) {
+      Add(RuleName(q), Severity::kWatch, lane,
+          fmt::format("{} within {:.2f} dB of high warning {} (margin {:.2f} dB): marginal", what,
+                      p_.power_margin_watch_db, Fmt(q, *t.high_warning), margin(*t.high_warning)));
+    }
     if (power && !t.low_warning && t.low_alarm && margin(*t.low_alarm) < p_.power_margin_watch_db) {
       Add(RuleName(q), Severity::kWatch, lane,
           fmt::format("{} within {:.2f} dB of low alarm {}{}", what, p_.power_margin_watch_db,
@@ -202,6 +278,7 @@ class Evaluator {
     const std::string src = r.format;
     bool laser_off = !r.lanes.empty();
     for (const auto& l : r.lanes) laser_off = laser_off && l.tx_disabled.value_or(false);
+    const bool admin_down = r.port_state == "admin-down";
     bool all_zero = r.temperature_c.value_or(0) == 0 && r.voltage_v.value_or(0) == 0;
     bool any_value = r.temperature_c || r.voltage_v;
     for (const auto& l : r.lanes) {
@@ -210,58 +287,185 @@ class Evaluator {
         if (v->has_value() && **v != 0) all_zero = false;
       }
     }
-    const bool no_dom = r.copper || (any_value && all_zero);
+    const bool dom_off = r.dom_supported.has_value() && !*r.dom_supported;
+    // A module cannot run on a supply far from 3.3 V: such a reading says the DOM data is
+    // garbage (a driver or EEPROM read problem), not that the link is failing.
+    const bool implausible =
+        !r.copper && r.voltage_v && *r.voltage_v != 0 &&
+        (*r.voltage_v < kPlausibleVoltage[0] || *r.voltage_v > kPlausibleVoltage[1]);
+    const bool no_dom = r.copper || dom_off || (any_value && all_zero) || implausible;
+    const bool link_evidence =
+        r.raw_ber || r.effective_ber || r.post_fec_errors || !r.port_state.empty();
     if (r.copper) {
       Add("copper", Severity::kInfo, 0,
-          fmt::format("passive copper ({}): no optical monitoring, optical checks skipped",
+          fmt::format("passive copper ({}): no optical monitoring, optical checks skipped; judged "
+                      "on link state and BER",
                       r.transceiver.empty() ? "no DOM" : r.transceiver));
+    } else if (dom_off && !r.raw_ber && !r.effective_ber && !r.post_fec_errors &&
+               r.port_state.empty()) {
+      Add("no-dom", Severity::kInvalidData, 0,
+          fmt::format("{}: the module's diagnostics are not supported or disabled, and the "
+                      "capture has no link state or BER: the optics cannot be judged",
+                      src));
+    } else if (dom_off) {
+      Add("no-dom", Severity::kInfo, 0,
+          fmt::format("{}: the module's diagnostics are not supported or disabled; optical "
+                      "checks skipped, judged on link state and BER",
+                      src));
+    } else if (implausible) {
+      Add("implausible-dom", Severity::kInvalidData, 0,
+          fmt::format("{}: DOM readings implausible (module voltage {:.3f} V; a module runs on "
+                      "3.3 V): the diagnostics data is invalid, never a reason to quarantine; "
+                      "optical checks skipped",
+                      src, *r.voltage_v));
+    } else if (no_dom && !link_evidence) {
+      Add("no-dom", Severity::kInvalidData, 0,
+          fmt::format("{}: all DOM readings are zero (monitoring not working) and the capture "
+                      "has no link state or BER: the optics cannot be judged",
+                      src));
     } else if (no_dom) {
       Add("no-dom", Severity::kInfo, 0,
           fmt::format("{}: all DOM readings are zero (no monitoring); optical checks skipped",
                       src));
+    } else if (!any_value && !r.raw_ber && !r.effective_ber && !r.post_fec_errors) {
+      Add("no-data", Severity::kInvalidData, 0,
+          fmt::format("{}: no DOM readings and no counters in this capture (N/A or not "
+                      "supported): the optics cannot be judged",
+                      src));
     }
-    if (laser_off) {
+    if (admin_down) {
+      Add("admin-down", Severity::kInfo, 0,
+          "port administratively down: dark optics expected, optical and BER checks skipped");
+      laser_off = true;
+    } else if (laser_off) {
       Add("laser-off", Severity::kInfo, 0,
           "laser off (tx disabled on every lane): port is administratively down, optical and "
           "BER checks skipped");
     }
-    // Threshold sets usable for decisions.
+    if (r.port_state == "down" && !laser_off) {
+      Add("link-down", Severity::kQuarantine, 0,
+          fmt::format("{}: port enabled but the link is down", src));
+    }
+    // Threshold sets used for decisions: the module's own when they make sense, else the
+    // documented defaults (docs/optics.md), and the report says which.
+    std::array<Thresholds, kQuantityCount> limits{};
     std::array<bool, kQuantityCount> usable{};
     for (Quantity q : kAllQuantities) {
       const Thresholds& t = r.thr(q);
       const size_t i = static_cast<size_t>(q);
-      if (!t.Any() || AllZero(t)) continue;
-      std::string why = Contradiction(q, t);
-      if (!why.empty()) {
-        if (!no_dom) {
-          Add("invalid-thresholds", Severity::kInvalidData, 0,
-              fmt::format("{} thresholds contradict each other ({}): module data invalid, {} "
-                          "kept out of the decision",
-                          QuantityLabel(q), why, QuantityLabel(q)));
+      if (no_dom) continue;  // copper / no DOM: [0..0] thresholds are expected, nothing to judge
+      std::string why;
+      if (t.Any()) {
+        if (t.Count() >= 3 && AllZero(t)) why = "all zero";
+        if (why.empty() && t.Count() >= 3 && AllEqual(t)) {
+          why = fmt::format("all equal to {}", Fmt(q, *AnyValue(t)));
         }
-        continue;
+        // A low/high pair with one value (IOS-XR prints 0.0/0.0 for warnings it does not
+        // set) is a pair not set, not a window of zero width.
+        Thresholds kept = t;
+        if (why.empty() && kept.low_warning && kept.high_warning &&
+            *kept.low_warning == *kept.high_warning) {
+          Add("thresholds-not-set", Severity::kInfo, 0,
+              fmt::format("{} warning thresholds both {}: taken as not set, alarms used",
+                          QuantityLabel(q), Fmt(q, *kept.low_warning)));
+          kept.low_warning.reset();
+          kept.high_warning.reset();
+        }
+        if (why.empty() && kept.low_alarm && kept.high_alarm &&
+            *kept.low_alarm == *kept.high_alarm) {
+          Add("thresholds-not-set", Severity::kInfo, 0,
+              fmt::format("{} alarm thresholds both {}: taken as not set", QuantityLabel(q),
+                          Fmt(q, *kept.low_alarm)));
+          kept.low_alarm.reset();
+          kept.high_alarm.reset();
+        }
+        if (why.empty()) why = Contradiction(q, kept);
+        if (why.empty()) {
+          limits[i] = kept;
+          usable[i] = kept.Any();
+          continue;
+        }
       }
-      usable[i] = true;
+      auto d = DefaultThresholds(q);
+      const bool has_value = HasValue(r, q);
+      if (!why.empty()) {
+        Add("invalid-thresholds", Severity::kInvalidData, 0,
+            fmt::format("INVALID {} thresholds ({}): module data invalid, never a reason to "
+                        "quarantine; {}",
+                        QuantityLabel(q), why,
+                        d ? fmt::format("readings judged against default thresholds {}",
+                                        DescribeThresholds(q, *d))
+                          : std::string("no default exists, not judged")));
+      } else if (d && has_value) {
+        Add("default-thresholds", Severity::kInfo, 0,
+            fmt::format("no module {} thresholds in this capture: judged against default "
+                        "thresholds {}",
+                        QuantityLabel(q), DescribeThresholds(q, *d)));
+      }
+      if (d) {
+        limits[i] = *d;
+        usable[i] = true;
+      }
     }
     auto use = [&](Quantity q) { return usable[static_cast<size_t>(q)]; };
+    auto lim = [&](Quantity q) -> const Thresholds& { return limits[static_cast<size_t>(q)]; };
+    // Lanes that carry no light at all: 0 mA bias and no light out or in.
+    const double no_light_mw = DbmToMw(p_.no_light_dbm);
+    auto dark = [&](const LaneReading& l) {
+      const bool any = l.bias_ma || l.tx_power_mw || l.rx_power_mw;
+      return any && (!l.bias_ma || *l.bias_ma < p_.dark_bias_ma) &&
+             (!l.tx_power_mw || *l.tx_power_mw <= no_light_mw) &&
+             (!l.rx_power_mw || *l.rx_power_mw <= no_light_mw);
+    };
+    std::vector<int> dark_lanes;
+    for (const auto& l : r.lanes) {
+      if (dark(l)) dark_lanes.push_back(l.lane);
+    }
+    const bool module_dark =
+        !no_dom && !laser_off && !r.lanes.empty() && dark_lanes.size() == r.lanes.size();
+    if (module_dark) {
+      Add("no-signal", Severity::kQuarantine, 0,
+          fmt::format("no optical signal: laser bias below {:.1f} mA and no light (<= {:.0f} dBm) "
+                      "on every lane{}",
+                      p_.dark_bias_ma, p_.no_light_dbm,
+                      r.port_state.empty() ? " (port state not in the capture; expected only if "
+                                             "the port is administratively down)"
+                                           : fmt::format(" on a port that is {}", r.port_state)));
+    } else if (!no_dom && !laser_off && !dark_lanes.empty()) {
+      std::string list;
+      for (int n : dark_lanes) list += (list.empty() ? "" : ",") + std::to_string(n);
+      Add("dark-lanes", Severity::kWatch, 0,
+          fmt::format("lanes {} dark (bias below {:.1f} mA, no light) while other lanes carry "
+                      "light: unused lanes of a narrower mode or breakout, or failed lanes",
+                      list, p_.dark_bias_ma));
+    }
+    auto is_dark = [&](int lane) {
+      return std::find(dark_lanes.begin(), dark_lanes.end(), lane) != dark_lanes.end();
+    };
     if (!no_dom) {
       if (r.temperature_c && use(Quantity::kTemperature)) {
-        CheckValue(Quantity::kTemperature, 0, *r.temperature_c, r.thr(Quantity::kTemperature));
+        CheckValue(Quantity::kTemperature, 0, *r.temperature_c, lim(Quantity::kTemperature));
       }
       if (r.voltage_v && use(Quantity::kVoltage)) {
-        CheckValue(Quantity::kVoltage, 0, *r.voltage_v, r.thr(Quantity::kVoltage));
+        CheckValue(Quantity::kVoltage, 0, *r.voltage_v, lim(Quantity::kVoltage));
       }
-      if (!laser_off) {
+      if (!laser_off && !module_dark) {
         for (const auto& l : r.lanes) {
+          if (is_dark(l.lane)) continue;
           const bool lane_off = l.tx_disabled.value_or(false);
           if (!lane_off && l.bias_ma && use(Quantity::kBias)) {
-            CheckValue(Quantity::kBias, l.lane, *l.bias_ma, r.thr(Quantity::kBias));
+            CheckValue(Quantity::kBias, l.lane, *l.bias_ma, lim(Quantity::kBias));
           }
           if (!lane_off && l.tx_power_mw && use(Quantity::kTxPower)) {
-            CheckValue(Quantity::kTxPower, l.lane, *l.tx_power_mw, r.thr(Quantity::kTxPower));
+            CheckValue(Quantity::kTxPower, l.lane, *l.tx_power_mw, lim(Quantity::kTxPower));
+          }
+          if (l.rx_power_mw && *l.rx_power_mw <= no_light_mw) {
+            Add("no-signal", Severity::kQuarantine, l.lane,
+                fmt::format("lane {} no optical signal received ({})", l.lane,
+                            Fmt(Quantity::kRxPower, *l.rx_power_mw)));
           }
           if (l.rx_power_mw && use(Quantity::kRxPower)) {
-            const Thresholds& t = r.thr(Quantity::kRxPower);
+            const Thresholds& t = lim(Quantity::kRxPower);
             CheckValue(Quantity::kRxPower, l.lane, *l.rx_power_mw, t);
             if (t.low_alarm && *l.rx_power_mw > 0) {
               const double m = MwToDbm(*l.rx_power_mw) - MwToDbm(*t.low_alarm);
@@ -292,6 +496,27 @@ class Evaluator {
       } else if (ber > p_.ber_watch) {
         Add("raw-ber", Severity::kWatch, 0,
             fmt::format("raw (pre-FEC) BER {:.2e} above watch limit {:.1e}", ber, p_.ber_watch));
+      }
+    }
+    // One lane with far more pre-FEC errors than its peers: a dirty or damaged fibre or
+    // connector on that lane, before the link-wide BER shows it.
+    if (!laser_off && r.lanes.size() >= 2) {
+      for (const auto& l : r.lanes) {
+        if (!l.raw_errors || *l.raw_errors < p_.lane_errors_min) continue;
+        std::vector<int64_t> others;
+        for (const auto& o : r.lanes) {
+          if (o.lane != l.lane && o.raw_errors) others.push_back(*o.raw_errors);
+        }
+        if (others.empty()) continue;
+        std::sort(others.begin(), others.end());
+        const double median = static_cast<double>(others[others.size() / 2]);
+        if (static_cast<double>(*l.raw_errors) >= p_.lane_errors_skew * std::max(median, 1.0)) {
+          Add("lane-errors", Severity::kWatch, l.lane,
+              fmt::format("lane {} raw (pre-FEC) errors {} are {:.0f}x the median of the other "
+                          "lanes ({:.0f}): check that lane's fibre and connectors",
+                          l.lane, *l.raw_errors,
+                          static_cast<double>(*l.raw_errors) / std::max(median, 1.0), median));
+        }
       }
     }
     if (!laser_off && r.effective_ber && *r.effective_ber > p_.post_fec_ber_watch) {
@@ -335,6 +560,24 @@ class Evaluator {
         fmt::format("post-FEC (uncorrected) errors +{} in {:.1f} h ({:.1f}/h, {:.0f}/day; "
                     "quarantine above {}/h), {}",
                     delta, hours, per_hour, per_hour * 24, p_.post_fec_quarantine_per_hour, span));
+  }
+
+  // Raw BER between the last two readings of one format (zero counts as 1e-15).
+  void BerRise(const std::vector<const Reading*>& rs) {
+    std::vector<const Reading*> with;
+    for (const Reading* r : rs) {
+      if (r->raw_ber) with.push_back(r);
+    }
+    if (with.size() < 2) return;
+    const Reading& a = *with[with.size() - 2];
+    const Reading& b = *with.back();
+    const double before = std::max(*a.raw_ber, 1e-15);
+    const double after = std::max(*b.raw_ber, 1e-15);
+    if (after < before * p_.ber_rise_factor) return;
+    Add("ber-rise", Severity::kWatch, 0,
+        fmt::format("raw (pre-FEC) BER rose {:.0f}x between {} and {} ({:.2e} -> {:.2e})",
+                    after / before, FormatTimestamp(*a.time_s), FormatTimestamp(*b.time_s),
+                    *a.raw_ber, *b.raw_ber));
   }
 
   void RxTrend(const std::vector<Reading>& history) {
@@ -434,6 +677,7 @@ LinkStatus EvaluateLink(const std::string& link, const std::vector<Reading>& his
   for (const Reading& r : history) by_format[r.format].push_back(&r);
   for (const auto& [format, rs] : by_format) ev.Instant(*rs.back());
   for (const auto& [format, rs] : by_format) ev.PostFec(rs);
+  for (const auto& [format, rs] : by_format) ev.BerRise(rs);
   ev.RxTrend(history);
   ev.BerTrend(history);
 

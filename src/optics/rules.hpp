@@ -17,11 +17,22 @@
 // before, is a reset: new baseline, no errors counted); rx power falling per
 // lane and raw BER rising, by least squares over all readings, extrapolated to
 // the alarm (resp. ber_quarantine) threshold.
-// Not failures by themselves: passive copper / all-zero DOM (optical checks
-// skipped), laser off on every lane (optical checks skipped).
-// Contradictory module thresholds (e.g. low alarm above high alarm): that
-// quantity is kept out of the decision and an invalid-data reason is added; a
-// link whose only findings are invalid data gets state invalid-data.
+// Not failures by themselves: passive copper, "DOM not supported" or all-zero DOM
+// (optical checks skipped: judged on link state and BER), laser off on every lane
+// or a port reported administratively down (dark optics expected, checks skipped).
+// No optical signal (bias below dark_bias_ma and no light on every lane) on any
+// other port -> quarantine; some lanes dark while others carry light -> watch; a
+// lane receiving no light -> quarantine; a port enabled with the link down ->
+// quarantine. rx power within power_margin_watch_db of its low or high warning, or
+// tx power within it of its low warning -> watch (marginal);
+// raw BER up ber_rise_factor times between the last two readings of a format -> watch;
+// one lane's raw errors >= lane_errors_skew x the other lanes' median (and >=
+// lane_errors_min) -> watch.
+// Nonsensical module thresholds (low above high, all zero, all equal): an
+// invalid-data reason ("INVALID ... thresholds") that never quarantines, and the
+// quantity is judged against DefaultThresholds; a quantity without thresholds is
+// judged against the defaults too (an info reason says so). A link whose only
+// findings are invalid data (or that has no readings to judge) gets state invalid-data.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,7 +54,21 @@ struct RuleParams {
   double trend_quarantine_days = 2.0;       // projected threshold crossing sooner -> quarantine
   int trend_min_readings = 3;
   double trend_min_span_s = 3600;  // readings must span at least this long
+  double ber_rise_factor = 10;     // raw BER up this many times between two readings -> watch
+  double no_light_dbm = -30;       // optical power at or below this is "no light"
+  double dark_bias_ma = 0.5;       // laser bias below this is "laser not driven"
+  double lane_errors_skew = 10;    // a lane's raw errors this many times the others' median
+  int64_t lane_errors_min = 1000;  //   and at least this many -> watch
 };
+
+// Thresholds used when a capture prints none for a quantity, or nonsensical ones
+// (low above high, all zero, all equal). Typical vendor limits of SFP+/SFP28/QSFP+/
+// QSFP28 short- and long-reach modules (docs/optics.md gives the values and why):
+// temperature -5/0/70/75 C, voltage 2.97/3.135/3.465/3.63 V (3.3 V +-5/10%), tx power
+// -10/-8/+4/+5 dBm, rx power -13.5/-10/+2.4/+3.4 dBm (low alarm/low warning/high
+// warning/high alarm). nullopt for bias current, whose range depends on the laser.
+// Power in mW.
+std::optional<Thresholds> DefaultThresholds(Quantity q);
 
 enum class State { kHealthy, kWatch, kQuarantine, kInvalidData };
 enum class Severity { kInfo, kWatch, kQuarantine, kInvalidData };

@@ -22,6 +22,21 @@ LinkStatus Eval(const std::vector<Reading>& rs, const RuleParams& p = {}) {
   return EvaluateLink(rs.empty() ? "x" : rs[0].link, rs, p);
 }
 
+// The message of the first reason of `rule` ("" when none).
+std::string Message(const LinkStatus& s, const std::string& rule) {
+  for (const auto& r : s.reasons) {
+    if (r.rule == rule) return r.message;
+  }
+  return "";
+}
+
+// Reasons that change the state (info reasons left out).
+size_t Findings(const LinkStatus& s) {
+  size_t n = 0;
+  for (const auto& r : s.reasons) n += r.severity == Severity::kInfo ? 0 : 1;
+  return n;
+}
+
 bool HasReason(const LinkStatus& s, const std::string& rule, Severity sev) {
   for (const auto& r : s.reasons) {
     if (r.rule == rule && r.severity == sev) return true;
@@ -124,7 +139,7 @@ TEST(Rules, FallingRxPowerTrendWithTimeToAlarm) {
   auto h = ParseInput(ReadFixture("telemetry_trend.csv"), "t.csv", none);
   auto s = Eval(h);
   EXPECT_EQ(s.state, State::kWatch);
-  ASSERT_EQ(s.reasons.size(), 1u);
+  ASSERT_EQ(Findings(s), 1u);  // plus info: temperature/tx power judged against defaults
   EXPECT_EQ(s.reasons[0].rule, "rx-trend");
   EXPECT_EQ(s.reasons[0].lane, 2);
   EXPECT_THAT(s.reasons[0].message, HasSubstr("falling 0.60 dB/day over 6 readings"));
@@ -147,8 +162,78 @@ TEST(Rules, RisingRawBerTrend) {
   }
   auto s = Eval(h);
   ASSERT_TRUE(HasReason(s, "ber-trend", Severity::kWatch));
-  EXPECT_THAT(s.reasons[0].message, HasSubstr("rising 1.00 decades/day"));
-  EXPECT_THAT(s.reasons[0].message, HasSubstr("in ~3.0 days"));
+  EXPECT_THAT(Message(s, "ber-trend"), HasSubstr("rising 1.00 decades/day"));
+  EXPECT_THAT(Message(s, "ber-trend"), HasSubstr("in ~3.0 days"));
+  // Ten times up between the last two readings is itself a finding.
+  EXPECT_THAT(Message(s, "ber-rise"), HasSubstr("rose 10x"));
+}
+
+TEST(Rules, DarkModuleOnUpPortIsNoOpticalSignal) {
+  Reading r = Load("qsfp28_healthy.txt")[0];
+  for (auto& l : r.lanes) {
+    l.bias_ma = 0.0;
+    l.tx_power_mw = 0.0;
+    l.rx_power_mw = 0.0;
+  }
+  r.port_state = "up";
+  auto s = Eval({r});
+  EXPECT_EQ(s.state, State::kQuarantine);
+  EXPECT_THAT(Message(s, "no-signal"), HasSubstr("no optical signal"));
+  EXPECT_THAT(Message(s, "no-signal"), HasSubstr("port that is up"));
+  // The same module on an administratively down port: expected, not a fault.
+  r.port_state = "admin-down";
+  auto down = Eval({r});
+  EXPECT_EQ(down.state, State::kHealthy);
+  EXPECT_TRUE(HasReason(down, "admin-down", Severity::kInfo));
+  // Some lanes dark, the others lit: watch.
+  Reading partial = Load("qsfp28_healthy.txt")[0];
+  partial.lanes[3].bias_ma = 0.0;
+  partial.lanes[3].tx_power_mw = 0.0;
+  partial.lanes[3].rx_power_mw = 0.0;
+  auto p = Eval({partial});
+  EXPECT_EQ(p.state, State::kWatch);
+  EXPECT_THAT(Message(p, "dark-lanes"), HasSubstr("lanes 4 dark"));
+}
+
+TEST(Rules, NonsensicalThresholdsAreInvalidAndDefaultsJudge) {
+  Reading r = Load("qsfp28_healthy.txt")[0];
+  Thresholds& rx = r.thr(Quantity::kRxPower);
+  rx.high_alarm = rx.low_alarm = rx.high_warning = rx.low_warning = DbmToMw(-3.0);  // all equal
+  auto s = Eval({r});
+  EXPECT_EQ(s.state, State::kInvalidData);  // never a quarantine from bad thresholds
+  EXPECT_THAT(Message(s, "invalid-thresholds"), HasSubstr("INVALID rx power thresholds"));
+  EXPECT_THAT(Message(s, "invalid-thresholds"), HasSubstr("judged against default thresholds"));
+  // All zero; the default rx low alarm (-13.5 dBm) then catches a weak lane.
+  rx.high_alarm = rx.low_alarm = rx.high_warning = rx.low_warning = 0.0;
+  r.lanes[0].rx_power_mw = DbmToMw(-14.0);
+  auto weak = Eval({r});
+  EXPECT_EQ(weak.state, State::kQuarantine);
+  EXPECT_THAT(Message(weak, "rx-power"), HasSubstr("at or below low alarm -13.50 dBm"));
+  EXPECT_THAT(Message(weak, "invalid-thresholds"), HasSubstr("all zero"));
+}
+
+TEST(Rules, MarginalPowerNearWarningIsWatch) {
+  Reading r = Load("qsfp28_healthy.txt")[0];
+  const Thresholds& t = r.thr(Quantity::kRxPower);
+  r.lanes[1].rx_power_mw = DbmToMw(MwToDbm(*t.low_warning) + 0.5);
+  auto s = Eval({r});
+  EXPECT_EQ(s.state, State::kWatch);
+  EXPECT_THAT(Message(s, "rx-power"), HasSubstr("within 1.00 dB of low warning"));
+}
+
+TEST(Rules, CopperIsJudgedOnBerAndLinkStateAndOneBadLaneIsWatched) {
+  Reading cu = Load("mlxlink_copper.txt")[0];
+  ASSERT_TRUE(cu.copper);
+  cu.raw_ber = 3e-4;
+  EXPECT_EQ(Eval({cu}).state, State::kQuarantine);  // BER still counts on copper
+  cu.raw_ber = 1e-9;
+  cu.port_state = "down";
+  EXPECT_TRUE(HasReason(Eval({cu}), "link-down", Severity::kQuarantine));
+  Reading skew = Load("mlxlink_healthy.txt")[0];
+  skew.lanes[2].raw_errors = 50000;  // others 980..1200
+  auto s = Eval({skew});
+  EXPECT_EQ(s.state, State::kWatch);
+  EXPECT_THAT(Message(s, "lane-errors"), HasSubstr("lane 3 raw (pre-FEC) errors 50000"));
 }
 
 TEST(Rules, SlopeIsLeastSquares) {

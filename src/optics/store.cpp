@@ -10,7 +10,7 @@ namespace lossless::optics {
 namespace {
 
 constexpr int kApplicationId = 0x4c4f5054;  // "LOPT"
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;           // 2: reading.port_state, reading.dom_supported
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS reading (
@@ -34,6 +34,8 @@ CREATE TABLE IF NOT EXISTS reading (
   troubleshooting TEXT    NOT NULL,
   lane_count      INTEGER NOT NULL,
   threshold_count INTEGER NOT NULL,
+  port_state      TEXT    NOT NULL DEFAULT '',
+  dom_supported   INTEGER,
   UNIQUE (link, time_s, format)
 );
 CREATE TABLE IF NOT EXISTS lane (
@@ -170,10 +172,22 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
       Exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
       Exec("COMMIT");
     } else {
-      Stmt s(db_, "PRAGMA user_version");
-      if (s.Step() && s.Int(0) != kSchemaVersion) {
+      int64_t version = 0;
+      {
+        Stmt s(db_, "PRAGMA user_version");
+        if (s.Step()) version = s.Int(0);
+      }
+      if (version == 1) {
+        // Version 1 lacks the port state and DOM support columns; readings stored by it keep
+        // "not said" for both.
+        Exec("BEGIN IMMEDIATE");
+        Exec("ALTER TABLE reading ADD COLUMN port_state TEXT NOT NULL DEFAULT ''");
+        Exec("ALTER TABLE reading ADD COLUMN dom_supported INTEGER");
+        Exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
+        Exec("COMMIT");
+      } else if (version != kSchemaVersion) {
         throw InputError(
-            where, fmt::format("optics database schema version {} (this build reads {})", s.Int(0),
+            where, fmt::format("optics database schema version {} (this build reads {})", version,
                                kSchemaVersion));
       }
     }
@@ -212,8 +226,9 @@ int64_t Store::Insert(const std::string& file, const std::vector<Reading>& readi
         db_,
         "INSERT INTO reading (link, time_s, format, file, module_type, transceiver, copper, "
         "temperature_c, voltage_v, raw_ber, effective_ber, post_fec_errors, counters_age_s, "
-        "link_down_count, speed, fec, troubleshooting, lane_count, threshold_count) VALUES "
-        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+        "link_down_count, speed, fec, troubleshooting, lane_count, threshold_count, port_state, "
+        "dom_supported) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+        "?16, ?17, ?18, ?19, ?20, ?21)");
     Stmt lane(db_,
               "INSERT INTO lane (reading_id, lane, tx_power_mw, rx_power_mw, bias_ma, rx_los, "
               "tx_los, tx_fault, tx_disabled, raw_errors) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
@@ -236,7 +251,7 @@ int64_t Store::Insert(const std::string& file, const std::vector<Reading>& readi
       ins.Bind(11, r.effective_ber).Bind(12, r.post_fec_errors).Bind(13, r.counters_age_s);
       ins.Bind(14, r.link_down_count).Bind(15, r.speed).Bind(16, r.fec);
       ins.Bind(17, r.troubleshooting).Bind(18, static_cast<int64_t>(r.lanes.size()));
-      ins.Bind(19, n_thr);
+      ins.Bind(19, n_thr).Bind(20, r.port_state).Bind(21, r.dom_supported);
       ins.Step();
       const int64_t id = sqlite3_last_insert_rowid(db_);
       Row();
@@ -285,11 +300,13 @@ std::vector<Reading> Store::History(const std::string& link) const {
   std::vector<int64_t> ids;
   std::vector<std::pair<int64_t, int64_t>> expected;  // lanes, thresholds
   {
-    Stmt s(db_,
-           "SELECT id, link, time_s, format, module_type, transceiver, copper, temperature_c, "
-           "voltage_v, raw_ber, effective_ber, post_fec_errors, counters_age_s, link_down_count, "
-           "speed, fec, troubleshooting, lane_count, threshold_count FROM reading WHERE link = ?1 "
-           "ORDER BY time_s, format");
+    Stmt s(
+        db_,
+        "SELECT id, link, time_s, format, module_type, transceiver, copper, temperature_c, "
+        "voltage_v, raw_ber, effective_ber, post_fec_errors, counters_age_s, link_down_count, "
+        "speed, fec, troubleshooting, lane_count, threshold_count, port_state, dom_supported FROM "
+        "reading WHERE link = ?1 "
+        "ORDER BY time_s, format");
     s.Bind(1, link);
     while (s.Step()) {
       Reading r;
@@ -311,6 +328,8 @@ std::vector<Reading> Store::History(const std::string& link) const {
       r.fec = s.Text(15);
       r.troubleshooting = s.Text(16);
       expected.emplace_back(s.Int(17), s.Int(18));
+      r.port_state = s.Text(19);
+      r.dom_supported = s.OptBool(20);
       out.push_back(std::move(r));
     }
   }

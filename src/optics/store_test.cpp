@@ -10,6 +10,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "optics/ingest.hpp"
 #include "optics/test_util.hpp"
@@ -45,6 +46,8 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   auto qsfp = Parse("qsfp28_los.txt", 100);
   auto mlx = Parse("mlxlink_healthy.txt", 200);
   mlx[0].link = qsfp[0].link;
+  qsfp[0].dom_supported = true;
+  ASSERT_EQ(mlx[0].port_state, "up");
   Store s(db_, Store::Mode::kCreate);
   EXPECT_EQ(s.Insert("a", qsfp), 1 + 4 + 5);  // reading + lanes + threshold sets
   s.Insert("b", mlx);
@@ -53,6 +56,34 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(h[0], qsfp[0]);
   EXPECT_EQ(h[1], mlx[0]);
   EXPECT_EQ(s.Links(), std::vector<std::string>{"qsfp28_los"});
+  EXPECT_EQ(s.IntegrityCheck(), "ok");
+}
+
+TEST_F(StoreTest, SchemaVersionOneIsUpgradedInPlace) {
+  auto mlx = Parse("mlxlink_healthy.txt", 200);
+  {
+    Store s(db_, Store::Mode::kCreate);
+    s.Insert("a", mlx);
+  }
+  {
+    // Turn it back into a version-1 database: no port_state / dom_supported columns.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+    for (const char* sql :
+         {"ALTER TABLE reading DROP COLUMN port_state",
+          "ALTER TABLE reading DROP COLUMN dom_supported", "PRAGMA user_version=1"}) {
+      ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    }
+    sqlite3_close(db);
+  }
+  Store s(db_, Store::Mode::kExisting);
+  auto h = s.History(mlx[0].link);
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].port_state, "");  // not said in version 1
+  EXPECT_FALSE(h[0].dom_supported.has_value());
+  EXPECT_EQ(h[0].lanes, mlx[0].lanes);
+  s.Insert("b", Parse("mlxlink_healthy.txt", 300));
+  EXPECT_EQ(s.History(mlx[0].link).back().port_state, "up");
   EXPECT_EQ(s.IntegrityCheck(), "ok");
 }
 

@@ -15,4 +15,11 @@ inline std::string ReadFixture(const std::string& name) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Real captures collected from public sources (tests/fixtures/real/SOURCES.md).
+inline std::string ReadRealSample(const std::string& name) {
+  std::ifstream in(std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/real/optics/" + name,
+                   std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 }  // namespace lossless::optics::testing

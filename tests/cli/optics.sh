@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# End-to-end exit codes of `lossless optics`: 0 healthy, 1 findings, 2 bad input
-# (nothing stored), plus a kill-during-ingest check through the test-only
+# End-to-end exit codes of `lossless optics`: 0 healthy or watch only, 1 a link to
+# quarantine (or watch with --strict), 2 bad input (nothing stored), 3 a link that
+# cannot be judged and none to quarantine, plus a kill-during-ingest check through the test-only
 # LOSSLESS_OPTICS_TEST_KILL_AFTER_ROWS hook.
 set -u
 BIN="$1"
@@ -59,12 +60,43 @@ for bad in empty.txt junk.bin other_kind.yaml qsfp28_truncated.txt mlxlink_trunc
   fi
 done
 [ ! -e "$DB" ] || { echo "FAIL: bad input created the database"; fail=1; }
-expect 2 "no time" -- "$BIN" optics ingest --db "$DB" $F/sfp_healthy.txt
+# A capture without a time gets the ingest time (UTC now), shown in the output.
+expect 0 "no time: ingest time" -- "$BIN" optics ingest --db "$TMP/now-default.db" $F/sfp_healthy.txt
+grep -Eq "^stored eth2 20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z \(ingest time: the capture carries none\) ethtool-sff8472" "$TMP/out" || { echo "FAIL: ingest time not shown"; cat "$TMP/out"; fail=1; }
 expect 2 "bad --at" -- "$BIN" optics ingest --db "$DB" --at yesterday $F/sfp_healthy.txt
 expect 2 "status without db" -- "$BIN" optics status --db "$TMP/none.db"
 echo "plain text" >"$TMP/text.db"
 expect 2 "db is not sqlite" -- "$BIN" optics status --db "$TMP/text.db"
 expect 0 "--at now is explicit" -- "$BIN" optics ingest --db "$TMP/now.db" --at now $F/sfp_healthy.txt
+
+# Real captures (tests/fixtures/real/SOURCES.md): each file's verdicts, exit 1 when any link
+# is not healthy. --verbose lists every unused line with its number and why.
+R=tests/fixtures/real/optics
+real() {  # real FILE EXIT "SUMMARY"
+  local db="$TMP/real-$(basename "$1" .txt).db"
+  expect 0 "ingest real $1" -- "$BIN" optics ingest --db "$db" --at $AT --verbose "$R/$1"
+  grep -q "^$R/$1:[0-9]*: skipped (" "$TMP/out" || { echo "FAIL: $1: no skipped lines listed"; cat "$TMP/out"; fail=1; }
+  expect "$2" "status real $1" -- "$BIN" optics status --db "$db"
+  grep -q "^$3\$" "$TMP/out" || { echo "FAIL: $1: want '$3'"; cat "$TMP/out"; fail=1; }
+}
+real ethtool_sfp_10gsr_commented.txt 0 "summary: 0 quarantine, 1 watch, 0 invalid-data, 0 healthy"
+expect 1 "watch with --strict" -- "$BIN" optics status --db "$TMP/real-ethtool_sfp_10gsr_commented.db" --strict
+real ethtool_sfp_10gsr_bnxt_garbage_dom.txt 3 "summary: 0 quarantine, 0 watch, 1 invalid-data, 0 healthy"
+real sonic_eeprom_dom_qsfp28_aoc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real sonic_eeprom_dom_qsfpdd_zr.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
+real sonic_eeprom_dom_osfp_copper.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real sonic_eeprom_dom_all_ports.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 2 healthy"
+real nxos_details_ntc_1.txt 1 "summary: 3 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real nxos_details_ntc_2.txt 3 "summary: 0 quarantine, 0 watch, 2 invalid-data, 3 healthy"
+real arista_transceiver_ntc_1.txt 3 "summary: 0 quarantine, 0 watch, 1 invalid-data, 4 healthy"
+real arista_transceiver_detail_ntc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 9 healthy"
+real nxos_details_genie_3.txt 3 "summary: 0 quarantine, 1 watch, 3 invalid-data, 3 healthy"
+real junos_diagnostics_optics_genie_2.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real iosxr_controllers_optics_genie_2.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
+real iosxr_controllers_optics_genie_3.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real iosxr_controllers_optics_genie_4.txt 1 "summary: 4 quarantine, 0 watch, 0 invalid-data, 0 healthy"
+expect 0 "verbose line numbers" -- "$BIN" optics ingest --db "$TMP/v.db" --at $AT --verbose $R/ethtool_sfp_10gsr_commented.txt
+grep -q "^$R/ethtool_sfp_10gsr_commented.txt:1: skipped (not a 'key : value' line of ethtool -m output): #!/bin/bash$" "$TMP/out" || { echo "FAIL: verbose line 1"; cat "$TMP/out"; fail=1; }
 
 # Kill during ingest: the first file stays whole, the second leaves no trace.
 DB=$TMP/kill.db
