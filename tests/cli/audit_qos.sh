@@ -27,15 +27,15 @@ expect 0 'verdict: pass' $FX/sonic_healthy.json
 expect 1 'verdict: fail' $FX/sonic_broken.json
 expect 1 'FAIL          pfc.headroom' $FX/sonic_broken.json
 expect 1 'queue 3: 1234 dropped' $FX/sonic_show_broken.txt
-expect 0 'verdict: indeterminate' $FX/sonic_show_healthy.txt
-expect 0 'format nvue' $FX/nvue_healthy.txt
+expect 3 'verdict: indeterminate' $FX/sonic_show_healthy.txt
+expect 3 'format nvue' $FX/nvue_healthy.txt
 expect 1 'ECN marking not enabled on queue 3' $FX/nvue_broken.txt
-expect 0 'format onyx' $FX/onyx_healthy.txt
+expect 3 'format onyx' $FX/onyx_healthy.txt
 expect 1 '802.3x link-level pause is enabled' $FX/onyx_broken.txt
-expect 0 'format eos' $FX/eos_healthy.txt
+expect 3 'format eos' $FX/eos_healthy.txt
 expect 1 'Kmin above Kmax' $FX/eos_broken.txt
-expect 0 'CNP (DSCP 48) goes to queue 7, strict priority' $FX/nxos_healthy.txt
-expect 0 'format nxos' $FX/nxos_healthy_crlf.txt
+expect 3 'CNP (DSCP 48) goes to queue 7, strict priority' $FX/nxos_healthy.txt
+expect 3 'format nxos' $FX/nxos_healthy_crlf.txt
 expect 1 'PFC not enabled on RoCE priority 3' $FX/nxos_broken.txt
 # Flags: a cell size resolves segment thresholds; headroom inputs override the config.
 expect 1 'cell size 208 B from platform preset tomahawk (unverified)' $FX/eos_broken.txt --platform tomahawk
@@ -60,7 +60,8 @@ expect 2 "malformed_binary.bin:1: .*binary" $FX/malformed_binary.bin
 expect 2 "malformed_topo.txt:1: format: not a switch QoS configuration" $FX/malformed_topo.txt
 expect 2 "malformed_nccl.txt:1: format: not a switch QoS configuration" $FX/malformed_nccl.txt
 expect 2 "malformed_truncated.json:4: .*truncated or invalid JSON" $FX/malformed_truncated.json
-expect 2 "malformed_eos_unit.txt:5: .*furlongs" $FX/malformed_eos_unit.txt
+# A line whose unit cannot be read is skipped and reported (--verbose), not fatal.
+expect 1 "skipped line 5: not interpretable as eos: .*furlongs" $FX/malformed_eos_unit.txt --verbose
 expect 2 "malformed_sonic_value.json:1: BUFFER_PROFILE.p.xoff" $FX/malformed_sonic_value.json
 expect 2 "cannot open" $FX/does_not_exist.json
 expect 2 "is a directory" $FX

@@ -91,6 +91,17 @@ struct PortQos {
   std::optional<int64_t> speed_gbps;
   std::optional<double> cable_m;
   std::map<int, int64_t> queue_drops;  // dropped packets by queue, when the input has counters
+  // The device labels queue_drops as drops of RoCE (lossless) traffic, e.g. NVUE
+  // "Tx buffer discards for RoCE traffic": those queues are lossless even when the
+  // input does not state the PFC priorities.
+  bool drops_are_roce = false;
+};
+
+// An input line that no parser used, with the reason (shown by --verbose).
+struct SkippedLine {
+  int64_t line = 0;  // 1-based
+  std::string text;
+  std::string reason;
 };
 
 enum class Scheduling { kStrict, kWeighted };
@@ -103,6 +114,8 @@ struct QosConfig {
   std::map<int, int> priority_to_queue;  // switch priority -> queue, as stated
   std::map<int, Scheduling> scheduling;  // by queue, as stated
   std::vector<std::string> notes;        // assumptions the parser made
+  std::vector<QosFormat> formats;        // every format read from the input, first = `format`
+  std::vector<SkippedLine> skipped;      // lines not used, in line order
 
   // Queue of a priority: the stated mapping, else the identity.
   int QueueOf(int priority) const;

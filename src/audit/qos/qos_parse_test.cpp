@@ -198,14 +198,25 @@ TEST(QosParse, BadValuesNameLineAndField) {
   Location w = ErrorOf("{\n\"BUFFER_PROFILE\": {\n  \"p\": {\"xoff\": \"lots\"}\n}\n}\n");
   EXPECT_EQ(w.line, 3);
   EXPECT_EQ(w.field, "BUFFER_PROFILE.p.xoff");
-  Location u = ErrorOf(
-      "interface Ethernet1\n   priority-flow-control on\n   tx-queue 3\n      random-detect ecn "
-      "minimum-threshold 1 furlongs maximum-threshold 2 kbytes\n");
-  EXPECT_EQ(u.line, 4);
   Location pg = ErrorOf("{\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"missing\"}}}");
   EXPECT_EQ(pg.field, "BUFFER_PG.Ethernet0|3.profile");
-  Location prio = ErrorOf("roce\ndcb priority-flow-control priority 9 enable\n");
-  EXPECT_EQ(prio.line, 2);
+}
+
+// A text line whose value cannot be read is skipped and reported with its line
+// and reason; the rest of the configuration is still checked.
+TEST(QosParse, UnreadableTextLinesAreSkippedWithTheirReason) {
+  QosConfig eos = ParseQosText(
+      "interface Ethernet1\n   priority-flow-control on\n   tx-queue 3\n      random-detect ecn "
+      "minimum-threshold 1 furlongs maximum-threshold 2 kbytes\n",
+      "x.txt");
+  ASSERT_EQ(eos.skipped.size(), 1u);
+  EXPECT_EQ(eos.skipped[0].line, 4);
+  EXPECT_NE(eos.skipped[0].reason.find("furlongs"), std::string::npos);
+  EXPECT_TRUE(eos.ports.at(0).pfc_stated);
+  QosConfig onyx = ParseQosText("roce\ndcb priority-flow-control priority 9 enable\n", "x.txt");
+  ASSERT_EQ(onyx.skipped.size(), 1u);
+  EXPECT_EQ(onyx.skipped[0].line, 2);
+  EXPECT_EQ(onyx.ports.at(0).pfc_priorities, std::set<int>{3});
 }
 
 }  // namespace

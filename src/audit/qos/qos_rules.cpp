@@ -419,6 +419,8 @@ QosAudit Auditor::Run() {
 
   QosAudit a;
   a.format = cfg_.format;
+  a.formats = cfg_.formats;
+  a.skipped_lines = cfg_.skipped.size();
   a.file = cfg_.file;
   a.port_count = cfg_.ports.size();
   a.checks = out_.checks;

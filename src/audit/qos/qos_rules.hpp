@@ -74,7 +74,9 @@ struct QosCheck {
 struct QosAudit {
   QosFormat format = QosFormat::kSonicJson;
   std::string file;
+  std::vector<QosFormat> formats;  // every format read, as in QosConfig::formats
   size_t port_count = 0;
+  size_t skipped_lines = 0;  // input lines not used (QosConfig::skipped)
   std::vector<QosCheck> checks;
   std::vector<std::string> notes;  // assumptions (parser and rules)
   Verdict verdict = Verdict::kPass;
