@@ -52,8 +52,9 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
   if (a.format != "auto") {
     format = audit::QosFormatFromName(a.format);
     if (!format)
-      throw InputError({"<cli>", 0, "--format"},
-                       Expected("auto, sonic-json, sonic-show, nvue, onyx, eos or nxos", a.format));
+      throw InputError(
+          {"<cli>", 0, "--format"},
+          Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos or dell-sonic", a.format));
   }
   audit::QosAuditOptions opts;
   opts.roce_priority = a.roce_priority;
@@ -124,7 +125,8 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
                   "switch QoS text: SONiC config_db.json or show output, NVUE, Onyx, EOS or NX-OS "
                   "configuration; several outputs in one file are read together")
       ->required();
-  cmd->add_option("--format", args->format, "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos")
+  cmd->add_option("--format", args->format,
+                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic")
       ->capture_default_str();
   auto* cell = cmd->add_option("--cell-bytes", args->cell_bytes,
                                "buffer cell size in bytes, for thresholds given in cells")

@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using lossless::audit::QosFormat;
   const std::optional<QosFormat> formats[] = {
       std::nullopt,     QosFormat::kSonicJson, QosFormat::kSonicShow, QosFormat::kNvue,
-      QosFormat::kOnyx, QosFormat::kEos,       QosFormat::kNxos};
+      QosFormat::kOnyx, QosFormat::kEos,       QosFormat::kNxos,      QosFormat::kDellSonic};
   for (const auto& f : formats) {
     try {
       lossless::audit::QosConfig cfg = lossless::audit::ParseQosText(text, "fuzz", f);

@@ -20,9 +20,9 @@
 
 namespace lossless::audit {
 
-enum class QosFormat { kSonicJson, kSonicShow, kNvue, kOnyx, kEos, kNxos };
+enum class QosFormat { kSonicJson, kSonicShow, kNvue, kOnyx, kEos, kNxos, kDellSonic };
 
-// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos".
+// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic".
 std::string_view QosFormatName(QosFormat f);
 // Inverse of QosFormatName; nullopt for an unknown name.
 std::optional<QosFormat> QosFormatFromName(std::string_view name);
@@ -95,6 +95,9 @@ struct PortQos {
   // "Tx buffer discards for RoCE traffic": those queues are lossless even when the
   // input does not state the PFC priorities.
   bool drops_are_roce = false;
+  // PFC frames received / sent per priority, when the input has PFC counters.
+  std::map<int, int64_t> pfc_rx_frames;
+  std::map<int, int64_t> pfc_tx_frames;
 };
 
 // An input line that no parser used, with the reason (shown by --verbose).
@@ -113,9 +116,18 @@ struct QosConfig {
   std::map<int, int> dscp_to_queue;      // DSCP -> egress queue, as stated
   std::map<int, int> priority_to_queue;  // switch priority -> queue, as stated
   std::map<int, Scheduling> scheduling;  // by queue, as stated
-  std::vector<std::string> notes;        // assumptions the parser made
-  std::vector<QosFormat> formats;        // every format read from the input, first = `format`
-  std::vector<SkippedLine> skipped;      // lines not used, in line order
+  // The input carries ECN / WRED configuration (a WRED table, a queuing
+  // policy, NVUE congestion-control): a queue without ECN then has it off.
+  // False for outputs that cannot show ECN (counters, PFC tables).
+  bool ecn_stated = false;
+  // Size of the shared pool that lossless (PFC) traffic uses, when the input
+  // gives it (SONiC ingress_lossless_pool, Onyx pool of a lossless PG, NVUE
+  // roce-reserved-ingress).
+  std::optional<BufferAmount> lossless_pool;
+  std::string lossless_pool_name;
+  std::vector<std::string> notes;    // assumptions the parser made
+  std::vector<QosFormat> formats;    // every format read from the input, first = `format`
+  std::vector<SkippedLine> skipped;  // lines not used, in line order
 
   // Queue of a priority: the stated mapping, else the identity.
   int QueueOf(int priority) const;

@@ -46,8 +46,8 @@ void CheckIsText(std::string_view text, const std::string& file) {
 }
 
 const char* kExpectedFormats =
-    "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS or NX-OS QoS "
-    "configuration";
+    "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS, NX-OS or Dell "
+    "Enterprise SONiC QoS configuration";
 
 std::string FirstLine(std::string_view text) {
   for (const auto& l : SplitLines(text))
@@ -69,6 +69,8 @@ QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) 
       return qos_internal::ParseEos(text, file);
     case QosFormat::kNxos:
       return qos_internal::ParseNxos(text, file);
+    case QosFormat::kDellSonic:
+      return qos_internal::ParseDellSonic(text, file);
   }
   return {};
 }
@@ -87,6 +89,8 @@ void MergePort(PortQos& dst, const PortQos& src) {
   if (!dst.speed_gbps) dst.speed_gbps = src.speed_gbps;
   if (!dst.cable_m) dst.cable_m = src.cable_m;
   for (const auto& [q, n] : src.queue_drops) dst.queue_drops[q] += n;
+  for (const auto& [q, n] : src.pfc_rx_frames) dst.pfc_rx_frames[q] += n;
+  for (const auto& [q, n] : src.pfc_tx_frames) dst.pfc_tx_frames[q] += n;
   dst.drops_are_roce = dst.drops_are_roce || src.drops_are_roce;
 }
 
@@ -103,6 +107,11 @@ void Merge(QosConfig& dst, QosConfig&& src) {
   dst.dscp_to_queue.insert(src.dscp_to_queue.begin(), src.dscp_to_queue.end());
   dst.priority_to_queue.insert(src.priority_to_queue.begin(), src.priority_to_queue.end());
   dst.scheduling.insert(src.scheduling.begin(), src.scheduling.end());
+  dst.ecn_stated = dst.ecn_stated || src.ecn_stated;
+  if (!dst.lossless_pool && src.lossless_pool) {
+    dst.lossless_pool = src.lossless_pool;
+    dst.lossless_pool_name = src.lossless_pool_name;
+  }
   for (std::string& n : src.notes) dst.notes.push_back(std::move(n));
   for (SkippedLine& s : src.skipped) dst.skipped.push_back(std::move(s));
 }

@@ -82,6 +82,9 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       }
       if (is(w, {"priority-flow-control", "watch-dog-interval"}) && w.size() >= 3)
         global_wd = w[2] == "on";
+      if (!(is(w, {"system", "qos"}) || w[0] == "interface" || w[0] == "class-map" ||
+            w[0] == "policy-map" || w[0] == "priority-flow-control"))
+        cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (nxos)"});
       continue;
     }
     if (is(top, {"class-map", "type", "qos"}) && top.size() >= 5 && is(w, {"match", "dscp"}) &&
@@ -157,9 +160,12 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       } else if (is(w, {"service-policy", "type", "qos", "input"}) && w.size() >= 5 &&
                  sys_qos.empty()) {
         sys_qos = w[4];
+      } else if (!is(w, {"service-policy"})) {
+        cfg.skipped.push_back({l.number, l.text, "interface statement not read (nxos)"});
       }
     }
   }
+  cfg.ecn_stated = !queuing.empty();
   if (nq.empty() && queuing.empty() && qos_pm.empty() && port_mode.empty()) return cfg;
   auto pick = [&](std::string& chosen, const auto& defined, const char* kind) {
     if (!chosen.empty() || defined.empty()) return;

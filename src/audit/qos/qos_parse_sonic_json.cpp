@@ -381,9 +381,29 @@ QosConfig SonicJsonReader::Read() {
       }
     }
   }
+  // PORT_QOS_MAP is where SONiC enables PFC: when the table is there, a port
+  // without pfc_enable has PFC on no priority. QUEUE binds WRED profiles to
+  // queues: when it is there, a queue without a profile has no ECN.
+  const bool pfc_table = Table("PORT_QOS_MAP") != nullptr;
+  const bool full_config = Table("PORT") != nullptr || root_.contains("DEVICE_METADATA");
+  cfg.ecn_stated = Table("QUEUE") != nullptr;
+  for (const char* name : {"ingress_lossless_pool", "egress_lossless_pool"}) {
+    if (auto it = pools_.find(name); it != pools_.end() && !cfg.lossless_pool) {
+      cfg.lossless_pool = it->second;
+      cfg.lossless_pool_name = name;
+    }
+  }
   for (const std::string& name : order) {
     PortQos& p = ports[name];
-    p.pfc_watchdog = wd != nullptr && wd->contains(name);
+    p.pfc_stated = p.pfc_stated || pfc_table;
+    // PFC_WD lives in the full config_db.json (with PORT / DEVICE_METADATA),
+    // not in the QoS templates: only a full file without it says "no watchdog".
+    if (wd != nullptr || full_config) {
+      p.pfc_watchdog = wd != nullptr && wd->contains(name);
+    } else if (pfc_table && Table("PORT_QOS_MAP")->contains(name) &&
+               Field((*Table("PORT_QOS_MAP"))[name], "PORT_QOS_MAP", name, "pfcwd_sw_enable")) {
+      p.pfc_watchdog = true;
+    }
     if (port_table && port_table->contains(name)) {
       if (auto sp = Field((*port_table)[name], "PORT", name, "speed")) {
         int64_t mbps = ParseInt(*sp, Where("PORT", name, "speed"), "a speed in Mb/s");

@@ -157,7 +157,15 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
   if (std::regex_search(s, kEosPfc)) add(QosFormat::kEos, 3);
   if (StartsWith(t, "tx-queue ") || StartsWith(t, "uc-tx-queue ")) add(QosFormat::kEos, 2);
   if (StartsWith(t, "random-detect ecn")) add(QosFormat::kEos, 2);
-  if (StartsWith(t, "qos map dscp") || StartsWith(t, "qos profile ")) add(QosFormat::kEos, 2);
+  static const std::regex kEosMap(R"(^qos map (dscp|traffic-class) \d)");
+  if (std::regex_search(s, kEosMap) || StartsWith(t, "qos profile ")) add(QosFormat::kEos, 2);
+
+  if (StartsWith(t, "qos wred-policy ") || StartsWith(t, "qos scheduler-policy ") ||
+      StartsWith(t, "qos map dscp-tc ") || StartsWith(t, "qos map pfc-priority-queue "))
+    add(QosFormat::kDellSonic, 3);
+  if (t == "ecn green" || StartsWith(t, "green minimum-threshold") || StartsWith(t, "qos-map ") ||
+      (StartsWith(t, "queue ") && Contains(t, " wred-policy ")))
+    add(QosFormat::kDellSonic, 2);
   if (t == "priority-flow-control on") add(QosFormat::kEos, 1);
 
   if (StartsWith(t, "policy-map type") || StartsWith(t, "class type queuing") ||
@@ -291,7 +299,8 @@ SegmentedText SegmentQosText(std::string_view text, std::optional<QosFormat> for
     if (s.format && *s.format != QosFormat::kSonicJson) formats.insert(Index(*s.format));
   if (formats.size() == 1 && !forced) {
     QosFormat only = static_cast<QosFormat>(*formats.begin());
-    if (only == QosFormat::kNxos || only == QosFormat::kEos || only == QosFormat::kOnyx) {
+    if (only == QosFormat::kNxos || only == QosFormat::kEos || only == QosFormat::kOnyx ||
+        only == QosFormat::kDellSonic) {
       static const std::regex kIf(R"(^interface\s+\S)", std::regex::icase);
       for (Segment& s : out.segments) {
         if (s.format) continue;
