@@ -194,10 +194,17 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
     all.name = "*";
     ports.push_back(all);
   }
+  // Which classes are no-drop is in the network-qos policy: without one (and
+  // without `system qos`) the input does not say, e.g. an interface excerpt.
+  const bool nq_known = !nq.empty() || system_qos;
+  if (!nq_known)
+    cfg.notes.push_back(
+        "no network-qos policy or 'system qos' block in the input: which "
+        "classes are no-drop (PFC) is not stated");
   for (PortQos& p : ports) {
     auto m = port_mode.find(p.name);
     std::string mode = m == port_mode.end() ? "auto" : m->second;
-    p.pfc_stated = true;
+    p.pfc_stated = nq_known;
     if (mode != "off") p.pfc_priorities = cos;
     p.ecn = qp.ecn;
     if (!p.pfc_watchdog && global_wd) p.pfc_watchdog = global_wd;
@@ -207,7 +214,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   if (cfg.ports.empty()) {
     PortQos all;
     all.name = "*";
-    all.pfc_stated = true;
+    all.pfc_stated = nq_known;
     all.pfc_priorities = cos;
     all.ecn = qp.ecn;
     all.pfc_watchdog = global_wd;

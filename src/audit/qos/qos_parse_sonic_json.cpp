@@ -4,6 +4,7 @@
 // PFC_WD, PORT, CABLE_LENGTH. Other tables are ignored.
 #include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -393,6 +394,7 @@ QosConfig SonicJsonReader::Read() {
       cfg.lossless_pool_name = name;
     }
   }
+  std::set<std::string> name_notes;
   for (const std::string& name : order) {
     PortQos& p = ports[name];
     p.pfc_stated = p.pfc_stated || pfc_table;
@@ -412,8 +414,23 @@ QosConfig SonicJsonReader::Read() {
       }
     }
     if (auto it = cable.find(name); it != cable.end()) p.cable_m = it->second;
+    // The buffer manager names lossless profiles pg_lossless_<Mb/s>_<m>m_profile.
+    static const std::regex kName(R"(pg_lossless_(\d{1,7})_(\d{1,5})m_profile)");
+    for (const auto& [prio, pg] : p.pgs) {
+      std::smatch m;
+      std::string src = pg.source.substr(pg.source.find('|') + 1);
+      if (!std::regex_match(src, m, kName)) continue;
+      if (!p.speed_gbps) p.speed_gbps = std::stoll(m[1].str()) / 1000;
+      if (!p.cable_m) {
+        p.cable_m = std::stod(m[2].str());
+        name_notes.insert("cable length taken from profile name " + src);
+      }
+      break;
+    }
     cfg.ports.push_back(p);
   }
+
+  for (const std::string& n : name_notes) cfg.notes.push_back(n);
 
   // Switch-wide maps, from the first port (SONiC applies them per port; they are
   // the same on every port in practice).

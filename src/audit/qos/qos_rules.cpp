@@ -529,7 +529,13 @@ std::optional<CellSizePreset> FindCellSizePreset(std::string_view name) {
 }
 
 int64_t DefaultResponseBits(int64_t gbps) {
-  return gbps <= 100 ? 201'728 : 463'360;
+  // IEEE 802.3 Annex 31B, Table 31B-1 (pause_quanta x 512 bit times): 10G 60,
+  // 40G 118, 100G 394, 200G/400G 905 quanta. 25G and 50G take the next listed
+  // speed up (conservative); above 400G the 400G figure.
+  if (gbps <= 10) return 30'720;
+  if (gbps <= 40) return 60'416;
+  if (gbps <= 100) return 201'728;
+  return 463'360;
 }
 
 int64_t RequiredHeadroomBytes(int64_t gbps, double cable_m, int64_t mtu_bytes, Time t_phy,

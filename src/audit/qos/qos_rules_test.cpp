@@ -52,6 +52,8 @@ TEST(QosRules, HeadroomFormulaMatchesFabricReferenceExample) {
   EXPECT_EQ(RequiredHeadroomBytes(400, 5, 9216, Time::Ns(150), Time::Ps(1'158'400)), 108'976);
   // Without the PHY term: 126,476 B.
   EXPECT_EQ(RequiredHeadroomBytes(400, 100, 9216, Time::Zero(), Time::Ps(1'158'400)), 126'476);
+  EXPECT_EQ(DefaultResponseBits(10), 30'720);
+  EXPECT_EQ(DefaultResponseBits(40), 60'416);
   EXPECT_EQ(DefaultResponseBits(100), 201'728);
   EXPECT_EQ(DefaultResponseBits(400), 463'360);
 }
