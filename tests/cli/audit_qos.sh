@@ -54,6 +54,37 @@ assert all({"id", "verdict", "message"} <= set(c) for c in d["checks"])
 assert any(c["id"] == "ecn.kmin-kmax" and c["verdict"] == "fail" for c in d["checks"])
 ' || { echo "FAIL: --json document"; failures=$((failures + 1)); }
 fi
+# Real corpus (tests/fixtures/real/SOURCES.md, section QoS): every sample parses and gets the
+# verdict (exit code) and the key finding an expert would give.
+R=tests/fixtures/real/qos
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/sonic_config_db_qos_t1.json
+expect 1 'FAIL          ecn.roce-queue' $R/sonic_config_db_qos_t1.json
+expect 0 'WARN          pfc.watchdog' $R/sonic_config_db_full_3_0_3.json
+expect 0 'PASS          pfc.headroom .*headroom 177632B >= 56272B needed for priority 3 at 100 Gb/s, 40 m cable' $R/sonic_config_db_full_3_0_3.json
+expect 0 'Kmax 2MiB vs PFC trigger 3957916B (dynamic threshold alpha 1/8 of pool ingress_lossless_pool' $R/sonic_config_db_full_3_0_3.json
+expect 3 'headroom 32KiB, but the port speed is unknown' $R/sonic_mmuconfig_l_hbm.txt
+expect 3 'ECN marking enabled on queue 3 (Kmin 1MiB, Kmax 2MiB, Pmax 5%)' $R/sonic_show_ecn.txt
+expect 0 'WARN          pfc.frames .*PFC frames on priorities 0,1,2,4,5,6,7' $R/sonic_show_pfc_counters.txt
+expect 0 'WARN          pfc.other-priorities .*\[Ethernet0, Ethernet4\]' $R/sonic_show_pfc_priority.txt
+expect 3 'verdict: indeterminate' $R/sonic_show_pfcwd_config.txt
+expect 0 'WARN          drops.lossless .*\[Ethernet0\] discards on the RoCE priority.s queue (queue 3: 19 dropped)' $R/sonic_show_queue_counters.txt
+expect 3 'PASS          pfc.roce-priority .*PFC priorities: 3)' $R/nvue_show_qos_roce_cl514.txt
+expect 3 'PASS          cnp.priority .*queue 6, strict priority' $R/nvue_show_qos_roce_cl56.txt
+expect 0 'WARN          ecn.kmin-ratio .*lossless pool roce-reserved-ingress' $R/nvue_show_interface_qos_roce_status_cl514.txt
+expect 1 'FAIL          drops.lossless .*queue 3: 663060754115 dropped' $R/nvue_show_interface_qos_roce_counters_cl514.txt
+expect 0 'WARN          ecn.kmin-ratio .*PFC trigger of priority 3, dynamic threshold alpha 2 of pool iPool1' $R/onyx_roce_deployment_netarbiter.md
+expect 0 'skipped line 1: comment: ## RoCE Deployment' $R/onyx_roce_deployment_netarbiter.md --verbose
+expect 0 'WARN          ecn.kmin-kmax .*Kmin equals Kmax' $R/nxos_azure_local_qos_policy.md
+expect 3 'no network-qos policy' $R/nxos_azure_local_disaggregated_storage.md
+expect 0 'WARN          pfc.watchdog .*\[Ethernet2/5/1, Ethernet2/5/5\]' $R/eos_qos_profile_rocm_7388.txt
+expect 0 'INDETERMINATE ecn.kmin-ratio .*Kmin 2000 cells' $R/eos_qos_profile_rocm_7388.txt
+expect 0 'PASS          ecn.kmin-kmax .*Kmin 2000 cells vs Kmax 10000 cells' $R/eos_qos_profile_rocm_7388.txt
+expect 0 'PASS          pfc.watchdog .*\[Eth1/1, Eth1/2, Eth1/3\]' $R/dell_sonic_cli_rocm_z9664f.txt
+expect 0 'format dell-sonic' $R/dell_sonic_cli_rocm_z9664f.txt
+for f in $R/*; do
+  grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
+done
+
 # Bad input: one line naming file and line, exit 2.
 expect 2 "malformed_empty.txt:1: .*empty file" $FX/malformed_empty.txt
 expect 2 "malformed_binary.bin:1: .*binary" $FX/malformed_binary.bin

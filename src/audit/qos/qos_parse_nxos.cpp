@@ -82,6 +82,9 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       }
       if (is(w, {"priority-flow-control", "watch-dog-interval"}) && w.size() >= 3)
         global_wd = w[2] == "on";
+      // A defined policy counts even when it has no pause / random-detect line.
+      if (is(w, {"policy-map", "type", "network-qos"}) && w.size() >= 4) nq[w[3]];
+      if (is(w, {"policy-map", "type", "queuing"}) && w.size() >= 4) queuing[w[3]];
       if (!(is(w, {"system", "qos"}) || w[0] == "interface" || w[0] == "class-map" ||
             w[0] == "policy-map" || w[0] == "priority-flow-control"))
         cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (nxos)"});

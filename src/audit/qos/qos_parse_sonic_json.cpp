@@ -251,14 +251,14 @@ QosConfig SonicJsonReader::Read() {
   }
   if (!root_.is_object())
     throw InputError({file_, 1, ""}, "expected a JSON object (config_db.json)");
-  static const char* kTables[] = {"BUFFER_PG",    "BUFFER_PROFILE", "PORT_QOS_MAP",
-                                  "WRED_PROFILE", "QUEUE",          "BUFFER_QUEUE"};
+  static const char* kTables[] = {"BUFFER_PG", "BUFFER_PROFILE", "PORT_QOS_MAP", "WRED_PROFILE",
+                                  "QUEUE",     "BUFFER_QUEUE",   "BUFFER_POOL",  "PFC_WD"};
   bool any = false;
   for (const char* t : kTables) any = any || root_.contains(t);
   if (!any)
     throw InputError({file_, 1, "format"},
-                     "JSON without SONiC QoS tables: expected config_db.json with BUFFER_PG, "
-                     "BUFFER_PROFILE, PORT_QOS_MAP, WRED_PROFILE or QUEUE");
+                     "JSON without SONiC QoS tables: expected config_db.json with BUFFER_POOL, "
+                     "BUFFER_PG, BUFFER_PROFILE, PORT_QOS_MAP, WRED_PROFILE, QUEUE or PFC_WD");
 
   QosConfig cfg;
   ReadPools();
