@@ -2,7 +2,7 @@
 // several show outputs and config fragments in one file), runs the checks of
 // audit/qos/qos_rules.hpp and prints text or JSON. Exit 0 on pass or warn
 // (1 on warn with --strict), 1 on fail, 2 on bad input, 3 on indeterminate
-// (docs/errors.md).
+// (the project-wide rule).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
