@@ -187,9 +187,12 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
         cfg = Dispatch(f, qos_internal::SegmentText(seg, {live.begin(), live.end()}), file);
       } catch (const InputError& e) {
         int64_t line = e.where().line;
+        // Each retry re-parses the group: bound the total work (about 256 MB of
+        // text) so a large file full of unreadable lines stays fast.
+        bool within_budget = text.size() * static_cast<size_t>(attempt + 1) < (256u << 20);
         bool one_line = f != QosFormat::kSonicJson && line > 0 && live.count(line) &&
                         !Trim(seg.content[static_cast<size_t>(line - 1)]).empty() &&
-                        attempt < kMaxSkippedErrors;
+                        attempt < kMaxSkippedErrors && within_budget;
         if (one_line) {
           std::string field = e.where().field.empty() ? "" : e.where().field + ": ";
           skipped.push_back({line, seg.content[static_cast<size_t>(line - 1)],
