@@ -54,6 +54,14 @@ assert all({"id", "verdict", "message"} <= set(c) for c in d["checks"])
 assert any(c["id"] == "ecn.kmin-kmax" and c["verdict"] == "fail" for c in d["checks"])
 ' || { echo "FAIL: --json document"; failures=$((failures + 1)); }
 fi
+# Several outputs in one pasted session (hand-assembled from real SONiC outputs): every block is
+# read, the prompts, prose and elision are listed by --verbose with their line numbers.
+expect 1 'FAIL          drops.lossless .*queue 3: 19 dropped, queue 4: 12 dropped' $FX/mixed_sonic_session.txt
+expect 1 'skipped line 28: not interpretable as sonic-show' $FX/mixed_sonic_session.txt --verbose
+expect 1 'skipped line 42: elision: \.\.\.' $FX/mixed_sonic_session.txt --verbose
+expect 1 '9 input lines skipped' $FX/mixed_sonic_session.txt
+expect 1 '"skipped": \[' $FX/mixed_sonic_session.txt --json --verbose
+
 # Real corpus (tests/fixtures/real/SOURCES.md, section QoS): every sample parses and gets the
 # verdict (exit code) and the key finding an expert would give.
 R=tests/fixtures/real/qos

@@ -72,6 +72,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
   bool pfc_frames_rx = true;
   Mode mode = Mode::kNone;
   size_t drop_col = 0;
+  int block_rules = 0;
   size_t speed_col = 0;
   for (const TextLine& l : lines) {
     std::string_view t = Trim(l.text);
@@ -80,7 +81,12 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       if (t.empty() && mode != Mode::kBlock) mode = Mode::kNone;
       continue;
     }
-    if (IsRule(t)) continue;
+    if (IsRule(t)) {
+      // A Pool:/Profile: table is framed by two rule lines; text after the
+      // second one is not part of it.
+      if (mode == Mode::kBlock && ++block_rules == 2) mode = Mode::kNone;
+      continue;
+    }
     if (StartsWith(t, "Pool: ") || StartsWith(t, "Profile: ")) {
       Block b;
       b.kind = StartsWith(t, "Pool: ") ? "Pool" : "Profile";
@@ -88,6 +94,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       b.line = l.number;
       blocks.push_back(b);
       mode = Mode::kBlock;
+      block_rules = 0;
       continue;
     }
     if (StartsWith(t, "Lossless traffic pattern")) {
