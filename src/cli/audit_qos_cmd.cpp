@@ -54,7 +54,8 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
     if (!format)
       throw InputError(
           {"<cli>", 0, "--format"},
-          Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos or dell-sonic", a.format));
+          Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos, dell-sonic or junos",
+                   a.format));
   }
   audit::QosAuditOptions opts;
   opts.roce_priority = a.roce_priority;
@@ -126,7 +127,7 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
                   "configuration; several outputs in one file are read together")
       ->required();
   cmd->add_option("--format", args->format,
-                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic")
+                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos")
       ->capture_default_str();
   auto* cell = cmd->add_option("--cell-bytes", args->cell_bytes,
                                "buffer cell size in bytes, for thresholds given in cells")

@@ -89,6 +89,9 @@ expect 0 'INDETERMINATE ecn.kmin-ratio .*Kmin 2000 cells' $R/eos_qos_profile_roc
 expect 0 'PASS          ecn.kmin-kmax .*Kmin 2000 cells vs Kmax 10000 cells' $R/eos_qos_profile_rocm_7388.txt
 expect 0 'PASS          pfc.watchdog .*\[Eth1/1, Eth1/2, Eth1/3\]' $R/dell_sonic_cli_rocm_z9664f.txt
 expect 0 'format dell-sonic' $R/dell_sonic_cli_rocm_z9664f.txt
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 0' $R/junos_cos_dcqcn_apstra_jvd.txt
+expect 0 'WARN          pfc.watchdog' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
+expect 0 'ECN marking enabled on queue 4' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done
@@ -104,7 +107,8 @@ expect 1 "skipped line 5: not interpretable as eos: .*furlongs" $FX/malformed_eo
 expect 2 "malformed_sonic_value.json:1: BUFFER_PROFILE.p.xoff" $FX/malformed_sonic_value.json
 expect 2 "cannot open" $FX/does_not_exist.json
 expect 2 "is a directory" $FX
-expect 2 "--format" $FX/sonic_healthy.json --format junos
+expect 2 "--format" $FX/sonic_healthy.json --format ios
+expect 2 "no junos QoS statements" $FX/sonic_healthy.json --format junos
 expect 2 "--platform" $FX/sonic_healthy.json --platform nosuchasic
 expect 2 "" $FX/sonic_healthy.json --cell-bytes 96 --platform spectrum
 expect 2 "" $FX/sonic_healthy.json --roce-priority 9

@@ -11,7 +11,7 @@
 namespace lossless::audit {
 
 namespace {
-constexpr std::array<std::pair<QosFormat, std::string_view>, 7> kFormatNames{{
+constexpr std::array<std::pair<QosFormat, std::string_view>, 8> kFormatNames{{
     {QosFormat::kSonicJson, "sonic-json"},
     {QosFormat::kSonicShow, "sonic-show"},
     {QosFormat::kNvue, "nvue"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<QosFormat, std::string_view>, 7> kFormatNames{{
     {QosFormat::kEos, "eos"},
     {QosFormat::kNxos, "nxos"},
     {QosFormat::kDellSonic, "dell-sonic"},
+    {QosFormat::kJunos, "junos"},
 }};
 
 std::string FormatAlpha(double a) {

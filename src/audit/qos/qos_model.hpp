@@ -20,9 +20,9 @@
 
 namespace lossless::audit {
 
-enum class QosFormat { kSonicJson, kSonicShow, kNvue, kOnyx, kEos, kNxos, kDellSonic };
+enum class QosFormat { kSonicJson, kSonicShow, kNvue, kOnyx, kEos, kNxos, kDellSonic, kJunos };
 
-// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic".
+// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic", "junos".
 std::string_view QosFormatName(QosFormat f);
 // Inverse of QosFormatName; nullopt for an unknown name.
 std::optional<QosFormat> QosFormatFromName(std::string_view name);

@@ -46,8 +46,8 @@ void CheckIsText(std::string_view text, const std::string& file) {
 }
 
 const char* kExpectedFormats =
-    "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS, NX-OS or Dell "
-    "Enterprise SONiC QoS configuration";
+    "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS, NX-OS, Dell "
+    "Enterprise SONiC or Junos QoS configuration";
 
 std::string FirstLine(std::string_view text) {
   for (const auto& l : SplitLines(text))
@@ -71,6 +71,8 @@ QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) 
       return qos_internal::ParseNxos(text, file);
     case QosFormat::kDellSonic:
       return qos_internal::ParseDellSonic(text, file);
+    case QosFormat::kJunos:
+      return qos_internal::ParseJunos(text, file);
   }
   return {};
 }
@@ -220,6 +222,10 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
     Merge(merged, std::move(*cfg));
   }
   if (!any_read && first_error) throw *first_error;
+  if (format && merged.ports.empty())
+    throw InputError({file, 1, "format"}, "no " + std::string(QosFormatName(*format)) +
+                                              " QoS statements in the input (--format " +
+                                              std::string(QosFormatName(*format)) + ")");
   std::stable_sort(merged.formats.begin(), merged.formats.end(),
                    [&](QosFormat a, QosFormat b) { return weight[a] > weight[b]; });
   merged.format = merged.formats.empty() ? order.front() : merged.formats.front();

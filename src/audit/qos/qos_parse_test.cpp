@@ -325,5 +325,35 @@ TEST(QosParse, OnyxStepEcnAndGlobalPauseAreRead) {
   EXPECT_EQ(p.link_pause, std::optional<bool>(true));
 }
 
+TEST(QosParse, JunosSetAndBraceFormsReadTheSame) {
+  const std::string set_form =
+      "user@qfx# set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss\n"
+      "set class-of-service congestion-notification-profile cnp input ieee-802.1 code-point 011 "
+      "pfc\n"
+      "set class-of-service congestion-notification-profile cnp pfc-watchdog\n"
+      "set class-of-service schedulers s1 explicit-congestion-notification\n"
+      "set class-of-service scheduler-maps sm1 forwarding-class NO-LOSS scheduler s1\n"
+      "set class-of-service interfaces et-0/0/1 congestion-notification-profile cnp\n"
+      "set class-of-service interfaces et-0/0/1 scheduler-map sm1\n";
+  const std::string brace_form =
+      "class-of-service {\n  forwarding-classes {\n    class NO-LOSS queue-num 3 no-loss;\n  }\n"
+      "  congestion-notification-profile cnp {\n    input {\n      ieee-802.1 {\n        "
+      "code-point "
+      "011 {\n          pfc;\n        }\n      }\n    }\n    pfc-watchdog;\n  }\n"
+      "  schedulers {\n    s1 {\n      explicit-congestion-notification; /* DCQCN */\n    }\n  }\n"
+      "  scheduler-maps {\n    sm1 {\n      forwarding-class NO-LOSS scheduler s1;\n    }\n  }\n"
+      "  interfaces {\n    et-0/0/1 {\n      congestion-notification-profile cnp;\n      "
+      "scheduler-map sm1;\n    }\n  }\n}\n";
+  for (const std::string& text : {set_form, brace_form}) {
+    QosConfig c = ParseQosText(text, "junos.txt");
+    EXPECT_EQ(c.format, QosFormat::kJunos);
+    const PortQos& p = PortNamed(c, "et-0/0/1");
+    EXPECT_EQ(p.pfc_priorities, std::set<int>{3});
+    EXPECT_EQ(p.pfc_watchdog, std::optional<bool>(true));
+    ASSERT_TRUE(p.ecn.count(3));
+    EXPECT_TRUE(p.ecn.at(3).enabled);
+  }
+}
+
 }  // namespace
 }  // namespace lossless::audit

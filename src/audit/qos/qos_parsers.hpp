@@ -16,5 +16,6 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file);
 QosConfig ParseEos(std::string_view text, const std::string& file);
 QosConfig ParseNxos(std::string_view text, const std::string& file);
 QosConfig ParseDellSonic(std::string_view text, const std::string& file);
+QosConfig ParseJunos(std::string_view text, const std::string& file);
 
 }  // namespace lossless::audit::qos_internal

@@ -174,6 +174,13 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
   if (StartsWith(t, "pause pfc-cos") || t == "pause no-drop" || t == "system qos")
     add(QosFormat::kNxos, 3);
   if (StartsWith(t, "random-detect minimum-threshold")) add(QosFormat::kNxos, 2);
+
+  if (StartsWith(t, "class-of-service") || StartsWith(t, "set class-of-service") ||
+      StartsWith(t, "congestion-notification-profile ") || t == "explicit-congestion-notification;")
+    add(QosFormat::kJunos, 3);
+  if (StartsWith(t, "forwarding-classes") || StartsWith(t, "scheduler-maps") ||
+      (StartsWith(t, "class ") && Contains(t, "queue-num")))
+    add(QosFormat::kJunos, 2);
   if (StartsWith(t, "priority-flow-control mode")) add(QosFormat::kNxos, 1);
 }
 
@@ -300,7 +307,7 @@ SegmentedText SegmentQosText(std::string_view text, std::optional<QosFormat> for
   if (formats.size() == 1 && !forced) {
     QosFormat only = static_cast<QosFormat>(*formats.begin());
     if (only == QosFormat::kNxos || only == QosFormat::kEos || only == QosFormat::kOnyx ||
-        only == QosFormat::kDellSonic) {
+        only == QosFormat::kDellSonic || only == QosFormat::kJunos) {
       static const std::regex kIf(R"(^interface\s+\S)", std::regex::icase);
       for (Segment& s : out.segments) {
         if (s.format) continue;
