@@ -1,7 +1,8 @@
 #pragma once
 // Typed model of a switch's RoCE QoS configuration, shared by every input
 // format (SONiC config_db.json and show text, Cumulus NVUE, Onyx, Arista EOS,
-// Cisco NX-OS). Parsers fill it; rules (qos_rules.hpp) read it.
+// Cisco NX-OS, Dell Enterprise SONiC sonic-cli, Junos). Parsers fill it; rules
+// (qos_rules.hpp) read it.
 //
 // Numbering: "priority" is the 802.1p / switch priority that PFC acts on;
 // "queue" is the egress queue (traffic class) that ECN and the scheduler act
