@@ -52,10 +52,10 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
   if (a.format != "auto") {
     format = audit::QosFormatFromName(a.format);
     if (!format)
-      throw InputError(
-          {"<cli>", 0, "--format"},
-          Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos, dell-sonic or junos",
-                   a.format));
+      throw InputError({"<cli>", 0, "--format"},
+                       Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos, dell-sonic, "
+                                "junos or cumulus-traffic",
+                                a.format));
   }
   audit::QosAuditOptions opts;
   opts.roce_priority = a.roce_priority;
@@ -127,7 +127,7 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
                   "configuration; several outputs in one file are read together")
       ->required();
   cmd->add_option("--format", args->format,
-                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos")
+                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos|cumulus-traffic")
       ->capture_default_str();
   auto* cell = cmd->add_option("--cell-bytes", args->cell_bytes,
                                "buffer cell size in bytes, for thresholds given in cells")

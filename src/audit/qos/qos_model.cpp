@@ -11,7 +11,7 @@
 namespace lossless::audit {
 
 namespace {
-constexpr std::array<std::pair<QosFormat, std::string_view>, 8> kFormatNames{{
+constexpr std::array<std::pair<QosFormat, std::string_view>, 9> kFormatNames{{
     {QosFormat::kSonicJson, "sonic-json"},
     {QosFormat::kSonicShow, "sonic-show"},
     {QosFormat::kNvue, "nvue"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<QosFormat, std::string_view>, 8> kFormatNames{{
     {QosFormat::kNxos, "nxos"},
     {QosFormat::kDellSonic, "dell-sonic"},
     {QosFormat::kJunos, "junos"},
+    {QosFormat::kTrafficConf, "cumulus-traffic"},
 }};
 
 std::string FormatAlpha(double a) {

@@ -21,9 +21,20 @@
 
 namespace lossless::audit {
 
-enum class QosFormat { kSonicJson, kSonicShow, kNvue, kOnyx, kEos, kNxos, kDellSonic, kJunos };
+enum class QosFormat {
+  kSonicJson,
+  kSonicShow,
+  kNvue,
+  kOnyx,
+  kEos,
+  kNxos,
+  kDellSonic,
+  kJunos,
+  kTrafficConf
+};
 
-// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic", "junos".
+// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic", "junos",
+// "cumulus-traffic".
 std::string_view QosFormatName(QosFormat f);
 // Inverse of QosFormatName; nullopt for an unknown name.
 std::optional<QosFormat> QosFormatFromName(std::string_view name);

@@ -73,6 +73,8 @@ QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) 
       return qos_internal::ParseDellSonic(text, file);
     case QosFormat::kJunos:
       return qos_internal::ParseJunos(text, file);
+    case QosFormat::kTrafficConf:
+      return qos_internal::ParseTrafficConf(text, file);
   }
   return {};
 }

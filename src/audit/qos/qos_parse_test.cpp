@@ -355,5 +355,20 @@ TEST(QosParse, JunosSetAndBraceFormsReadTheSame) {
   }
 }
 
+TEST(QosParse, CumulusTrafficConfReadsPfcAndEcnGroups) {
+  QosConfig c = ParseQosText(
+      "pfc.port_group_list = [ROCE]\npfc.ROCE.port_set = swp1\npfc.ROCE.cos_list = [3]\n"
+      "pfc.ROCE.xoff_size = 120000\necn_red.ECN.port_set = swp1\necn_red.ECN.cos_list = [3]\n"
+      "ecn_red.ECN.min_threshold_bytes = 150000\necn_red.ECN.max_threshold_bytes = 1500000\n"
+      "ecn_red.ECN.ecn_enable = true\n",
+      "traffic.conf");
+  EXPECT_EQ(c.format, QosFormat::kTrafficConf);
+  const PortQos& p = PortNamed(c, "swp1");
+  EXPECT_EQ(p.pfc_priorities, std::set<int>{3});
+  EXPECT_EQ(p.pgs.at(3).headroom->value, 120'000);
+  EXPECT_TRUE(p.ecn.at(3).enabled);
+  EXPECT_EQ(p.ecn.at(3).kmax->value, 1'500'000);
+}
+
 }  // namespace
 }  // namespace lossless::audit

@@ -17,5 +17,6 @@ QosConfig ParseEos(std::string_view text, const std::string& file);
 QosConfig ParseNxos(std::string_view text, const std::string& file);
 QosConfig ParseDellSonic(std::string_view text, const std::string& file);
 QosConfig ParseJunos(std::string_view text, const std::string& file);
+QosConfig ParseTrafficConf(std::string_view text, const std::string& file);
 
 }  // namespace lossless::audit::qos_internal

@@ -178,6 +178,10 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
   if (StartsWith(t, "class-of-service") || StartsWith(t, "set class-of-service") ||
       StartsWith(t, "congestion-notification-profile ") || t == "explicit-congestion-notification;")
     add(QosFormat::kJunos, 3);
+  if ((StartsWith(t, "pfc.") || StartsWith(t, "ecn_red.") || StartsWith(t, "link_pause.")) &&
+      Contains(t, " = "))
+    add(QosFormat::kTrafficConf, 3);
+
   if (StartsWith(t, "forwarding-classes") || StartsWith(t, "scheduler-maps") ||
       (StartsWith(t, "class ") && Contains(t, "queue-num")))
     add(QosFormat::kJunos, 2);

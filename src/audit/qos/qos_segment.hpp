@@ -17,7 +17,7 @@
 
 namespace lossless::audit::qos_internal {
 
-inline constexpr size_t kQosFormatCount = 8;
+inline constexpr size_t kQosFormatCount = 9;
 
 // Evidence for each format in one trimmed line, indexed by QosFormat.
 void ScoreQosLine(std::string_view trimmed, std::array<int, kQosFormatCount>& points);
