@@ -32,10 +32,6 @@ namespace lossless::audit::qos_internal {
 
 namespace {
 
-struct Wred {
-  EcnQueue e;
-};
-
 struct DellPort {
   PortQos q;
   std::map<int, std::string> queue_wred;    // queue -> wred-policy
