@@ -1,6 +1,8 @@
-// `lossless audit qos FILE`: reads a switch RoCE QoS configuration, runs the
-// checks of audit/qos/qos_rules.hpp and prints text or JSON. Exit 0 when the
-// overall verdict is pass or indeterminate, 1 on warn or fail, 2 on bad input.
+// `lossless audit qos FILE`: reads a switch RoCE QoS configuration (one or
+// several show outputs and config fragments in one file), runs the checks of
+// audit/qos/qos_rules.hpp and prints text or JSON. Exit 0 on pass or warn
+// (1 on warn with --strict), 1 on fail, 2 on bad input, 3 on indeterminate
+// (the project-wide rule).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +34,8 @@ struct QosArgs {
   std::string t_phy;
   std::string t_resp;
   bool json = false;
+  bool verbose = false;
+  bool strict = false;
 };
 
 std::string PlatformNames() {
@@ -49,7 +53,9 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
     format = audit::QosFormatFromName(a.format);
     if (!format)
       throw InputError({"<cli>", 0, "--format"},
-                       Expected("auto, sonic-json, sonic-show, nvue, onyx, eos or nxos", a.format));
+                       Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos, dell-sonic, "
+                                "junos or cumulus-traffic",
+                                a.format));
   }
   audit::QosAuditOptions opts;
   opts.roce_priority = a.roce_priority;
@@ -86,14 +92,28 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
   audit::QosConfig cfg = audit::ParseQosConfig(in, a.file, format);
   audit::QosAudit result = audit::AuditQos(cfg, opts);
   if (a.json) {
-    std::string doc =
-        audit::QosAuditToJson(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    nlohmann::json j = audit::QosAuditToJson(result);
+    if (a.verbose) j["skipped"] = audit::QosSkippedToJson(cfg.skipped);
+    std::string doc = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     std::fputs((doc + "\n").c_str(), stdout);
   } else {
     std::fputs(audit::FormatQosAuditText(result).c_str(), stdout);
+    if (a.verbose) std::fputs(audit::FormatQosSkippedText(cfg.skipped).c_str(), stdout);
   }
-  ctx.exit_code =
-      result.verdict == audit::Verdict::kWarn || result.verdict == audit::Verdict::kFail ? 1 : 0;
+  switch (result.verdict) {
+    case audit::Verdict::kPass:
+      ctx.exit_code = 0;
+      break;
+    case audit::Verdict::kWarn:
+      ctx.exit_code = a.strict ? 1 : 0;
+      break;
+    case audit::Verdict::kFail:
+      ctx.exit_code = 1;
+      break;
+    case audit::Verdict::kIndeterminate:
+      ctx.exit_code = 3;
+      break;
+  }
 }
 
 }  // namespace
@@ -103,10 +123,11 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
   CLI::App* cmd = audit.add_subcommand(
       "qos", "Check a switch RoCE QoS configuration (PFC, ECN, headroom, CNP priority)");
   cmd->add_option("FILE", args->file,
-                  "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS or "
-                  "NX-OS configuration")
+                  "switch QoS text: SONiC config_db.json or show output, NVUE, Onyx, EOS or NX-OS "
+                  "configuration; several outputs in one file are read together")
       ->required();
-  cmd->add_option("--format", args->format, "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos")
+  cmd->add_option("--format", args->format,
+                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos|cumulus-traffic")
       ->capture_default_str();
   auto* cell = cmd->add_option("--cell-bytes", args->cell_bytes,
                                "buffer cell size in bytes, for thresholds given in cells")
@@ -130,6 +151,9 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
   cmd->add_option("--t-resp", args->t_resp,
                   "sender response time, e.g. 1.1584us (default: 802.3 D-Resp for the speed)");
   cmd->add_flag("--json", args->json, "print one JSON document");
+  cmd->add_flag("--verbose", args->verbose,
+                "list every input line that was skipped (prompt, prose, unreadable) and why");
+  cmd->add_flag("--strict", args->strict, "exit 1 on a warn verdict (default: 0)");
   cmd->callback([args, &ctx] { RunAuditQos(*args, ctx); });
 }
 

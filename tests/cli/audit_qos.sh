@@ -27,15 +27,15 @@ expect 0 'verdict: pass' $FX/sonic_healthy.json
 expect 1 'verdict: fail' $FX/sonic_broken.json
 expect 1 'FAIL          pfc.headroom' $FX/sonic_broken.json
 expect 1 'queue 3: 1234 dropped' $FX/sonic_show_broken.txt
-expect 0 'verdict: indeterminate' $FX/sonic_show_healthy.txt
-expect 0 'format nvue' $FX/nvue_healthy.txt
+expect 3 'verdict: indeterminate' $FX/sonic_show_healthy.txt
+expect 3 'format nvue' $FX/nvue_healthy.txt
 expect 1 'ECN marking not enabled on queue 3' $FX/nvue_broken.txt
-expect 0 'format onyx' $FX/onyx_healthy.txt
+expect 3 'format onyx' $FX/onyx_healthy.txt
 expect 1 '802.3x link-level pause is enabled' $FX/onyx_broken.txt
-expect 0 'format eos' $FX/eos_healthy.txt
+expect 3 'format eos' $FX/eos_healthy.txt
 expect 1 'Kmin above Kmax' $FX/eos_broken.txt
-expect 0 'CNP (DSCP 48) goes to queue 7, strict priority' $FX/nxos_healthy.txt
-expect 0 'format nxos' $FX/nxos_healthy_crlf.txt
+expect 3 'CNP (DSCP 48) goes to queue 7, strict priority' $FX/nxos_healthy.txt
+expect 3 'format nxos' $FX/nxos_healthy_crlf.txt
 expect 1 'PFC not enabled on RoCE priority 3' $FX/nxos_broken.txt
 # Flags: a cell size resolves segment thresholds; headroom inputs override the config.
 expect 1 'cell size 208 B from platform preset tomahawk (unverified)' $FX/eos_broken.txt --platform tomahawk
@@ -54,17 +54,64 @@ assert all({"id", "verdict", "message"} <= set(c) for c in d["checks"])
 assert any(c["id"] == "ecn.kmin-kmax" and c["verdict"] == "fail" for c in d["checks"])
 ' || { echo "FAIL: --json document"; failures=$((failures + 1)); }
 fi
+# Several outputs in one pasted session (hand-assembled from real SONiC outputs): every block is
+# read, the prompts, prose and elision are listed by --verbose with their line numbers.
+expect 1 'FAIL          drops.lossless .*queue 3: 19 dropped, queue 4: 12 dropped' $FX/mixed_sonic_session.txt
+expect 1 'skipped line 28: not interpretable as sonic-show' $FX/mixed_sonic_session.txt --verbose
+expect 1 'skipped line 42: elision: \.\.\.' $FX/mixed_sonic_session.txt --verbose
+expect 1 '9 input lines skipped' $FX/mixed_sonic_session.txt
+expect 1 '"skipped": \[' $FX/mixed_sonic_session.txt --json --verbose
+
+# Real corpus (tests/fixtures/real/SOURCES.md, section QoS): every sample parses and gets the
+# verdict (exit code) and the key finding an expert would give.
+R=tests/fixtures/real/qos
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/sonic_config_db_qos_t1.json
+expect 1 'FAIL          ecn.roce-queue' $R/sonic_config_db_qos_t1.json
+expect 0 'WARN          pfc.watchdog' $R/sonic_config_db_full_3_0_3.json
+expect 0 'PASS          pfc.headroom .*headroom 177632B >= 56272B needed for priority 3 at 100 Gb/s, 40 m cable' $R/sonic_config_db_full_3_0_3.json
+expect 0 'Kmax 2MiB vs PFC trigger 3957916B (dynamic threshold alpha 1/8 of pool ingress_lossless_pool' $R/sonic_config_db_full_3_0_3.json
+expect 3 'headroom 32KiB, but the port speed is unknown' $R/sonic_mmuconfig_l_hbm.txt
+expect 3 'ECN marking enabled on queue 3 (Kmin 1MiB, Kmax 2MiB, Pmax 5%)' $R/sonic_show_ecn.txt
+expect 0 'WARN          pfc.frames .*PFC frames on priorities 0,1,2,4,5,6,7' $R/sonic_show_pfc_counters.txt
+expect 0 'WARN          pfc.other-priorities .*\[Ethernet0, Ethernet4\]' $R/sonic_show_pfc_priority.txt
+expect 3 'verdict: indeterminate' $R/sonic_show_pfcwd_config.txt
+expect 0 'WARN          drops.lossless .*\[Ethernet0\] discards on the RoCE priority.s queue (queue 3: 19 dropped)' $R/sonic_show_queue_counters.txt
+expect 3 'PASS          pfc.roce-priority .*PFC priorities: 3)' $R/nvue_show_qos_roce_cl514.txt
+expect 3 'PASS          cnp.priority .*queue 6, strict priority' $R/nvue_show_qos_roce_cl56.txt
+expect 0 'WARN          ecn.kmin-ratio .*lossless pool roce-reserved-ingress' $R/nvue_show_interface_qos_roce_status_cl514.txt
+expect 1 'FAIL          drops.lossless .*queue 3: 663060754115 dropped' $R/nvue_show_interface_qos_roce_counters_cl514.txt
+expect 0 'WARN          ecn.kmin-ratio .*PFC trigger of priority 3, dynamic threshold alpha 2 of pool iPool1' $R/onyx_roce_deployment_netarbiter.md
+expect 0 'skipped line 1: comment: ## RoCE Deployment' $R/onyx_roce_deployment_netarbiter.md --verbose
+expect 0 'WARN          ecn.kmin-kmax .*Kmin equals Kmax' $R/nxos_azure_local_qos_policy.md
+expect 3 'no network-qos policy' $R/nxos_azure_local_disaggregated_storage.md
+expect 0 'WARN          pfc.watchdog .*\[Ethernet2/5/1, Ethernet2/5/5\]' $R/eos_qos_profile_rocm_7388.txt
+expect 0 'INDETERMINATE ecn.kmin-ratio .*Kmin 2000 cells' $R/eos_qos_profile_rocm_7388.txt
+expect 0 'PASS          ecn.kmin-kmax .*Kmin 2000 cells vs Kmax 10000 cells' $R/eos_qos_profile_rocm_7388.txt
+expect 0 'PASS          pfc.watchdog .*\[Eth1/1, Eth1/2, Eth1/3\]' $R/dell_sonic_cli_rocm_z9664f.txt
+expect 0 'format dell-sonic' $R/dell_sonic_cli_rocm_z9664f.txt
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 0' $R/junos_cos_dcqcn_apstra_jvd.txt
+expect 0 'WARN          pfc.watchdog' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
+expect 0 'ECN marking enabled on queue 4' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 1)' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt
+expect 3 'PASS          ecn.roce-queue .*Kmin 150000B, Kmax 1500000B, Pmax 100%' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt --roce-priority 1
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/cumulus_traffic_conf_ecn_cl40.txt
+for f in $R/*; do
+  grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
+done
+
 # Bad input: one line naming file and line, exit 2.
 expect 2 "malformed_empty.txt:1: .*empty file" $FX/malformed_empty.txt
 expect 2 "malformed_binary.bin:1: .*binary" $FX/malformed_binary.bin
 expect 2 "malformed_topo.txt:1: format: not a switch QoS configuration" $FX/malformed_topo.txt
 expect 2 "malformed_nccl.txt:1: format: not a switch QoS configuration" $FX/malformed_nccl.txt
 expect 2 "malformed_truncated.json:4: .*truncated or invalid JSON" $FX/malformed_truncated.json
-expect 2 "malformed_eos_unit.txt:5: .*furlongs" $FX/malformed_eos_unit.txt
+# A line whose unit cannot be read is skipped and reported (--verbose), not fatal.
+expect 1 "skipped line 5: not interpretable as eos: .*furlongs" $FX/malformed_eos_unit.txt --verbose
 expect 2 "malformed_sonic_value.json:1: BUFFER_PROFILE.p.xoff" $FX/malformed_sonic_value.json
 expect 2 "cannot open" $FX/does_not_exist.json
 expect 2 "is a directory" $FX
-expect 2 "--format" $FX/sonic_healthy.json --format junos
+expect 2 "--format" $FX/sonic_healthy.json --format ios
+expect 2 "no junos QoS statements" $FX/sonic_healthy.json --format junos
 expect 2 "--platform" $FX/sonic_healthy.json --platform nosuchasic
 expect 2 "" $FX/sonic_healthy.json --cell-bytes 96 --platform spectrum
 expect 2 "" $FX/sonic_healthy.json --roce-priority 9

@@ -13,8 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   using lossless::audit::QosFormat;
   const std::optional<QosFormat> formats[] = {
-      std::nullopt,     QosFormat::kSonicJson, QosFormat::kSonicShow, QosFormat::kNvue,
-      QosFormat::kOnyx, QosFormat::kEos,       QosFormat::kNxos};
+      std::nullopt,      QosFormat::kSonicJson,  QosFormat::kSonicShow, QosFormat::kNvue,
+      QosFormat::kOnyx,  QosFormat::kEos,        QosFormat::kNxos,      QosFormat::kDellSonic,
+      QosFormat::kJunos, QosFormat::kTrafficConf};
   for (const auto& f : formats) {
     try {
       lossless::audit::QosConfig cfg = lossless::audit::ParseQosText(text, "fuzz", f);

@@ -11,13 +11,16 @@
 namespace lossless::audit {
 
 namespace {
-constexpr std::array<std::pair<QosFormat, std::string_view>, 6> kFormatNames{{
+constexpr std::array<std::pair<QosFormat, std::string_view>, 9> kFormatNames{{
     {QosFormat::kSonicJson, "sonic-json"},
     {QosFormat::kSonicShow, "sonic-show"},
     {QosFormat::kNvue, "nvue"},
     {QosFormat::kOnyx, "onyx"},
     {QosFormat::kEos, "eos"},
     {QosFormat::kNxos, "nxos"},
+    {QosFormat::kDellSonic, "dell-sonic"},
+    {QosFormat::kJunos, "junos"},
+    {QosFormat::kTrafficConf, "cumulus-traffic"},
 }};
 
 std::string FormatAlpha(double a) {

@@ -1,7 +1,8 @@
 #pragma once
 // Typed model of a switch's RoCE QoS configuration, shared by every input
 // format (SONiC config_db.json and show text, Cumulus NVUE, Onyx, Arista EOS,
-// Cisco NX-OS). Parsers fill it; rules (qos_rules.hpp) read it.
+// Cisco NX-OS, Dell Enterprise SONiC sonic-cli, Junos). Parsers fill it; rules
+// (qos_rules.hpp) read it.
 //
 // Numbering: "priority" is the 802.1p / switch priority that PFC acts on;
 // "queue" is the egress queue (traffic class) that ECN and the scheduler act
@@ -20,9 +21,20 @@
 
 namespace lossless::audit {
 
-enum class QosFormat { kSonicJson, kSonicShow, kNvue, kOnyx, kEos, kNxos };
+enum class QosFormat {
+  kSonicJson,
+  kSonicShow,
+  kNvue,
+  kOnyx,
+  kEos,
+  kNxos,
+  kDellSonic,
+  kJunos,
+  kTrafficConf
+};
 
-// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos".
+// "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic", "junos",
+// "cumulus-traffic".
 std::string_view QosFormatName(QosFormat f);
 // Inverse of QosFormatName; nullopt for an unknown name.
 std::optional<QosFormat> QosFormatFromName(std::string_view name);
@@ -91,6 +103,20 @@ struct PortQos {
   std::optional<int64_t> speed_gbps;
   std::optional<double> cable_m;
   std::map<int, int64_t> queue_drops;  // dropped packets by queue, when the input has counters
+  // The device labels queue_drops as drops of RoCE (lossless) traffic, e.g. NVUE
+  // "Tx buffer discards for RoCE traffic": those queues are lossless even when the
+  // input does not state the PFC priorities.
+  bool drops_are_roce = false;
+  // PFC frames received / sent per priority, when the input has PFC counters.
+  std::map<int, int64_t> pfc_rx_frames;
+  std::map<int, int64_t> pfc_tx_frames;
+};
+
+// An input line that no parser used, with the reason (shown by --verbose).
+struct SkippedLine {
+  int64_t line = 0;  // 1-based
+  std::string text;
+  std::string reason;
 };
 
 enum class Scheduling { kStrict, kWeighted };
@@ -102,7 +128,18 @@ struct QosConfig {
   std::map<int, int> dscp_to_queue;      // DSCP -> egress queue, as stated
   std::map<int, int> priority_to_queue;  // switch priority -> queue, as stated
   std::map<int, Scheduling> scheduling;  // by queue, as stated
-  std::vector<std::string> notes;        // assumptions the parser made
+  // The input carries ECN / WRED configuration (a WRED table, a queuing
+  // policy, NVUE congestion-control): a queue without ECN then has it off.
+  // False for outputs that cannot show ECN (counters, PFC tables).
+  bool ecn_stated = false;
+  // Size of the shared pool that lossless (PFC) traffic uses, when the input
+  // gives it (SONiC ingress_lossless_pool, Onyx pool of a lossless PG, NVUE
+  // roce-reserved-ingress).
+  std::optional<BufferAmount> lossless_pool;
+  std::string lossless_pool_name;
+  std::vector<std::string> notes;    // assumptions the parser made
+  std::vector<QosFormat> formats;    // every format read from the input, first = `format`
+  std::vector<SkippedLine> skipped;  // lines not used, in line order
 
   // Queue of a priority: the stated mapping, else the identity.
   int QueueOf(int priority) const;

@@ -1,11 +1,15 @@
 #include "audit/qos/qos_parse.hpp"
 
+#include <algorithm>
 #include <array>
 #include <iterator>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "audit/qos/qos_parsers.hpp"
+#include "audit/qos/qos_segment.hpp"
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -41,125 +45,209 @@ void CheckIsText(std::string_view text, const std::string& file) {
     throw InputError({file, 1, ""}, "binary data: expected a text QoS configuration");
 }
 
-struct Score {
-  QosFormat format;
-  int points = 0;
-};
+const char* kExpectedFormats =
+    "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS, NX-OS, Dell "
+    "Enterprise SONiC or Junos QoS configuration";
+
+std::string FirstLine(std::string_view text) {
+  for (const auto& l : SplitLines(text))
+    if (!Trim(l.text).empty()) return l.text;
+  return "";
+}
+
+QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) {
+  switch (f) {
+    case QosFormat::kSonicJson:
+      return qos_internal::ParseSonicJson(text, file);
+    case QosFormat::kSonicShow:
+      return qos_internal::ParseSonicShow(text, file);
+    case QosFormat::kNvue:
+      return qos_internal::ParseNvue(text, file);
+    case QosFormat::kOnyx:
+      return qos_internal::ParseOnyx(text, file);
+    case QosFormat::kEos:
+      return qos_internal::ParseEos(text, file);
+    case QosFormat::kNxos:
+      return qos_internal::ParseNxos(text, file);
+    case QosFormat::kDellSonic:
+      return qos_internal::ParseDellSonic(text, file);
+    case QosFormat::kJunos:
+      return qos_internal::ParseJunos(text, file);
+    case QosFormat::kTrafficConf:
+      return qos_internal::ParseTrafficConf(text, file);
+  }
+  return {};
+}
+
+// Adds what `src` states to `dst`; what `dst` already states wins.
+void MergePort(PortQos& dst, const PortQos& src) {
+  if (src.pfc_stated) {
+    dst.pfc_priorities.insert(src.pfc_priorities.begin(), src.pfc_priorities.end());
+    dst.pfc_stated = true;
+  }
+  if (src.link_pause) dst.link_pause = dst.link_pause.value_or(false) || *src.link_pause;
+  if (src.pfc_watchdog && !dst.pfc_watchdog) dst.pfc_watchdog = src.pfc_watchdog;
+  dst.ecn.insert(src.ecn.begin(), src.ecn.end());
+  dst.pgs.insert(src.pgs.begin(), src.pgs.end());
+  dst.queue_limit.insert(src.queue_limit.begin(), src.queue_limit.end());
+  if (!dst.speed_gbps) dst.speed_gbps = src.speed_gbps;
+  if (!dst.cable_m) dst.cable_m = src.cable_m;
+  for (const auto& [q, n] : src.queue_drops) dst.queue_drops[q] += n;
+  for (const auto& [q, n] : src.pfc_rx_frames) dst.pfc_rx_frames[q] += n;
+  for (const auto& [q, n] : src.pfc_tx_frames) dst.pfc_tx_frames[q] += n;
+  dst.drops_are_roce = dst.drops_are_roce || src.drops_are_roce;
+}
+
+void Merge(QosConfig& dst, QosConfig&& src) {
+  for (PortQos& p : src.ports) {
+    auto it = std::find_if(dst.ports.begin(), dst.ports.end(),
+                           [&](const PortQos& d) { return d.name == p.name; });
+    if (it == dst.ports.end()) {
+      dst.ports.push_back(std::move(p));
+    } else {
+      MergePort(*it, p);
+    }
+  }
+  dst.dscp_to_queue.insert(src.dscp_to_queue.begin(), src.dscp_to_queue.end());
+  dst.priority_to_queue.insert(src.priority_to_queue.begin(), src.priority_to_queue.end());
+  dst.scheduling.insert(src.scheduling.begin(), src.scheduling.end());
+  dst.ecn_stated = dst.ecn_stated || src.ecn_stated;
+  if (!dst.lossless_pool && src.lossless_pool) {
+    dst.lossless_pool = src.lossless_pool;
+    dst.lossless_pool_name = src.lossless_pool_name;
+  }
+  for (std::string& n : src.notes) dst.notes.push_back(std::move(n));
+  for (SkippedLine& s : src.skipped) dst.skipped.push_back(std::move(s));
+}
+
+// A port other than "*" inherits the switch-wide settings ("*") it does not
+// state itself, so that a global show output and a per-interface one combine.
+void ApplyGlobal(QosConfig& cfg) {
+  auto star = std::find_if(cfg.ports.begin(), cfg.ports.end(),
+                           [](const PortQos& p) { return p.name == "*"; });
+  if (star == cfg.ports.end() || cfg.ports.size() == 1) return;
+  PortQos global = *star;
+  cfg.ports.erase(star);
+  for (PortQos& p : cfg.ports) MergePort(p, global);
+}
 
 }  // namespace
 
 QosFormat DetectQosFormat(std::string_view text, const std::string& file) {
   CheckIsText(text, file);
-  std::string_view body = Trim(text);
-  if (StartsWith(body, "\xEF\xBB\xBF")) body.remove_prefix(3);
-  if (!body.empty() && (body.front() == '{' || body.front() == '[')) return QosFormat::kSonicJson;
-
-  std::array<Score, 5> scores{{{QosFormat::kSonicShow},
-                               {QosFormat::kNvue},
-                               {QosFormat::kOnyx},
-                               {QosFormat::kEos},
-                               {QosFormat::kNxos}}};
-  auto add = [&](QosFormat f, int p) {
-    for (Score& s : scores)
-      if (s.format == f) s.points += p;
-  };
-  static const std::regex kOnyxIf(R"(^interface ethernet \d+/\d+)");
-  static const std::regex kEosPfc(R"(^priority-flow-control priority \d no-drop)");
-  static const std::regex kOnyxEcn(R"(traffic-class \d congestion-control)");
-  static const std::regex kOnyxPfcPrio(R"(^dcb priority-flow-control priority \d)");
-  int64_t seen = 0;
-  for (const auto& l : SplitLines(text)) {
-    if (++seen > 20000) break;
-    std::string t(Trim(l.text));
-    if (t.empty()) continue;
-    if (StartsWith(t, "Pool: ") || StartsWith(t, "Profile: ")) add(QosFormat::kSonicShow, 2);
-    if (t.find("Lossless priorities") != std::string::npos) add(QosFormat::kSonicShow, 3);
-    if (t.find("Lossless traffic pattern") != std::string::npos) add(QosFormat::kSonicShow, 3);
-    if (t.find("TxQ") != std::string::npos && t.find("Drop/pkts") != std::string::npos)
-      add(QosFormat::kSonicShow, 3);
-    if (t.find("green_min_threshold") != std::string::npos && t.find('"') == std::string::npos)
-      add(QosFormat::kSonicShow, 1);
-
-    if (StartsWith(t, "pfc-priority") || StartsWith(t, "enabled-tc") ||
-        StartsWith(t, "congestion-mode") || StartsWith(t, "congestion-control") ||
-        t.find("RoCE PCP/DSCP->SP") != std::string::npos ||
-        t.find("RoCE SP->TC") != std::string::npos || StartsWith(t, "trust-mode"))
-      add(QosFormat::kNvue, 2);
-    if (t.find("operational") != std::string::npos && t.find("applied") != std::string::npos)
-      add(QosFormat::kNvue, 2);
-
-    if (t == "roce" || StartsWith(t, "roce lossless") || StartsWith(t, "roce lossy"))
-      add(QosFormat::kOnyx, 3);
-    if (std::regex_search(t, kOnyxPfcPrio) || StartsWith(t, "dcb priority-flow-control enable"))
-      add(QosFormat::kOnyx, 3);
-    if (std::regex_search(t, kOnyxIf)) add(QosFormat::kOnyx, 1);
-    if (std::regex_search(t, kOnyxEcn)) add(QosFormat::kOnyx, 3);
-    if (t.find("ingress-buffer") != std::string::npos) add(QosFormat::kOnyx, 2);
-
-    if (std::regex_search(t, kEosPfc)) add(QosFormat::kEos, 3);
-    if (StartsWith(t, "tx-queue ")) add(QosFormat::kEos, 2);
-    if (StartsWith(t, "random-detect ecn")) add(QosFormat::kEos, 2);
-    if (StartsWith(t, "qos map dscp")) add(QosFormat::kEos, 2);
-    if (t == "priority-flow-control on") add(QosFormat::kEos, 1);
-
-    if (StartsWith(t, "policy-map type") || StartsWith(t, "class type queuing") ||
-        StartsWith(t, "class type network-qos") || StartsWith(t, "class-map type"))
-      add(QosFormat::kNxos, 3);
-    if (StartsWith(t, "pause pfc-cos") || t == "pause no-drop" || t == "system qos")
-      add(QosFormat::kNxos, 3);
-    if (StartsWith(t, "priority-flow-control mode")) add(QosFormat::kNxos, 1);
-  }
-  Score best = scores[0];
-  for (const Score& s : scores)
-    if (s.points > best.points) best = s;
-  if (best.points < 2) {
-    std::string first;
-    for (const auto& l : SplitLines(text)) {
-      if (!Trim(l.text).empty()) {
-        first = l.text;
-        break;
-      }
-    }
-    throw InputError({file, 1, "format"},
-                     "not a switch QoS configuration: " +
-                         Expected("SONiC config_db.json or show output, NVUE 'nv show qos roce', "
-                                  "Onyx, EOS or NX-OS QoS configuration",
-                                  first));
-  }
-  return best.format;
+  qos_internal::SegmentedText seg = qos_internal::SegmentQosText(text, std::nullopt);
+  std::array<int, qos_internal::kQosFormatCount> total{};
+  for (const auto& s : seg.segments)
+    if (s.format)
+      total[static_cast<size_t>(*s.format)] +=
+          std::max(1, s.points[static_cast<size_t>(*s.format)]);
+  size_t best = 0;
+  for (size_t f = 1; f < total.size(); ++f)
+    if (total[f] > total[best]) best = f;
+  if (total[best] == 0)
+    throw InputError({file, 1, "format"}, "not a switch QoS configuration: " +
+                                              Expected(kExpectedFormats, FirstLine(text)));
+  return static_cast<QosFormat>(best);
 }
 
 QosConfig ParseQosText(std::string_view text, const std::string& file,
                        std::optional<QosFormat> format) {
   CheckIsText(text, file);
-  QosFormat f = format ? *format : DetectQosFormat(text, file);
-  QosConfig cfg;
-  switch (f) {
-    case QosFormat::kSonicJson:
-      cfg = qos_internal::ParseSonicJson(text, file);
-      break;
-    case QosFormat::kSonicShow:
-      cfg = qos_internal::ParseSonicShow(text, file);
-      break;
-    case QosFormat::kNvue:
-      cfg = qos_internal::ParseNvue(text, file);
-      break;
-    case QosFormat::kOnyx:
-      cfg = qos_internal::ParseOnyx(text, file);
-      break;
-    case QosFormat::kEos:
-      cfg = qos_internal::ParseEos(text, file);
-      break;
-    case QosFormat::kNxos:
-      cfg = qos_internal::ParseNxos(text, file);
-      break;
+  qos_internal::SegmentedText seg = qos_internal::SegmentQosText(text, format);
+  std::vector<QosFormat> order;
+  std::map<QosFormat, std::vector<int64_t>> groups;
+  std::map<QosFormat, int> weight;
+  std::vector<SkippedLine> skipped = seg.skipped;
+  for (const auto& s : seg.segments) {
+    if (!s.format) {
+      for (int64_t n : s.lines) {
+        const std::string& c = seg.content[static_cast<size_t>(n - 1)];
+        if (!Trim(c).empty())
+          skipped.push_back({n, c,
+                             "not recognised as switch QoS text (prose, or output of a "
+                             "command this tool does not read)"});
+      }
+      continue;
+    }
+    if (!groups.count(*s.format)) order.push_back(*s.format);
+    auto& g = groups[*s.format];
+    g.insert(g.end(), s.lines.begin(), s.lines.end());
+    weight[*s.format] += static_cast<int>(s.lines.size());
   }
-  cfg.format = f;
-  cfg.file = file;
-  if (cfg.ports.empty())
-    throw InputError({file, 1, "format"}, std::string("no RoCE QoS settings found in this ") +
-                                              std::string(QosFormatName(f)) + " input");
-  return cfg;
+  if (order.empty())
+    throw InputError({file, 1, "format"}, "not a switch QoS configuration: " +
+                                              Expected(kExpectedFormats, FirstLine(text)));
+
+  QosConfig merged;
+  std::optional<InputError> first_error;
+  bool any_read = false;
+  constexpr int kMaxSkippedErrors = 500;
+  for (QosFormat f : order) {
+    std::set<int64_t> live(groups[f].begin(), groups[f].end());
+    std::optional<QosConfig> cfg;
+    std::string name(QosFormatName(f));
+    for (int attempt = 0; attempt <= kMaxSkippedErrors && !cfg; ++attempt) {
+      try {
+        cfg = Dispatch(f, qos_internal::SegmentText(seg, {live.begin(), live.end()}), file);
+      } catch (const InputError& e) {
+        int64_t line = e.where().line;
+        // Each retry re-parses the group: bound the total work (about 256 MB of
+        // text) so a large file full of unreadable lines stays fast.
+        bool within_budget = text.size() * static_cast<size_t>(attempt + 1) < (256u << 20);
+        bool one_line = f != QosFormat::kSonicJson && line > 0 && live.count(line) &&
+                        !Trim(seg.content[static_cast<size_t>(line - 1)]).empty() &&
+                        attempt < kMaxSkippedErrors && within_budget;
+        if (one_line) {
+          std::string field = e.where().field.empty() ? "" : e.where().field + ": ";
+          skipped.push_back({line, seg.content[static_cast<size_t>(line - 1)],
+                             "not interpretable as " + name + ": " + field + e.message()});
+          live.erase(line);
+          continue;
+        }
+        if (!first_error) first_error = e;
+        merged.notes.push_back("the " + name + " part could not be read: " + e.message());
+        for (int64_t n : live) {
+          const std::string& c = seg.content[static_cast<size_t>(n - 1)];
+          if (!Trim(c).empty())
+            skipped.push_back(
+                {n, c, "part of " + name + " text that could not be read (" + e.message() + ")"});
+        }
+        break;
+      }
+    }
+    if (!cfg) continue;
+    any_read = true;
+    if (cfg->ports.empty()) {
+      merged.notes.push_back("the " + name + " part states none of the RoCE QoS settings");
+    }
+    merged.formats.push_back(f);
+    Merge(merged, std::move(*cfg));
+  }
+  if (!any_read && first_error) throw *first_error;
+  if (format && merged.ports.empty())
+    throw InputError({file, 1, "format"}, "no " + std::string(QosFormatName(*format)) +
+                                              " QoS statements in the input (--format " +
+                                              std::string(QosFormatName(*format)) + ")");
+  std::stable_sort(merged.formats.begin(), merged.formats.end(),
+                   [&](QosFormat a, QosFormat b) { return weight[a] > weight[b]; });
+  merged.format = merged.formats.empty() ? order.front() : merged.formats.front();
+  merged.file = file;
+  ApplyGlobal(merged);
+  if (merged.ports.empty()) {
+    PortQos all;
+    all.name = "*";
+    all.line = 1;
+    merged.ports.push_back(all);
+    merged.notes.push_back(
+        "the input is switch QoS text but states none of the RoCE settings (PFC, ECN, buffers, "
+        "counters): nothing to check it against");
+  }
+  std::stable_sort(skipped.begin(), skipped.end(),
+                   [](const SkippedLine& a, const SkippedLine& b) { return a.line < b.line; });
+  for (SkippedLine& s : skipped) merged.skipped.push_back(std::move(s));
+  std::stable_sort(merged.skipped.begin(), merged.skipped.end(),
+                   [](const SkippedLine& a, const SkippedLine& b) { return a.line < b.line; });
+  return merged;
 }
 
 QosConfig ParseQosConfig(std::istream& in, const std::string& file,

@@ -2,11 +2,18 @@
 // Parsers for switch RoCE QoS configurations. Pure: text in, QosConfig out;
 // no file system access, no global state.
 //
-// Every parser throws lossless::InputError(Location{file, line, field}, ...)
-// for input it cannot use: empty or binary data, a file of another kind
-// (line 1), truncated JSON (the line where it ends), numbers or units it
-// cannot read. Lines may end in CRLF and carry trailing spaces; comments are
-// skipped (`#`, `!`, `##` depending on the format).
+// The text may hold several blocks (show outputs, configuration fragments,
+// JSON) separated by shell prompts, prose, Markdown fences and `...`
+// elisions; each block's format is detected on its own and all blocks of one
+// format are parsed together (qos_segment.hpp). Lines that no parser uses,
+// and lines whose values cannot be read, are returned in QosConfig::skipped
+// with their line number and reason; the rest is still read.
+//
+// InputError(Location{file, line, field}, ...) is thrown only for input that
+// is not switch QoS text at all: empty or binary data, a file of another kind
+// (line 1), JSON that cannot be read (the line where it breaks), or a forced
+// format under which nothing is read. Lines may end in CRLF and carry
+// trailing spaces.
 #include <istream>
 #include <optional>
 #include <string>
@@ -16,12 +23,13 @@
 
 namespace lossless::audit {
 
-// Guess the format from the text. Throws InputError at line 1 when the text is
-// empty, binary, or not recognisably a QoS configuration (e.g. an nvidia-smi
-// topo matrix or an nccl-tests log).
+// The format with the most evidence in the text (the one ParseQosText reports
+// first). Throws InputError at line 1 when the text is empty, binary, or not
+// recognisably a QoS configuration (e.g. an nvidia-smi topo matrix or an
+// nccl-tests log).
 QosFormat DetectQosFormat(std::string_view text, const std::string& file);
 
-// Parse `in` as `format`, or detect it when format is nullopt.
+// Parse `in`; with `format`, every block is read as that format.
 QosConfig ParseQosConfig(std::istream& in, const std::string& file,
                          std::optional<QosFormat> format = std::nullopt);
 QosConfig ParseQosText(std::string_view text, const std::string& file,

@@ -12,10 +12,14 @@
 //         max-mark-probability 20
 //      tx-queue 6
 //         priority strict
+//   qos profile NAME            (same statements; interfaces apply it with
+//      ...                       `service-profile NAME`)
 // `!` starts a comment. Thresholds in segments are cells. DSCP maps to
 // traffic class DSCP/8 and traffic class to tx-queue identically unless
 // stated (EOS defaults).
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "audit/qos/qos_parsers.hpp"
 #include "audit/qos/qos_text.hpp"
@@ -28,11 +32,17 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
   std::map<int, int> dscp_tc;
   std::map<int, int> tc_queue;
   std::vector<PortQos> ports;
-  std::map<std::string, bool> pfc_on;
-  std::string section;  // top-level line owning the current block
+  std::vector<PortQos> profiles;               // "qos profile NAME" blocks
+  std::map<std::string, std::string> applied;  // interface -> service-profile
+  std::map<std::string, bool> pfc_on;          // by port or "profile NAME"
+  std::string section;                         // top-level line owning the current block
+  PortQos* cur = nullptr;
   int tx_queue = -1;
   size_t tx_indent = 0;
   bool any = false;
+  auto skip = [&](const TextLine& l, const char* why) {
+    cfg.skipped.push_back({l.number, l.text, why});
+  };
   for (const TextLine& l : SplitLines(text)) {
     std::string_view t = Trim(l.text);
     if (t.empty() || t.front() == '!' || t.front() == '#') continue;
@@ -41,11 +51,20 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
     if (l.indent == 0) {
       section = std::string(t);
       tx_queue = -1;
+      cur = nullptr;
       if (w[0] == "interface" && w.size() >= 2) {
         PortQos p;
         p.name = w[1];
         p.line = l.number;
         ports.push_back(p);
+        cur = &ports.back();
+      } else if (w.size() >= 3 && w[0] == "qos" && w[1] == "profile") {
+        PortQos p;
+        p.name = "profile " + w[2];
+        p.line = l.number;
+        profiles.push_back(p);
+        cur = &profiles.back();
+        any = true;
       } else if (w.size() >= 6 && w[0] == "qos" && w[1] == "map" && w[2] == "dscp") {
         // qos map dscp D [D ...] to traffic-class T
         size_t to = 3;
@@ -63,19 +82,29 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
         for (int tc : ParsePriorityList(w[3], {file, l.number, "qos.map.traffic-class"}))
           tc_queue[tc] = q;
         any = true;
+      } else {
+        skip(l, "not a QoS statement this tool reads (eos)");
       }
       continue;
     }
-    if (!StartsWith(section, "interface ") || ports.empty()) continue;
-    PortQos& p = ports.back();
+    if (cur == nullptr) {
+      skip(l, "outside an interface or qos profile block (eos)");
+      continue;
+    }
+    PortQos& p = *cur;
     std::string field = "interface." + p.name;
     if (tx_queue >= 0 && l.indent <= tx_indent) tx_queue = -1;
-    if (w[0] == "tx-queue" && w.size() >= 2) {
-      tx_queue = ParsePriority(w[1], {file, l.number, field + ".tx-queue"});
+    if ((w[0] == "tx-queue" || w[0] == "uc-tx-queue") && w.size() >= 2) {
+      tx_queue = ParsePriority(w[1], {file, l.number, field + "." + w[0]});
       tx_indent = l.indent;
+      any = true;
       continue;
     }
     if (tx_queue >= 0) {
+      if (w.size() >= 2 && w[0] == "random-detect" && w[1] == "ecn" && w.size() >= 3 &&
+          w[2] == "count") {
+        continue;  // ECN mark counting, no threshold
+      }
       if (w.size() >= 2 && w[0] == "random-detect" && w[1] == "ecn") {
         EcnQueue e;
         e.enabled = true;
@@ -96,6 +125,8 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
         cfg.scheduling[tx_queue] = Scheduling::kStrict;
       } else if (w[0] == "no" && w.size() >= 2 && w[1] == "priority") {
         cfg.scheduling[tx_queue] = Scheduling::kWeighted;
+      } else {
+        skip(l, "tx-queue statement not read (eos)");
       }
       continue;
     }
@@ -112,11 +143,43 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
     } else if (w[0] == "flowcontrol" && w.size() >= 3) {
       p.link_pause = p.link_pause.value_or(false) || w[2] == "on";
     } else if (w[0] == "speed" && w.size() >= 2) {
-      std::string s = text::ToLower(w.back());
+      std::string sp = text::ToLower(w.back());
       size_t i = 0;
-      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-      if (i > 0 && i < 6 && i < s.size() && s[i] == 'g') p.speed_gbps = std::stoll(s.substr(0, i));
+      while (i < sp.size() && std::isdigit(static_cast<unsigned char>(sp[i]))) ++i;
+      if (i > 0 && i < 6 && i < sp.size() && sp[i] == 'g')
+        p.speed_gbps = std::stoll(sp.substr(0, i));
+    } else if (w[0] == "service-profile" && w.size() >= 2) {
+      applied[p.name] = w[1];
+      any = true;
+    } else {
+      skip(l, "not a QoS statement this tool reads (eos)");
     }
+  }
+  // Interfaces take the settings of the qos profile they apply.
+  std::set<std::string> used_profiles;
+  for (PortQos& p : ports) {
+    auto a = applied.find(p.name);
+    if (a == applied.end()) continue;
+    auto prof = std::find_if(profiles.begin(), profiles.end(),
+                             [&](const PortQos& q) { return q.name == "profile " + a->second; });
+    if (prof == profiles.end()) {
+      cfg.notes.push_back("interface " + p.name + " applies qos profile " + a->second +
+                          ", which is not in the input");
+      continue;
+    }
+    used_profiles.insert(prof->name);
+    p.pfc_priorities.insert(prof->pfc_priorities.begin(), prof->pfc_priorities.end());
+    p.ecn.insert(prof->ecn.begin(), prof->ecn.end());
+    if (!p.pfc_watchdog) p.pfc_watchdog = prof->pfc_watchdog;
+    if (!p.link_pause) p.link_pause = prof->link_pause;
+    if (pfc_on.count(prof->name)) pfc_on[p.name] = true;
+  }
+  for (PortQos& prof : profiles) {
+    if (used_profiles.count(prof.name)) continue;
+    cfg.notes.push_back("qos " + prof.name +
+                        " is checked as it stands: no interface in the "
+                        "input applies it");
+    ports.push_back(prof);
   }
   if (!any) return cfg;
   for (int d = 0; d < 64; ++d) {
@@ -129,8 +192,11 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
   cfg.notes.push_back(
       "unmapped DSCPs go to traffic class DSCP/8 and traffic class N to tx-queue N (EOS defaults)");
   bool any_inactive = false;
+  cfg.ecn_stated = true;  // a configuration: a queue without random-detect ecn has none
   for (PortQos& p : ports) {
     p.pfc_stated = true;
+    if (pfc_on.count(p.name) && !p.pfc_priorities.empty() && !p.pfc_watchdog)
+      p.pfc_watchdog = false;  // EOS configures the PFC watchdog per interface or profile
     bool inactive = !pfc_on.count(p.name) && !p.pfc_priorities.empty();
     if (inactive) p.pfc_priorities.clear();
     any_inactive = any_inactive || inactive;

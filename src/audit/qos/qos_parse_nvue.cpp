@@ -21,9 +21,10 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
   std::map<std::string, std::pair<std::string, int64_t>> kv;  // "parent.key" -> value, line
   std::map<int, int> sp_to_tc;
   std::map<int, std::set<int>> sp_dscp;
-  enum class Section { kTop, kDscp, kTc, kOther };
+  enum class Section { kTop, kDscp, kTc, kPool, kOther };
   Section section = Section::kTop;
-  std::string parent;
+  std::vector<std::pair<size_t, std::string>> parents;  // (indent, key) of open groups
+  std::optional<BufferAmount> roce_pool;
   for (const TextLine& l : SplitLines(text)) {
     std::string_view t = Trim(l.text);
     if (t.empty() || t.front() == '#') continue;
@@ -37,6 +38,10 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
       section = Section::kTc;
       continue;
     }
+    if (StartsWith(t, "RoCE Pool") || StartsWith(t, "RoCE pool")) {
+      section = Section::kPool;
+      continue;
+    }
     if (StartsWith(t, "RoCE ") || StartsWith(t, "Exception")) {
       section = Section::kOther;
       continue;
@@ -44,14 +49,23 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
     std::vector<std::string> c = Columns(t);
     if (section == Section::kTop) {
       if (c[0] == "operational" || (c.size() >= 2 && c[1] == "operational")) continue;
+      // Nested groups ("pfc", "tx-stats" > "tx-roce-stats") by indentation.
+      while (!parents.empty() && parents.back().first >= l.indent) parents.pop_back();
+      std::string prefix;
+      for (const auto& [indent, key] : parents) prefix += key + ".";
       if (c.size() == 1) {
-        if (l.indent == 0) parent = c[0];
-        kv[(l.indent ? parent + "." : "") + c[0]] = {"", l.number};
+        kv[prefix + c[0]] = {"", l.number};
+        parents.emplace_back(l.indent, c[0]);
         continue;
       }
-      if (l.indent == 0) parent.clear();
-      std::string key = (l.indent && !parent.empty() ? parent + "." : "") + c[0];
-      kv[key] = {c[1], l.number};
+      kv[prefix + c[0]] = {c[1], l.number};
+      continue;
+    }
+    if (section == Section::kPool) {
+      // "RoCE Pool Status": index name mode pool-id switch-priorities traffic-class size ...
+      std::vector<std::string> w = Words(t);
+      if (w.size() >= 8 && w[1] == "roce-reserved-ingress" && w[7] != "%")
+        roce_pool = ParseAmount(w[6], w[7], {file, l.number, "roce-reserved-ingress.size"}, true);
       continue;
     }
     if (section == Section::kOther) continue;
@@ -79,8 +93,11 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
     if (it == kv.end()) return std::nullopt;
     return it->second;
   };
+  const std::string kTxDiscard = "tx-stats.tx-roce-stats.unicast-no-buffer-discard";
+  const std::string kRxDiscard = "rx-stats.rx-roce-stats.no-buffer-discard";
+  const bool counters = get(kTxDiscard) || get(kRxDiscard);
   if (!get("mode") && !get("pfc.pfc-priority") && !get("congestion-control.enabled-tc") &&
-      sp_to_tc.empty())
+      sp_to_tc.empty() && !counters)
     throw InputError({file, 1, "format"},
                      "no RoCE settings found: expected the output of 'nv show qos roce'");
   auto amount = [&](const std::string& key) -> std::optional<BufferAmount> {
@@ -95,9 +112,17 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
     cfg.notes.push_back("RoCE is disabled ('enable off')");
   }
   std::string mode = get("mode") ? text::ToLower(get("mode")->first) : "lossless";
-  port.pfc_stated = true;
-  if (auto p = get("pfc.pfc-priority"); p && enabled && mode == "lossless")
+  // "lossless" and "lossless-single-ipool" (one shared ingress pool) both run PFC.
+  const bool lossless = StartsWith(mode, "lossless");
+  port.pfc_stated = get("mode") || get("pfc.pfc-priority");
+  if (auto p = get("pfc.pfc-priority"); p && enabled && lossless)
     port.pfc_priorities = ParsePriorityList(p->first, {file, p->second, "pfc.pfc-priority"});
+  if (!get("cable-length") && get("pfc.cable-length")) kv["cable-length"] = kv["pfc.cable-length"];
+  cfg.ecn_stated = get("mode") || get("congestion-control.enabled-tc");
+  if (roce_pool) {
+    cfg.lossless_pool = roce_pool;
+    cfg.lossless_pool_name = "roce-reserved-ingress";
+  }
   if (auto c = get("cable-length"); c && !c->first.empty()) {
     std::string v = c->first;
     if (!v.empty() && v.back() == 'm') v.pop_back();
@@ -122,6 +147,24 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
     }
   }
   cfg.priority_to_queue = sp_to_tc;
+  if (counters) {
+    // `nv show interface X qos roce counters`: discards "for RoCE traffic" are
+    // drops of the lossless class; PFC pause counts are for the RoCE priority.
+    int prio = port.pfc_priorities.empty() ? 3 : *port.pfc_priorities.begin();
+    int tc = cfg.QueueOf(prio);
+    for (const std::string& key : {kTxDiscard, kRxDiscard})
+      if (auto v = get(key); v && !v->first.empty())
+        port.queue_drops[tc] += ParseInt(Words(v->first)[0], {file, v->second, key}, "a count");
+    port.drops_are_roce = true;
+    for (const auto& [key, rx] :
+         {std::pair<std::string, bool>{"rx-stats.rx-pfc-stats.pause-packets", true},
+          std::pair<std::string, bool>{"tx-stats.tx-pfc-stats.pause-packets", false}})
+      if (auto v = get(key); v && !v->first.empty())
+        (rx ? port.pfc_rx_frames : port.pfc_tx_frames)[prio] +=
+            ParseInt(Words(v->first)[0], {file, v->second, key}, "a count");
+    cfg.notes.push_back("RoCE counters are read as the lossless class on priority " +
+                        std::to_string(prio) + ", traffic class " + std::to_string(tc));
+  }
   for (const auto& [sp, dscps] : sp_dscp)
     for (int d : dscps) cfg.dscp_to_queue[d] = cfg.QueueOf(sp);
   cfg.ports.push_back(port);

@@ -82,6 +82,12 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       }
       if (is(w, {"priority-flow-control", "watch-dog-interval"}) && w.size() >= 3)
         global_wd = w[2] == "on";
+      // A defined policy counts even when it has no pause / random-detect line.
+      if (is(w, {"policy-map", "type", "network-qos"}) && w.size() >= 4) nq[w[3]];
+      if (is(w, {"policy-map", "type", "queuing"}) && w.size() >= 4) queuing[w[3]];
+      if (!(is(w, {"system", "qos"}) || w[0] == "interface" || w[0] == "class-map" ||
+            w[0] == "policy-map" || w[0] == "priority-flow-control"))
+        cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (nxos)"});
       continue;
     }
     if (is(top, {"class-map", "type", "qos"}) && top.size() >= 5 && is(w, {"match", "dscp"}) &&
@@ -157,9 +163,12 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       } else if (is(w, {"service-policy", "type", "qos", "input"}) && w.size() >= 5 &&
                  sys_qos.empty()) {
         sys_qos = w[4];
+      } else if (!is(w, {"service-policy"})) {
+        cfg.skipped.push_back({l.number, l.text, "interface statement not read (nxos)"});
       }
     }
   }
+  cfg.ecn_stated = !queuing.empty();
   if (nq.empty() && queuing.empty() && qos_pm.empty() && port_mode.empty()) return cfg;
   auto pick = [&](std::string& chosen, const auto& defined, const char* kind) {
     if (!chosen.empty() || defined.empty()) return;
@@ -188,10 +197,17 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
     all.name = "*";
     ports.push_back(all);
   }
+  // Which classes are no-drop is in the network-qos policy: without one (and
+  // without `system qos`) the input does not say, e.g. an interface excerpt.
+  const bool nq_known = !nq.empty() || system_qos;
+  if (!nq_known)
+    cfg.notes.push_back(
+        "no network-qos policy or 'system qos' block in the input: which "
+        "classes are no-drop (PFC) is not stated");
   for (PortQos& p : ports) {
     auto m = port_mode.find(p.name);
     std::string mode = m == port_mode.end() ? "auto" : m->second;
-    p.pfc_stated = true;
+    p.pfc_stated = nq_known;
     if (mode != "off") p.pfc_priorities = cos;
     p.ecn = qp.ecn;
     if (!p.pfc_watchdog && global_wd) p.pfc_watchdog = global_wd;
@@ -201,7 +217,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   if (cfg.ports.empty()) {
     PortQos all;
     all.name = "*";
-    all.pfc_stated = true;
+    all.pfc_stated = nq_known;
     all.pfc_priorities = cos;
     all.ecn = qp.ecn;
     all.pfc_watchdog = global_wd;

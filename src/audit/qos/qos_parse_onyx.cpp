@@ -16,6 +16,9 @@
 // In an ingress-buffer line, xoff is read as the PG headroom (as in SONiC
 // profiles for the same ASICs) and "shared alpha" as the PFC trigger.
 #include <cmath>
+#include <set>
+
+#include <fmt/format.h>
 #include <map>
 #include <regex>
 
@@ -44,6 +47,19 @@ int64_t ParseSpeed(const std::string& s, const Location& where) {
   return n >= 1000 ? n / 1000 : n;  // "100000" is Mb/s
 }
 
+bool IsUnitWord(const std::string& w) {
+  static const std::set<std::string> kUnits = {
+      "b",         "bytes", "kb",  "kbytes", "kilobytes", "mb", "mbytes",
+      "megabytes", "kib",   "mib", "cells",  "k",         "m"};
+  return kUnits.count(text::ToLower(w)) > 0;
+}
+
+// The amount after keyword index i: "xoff 18432" (bytes) or "xoff 56 kilobytes".
+BufferAmount AmountAt(const std::vector<std::string>& w, size_t i, const Location& where) {
+  if (i + 1 < w.size() && IsUnitWord(w[i + 1])) return ParseAmount(w[i], w[i + 1], where);
+  return ParseAmount(w[i], "bytes", where);
+}
+
 }  // namespace
 
 QosConfig ParseOnyx(std::string_view text, const std::string& file) {
@@ -56,6 +72,10 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
   std::map<std::string, BufferAmount> pools;
   std::string block_if;
   bool any = false;
+  bool watchdog_global = false;
+  std::set<std::string> lossless_pools;
+  std::map<std::string, double> pool_percent;
+  std::map<std::string, std::set<int>> pool_prios;
   auto port = [&](const std::string& name, int64_t line) -> OnyxPort& {
     auto it = ports.find(name);
     if (it == ports.end()) {
@@ -121,8 +141,28 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
         if (w[4] == "disable") pfc_prios.erase(p);
         any = true;
       } else if (w[0] == "pool" && w.size() >= 2) {
-        if (auto i = value_after("size"); i && *i + 1 < w.size())
-          pools[w[1]] = ParseAmount(w[*i], w[*i + 1], {file, l.number, "pool." + w[1] + ".size"});
+        if (auto i = value_after("size"))
+          pools[w[1]] = AmountAt(w, *i, {file, l.number, "pool." + w[1] + ".size"});
+        any = true;
+      } else if (w.size() >= 3 && w[0] == "traffic" && w[1] == "pool") {
+        // Onyx 3.9+: "traffic pool NAME type lossless", "traffic pool NAME memory percent P",
+        // "traffic pool NAME map switch-priority P".
+        if (value_after("type") && rest_has("lossless")) lossless_pools.insert(w[2]);
+        if (auto i = value_after("percent"))
+          pool_percent[w[2]] =
+              ParseDecimal(w[*i], {file, l.number, "traffic.pool.percent"}, "a percentage");
+        if (rest_has("switch-priority"))
+          if (auto i = value_after("switch-priority"))
+            for (int prio : ParsePriorityList(w[*i], {file, l.number, "traffic.pool.map"}))
+              pool_prios[w[2]].insert(prio);
+        any = true;
+      } else if (w.size() >= 2 && w[0] == "dcb" && w[1] == "priority-flow-control" &&
+                 rest_has("watchdog")) {
+        watchdog_global = true;
+        any = true;
+      } else if (!(w[0] == "advanced" || w[0] == "enable" || w[0] == "configure" ||
+                   w[0] == "configuration" || w[0] == "show")) {
+        cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (onyx)"});
       }
       continue;
     }
@@ -173,16 +213,36 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
         if (auto i = value_after("alpha"))
           b.pfc_trigger.alpha =
               ParseDecimal(w[*i], {file, l.number, field + ".alpha"}, "an alpha value");
-        if (auto i = value_after("xoff"); i && *i + 1 < w.size())
-          b.headroom = ParseAmount(w[*i], w[*i + 1], {file, l.number, field + ".xoff"});
-        if (auto i = value_after("xon"); i && *i + 1 < w.size())
-          b.xon = ParseAmount(w[*i], w[*i + 1], {file, l.number, field + ".xon"});
-        if (rest_has("lossless")) p.pg_buffers[pg] = b;
+        if (auto i = value_after("xoff"))
+          b.headroom = AmountAt(w, *i, {file, l.number, field + ".xoff"});
+        if (auto i = value_after("xon")) b.xon = AmountAt(w, *i, {file, l.number, field + ".xon"});
+        if (rest_has("lossless")) {
+          p.pg_buffers[pg] = b;
+          lossless_pools.insert(at(4));
+        }
+      } else {
+        cfg.skipped.push_back({l.number, l.text, "ingress-buffer statement not read (onyx)"});
       }
+    } else if (at(0) == "pfc-wd" || (at(0) == "dcb" && rest_has("watchdog"))) {
+      p.q.pfc_watchdog = true;
+    } else {
+      cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (onyx)"});
     }
   }
   if (!any) return cfg;
   if (order.empty()) port("*", 1);
+  cfg.ecn_stated = true;  // a configuration: a traffic class without congestion-control has none
+  for (const std::string& name : lossless_pools) {
+    if (auto it = pools.find(name); it != pools.end()) {
+      cfg.lossless_pool = it->second;
+      cfg.lossless_pool_name = name;
+      break;
+    }
+  }
+  for (const auto& [name, pct] : pool_percent)
+    if (lossless_pools.count(name))
+      cfg.notes.push_back("lossless traffic pool " + name + " has " + fmt::format("{:g}", pct) +
+                          "% of the shared buffer; the buffer size is not in the input");
   if (roce) {
     cfg.notes.push_back("'roce " + *roce +
                         "': defaults assumed where not overridden (PFC priority 3, ECN on TC 3 "
@@ -196,6 +256,7 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
     OnyxPort& p = ports[name];
     PortQos q = p.q;
     q.pfc_stated = true;
+    if (watchdog_global && !q.pfc_watchdog) q.pfc_watchdog = true;
     bool roce_lossless = roce && *roce != "lossy";
     bool on = p.pfc_mode.value_or(roce_lossless || name == "*");
     std::set<int> prios = pfc_prios;

@@ -4,6 +4,7 @@
 // PFC_WD, PORT, CABLE_LENGTH. Other tables are ignored.
 #include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -250,14 +251,14 @@ QosConfig SonicJsonReader::Read() {
   }
   if (!root_.is_object())
     throw InputError({file_, 1, ""}, "expected a JSON object (config_db.json)");
-  static const char* kTables[] = {"BUFFER_PG",    "BUFFER_PROFILE", "PORT_QOS_MAP",
-                                  "WRED_PROFILE", "QUEUE",          "BUFFER_QUEUE"};
+  static const char* kTables[] = {"BUFFER_PG", "BUFFER_PROFILE", "PORT_QOS_MAP", "WRED_PROFILE",
+                                  "QUEUE",     "BUFFER_QUEUE",   "BUFFER_POOL",  "PFC_WD"};
   bool any = false;
   for (const char* t : kTables) any = any || root_.contains(t);
   if (!any)
     throw InputError({file_, 1, "format"},
-                     "JSON without SONiC QoS tables: expected config_db.json with BUFFER_PG, "
-                     "BUFFER_PROFILE, PORT_QOS_MAP, WRED_PROFILE or QUEUE");
+                     "JSON without SONiC QoS tables: expected config_db.json with BUFFER_POOL, "
+                     "BUFFER_PG, BUFFER_PROFILE, PORT_QOS_MAP, WRED_PROFILE, QUEUE or PFC_WD");
 
   QosConfig cfg;
   ReadPools();
@@ -381,9 +382,30 @@ QosConfig SonicJsonReader::Read() {
       }
     }
   }
+  // PORT_QOS_MAP is where SONiC enables PFC: when the table is there, a port
+  // without pfc_enable has PFC on no priority. QUEUE binds WRED profiles to
+  // queues: when it is there, a queue without a profile has no ECN.
+  const bool pfc_table = Table("PORT_QOS_MAP") != nullptr;
+  const bool full_config = Table("PORT") != nullptr || root_.contains("DEVICE_METADATA");
+  cfg.ecn_stated = Table("QUEUE") != nullptr;
+  for (const char* name : {"ingress_lossless_pool", "egress_lossless_pool"}) {
+    if (auto it = pools_.find(name); it != pools_.end() && !cfg.lossless_pool) {
+      cfg.lossless_pool = it->second;
+      cfg.lossless_pool_name = name;
+    }
+  }
+  std::set<std::string> name_notes;
   for (const std::string& name : order) {
     PortQos& p = ports[name];
-    p.pfc_watchdog = wd != nullptr && wd->contains(name);
+    p.pfc_stated = p.pfc_stated || pfc_table;
+    // PFC_WD lives in the full config_db.json (with PORT / DEVICE_METADATA),
+    // not in the QoS templates: only a full file without it says "no watchdog".
+    if (wd != nullptr || full_config) {
+      p.pfc_watchdog = wd != nullptr && wd->contains(name);
+    } else if (pfc_table && Table("PORT_QOS_MAP")->contains(name) &&
+               Field((*Table("PORT_QOS_MAP"))[name], "PORT_QOS_MAP", name, "pfcwd_sw_enable")) {
+      p.pfc_watchdog = true;
+    }
     if (port_table && port_table->contains(name)) {
       if (auto sp = Field((*port_table)[name], "PORT", name, "speed")) {
         int64_t mbps = ParseInt(*sp, Where("PORT", name, "speed"), "a speed in Mb/s");
@@ -392,8 +414,23 @@ QosConfig SonicJsonReader::Read() {
       }
     }
     if (auto it = cable.find(name); it != cable.end()) p.cable_m = it->second;
+    // The buffer manager names lossless profiles pg_lossless_<Mb/s>_<m>m_profile.
+    static const std::regex kName(R"(pg_lossless_(\d{1,7})_(\d{1,5})m_profile)");
+    for (const auto& [prio, pg] : p.pgs) {
+      std::smatch m;
+      std::string src = pg.source.substr(pg.source.find('|') + 1);
+      if (!std::regex_match(src, m, kName)) continue;
+      if (!p.speed_gbps) p.speed_gbps = std::stoll(m[1].str()) / 1000;
+      if (!p.cable_m) {
+        p.cable_m = std::stod(m[2].str());
+        name_notes.insert("cable length taken from profile name " + src);
+      }
+      break;
+    }
     cfg.ports.push_back(p);
   }
+
+  for (const std::string& n : name_notes) cfg.notes.push_back(n);
 
   // Switch-wide maps, from the first port (SONiC applies them per port; they are
   // the same on every port in practice).

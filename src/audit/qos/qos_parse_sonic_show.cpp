@@ -68,9 +68,11 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
   bool saw_pfcwd = false;
   static const std::regex kQueue(R"(^UC(\d+)$)");
 
-  enum class Mode { kNone, kBlock, kSkipBlock, kPfc, kCounters, kPfcwd, kStatus };
+  enum class Mode { kNone, kBlock, kSkipBlock, kPfc, kCounters, kPfcwd, kStatus, kPfcFrames };
+  bool pfc_frames_rx = true;
   Mode mode = Mode::kNone;
   size_t drop_col = 0;
+  int block_rules = 0;
   size_t speed_col = 0;
   for (const TextLine& l : lines) {
     std::string_view t = Trim(l.text);
@@ -79,7 +81,12 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       if (t.empty() && mode != Mode::kBlock) mode = Mode::kNone;
       continue;
     }
-    if (IsRule(t)) continue;
+    if (IsRule(t)) {
+      // A Pool:/Profile: table is framed by two rule lines; text after the
+      // second one is not part of it.
+      if (mode == Mode::kBlock && ++block_rules == 2) mode = Mode::kNone;
+      continue;
+    }
     if (StartsWith(t, "Pool: ") || StartsWith(t, "Profile: ")) {
       Block b;
       b.kind = StartsWith(t, "Pool: ") ? "Pool" : "Profile";
@@ -87,6 +94,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       b.line = l.number;
       blocks.push_back(b);
       mode = Mode::kBlock;
+      block_rules = 0;
       continue;
     }
     if (StartsWith(t, "Lossless traffic pattern")) {
@@ -102,6 +110,13 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       mode = Mode::kCounters;
       auto it = std::find(cols.begin(), cols.end(), "Drop/pkts");
       drop_col = static_cast<size_t>(it - cols.begin());
+      continue;
+    }
+    if (t.find("PFC0") != std::string_view::npos && t.find("PFC7") != std::string_view::npos &&
+        t.find("Port") != std::string_view::npos) {
+      // `show pfc counters`: "Port Rx" / "Port Tx" header, then one row per port.
+      mode = Mode::kPfcFrames;
+      pfc_frames_rx = t.find("Tx") == std::string_view::npos;
       continue;
     }
     if (StartsWith(t, "PORT") && t.find("ACTION") != std::string_view::npos) {
@@ -159,6 +174,20 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
         }
         break;
       }
+      case Mode::kPfcFrames: {
+        if (w.size() < 9)
+          throw InputError(where, Expected("a PFC counter row: port and 8 counts", std::string(t)));
+        PortQos& p = touch(w[0], l.number);
+        for (int prio = 0; prio < 8; ++prio) {
+          std::string v = w[static_cast<size_t>(prio) + 1];
+          v.erase(std::remove(v.begin(), v.end(), ','), v.end());
+          if (v == "N/A") continue;
+          int64_t n =
+              ParseInt(v, {file, l.number, w[0] + ".PFC" + std::to_string(prio)}, "a frame count");
+          (pfc_frames_rx ? p.pfc_rx_frames : p.pfc_tx_frames)[prio] += n;
+        }
+        break;
+      }
       case Mode::kSkipBlock:
         break;
       case Mode::kNone:
@@ -180,6 +209,12 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
   for (const Block& b : blocks)
     if (b.kind == "Pool")
       if (auto s = bytes_of(b, "size")) pools[b.name] = *s;
+  for (const char* name : {"ingress_lossless_pool", "egress_lossless_pool"}) {
+    if (auto it = pools.find(name); it != pools.end() && !cfg.lossless_pool) {
+      cfg.lossless_pool = it->second;
+      cfg.lossless_pool_name = name;
+    }
+  }
   auto limit_of = [&](const Block& b) {
     BufferLimit lim;
     if (auto st = bytes_of(b, "static_th")) {
@@ -237,6 +272,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       cfg.notes.push_back("port speed and cable length taken from profile name " + n);
     }
   }
+  cfg.ecn_stated = wred != nullptr;
   if (wred)
     cfg.notes.push_back("show text has no queue-to-WRED mapping; WRED profile " + wred->name +
                         " assumed on the lossless queues");

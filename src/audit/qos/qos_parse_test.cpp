@@ -198,14 +198,176 @@ TEST(QosParse, BadValuesNameLineAndField) {
   Location w = ErrorOf("{\n\"BUFFER_PROFILE\": {\n  \"p\": {\"xoff\": \"lots\"}\n}\n}\n");
   EXPECT_EQ(w.line, 3);
   EXPECT_EQ(w.field, "BUFFER_PROFILE.p.xoff");
-  Location u = ErrorOf(
-      "interface Ethernet1\n   priority-flow-control on\n   tx-queue 3\n      random-detect ecn "
-      "minimum-threshold 1 furlongs maximum-threshold 2 kbytes\n");
-  EXPECT_EQ(u.line, 4);
   Location pg = ErrorOf("{\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"missing\"}}}");
   EXPECT_EQ(pg.field, "BUFFER_PG.Ethernet0|3.profile");
-  Location prio = ErrorOf("roce\ndcb priority-flow-control priority 9 enable\n");
-  EXPECT_EQ(prio.line, 2);
+}
+
+// A text line whose value cannot be read is skipped and reported with its line
+// and reason; the rest of the configuration is still checked.
+TEST(QosParse, UnreadableTextLinesAreSkippedWithTheirReason) {
+  QosConfig eos = ParseQosText(
+      "interface Ethernet1\n   priority-flow-control on\n   tx-queue 3\n      random-detect ecn "
+      "minimum-threshold 1 furlongs maximum-threshold 2 kbytes\n",
+      "x.txt");
+  ASSERT_EQ(eos.skipped.size(), 1u);
+  EXPECT_EQ(eos.skipped[0].line, 4);
+  EXPECT_NE(eos.skipped[0].reason.find("furlongs"), std::string::npos);
+  EXPECT_TRUE(eos.ports.at(0).pfc_stated);
+  QosConfig onyx = ParseQosText("roce\ndcb priority-flow-control priority 9 enable\n", "x.txt");
+  ASSERT_EQ(onyx.skipped.size(), 1u);
+  EXPECT_EQ(onyx.skipped[0].line, 2);
+  EXPECT_EQ(onyx.ports.at(0).pfc_priorities, std::set<int>{3});
+}
+
+// Inputs written for these tests (hand-made, not real samples; the real
+// corpus is tests/fixtures/real/qos, checked by tests/cli/audit_qos.sh).
+TEST(QosParse, ReadsEveryBlockBetweenPromptsProseAndFences) {
+  const std::string text =
+      "Here is what the leaf shows:\n"
+      "admin@sonic:~$ show pfc priority\n"
+      "\n"
+      "Interface    Lossless priorities\n"
+      "-----------  ---------------------\n"
+      "Ethernet0    3\n"
+      "...\n"
+      "admin@sonic:~$ show ecn\n"
+      "Profile: AZURE_LOSSLESS\n"
+      "-----------------------  -------\n"
+      "ecn                      ecn_all\n"
+      "green_min_threshold      250000\n"
+      "green_max_threshold      600000\n"
+      "-----------------------  -------\n"
+      "```\n"
+      "    {\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"size\": \"1000000\"}}}\n"
+      "```\n";
+  QosConfig c = ParseQosText(text, "paste.txt");
+  EXPECT_EQ(c.format, QosFormat::kSonicShow);
+  ASSERT_EQ(c.formats.size(), 2u);
+  const PortQos& e0 = PortNamed(c, "Ethernet0");
+  EXPECT_EQ(e0.pfc_priorities, std::set<int>{3});
+  ASSERT_TRUE(e0.ecn.count(3));
+  EXPECT_EQ(e0.ecn.at(3).kmin->value, 250'000);
+  ASSERT_TRUE(c.lossless_pool.has_value());
+  EXPECT_EQ(c.lossless_pool->value, 1'000'000);
+  // Prose, prompts, the elision and fences are reported with their line.
+  std::vector<int64_t> lines;
+  for (const SkippedLine& s : c.skipped) lines.push_back(s.line);
+  EXPECT_EQ(lines, (std::vector<int64_t>{1, 2, 7, 8, 15, 17}));
+}
+
+TEST(QosParse, SwitchTextWithoutRoceSettingsIsAFindingNotBadInput) {
+  QosConfig c = ParseQosText(
+      "policy-map type network-qos default-nq\n  class type network-qos "
+      "c-8q-nq-default\n    mtu 9216\nsystem qos\n  service-policy type "
+      "network-qos default-nq\n",
+      "nx.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_TRUE(c.ports[0].pfc_stated);
+  EXPECT_TRUE(c.ports[0].pfc_priorities.empty());
+}
+
+TEST(QosParse, DellSonicCliReadsPoliciesMapsAndInterfaces) {
+  QosConfig c = ParseQosText(
+      "qos wred-policy ROCE\n green minimum-threshold 150 maximum-threshold 1500 "
+      "drop-probability 20\n ecn green\n!\nqos scheduler-policy ROCE\n queue 6\n  type strict\n!\n"
+      "qos map dscp-tc ROCE\n dscp 26 traffic-class 3\n dscp 48 traffic-class 6\n!\n"
+      "interface Eth1/1\n speed 400000\n queue 3 wred-policy ROCE\n scheduler-policy ROCE\n "
+      "qos-map dscp-tc ROCE\n priority-flow-control priority 3\n!\n",
+      "dell.txt");
+  EXPECT_EQ(c.format, QosFormat::kDellSonic);
+  const PortQos& p = PortNamed(c, "Eth1/1");
+  EXPECT_EQ(p.pfc_priorities, std::set<int>{3});
+  EXPECT_EQ(p.pfc_watchdog, std::optional<bool>(false));
+  EXPECT_EQ(p.speed_gbps, 400);
+  ASSERT_TRUE(p.ecn.count(3));
+  EXPECT_EQ(p.ecn.at(3).kmin->value, 150'000);
+  EXPECT_EQ(c.dscp_to_queue.at(48), 6);
+  EXPECT_EQ(c.scheduling.at(6), Scheduling::kStrict);
+}
+
+TEST(QosParse, EosQosProfileAppliesToItsInterfaces) {
+  QosConfig c = ParseQosText(
+      "qos profile ROCE\n   priority-flow-control on\n   priority-flow-control priority 3 "
+      "no-drop\n   uc-tx-queue 3\n      random-detect ecn minimum-threshold 2000 segments "
+      "maximum-threshold 10000 segments max-mark-probability 20\n!\ninterface Ethernet1/1\n   "
+      "speed 400g\n   service-profile ROCE\n",
+      "eos.txt");
+  const PortQos& p = PortNamed(c, "Ethernet1/1");
+  EXPECT_EQ(p.pfc_priorities, std::set<int>{3});
+  ASSERT_TRUE(p.ecn.count(3));
+  EXPECT_EQ(p.ecn.at(3).kmin->unit, BufferAmount::Unit::kCells);
+  EXPECT_EQ(p.pfc_watchdog, std::optional<bool>(false));
+}
+
+TEST(QosParse, NvueCountersMarkRoceDiscardsAsLosslessDrops) {
+  QosConfig c = ParseQosText(
+      "                               operational   applied  description\n"
+      "tx-stats\n  tx-roce-stats\n    unicast-no-buffer-discard  42           Tx buffer "
+      "discards for RoCE traffic\n",
+      "nv.txt");
+  EXPECT_EQ(c.format, QosFormat::kNvue);
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_FALSE(c.ports[0].pfc_stated);
+  EXPECT_TRUE(c.ports[0].drops_are_roce);
+  EXPECT_EQ(c.ports[0].queue_drops.at(3), 42);
+}
+
+TEST(QosParse, OnyxStepEcnAndGlobalPauseAreRead) {
+  QosConfig c = ParseQosText(
+      "switch (config) # interface ethernet 1/1 traffic-class 3 congestion-control ecn "
+      "minimum-absolute 3000 maximum-absolute 3000\n"
+      "switch (config) # interface ethernet 1/1 flowcontrol receive on force\n"
+      "switch (config) # show interfaces ethernet 1/1\n",
+      "onyx.txt");
+  EXPECT_EQ(c.format, QosFormat::kOnyx);
+  const PortQos& p = PortNamed(c, "1/1");
+  EXPECT_EQ(p.ecn.at(3).kmin->value, p.ecn.at(3).kmax->value);
+  EXPECT_EQ(p.link_pause, std::optional<bool>(true));
+}
+
+TEST(QosParse, JunosSetAndBraceFormsReadTheSame) {
+  const std::string set_form =
+      "user@qfx# set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss\n"
+      "set class-of-service congestion-notification-profile cnp input ieee-802.1 code-point 011 "
+      "pfc\n"
+      "set class-of-service congestion-notification-profile cnp pfc-watchdog\n"
+      "set class-of-service schedulers s1 explicit-congestion-notification\n"
+      "set class-of-service scheduler-maps sm1 forwarding-class NO-LOSS scheduler s1\n"
+      "set class-of-service interfaces et-0/0/1 congestion-notification-profile cnp\n"
+      "set class-of-service interfaces et-0/0/1 scheduler-map sm1\n";
+  const std::string brace_form =
+      "class-of-service {\n  forwarding-classes {\n    class NO-LOSS queue-num 3 no-loss;\n  }\n"
+      "  congestion-notification-profile cnp {\n    input {\n      ieee-802.1 {\n        "
+      "code-point "
+      "011 {\n          pfc;\n        }\n      }\n    }\n    pfc-watchdog;\n  }\n"
+      "  schedulers {\n    s1 {\n      explicit-congestion-notification; /* DCQCN */\n    }\n  }\n"
+      "  scheduler-maps {\n    sm1 {\n      forwarding-class NO-LOSS scheduler s1;\n    }\n  }\n"
+      "  interfaces {\n    et-0/0/1 {\n      congestion-notification-profile cnp;\n      "
+      "scheduler-map sm1;\n    }\n  }\n}\n";
+  for (const std::string& text : {set_form, brace_form}) {
+    QosConfig c = ParseQosText(text, "junos.txt");
+    EXPECT_EQ(c.format, QosFormat::kJunos);
+    const PortQos& p = PortNamed(c, "et-0/0/1");
+    EXPECT_EQ(p.pfc_priorities, std::set<int>{3});
+    EXPECT_EQ(p.pfc_watchdog, std::optional<bool>(true));
+    ASSERT_TRUE(p.ecn.count(3));
+    EXPECT_TRUE(p.ecn.at(3).enabled);
+  }
+}
+
+TEST(QosParse, CumulusTrafficConfReadsPfcAndEcnGroups) {
+  QosConfig c = ParseQosText(
+      "pfc.port_group_list = [ROCE]\npfc.ROCE.port_set = swp1\npfc.ROCE.cos_list = [3]\n"
+      "pfc.ROCE.xoff_size = 120000\necn_red.ECN.port_set = swp1\necn_red.ECN.cos_list = [3]\n"
+      "ecn_red.ECN.min_threshold_bytes = 150000\necn_red.ECN.max_threshold_bytes = 1500000\n"
+      "ecn_red.ECN.ecn_enable = true\n",
+      "traffic.conf");
+  EXPECT_EQ(c.format, QosFormat::kTrafficConf);
+  const PortQos& p = PortNamed(c, "swp1");
+  EXPECT_EQ(p.pfc_priorities, std::set<int>{3});
+  EXPECT_EQ(p.pgs.at(3).headroom->value, 120'000);
+  EXPECT_TRUE(p.ecn.at(3).enabled);
+  EXPECT_EQ(p.ecn.at(3).kmax->value, 1'500'000);
 }
 
 }  // namespace

@@ -15,5 +15,8 @@ QosConfig ParseNvue(std::string_view text, const std::string& file);
 QosConfig ParseOnyx(std::string_view text, const std::string& file);
 QosConfig ParseEos(std::string_view text, const std::string& file);
 QosConfig ParseNxos(std::string_view text, const std::string& file);
+QosConfig ParseDellSonic(std::string_view text, const std::string& file);
+QosConfig ParseJunos(std::string_view text, const std::string& file);
+QosConfig ParseTrafficConf(std::string_view text, const std::string& file);
 
 }  // namespace lossless::audit::qos_internal

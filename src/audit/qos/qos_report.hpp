@@ -13,5 +13,9 @@ namespace lossless::audit {
 // names are shortened to "a, b, c, d (+N more)".
 std::string FormatQosAuditText(const QosAudit& audit);
 nlohmann::json QosAuditToJson(const QosAudit& audit);
+// --verbose: one line per skipped input line, "  skipped line N: REASON: TEXT".
+std::string FormatQosSkippedText(const std::vector<SkippedLine>& skipped);
+// [{"line": N, "reason": "...", "text": "..."}, ...]
+nlohmann::json QosSkippedToJson(const std::vector<SkippedLine>& skipped);
 
 }  // namespace lossless::audit

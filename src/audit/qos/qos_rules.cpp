@@ -28,10 +28,10 @@ constexpr std::array<CellSizePreset, 10> kCellPresets{{
 }};
 
 // Order of checks in the report.
-constexpr std::array<std::string_view, 11> kCheckOrder{
-    "pfc.roce-priority",  "pfc.other-priorities", "pfc.headroom",  "pfc.watchdog",
-    "pause.global",       "ecn.roce-queue",       "ecn.kmin-kmax", "ecn.kmin-ratio",
-    "ecn.kmax-below-pfc", "cnp.priority",         "drops.lossless"};
+constexpr std::array<std::string_view, 12> kCheckOrder{
+    "pfc.roce-priority",  "pfc.other-priorities", "pfc.headroom",   "pfc.watchdog",
+    "pause.global",       "ecn.roce-queue",       "ecn.kmin-kmax",  "ecn.kmin-ratio",
+    "ecn.kmax-below-pfc", "cnp.priority",         "drops.lossless", "pfc.frames"};
 
 std::string Bytes(int64_t b) {
   return units::FormatBytes(units::Bytes(b));
@@ -78,6 +78,7 @@ class Auditor {
   void CheckEcn(const PortQos& p);
   void CheckCnp();
   void CheckDrops(const PortQos& p);
+  void CheckPfcFrames(const PortQos& p);
   std::optional<int64_t> ToBytes(const BufferAmount& a) const {
     return a.ToBytes(opts_.cell_bytes);
   }
@@ -228,6 +229,14 @@ void Auditor::CheckEcn(const PortQos& p) {
   const int r = opts_.roce_priority;
   const int q = cfg_.QueueOf(r);
   auto it = p.ecn.find(q);
+  if ((it == p.ecn.end() || !it->second.enabled) && !cfg_.ecn_stated) {
+    out_.Add("ecn.roce-queue", Verdict::kIndeterminate,
+             fmt::format("the input states no ECN / WRED configuration, so ECN on queue {} (RoCE "
+                         "priority {}) cannot be checked",
+                         q, r),
+             p.name);
+    return;
+  }
   if (it == p.ecn.end() || !it->second.enabled) {
     out_.Add("ecn.roce-queue", Verdict::kFail,
              fmt::format("ECN marking not enabled on queue {} (RoCE priority {}): DCQCN gets no "
@@ -292,13 +301,18 @@ void Auditor::CheckEcn(const PortQos& p) {
     avail_stated = true;
     avail = trigger;
     avail_desc = "PFC trigger of priority " + std::to_string(r) + ", " + trigger_desc;
+  } else if (cfg_.lossless_pool) {
+    avail_stated = true;
+    avail = ToBytes(*cfg_.lossless_pool);
+    avail_desc = "lossless pool " + cfg_.lossless_pool_name + " " + cfg_.lossless_pool->ToString() +
+                 ", the whole pool for one queue";
   }
   if (!e.kmin) {
     out_.Add("ecn.kmin-ratio", Verdict::kIndeterminate, "the input does not state Kmin", p.name);
   } else if (!avail_stated) {
     out_.Add("ecn.kmin-ratio", Verdict::kIndeterminate,
-             fmt::format("Kmin {}, but the input states no buffer limit for queue {} or PFC "
-                         "trigger for priority {}",
+             fmt::format("Kmin {}, but the input states no buffer limit for queue {}, PFC "
+                         "trigger for priority {} or lossless pool size",
                          e.kmin->ToString(), q, r),
              p.name);
   } else if (!kmin || !avail) {
@@ -384,6 +398,15 @@ void Auditor::CheckDrops(const PortQos& p) {
   if (p.queue_drops.empty()) return;
   std::set<int> lossless;
   for (int prio : p.pfc_priorities) lossless.insert(cfg_.QueueOf(prio));
+  // Which queues are lossless: the stated PFC priorities; queues the device
+  // labels as RoCE traffic; else (no PFC stated) the RoCE priority's queue, assumed.
+  bool assumed = false;
+  if (p.drops_are_roce) {
+    for (const auto& [q, n] : p.queue_drops) lossless.insert(q);
+  } else if (!p.pfc_stated && lossless.empty()) {
+    lossless.insert(cfg_.QueueOf(opts_.roce_priority));
+    assumed = true;
+  }
   std::string bad;
   int64_t total = 0;
   for (int q : lossless) {
@@ -394,15 +417,56 @@ void Auditor::CheckDrops(const PortQos& p) {
     }
   }
   if (lossless.empty()) return;
-  if (total > 0) {
+  if (total > 0 && assumed) {
+    out_.Add("drops.lossless", Verdict::kWarn,
+             fmt::format("discards on the RoCE priority's queue ({}); the input does not say "
+                         "which priorities are lossless: if priority {} is (the usual RoCE "
+                         "setting), the lossless class is dropping",
+                         bad, opts_.roce_priority),
+             p.name);
+  } else if (total > 0) {
     out_.Add("drops.lossless", Verdict::kFail,
-             fmt::format("lossless queues report discards ({}): headroom, watchdog or "
-                         "configuration mismatch",
+             fmt::format("lossless queues report discards ({}): the lossless class is dropping "
+                         "(headroom, watchdog or configuration mismatch)",
                          bad),
              p.name);
   } else {
     out_.Add("drops.lossless", Verdict::kPass,
-             fmt::format("no discards on lossless queues {}", PrioList(lossless)), p.name);
+             fmt::format("no discards on lossless queues {}{}", PrioList(lossless),
+                         assumed ? " (assumed lossless: the RoCE priority's queue)" : ""),
+             p.name);
+  }
+}
+
+void Auditor::CheckPfcFrames(const PortQos& p) {
+  if (p.pfc_rx_frames.empty() && p.pfc_tx_frames.empty()) return;
+  std::set<int> lossless = p.pfc_priorities;
+  if (!p.pfc_stated || lossless.empty()) lossless.insert(opts_.roce_priority);
+  std::set<int> active;
+  std::set<int> outside;
+  int64_t total = 0;
+  for (const auto* m : {&p.pfc_rx_frames, &p.pfc_tx_frames})
+    for (const auto& [prio, n] : *m)
+      if (n > 0) {
+        active.insert(prio);
+        total += n;
+        if (!lossless.count(prio)) outside.insert(prio);
+      }
+  if (active.empty()) {
+    out_.Add("pfc.frames", Verdict::kPass, "no PFC frames sent or received", p.name);
+  } else if (outside.empty()) {
+    out_.Add("pfc.frames", Verdict::kPass,
+             fmt::format("PFC frames only on lossless priorities {} ({} frames)", PrioList(active),
+                         total),
+             p.name);
+  } else {
+    out_.Add("pfc.frames", Verdict::kWarn,
+             fmt::format("PFC frames on priorities {}, outside the lossless priorities {}{}: "
+                         "those classes are paused too (PFC enabled beyond RoCE, or a peer with "
+                         "a different priority map)",
+                         PrioList(outside), PrioList(lossless),
+                         p.pfc_stated ? "" : " (assumed: the RoCE priority)"),
+             p.name);
   }
 }
 
@@ -412,6 +476,7 @@ QosAudit Auditor::Run() {
     CheckHeadroom(p);
     CheckEcn(p);
     CheckDrops(p);
+    CheckPfcFrames(p);
   }
   CheckCnp();
   if (opts_.cell_bytes > 0 && !opts_.cell_source.empty())
@@ -419,6 +484,8 @@ QosAudit Auditor::Run() {
 
   QosAudit a;
   a.format = cfg_.format;
+  a.formats = cfg_.formats;
+  a.skipped_lines = cfg_.skipped.size();
   a.file = cfg_.file;
   a.port_count = cfg_.ports.size();
   a.checks = out_.checks;
@@ -462,7 +529,13 @@ std::optional<CellSizePreset> FindCellSizePreset(std::string_view name) {
 }
 
 int64_t DefaultResponseBits(int64_t gbps) {
-  return gbps <= 100 ? 201'728 : 463'360;
+  // IEEE 802.3 Annex 31B, Table 31B-1 (pause_quanta x 512 bit times): 10G 60,
+  // 40G 118, 100G 394, 200G/400G 905 quanta. 25G and 50G take the next listed
+  // speed up (conservative); above 400G the 400G figure.
+  if (gbps <= 10) return 30'720;
+  if (gbps <= 40) return 60'416;
+  if (gbps <= 100) return 201'728;
+  return 463'360;
 }
 
 int64_t RequiredHeadroomBytes(int64_t gbps, double cable_m, int64_t mtu_bytes, Time t_phy,

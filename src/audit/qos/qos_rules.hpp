@@ -56,8 +56,9 @@ struct QosAuditOptions {
 
 inline constexpr int64_t kDefaultMtuBytes = 9216;
 inline constexpr units::Time kDefaultPhyDelay = units::Time::Ns(150);
-// 802.3 D-Resp in bit times: 201,728 up to 100GbE, 463,360 above (the 400GbE
-// figure; no 200G / 800G figure is published, fabric.md §2.2).
+// 802.3 D-Resp in bit times (Annex 31B, Table 31B-1): 30,720 up to 10GbE,
+// 60,416 up to 40GbE, 201,728 up to 100GbE, 463,360 above (the 200/400GbE
+// figure; no 800G figure is published, docs/audit-qos.md).
 int64_t DefaultResponseBits(int64_t gbps);
 
 // H in bytes (fabric.md §2.4), rounded up. gbps > 0, cable_m >= 0.
@@ -74,7 +75,9 @@ struct QosCheck {
 struct QosAudit {
   QosFormat format = QosFormat::kSonicJson;
   std::string file;
+  std::vector<QosFormat> formats;  // every format read, as in QosConfig::formats
   size_t port_count = 0;
+  size_t skipped_lines = 0;  // input lines not used (QosConfig::skipped)
   std::vector<QosCheck> checks;
   std::vector<std::string> notes;  // assumptions (parser and rules)
   Verdict verdict = Verdict::kPass;

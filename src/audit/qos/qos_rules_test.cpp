@@ -35,6 +35,7 @@ QosConfig Healthy() {
   c.ports.push_back(p);
   c.dscp_to_queue[48] = 6;
   c.scheduling[6] = Scheduling::kStrict;
+  c.ecn_stated = true;
   return c;
 }
 
@@ -51,6 +52,8 @@ TEST(QosRules, HeadroomFormulaMatchesFabricReferenceExample) {
   EXPECT_EQ(RequiredHeadroomBytes(400, 5, 9216, Time::Ns(150), Time::Ps(1'158'400)), 108'976);
   // Without the PHY term: 126,476 B.
   EXPECT_EQ(RequiredHeadroomBytes(400, 100, 9216, Time::Zero(), Time::Ps(1'158'400)), 126'476);
+  EXPECT_EQ(DefaultResponseBits(10), 30'720);
+  EXPECT_EQ(DefaultResponseBits(40), 60'416);
   EXPECT_EQ(DefaultResponseBits(100), 201'728);
   EXPECT_EQ(DefaultResponseBits(400), 463'360);
 }
@@ -96,6 +99,40 @@ TEST(QosRules, EcnMissingFails) {
   EXPECT_EQ(Check(a, "ecn.roce-queue").verdict, Verdict::kFail);
   c.ports[0].ecn.clear();
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kFail);
+  // An input that cannot show ECN at all (counters, PFC tables) is not a finding.
+  c.ecn_stated = false;
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kIndeterminate);
+}
+
+TEST(QosRules, KminRatioFallsBackToTheLosslessPoolAndNamesIt) {
+  QosConfig c = Healthy();
+  c.ports[0].pgs.clear();
+  c.lossless_pool = BufferAmount::Bytes(1'000'000);
+  c.lossless_pool_name = "ingress_lossless_pool";
+  QosCheck k = Check(AuditQos(c, {}), "ecn.kmin-ratio");
+  EXPECT_EQ(k.verdict, Verdict::kPass);  // 250 KB of 1 MB = 25%
+  EXPECT_NE(k.message.find("lossless pool ingress_lossless_pool"), std::string::npos);
+}
+
+TEST(QosRules, DropsOnAnAssumedLosslessQueueWarnAndOnAStatedOneFail) {
+  QosConfig c = Healthy();
+  c.ports[0].queue_drops[3] = 19;
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kFail);
+  c.ports[0].pfc_stated = false;
+  c.ports[0].pfc_priorities.clear();
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kWarn);
+  c.ports[0].drops_are_roce = true;  // e.g. NVUE "Tx buffer discards for RoCE traffic"
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kFail);
+}
+
+TEST(QosRules, PfcFramesOutsideTheLosslessPrioritiesWarn) {
+  QosConfig c = Healthy();
+  c.ports[0].pfc_rx_frames[3] = 10;
+  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.frames").verdict, Verdict::kPass);
+  c.ports[0].pfc_rx_frames[0] = 1200;
+  QosCheck f = Check(AuditQos(c, {}), "pfc.frames");
+  EXPECT_EQ(f.verdict, Verdict::kWarn);
+  EXPECT_NE(f.message.find("priorities 0"), std::string::npos);
 }
 
 TEST(QosRules, KminAboveKmaxFailsAndEqualWarns) {
