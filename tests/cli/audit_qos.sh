@@ -2,6 +2,8 @@
 # End-to-end checks of `lossless audit qos`: exit codes and key output.
 # Usage: bash tests/cli/audit_qos.sh <path-to-lossless>   (from the repo root)
 set -u
+source "$(dirname "$0")/lib/require.sh"
+require python3
 BIN=${1:?usage: audit_qos.sh <lossless-binary>}
 FX=tests/fixtures/qos
 failures=0
@@ -45,15 +47,13 @@ expect 1 'PFC not enabled on RoCE priority 4' $FX/sonic_healthy.json --roce-prio
 # JSON: one document with checks, verdict and format.
 expect 1 '"verdict": "fail"' $FX/sonic_broken.json --json
 expect 0 '"format": "sonic-json"' $FX/sonic_healthy.json --json
-if command -v python3 >/dev/null; then
-  "$BIN" audit qos $FX/sonic_broken.json --json | python3 -c '
+"$BIN" audit qos $FX/sonic_broken.json --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["verdict"] == "fail" and d["format"] == "sonic-json"
 assert all({"id", "verdict", "message"} <= set(c) for c in d["checks"])
 assert any(c["id"] == "ecn.kmin-kmax" and c["verdict"] == "fail" for c in d["checks"])
 ' || { echo "FAIL: --json document"; failures=$((failures + 1)); }
-fi
 # Several outputs in one pasted session (hand-assembled from real SONiC outputs): every block is
 # read, the prompts, prose and elision are listed by --verbose with their line numbers.
 expect 1 'FAIL          drops.lossless .*queue 3: 19 dropped, queue 4: 12 dropped' $FX/mixed_sonic_session.txt
