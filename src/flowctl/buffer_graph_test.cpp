@@ -45,10 +45,22 @@ void ExpectValidCycle(const fabric::Network& net, const BufferGraph& g,
   }
 }
 
+// Every edge leads into a switch's ingress buffer: a host's receive side
+// drains into the host and holds no lossless buffer a switch could wait on.
+void ExpectEdgesOnlyBetweenSwitchBuffers(const fabric::Network& net, const BufferGraph& g) {
+  for (uint32_t a = 0; a < g.num_ports; ++a)
+    for (uint64_t e = g.offsets[a]; e < g.offsets[a + 1]; ++e) {
+      EXPECT_NE(net.SwitchOfNode(net.PortNode(a)), UINT32_MAX) << a;
+      EXPECT_NE(net.SwitchOfNode(net.PortNode(g.targets[e])), UINT32_MAX)
+          << BufferLabel(net, a, g.priority) << " -> port " << g.targets[e] << " at a host";
+    }
+}
+
 TEST(BufferGraph, LeafSpineHasNoCycle) {
   Fixture f(topology::BuildLeafSpine(Clos(128, 16), {}));  // 16 leaves, 8 spines
   BufferGraph g = BuildBufferGraph(f.net, kPriority);
   EXPECT_EQ(g.num_vertices, 128u + 2 * 128);  // switch ports: 128 host links, 128 leaf-spine links
+  ExpectEdgesOnlyBetweenSwitchBuffers(f.net, g);
   // Host ingress -> every uplink (8 per leaf): 128·8; spine ingress from leaf
   // l -> down to the 15 other leaves: 128·15.
   EXPECT_EQ(g.num_edges(), 128u * 8 + 128u * 15);
@@ -89,6 +101,7 @@ TEST(BufferGraph, FourSwitchRingFileHasCycle) {
                                         "/tests/fixtures/deadlock/ring4.topo"));
   BufferGraph g = BuildBufferGraph(f.net, kPriority);
   EXPECT_EQ(g.num_vertices, 12u);  // 4 host ingresses + 8 ring ingresses
+  ExpectEdgesOnlyBetweenSwitchBuffers(f.net, g);
   std::vector<uint32_t> cycle = FindBufferCycle(g);
   ASSERT_EQ(cycle.size(), 4u);
   ExpectValidCycle(f.net, g, cycle);

@@ -221,6 +221,21 @@ TEST(Rules, MarginalPowerNearWarningIsWatch) {
   EXPECT_THAT(Message(s, "rx-power"), HasSubstr("within 1.00 dB of low warning"));
 }
 
+TEST(Rules, PowerNearALowAlarmWithoutWarningThresholdIsWatch) {
+  // Modules that publish alarms but no warnings: the watch margin applies to
+  // the alarm itself (1 dB by default).
+  Reading r = Load("qsfp28_healthy.txt")[0];
+  Thresholds& t = r.thr(Quantity::kRxPower);
+  t.low_warning.reset();
+  t.high_warning.reset();
+  r.lanes[1].rx_power_mw = DbmToMw(MwToDbm(*t.low_alarm) + 0.5);
+  auto s = Eval({r});
+  EXPECT_EQ(s.state, State::kWatch);
+  EXPECT_THAT(Message(s, "rx-power"), HasSubstr("within 1.00 dB of low alarm"));
+  r.lanes[1].rx_power_mw = DbmToMw(MwToDbm(*t.low_alarm) + 1.5);
+  EXPECT_EQ(Eval({r}).state, State::kHealthy);
+}
+
 TEST(Rules, CopperIsJudgedOnBerAndLinkStateAndOneBadLaneIsWatched) {
   Reading cu = Load("mlxlink_copper.txt")[0];
   ASSERT_TRUE(cu.copper);

@@ -164,6 +164,16 @@ TEST(QosRules, KmaxAbovePfcTriggerFails) {
       "reaches full marking");
 }
 
+TEST(QosRules, KmaxAtThePfcTriggerFailsAndJustBelowPasses) {
+  // ECN must reach full marking before the ingress reaches XOFF: Kmax equal
+  // to the trigger is already too late.
+  QosConfig c = Healthy();
+  c.ports[0].ecn[3].kmax = BufferAmount::Bytes(1'000'000);
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmax-below-pfc").verdict, Verdict::kFail);
+  c.ports[0].ecn[3].kmax = BufferAmount::Bytes(999'999);
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmax-below-pfc").verdict, Verdict::kPass);
+}
+
 TEST(QosRules, DynamicThresholdTriggerUsesAlphaOfPool) {
   QosConfig c = Healthy();
   BufferLimit dyn;
