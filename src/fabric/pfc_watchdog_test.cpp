@@ -41,6 +41,41 @@ struct Starts {
   }
 };
 
+// A lossless queue that holds packets and sends none because a strict class
+// takes the whole link is starved, not stalled by PFC: the watchdog's rule
+// asks for the queue to have been paused for 99 % of the interval, so it must
+// leave it alone. Host 0 sends on lossless class 3 into leaf0 -> host1 while
+// hosts 2 and 3 send on the strict class 6 at twice the egress rate (the
+// class-6 queue is never empty).
+TEST(PfcWatchdog, StarvedButNotPausedQueueIsLeftAlone) {
+  sim::Simulator sim(1);
+  const Time delay = Time::Ns(500);
+  auto topo = testing::LsRing(4, 4, 1, Rate::Gbps(400), delay);  // one leaf, four hosts
+  NetworkConfig cfg = PfcConfigFor(delay);
+  cfg.pfc.watchdog.enabled = true;
+  cfg.pfc.watchdog.poll = Time::Ms(1);
+  cfg.pfc.watchdog.detect_polls = 2;
+  cfg.pfc.watchdog.restore = Time::Ms(2);
+  cfg.pfc.watchdog.stagger = false;
+  Network net(sim, topo, cfg);
+  const uint32_t egress = net.PortPeer(net.HostPort(1));  // leaf0 -> host1
+  Starts st{egress, {}};
+  net.set_tx_trace(&Starts::Fn, &st);
+  net.AddFlow(FlowSpec::Of(2, 1, int64_t{1} << 40, Time::Zero(), 6));
+  net.AddFlow(FlowSpec::Of(3, 1, int64_t{1} << 40, Time::Zero(), 6));
+  net.AddFlow(FlowSpec::Of(0, 1, int64_t{1} << 40, Time::Us(10), 3));
+  sim.Run(Time::Ms(6));
+  const PortStats s = net.port_stats(egress);
+  // The class-3 queue really is starved: packets queued, none sent, never paused.
+  EXPECT_GT(s.classes[6].drops, 0u);  // class 6 is offered twice the link
+  EXPECT_EQ(s.classes[3].paused_ps, 0);
+  EXPECT_EQ(s.pause_rx, 0u);
+  EXPECT_EQ(net.flows()[2].recv_bytes, 0);
+  EXPECT_GT(net.flows()[2].sent_bytes, 0);
+  EXPECT_EQ(s.wd_actions, 0u);
+  EXPECT_EQ(s.wd_drops, 0u);
+}
+
 // One egress queue (leaf0 -> host1) held paused by PAUSE frames from t = 0.5 ms
 // on, refreshed every 40 us (65,535 quanta last 83.9 us at 400G). Poll 1 ms, 2
 // polls, restore 2 ms: the intervals [1, 2] and [2, 3] ms are stalled, so the
