@@ -26,6 +26,18 @@ NetworkConfig PfcConfigFor(Time delay) {
   return cfg;
 }
 
+// PfcConfigFor plus the watchdog scaled down 100x from Juniper's defaults:
+// poll 1 ms on one grid (polls at 1, 2, 3 ... ms), 2 stalled polls, 2 ms restore.
+NetworkConfig WatchdogConfigFor(Time delay) {
+  NetworkConfig cfg = PfcConfigFor(delay);
+  cfg.pfc.watchdog.enabled = true;
+  cfg.pfc.watchdog.poll = Time::Ms(1);
+  cfg.pfc.watchdog.detect_polls = 2;
+  cfg.pfc.watchdog.restore = Time::Ms(2);
+  cfg.pfc.watchdog.stagger = false;
+  return cfg;
+}
+
 // Data packets a port starts, with their start times.
 struct Starts {
   uint32_t port = 0;
@@ -51,12 +63,7 @@ TEST(PfcWatchdog, StarvedButNotPausedQueueIsLeftAlone) {
   sim::Simulator sim(1);
   const Time delay = Time::Ns(500);
   auto topo = testing::LsRing(4, 4, 1, Rate::Gbps(400), delay);  // one leaf, four hosts
-  NetworkConfig cfg = PfcConfigFor(delay);
-  cfg.pfc.watchdog.enabled = true;
-  cfg.pfc.watchdog.poll = Time::Ms(1);
-  cfg.pfc.watchdog.detect_polls = 2;
-  cfg.pfc.watchdog.restore = Time::Ms(2);
-  cfg.pfc.watchdog.stagger = false;
+  NetworkConfig cfg = WatchdogConfigFor(delay);
   Network net(sim, topo, cfg);
   const uint32_t egress = net.PortPeer(net.HostPort(1));  // leaf0 -> host1
   Starts st{egress, {}};
@@ -88,12 +95,7 @@ TEST(PfcWatchdog, DetectsAfterTwoStalledPollsAndRestoresOnTime) {
   sim::Simulator sim(1);
   const Time delay = Time::Ns(500);
   auto topo = testing::LsRing(2, 2, 1, Rate::Gbps(400), delay);
-  NetworkConfig cfg = PfcConfigFor(delay);
-  cfg.pfc.watchdog.enabled = true;
-  cfg.pfc.watchdog.poll = Time::Ms(1);
-  cfg.pfc.watchdog.detect_polls = 2;
-  cfg.pfc.watchdog.restore = Time::Ms(2);
-  cfg.pfc.watchdog.stagger = false;  // polls at 1, 2, 3 ... ms
+  NetworkConfig cfg = WatchdogConfigFor(delay);  // polls at 1, 2, 3 ... ms
   Network net(sim, topo, cfg);
   const uint32_t egress = net.PortPeer(net.HostPort(1));  // leaf0 -> host1
   Starts st{egress, {}};
