@@ -104,7 +104,7 @@ def sync_tree(dst):
         shutil.copymode(s, d)
 
 
-def configure(tree, build, jobs):
+def configure(tree, build):
     flags = ["-DCMAKE_BUILD_TYPE=Release", "-DLOSSLESS_LTO=OFF", "-DLOSSLESS_WERROR=OFF"]
     if shutil.which("ccache"):
         flags.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
@@ -216,7 +216,7 @@ def main():
     tree, build = work / "tree", work / "build"
     tree.mkdir(parents=True, exist_ok=True)
     sync_tree(tree)
-    configure(tree, build, args.jobs)
+    configure(tree, build)
     print(f"mutate: baseline build in {build}", flush=True)
     ok, log = build_all(build, args.jobs)
     if not ok:
