@@ -374,6 +374,18 @@ inline void ExpectWatchdogRecovery(const E9Run& e, int64_t window) {
   EXPECT_GT(e.samples.back().cycle_paused_ps, at_restore) << tag;
 }
 
+// One summary line of a run-2 (watchdog) experiment: t_f, the first action,
+// t_w, the number of actions and of deadlocks (re)formed.
+inline void PrintRun2Summary(const E9Run& e, const char* timers, bool stagger, uint64_t seed) {
+  constexpr double kMsPs = 1e9;
+  std::cout << "E9 run 2 (" << timers << ", " << (stagger ? "own poll phases" : "one poll grid")
+            << "), seed " << seed << ": t_f = " << static_cast<double>(e.t_f) / kMsPs
+            << " ms, first action = " << static_cast<double>(e.t_w) / kMsPs
+            << " ms, t_w (first on the cycle) = " << static_cast<double>(e.t_w_cycle) / kMsPs
+            << " ms, watchdog actions = " << e.wd_actions
+            << ", deadlocks (re)formed = " << e.deadlocks << "\n";
+}
+
 // Prints every watchdog action (per port: count and first time).
 inline void PrintWatchdogActions(const E9Run& e) {
   for (const auto& [name, port] : e.port) {

@@ -36,12 +36,7 @@ void Run2Slow(bool stagger, uint64_t seed) {
   e.step = Time::Ms(1);
   e.horizon = Time::Sec(1);
   e.Run();
-  std::cout << "E9 run 2 (Juniper timers, " << (stagger ? "own poll phases" : "one poll grid")
-            << "), seed " << seed << ": t_f = " << static_cast<double>(e.t_f) / kMs
-            << " ms, first action = " << static_cast<double>(e.t_w) / kMs
-            << " ms, t_w (first on the cycle) = " << static_cast<double>(e.t_w_cycle) / kMs
-            << " ms, watchdog actions = " << e.wd_actions
-            << ", deadlocks (re)formed = " << e.deadlocks << "\n";
+  e9::PrintRun2Summary(e, "Juniper timers", stagger, seed);
   e9::PrintWatchdogActions(e);
   e9::ExpectWatchdogRecovery(e, 10 * kMs);
 }

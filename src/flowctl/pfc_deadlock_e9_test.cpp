@@ -61,12 +61,7 @@ void Run2Fast(bool stagger, uint64_t seed) {
   e.wd_stagger = stagger;
   e.horizon = Time::Ms(30);
   e.Run();
-  std::cout << "E9 run 2 (1/100 timers, " << (stagger ? "own poll phases" : "one poll grid")
-            << "), seed " << seed << ": t_f = " << static_cast<double>(e.t_f) / kMs
-            << " ms, first action = " << static_cast<double>(e.t_w) / kMs
-            << " ms, t_w (first on the cycle) = " << static_cast<double>(e.t_w_cycle) / kMs
-            << " ms, watchdog actions = " << e.wd_actions
-            << ", deadlocks (re)formed = " << e.deadlocks << "\n";
+  e9::PrintRun2Summary(e, "1/100 timers", stagger, seed);
   e9::PrintWatchdogActions(e);
   e9::ExpectWatchdogRecovery(e, kMs);
 }
