@@ -377,11 +377,10 @@ inline void ExpectWatchdogRecovery(const E9Run& e, int64_t window) {
 // One summary line of a run-2 (watchdog) experiment: t_f, the first action,
 // t_w, the number of actions and of deadlocks (re)formed.
 inline void PrintRun2Summary(const E9Run& e, const char* timers, bool stagger, uint64_t seed) {
-  constexpr double kMsPs = 1e9;
   std::cout << "E9 run 2 (" << timers << ", " << (stagger ? "own poll phases" : "one poll grid")
-            << "), seed " << seed << ": t_f = " << static_cast<double>(e.t_f) / kMsPs
-            << " ms, first action = " << static_cast<double>(e.t_w) / kMsPs
-            << " ms, t_w (first on the cycle) = " << static_cast<double>(e.t_w_cycle) / kMsPs
+            << "), seed " << seed << ": t_f = " << static_cast<double>(e.t_f) / kMs
+            << " ms, first action = " << static_cast<double>(e.t_w) / kMs
+            << " ms, t_w (first on the cycle) = " << static_cast<double>(e.t_w_cycle) / kMs
             << " ms, watchdog actions = " << e.wd_actions
             << ", deadlocks (re)formed = " << e.deadlocks << "\n";
 }
