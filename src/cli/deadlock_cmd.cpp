@@ -9,7 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "fabric/network.hpp"
-#include "flowctl/buffer_graph.hpp"
+#include "deadlock/buffer_graph.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/simulator.hpp"
 
@@ -39,8 +39,8 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     topology::Topology t = scenario::BuildTopology(s);
     sim::Simulator sim(s.seed);
     fabric::Network net(sim, t, s.net);
-    flowctl::BufferGraph g = flowctl::BuildBufferGraph(net, prio);
-    std::vector<uint32_t> cycle = flowctl::FindBufferCycle(g);
+    deadlock::BufferGraph g = deadlock::BuildBufferGraph(net, prio);
+    std::vector<uint32_t> cycle = deadlock::FindBufferCycle(g);
     // InfiniBand's credit-based flow control makes every lane lossless; on
     // Ethernet only the PFC priorities are, or every priority under global
     // 802.3x pause.
@@ -53,7 +53,7 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     const std::string on = global ? "every priority (global pause: one buffer per ingress port)"
                                   : fmt::format("priority {}", prio);
     std::vector<std::string> labels;
-    for (uint32_t p : cycle) labels.push_back(flowctl::BufferLabel(net, p, prio));
+    for (uint32_t p : cycle) labels.push_back(deadlock::BufferLabel(net, p, prio));
     if (*json) {
       nlohmann::json j = {{"scenario", *file},
                           {"priority", global ? nlohmann::json("all") : nlohmann::json(prio)},

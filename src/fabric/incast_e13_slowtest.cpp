@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fabric/incast_e13_harness.hpp"
+#include "testing/incast_e13_harness.hpp"
 
 namespace lossless::fabric {
 namespace {

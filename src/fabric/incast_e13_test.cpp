@@ -4,7 +4,7 @@
 // test`. The whole E13 pair of runs takes well under a second.
 #include <gtest/gtest.h>
 
-#include "fabric/incast_e13_harness.hpp"
+#include "testing/incast_e13_harness.hpp"
 
 namespace lossless::fabric {
 namespace {

@@ -439,7 +439,9 @@ std::vector<Reading> ParseAristaTransceiver(std::string_view text, const std::st
     return it->second;
   };
   // Detail tables: the quantity of the current table and its threshold columns in order.
-  std::optional<Quantity> table_q;
+  // (a plain value and a flag: GCC 12 without LTO misreads an optional enum as uninitialised)
+  Quantity table_q = Quantity::kTemperature;
+  bool in_table = false;
   std::vector<std::optional<double> Thresholds::*> columns;
   bool values_table = false;
   int64_t last_line = 0;
@@ -465,21 +467,36 @@ std::vector<Reading> ParseAristaTransceiver(std::string_view text, const std::st
       columns.clear();
       for (auto& f : found) columns.push_back(f.second);
       values_table = false;
-      table_q.reset();
+      in_table = false;
       continue;
     }
     if (l.find("threshold") != std::string::npos && !columns.empty()) {
-      if (l.find("temperature") != std::string::npos) table_q = Quantity::kTemperature;
-      if (l.find("voltage") != std::string::npos) table_q = Quantity::kVoltage;
-      if (l.find("current") != std::string::npos) table_q = Quantity::kBias;
-      if (l.find("tx power") != std::string::npos) table_q = Quantity::kTxPower;
-      if (l.find("rx power") != std::string::npos) table_q = Quantity::kRxPower;
+      if (l.find("temperature") != std::string::npos) {
+        table_q = Quantity::kTemperature;
+        in_table = true;
+      }
+      if (l.find("voltage") != std::string::npos) {
+        table_q = Quantity::kVoltage;
+        in_table = true;
+      }
+      if (l.find("current") != std::string::npos) {
+        table_q = Quantity::kBias;
+        in_table = true;
+      }
+      if (l.find("tx power") != std::string::npos) {
+        table_q = Quantity::kTxPower;
+        in_table = true;
+      }
+      if (l.find("rx power") != std::string::npos) {
+        table_q = Quantity::kRxPower;
+        in_table = true;
+      }
       continue;
     }
     if (l.find("last update") != std::string::npos) {
       values_table = true;
       columns.clear();
-      table_q.reset();
+      in_table = false;
       continue;
     }
     auto words = text::SplitWhitespace(line, " \t");
@@ -516,19 +533,20 @@ std::vector<Reading> ParseAristaTransceiver(std::string_view text, const std::st
       if (values[4]) r.Lane(1).rx_power_mw = *values[4] <= -40.0 ? 0.0 : DbmToMw(*values[4]);
       continue;
     }
-    if (!table_q || values.size() != columns.size() + 1) {
+    if (!in_table || values.size() != columns.size() + 1) {
       Skip(skipped, line_no, line, "a row outside a recognised table");
       continue;
     }
     Reading& r = port(p);
-    const bool power = IsPower(*table_q);
+    const Quantity q = table_q;
+    const bool power = IsPower(q);
     auto conv = [&](std::optional<double> v) -> std::optional<double> {
       if (!v || !power) return v;
       return *v <= -40.0 ? 0.0 : DbmToMw(*v);
     };
-    Thresholds& t = r.thr(*table_q);
+    Thresholds& t = r.thr(q);
     for (size_t c = 0; c < columns.size(); ++c) t.*columns[c] = conv(values[c + 1]);
-    switch (*table_q) {
+    switch (q) {
       case Quantity::kTemperature:
         r.temperature_c = values[0];
         break;

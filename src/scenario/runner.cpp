@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "flowctl/deadlock_detector.hpp"
+#include "deadlock/deadlock_detector.hpp"
 
 namespace lossless::scenario {
 
@@ -269,10 +269,10 @@ RunResult RunScenario(const Scenario& s, const RunHooks& hooks) {
   topology::Topology topo = BuildTopology(s);
   sim::Simulator sim(s.seed);
   fabric::Network net(sim, topo, s.net);
-  std::unique_ptr<flowctl::DeadlockDetector> detector;
+  std::unique_ptr<deadlock::DeadlockDetector> detector;
   if (s.deadlock.detect && s.net.pfc.enabled) {
     detector =
-        std::make_unique<flowctl::DeadlockDetector>(sim, net, s.deadlock.persist, s.deadlock.stop);
+        std::make_unique<deadlock::DeadlockDetector>(sim, net, s.deadlock.persist, s.deadlock.stop);
   }
   auto flows = ExpandTraffic(s, static_cast<uint32_t>(topo.hosts.size()), &topo);
   for (const auto& f : flows) net.AddFlow(f);

@@ -224,11 +224,11 @@ std::string GeneratedMatrix(size_t G, size_t N,
     return a < G ? link(a, b - G) : link(b, a - G);
   };
   std::string s;
-  for (size_t i = 0; i < G + N; ++i) s += "\t" + name(i);
+  for (size_t i = 0; i < G + N; ++i) s.append("\t").append(name(i));
   s += "\n";
   for (size_t a = 0; a < G + N; ++a) {
     s += name(a);
-    for (size_t b = 0; b < G + N; ++b) s += "\t" + cell(a, b);
+    for (size_t b = 0; b < G + N; ++b) s.append("\t").append(cell(a, b));
     s += "\n";
   }
   s += "\nNIC Legend:\n\n";

@@ -1,10 +1,10 @@
-#include "flowctl/wait_for_graph.hpp"
+#include "deadlock/wait_for_graph.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <deque>
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 
 void WaitForGraph::SetWait(uint32_t port, int priority, uint32_t on_port, int on_priority,
                            bool paused, units::Time at) {
@@ -153,4 +153,4 @@ std::optional<Cycle> WaitForGraph::FindCycle() {
   return found;
 }
 
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

@@ -2,17 +2,17 @@
 // no cyclic buffer dependency (leaf-spine, fat tree), even under heavy incast
 // with PFC pausing everywhere. The positive case is RefE9 (pfc_deadlock_e9_test);
 // here also its global-pause (802.3x) variants.
-#include "flowctl/deadlock_detector.hpp"
+#include "deadlock/deadlock_detector.hpp"
 
 #include <gtest/gtest.h>
 
 #include "fabric/network.hpp"
-#include "flowctl/buffer_graph.hpp"
-#include "flowctl/e9_test_harness.hpp"
+#include "deadlock/buffer_graph.hpp"
+#include "testing/e9_harness.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 namespace {
 
 using units::Rate;
@@ -139,4 +139,4 @@ TEST(DeadlockDetector, SilentOnUpDownRoutesUnderGlobalPause) {
 }
 
 }  // namespace
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

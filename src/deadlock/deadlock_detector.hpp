@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "fabric/network.hpp"
-#include "flowctl/wait_for_graph.hpp"
+#include "deadlock/wait_for_graph.hpp"
 #include "sim/simulator.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 
 struct DeadlockVerdict {
   units::Time formed;               // when the cycle's last wait edge was set
@@ -66,4 +66,4 @@ class DeadlockDetector final : public fabric::PfcWaitObserver, public sim::Event
   uint64_t waits_seen_ = 0;
 };
 
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "flowctl/e9_test_harness.hpp"
+#include "testing/e9_harness.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 namespace {
 
 using e9::E9Run;
@@ -168,4 +168,4 @@ TEST(GlobalPauseE9, WatchdogBreaksDeadlockOfPortsOnSchedule) {
 }
 
 }  // namespace
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "flowctl/e9_test_harness.hpp"
+#include "testing/e9_harness.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 namespace {
 
 using e9::E9Run;
@@ -79,4 +79,4 @@ TEST(RefE9_PfcDeadlockWatchdog, Run5_HalfLoadReportsDeadlockFraction) {
 }
 
 }  // namespace
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

@@ -15,12 +15,12 @@
 #include <gtest/gtest.h>
 
 #include "fabric/network.hpp"
-#include "flowctl/deadlock_detector.hpp"
-#include "flowctl/wait_for_graph.hpp"
+#include "deadlock/deadlock_detector.hpp"
+#include "deadlock/wait_for_graph.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
-namespace lossless::flowctl::e9 {
+namespace lossless::deadlock::e9 {
 
 using fabric::FlowSpec;
 using fabric::Network;
@@ -394,4 +394,4 @@ inline void PrintWatchdogActions(const E9Run& e) {
   }
 }
 
-}  // namespace lossless::flowctl::e9
+}  // namespace lossless::deadlock::e9

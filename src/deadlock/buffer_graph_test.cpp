@@ -1,4 +1,4 @@
-#include "flowctl/buffer_graph.hpp"
+#include "deadlock/buffer_graph.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 namespace {
 
 using topology::ClosParams;
@@ -150,4 +150,4 @@ TEST(BufferGraph, LabelsNameParallelLinks) {
 }
 
 }  // namespace
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

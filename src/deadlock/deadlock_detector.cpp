@@ -1,10 +1,10 @@
-#include "flowctl/deadlock_detector.hpp"
+#include "deadlock/deadlock_detector.hpp"
 
 #include <stdexcept>
 
-#include "flowctl/buffer_graph.hpp"
+#include "deadlock/buffer_graph.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 
 DeadlockDetector::DeadlockDetector(sim::Simulator& sim, fabric::Network& net, units::Time persist,
                                    bool stop_run)
@@ -73,4 +73,4 @@ std::string DeadlockDetector::CycleText(const DeadlockVerdict& v) {
   return out;
 }
 
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

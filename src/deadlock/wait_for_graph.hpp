@@ -5,7 +5,7 @@
 //
 // A vertex (X, q) is the lossless ingress buffer of priority q at port X:
 // what the node owning X holds of what it received through X on q (the
-// vertices of flowctl::BufferGraph). An edge (X, q) -> (Y, r) means: buffer
+// vertices of deadlock::BufferGraph). An edge (X, q) -> (Y, r) means: buffer
 // (X, q) holds packets queued on class r at the egress port whose peer is Y,
 // and Y has XOFF asserted on r, so they wait for buffer (Y, r) to drain
 // (Y waits in turn for the egresses its own packets are queued at). The
@@ -25,7 +25,7 @@
 
 #include "units/units.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 
 struct WaitHop {
   uint32_t port = 0;  // this buffer waits on the next hop's (the last on the first)
@@ -86,4 +86,4 @@ class WaitForGraph {
   bool rescan_ = false;                     // the last cycle broke: scan everything
 };
 
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

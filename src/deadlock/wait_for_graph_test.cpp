@@ -1,13 +1,13 @@
-#include "flowctl/wait_for_graph.hpp"
+#include "deadlock/wait_for_graph.hpp"
 
 #include <gtest/gtest.h>
 
 #include "fabric/network.hpp"
-#include "flowctl/buffer_graph.hpp"
+#include "deadlock/buffer_graph.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 namespace {
 
 using units::Time;
@@ -142,4 +142,4 @@ TEST(WaitForGraph, FindsRingDependencyCycle) {
 }
 
 }  // namespace
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

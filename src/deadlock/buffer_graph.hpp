@@ -23,7 +23,7 @@
 
 #include "fabric/network.hpp"
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 
 // Dependency graph in CSR form; vertex ids are port ids of the network.
 struct BufferGraph {
@@ -60,4 +60,4 @@ std::vector<uint32_t> FindBufferCycle(const BufferGraph& g);
 // buffer is the whole port and the priority reads "all" ("sw1:sw0:all").
 std::string BufferLabel(const fabric::Network& net, uint32_t port, int priority);
 
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock

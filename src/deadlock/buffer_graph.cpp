@@ -1,4 +1,4 @@
-#include "flowctl/buffer_graph.hpp"
+#include "deadlock/buffer_graph.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace lossless::flowctl {
+namespace lossless::deadlock {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
@@ -157,4 +157,4 @@ std::string BufferLabel(const fabric::Network& net, uint32_t port, int priority)
   return fmt::format("{}:{}", label, priority);
 }
 
-}  // namespace lossless::flowctl
+}  // namespace lossless::deadlock
