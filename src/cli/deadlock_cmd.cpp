@@ -8,10 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "fabric/network.hpp"
 #include "deadlock/buffer_graph.hpp"
+#include "fabric/routing.hpp"
 #include "scenario/scenario.hpp"
-#include "sim/simulator.hpp"
 
 namespace lossless::cli {
 
@@ -37,9 +36,8 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     }
     const int prio = *priority == -1 ? s.net.nic.data_class : *priority;
     topology::Topology t = scenario::BuildTopology(s);
-    sim::Simulator sim(s.seed);
-    fabric::Network net(sim, t, s.net);
-    deadlock::BufferGraph g = deadlock::BuildBufferGraph(net, prio);
+    const fabric::RoutingTable routes(t);  // no engine: the tables the simulator routes on
+    deadlock::BufferGraph g = deadlock::BuildBufferGraph(routes, prio);
     std::vector<uint32_t> cycle = deadlock::FindBufferCycle(g);
     // InfiniBand's credit-based flow control makes every lane lossless; on
     // Ethernet only the PFC priorities are, or every priority under global
@@ -53,7 +51,7 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     const std::string on = global ? "every priority (global pause: one buffer per ingress port)"
                                   : fmt::format("priority {}", prio);
     std::vector<std::string> labels;
-    for (uint32_t p : cycle) labels.push_back(deadlock::BufferLabel(net, p, prio));
+    for (uint32_t p : cycle) labels.push_back(deadlock::BufferLabel(routes, p, prio, global));
     if (*json) {
       nlohmann::json j = {{"scenario", *file},
                           {"priority", global ? nlohmann::json("all") : nlohmann::json(prio)},
@@ -62,12 +60,12 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
                           {"lossless", lossless},
                           {"cyclic", !cycle.empty()},
                           {"cycle", nlohmann::json::array()}};
-      const auto& nodes = net.topology().nodes;
+      const auto& nodes = t.nodes;
       for (size_t i = 0; i < cycle.size(); ++i) {
         const uint32_t p = cycle[i];
         j["cycle"].push_back({{"buffer", labels[i]},
-                              {"switch", nodes[net.PortNode(p)].name},
-                              {"from", nodes[net.PortNode(net.PortPeer(p))].name},
+                              {"switch", nodes[routes.PortNode(p)].name},
+                              {"from", nodes[routes.PortNode(routes.PortPeer(p))].name},
                               {"port", p}});
       }
       fmt::print("{}\n", j.dump(2));

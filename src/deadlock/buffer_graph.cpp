@@ -20,7 +20,7 @@ bool BufferGraph::HasEdge(uint32_t from_port, uint32_t to_port) const {
   return std::binary_search(first, last, to_port);
 }
 
-BufferGraph BuildBufferGraph(const fabric::Network& net, int priority) {
+BufferGraph BuildBufferGraph(const fabric::RoutingTable& net, int priority) {
   assert(priority >= 0 && priority < fabric::kMaxClasses);
   BufferGraph g;
   g.priority = priority;
@@ -140,7 +140,7 @@ std::vector<uint32_t> FindBufferCycle(const BufferGraph& g) {
   return {};
 }
 
-std::string BufferLabel(const fabric::Network& net, uint32_t port, int priority) {
+std::string BufferLabel(const fabric::RoutingTable& net, uint32_t port, int priority, bool global) {
   const auto& nodes = net.topology().nodes;
   const uint32_t node = net.PortNode(port);
   const uint32_t peer_node = net.PortNode(net.PortPeer(port));
@@ -153,7 +153,7 @@ std::string BufferLabel(const fabric::Network& net, uint32_t port, int priority)
   std::string label = fmt::format("{}:{}", nodes[node].name, nodes[peer_node].name);
   if (parallel > 1) label += fmt::format("#{}", index);
   // Global pause: the buffer is the whole port (fabric::PfcWaitObserver).
-  if (net.config().pfc.global) return label + ":all";
+  if (global) return label + ":all";
   return fmt::format("{}:{}", label, priority);
 }
 

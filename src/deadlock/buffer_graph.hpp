@@ -9,7 +9,7 @@
 //   Every switch port is a vertex; host ports are not (hosts always sink).
 // - An edge A -> B means a packet may sit in buffer A and next need space in
 //   buffer B: some host can send toward some destination host d along
-//   minimal next hops (Network::Candidates) so that the packet enters switch
+//   minimal next hops (RoutingTable::Candidates) so that the packet enters switch
 //   S through port A and leaves through an egress e toward d whose peer B is
 //   a switch port. Egresses to a host give no edge.
 // - Every host pair is assumed to carry traffic on `priority` (the scenario's
@@ -21,7 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "fabric/network.hpp"
+#include "fabric/network.hpp"  // kMaxClasses
+#include "fabric/routing.hpp"
 
 namespace lossless::deadlock {
 
@@ -45,7 +46,7 @@ struct BufferGraph {
 // a candidate set once however many destinations use it, so the cost is
 // O(edge switches · reached ingress ports · candidates per hop) plus sorting
 // the distinct edges: a 1,024-host leaf-spine takes about 20 ms.
-BufferGraph BuildBufferGraph(const fabric::Network& net, int priority);
+BufferGraph BuildBufferGraph(const fabric::RoutingTable& routes, int priority);
 
 // A cycle of buffers, in dependency order: buffer ports[i] waits on
 // ports[(i+1) % size]. Empty when the graph is acyclic. Iterative DFS,
@@ -58,6 +59,7 @@ std::vector<uint32_t> FindBufferCycle(const BufferGraph& g);
 // "#k" when several links join the same pair: the k-th of them in port
 // order), e.g. "sw1:sw0:3" or "spine0:leaf2#1:3". Under global pause the
 // buffer is the whole port and the priority reads "all" ("sw1:sw0:all").
-std::string BufferLabel(const fabric::Network& net, uint32_t port, int priority);
+std::string BufferLabel(const fabric::RoutingTable& routes, uint32_t port, int priority,
+                        bool global);
 
 }  // namespace lossless::deadlock

@@ -38,8 +38,11 @@ void ExpectValidCycle(const fabric::Network& net, const BufferGraph& g,
   ASSERT_FALSE(cycle.empty());
   for (size_t i = 0; i < cycle.size(); ++i) {
     const uint32_t a = cycle[i], b = cycle[(i + 1) % cycle.size()];
-    EXPECT_TRUE(g.HasEdge(a, b)) << BufferLabel(net, a, g.priority) << " -> "
-                                 << BufferLabel(net, b, g.priority);
+    EXPECT_TRUE(g.HasEdge(a, b)) << BufferLabel(net.routing(), a, g.priority,
+                                                net.config().pfc.global)
+                                 << " -> "
+                                 << BufferLabel(net.routing(), b, g.priority,
+                                                net.config().pfc.global);
     EXPECT_NE(net.SwitchOfNode(net.PortNode(a)), UINT32_MAX);
     for (size_t j = i + 1; j < cycle.size(); ++j) EXPECT_NE(cycle[i], cycle[j]);
   }
@@ -52,13 +55,14 @@ void ExpectEdgesOnlyBetweenSwitchBuffers(const fabric::Network& net, const Buffe
     for (uint64_t e = g.offsets[a]; e < g.offsets[a + 1]; ++e) {
       EXPECT_NE(net.SwitchOfNode(net.PortNode(a)), UINT32_MAX) << a;
       EXPECT_NE(net.SwitchOfNode(net.PortNode(g.targets[e])), UINT32_MAX)
-          << BufferLabel(net, a, g.priority) << " -> port " << g.targets[e] << " at a host";
+          << BufferLabel(net.routing(), a, g.priority, net.config().pfc.global) << " -> port "
+          << g.targets[e] << " at a host";
     }
 }
 
 TEST(BufferGraph, LeafSpineHasNoCycle) {
   Fixture f(topology::BuildLeafSpine(Clos(128, 16), {}));  // 16 leaves, 8 spines
-  BufferGraph g = BuildBufferGraph(f.net, kPriority);
+  BufferGraph g = BuildBufferGraph(f.net.routing(), kPriority);
   EXPECT_EQ(g.num_vertices, 128u + 2 * 128);  // switch ports: 128 host links, 128 leaf-spine links
   ExpectEdgesOnlyBetweenSwitchBuffers(f.net, g);
   // Host ingress -> every uplink (8 per leaf): 128·8; spine ingress from leaf
@@ -69,7 +73,7 @@ TEST(BufferGraph, LeafSpineHasNoCycle) {
 
 TEST(BufferGraph, FatTreeHasNoCycle) {
   Fixture f(topology::BuildFatTree(Clos(128, 8), {}));
-  BufferGraph g = BuildBufferGraph(f.net, kPriority);
+  BufferGraph g = BuildBufferGraph(f.net.routing(), kPriority);
   EXPECT_GT(g.num_edges(), 0u);
   EXPECT_TRUE(FindBufferCycle(g).empty());
 }
@@ -77,7 +81,7 @@ TEST(BufferGraph, FatTreeHasNoCycle) {
 TEST(BufferGraph, LeafSpine1024HostsChecksQuickly) {
   Fixture f(topology::BuildLeafSpine(Clos(1024, 64), {}));
   auto t0 = std::chrono::steady_clock::now();
-  BufferGraph g = BuildBufferGraph(f.net, kPriority);
+  BufferGraph g = BuildBufferGraph(f.net.routing(), kPriority);
   EXPECT_TRUE(FindBufferCycle(g).empty());
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // 32 leaves · 32 uplinks · 32 hosts + 1,024 spine ingresses · 31 leaves · 2 parallel links.
@@ -99,7 +103,7 @@ Topology Ring(int n) {
 TEST(BufferGraph, FourSwitchRingFileHasCycle) {
   Fixture f(topology::ParseTopologyFile(std::string(LOSSLESS_SOURCE_DIR) +
                                         "/tests/fixtures/deadlock/ring4.topo"));
-  BufferGraph g = BuildBufferGraph(f.net, kPriority);
+  BufferGraph g = BuildBufferGraph(f.net.routing(), kPriority);
   EXPECT_EQ(g.num_vertices, 12u);  // 4 host ingresses + 8 ring ingresses
   ExpectEdgesOnlyBetweenSwitchBuffers(f.net, g);
   std::vector<uint32_t> cycle = FindBufferCycle(g);
@@ -107,7 +111,8 @@ TEST(BufferGraph, FourSwitchRingFileHasCycle) {
   ExpectValidCycle(f.net, g, cycle);
   // Four ring buffers, one per switch, all going the same way round.
   std::vector<std::string> labels;
-  for (uint32_t p : cycle) labels.push_back(BufferLabel(f.net, p, kPriority));
+  for (uint32_t p : cycle)
+    labels.push_back(BufferLabel(f.net.routing(), p, kPriority, f.net.config().pfc.global));
   while (labels[0].rfind("sw0:", 0) != 0)
     std::rotate(labels.begin(), labels.begin() + 1, labels.end());
   if (labels[0] == "sw0:sw3:3") {
@@ -122,14 +127,14 @@ TEST(BufferGraph, FourSwitchRingFileHasCycle) {
 TEST(BufferGraph, FiveSwitchRingHasCycleTriangleHasNone) {
   {
     Fixture f(Ring(5));
-    BufferGraph g = BuildBufferGraph(f.net, 0);
+    BufferGraph g = BuildBufferGraph(f.net.routing(), 0);
     std::vector<uint32_t> cycle = FindBufferCycle(g);
     EXPECT_EQ(cycle.size(), 5u);
     ExpectValidCycle(f.net, g, cycle);
   }
   {
     Fixture f(Ring(3));  // every host one switch hop away: nothing transits
-    BufferGraph g = BuildBufferGraph(f.net, 0);
+    BufferGraph g = BuildBufferGraph(f.net.routing(), 0);
     EXPECT_EQ(g.num_edges(), 6u);  // host ingress -> the two neighbours' ring ingresses
     EXPECT_TRUE(FindBufferCycle(g).empty());
   }
@@ -144,7 +149,7 @@ TEST(BufferGraph, LabelsNameParallelLinks) {
   std::vector<std::string> labels;
   for (uint32_t port : f.net.NodePorts(spine0)) {
     if (nodes[f.net.PortNode(f.net.PortPeer(port))].name == "leaf0")
-      labels.push_back(BufferLabel(f.net, port, 5));
+      labels.push_back(BufferLabel(f.net.routing(), port, 5, f.net.config().pfc.global));
   }
   EXPECT_EQ(labels, (std::vector<std::string>{"spine0:leaf0#0:5", "spine0:leaf0#1:5"}));
 }

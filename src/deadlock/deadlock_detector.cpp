@@ -60,7 +60,8 @@ void DeadlockDetector::Confirm() {
     v.formed = c->formed;
     v.detected = sim_.Now();
     v.hops = c->hops;
-    for (const WaitHop& h : c->hops) v.labels.push_back(BufferLabel(net_, h.port, h.priority));
+    for (const WaitHop& h : c->hops)
+      v.labels.push_back(BufferLabel(net_.routing(), h.port, h.priority, net_.config().pfc.global));
     first_ = std::move(v);
   }
   if (stop_run_) sim_.Stop();

@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "fabric/network.hpp"
 #include "deadlock/buffer_graph.hpp"
-#include "testing/e9_harness.hpp"
+#include "fabric/network.hpp"
 #include "sim/simulator.hpp"
+#include "testing/e9_harness.hpp"
 #include "topology/topology.hpp"
 
 namespace lossless::deadlock {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fabric/network.hpp"
 #include "deadlock/buffer_graph.hpp"
+#include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
@@ -107,7 +107,7 @@ TEST(WaitForGraph, SilentOnFatTreeShapedGraph) {
   p.radix = 8;
   sim::Simulator sim(1);
   fabric::Network net(sim, topology::BuildFatTree(p, {}), fabric::NetworkConfig{});
-  BufferGraph bg = BuildBufferGraph(net, 3);
+  BufferGraph bg = BuildBufferGraph(net.routing(), 3);
   WaitForGraph g;
   for (uint32_t a = 0; a < bg.num_ports; ++a) {
     for (uint64_t i = bg.offsets[a]; i < bg.offsets[a + 1]; ++i) {
@@ -130,7 +130,7 @@ TEST(WaitForGraph, FindsRingDependencyCycle) {
       "link sw0 sw1\nlink sw1 sw2\nlink sw2 sw3\nlink sw3 sw0\n";
   sim::Simulator sim(1);
   fabric::Network net(sim, topology::ParseTopologyText(text, "ring.topo"), fabric::NetworkConfig{});
-  BufferGraph bg = BuildBufferGraph(net, 3);
+  BufferGraph bg = BuildBufferGraph(net.routing(), 3);
   WaitForGraph g;
   for (uint32_t a = 0; a < bg.num_ports; ++a)
     for (uint64_t i = bg.offsets[a]; i < bg.offsets[a + 1]; ++i)

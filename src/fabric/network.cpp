@@ -10,87 +10,41 @@
 
 namespace lossless::fabric {
 
-const char* RoutingModeName(RoutingMode m) {
-  switch (m) {
-    case RoutingMode::kEcmp:
-      return "ecmp";
-    case RoutingMode::kDestTable:
-      return "dest-table";
-    case RoutingMode::kAdaptive:
-      return "adaptive";
-    case RoutingMode::kSpray:
-      return "spray";
-  }
-  return "?";
-}
-
 namespace {
 constexpr uint32_t kNone = UINT32_MAX;
 constexpr uint64_t kPurposeSpray = 1;
 }  // namespace
 
 Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
-    : sim_(sim), topo_(topo), cfg_(cfg) {
+    : sim_(sim), topo_(topo), routes_(topo_), cfg_(cfg) {
   entity_ = sim_.AddEntity();
-  const size_t n_nodes = topo_.nodes.size();
-  node_switch_.assign(n_nodes, kNone);
-  node_ports_.assign(n_nodes, {});
-  for (uint32_t i = 0; i < n_nodes; ++i) {
-    if (topo_.nodes[i].kind == topology::NodeKind::kSwitch) {
-      node_switch_[i] = static_cast<uint32_t>(switches_.size());
-      Switch s;
-      s.node = i;
-      s.salt = sim::Mix(sim_.seed(), i, 0x5a17);
-      s.rng = sim_.MakeRng(i, kPurposeSpray);
-      switches_.push_back(s);
-    }
+  for (uint32_t sw = 0; sw < routes_.num_switches(); ++sw) {
+    const uint32_t node = routes_.NodeOfSwitch(sw);
+    Switch s;
+    s.node = node;
+    s.salt = sim::Mix(sim_.seed(), node, 0x5a17);
+    s.rng = sim_.MakeRng(node, kPurposeSpray);
+    switches_.push_back(s);
   }
-  ports_.resize(topo_.links.size() * 2);
-  for (size_t l = 0; l < topo_.links.size(); ++l) {
-    const topology::Link& link = topo_.links[l];
-    if (link.a >= n_nodes || link.b >= n_nodes)
-      throw std::invalid_argument("link endpoint out of range");
-    if (link.rate.bps() <= 0) {
-      throw InputError({"<topology>", 0, "links"},
-                       fmt::format("link {} - {}: expected a rate above zero",
-                                   topo_.nodes[link.a].name, topo_.nodes[link.b].name));
+  ports_.resize(routes_.num_ports());
+  for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
+    const topology::Link& link = topo_.links[pi / 2];
+    Port& p = ports_[pi];
+    p.node = routes_.PortNode(pi);
+    p.peer = RoutingTable::PortPeer(pi);
+    p.rate_bps = link.rate.bps();
+    p.delay_ps = link.delay.ps();
+    p.sw = routes_.SwitchOfNode(p.node);
+    if (routes_.SwitchOfNode(routes_.PortNode(p.peer)) != kNone) {
+      p.rx_latency_ps = cfg_.sw.latency.ps();
+      p.rx_cut_through = cfg_.sw.cut_through;
     }
-    if (link.delay.ps() <= 0) {
-      throw InputError(
-          {"<topology>", 0, "links"},
-          fmt::format("link {} - {}: expected a propagation delay above zero (components "
-                      "talk only through links with latency)",
-                      topo_.nodes[link.a].name, topo_.nodes[link.b].name));
-    }
-    const uint32_t ends[2] = {link.a, link.b};
-    for (int side = 0; side < 2; ++side) {
-      uint32_t pi = static_cast<uint32_t>(2 * l + side);
-      Port& p = ports_[pi];
-      p.node = ends[side];
-      p.peer = static_cast<uint32_t>(2 * l + (1 - side));
-      p.rate_bps = link.rate.bps();
-      p.delay_ps = link.delay.ps();
-      p.sw = node_switch_[p.node];
-      uint32_t peer_node = ends[1 - side];
-      if (node_switch_[peer_node] != kNone) {
-        p.rx_latency_ps = cfg_.sw.latency.ps();
-        p.rx_cut_through = cfg_.sw.cut_through;
-      }
-      p.entity = sim_.AddEntity();
-      node_ports_[p.node].push_back(pi);
-    }
+    p.entity = sim_.AddEntity();
   }
-  nics_.resize(topo_.hosts.size());
-  for (uint32_t r = 0; r < topo_.hosts.size(); ++r) {
-    uint32_t node = topo_.hosts[r];
-    const auto& np = node_ports_.at(node);
-    if (np.size() != 1 || node_switch_[ports_[ports_[np[0]].peer].node] == kNone) {
-      throw InputError({"<topology>", 0, "hosts"},
-                       fmt::format("host {} must have exactly one link, to a switch (has {} links)",
-                                   topo_.nodes[node].name, np.size()));
-    }
-    nics_[r].port = np[0];
-    ports_[np[0]].host = r;
+  nics_.resize(routes_.num_hosts());
+  for (uint32_t r = 0; r < nics_.size(); ++r) {
+    nics_[r].port = routes_.HostPort(r);
+    ports_[nics_[r].port].host = r;
   }
   xon_bytes_ = cfg_.pfc.xon_bytes >= 0
                    ? cfg_.pfc.xon_bytes
@@ -103,7 +57,6 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   if (cfg_.ib_cc && !cfg_.ib.enabled)
     throw InputError({"<network>", 0, "fabric.cc"}, "expected InfiniBand credits on for IB CC");
   if (cfg_.ib.enabled) IbInit();
-  BuildRoutes();
   const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
   if (cfg_.pfc.enabled && wd.enabled) {
     if (wd.poll.ps() <= 0 || wd.restore.ps() < 0 || wd.detect_polls < 1 || !(wd.threshold > 0) ||
@@ -123,112 +76,38 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   }
 }
 
-void Network::BuildRoutes() {
-  const uint32_t n_sw = static_cast<uint32_t>(switches_.size());
-  std::vector<uint32_t> switch_edge(n_sw, kNone);
-  host_edge_.resize(nics_.size());
-  host_edge_port_.resize(nics_.size());
-  for (uint32_t r = 0; r < nics_.size(); ++r) {
-    uint32_t edge_port = ports_[nics_[r].port].peer;
-    uint32_t sw = ports_[edge_port].sw;
-    if (switch_edge[sw] == kNone) {
-      switch_edge[sw] = static_cast<uint32_t>(edge_switch_.size());
-      edge_switch_.push_back(sw);
-    }
-    host_edge_[r] = switch_edge[sw];
-    host_edge_port_[r] = edge_port;
-  }
-  const uint32_t n_edge = static_cast<uint32_t>(edge_switch_.size());
-  route_table_.assign(static_cast<size_t>(n_sw) * n_edge, 0);
-  std::map<std::vector<uint32_t>, uint32_t> interned;
-  set_offset_.clear();
-  set_ports_.clear();
-  auto intern = [&](const std::vector<uint32_t>& ports) {
-    auto [it, fresh] = interned.emplace(ports, static_cast<uint32_t>(set_offset_.size()));
-    if (fresh) {
-      set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
-      set_ports_.insert(set_ports_.end(), ports.begin(), ports.end());
-    }
-    return it->second;
-  };
-  intern({});  // set 0: no route
-  std::vector<uint32_t> dist(n_sw);
-  std::deque<uint32_t> frontier;
-  std::vector<uint32_t> cands;
-  for (uint32_t e = 0; e < n_edge; ++e) {
-    std::fill(dist.begin(), dist.end(), kNone);
-    dist[edge_switch_[e]] = 0;
-    frontier.assign(1, edge_switch_[e]);
-    while (!frontier.empty()) {
-      uint32_t s = frontier.front();
-      frontier.pop_front();
-      for (uint32_t pi : node_ports_[switches_[s].node]) {
-        uint32_t v = ports_[ports_[pi].peer].sw;
-        if (v != kNone && dist[v] == kNone) {
-          dist[v] = dist[s] + 1;
-          frontier.push_back(v);
-        }
-      }
-    }
-    for (uint32_t s = 0; s < n_sw; ++s) {
-      cands.clear();
-      if (dist[s] != kNone && dist[s] > 0) {
-        for (uint32_t pi : node_ports_[switches_[s].node]) {
-          uint32_t v = ports_[ports_[pi].peer].sw;
-          if (v != kNone && dist[v] + 1 == dist[s]) cands.push_back(pi);
-        }
-      }
-      route_table_[static_cast<size_t>(s) * n_edge + e] = intern(cands);
-    }
-  }
-  set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
-}
-
-std::vector<uint32_t> Network::Candidates(uint32_t sw, uint32_t dst) const {
-  uint32_t e = host_edge_[dst];
-  if (edge_switch_[e] == sw) return {host_edge_port_[dst]};
-  uint32_t set = route_table_[static_cast<size_t>(sw) * edge_switch_.size() + e];
-  return {set_ports_.begin() + set_offset_[set], set_ports_.begin() + set_offset_[set + 1]};
-}
-
 uint32_t Network::Route(uint32_t sw, const Packet& p) {
   uint32_t port = RouteMinimal(sw, p);
   if (port == kNone || !ports_[port].down) return port;
   // The chosen next hop is down: take the next live candidate in table order.
-  const uint32_t e = host_edge_[p.dst];
-  if (edge_switch_[e] == sw) return kNone;
-  const uint32_t set = route_table_[static_cast<size_t>(sw) * edge_switch_.size() + e];
-  const uint32_t off = set_offset_[set], n = set_offset_[set + 1] - off;
+  const RoutingTable::NextHops h = routes_.Next(sw, p.dst);
   uint32_t at = 0;
-  while (set_ports_[off + at] != port) ++at;
-  for (uint32_t k = 1; k < n; ++k) {
-    uint32_t alt = set_ports_[off + (at + k) % n];
+  while (h.ports[at] != port) ++at;
+  for (uint32_t k = 1; k < h.n; ++k) {
+    const uint32_t alt = h.ports[(at + k) % h.n];
     if (!ports_[alt].down) return alt;
   }
   return kNone;
 }
 
 uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
-  const uint32_t e = host_edge_[p.dst];
-  if (edge_switch_[e] == sw) return host_edge_port_[p.dst];
-  const uint32_t set = route_table_[static_cast<size_t>(sw) * edge_switch_.size() + e];
-  const uint32_t off = set_offset_[set];
-  const uint32_t n = set_offset_[set + 1] - off;
-  if (n <= 1) return n == 1 ? set_ports_[off] : kNone;
+  const RoutingTable::NextHops next = routes_.Next(sw, p.dst);
+  const uint32_t n = next.n;
+  if (n <= 1) return n == 1 ? next.ports[0] : kNone;
   Switch& s = switches_[sw];
   switch (cfg_.routing) {
     case RoutingMode::kEcmp: {
       // 5-tuple: source and destination address, UDP source port (entropy),
       // UDP destination port 4791, protocol 17.
-      uint64_t h =
+      const uint64_t h =
           sim::Mix(s.salt, (uint64_t{p.src} << 32) | p.dst, (uint64_t{p.entropy} << 16) | 4791, 17);
-      return set_ports_[off + h % n];
+      return next.ports[h % n];
     }
     case RoutingMode::kDestTable:
-      return set_ports_[off + sim::Mix(s.salt, p.dst) % n];
+      return next.ports[sim::Mix(s.salt, p.dst) % n];
     case RoutingMode::kAdaptive: {
       uint32_t start = static_cast<uint32_t>(sim::Mix(s.salt, p.dst, p.seq) % n);
-      uint32_t best = set_ports_[off + start];
+      uint32_t best = next.ports[start];
       int64_t now = sim_.Now().ps();
       auto load = [&](uint32_t pi) {
         const Port& q = ports_[pi];
@@ -241,7 +120,7 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
       };
       int64_t best_load = load(best);
       for (uint32_t k = 1; k < n && best_load > 0; ++k) {
-        uint32_t pi = set_ports_[off + (start + k) % n];
+        uint32_t pi = next.ports[(start + k) % n];
         int64_t l = load(pi);
         if (l < best_load) {
           best = pi;
@@ -251,7 +130,7 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
       return best;
     }
     case RoutingMode::kSpray:
-      return set_ports_[off + s.rng.Below(n)];
+      return next.ports[s.rng.Below(n)];
   }
   return kNone;
 }
@@ -327,12 +206,12 @@ void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
   if (spec.route.size() > 250) fail("expected at most 250 switches");
   for (size_t i = 0; i < spec.route.size(); ++i) {
     const RouteHop& h = spec.route[i];
-    if (h.node >= topo_.nodes.size() || node_switch_[h.node] == kNone)
+    if (h.node >= topo_.nodes.size() || routes_.SwitchOfNode(h.node) == kNone)
       fail(fmt::format("hop {} is not a switch", i));
     if (h.tclass >= kMaxClasses) fail(fmt::format("hop {}: class {} out of range", i, h.tclass));
     uint32_t egress = kNone;
     if (i + 1 < spec.route.size()) {
-      for (uint32_t pi : node_ports_[h.node]) {
+      for (uint32_t pi : routes_.NodePorts(h.node)) {
         if (ports_[ports_[pi].peer].node == spec.route[i + 1].node) {
           egress = pi;
           break;
@@ -345,7 +224,7 @@ void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
                              : std::to_string(spec.route[i + 1].node)));
       }
     } else {
-      egress = host_edge_port_[spec.dst];
+      egress = routes_.HostEdgePort(spec.dst);
     }
     // A hop may not send the packet back over the link it came in on: the
     // release of its ingress buffer would then act on the port that is
@@ -1202,7 +1081,7 @@ void Network::set_wait_observer(PfcWaitObserver* obs) {
   fwd_base_.assign(ports_.size(), kNone);
   size_t total = 0;
   for (const Switch& sw : switches_) {
-    const auto& np = node_ports_[sw.node];
+    const auto& np = routes_.NodePorts(sw.node);
     const size_t block = np.size() * static_cast<size_t>(num_lossless_ * num_lossless_);
     for (size_t i = 0; i < np.size(); ++i) {
       local_index_[np[i]] = static_cast<uint16_t>(i);
@@ -1215,7 +1094,7 @@ void Network::set_wait_observer(PfcWaitObserver* obs) {
 
 void Network::FwdCount(uint32_t ingress, int in_class, uint32_t egress, int out_class, int delta) {
   if (ingress == kNone || dense_class_[in_class] < 0 || dense_class_[out_class] < 0) return;
-  const size_t radix = node_ports_[ports_[ingress].node].size();
+  const size_t radix = routes_.NodePorts(ports_[ingress].node).size();
   int32_t& n = fwd_[fwd_base_[ingress] +
                     (static_cast<size_t>(dense_class_[in_class]) * num_lossless_ +
                      static_cast<size_t>(dense_class_[out_class])) *
@@ -1240,7 +1119,7 @@ void Network::XoffAsserted(uint32_t port, int c, bool on) {
   if (ports_[egress].sw == kNone || dense_class_[c] < 0) return;
   if (cfg_.pfc.global && c != kPortBufferClass) return;
   const int classes = cfg_.pfc.global ? 1 : kMaxClasses;
-  const auto& np = node_ports_[ports_[egress].node];
+  const auto& np = routes_.NodePorts(ports_[egress].node);
   const size_t radix = np.size();
   for (uint32_t in : np) {
     for (int ci = 0; ci < classes; ++ci) {
@@ -1275,7 +1154,7 @@ void Network::WatchdogPoll(uint32_t sw) {
   const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
   const int64_t now = sim_.Now().ps();
   const double need = wd.threshold * static_cast<double>(wd.poll.ps());
-  for (uint32_t pi : node_ports_[switches_[sw].node]) {
+  for (uint32_t pi : routes_.NodePorts(switches_[sw].node)) {
     Port& p = ports_[pi];
     for (unsigned m = fc_mask_; m != 0; m &= m - 1) {
       const int c = __builtin_ctz(m);
@@ -1392,8 +1271,7 @@ void Network::NicResume(uint32_t host) {
 }
 
 std::string Network::PortName(uint32_t pi) const {
-  const Port& p = ports_[pi];
-  return fmt::format("{}->{}", topo_.nodes[p.node].name, topo_.nodes[ports_[p.peer].node].name);
+  return routes_.PortName(pi);
 }
 
 }  // namespace lossless::fabric

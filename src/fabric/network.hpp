@@ -40,6 +40,7 @@
 #include "cc/ib_cc.hpp"
 #include "fabric/framing.hpp"
 #include "fabric/packet.hpp"
+#include "fabric/routing.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 #include "units/units.hpp"
@@ -51,9 +52,6 @@ using units::Rate;
 using units::Time;
 
 inline constexpr int kMaxClasses = 8;
-
-enum class RoutingMode : uint8_t { kEcmp, kDestTable, kAdaptive, kSpray };
-const char* RoutingModeName(RoutingMode m);
 
 struct EcnConfig {
   bool enabled = false;
@@ -327,6 +325,8 @@ class Network final : public sim::EventHandler {
   // Builds ports, switches, NICs and routing tables. Throws InputError (field
   // "topology") if a host is not attached by exactly one link to a switch.
   Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg);
+  Network(const Network&) = delete;  // routes_ points into topo_
+  Network& operator=(const Network&) = delete;
 
   // Adds a flow; flows starting at Now() begin at once, later ones by event.
   uint32_t AddFlow(const FlowSpec& spec);
@@ -362,10 +362,14 @@ class Network final : public sim::EventHandler {
   // Routing, exposed for tests: the egress port switch node `sw` picks for
   // packet `p` (mutates nothing except the spray RNG).
   uint32_t RouteForTest(uint32_t sw, const Packet& p) { return Route(sw, p); }
+  // The routing tables and port structure (fabric/routing.hpp).
+  const RoutingTable& routing() const { return routes_; }
   // Candidate egress ports at switch `sw` toward host rank `dst`.
-  std::vector<uint32_t> Candidates(uint32_t sw, uint32_t dst) const;
+  std::vector<uint32_t> Candidates(uint32_t sw, uint32_t dst) const {
+    return routes_.Candidates(sw, dst);
+  }
   // Index of the switch record for topology node `node`, or UINT32_MAX.
-  uint32_t SwitchOfNode(uint32_t node) const { return node_switch_[node]; }
+  uint32_t SwitchOfNode(uint32_t node) const { return routes_.SwitchOfNode(node); }
   // Topology node of switch record `sw`.
   uint32_t NodeOfSwitch(uint32_t sw) const { return switches_[sw].node; }
   uint32_t num_switches() const { return static_cast<uint32_t>(switches_.size()); }
@@ -375,7 +379,7 @@ class Network final : public sim::EventHandler {
   // the ports of a node.
   uint32_t PortNode(uint32_t p) const { return ports_[p].node; }
   uint32_t PortPeer(uint32_t p) const { return ports_[p].peer; }
-  const std::vector<uint32_t>& NodePorts(uint32_t node) const { return node_ports_[node]; }
+  const std::vector<uint32_t>& NodePorts(uint32_t node) const { return routes_.NodePorts(node); }
   uint32_t HostPort(uint32_t rank) const { return nics_[rank].port; }
 
   // InfiniBand credits (cfg.ib.enabled). `port` receives on its link: its
@@ -639,7 +643,6 @@ class Network final : public sim::EventHandler {
   void ReleaseIngress(const Packet& pk, int64_t size);
   int64_t PauseDuration(const Port& p, uint16_t quanta) const;
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
-  void BuildRoutes();
   void StartFlow(uint32_t flow);
   // Off the common path (watchdog, NIC stall, wait observer, routes): kept
   // out of line so the packet path stays as small as without them.
@@ -671,22 +674,13 @@ class Network final : public sim::EventHandler {
 
   sim::Simulator& sim_;
   topology::Topology topo_;
+  RoutingTable routes_;  // over topo_
   NetworkConfig cfg_;
   uint32_t entity_ = 0;
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<Switch> switches_;
-  std::vector<Nic> nics_;                          // by host rank
-  std::vector<uint32_t> node_switch_;              // topology node -> switch index
-  std::vector<std::vector<uint32_t>> node_ports_;  // topology node -> its ports
-  // Routing: edge switch of each host, the edge port facing it, and per
-  // (switch, edge switch) an interned candidate-set id.
-  std::vector<uint32_t> host_edge_;       // host rank -> edge index
-  std::vector<uint32_t> host_edge_port_;  // host rank -> port at the edge switch
-  std::vector<uint32_t> edge_switch_;     // edge index -> switch index
-  std::vector<uint32_t> route_table_;     // [switch * num_edges + edge] -> set id
-  std::vector<uint32_t> set_offset_;      // set id -> offset in set_ports_ (size+1)
-  std::vector<uint32_t> set_ports_;
+  std::vector<Nic> nics_;  // by host rank
   std::vector<FlowStats> flows_;
   std::vector<FlowState> flow_state_;
   std::vector<cc::DcqcnReactionPoint> rp_;      // per flow, when DCQCN is on

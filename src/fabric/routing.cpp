@@ -1,0 +1,141 @@
+#include "fabric/routing.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+
+namespace lossless::fabric {
+
+const char* RoutingModeName(RoutingMode m) {
+  switch (m) {
+    case RoutingMode::kEcmp:
+      return "ecmp";
+    case RoutingMode::kDestTable:
+      return "dest-table";
+    case RoutingMode::kAdaptive:
+      return "adaptive";
+    case RoutingMode::kSpray:
+      return "spray";
+  }
+  return "?";
+}
+
+RoutingTable::RoutingTable(const topology::Topology& topo) : topo_(&topo) {
+  const size_t n_nodes = topo.nodes.size();
+  node_switch_.assign(n_nodes, kNoPort);
+  node_ports_.assign(n_nodes, {});
+  for (uint32_t i = 0; i < n_nodes; ++i) {
+    if (topo.nodes[i].kind == topology::NodeKind::kSwitch) {
+      node_switch_[i] = static_cast<uint32_t>(switch_node_.size());
+      switch_node_.push_back(i);
+    }
+  }
+  port_node_.resize(topo.links.size() * 2);
+  for (size_t l = 0; l < topo.links.size(); ++l) {
+    const topology::Link& link = topo.links[l];
+    if (link.a >= n_nodes || link.b >= n_nodes)
+      throw std::invalid_argument("link endpoint out of range");
+    if (link.rate.bps() <= 0) {
+      throw InputError({"<topology>", 0, "links"},
+                       fmt::format("link {} - {}: expected a rate above zero",
+                                   topo.nodes[link.a].name, topo.nodes[link.b].name));
+    }
+    if (link.delay.ps() <= 0) {
+      throw InputError(
+          {"<topology>", 0, "links"},
+          fmt::format("link {} - {}: expected a propagation delay above zero (components "
+                      "talk only through links with latency)",
+                      topo.nodes[link.a].name, topo.nodes[link.b].name));
+    }
+    port_node_[2 * l] = link.a;
+    port_node_[2 * l + 1] = link.b;
+    node_ports_[link.a].push_back(static_cast<uint32_t>(2 * l));
+    node_ports_[link.b].push_back(static_cast<uint32_t>(2 * l + 1));
+  }
+  host_port_.resize(topo.hosts.size());
+  for (uint32_t r = 0; r < topo.hosts.size(); ++r) {
+    const uint32_t node = topo.hosts[r];
+    const auto& np = node_ports_.at(node);
+    if (np.size() != 1 || node_switch_[port_node_[PortPeer(np[0])]] == kNoPort) {
+      throw InputError({"<topology>", 0, "hosts"},
+                       fmt::format("host {} must have exactly one link, to a switch (has {} links)",
+                                   topo.nodes[node].name, np.size()));
+    }
+    host_port_[r] = np[0];
+  }
+  BuildSets();
+}
+
+void RoutingTable::BuildSets() {
+  const uint32_t n_sw = num_switches();
+  std::vector<uint32_t> switch_edge(n_sw, kNoPort);
+  host_edge_.resize(host_port_.size());
+  host_edge_port_.resize(host_port_.size());
+  for (uint32_t r = 0; r < host_port_.size(); ++r) {
+    const uint32_t edge_port = PortPeer(host_port_[r]);
+    const uint32_t sw = node_switch_[port_node_[edge_port]];
+    if (switch_edge[sw] == kNoPort) {
+      switch_edge[sw] = static_cast<uint32_t>(edge_switch_.size());
+      edge_switch_.push_back(sw);
+    }
+    host_edge_[r] = switch_edge[sw];
+    host_edge_port_[r] = edge_port;
+  }
+  const uint32_t n_edge = static_cast<uint32_t>(edge_switch_.size());
+  route_table_.assign(static_cast<size_t>(n_sw) * n_edge, 0);
+  std::map<std::vector<uint32_t>, uint32_t> interned;
+  set_offset_.clear();
+  set_ports_.clear();
+  auto intern = [&](const std::vector<uint32_t>& ports) {
+    auto [it, fresh] = interned.emplace(ports, static_cast<uint32_t>(set_offset_.size()));
+    if (fresh) {
+      set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
+      set_ports_.insert(set_ports_.end(), ports.begin(), ports.end());
+    }
+    return it->second;
+  };
+  intern({});  // set 0: no route
+  auto switch_beyond = [&](uint32_t pi) { return node_switch_[port_node_[PortPeer(pi)]]; };
+  std::vector<uint32_t> dist(n_sw);
+  std::deque<uint32_t> frontier;
+  std::vector<uint32_t> cands;
+  for (uint32_t e = 0; e < n_edge; ++e) {
+    std::fill(dist.begin(), dist.end(), kNoPort);
+    dist[edge_switch_[e]] = 0;
+    frontier.assign(1, edge_switch_[e]);
+    while (!frontier.empty()) {
+      const uint32_t s = frontier.front();
+      frontier.pop_front();
+      for (uint32_t pi : node_ports_[switch_node_[s]]) {
+        const uint32_t v = switch_beyond(pi);
+        if (v != kNoPort && dist[v] == kNoPort) {
+          dist[v] = dist[s] + 1;
+          frontier.push_back(v);
+        }
+      }
+    }
+    for (uint32_t s = 0; s < n_sw; ++s) {
+      cands.clear();
+      if (dist[s] != kNoPort && dist[s] > 0) {
+        for (uint32_t pi : node_ports_[switch_node_[s]]) {
+          const uint32_t v = switch_beyond(pi);
+          if (v != kNoPort && dist[v] + 1 == dist[s]) cands.push_back(pi);
+        }
+      }
+      route_table_[static_cast<size_t>(s) * n_edge + e] = intern(cands);
+    }
+  }
+  set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
+}
+
+std::string RoutingTable::PortName(uint32_t p) const {
+  return fmt::format("{}->{}", topo_->nodes[port_node_[p]].name,
+                     topo_->nodes[port_node_[PortPeer(p)]].name);
+}
+
+}  // namespace lossless::fabric
