@@ -1,13 +1,7 @@
-// InfiniBand link layer of the network: per-VL credits in 64-byte blocks,
-// flow-control packets, and VL arbitration (fabric.md §1.3-§1.5,
-// experiments E3 and E4; docs/fabric-model.md "InfiniBand credits").
-//
-// Counters follow the IBA names, 12 bits wide:
-//   sender   FCTBS  blocks sent on the VL, mod 4096
-//   receiver ABR    blocks received, mod 4096
-//            FCCL   ABR + free blocks of the VL buffer, mod 4096 (sent in FCPs)
-// available credit at the sender = (FCCL - FCTBS) mod 4096. Since FCCL is
-// absolute, a lost FCP is healed by any later one.
+// The network's side of the InfiniBand link layer: timers, wire and counters
+// around the engine-free credit and arbitration models (flowctl/ib_credits.hpp,
+// flowctl/vl_arbiter.hpp; IBA Vol. 1 chapter 7; docs/fabric-model.md
+// "InfiniBand credits").
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -16,10 +10,13 @@
 
 namespace lossless::fabric {
 
+using flowctl::FcpInFlight;
+using flowctl::kCreditMod;
+using flowctl::kFcpWireBytes;
+using flowctl::kMaxCredits;
+using flowctl::PendingFree;
+
 namespace {
-constexpr uint16_t kMod = 0xFFF;  // 12-bit counters
-constexpr int32_t kMaxCredits = 2048;
-constexpr int64_t kFcpWireBytes = 6;  // Op, FCTBS, VL, FCCL, LPCRC
 constexpr uint64_t kPurposeFcpLoss = 0xFC9;
 }  // namespace
 
@@ -28,43 +25,12 @@ void Network::IbInit() {
   if (cfg_.pfc.enabled || cfg_.dcqcn)
     throw InputError({"<network>", 0, "fabric.ib"},
                      "expected either InfiniBand credits or PFC/DCQCN, not both");
-  if (ib.num_vls < 1 || ib.num_vls > kVl15Queue)
-    throw InputError({"<network>", 0, "fabric.ib.vls"},
-                     fmt::format("expected 1 to {} data VLs, got {}", kVl15Queue, ib.num_vls));
-  const int32_t mtu_blocks = IbBlocks(cfg_.framing.WireBytes(cfg_.framing.mtu_payload));
-  if (ib.credits > kMaxCredits || ib.credits < mtu_blocks) {
-    throw InputError({"<network>", 0, "fabric.ib.credits"},
-                     fmt::format("expected {} to {} blocks of 64 B (one MTU packet up to half "
-                                 "the 12-bit credit counter), got {}",
-                                 mtu_blocks, kMaxCredits, ib.credits));
-  }
-  if (ib.fcp_period.ps() <= 0)
-    throw InputError({"<network>", 0, "fabric.ib.fcp_period"}, "expected a period above zero");
-  auto check_table = [&](const std::vector<VlArbEntry>& t, const char* field) {
-    for (const VlArbEntry& e : t) {
-      if (e.vl >= ib.num_vls)
-        throw InputError({"<network>", 0, field},
-                         fmt::format("expected VLs below {}, got VL{}", ib.num_vls, e.vl));
-    }
-  };
-  check_table(ib.high, "fabric.ib.vlarb_high");
-  check_table(ib.low, "fabric.ib.vlarb_low");
-  if (ib.limit_of_high < 0 || ib.limit_of_high > 255)
-    throw InputError({"<network>", 0, "fabric.ib.high_limit"},
-                     fmt::format("expected 0 to 255, got {}", ib.limit_of_high));
+  ib.Validate(IbBlocks(cfg_.framing.WireBytes(cfg_.framing.mtu_payload)));
   if (cfg_.ib_cc) {
     cfg_.ib_cc_params.Validate({"<network>", 0, "fabric.ibcc"});
     fecn_.assign(ports_.size() * kMaxClasses, cc::IbFecnMarker(cfg_.fecn));
   }
-  ib_low_ = ib.low;
-  if (ib.high.empty() && ib.low.empty()) {
-    for (int v = 0; v < ib.num_vls; ++v)
-      ib_low_.push_back({static_cast<uint8_t>(v), static_cast<uint8_t>(64)});
-  }
-  for (const VlArbEntry& e : ib_low_)
-    if (e.weight > 0) ib_low_mask_ = static_cast<uint8_t>(ib_low_mask_ | (1u << e.vl));
-  for (const VlArbEntry& e : ib.high)
-    if (e.weight > 0) ib_high_mask_ = static_cast<uint8_t>(ib_high_mask_ | (1u << e.vl));
+  vl_arb_ = flowctl::VlArbiter(ib);
   ib_on_ = true;
   ib_rng_ = sim_.MakeRng(0, kPurposeFcpLoss);
   ib_.assign(ports_.size(), IbPort{});
@@ -75,7 +41,7 @@ void Network::IbInit() {
                     .ps();
     for (int v = 0; v < kMaxClasses; ++v) {
       r.vls[v].limit = ib.credits;
-      r.vls[v].fccl = static_cast<uint16_t>(ib.credits & kMod);
+      r.vls[v].fccl = static_cast<uint16_t>(ib.credits & kCreditMod);
       r.vls[v].last_fccl = r.vls[v].fccl;
     }
   }
@@ -90,7 +56,7 @@ void Network::IbResetLink(uint32_t link) {
       // Buffers were flushed with the link; the sender starts from the
       // receiver's full grant again.
       r.vls[v].fctbs = 0;
-      r.vls[v].fccl = static_cast<uint16_t>((peer.vls[v].limit - peer.vls[v].used) & kMod);
+      r.vls[v].fccl = static_cast<uint16_t>((peer.vls[v].limit - peer.vls[v].used) & kCreditMod);
       r.vls[v].starved_since = -1;
     }
   }
@@ -98,7 +64,7 @@ void Network::IbResetLink(uint32_t link) {
     IbPort& r = ib_[pi];
     for (int v = 0; v < kMaxClasses; ++v) {
       r.vls[v].abr = 0;
-      r.vls[v].last_fccl = IbFccl(r, v);
+      r.vls[v].last_fccl = r.vls[v].Fccl();
     }
     r.fcp_pending = 0;
     r.inbox.clear();  // FCPs on the wire were lost with the link
@@ -110,10 +76,10 @@ void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
     throw std::invalid_argument("SetVlCredits: InfiniBand off or value out of range");
   IbPort& r = ib_[port];
   r.vls[vl].limit = blocks;
-  r.vls[vl].last_fccl = IbFccl(r, vl);
+  r.vls[vl].last_fccl = r.vls[vl].Fccl();
   // The sender learns the new grant at once (as at link initialisation).
   IbPort& s = ib_[ports_[port].peer];
-  s.vls[vl].fccl = static_cast<uint16_t>((s.vls[vl].fctbs + blocks - r.vls[vl].used) & kMod);
+  s.vls[vl].fccl = static_cast<uint16_t>((s.vls[vl].fctbs + blocks - r.vls[vl].used) & kCreditMod);
 }
 
 int32_t Network::IbAvailableCredits(uint32_t port, int vl) const {
@@ -121,21 +87,17 @@ int32_t Network::IbAvailableCredits(uint32_t port, int vl) const {
   uint16_t fccl = s.vls[vl].fccl;
   for (uint32_t i = 0; i < s.inbox.size && s.inbox.at(i).at <= sim_.Now().ps(); ++i)
     if (s.inbox.at(i).vl == vl) fccl = s.inbox.at(i).fccl;
-  return (fccl - s.vls[vl].fctbs) & kMod;
+  return (fccl - s.vls[vl].fctbs) & kCreditMod;
 }
 
 int32_t Network::IbMaxBufferedBlocks(uint32_t port, int vl) const {
   return ib_[port].vls[vl].max_used;
 }
 
-uint16_t Network::IbFccl(const IbPort& r, int vl) const {
-  return static_cast<uint16_t>((r.vls[vl].abr + r.vls[vl].limit - r.vls[vl].used) & kMod);
-}
-
 bool Network::IbCanSend(uint32_t port, int vl, int32_t blocks) {
   IbPort& s = ib_[port];
   if (!s.inbox.empty() && s.inbox.front().at <= sim_.Now().ps()) IbSync(port);
-  if (((s.vls[vl].fccl - s.vls[vl].fctbs) & kMod) >= blocks) return true;
+  if (s.vls[vl].Available() >= blocks) return true;
   if (s.vls[vl].starved_since < 0) s.vls[vl].starved_since = sim_.Now().ps();
   // Wake when the next FCP lands (a later one is announced when it is sent).
   if (!s.inbox.empty()) ScheduleKick(port, s.inbox.front().at);
@@ -143,20 +105,16 @@ bool Network::IbCanSend(uint32_t port, int vl, int32_t blocks) {
 }
 
 void Network::IbCharge(uint32_t port, int vl, int32_t blocks) {
-  IbPort& s = ib_[port];
-  s.vls[vl].fctbs = static_cast<uint16_t>((s.vls[vl].fctbs + blocks) & kMod);
+  ib_[port].vls[vl].Charge(blocks);
 }
 
 void Network::IbReceive(uint32_t port, int vl, int32_t blocks) {
-  IbPort& r = ib_[port];
-  r.vls[vl].abr = static_cast<uint16_t>((r.vls[vl].abr + blocks) & kMod);
-  r.vls[vl].used += blocks;
-  r.vls[vl].max_used = std::max(r.vls[vl].max_used, r.vls[vl].used);
+  ib_[port].vls[vl].Receive(blocks);
 }
 
 void Network::IbRelease(uint32_t port, int vl, int32_t blocks, bool kick) {
   IbPort& r = ib_[port];
-  r.vls[vl].used -= blocks;
+  r.vls[vl].Release(blocks);
   if (cfg_.ib.fcp_on_release) {
     r.fcp_pending = static_cast<uint8_t>(r.fcp_pending | (1u << vl));
     if (kick) Kick(port);
@@ -177,9 +135,7 @@ void Network::IbArmFcpTimer(uint32_t port) {
   IbPort& r = ib_[port];
   if (r.fcp_timer) return;
   // FCPs leave on a grid of fcp_period: the next multiple at or after now.
-  const int64_t period = cfg_.ib.fcp_period.ps();
-  const int64_t now = sim_.Now().ps();
-  const int64_t at = (now + period - 1) / period * period;
+  const int64_t at = flowctl::NextFcpGridPoint(sim_.Now().ps(), cfg_.ib.fcp_period.ps());
   r.fcp_timer = true;
   sim_.Schedule(units::Time::Ps(at), ports_[port].entity, this, kFcpTimer, port);
 }
@@ -198,7 +154,7 @@ void Network::IbOnFcpTimer(uint32_t port) {
   const IbPort& sender = ib_[to];
   bool out_of_date = false;
   for (int v = 0; v < cfg_.ib.num_vls; ++v) {
-    const uint16_t fccl = IbFccl(r, v);
+    const uint16_t fccl = r.vls[v].Fccl();
     if (sender.vls[v].fccl == fccl) continue;
     out_of_date = true;
     // Send unless an FCP with this very limit is already on its way.
@@ -226,7 +182,7 @@ int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
   while (r.fcp_pending != 0) {
     const int vl = __builtin_ctz(r.fcp_pending);
     r.fcp_pending = static_cast<uint8_t>(r.fcp_pending & ~(1u << vl));
-    const uint16_t fccl = IbFccl(r, vl);
+    const uint16_t fccl = r.vls[vl].Fccl();
     r.vls[vl].last_fccl = fccl;
     if (tx_trace_ != nullptr) {
       Packet pf{};
@@ -266,25 +222,6 @@ void Network::IbSync(uint32_t port) {
   }
 }
 
-// Weighted round robin over one VLArb table (fabric.md §1.4): an entry may
-// start a packet while the blocks charged to it are below its weight (so the
-// last packet may overrun, and a weight below one packet still sends one);
-// then the arbiter moves to the next entry, which starts from zero. Entries
-// of weight 0 and VLs that are empty or lack credit for their head packet are
-// skipped. Returns the VL to serve, or -1.
-int Network::IbPickVl(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
-                      uint8_t eligible) {
-  const size_t n = table.size();
-  if (n == 0 || eligible == 0) return -1;
-  for (size_t k = 0; k <= n; ++k) {
-    const VlArbEntry& e = table[idx];
-    if (e.weight > 0 && (eligible >> e.vl & 1) && used < e.weight) return e.vl;
-    idx = static_cast<uint8_t>((idx + 1) % n);
-    used = 0;
-  }
-  return -1;
-}
-
 PacketRef Network::NextFromQueuesIb(Port& p) {
   const uint32_t pi = static_cast<uint32_t>(&p - ports_.data());
   // VL15 (management) first: strict, and not flow controlled.
@@ -297,28 +234,10 @@ PacketRef Network::NextFromQueuesIb(Port& p) {
       eligible = static_cast<uint8_t>(eligible | (1u << v));
   }
   if (eligible == 0) return kNoPacket;  // an FCP's arrival kicks the port
-  IbPort& a = ib_[pi];
-  const IbLinkConfig& ib = cfg_.ib;
-  const bool low_waits = (eligible & ib_low_mask_) != 0;
-  if (!low_waits) a.high_sent = 0;
-  const int32_t limit_blocks = ib.limit_of_high * 4096 / 64;
-  int vl = -1;
-  bool from_high = false;
-  if ((eligible & ib_high_mask_) != 0 &&
-      (ib.limit_of_high == 255 || !low_waits || a.high_sent < limit_blocks)) {
-    vl = IbPickVl(ib.high, a.hi_idx, a.hi_used, eligible);
-    from_high = vl >= 0;
-  }
-  if (vl < 0) vl = IbPickVl(ib_low_, a.lo_idx, a.lo_used, eligible);
+  const auto head_blocks = [&](int v) { return IbBlocks(pool_[p.q[v].fifo.head].wire); };
+  const int vl = vl_arb_.Pick(ib_[pi].arb, eligible, head_blocks);
   if (vl < 0) return kNoPacket;  // eligible VLs are in no table (weight 0)
-  const int32_t blocks = IbBlocks(pool_[p.q[vl].fifo.head].wire);
-  if (from_high) {
-    a.hi_used += blocks;
-    if (low_waits) a.high_sent += blocks;
-  } else {
-    a.lo_used += blocks;
-    a.high_sent = 0;
-  }
+  const int32_t blocks = head_blocks(vl);
   IbCharge(pi, vl, blocks);
   return TakeFromQueue(p, vl);
 }

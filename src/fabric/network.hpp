@@ -41,6 +41,9 @@
 #include "fabric/framing.hpp"
 #include "fabric/packet.hpp"
 #include "fabric/routing.hpp"
+#include "flowctl/classes.hpp"
+#include "flowctl/ib_credits.hpp"
+#include "flowctl/vl_arbiter.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 #include "units/units.hpp"
@@ -51,7 +54,7 @@ using units::Bytes;
 using units::Rate;
 using units::Time;
 
-inline constexpr int kMaxClasses = 8;
+using flowctl::kMaxClasses;
 
 struct EcnConfig {
   bool enabled = false;
@@ -120,39 +123,11 @@ struct PfcConfig {
   PfcWatchdogConfig watchdog;
 };
 
-// InfiniBand credit-based link-level flow control and VL arbitration
-// (fabric.md §1.3-§1.5; the model is in src/fabric/ib_link.cpp and
-// docs/fabric-model.md). Every receiving port grants `credits` 64-byte blocks
-// per data VL; a sender starts a packet on a VL only when its available credit
-// (FCCL - FCTBS, mod 4096) covers the whole packet. Freed blocks are returned
-// in 6-byte flow-control packets (FCPs) that take link time and propagation.
-// Traffic classes are VLs: the SL of a flow maps to a VL at injection
-// (`sl2vl`); queue 7 carries VL15 (management: strict, no credits).
-struct VlArbEntry {
-  uint8_t vl = 0;
-  uint8_t weight = 0;  // 64-byte units; 0 = entry skipped
-  bool operator==(const VlArbEntry&) const = default;
-};
-inline constexpr int kVl15Queue = 7;
-
-struct IbLinkConfig {
-  bool enabled = false;
-  int num_vls = 4;         // data VLs 0..num_vls-1 (1..7); ConnectX-5 default 4
-  int32_t credits = 2048;  // blocks per data VL per receiving port (<= 2048: 12-bit counters)
-  // FCPs: one as soon as blocks are freed (when fcp_on_release), and at every
-  // multiple of fcp_period while the sender's view of the credit limit is out
-  // of date (a periodic FCP that would repeat what the sender already knows is
-  // not modelled: it changes nothing but 6 bytes of link time).
-  bool fcp_on_release = true;
-  Time fcp_period = Time::Ps(4'096'000);
-  Time rx_free_delay = Time::Ns(100);  // HCA: last byte in -> its blocks free (t_rx)
-  Time credit_delay = Time::Ns(100);   // FCP last byte in -> credits usable (t_tx)
-  double fcp_loss = 0;                 // probability that an FCP is lost (tests)
-  std::vector<VlArbEntry> high;        // high-priority table
-  std::vector<VlArbEntry> low;         // low-priority table; both empty = every data VL at 64
-  int limit_of_high = 16;              // 4096-byte units; 255 = no limit
-  std::array<uint8_t, 16> sl2vl{0, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, kVl15Queue};
-};
+// InfiniBand credits and VL arbitration: flowctl/ib_credits.hpp,
+// flowctl/vl_arbiter.hpp (the network's part is in fabric/ib_link.cpp).
+using flowctl::IbLinkConfig;
+using flowctl::kVl15Queue;
+using flowctl::VlArbEntry;
 
 struct NicConfig {
   Rate pcie_rate;          // 0 = no PCIe cap
@@ -391,7 +366,7 @@ class Network final : public sim::EventHandler {
   int32_t IbMaxBufferedBlocks(uint32_t port, int vl) const;
   // 64-byte blocks a packet of `wire` bytes of link time occupies.
   int32_t IbBlocks(int64_t wire) const {
-    return static_cast<int32_t>((wire - cfg_.framing.gap_overhead + 63) / 64);
+    return flowctl::IbBlocks(wire - cfg_.framing.gap_overhead);
   }
   // Installs the wait observer (before traffic starts; nullptr removes it).
   void set_wait_observer(PfcWaitObserver* obs);
@@ -514,45 +489,16 @@ class Network final : public sim::EventHandler {
   // Per-port InfiniBand link state (cfg.ib.enabled only). A port is both the
   // sender into its peer's VL buffers and the receiver whose VL buffers its
   // peer sends into; it returns credits on its own transmit side.
-  // A flow-control packet on its way to a sender: it takes effect at `at`.
-  // Senders apply arrived FCPs when they next look at their credits (and are
-  // woken at `at` when they wait for credits), so an FCP costs no event.
-  struct FcpInFlight {
-    int64_t at = 0;
-    uint16_t fccl = 0;
-    uint8_t vl = 0;
-  };
-  // Blocks an HCA frees at `at` (t_rx after the packet's last byte came in).
-  struct PendingFree {
-    int64_t at = 0;
-    int32_t blocks = 0;
-    uint8_t vl = 0;
-  };
   template <class T>
   using Ring = base::Ring<T>;
-  struct IbVl {  // one VL of a port, in one half cache line
-    // Sender side.
-    uint16_t fccl = 0;   // credit limit last received, mod 4096
-    uint16_t fctbs = 0;  // blocks sent, mod 4096
-    // Receiver side.
-    uint16_t abr = 0;        // blocks received, mod 4096
-    uint16_t last_fccl = 0;  // carried by the last FCP sent
-    int32_t used = 0;        // blocks held
-    int32_t limit = 0;       // blocks granted
-    int32_t max_used = 0;
-    int64_t starved_since = -1;  // sender: waiting for credits since
-  };
   struct IbPort {
-    std::array<IbVl, kMaxClasses> vls{};
-    Ring<FcpInFlight> inbox;  // sender: FCPs from the peer, in arrival order
-    Ring<PendingFree> frees;  // receiver (HCA only): blocks to free, in time order
-    int64_t fcp_ser = 0;      // link time of one FCP
-    uint8_t fcp_pending = 0;  // VLs with an FCP to send
+    std::array<flowctl::IbVl, kMaxClasses> vls{};
+    Ring<flowctl::FcpInFlight> inbox;  // sender: FCPs from the peer, in arrival order
+    Ring<flowctl::PendingFree> frees;  // receiver (HCA only): blocks to free, in time order
+    int64_t fcp_ser = 0;               // link time of one FCP
+    uint8_t fcp_pending = 0;           // VLs with an FCP to send
     bool fcp_timer = false;
-    // VL arbitration.
-    uint8_t hi_idx = 0, lo_idx = 0;
-    int32_t hi_used = 0, lo_used = 0;  // blocks charged to the current entry
-    int32_t high_sent = 0;             // blocks the High table sent while Low waited
+    flowctl::VlArbState arb;
   };
   struct Switch {
     uint32_t node = 0;
@@ -612,8 +558,6 @@ class Network final : public sim::EventHandler {
   int64_t IbTransmitFcps(uint32_t port, int64_t now);  // returns when the last one ends
   void IbSync(uint32_t port);                          // applies the FCPs that have arrived by now
   void IbResetLink(uint32_t link);
-  uint16_t IbFccl(const IbPort& r, int vl) const;
-  int IbPickVl(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used, uint8_t eligible);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
   void Arrive(uint32_t port);
@@ -694,9 +638,7 @@ class Network final : public sim::EventHandler {
   uint64_t cnps_ = 0;
   bool ib_on_ = false;
   std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled
-  std::vector<VlArbEntry> ib_low_;       // effective Low table
-  uint8_t ib_low_mask_ = 0;              // VLs with a Low entry of weight > 0
-  uint8_t ib_high_mask_ = 0;             // VLs with a High entry of weight > 0
+  flowctl::VlArbiter vl_arb_;            // VL arbitration tables
   sim::Rng ib_rng_;                      // FCP loss
   std::vector<ResolvedHop> route_hops_;  // explicit routes of all flows
   std::vector<WdQueue> wd_;              // [port * kMaxClasses + class], watchdog on

@@ -1,0 +1,33 @@
+#include "flowctl/vl_arbiter.hpp"
+
+namespace lossless::flowctl {
+
+VlArbiter::VlArbiter(const IbLinkConfig& cfg)
+    : high_(cfg.high),
+      low_(cfg.low),
+      limit_of_high_(cfg.limit_of_high),
+      limit_blocks_(cfg.limit_of_high * 4096 / 64) {
+  if (cfg.high.empty() && cfg.low.empty()) {
+    for (int v = 0; v < cfg.num_vls; ++v)
+      low_.push_back({static_cast<uint8_t>(v), static_cast<uint8_t>(64)});
+  }
+  for (const VlArbEntry& e : low_)
+    if (e.weight > 0) low_mask_ = static_cast<uint8_t>(low_mask_ | (1u << e.vl));
+  for (const VlArbEntry& e : high_)
+    if (e.weight > 0) high_mask_ = static_cast<uint8_t>(high_mask_ | (1u << e.vl));
+}
+
+int VlArbiter::PickInTable(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
+                           uint8_t eligible) {
+  const size_t n = table.size();
+  if (n == 0 || eligible == 0) return -1;
+  for (size_t k = 0; k <= n; ++k) {
+    const VlArbEntry& e = table[idx];
+    if (e.weight > 0 && (eligible >> e.vl & 1) && used < e.weight) return e.vl;
+    idx = static_cast<uint8_t>((idx + 1) % n);
+    used = 0;
+  }
+  return -1;
+}
+
+}  // namespace lossless::flowctl

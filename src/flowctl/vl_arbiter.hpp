@@ -1,0 +1,73 @@
+#pragma once
+// InfiniBand VL arbitration (IBA Vol. 1, 7.6.9), engine-free: a High and a
+// Low priority table of (VL, weight) entries, each served weighted round
+// robin, and the LimitOfHighPriority that lets the Low table send once the
+// High table has sent that much while Low waited. The network asks which VL
+// to serve among those whose head packet has credit.
+#include <cstdint>
+#include <vector>
+
+#include "flowctl/ib_credits.hpp"
+
+namespace lossless::flowctl {
+
+// Arbitration state of one port.
+struct VlArbState {
+  uint8_t hi_idx = 0, lo_idx = 0;
+  int32_t hi_used = 0, lo_used = 0;  // blocks charged to the current entry
+  int32_t high_sent = 0;             // blocks the High table sent while Low waited
+};
+
+class VlArbiter {
+ public:
+  VlArbiter() = default;
+  // Tables from the configuration; both empty = every data VL in Low at 64.
+  explicit VlArbiter(const IbLinkConfig& cfg);
+
+  // The VL to serve among `eligible` (bit v = VL v has a head packet with
+  // credit for it), charging the head packet's blocks (`head_blocks(v)`) to
+  // the table entry that sends it; -1 when every eligible VL is in no table.
+  template <class HeadBlocks>
+  int Pick(VlArbState& a, uint8_t eligible, HeadBlocks head_blocks) const {
+    const bool low_waits = (eligible & low_mask_) != 0;
+    if (!low_waits) a.high_sent = 0;
+    int vl = -1;
+    bool from_high = false;
+    if ((eligible & high_mask_) != 0 &&
+        (limit_of_high_ == 255 || !low_waits || a.high_sent < limit_blocks_)) {
+      vl = PickInTable(high_, a.hi_idx, a.hi_used, eligible);
+      from_high = vl >= 0;
+    }
+    if (vl < 0) vl = PickInTable(low_, a.lo_idx, a.lo_used, eligible);
+    if (vl < 0) return -1;
+    const int32_t blocks = head_blocks(vl);
+    if (from_high) {
+      a.hi_used += blocks;
+      if (low_waits) a.high_sent += blocks;
+    } else {
+      a.lo_used += blocks;
+      a.high_sent = 0;
+    }
+    return vl;
+  }
+
+  const std::vector<VlArbEntry>& low() const { return low_; }
+
+ private:
+  // Weighted round robin over one table: an entry may start a packet while
+  // the blocks charged to it are below its weight (so the last packet may
+  // overrun, and a weight below one packet still sends one); then the
+  // arbiter moves to the next entry, which starts from zero. Entries of
+  // weight 0 and VLs not in `eligible` are skipped. Returns the VL or -1.
+  static int PickInTable(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
+                         uint8_t eligible);
+
+  std::vector<VlArbEntry> high_;
+  std::vector<VlArbEntry> low_;  // effective Low table
+  uint8_t low_mask_ = 0;         // VLs with a Low entry of weight > 0
+  uint8_t high_mask_ = 0;        // VLs with a High entry of weight > 0
+  int limit_of_high_ = 16;       // 4096-byte units; 255 = no limit
+  int32_t limit_blocks_ = 16 * 4096 / 64;
+};
+
+}  // namespace lossless::flowctl
