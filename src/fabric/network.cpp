@@ -46,10 +46,8 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     nics_[r].port = routes_.HostPort(r);
     ports_[nics_[r].port].host = r;
   }
-  xon_bytes_ = cfg_.pfc.xon_bytes >= 0
-                   ? cfg_.pfc.xon_bytes
-                   : cfg_.pfc.xoff_bytes - cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
-  fc_mask_ = cfg_.pfc.global ? 0xFF : cfg_.pfc.priorities;
+  pfc_ = flowctl::PfcThresholds(cfg_.pfc, cfg_.framing.FrameBytes(cfg_.framing.mtu_payload));
+  fc_mask_ = pfc_.classes();
   if (cfg_.dcqcn) {
     np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
     np_deadline_.assign(nics_.size(), INT64_MAX);
@@ -59,18 +57,10 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   if (cfg_.ib.enabled) IbInit();
   const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
   if (cfg_.pfc.enabled && wd.enabled) {
-    if (wd.poll.ps() <= 0 || wd.restore.ps() < 0 || wd.detect_polls < 1 || !(wd.threshold > 0) ||
-        wd.threshold > 1) {
-      throw std::invalid_argument(
-          "PFC watchdog: poll > 0, restore >= 0, detect_polls >= 1 and "
-          "threshold in (0, 1] expected");
-    }
-    wd_.assign(ports_.size() * kMaxClasses, WdQueue{.stalled = -1});
+    wd.Check();
+    wd_.assign(ports_.size() * kMaxClasses, WdQueue{});
     for (uint32_t sw = 0; sw < switches_.size(); ++sw) {
-      const int64_t phase =
-          wd.stagger ? 1 + static_cast<int64_t>(sim::Mix(sim_.seed(), switches_[sw].node, 0x3d09) %
-                                                static_cast<uint64_t>(wd.poll.ps()))
-                     : wd.poll.ps();
+      const int64_t phase = wd.FirstPollPs(sim::Mix(sim_.seed(), switches_[sw].node, 0x3d09));
       sim_.Schedule(sim_.Now() + Time::Ps(phase), entity_, this, kWdPoll, sw);
     }
   }
@@ -309,7 +299,7 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       Port& p = ports_[arg >> 3];
       const int c = static_cast<int>(arg & 7);
       p.wd_active = static_cast<uint8_t>(p.wd_active & ~(1u << c));
-      wd_[(arg >> 3) * kMaxClasses + c].stalled = -1;  // next poll takes a new baseline
+      wd_[(arg >> 3) * kMaxClasses + c].state.stalled = -1;  // next poll takes a new baseline
       break;
     }
     case kNicStall: {
@@ -671,11 +661,6 @@ void Network::DropPacket(PacketRef r, Port* at) {
   pool_.Free(r);
 }
 
-int64_t Network::PauseDuration(const Port& p, uint16_t quanta) const {
-  // One quantum is 512 bit times = 64 bytes of link time (fabric.md §2.2).
-  return units::SerializationTime(Bytes(int64_t{quanta} * 64), Rate::Bps(p.rate_bps)).ps();
-}
-
 int64_t Network::PausedWake(const Port& p) const {
   const int64_t now = sim_.Now().ps();
   int64_t wake = std::numeric_limits<int64_t>::max();
@@ -689,8 +674,7 @@ int64_t Network::PausedWake(const Port& p) const {
 void Network::ArmRefresh(uint32_t port, int c) {
   // Refresh XOFF at half the pause time while the priority stays above XON.
   Port& p = ports_[port];
-  const int64_t half = std::max<int64_t>(1, PauseDuration(p, cfg_.pfc.quanta) / 2);
-  p.refresh_at[c] = sim_.Now().ps() + half;
+  p.refresh_at[c] = sim_.Now().ps() + flowctl::RefreshIntervalPs(cfg_.pfc.quanta, p.rate_bps);
   sim_.Schedule(Time::Ps(p.refresh_at[c]), p.entity, this, kPfcRefresh,
                 (uint64_t{port} << 3) | static_cast<uint64_t>(c));
 }
@@ -716,7 +700,7 @@ void Network::AssertXoff(uint32_t port, int c) {
   // With global pause one refresh chain per port, kept on slot 0: a new
   // XOFF episode replaces the chain of the previous one.
   Port& p = ports_[port];
-  const uint8_t mask = cfg_.pfc.global ? uint8_t{0xFF} : static_cast<uint8_t>(1u << c);
+  const uint8_t mask = pfc_.FrameClasses(c);
   p.xoff_sent = static_cast<uint8_t>(p.xoff_sent | mask);
   SendPause(port, mask, cfg_.pfc.quanta);
   ArmRefresh(port, cfg_.pfc.global ? 0 : c);
@@ -757,19 +741,17 @@ void Network::OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta) {
 void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end) {
   Port& p = ports_[port];
   const int64_t now = sim_.Now().ps();
-  const int64_t until = reception_end + PauseDuration(p, quanta);
+  const int64_t until = reception_end + flowctl::PauseDurationPs(quanta, p.rate_bps);
   bool resume = false;
   mask = static_cast<uint8_t>(mask & ~p.wd_active);  // the watchdog ignores PAUSE while restoring
   for (unsigned m = mask; m != 0; m &= m - 1) {
     int c = __builtin_ctz(m);
-    const int64_t old = std::max(p.paused_until[c], now);
-    const int64_t next = std::max(until, now);
-    // Paused time: the extension, or (XON, refresh to a shorter time) minus
-    // the part cut off; on every flow-controlled class the frame holds (all
-    // of them under global pause).
+    // Paused time, on every flow-controlled class the frame holds (all of
+    // them under global pause).
     if (fc_mask_ >> c & 1) {
-      p.stats.classes[c].paused_ps += next - old;
-      if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc += next - old;
+      const int64_t change = flowctl::PausedTimeChange(p.paused_until[c], until, now);
+      p.stats.classes[c].paused_ps += change;
+      if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].state.paused_acc += change;
     }
     p.paused_until[c] = until;
     p.ever_paused = true;
@@ -782,9 +764,8 @@ void Network::ReleaseIngress(const Packet& pk, int64_t size) {
   const int c = pk.in_class;
   if (pk.ingress == kNone || !(fc_mask_ >> c & 1)) return;
   Port& in = ports_[pk.ingress];
-  in.ingress_bytes[c] -= size;
-  in.ingress_total -= size;
-  if ((in.xoff_sent >> c & 1) && HeldForPause(in, c) <= xon_bytes_) {
+  flowctl::PfcThresholds::Remove(in.ingress, c, size);
+  if ((in.xoff_sent >> c & 1) && pfc_.AtOrBelowXon(in.ingress, c)) {
     const uint8_t mask = cfg_.pfc.global ? in.xoff_sent : static_cast<uint8_t>(1u << c);
     in.xoff_sent = static_cast<uint8_t>(in.xoff_sent & ~mask);
     SendPause(pk.ingress, mask, 0);
@@ -887,16 +868,13 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   const bool lossless = pfc || credited || (cfg_.sw.lossless_mask >> c & 1);
   if (pfc) {
     Port& in = ports_[pk.ingress];
-    if (HeldForPause(in, ci) + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes ||
-        size > free_bytes) {
+    if (pfc_.Overruns(in.ingress, ci, size) || size > free_bytes) {
       ++e.stats.classes[c].lossless_drops;  // headroom exhausted: PFC was configured too tight
       DropPacket(r, &e);
       return;
     }
-    in.ingress_bytes[ci] += size;
-    in.ingress_total += size;
-    if (HeldForPause(in, ci) > cfg_.pfc.xoff_bytes && !(in.xoff_sent >> ci & 1))
-      AssertXoff(pk.ingress, ci);
+    flowctl::PfcThresholds::Add(in.ingress, ci, size);
+    if (pfc_.AboveXoff(in.ingress, ci) && !(in.xoff_sent >> ci & 1)) AssertXoff(pk.ingress, ci);
     // Admitted (a PFC frame within headroom always fits the buffer, checked above).
     if (wait_obs_ != nullptr) [[unlikely]]
       FwdCount(pk.ingress, ci, egress, c, +1);
@@ -1146,14 +1124,13 @@ int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
 
 int64_t Network::PausedUpTo(uint32_t port, int c, int64_t now) const {
   // paused_acc counts paused time up to max(now, paused_until) (ApplyPause).
-  return wd_[static_cast<size_t>(port) * kMaxClasses + c].paused_acc -
+  return wd_[static_cast<size_t>(port) * kMaxClasses + c].state.paused_acc -
          std::max<int64_t>(0, ports_[port].paused_until[c] - now);
 }
 
 void Network::WatchdogPoll(uint32_t sw) {
   const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
   const int64_t now = sim_.Now().ps();
-  const double need = wd.threshold * static_cast<double>(wd.poll.ps());
   for (uint32_t pi : routes_.NodePorts(switches_[sw].node)) {
     Port& p = ports_[pi];
     for (unsigned m = fc_mask_; m != 0; m &= m - 1) {
@@ -1166,16 +1143,13 @@ void Network::WatchdogPoll(uint32_t sw) {
       // the interval and sent none of them (only sending removes a head).
       const bool same_head = !f.empty() && f.head == w.head && pool_[f.head].flow == w.head_flow &&
                              pool_[f.head].seq == w.head_seq;
-      const bool stalled =
-          w.stalled >= 0 && same_head && static_cast<double>(paused - w.paused_mark) >= need;
-      w.stalled = stalled ? w.stalled + 1 : 0;
+      const bool act = w.state.Poll(wd, same_head, paused);
       w.head = f.head;
       if (!f.empty()) {
         w.head_flow = pool_[f.head].flow;
         w.head_seq = pool_[f.head].seq;
       }
-      w.paused_mark = paused;
-      if (w.stalled >= wd.detect_polls) WatchdogAct(pi, c);
+      if (act) WatchdogAct(pi, c);
     }
   }
 }
@@ -1195,11 +1169,11 @@ void Network::WatchdogAct(uint32_t pi, int c) {
   if (p.paused_until[c] > now) {
     const int64_t cut = p.paused_until[c] - now;
     p.stats.classes[c].paused_ps -= cut;
-    wd_[static_cast<size_t>(pi) * kMaxClasses + c].paused_acc -= cut;
+    wd_[static_cast<size_t>(pi) * kMaxClasses + c].state.paused_acc -= cut;
     p.paused_until[c] = now;
   }
   p.wd_active = static_cast<uint8_t>(p.wd_active | (1u << c));
-  wd_[static_cast<size_t>(pi) * kMaxClasses + c].stalled = 0;
+  wd_[static_cast<size_t>(pi) * kMaxClasses + c].state.stalled = 0;
   sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.restore, p.entity, this, kWdRestore,
                 (uint64_t{pi} << 3) | static_cast<uint64_t>(c));
   Kick(pi);
@@ -1215,7 +1189,7 @@ void Network::StallNicReceive(uint32_t host, Time from, Time until) {
 
 int64_t Network::NicHeldBytes(uint32_t host) const {
   int64_t sum = 0;
-  for (int64_t b : ports_[nics_[host].port].ingress_bytes) sum += b;
+  for (int64_t b : ports_[nics_[host].port].ingress.bytes) sum += b;
   return sum;
 }
 
@@ -1226,14 +1200,13 @@ void Network::NicRxPacket(uint32_t host, PacketRef r) {
   const int c = pk.tclass;
   const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
   const int64_t now = sim_.Now().ps();
-  if (HeldForPause(p, c) + size > cfg_.pfc.xoff_bytes + cfg_.pfc.headroom_bytes) {
+  if (pfc_.Overruns(p.ingress, c, size)) {
     ++p.stats.rx_stall_drops;
     DropPacket(r, nullptr);
     return;
   }
   nic.held.Push(pool_, r);
-  p.ingress_bytes[c] += size;
-  p.ingress_total += size;
+  flowctl::PfcThresholds::Add(p.ingress, c, size);
   if (nic.stuck_since < 0) {
     nic.stuck_since = now;
     const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
@@ -1244,7 +1217,7 @@ void Network::NicRxPacket(uint32_t host, PacketRef r) {
     }
   }
   const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> c & 1);
-  if (pfc && !nic.storm_stop && HeldForPause(p, c) > cfg_.pfc.xoff_bytes && !(p.xoff_sent >> c & 1))
+  if (pfc && !nic.storm_stop && pfc_.AboveXoff(p.ingress, c) && !(p.xoff_sent >> c & 1))
     AssertXoff(nic.port, c);
 }
 
@@ -1258,8 +1231,7 @@ void Network::NicResume(uint32_t host) {
   while (!nic.held.empty()) {
     PacketRef r = nic.held.Pop(pool_);
     const int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
-    p.ingress_bytes[pool_[r].tclass] -= size;
-    p.ingress_total -= size;
+    flowctl::PfcThresholds::Remove(p.ingress, pool_[r].tclass, size);
     ReceiveAtHost(host, r);
   }
   for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {

@@ -43,6 +43,8 @@
 #include "fabric/routing.hpp"
 #include "flowctl/classes.hpp"
 #include "flowctl/ib_credits.hpp"
+#include "flowctl/pfc.hpp"
+#include "flowctl/pfc_watchdog.hpp"
 #include "flowctl/vl_arbiter.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
@@ -75,53 +77,10 @@ struct SwitchConfig {
   std::array<EcnConfig, kMaxClasses> ecn{};
 };
 
-// Priority flow control (IEEE 802.1Qbb), fabric.md §2.2-§2.4. Switches count
-// the bytes each (ingress port, priority) holds in the shared buffer; above
-// `xoff_bytes` the ingress port sends a PAUSE upstream (refreshed at half the
-// pause time while the condition lasts), at or below the XON threshold it
-// sends pause time 0. A frame that would take the count past xoff + headroom
-// is dropped and counted as a lossless drop (a misconfiguration). Any port
-// (switch or NIC) that receives a PAUSE stops starting frames of the enabled
-// priorities `response` after the end of the PAUSE's reception, until
-// end-of-reception + quanta x 512 bit times.
-// PFC watchdog on switch egress queues (fabric.md §2.6; Juniper timings by
-// default). Per (switch egress port, lossless priority), polled every `poll`:
-// the queue is stalled at a poll if during the whole preceding interval it
-// held packets, started none of them and was paused for at least
-// `threshold` of the interval. After `detect_polls` consecutive stalled polls
-// the watchdog acts: it drops the queue's packets and, for `restore`, drops
-// its arrivals and ignores received PAUSE for that priority; then PFC is
-// honoured again. Drops are counted as watchdog drops, not lossless drops.
-struct PfcWatchdogConfig {
-  bool enabled = false;
-  Time poll = Time::Ms(100);
-  int detect_polls = 2;
-  Time restore = Time::Ms(200);
-  double threshold = 0.99;  // paused fraction of the interval, (0, 1]
-  // Each switch polls on its own timer. Staggered: switch s first polls at a
-  // phase drawn from the seed in (0, poll] (real switches' timers are not
-  // aligned); else every switch polls at multiples of `poll`.
-  bool stagger = true;
-};
-
-struct PfcConfig {
-  bool enabled = false;
-  uint8_t priorities = 1u << 3;      // lossless priorities
-  int64_t xoff_bytes = 200'000;      // per (ingress port, priority)
-  int64_t xon_bytes = -1;            // -1 = xoff - one max frame (fabric.md §6)
-  int64_t headroom_bytes = 160'000;  // above xoff
-  uint16_t quanta = 0xFFFF;          // pause time sent with XOFF
-  Time response = Time::Zero();      // sender response time (D-Resp: 1.1584 us at 400G)
-  // Global IEEE 802.3x PAUSE instead of PFC: every class is flow-controlled
-  // at the ingress (admitted like a lossless one), the XOFF/XON decision is
-  // made on the bytes the whole ingress port holds (sum over classes, same
-  // xoff / xon / headroom), and each PAUSE frame stops every class of the
-  // upstream port, CNPs included. Paused time is counted on every class and
-  // the watchdog polls every class; the wait observer sees one buffer per
-  // ingress port (PfcWaitObserver).
-  bool global = false;
-  PfcWatchdogConfig watchdog;
-};
+// Priority flow control and its watchdog: flowctl/pfc.hpp,
+// flowctl/pfc_watchdog.hpp (the network sends the frames and runs the timers).
+using flowctl::PfcConfig;
+using flowctl::PfcWatchdogConfig;
 
 // InfiniBand credits and VL arbitration: flowctl/ib_credits.hpp,
 // flowctl/vl_arbiter.hpp (the network's part is in fabric/ib_link.cpp).
@@ -406,7 +365,7 @@ class Network final : public sim::EventHandler {
   // done). Throws std::invalid_argument without cfg.dcqcn or for a bad flow.
   void InjectCnp(uint32_t flow, Time at);
   // Bytes (ingress port, priority) currently holds in its switch's buffer.
-  int64_t IngressBytes(uint32_t port, int prio) const { return ports_[port].ingress_bytes[prio]; }
+  int64_t IngressBytes(uint32_t port, int prio) const { return ports_[port].ingress.bytes[prio]; }
   // Bytes (frames without preamble/IFG) waiting in the egress queue of `port`
   // for traffic class `tclass` (0 at a host port for data: NICs do not queue it).
   int64_t QueueBytes(uint32_t port, int tclass) const { return ports_[port].q[tclass].bytes; }
@@ -480,9 +439,8 @@ class Network final : public sim::EventHandler {
     uint32_t node = 0;                                // topology node owning this port
     std::array<int64_t, kMaxClasses> paused_until{};  // egress: class c may start at >= this
     std::array<ClassQueue, kMaxClasses> q{};
-    int64_t ingress_total = 0;                         // ingress: all flow-controlled classes
-    std::array<int64_t, kMaxClasses> ingress_bytes{};  // ingress: bytes held per priority
-    std::array<int64_t, kMaxClasses> refresh_at{};     // ingress: live XOFF refresh time
+    flowctl::PfcIngress ingress;                    // ingress: bytes held per priority, total
+    std::array<int64_t, kMaxClasses> refresh_at{};  // ingress: live XOFF refresh time
   };
   static_assert(offsetof(Port, stats) == 96 && offsetof(PortStats, max_queue_bytes) == 24,
                 "the packet path's fields and counters share the first two cache lines");
@@ -534,9 +492,7 @@ class Network final : public sim::EventHandler {
   struct WdQueue {
     PacketRef head = kNoPacket;  // head at the last poll (with its identity)
     uint32_t head_flow = 0, head_seq = 0;
-    int64_t paused_acc = 0;   // paused time counted up to paused_until
-    int64_t paused_mark = 0;  // paused time up to the last poll
-    int32_t stalled = 0;      // consecutive stalled polls; -1 = no baseline
+    flowctl::WatchdogQueue state;
   };
 
   int64_t Ser(Port& p, int64_t wire);
@@ -577,15 +533,10 @@ class Network final : public sim::EventHandler {
   // Ingress `port` crossed XOFF on class c: pause c upstream (every class
   // with global pause), start the refresh chain, tell the wait observer.
   void AssertXoff(uint32_t port, int c);
-  // Bytes the XOFF/XON decision of (ingress port, class c) looks at.
-  int64_t HeldForPause(const Port& p, int c) const {
-    return cfg_.pfc.global ? p.ingress_total : p.ingress_bytes[c];
-  }
   void ArmRefresh(uint32_t port, int c);
   void OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta);
   void ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end);
   void ReleaseIngress(const Packet& pk, int64_t size);
-  int64_t PauseDuration(const Port& p, uint16_t quanta) const;
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
   void StartFlow(uint32_t flow);
   // Off the common path (watchdog, NIC stall, wait observer, routes): kept
@@ -652,8 +603,8 @@ class Network final : public sim::EventHandler {
   int num_lossless_ = 0;
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;
-  int64_t xon_bytes_ = 0;
-  uint8_t fc_mask_ = 0;  // classes accounted at the ingress: pfc.priorities, or all (global)
+  flowctl::PfcThresholds pfc_;  // resolved thresholds and decisions
+  uint8_t fc_mask_ = 0;         // classes accounted at the ingress: pfc_.classes()
   size_t flows_done_ = 0;
   uint64_t packet_hops_ = 0;
   uint64_t packets_created_ = 0;
