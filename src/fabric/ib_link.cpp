@@ -32,10 +32,10 @@ void Network::IbInit() {
   }
   vl_arb_ = flowctl::VlArbiter(ib);
   ib_on_ = true;
-  ib_rng_ = sim_.MakeRng(0, kPurposeFcpLoss);
   ib_.assign(ports_.size(), IbPort{});
   for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
     IbPort& r = ib_[pi];
+    r.fcp_loss_rng = sim_.MakeRng(pi, kPurposeFcpLoss);  // a stream per link direction
     r.fcp_ser = units::SerializationTime(units::Bytes(kFcpWireBytes + cfg_.framing.gap_overhead),
                                          units::Rate::Bps(ports_[pi].rate_bps))
                     .ps();
@@ -196,7 +196,7 @@ int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
     p.stats.busy_ps += end - t;
     ++p.stats.classes[vl].fcp_tx;
     t = end;
-    const bool lost = cfg_.ib.fcp_loss > 0 && ib_rng_.Uniform() < cfg_.ib.fcp_loss;
+    const bool lost = cfg_.ib.fcp_loss > 0 && r.fcp_loss_rng.Uniform() < cfg_.ib.fcp_loss;
     if (lost) continue;
     const int64_t at = end + p.delay_ps + cfg_.ib.credit_delay.ps();
     s.inbox.push({at, fccl, static_cast<uint8_t>(vl)});

@@ -17,7 +17,6 @@ constexpr uint64_t kPurposeSpray = 1;
 
 Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
     : sim_(sim), topo_(topo), routes_(topo_), cfg_(cfg) {
-  entity_ = sim_.AddEntity();
   for (uint32_t sw = 0; sw < routes_.num_switches(); ++sw) {
     const uint32_t node = routes_.NodeOfSwitch(sw);
     Switch s;
@@ -41,6 +40,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     }
     p.entity = sim_.AddEntity();
   }
+  for (Switch& s : switches_) s.entity = sim_.AddEntity();
   nics_.resize(routes_.num_hosts());
   for (uint32_t r = 0; r < nics_.size(); ++r) {
     nics_[r].port = routes_.HostPort(r);
@@ -61,7 +61,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     wd_.assign(ports_.size() * kMaxClasses, WdQueue{});
     for (uint32_t sw = 0; sw < switches_.size(); ++sw) {
       const int64_t phase = wd.FirstPollPs(sim::Mix(sim_.seed(), switches_[sw].node, 0x3d09));
-      sim_.Schedule(sim_.Now() + Time::Ps(phase), entity_, this, kWdPoll, sw);
+      sim_.Schedule(sim_.Now() + Time::Ps(phase), switches_[sw].entity, this, kWdPoll, sw);
     }
   }
 }
@@ -167,7 +167,7 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   if (spec.start <= sim_.Now()) {
     StartFlow(f);
   } else {
-    sim_.Schedule(spec.start, entity_, this, kFlowStart, f);
+    sim_.Schedule(spec.start, ports_[nics_[spec.src].port].entity, this, kFlowStart, f);
   }
   return f;
 }
@@ -292,7 +292,7 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     }
     case kWdPoll:
       WatchdogPoll(static_cast<uint32_t>(arg));
-      sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.poll, entity_, this, kWdPoll, arg);
+      sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.poll, switches_[arg].entity, this, kWdPoll, arg);
       break;
     case kWdRestore: {
       // arg = port << 3 | class: the restore period ends, PFC is honoured again.
@@ -723,7 +723,7 @@ void Network::InjectPause(uint32_t port, uint8_t class_enable, uint16_t quanta, 
 void Network::InjectCnp(uint32_t flow, Time at) {
   if (!cfg_.dcqcn || flow >= rp_.size())
     throw std::invalid_argument(fmt::format("CNP injection into flow {} without DCQCN", flow));
-  sim_.Schedule(std::max(at, sim_.Now()), entity_, this, kCnpInject, flow);
+  sim_.Schedule(std::max(at, sim_.Now()), SourceEntity(flow), this, kCnpInject, flow);
 }
 
 void Network::OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta) {
@@ -901,7 +901,7 @@ void Network::ArmCcTimer(uint32_t f) {
   int64_t at = rp_[f].NextDeadline().ps();
   if (at == Time::Max().ps() || flows_[f].done() || at >= rp_deadline_[f]) return;
   rp_deadline_[f] = at;
-  sim_.Schedule(Time::Ps(at), entity_, this, kCcTimer, f);
+  sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kCcTimer, f);
 }
 
 void Network::ArmNpTimer(uint32_t h) {
@@ -953,7 +953,7 @@ void Network::ArmIbCcTimer(uint32_t f) {
   const int64_t at = ibcc_rp_[f].NextDeadline().ps();
   if (at == Time::Max().ps() || flows_[f].done() || at >= ibcc_deadline_[f]) return;
   ibcc_deadline_[f] = at;
-  sim_.Schedule(Time::Ps(at), entity_, this, kIbCcTimer, f);
+  sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kIbCcTimer, f);
 }
 
 void Network::OnCnp(uint32_t f) {

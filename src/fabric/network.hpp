@@ -457,9 +457,11 @@ class Network final : public sim::EventHandler {
     uint8_t fcp_pending = 0;           // VLs with an FCP to send
     bool fcp_timer = false;
     flowctl::VlArbState arb;
+    sim::Rng fcp_loss_rng;  // FCPs this port sends that are lost (IbLinkConfig::fcp_loss)
   };
   struct Switch {
     uint32_t node = 0;
+    uint32_t entity = 0;  // owns the watchdog polls
     int64_t used_bytes = 0;
     uint64_t salt = 0;
     sim::Rng rng;
@@ -539,6 +541,11 @@ class Network final : public sim::EventHandler {
   void ReleaseIngress(const Packet& pk, int64_t size);
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
   void StartFlow(uint32_t flow);
+  // The entity of a flow's source NIC: its start, its congestion-control
+  // timers and injected CNPs are that NIC's events.
+  uint32_t SourceEntity(uint32_t flow) const {
+    return ports_[nics_[flows_[flow].spec.src].port].entity;
+  }
   // Off the common path (watchdog, NIC stall, wait observer, routes): kept
   // out of line so the packet path stays as small as without them.
   [[gnu::cold, gnu::noinline]] void ResolveRoute(uint32_t flow, const FlowSpec& spec);
@@ -571,7 +578,6 @@ class Network final : public sim::EventHandler {
   topology::Topology topo_;
   RoutingTable routes_;  // over topo_
   NetworkConfig cfg_;
-  uint32_t entity_ = 0;
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<Switch> switches_;
@@ -590,7 +596,6 @@ class Network final : public sim::EventHandler {
   bool ib_on_ = false;
   std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled
   flowctl::VlArbiter vl_arb_;            // VL arbitration tables
-  sim::Rng ib_rng_;                      // FCP loss
   std::vector<ResolvedHop> route_hops_;  // explicit routes of all flows
   std::vector<WdQueue> wd_;              // [port * kMaxClasses + class], watchdog on
   // Wait observer: packets each switch ingress holds per (egress, lossless
