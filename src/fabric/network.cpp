@@ -14,7 +14,6 @@ namespace {
 constexpr uint32_t kNone = UINT32_MAX;
 constexpr uint64_t kPurposeSpray = 1;
 }  // namespace
-
 Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
     : sim_(sim), topo_(topo), routes_(topo_), cfg_(cfg) {
   for (uint32_t sw = 0; sw < routes_.num_switches(); ++sw) {
@@ -125,236 +124,77 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
   return kNone;
 }
 
-uint32_t Network::AddFlow(const FlowSpec& spec) {
-  if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst ||
-      spec.bytes <= 0) {
-    throw std::invalid_argument(
-        fmt::format("bad flow {} -> {} ({} bytes)", spec.src, spec.dst, spec.bytes));
-  }
-  uint32_t f = static_cast<uint32_t>(flows_.size());
-  FlowStats st;
-  st.spec = spec;
-  if (st.spec.tclass < 0) st.spec.tclass = cfg_.nic.data_class;
-  flows_.push_back(st);
-  FlowState fs;
-  fs.entropy = static_cast<uint16_t>(0xC000 | (sim::Mix(sim_.seed(), f, 0xe7) & 0x3FFF));
-  fs.tclass = static_cast<uint8_t>(st.spec.tclass);
-  if (ib_on_) {
-    // IB: the flow's SL selects its VL (one SL2VL table for the fabric).
-    const int sl = st.spec.tclass;
-    const int vl = sl >= 0 && sl < 16 ? cfg_.ib.sl2vl[sl] : -1;
-    if (vl < 0 || (vl >= cfg_.ib.num_vls && vl != kVl15Queue))
-      throw std::invalid_argument(fmt::format("flow SL {} maps to no configured VL", sl));
-    fs.tclass = static_cast<uint8_t>(vl);
-  }
-  fs.rate_bps = spec.rate.bps();
-  fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
-  fs.route_off = kNone;
-  if (!spec.route.empty()) {
-    fs.route_off = static_cast<uint32_t>(route_hops_.size());
-    ResolveRoute(f, spec);
-  }
-  if (cfg_.dcqcn) {
-    int64_t line = ports_[nics_[spec.src].port].rate_bps;
-    rp_.emplace_back(cfg_.dcqcn_params, Rate::Bps(line));
-    rp_deadline_.push_back(INT64_MAX);
-  }
-  if (cfg_.ib_cc) {
-    ibcc_rp_.emplace_back(cfg_.ib_cc_params);
-    ibcc_deadline_.push_back(INT64_MAX);
-  }
-  flow_state_.push_back(fs);
-  if (spec.start <= sim_.Now()) {
-    StartFlow(f);
-  } else {
-    sim_.Schedule(spec.start, ports_[nics_[spec.src].port].entity, this, kFlowStart, f);
-  }
-  return f;
-}
-
-void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
-  // On error nothing of the flow is kept (AddFlow has not stored it yet
-  // beyond flows_, which we pop).
-  const size_t keep = route_hops_.size();
-  auto fail = [&](const std::string& why) {
-    route_hops_.resize(keep);
-    flows_.pop_back();
-    throw std::invalid_argument(
-        fmt::format("flow {} ({} -> {}): route: {}", f, spec.src, spec.dst, why));
-  };
-  const uint32_t first = ports_[ports_[nics_[spec.src].port].peer].node;
-  const uint32_t last = ports_[ports_[nics_[spec.dst].port].peer].node;
-  if (spec.route.front().node != first) {
-    fail(fmt::format("expected to start at the source's switch {}, got {}", topo_.nodes[first].name,
-                     spec.route.front().node < topo_.nodes.size()
-                         ? topo_.nodes[spec.route.front().node].name
-                         : std::to_string(spec.route.front().node)));
-  }
-  if (spec.route.back().node != last) {
-    fail(fmt::format("expected to end at the destination's switch {}", topo_.nodes[last].name));
-  }
-  if (spec.route.size() > 250) fail("expected at most 250 switches");
-  for (size_t i = 0; i < spec.route.size(); ++i) {
-    const RouteHop& h = spec.route[i];
-    if (h.node >= topo_.nodes.size() || routes_.SwitchOfNode(h.node) == kNone)
-      fail(fmt::format("hop {} is not a switch", i));
-    if (h.tclass >= kMaxClasses) fail(fmt::format("hop {}: class {} out of range", i, h.tclass));
-    uint32_t egress = kNone;
-    if (i + 1 < spec.route.size()) {
-      for (uint32_t pi : routes_.NodePorts(h.node)) {
-        if (ports_[ports_[pi].peer].node == spec.route[i + 1].node) {
-          egress = pi;
-          break;
-        }
-      }
-      if (egress == kNone) {
-        fail(fmt::format("{} and {} are not linked", topo_.nodes[h.node].name,
-                         spec.route[i + 1].node < topo_.nodes.size()
-                             ? topo_.nodes[spec.route[i + 1].node].name
-                             : std::to_string(spec.route[i + 1].node)));
-      }
-    } else {
-      egress = routes_.HostEdgePort(spec.dst);
-    }
-    // A hop may not send the packet back over the link it came in on: the
-    // release of its ingress buffer would then act on the port that is
-    // transmitting it (and no lossless fabric routes that way).
-    if (i > 0 && ports_[egress].peer == route_hops_.back().port) {
-      fail(fmt::format("hop {} ({}) sends back over the link it came in on", i,
-                       topo_.nodes[h.node].name));
-    }
-    route_hops_.push_back({egress, static_cast<int8_t>(h.tclass)});
-  }
-}
-
-void Network::StartFlow(uint32_t f) {
-  Nic& nic = nics_[flows_[f].spec.src];
-  nic.active.push_back(f);
-  Kick(nic.port);
-}
-
 void Network::OnEvent(uint32_t kind, uint64_t arg) {
+  // Dispatch only: each kind's handler lives with its model (nic.cpp,
+  // pfc_link.cpp, ib_link.cpp).
+  const uint32_t a32 = static_cast<uint32_t>(arg);
   switch (kind) {
     case kKick: {
       Port& p = ports_[arg];
       // A kick superseded by an earlier one (see ScheduleKick) is stale.
       if (!p.kick_pending || p.kick_at != sim_.Now().ps()) break;
       p.kick_pending = false;
-      TryTransmit(static_cast<uint32_t>(arg));
+      TryTransmit(a32);
       break;
     }
     case kArrival:
-      Arrive(static_cast<uint32_t>(arg));
+      Arrive(a32);
       break;
     case kFlowStart:
-      StartFlow(static_cast<uint32_t>(arg));
+      StartFlow(a32);
       break;
-    case kIbCcTimer: {
-      const uint32_t f = static_cast<uint32_t>(arg);
-      if (ibcc_deadline_[f] != sim_.Now().ps()) break;  // superseded
-      ibcc_deadline_[f] = INT64_MAX;
-      ibcc_rp_[f].Advance(sim_.Now());
-      flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
-      ArmIbCcTimer(f);
+    case kIbCcTimer:
+      OnIbCcTimer(a32);
       break;
-    }
-    case kCcTimer: {
-      uint32_t f = static_cast<uint32_t>(arg);
-      if (rp_deadline_[f] != sim_.Now().ps()) break;  // superseded
-      rp_deadline_[f] = INT64_MAX;
-      rp_[f].Advance(sim_.Now());
-      flow_state_[f].rate_bps = rp_[f].rate().bps();
-      ArmCcTimer(f);
+    case kCcTimer:
+      OnCcTimer(a32);
       break;
-    }
-    case kNpTimer: {
-      uint32_t h = static_cast<uint32_t>(arg);
-      if (np_deadline_[h] != sim_.Now().ps()) break;
-      np_deadline_[h] = INT64_MAX;
-      due_cnps_.clear();
-      np_[h].Advance(sim_.Now(), due_cnps_);
-      for (const auto& d : due_cnps_) SendCnp(h, d.qp, cfg_.cnp_class);
-      ArmNpTimer(h);
+    case kNpTimer:
+      OnNpTimer(a32);
       break;
-    }
-    case kPauseArrive: {
+    case kPauseArrive:
       // arg = receiving port << 24 | class-enable << 16 | quanta.
-      uint32_t port = static_cast<uint32_t>(arg >> 24);
-      if (!ports_[port].down)
-        OnPauseReceived(port, static_cast<uint8_t>(arg >> 16), static_cast<uint16_t>(arg));
+      if (!ports_[arg >> 24].down)
+        OnPauseReceived(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16),
+                        static_cast<uint16_t>(arg));
       break;
-    }
-    case kPauseApply: {
+    case kPauseApply:
       // arg = port << 24 | class-enable << 16 | quanta; reception ended `response` ago.
       ApplyPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16),
                  static_cast<uint16_t>(arg), sim_.Now().ps() - cfg_.pfc.response.ps());
       break;
-    }
     case kWdPoll:
-      WatchdogPoll(static_cast<uint32_t>(arg));
+      WatchdogPoll(a32);
       sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.poll, switches_[arg].entity, this, kWdPoll, arg);
       break;
-    case kWdRestore: {
-      // arg = port << 3 | class: the restore period ends, PFC is honoured again.
-      Port& p = ports_[arg >> 3];
-      const int c = static_cast<int>(arg & 7);
-      p.wd_active = static_cast<uint8_t>(p.wd_active & ~(1u << c));
-      wd_[(arg >> 3) * kMaxClasses + c].state.stalled = -1;  // next poll takes a new baseline
+    case kWdRestore:
+      // arg = port << 3 | class.
+      WatchdogRestored(static_cast<uint32_t>(arg >> 3), static_cast<int>(arg & 7));
       break;
-    }
-    case kNicStall: {
-      Nic& nic = nics_[arg];
-      nic.stalled = true;
-      ports_[nic.port].rx_stalled = true;
+    case kNicStall:
+      OnNicStall(a32);
       break;
-    }
     case kNicResume:
-      NicResume(static_cast<uint32_t>(arg));
+      NicResume(a32);
       break;
-    case kNicStorm: {
-      // arg = host << 1 | error; warning at 85 % of the timeout, error at 100 %.
-      Nic& nic = nics_[arg >> 1];
-      Port& p = ports_[nic.port];
-      const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
-      const bool error = arg & 1;
-      const int64_t due = nic.stuck_since + (error ? timeout : timeout / 100 * 85);
-      if (!nic.stalled || nic.stuck_since < 0 || due != sim_.Now().ps()) break;  // stale
-      if (!error) {
-        ++p.stats.pause_storm_warnings;
-        break;
-      }
-      ++p.stats.pause_storm_errors;
-      nic.storm_stop = true;
-      // Stop sending PAUSE: no more refreshes, no XON; the upstream pause
-      // simply expires.
-      for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
-        const int c = __builtin_ctz(m);
-        if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
-      }
-      p.xoff_sent = 0;
+    case kNicStorm:
+      // arg = host << 1 | error.
+      OnNicStorm(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
       break;
-    }
     case kPauseInject:
       // arg = port << 24 | class-enable << 16 | quanta (as kPauseArrive).
       SendPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16),
                 static_cast<uint16_t>(arg));
       break;
     case kCnpInject:
-      OnCnp(static_cast<uint32_t>(arg));
+      OnCnp(a32);
       break;
-    case kPfcRefresh: {
-      uint32_t port = static_cast<uint32_t>(arg >> 3);
-      int c = static_cast<int>(arg & 7);
-      Port& p = ports_[port];
-      // Only the latest refresh chain of an XOFF episode is live.
-      if (p.refresh_at[c] != sim_.Now().ps() || !(p.xoff_sent >> c & 1)) break;
-      SendPause(port, cfg_.pfc.global ? uint8_t{0xFF} : static_cast<uint8_t>(1u << c),
-                cfg_.pfc.quanta);
-      ArmRefresh(port, c);
+    case kPfcRefresh:
+      // arg = port << 3 | class.
+      OnPfcRefresh(static_cast<uint32_t>(arg >> 3), static_cast<int>(arg & 7));
       break;
-    }
     case kFcpTimer:
-      IbOnFcpTimer(static_cast<uint32_t>(arg));
+      IbOnFcpTimer(a32);
       break;
     default:
       break;
@@ -472,76 +312,6 @@ PacketRef Network::NextFromQueues(Port& p) {
     if (cq.fifo.empty()) {
       cq.deficit = 0;
       p.rr = static_cast<uint8_t>(next);
-    }
-    return r;
-  }
-  return kNoPacket;
-}
-
-PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
-  Nic& nic = nics_[p.host];
-  if (nic.active.empty()) return kNoPacket;
-  const int64_t now = sim_.Now().ps();
-  if (nic.next_ps > now) {
-    wake_at = nic.next_ps;
-    return kNoPacket;
-  }
-  const size_t n = nic.active.size();
-  // Round robin from the cursor (no division on this per-packet path).
-  size_t i = nic.cursor < n ? nic.cursor : 0;
-  for (size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
-    uint32_t f = nic.active[i];
-    FlowState& fs = flow_state_[f];
-    const int64_t ready =
-        p.ever_paused ? std::max(fs.next_ps, p.paused_until[fs.tclass]) : fs.next_ps;
-    if (ready > now) {
-      wake_at = std::min(wake_at, ready);
-      continue;
-    }
-    FlowStats& st = flows_[f];
-    int64_t payload = std::min<int64_t>(fs.max_payload, st.spec.bytes - st.sent_bytes);
-    if (ib_on_ && fs.tclass != kVl15Queue) {
-      // Whole-packet credit rule; an FCP's arrival kicks the port again.
-      const int32_t blocks = IbBlocks(cfg_.framing.WireBytes(payload));
-      const uint32_t pi = static_cast<uint32_t>(&p - ports_.data());
-      if (!IbCanSend(pi, fs.tclass, blocks)) continue;
-      IbCharge(pi, fs.tclass, blocks);
-    }
-    PacketRef r = pool_.Alloc();
-    Packet& pk = pool_[r];
-    pk.sent_ps = now;
-    pk.arrive_ps = 0;
-    pk.tail_ps = 0;
-    pk.flow = f;
-    pk.src = st.spec.src;
-    pk.dst = st.spec.dst;
-    pk.seq = fs.next_seq++;
-    pk.payload = static_cast<uint32_t>(payload);
-    pk.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(payload));
-    pk.next = kNoPacket;
-    pk.entropy = fs.entropy;
-    pk.tclass = fs.tclass;
-    pk.ecn = cfg_.nic.ect ? kEcnEct0 : kEcnNotEct;
-    pk.kind = PacketKind::kData;
-    pk.hops = 0;
-    pk.flags = fs.route_off != kNone ? kPacketSourceRouted : 0;
-    pk.in_class = fs.tclass;
-    pk.ingress = kNone;
-    ++packets_created_;
-    st.sent_bytes += payload;
-    ++st.packets;
-    if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
-    if (fs.rate_bps > 0)
-      fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
-    if (fs.gap_ps > 0) fs.next_ps = now + Ser(p, pk.wire) + fs.gap_ps;  // IB CC
-    if (cfg_.nic.pcie_rate.bps() > 0) {
-      nic.next_ps = now + units::SerializationTime(Bytes(payload), cfg_.nic.pcie_rate).ps();
-    }
-    if (st.sent_bytes >= st.spec.bytes) {
-      nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(i));
-      nic.cursor = i < nic.active.size() ? i : 0;
-    } else {
-      nic.cursor = i + 1 == n ? 0 : i + 1;
     }
     return r;
   }
@@ -671,109 +441,6 @@ int64_t Network::PausedWake(const Port& p) const {
   return wake;
 }
 
-void Network::ArmRefresh(uint32_t port, int c) {
-  // Refresh XOFF at half the pause time while the priority stays above XON.
-  Port& p = ports_[port];
-  p.refresh_at[c] = sim_.Now().ps() + flowctl::RefreshIntervalPs(cfg_.pfc.quanta, p.rate_bps);
-  sim_.Schedule(Time::Ps(p.refresh_at[c]), p.entity, this, kPfcRefresh,
-                (uint64_t{port} << 3) | static_cast<uint64_t>(c));
-}
-
-void Network::SendPause(uint32_t port, uint8_t mask, uint16_t quanta) {
-  Port& p = ports_[port];
-  // Pending XOFF classes share one pause time (the latest); pending XON
-  // classes go in a separate frame. A later request for a class replaces an
-  // earlier pending one.
-  p.pause_pending = true;
-  if (quanta == 0) {
-    p.xon_mask = static_cast<uint8_t>(p.xon_mask | mask);
-    p.pause_mask = static_cast<uint8_t>(p.pause_mask & ~mask);
-  } else {
-    p.pause_mask = static_cast<uint8_t>(p.pause_mask | mask);
-    p.xon_mask = static_cast<uint8_t>(p.xon_mask & ~mask);
-    p.pause_quanta = quanta;
-  }
-  Kick(port);
-}
-
-void Network::AssertXoff(uint32_t port, int c) {
-  // With global pause one refresh chain per port, kept on slot 0: a new
-  // XOFF episode replaces the chain of the previous one.
-  Port& p = ports_[port];
-  const uint8_t mask = pfc_.FrameClasses(c);
-  p.xoff_sent = static_cast<uint8_t>(p.xoff_sent | mask);
-  SendPause(port, mask, cfg_.pfc.quanta);
-  ArmRefresh(port, cfg_.pfc.global ? 0 : c);
-  if (wait_obs_ != nullptr)
-    for (unsigned m = mask; m != 0; m &= m - 1) XoffAsserted(port, __builtin_ctz(m), true);
-}
-
-void Network::ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta) {
-  OnPauseReceived(port, class_enable, quanta);
-}
-
-void Network::InjectPause(uint32_t port, uint8_t class_enable, uint16_t quanta, Time at) {
-  if (port >= ports_.size())
-    throw std::invalid_argument(fmt::format("PAUSE injection on port {}", port));
-  if (class_enable == 0) return;
-  sim_.Schedule(std::max(at, sim_.Now()), ports_[port].entity, this, kPauseInject,
-                (uint64_t{port} << 24) | (uint64_t{class_enable} << 16) | quanta);
-}
-
-void Network::InjectCnp(uint32_t flow, Time at) {
-  if (!cfg_.dcqcn || flow >= rp_.size())
-    throw std::invalid_argument(fmt::format("CNP injection into flow {} without DCQCN", flow));
-  sim_.Schedule(std::max(at, sim_.Now()), SourceEntity(flow), this, kCnpInject, flow);
-}
-
-void Network::OnPauseReceived(uint32_t port, uint8_t mask, uint16_t quanta) {
-  PortStats& st = ports_[port].stats;
-  ++st.pause_rx;
-  for (unsigned m = mask; m != 0; m &= m - 1) ++st.classes[__builtin_ctz(m)].pause_rx;
-  if (cfg_.pfc.response.ps() == 0) {
-    ApplyPause(port, mask, quanta, sim_.Now().ps());
-  } else {
-    sim_.Schedule(sim_.Now() + cfg_.pfc.response, ports_[port].entity, this, kPauseApply,
-                  (uint64_t{port} << 24) | (uint64_t{mask} << 16) | quanta);
-  }
-}
-
-void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end) {
-  Port& p = ports_[port];
-  const int64_t now = sim_.Now().ps();
-  const int64_t until = reception_end + flowctl::PauseDurationPs(quanta, p.rate_bps);
-  bool resume = false;
-  mask = static_cast<uint8_t>(mask & ~p.wd_active);  // the watchdog ignores PAUSE while restoring
-  for (unsigned m = mask; m != 0; m &= m - 1) {
-    int c = __builtin_ctz(m);
-    // Paused time, on every flow-controlled class the frame holds (all of
-    // them under global pause).
-    if (fc_mask_ >> c & 1) {
-      const int64_t change = flowctl::PausedTimeChange(p.paused_until[c], until, now);
-      p.stats.classes[c].paused_ps += change;
-      if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].state.paused_acc += change;
-    }
-    p.paused_until[c] = until;
-    p.ever_paused = true;
-    if (until <= now) resume = true;
-  }
-  if (resume) Kick(port);
-}
-
-void Network::ReleaseIngress(const Packet& pk, int64_t size) {
-  const int c = pk.in_class;
-  if (pk.ingress == kNone || !(fc_mask_ >> c & 1)) return;
-  Port& in = ports_[pk.ingress];
-  flowctl::PfcThresholds::Remove(in.ingress, c, size);
-  if ((in.xoff_sent >> c & 1) && pfc_.AtOrBelowXon(in.ingress, c)) {
-    const uint8_t mask = cfg_.pfc.global ? in.xoff_sent : static_cast<uint8_t>(1u << c);
-    in.xoff_sent = static_cast<uint8_t>(in.xoff_sent & ~mask);
-    SendPause(pk.ingress, mask, 0);
-    if (wait_obs_ != nullptr)
-      for (unsigned m = mask; m != 0; m &= m - 1) XoffAsserted(pk.ingress, __builtin_ctz(m), false);
-  }
-}
-
 void Network::FlushQueue(uint32_t pi, int c, bool watchdog) {
   Port& p = ports_[pi];
   ClassQueue& cq = p.q[c];
@@ -897,116 +564,6 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   Kick(egress);
 }
 
-void Network::ArmCcTimer(uint32_t f) {
-  int64_t at = rp_[f].NextDeadline().ps();
-  if (at == Time::Max().ps() || flows_[f].done() || at >= rp_deadline_[f]) return;
-  rp_deadline_[f] = at;
-  sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kCcTimer, f);
-}
-
-void Network::ArmNpTimer(uint32_t h) {
-  int64_t at = np_[h].NextDeadline().ps();
-  if (at == Time::Max().ps() || at >= np_deadline_[h]) return;
-  np_deadline_[h] = at;
-  sim_.Schedule(Time::Ps(at), ports_[nics_[h].port].entity, this, kNpTimer, h);
-}
-
-void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
-  // A CNP is a small packet (BTH + 16 reserved bytes) from the flow's
-  // receiver back to its sender: DCQCN's on the strict CNP class, IB CC's
-  // BECN on the flow's own VL (credit flow controlled like data).
-  Port& p = ports_[nics_[host].port];
-  PacketRef r = pool_.Alloc();
-  Packet& c = pool_[r];
-  c = Packet{};
-  c.sent_ps = sim_.Now().ps();
-  c.flow = flow;
-  c.src = host;
-  c.dst = flows_[flow].spec.src;
-  c.payload = 16;
-  c.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(16));
-  c.next = kNoPacket;
-  c.entropy = flow_state_[flow].entropy;
-  c.tclass = static_cast<uint8_t>(cls);
-  c.in_class = static_cast<uint8_t>(cls);
-  c.ecn = kEcnNotEct;
-  c.kind = PacketKind::kCnp;
-  c.ingress = kNone;
-  p.q[cls].fifo.Push(pool_, r);
-  p.nonempty = static_cast<uint8_t>(p.nonempty | (1u << cls));
-  const int64_t size = c.wire - cfg_.framing.gap_overhead;
-  p.q[cls].bytes += size;
-  p.queued_bytes += size;
-  ++p.stats.classes[cls].cnp_tx;
-  ++cnps_;
-  Kick(nics_[host].port);
-}
-
-void Network::OnBecn(uint32_t f) {
-  if (flows_[f].done()) return;
-  ibcc_rp_[f].OnBecn(sim_.Now());
-  flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
-  ArmIbCcTimer(f);
-}
-
-void Network::ArmIbCcTimer(uint32_t f) {
-  const int64_t at = ibcc_rp_[f].NextDeadline().ps();
-  if (at == Time::Max().ps() || flows_[f].done() || at >= ibcc_deadline_[f]) return;
-  ibcc_deadline_[f] = at;
-  sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kIbCcTimer, f);
-}
-
-void Network::OnCnp(uint32_t f) {
-  if (flows_[f].done()) return;
-  rp_[f].OnCnp(sim_.Now());
-  flow_state_[f].rate_bps = rp_[f].rate().bps();
-  ArmCcTimer(f);
-}
-
-void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
-  Packet& pk = pool_[r];
-  if (ib_on_ && pk.tclass != kVl15Queue) {
-    // The HCA consumes the packet at once and frees its blocks t_rx later.
-    const uint32_t port = nics_[host].port;
-    const int32_t blocks = IbBlocks(pk.wire);
-    IbReceive(port, pk.tclass, blocks);
-    if (cfg_.ib.rx_free_delay.ps() == 0) {
-      IbRelease(port, pk.tclass, blocks);
-    } else {
-      // Freed by the port itself when it next looks (no event unless idle then).
-      const int64_t at = sim_.Now().ps() + cfg_.ib.rx_free_delay.ps();
-      ib_[port].frees.push({at, blocks, pk.tclass});
-      ScheduleKick(port, std::max(at, ports_[port].busy_until));
-    }
-  }
-  if (pk.kind == PacketKind::kCnp) {
-    if (cfg_.dcqcn && pk.dst == host) OnCnp(pk.flow);
-    if (cfg_.ib_cc && pk.dst == host) OnBecn(pk.flow);
-    pool_.Free(r);
-    return;
-  }
-  if ((pk.flags & kPacketFecn) && pk.dst == host) SendCnp(host, pk.flow, pk.tclass);  // BECN
-  if (cfg_.dcqcn && pk.ecn == kEcnCe && pk.dst == host) {
-    if (np_[host].OnEcnMarkedPacket(pk.flow, sim_.Now())) SendCnp(host, pk.flow, cfg_.cnp_class);
-    ArmNpTimer(host);
-  }
-  FlowStats& st = flows_[pk.flow];
-  if (pk.dst != host) {
-    DropPacket(r, nullptr);
-    return;
-  }
-  const Time now = sim_.Now();
-  st.recv_bytes += pk.payload;
-  Time latency = now - Time::Ps(pk.sent_ps);
-  if (latency > st.max_latency) st.max_latency = latency;
-  pool_.Free(r);
-  if (st.recv_bytes == st.spec.bytes) {
-    st.finish = now;
-    ++flows_done_;
-    if (cfg_.stop_when_flows_done && flows_done_ == flows_.size()) sim_.Stop();
-  }
-}
-
 PortStats Network::port_stats(uint32_t port) const {
   PortStats st = ports_[port].stats;
   if (ib_on_) {
@@ -1041,205 +598,6 @@ PortStats Network::port_stats(uint32_t port) const {
   }
   st.paused_ps = PausedTotal([&](int c) { return st.classes[static_cast<size_t>(c)].paused_ps; });
   return st;
-}
-
-void Network::set_wait_observer(PfcWaitObserver* obs) {
-  wait_obs_ = obs;
-  if (obs == nullptr || !fwd_base_.empty()) return;
-  num_lossless_ = 0;
-  dense_class_.fill(-1);
-  if (cfg_.pfc.global) {  // one buffer per ingress port: every class counts in it
-    dense_class_.fill(0);
-    num_lossless_ = 1;
-  } else {
-    for (int c = 0; c < kMaxClasses; ++c)
-      if (cfg_.pfc.priorities >> c & 1) dense_class_[c] = static_cast<int8_t>(num_lossless_++);
-  }
-  local_index_.assign(ports_.size(), 0);
-  fwd_base_.assign(ports_.size(), kNone);
-  size_t total = 0;
-  for (const Switch& sw : switches_) {
-    const auto& np = routes_.NodePorts(sw.node);
-    const size_t block = np.size() * static_cast<size_t>(num_lossless_ * num_lossless_);
-    for (size_t i = 0; i < np.size(); ++i) {
-      local_index_[np[i]] = static_cast<uint16_t>(i);
-      fwd_base_[np[i]] = static_cast<uint32_t>(total);
-      total += block;
-    }
-  }
-  fwd_.assign(total, 0);
-}
-
-void Network::FwdCount(uint32_t ingress, int in_class, uint32_t egress, int out_class, int delta) {
-  if (ingress == kNone || dense_class_[in_class] < 0 || dense_class_[out_class] < 0) return;
-  const size_t radix = routes_.NodePorts(ports_[ingress].node).size();
-  int32_t& n = fwd_[fwd_base_[ingress] +
-                    (static_cast<size_t>(dense_class_[in_class]) * num_lossless_ +
-                     static_cast<size_t>(dense_class_[out_class])) *
-                        radix +
-                    local_index_[egress]];
-  const bool was = n > 0;
-  n += delta;
-  const bool is = n > 0;
-  const uint32_t to = ports_[egress].peer;
-  if (was != is && (ports_[to].xoff_sent >> out_class & 1)) {
-    if (cfg_.pfc.global) in_class = out_class = kPortBufferClass;
-    wait_obs_->OnWait(ingress, in_class, to, out_class, is, sim_.Now());
-  }
-}
-
-void Network::XoffAsserted(uint32_t port, int c, bool on) {
-  // `port` (a buffer) asserted or released XOFF on class c: every buffer of
-  // the upstream switch with packets queued at the egress facing `port`
-  // starts or stops waiting on it. Under global pause XOFF changes on every
-  // class at once and the port is one buffer: report it once.
-  const uint32_t egress = ports_[port].peer;
-  if (ports_[egress].sw == kNone || dense_class_[c] < 0) return;
-  if (cfg_.pfc.global && c != kPortBufferClass) return;
-  const int classes = cfg_.pfc.global ? 1 : kMaxClasses;
-  const auto& np = routes_.NodePorts(ports_[egress].node);
-  const size_t radix = np.size();
-  for (uint32_t in : np) {
-    for (int ci = 0; ci < classes; ++ci) {
-      if (dense_class_[ci] < 0) continue;
-      const int32_t n = fwd_[fwd_base_[in] +
-                             (static_cast<size_t>(dense_class_[ci]) * num_lossless_ +
-                              static_cast<size_t>(dense_class_[c])) *
-                                 radix +
-                             local_index_[egress]];
-      if (n > 0) wait_obs_->OnWait(in, ci, port, c, on, sim_.Now());
-    }
-  }
-}
-
-int64_t Network::PausedPsUntilNow(uint32_t pi) const {
-  return PausedTotal([&](int c) { return PausedPsUntilNow(pi, c); });
-}
-
-int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
-  if (!(fc_mask_ >> c & 1)) return 0;
-  const Port& p = ports_[pi];
-  return p.stats.classes[c].paused_ps - std::max<int64_t>(0, p.paused_until[c] - sim_.Now().ps());
-}
-
-int64_t Network::PausedUpTo(uint32_t port, int c, int64_t now) const {
-  // paused_acc counts paused time up to max(now, paused_until) (ApplyPause).
-  return wd_[static_cast<size_t>(port) * kMaxClasses + c].state.paused_acc -
-         std::max<int64_t>(0, ports_[port].paused_until[c] - now);
-}
-
-void Network::WatchdogPoll(uint32_t sw) {
-  const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
-  const int64_t now = sim_.Now().ps();
-  for (uint32_t pi : routes_.NodePorts(switches_[sw].node)) {
-    Port& p = ports_[pi];
-    for (unsigned m = fc_mask_; m != 0; m &= m - 1) {
-      const int c = __builtin_ctz(m);
-      if (p.wd_active >> c & 1) continue;  // restoring
-      WdQueue& w = wd_[static_cast<size_t>(pi) * kMaxClasses + c];
-      const PacketFifo& f = p.q[c].fifo;
-      const int64_t paused = PausedUpTo(pi, c, now);
-      // The same packet at the head at both polls: the queue held packets all
-      // the interval and sent none of them (only sending removes a head).
-      const bool same_head = !f.empty() && f.head == w.head && pool_[f.head].flow == w.head_flow &&
-                             pool_[f.head].seq == w.head_seq;
-      const bool act = w.state.Poll(wd, same_head, paused);
-      w.head = f.head;
-      if (!f.empty()) {
-        w.head_flow = pool_[f.head].flow;
-        w.head_seq = pool_[f.head].seq;
-      }
-      if (act) WatchdogAct(pi, c);
-    }
-  }
-}
-
-void Network::WatchdogDrop(PacketRef r, Port& egress) {
-  ++egress.stats.classes[pool_[r].tclass].wd_drops;
-  DropPacket(r, &egress);
-}
-
-void Network::WatchdogAct(uint32_t pi, int c) {
-  Port& p = ports_[pi];
-  const int64_t now = sim_.Now().ps();
-  ++p.stats.wd_actions;
-  if (p.stats.wd_first_action_ps < 0) p.stats.wd_first_action_ps = now;
-  FlushQueue(pi, c, true);
-  // Ignore the PAUSE in force: the queue is no longer paused.
-  if (p.paused_until[c] > now) {
-    const int64_t cut = p.paused_until[c] - now;
-    p.stats.classes[c].paused_ps -= cut;
-    wd_[static_cast<size_t>(pi) * kMaxClasses + c].state.paused_acc -= cut;
-    p.paused_until[c] = now;
-  }
-  p.wd_active = static_cast<uint8_t>(p.wd_active | (1u << c));
-  wd_[static_cast<size_t>(pi) * kMaxClasses + c].state.stalled = 0;
-  sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.restore, p.entity, this, kWdRestore,
-                (uint64_t{pi} << 3) | static_cast<uint64_t>(c));
-  Kick(pi);
-}
-
-void Network::StallNicReceive(uint32_t host, Time from, Time until) {
-  if (host >= nics_.size() || until <= from)
-    throw std::invalid_argument(fmt::format("bad NIC stall of host {}", host));
-  sim_.Schedule(std::max(from, sim_.Now()), ports_[nics_[host].port].entity, this, kNicStall, host);
-  if (until != Time::Max())
-    sim_.Schedule(until, ports_[nics_[host].port].entity, this, kNicResume, host);
-}
-
-int64_t Network::NicHeldBytes(uint32_t host) const {
-  int64_t sum = 0;
-  for (int64_t b : ports_[nics_[host].port].ingress.bytes) sum += b;
-  return sum;
-}
-
-void Network::NicRxPacket(uint32_t host, PacketRef r) {
-  Nic& nic = nics_[host];
-  Port& p = ports_[nic.port];
-  const Packet& pk = pool_[r];
-  const int c = pk.tclass;
-  const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
-  const int64_t now = sim_.Now().ps();
-  if (pfc_.Overruns(p.ingress, c, size)) {
-    ++p.stats.rx_stall_drops;
-    DropPacket(r, nullptr);
-    return;
-  }
-  nic.held.Push(pool_, r);
-  flowctl::PfcThresholds::Add(p.ingress, c, size);
-  if (nic.stuck_since < 0) {
-    nic.stuck_since = now;
-    const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
-    if (timeout > 0) {
-      sim_.Schedule(Time::Ps(now + timeout / 100 * 85), p.entity, this, kNicStorm,
-                    uint64_t{host} << 1);
-      sim_.Schedule(Time::Ps(now + timeout), p.entity, this, kNicStorm, (uint64_t{host} << 1) | 1);
-    }
-  }
-  const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> c & 1);
-  if (pfc && !nic.storm_stop && pfc_.AboveXoff(p.ingress, c) && !(p.xoff_sent >> c & 1))
-    AssertXoff(nic.port, c);
-}
-
-void Network::NicResume(uint32_t host) {
-  Nic& nic = nics_[host];
-  Port& p = ports_[nic.port];
-  nic.stalled = false;
-  p.rx_stalled = false;
-  nic.storm_stop = false;
-  nic.stuck_since = -1;
-  while (!nic.held.empty()) {
-    PacketRef r = nic.held.Pop(pool_);
-    const int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
-    flowctl::PfcThresholds::Remove(p.ingress, pool_[r].tclass, size);
-    ReceiveAtHost(host, r);
-  }
-  for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
-    const int c = __builtin_ctz(m);
-    SendPause(nic.port, static_cast<uint8_t>(1u << c), 0);
-    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
-  }
-  p.xoff_sent = 0;
 }
 
 std::string Network::PortName(uint32_t pi) const {

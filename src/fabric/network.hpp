@@ -541,6 +541,14 @@ class Network final : public sim::EventHandler {
   void ReleaseIngress(const Packet& pk, int64_t size);
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
   void StartFlow(uint32_t flow);
+  // Event handlers (nic.cpp, pfc_link.cpp).
+  void OnCcTimer(uint32_t flow);
+  void OnNpTimer(uint32_t host);
+  void OnIbCcTimer(uint32_t flow);
+  void OnNicStall(uint32_t host);
+  void OnNicStorm(uint32_t host, bool error);
+  void OnPfcRefresh(uint32_t port, int c);
+  void WatchdogRestored(uint32_t port, int c);
   // The entity of a flow's source NIC: its start, its congestion-control
   // timers and injected CNPs are that NIC's events.
   uint32_t SourceEntity(uint32_t flow) const {

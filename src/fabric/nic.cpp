@@ -1,0 +1,430 @@
+// The host side of the network: NICs that inject flows (round robin over
+// active flows, per-flow pacing, PCIe cap, IB credits at injection), receive
+// packets, answer ECN marks and FECNs with CNPs/BECNs, run the DCQCN and IB
+// CC reaction points' timers, and the stalled-NIC fault (pause storm). The
+// members of Network it uses are declared in fabric/network.hpp; the
+// engine-free congestion-control models are in src/cc/.
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "fabric/network.hpp"
+
+namespace lossless::fabric {
+
+namespace {
+constexpr uint32_t kNone = UINT32_MAX;
+}  // namespace
+
+uint32_t Network::AddFlow(const FlowSpec& spec) {
+  if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst ||
+      spec.bytes <= 0) {
+    throw std::invalid_argument(
+        fmt::format("bad flow {} -> {} ({} bytes)", spec.src, spec.dst, spec.bytes));
+  }
+  uint32_t f = static_cast<uint32_t>(flows_.size());
+  FlowStats st;
+  st.spec = spec;
+  if (st.spec.tclass < 0) st.spec.tclass = cfg_.nic.data_class;
+  flows_.push_back(st);
+  FlowState fs;
+  fs.entropy = static_cast<uint16_t>(0xC000 | (sim::Mix(sim_.seed(), f, 0xe7) & 0x3FFF));
+  fs.tclass = static_cast<uint8_t>(st.spec.tclass);
+  if (ib_on_) {
+    // IB: the flow's SL selects its VL (one SL2VL table for the fabric).
+    const int sl = st.spec.tclass;
+    const int vl = sl >= 0 && sl < 16 ? cfg_.ib.sl2vl[sl] : -1;
+    if (vl < 0 || (vl >= cfg_.ib.num_vls && vl != kVl15Queue))
+      throw std::invalid_argument(fmt::format("flow SL {} maps to no configured VL", sl));
+    fs.tclass = static_cast<uint8_t>(vl);
+  }
+  fs.rate_bps = spec.rate.bps();
+  fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
+  fs.route_off = kNone;
+  if (!spec.route.empty()) {
+    fs.route_off = static_cast<uint32_t>(route_hops_.size());
+    ResolveRoute(f, spec);
+  }
+  if (cfg_.dcqcn) {
+    int64_t line = ports_[nics_[spec.src].port].rate_bps;
+    rp_.emplace_back(cfg_.dcqcn_params, Rate::Bps(line));
+    rp_deadline_.push_back(INT64_MAX);
+  }
+  if (cfg_.ib_cc) {
+    ibcc_rp_.emplace_back(cfg_.ib_cc_params);
+    ibcc_deadline_.push_back(INT64_MAX);
+  }
+  flow_state_.push_back(fs);
+  if (spec.start <= sim_.Now()) {
+    StartFlow(f);
+  } else {
+    sim_.Schedule(spec.start, ports_[nics_[spec.src].port].entity, this, kFlowStart, f);
+  }
+  return f;
+}
+
+void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
+  // On error nothing of the flow is kept (AddFlow has not stored it yet
+  // beyond flows_, which we pop).
+  const size_t keep = route_hops_.size();
+  auto fail = [&](const std::string& why) {
+    route_hops_.resize(keep);
+    flows_.pop_back();
+    throw std::invalid_argument(
+        fmt::format("flow {} ({} -> {}): route: {}", f, spec.src, spec.dst, why));
+  };
+  const uint32_t first = ports_[ports_[nics_[spec.src].port].peer].node;
+  const uint32_t last = ports_[ports_[nics_[spec.dst].port].peer].node;
+  if (spec.route.front().node != first) {
+    fail(fmt::format("expected to start at the source's switch {}, got {}", topo_.nodes[first].name,
+                     spec.route.front().node < topo_.nodes.size()
+                         ? topo_.nodes[spec.route.front().node].name
+                         : std::to_string(spec.route.front().node)));
+  }
+  if (spec.route.back().node != last) {
+    fail(fmt::format("expected to end at the destination's switch {}", topo_.nodes[last].name));
+  }
+  if (spec.route.size() > 250) fail("expected at most 250 switches");
+  for (size_t i = 0; i < spec.route.size(); ++i) {
+    const RouteHop& h = spec.route[i];
+    if (h.node >= topo_.nodes.size() || routes_.SwitchOfNode(h.node) == kNone)
+      fail(fmt::format("hop {} is not a switch", i));
+    if (h.tclass >= kMaxClasses) fail(fmt::format("hop {}: class {} out of range", i, h.tclass));
+    uint32_t egress = kNone;
+    if (i + 1 < spec.route.size()) {
+      for (uint32_t pi : routes_.NodePorts(h.node)) {
+        if (ports_[ports_[pi].peer].node == spec.route[i + 1].node) {
+          egress = pi;
+          break;
+        }
+      }
+      if (egress == kNone) {
+        fail(fmt::format("{} and {} are not linked", topo_.nodes[h.node].name,
+                         spec.route[i + 1].node < topo_.nodes.size()
+                             ? topo_.nodes[spec.route[i + 1].node].name
+                             : std::to_string(spec.route[i + 1].node)));
+      }
+    } else {
+      egress = routes_.HostEdgePort(spec.dst);
+    }
+    // A hop may not send the packet back over the link it came in on: the
+    // release of its ingress buffer would then act on the port that is
+    // transmitting it (and no lossless fabric routes that way).
+    if (i > 0 && ports_[egress].peer == route_hops_.back().port) {
+      fail(fmt::format("hop {} ({}) sends back over the link it came in on", i,
+                       topo_.nodes[h.node].name));
+    }
+    route_hops_.push_back({egress, static_cast<int8_t>(h.tclass)});
+  }
+}
+
+void Network::StartFlow(uint32_t f) {
+  Nic& nic = nics_[flows_[f].spec.src];
+  nic.active.push_back(f);
+  Kick(nic.port);
+}
+
+PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
+  Nic& nic = nics_[p.host];
+  if (nic.active.empty()) return kNoPacket;
+  const int64_t now = sim_.Now().ps();
+  if (nic.next_ps > now) {
+    wake_at = nic.next_ps;
+    return kNoPacket;
+  }
+  const size_t n = nic.active.size();
+  // Round robin from the cursor (no division on this per-packet path).
+  size_t i = nic.cursor < n ? nic.cursor : 0;
+  for (size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+    uint32_t f = nic.active[i];
+    FlowState& fs = flow_state_[f];
+    const int64_t ready =
+        p.ever_paused ? std::max(fs.next_ps, p.paused_until[fs.tclass]) : fs.next_ps;
+    if (ready > now) {
+      wake_at = std::min(wake_at, ready);
+      continue;
+    }
+    FlowStats& st = flows_[f];
+    int64_t payload = std::min<int64_t>(fs.max_payload, st.spec.bytes - st.sent_bytes);
+    if (ib_on_ && fs.tclass != kVl15Queue) {
+      // Whole-packet credit rule; an FCP's arrival kicks the port again.
+      const int32_t blocks = IbBlocks(cfg_.framing.WireBytes(payload));
+      const uint32_t pi = static_cast<uint32_t>(&p - ports_.data());
+      if (!IbCanSend(pi, fs.tclass, blocks)) continue;
+      IbCharge(pi, fs.tclass, blocks);
+    }
+    PacketRef r = pool_.Alloc();
+    Packet& pk = pool_[r];
+    pk.sent_ps = now;
+    pk.arrive_ps = 0;
+    pk.tail_ps = 0;
+    pk.flow = f;
+    pk.src = st.spec.src;
+    pk.dst = st.spec.dst;
+    pk.seq = fs.next_seq++;
+    pk.payload = static_cast<uint32_t>(payload);
+    pk.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(payload));
+    pk.next = kNoPacket;
+    pk.entropy = fs.entropy;
+    pk.tclass = fs.tclass;
+    pk.ecn = cfg_.nic.ect ? kEcnEct0 : kEcnNotEct;
+    pk.kind = PacketKind::kData;
+    pk.hops = 0;
+    pk.flags = fs.route_off != kNone ? kPacketSourceRouted : 0;
+    pk.in_class = fs.tclass;
+    pk.ingress = kNone;
+    ++packets_created_;
+    st.sent_bytes += payload;
+    ++st.packets;
+    if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
+    if (fs.rate_bps > 0)
+      fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
+    if (fs.gap_ps > 0) fs.next_ps = now + Ser(p, pk.wire) + fs.gap_ps;  // IB CC
+    if (cfg_.nic.pcie_rate.bps() > 0) {
+      nic.next_ps = now + units::SerializationTime(Bytes(payload), cfg_.nic.pcie_rate).ps();
+    }
+    if (st.sent_bytes >= st.spec.bytes) {
+      nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(i));
+      nic.cursor = i < nic.active.size() ? i : 0;
+    } else {
+      nic.cursor = i + 1 == n ? 0 : i + 1;
+    }
+    return r;
+  }
+  return kNoPacket;
+}
+
+void Network::InjectCnp(uint32_t flow, Time at) {
+  if (!cfg_.dcqcn || flow >= rp_.size())
+    throw std::invalid_argument(fmt::format("CNP injection into flow {} without DCQCN", flow));
+  sim_.Schedule(std::max(at, sim_.Now()), SourceEntity(flow), this, kCnpInject, flow);
+}
+
+void Network::ArmCcTimer(uint32_t f) {
+  int64_t at = rp_[f].NextDeadline().ps();
+  if (at == Time::Max().ps() || flows_[f].done() || at >= rp_deadline_[f]) return;
+  rp_deadline_[f] = at;
+  sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kCcTimer, f);
+}
+
+void Network::ArmNpTimer(uint32_t h) {
+  int64_t at = np_[h].NextDeadline().ps();
+  if (at == Time::Max().ps() || at >= np_deadline_[h]) return;
+  np_deadline_[h] = at;
+  sim_.Schedule(Time::Ps(at), ports_[nics_[h].port].entity, this, kNpTimer, h);
+}
+
+void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
+  // A CNP is a small packet (BTH + 16 reserved bytes) from the flow's
+  // receiver back to its sender: DCQCN's on the strict CNP class, IB CC's
+  // BECN on the flow's own VL (credit flow controlled like data).
+  Port& p = ports_[nics_[host].port];
+  PacketRef r = pool_.Alloc();
+  Packet& c = pool_[r];
+  c = Packet{};
+  c.sent_ps = sim_.Now().ps();
+  c.flow = flow;
+  c.src = host;
+  c.dst = flows_[flow].spec.src;
+  c.payload = 16;
+  c.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(16));
+  c.next = kNoPacket;
+  c.entropy = flow_state_[flow].entropy;
+  c.tclass = static_cast<uint8_t>(cls);
+  c.in_class = static_cast<uint8_t>(cls);
+  c.ecn = kEcnNotEct;
+  c.kind = PacketKind::kCnp;
+  c.ingress = kNone;
+  p.q[cls].fifo.Push(pool_, r);
+  p.nonempty = static_cast<uint8_t>(p.nonempty | (1u << cls));
+  const int64_t size = c.wire - cfg_.framing.gap_overhead;
+  p.q[cls].bytes += size;
+  p.queued_bytes += size;
+  ++p.stats.classes[cls].cnp_tx;
+  ++cnps_;
+  Kick(nics_[host].port);
+}
+
+void Network::OnBecn(uint32_t f) {
+  if (flows_[f].done()) return;
+  ibcc_rp_[f].OnBecn(sim_.Now());
+  flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
+  ArmIbCcTimer(f);
+}
+
+void Network::ArmIbCcTimer(uint32_t f) {
+  const int64_t at = ibcc_rp_[f].NextDeadline().ps();
+  if (at == Time::Max().ps() || flows_[f].done() || at >= ibcc_deadline_[f]) return;
+  ibcc_deadline_[f] = at;
+  sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kIbCcTimer, f);
+}
+
+void Network::OnCnp(uint32_t f) {
+  if (flows_[f].done()) return;
+  rp_[f].OnCnp(sim_.Now());
+  flow_state_[f].rate_bps = rp_[f].rate().bps();
+  ArmCcTimer(f);
+}
+
+void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
+  Packet& pk = pool_[r];
+  if (ib_on_ && pk.tclass != kVl15Queue) {
+    // The HCA consumes the packet at once and frees its blocks t_rx later.
+    const uint32_t port = nics_[host].port;
+    const int32_t blocks = IbBlocks(pk.wire);
+    IbReceive(port, pk.tclass, blocks);
+    if (cfg_.ib.rx_free_delay.ps() == 0) {
+      IbRelease(port, pk.tclass, blocks);
+    } else {
+      // Freed by the port itself when it next looks (no event unless idle then).
+      const int64_t at = sim_.Now().ps() + cfg_.ib.rx_free_delay.ps();
+      ib_[port].frees.push({at, blocks, pk.tclass});
+      ScheduleKick(port, std::max(at, ports_[port].busy_until));
+    }
+  }
+  if (pk.kind == PacketKind::kCnp) {
+    if (cfg_.dcqcn && pk.dst == host) OnCnp(pk.flow);
+    if (cfg_.ib_cc && pk.dst == host) OnBecn(pk.flow);
+    pool_.Free(r);
+    return;
+  }
+  if ((pk.flags & kPacketFecn) && pk.dst == host) SendCnp(host, pk.flow, pk.tclass);  // BECN
+  if (cfg_.dcqcn && pk.ecn == kEcnCe && pk.dst == host) {
+    if (np_[host].OnEcnMarkedPacket(pk.flow, sim_.Now())) SendCnp(host, pk.flow, cfg_.cnp_class);
+    ArmNpTimer(host);
+  }
+  FlowStats& st = flows_[pk.flow];
+  if (pk.dst != host) {
+    DropPacket(r, nullptr);
+    return;
+  }
+  const Time now = sim_.Now();
+  st.recv_bytes += pk.payload;
+  Time latency = now - Time::Ps(pk.sent_ps);
+  if (latency > st.max_latency) st.max_latency = latency;
+  pool_.Free(r);
+  if (st.recv_bytes == st.spec.bytes) {
+    st.finish = now;
+    ++flows_done_;
+    if (cfg_.stop_when_flows_done && flows_done_ == flows_.size()) sim_.Stop();
+  }
+}
+
+void Network::StallNicReceive(uint32_t host, Time from, Time until) {
+  if (host >= nics_.size() || until <= from)
+    throw std::invalid_argument(fmt::format("bad NIC stall of host {}", host));
+  sim_.Schedule(std::max(from, sim_.Now()), ports_[nics_[host].port].entity, this, kNicStall, host);
+  if (until != Time::Max())
+    sim_.Schedule(until, ports_[nics_[host].port].entity, this, kNicResume, host);
+}
+
+int64_t Network::NicHeldBytes(uint32_t host) const {
+  int64_t sum = 0;
+  for (int64_t b : ports_[nics_[host].port].ingress.bytes) sum += b;
+  return sum;
+}
+
+void Network::NicRxPacket(uint32_t host, PacketRef r) {
+  Nic& nic = nics_[host];
+  Port& p = ports_[nic.port];
+  const Packet& pk = pool_[r];
+  const int c = pk.tclass;
+  const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
+  const int64_t now = sim_.Now().ps();
+  if (pfc_.Overruns(p.ingress, c, size)) {
+    ++p.stats.rx_stall_drops;
+    DropPacket(r, nullptr);
+    return;
+  }
+  nic.held.Push(pool_, r);
+  flowctl::PfcThresholds::Add(p.ingress, c, size);
+  if (nic.stuck_since < 0) {
+    nic.stuck_since = now;
+    const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
+    if (timeout > 0) {
+      sim_.Schedule(Time::Ps(now + timeout / 100 * 85), p.entity, this, kNicStorm,
+                    uint64_t{host} << 1);
+      sim_.Schedule(Time::Ps(now + timeout), p.entity, this, kNicStorm, (uint64_t{host} << 1) | 1);
+    }
+  }
+  const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> c & 1);
+  if (pfc && !nic.storm_stop && pfc_.AboveXoff(p.ingress, c) && !(p.xoff_sent >> c & 1))
+    AssertXoff(nic.port, c);
+}
+
+void Network::NicResume(uint32_t host) {
+  Nic& nic = nics_[host];
+  Port& p = ports_[nic.port];
+  nic.stalled = false;
+  p.rx_stalled = false;
+  nic.storm_stop = false;
+  nic.stuck_since = -1;
+  while (!nic.held.empty()) {
+    PacketRef r = nic.held.Pop(pool_);
+    const int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
+    flowctl::PfcThresholds::Remove(p.ingress, pool_[r].tclass, size);
+    ReceiveAtHost(host, r);
+  }
+  for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
+    const int c = __builtin_ctz(m);
+    SendPause(nic.port, static_cast<uint8_t>(1u << c), 0);
+    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
+  }
+  p.xoff_sent = 0;
+}
+
+void Network::OnCcTimer(uint32_t f) {
+  if (rp_deadline_[f] != sim_.Now().ps()) return;  // superseded
+  rp_deadline_[f] = INT64_MAX;
+  rp_[f].Advance(sim_.Now());
+  flow_state_[f].rate_bps = rp_[f].rate().bps();
+  ArmCcTimer(f);
+}
+
+void Network::OnNpTimer(uint32_t h) {
+  if (np_deadline_[h] != sim_.Now().ps()) return;
+  np_deadline_[h] = INT64_MAX;
+  due_cnps_.clear();
+  np_[h].Advance(sim_.Now(), due_cnps_);
+  for (const auto& d : due_cnps_) SendCnp(h, d.qp, cfg_.cnp_class);
+  ArmNpTimer(h);
+}
+
+void Network::OnIbCcTimer(uint32_t f) {
+  if (ibcc_deadline_[f] != sim_.Now().ps()) return;  // superseded
+  ibcc_deadline_[f] = INT64_MAX;
+  ibcc_rp_[f].Advance(sim_.Now());
+  flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
+  ArmIbCcTimer(f);
+}
+
+void Network::OnNicStall(uint32_t host) {
+  Nic& nic = nics_[host];
+  nic.stalled = true;
+  ports_[nic.port].rx_stalled = true;
+}
+
+void Network::OnNicStorm(uint32_t host, bool error) {
+  // Warning at 85 % of the timeout, error at 100 %.
+  Nic& nic = nics_[host];
+  Port& p = ports_[nic.port];
+  const int64_t timeout = cfg_.nic.pause_storm_timeout.ps();
+  const int64_t due = nic.stuck_since + (error ? timeout : timeout / 100 * 85);
+  if (!nic.stalled || nic.stuck_since < 0 || due != sim_.Now().ps()) return;  // stale
+  if (!error) {
+    ++p.stats.pause_storm_warnings;
+    return;
+  }
+  ++p.stats.pause_storm_errors;
+  nic.storm_stop = true;
+  // Stop sending PAUSE: no more refreshes, no XON; the upstream pause
+  // simply expires.
+  for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
+    const int c = __builtin_ctz(m);
+    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
+  }
+  p.xoff_sent = 0;
+}
+
+}  // namespace lossless::fabric
