@@ -35,9 +35,9 @@ struct SeriesResult {
 };
 
 struct SamplerConfig {
-  units::Time interval;  // above zero
-  units::Time stop;      // no sample after this time
-  int data_class = 0;    // the class whose egress queue queue_bytes reads
+  units::Time interval;    // above zero
+  units::Time stop;        // no sample after this time
+  int data_class = 0;      // the class whose egress queue queue_bytes reads
   int64_t max_values = 0;  // cap on values held (series x samples so far)
   Location where;          // named by the error when the cap is reached
 };

@@ -12,8 +12,8 @@
 
 #include "fabric/tx_record_test_util.hpp"
 #include "run/runner.hpp"
-#include "workload/traffic.hpp"
 #include "scenario/scenario.hpp"
+#include "workload/traffic.hpp"
 
 namespace lossless::run {
 namespace {

@@ -70,10 +70,9 @@ uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t
   }
   for (uint32_t port = 0; port < NumPorts(t); ++port)
     if (PortName(t, port) == p.port) return port;
-  throw InputError(
-      p.where,
-      Expected(fmt::format("a link direction of this topology such as {}", SomePortNames(t)),
-               p.port));
+  throw InputError(p.where, Expected(fmt::format("a link direction of this topology such as {}",
+                                                 SomePortNames(t)),
+                                     p.port));
 }
 
 void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows) {
