@@ -84,6 +84,23 @@ void SeriesSampler::OnEvent(uint32_t, uint64_t) {
 }
 
 namespace {
+
+// Name, unit and shape of each SeriesSampler::Kind, in enum order.
+struct KindInfo {
+  const char* name;
+  const char* unit;
+  bool integral;  // whole numbers
+  bool port;      // of a port (else of a flow)
+};
+constexpr KindInfo kKinds[] = {{"queue_bytes", "B", true, true},
+                               {"utilization", "fraction", false, true},
+                               {"pause_frames", "frames", true, true},
+                               {"cnps", "CNPs", true, true},
+                               {"goodput_gbps", "Gb/s", false, false},
+                               {"dcqcn_rate_gbps", "Gb/s", false, false},
+                               {"dcqcn_target_gbps", "Gb/s", false, false},
+                               {"dcqcn_alpha", "fraction", false, false}};
+
 void Summarize(Series& x) {
   if (x.values.empty()) return;
   x.min = *std::min_element(x.values.begin(), x.values.end());
@@ -108,41 +125,17 @@ SeriesResult SeriesSampler::Collect(const topology::Topology& topo, bool busy_on
   }
   auto host_name = [&](uint32_t rank) { return topo.nodes[topo.hosts[rank]].name; };
   for (auto& src : sources_) {
+    const KindInfo& info = kKinds[static_cast<size_t>(src.kind)];
+    if (info.port && quiet[src.index]) continue;
     Series x;
-    const bool port = src.kind == Kind::kQueue || src.kind == Kind::kUtil ||
-                      src.kind == Kind::kPause || src.kind == Kind::kCnp;
-    if (port && quiet[src.index]) continue;
-    if (port) {
+    x.kind = info.name;
+    x.unit = info.unit;
+    x.integral = info.integral;
+    if (info.port) {
       x.subject = net_.PortName(src.index);
     } else {
       const auto& f = net_.flows()[src.index].spec;
       x.subject = fmt::format("flow {} {}->{}", src.index, host_name(f.src), host_name(f.dst));
-    }
-    switch (src.kind) {
-      case Kind::kQueue:
-        x.kind = "queue_bytes", x.unit = "B", x.integral = true;
-        break;
-      case Kind::kUtil:
-        x.kind = "utilization", x.unit = "fraction";
-        break;
-      case Kind::kPause:
-        x.kind = "pause_frames", x.unit = "frames", x.integral = true;
-        break;
-      case Kind::kCnp:
-        x.kind = "cnps", x.unit = "CNPs", x.integral = true;
-        break;
-      case Kind::kGoodput:
-        x.kind = "goodput_gbps", x.unit = "Gb/s";
-        break;
-      case Kind::kRate:
-        x.kind = "dcqcn_rate_gbps", x.unit = "Gb/s";
-        break;
-      case Kind::kTarget:
-        x.kind = "dcqcn_target_gbps", x.unit = "Gb/s";
-        break;
-      case Kind::kAlpha:
-        x.kind = "dcqcn_alpha", x.unit = "fraction";
-        break;
     }
     x.values = std::move(src.values);
     Summarize(x);

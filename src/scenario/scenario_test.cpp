@@ -8,33 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "scenario/params.hpp"
+#include "scenario/scenario_test_util.hpp"
 
 namespace lossless::scenario {
 namespace {
 
-constexpr const char* kGood = R"(name: t
-seed: 3
-fabric:
-  preset: roce
-  link_rate: 400Gbps
-topology:
-  kind: leaf-spine
-  gpus: 32
-  radix: 16
-traffic:
-  - pattern: ring
-    bytes: 64KiB
-)";
-
-std::string ErrorOf(const std::string& text, const std::vector<std::string>& sets = {}) {
-  try {
-    Scenario s = LoadScenarioText(text, "s.yaml", sets);
-    BuildTopology(s);
-    return "no error";
-  } catch (const InputError& e) {
-    return e.what();
-  }
-}
+using testing::ErrorOf;
+using testing::kGood;
 
 TEST(Scenario, LoadsPresetDefaultsAndOverrides) {
   Scenario s = LoadScenarioText(kGood, "s.yaml");
