@@ -28,7 +28,7 @@ struct LinkUse {
 // and watchdog / NIC stall events is non-zero. The counters are the fabric's
 // own (fabric::PortStats, per class in stats.classes); paused_ps, of the port
 // and of each class, counts a pause still in effect up to the end of the run.
-// Renderers turn times into fractions of the simulated time (PortFraction).
+// Renderers turn times into fractions of the simulated time (FractionOfRun).
 struct PortCounters {
   std::string name;
   fabric::PortStats stats;
@@ -126,7 +126,7 @@ struct RunResult {
 };
 
 // `ps` as a fraction of the run's simulated time (at least 1 ps).
-inline double PortFraction(int64_t ps, const RunResult& r) {
+inline double FractionOfRun(int64_t ps, const RunResult& r) {
   return static_cast<double>(ps) / static_cast<double>(std::max<int64_t>(1, r.sim_time.ps()));
 }
 

@@ -63,8 +63,8 @@ std::string ClassText(const RunResult& r) {
           "           {:>5}  {:>5}/{:<5}  {:>5.1f}%  {:>13.1f}%  {:>9}  {:>4}  {:>5}  {:>8}  {:>8} "
           " "
           "{:>5}/{:<5}  {}\n",
-          c, cs.pause_tx, cs.pause_rx, 100 * PortFraction(cs.paused_ps, r),
-          100 * PortFraction(cs.credit_starved_ps, r), cs.ecn_marks, cs.cnp_tx, cs.drops,
+          c, cs.pause_tx, cs.pause_rx, 100 * FractionOfRun(cs.paused_ps, r),
+          100 * FractionOfRun(cs.credit_starved_ps, r), cs.ecn_marks, cs.cnp_tx, cs.drops,
           cs.lossless_drops, cs.wd_drops, cs.fcp_tx, cs.fcp_rx, p.name);
     }
   }
@@ -252,8 +252,8 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
       classes.push_back({{"class", c},
                          {"pause_tx", cs.pause_tx},
                          {"pause_rx", cs.pause_rx},
-                         {"paused_fraction", PortFraction(cs.paused_ps, r)},
-                         {"credit_starved_fraction", PortFraction(cs.credit_starved_ps, r)},
+                         {"paused_fraction", FractionOfRun(cs.paused_ps, r)},
+                         {"credit_starved_fraction", FractionOfRun(cs.credit_starved_ps, r)},
                          {"ecn_marks", cs.ecn_marks},
                          {"cnps", cs.cnp_tx},
                          {"drops", cs.drops},
@@ -265,14 +265,14 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
     ports.push_back({{"link", p.name},
                      {"pause_tx", st.pause_tx},
                      {"pause_rx", st.pause_rx},
-                     {"paused_fraction", PortFraction(st.paused_ps, r)},
+                     {"paused_fraction", FractionOfRun(st.paused_ps, r)},
                      {"ecn_marks", st.ecn_marks},
                      {"drops", st.drops},
                      {"lossless_drops", st.lossless_drops},
                      {"cnps", st.cnp_tx},
                      {"fcp_tx", st.fcp_tx},
                      {"fcp_rx", st.fcp_rx},
-                     {"credit_starved_fraction", PortFraction(st.credit_starved_ps, r)},
+                     {"credit_starved_fraction", FractionOfRun(st.credit_starved_ps, r)},
                      {"watchdog_actions", st.wd_actions},
                      {"watchdog_drops", st.wd_drops},
                      {"watchdog_first_action_ps", st.wd_actions > 0 ? st.wd_first_action_ps : -1},

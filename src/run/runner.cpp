@@ -59,7 +59,7 @@ void GatherPorts(const fabric::Network& net, RunResult& r) {
     r.ecn_marks += st.ecn_marks;
     r.pause_frames += st.pause_tx;
     r.fcp_frames += st.fcp_tx;
-    const double starved = report::PortFraction(st.credit_starved_ps, r);
+    const double starved = report::FractionOfRun(st.credit_starved_ps, r);
     if (starved > r.max_credit_starved_fraction) {
       r.max_credit_starved_fraction = starved;
       r.most_credit_starved = net.PortName(p);
@@ -81,13 +81,13 @@ void GatherPorts(const fabric::Network& net, RunResult& r) {
         pc.stats.classes[static_cast<size_t>(c)].paused_ps = net.PausedPsUntilNow(p, c);
       r.ports.push_back(std::move(pc));
     }
-    const double paused = report::PortFraction(paused_ps, r);
+    const double paused = report::FractionOfRun(paused_ps, r);
     if (paused > r.max_paused_fraction) {
       r.max_paused_fraction = paused;
       r.most_paused = net.PortName(p);
     }
     if (st.tx_packets == 0) continue;
-    const double u = report::PortFraction(st.busy_ps, r);
+    const double u = report::FractionOfRun(st.busy_ps, r);
     sum += u;
     ++used;
     uses.push_back({net.PortName(p), u});
