@@ -11,9 +11,10 @@
 
 #include "cli/commands.hpp"
 #include "report/run_report.hpp"
+#include "run/runner.hpp"
 #include "scenario/params.hpp"
-#include "scenario/runner.hpp"
 #include "scenario/scenario.hpp"
+#include "workload/traffic.hpp"
 
 namespace lossless::cli {
 namespace {
@@ -28,7 +29,7 @@ void WriteFile(const std::string& path, const std::string& text,
 // Runs and prints the scenario; returns whether the online deadlock detector
 // confirmed a deadlock (the report's DEADLOCK line).
 bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
-  scenario::RunResult r = scenario::RunScenario(s);
+  report::RunResult r = run::RunScenario(s);
   fmt::print("{}", report::RunText(r, timing));
   std::string path = json_path.empty() ? s.json_out : json_path;
   if (!path.empty()) WriteFile(path, report::RunJson(r, timing).dump(2) + "\n");
@@ -124,7 +125,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     cmd->callback([=, &ctx] {
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
       topology::Topology t = scenario::BuildTopology(s);
-      auto flows = scenario::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()), &t);
+      auto flows = workload::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()), &t);
       if (s.series.interval.ps() > 0) scenario::SeriesPorts(s, t);
       scenario::CheckFaults(s, t, flows.size());
       fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
@@ -208,7 +209,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       }
       scenario::Scenario s = scenario::LoadScenarioText(yaml, "<bench ls-ring>", sets);
       auto t0 = std::chrono::steady_clock::now();
-      scenario::RunResult r = scenario::RunScenario(s);
+      report::RunResult r = run::RunScenario(s);
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       fmt::print(
           "ls-ring hosts={} bytes={} datagrams_per_flow={} stride={}: {} flows done, completion "
@@ -228,7 +229,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
           r.timing.build_s, r.hosts, r.switches, r.links, r.peak_packets_alive, r.bytes_per_packet);
       std::string line =
           fmt::format("packet_hops={} wall_s={:.3f} packet_hops_per_s={:.4g} peak_rss_mb={:.1f}",
-                      r.packet_hops, wall, rate, scenario::PeakRssMb());
+                      r.packet_hops, wall, rate, run::PeakRssMb());
       if (*vs_ns3) {
         std::string cmdline =
             fmt::format("bash '{}/ns3/run.sh' --hosts={} --bytes={} --stride={} 2>&1", *anchors,

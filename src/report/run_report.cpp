@@ -18,7 +18,7 @@ std::string Num(double v, bool integral) {
   return fmt::format("{}", v);
 }
 
-std::string SeriesText(const scenario::SeriesResult& s) {
+std::string SeriesText(const SeriesResult& s) {
   constexpr size_t kMaxLines = 16;
   std::string o = fmt::format("series     {} samples every {}; min / mean / max of each:\n",
                               s.samples, FormatTime(s.interval));
@@ -45,26 +45,27 @@ std::string SeriesText(const scenario::SeriesResult& s) {
 
 // One line per (port, class) with activity, in port order, at most
 // kMaxLines; the rest are counted.
-std::string ClassText(const std::vector<scenario::PortCounters>& ports) {
+std::string ClassText(const RunResult& r) {
   constexpr size_t kMaxLines = 20;
   size_t total = 0;
-  for (const auto& p : ports) total += p.classes.size();
+  for (const auto& p : r.ports) total += ActiveClasses(p.stats).size();
   if (total == 0) return {};
   std::string o =
       "per class  class  pause tx/rx  paused  credit-starved  ECN marks  CNPs  drops  lossless  "
       "watchdog  FCPs tx/rx\n";
   size_t shown = 0;
-  for (const auto& p : ports) {
-    for (const auto& c : p.classes) {
+  for (const auto& p : r.ports) {
+    for (int c : ActiveClasses(p.stats)) {
       if (shown == kMaxLines) break;
       ++shown;
+      const fabric::ClassStats& cs = p.stats.classes[static_cast<size_t>(c)];
       o += fmt::format(
           "           {:>5}  {:>5}/{:<5}  {:>5.1f}%  {:>13.1f}%  {:>9}  {:>4}  {:>5}  {:>8}  {:>8} "
           " "
           "{:>5}/{:<5}  {}\n",
-          c.tclass, c.pause_tx, c.pause_rx, 100 * c.paused_fraction,
-          100 * c.credit_starved_fraction, c.ecn_marks, c.cnps, c.drops, c.lossless_drops,
-          c.watchdog_drops, c.fcp_tx, c.fcp_rx, p.name);
+          c, cs.pause_tx, cs.pause_rx, 100 * FractionOfRun(cs.paused_ps, r),
+          100 * FractionOfRun(cs.credit_starved_ps, r), cs.ecn_marks, cs.cnp_tx, cs.drops,
+          cs.lossless_drops, cs.wd_drops, cs.fcp_tx, cs.fcp_rx, p.name);
     }
   }
   if (total > shown) o += fmt::format("           ... {} more (JSON)\n", total - shown);
@@ -79,7 +80,7 @@ std::string Classes(uint8_t mask) {
 }
 
 // faults.pause_inject / cnp_inject: what was injected and what it did.
-std::string InjectText(const scenario::RunResult& r) {
+std::string InjectText(const RunResult& r) {
   std::string o;
   for (const auto& p : r.pause_injections) {
     std::string paused;
@@ -103,7 +104,7 @@ std::string InjectText(const scenario::RunResult& r) {
 
 }  // namespace
 
-std::string SeriesCsv(const scenario::SeriesResult& s) {
+std::string SeriesCsv(const SeriesResult& s) {
   std::string o = "time_ps";
   for (const auto& x : s.list) o += fmt::format(",{}:{}", x.kind, x.subject);
   o += "\n";
@@ -118,7 +119,7 @@ std::string SeriesCsv(const scenario::SeriesResult& s) {
   return o;
 }
 
-std::string RunText(const scenario::RunResult& r, bool timing) {
+std::string RunText(const RunResult& r, bool timing) {
   std::string o;
   o += fmt::format("scenario   {} (preset {}, seed {})\n", r.name, r.preset, r.seed);
   o += fmt::format("topology   {}; {} switches; routing {}\n", r.topology, r.switches, r.routing);
@@ -159,19 +160,21 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
     o += fmt::format("watchdog   {} PFC watchdog actions, first at {}; {} packets dropped by it\n",
                      r.watchdog_actions, FormatTime(r.watchdog_first), r.watchdog_drops);
     for (const auto& p : r.ports) {
-      if (p.watchdog_actions == 0) continue;
-      o += fmt::format("           {} actions (first at {}), {} drops  {}\n", p.watchdog_actions,
-                       FormatTime(p.watchdog_first), p.watchdog_drops, p.name);
+      if (p.stats.wd_actions == 0) continue;
+      o += fmt::format("           {} actions (first at {}), {} drops  {}\n", p.stats.wd_actions,
+                       FormatTime(units::Time::Ps(p.stats.wd_first_action_ps)), p.stats.wd_drops,
+                       p.name);
     }
   }
   for (const auto& p : r.ports) {
-    if (p.pause_storm_warnings + p.pause_storm_errors + p.rx_stall_drops == 0) continue;
+    const fabric::PortStats& st = p.stats;
+    if (st.pause_storm_warnings + st.pause_storm_errors + st.rx_stall_drops == 0) continue;
     o += fmt::format(
         "nic stall  {}: tx_pause_storm_warning_events {}  tx_pause_storm_error_events {}  "
         "stalled-receive drops {}\n",
-        p.name, p.pause_storm_warnings, p.pause_storm_errors, p.rx_stall_drops);
+        p.name, st.pause_storm_warnings, st.pause_storm_errors, st.rx_stall_drops);
   }
-  o += ClassText(r.ports);
+  o += ClassText(r);
   if (r.deadlock.enabled) {
     if (r.deadlock.cycle.empty()) {
       o += "deadlock   none detected\n";
@@ -202,7 +205,7 @@ std::string RunText(const scenario::RunResult& r, bool timing) {
   return o;
 }
 
-nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
+nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
   nlohmann::ordered_json j;
   j["schema"] = "lossless.run/1";
   j["scenario"] = r.name;
@@ -242,40 +245,41 @@ nlohmann::ordered_json RunJson(const scenario::RunResult& r, bool timing) {
   j["warnings"] = r.warnings;
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (const auto& p : r.ports) {
+    const fabric::PortStats& st = p.stats;
     nlohmann::ordered_json classes = nlohmann::ordered_json::array();
-    for (const auto& c : p.classes) {
-      classes.push_back({{"class", c.tclass},
-                         {"pause_tx", c.pause_tx},
-                         {"pause_rx", c.pause_rx},
-                         {"paused_fraction", c.paused_fraction},
-                         {"credit_starved_fraction", c.credit_starved_fraction},
-                         {"ecn_marks", c.ecn_marks},
-                         {"cnps", c.cnps},
-                         {"drops", c.drops},
-                         {"lossless_drops", c.lossless_drops},
-                         {"watchdog_drops", c.watchdog_drops},
-                         {"fcp_tx", c.fcp_tx},
-                         {"fcp_rx", c.fcp_rx}});
+    for (int c : ActiveClasses(st)) {
+      const fabric::ClassStats& cs = st.classes[static_cast<size_t>(c)];
+      classes.push_back({{"class", c},
+                         {"pause_tx", cs.pause_tx},
+                         {"pause_rx", cs.pause_rx},
+                         {"paused_fraction", FractionOfRun(cs.paused_ps, r)},
+                         {"credit_starved_fraction", FractionOfRun(cs.credit_starved_ps, r)},
+                         {"ecn_marks", cs.ecn_marks},
+                         {"cnps", cs.cnp_tx},
+                         {"drops", cs.drops},
+                         {"lossless_drops", cs.lossless_drops},
+                         {"watchdog_drops", cs.wd_drops},
+                         {"fcp_tx", cs.fcp_tx},
+                         {"fcp_rx", cs.fcp_rx}});
     }
-    ports.push_back(
-        {{"link", p.name},
-         {"pause_tx", p.pause_tx},
-         {"pause_rx", p.pause_rx},
-         {"paused_fraction", p.paused_fraction},
-         {"ecn_marks", p.ecn_marks},
-         {"drops", p.drops},
-         {"lossless_drops", p.lossless_drops},
-         {"cnps", p.cnps},
-         {"fcp_tx", p.fcp_tx},
-         {"fcp_rx", p.fcp_rx},
-         {"credit_starved_fraction", p.credit_starved_fraction},
-         {"watchdog_actions", p.watchdog_actions},
-         {"watchdog_drops", p.watchdog_drops},
-         {"watchdog_first_action_ps", p.watchdog_actions > 0 ? p.watchdog_first.ps() : int64_t{-1}},
-         {"rx_stall_drops", p.rx_stall_drops},
-         {"tx_pause_storm_warning_events", p.pause_storm_warnings},
-         {"tx_pause_storm_error_events", p.pause_storm_errors},
-         {"classes", classes}});
+    ports.push_back({{"link", p.name},
+                     {"pause_tx", st.pause_tx},
+                     {"pause_rx", st.pause_rx},
+                     {"paused_fraction", FractionOfRun(st.paused_ps, r)},
+                     {"ecn_marks", st.ecn_marks},
+                     {"drops", st.drops},
+                     {"lossless_drops", st.lossless_drops},
+                     {"cnps", st.cnp_tx},
+                     {"fcp_tx", st.fcp_tx},
+                     {"fcp_rx", st.fcp_rx},
+                     {"credit_starved_fraction", FractionOfRun(st.credit_starved_ps, r)},
+                     {"watchdog_actions", st.wd_actions},
+                     {"watchdog_drops", st.wd_drops},
+                     {"watchdog_first_action_ps", st.wd_actions > 0 ? st.wd_first_action_ps : -1},
+                     {"rx_stall_drops", st.rx_stall_drops},
+                     {"tx_pause_storm_warning_events", st.pause_storm_warnings},
+                     {"tx_pause_storm_error_events", st.pause_storm_errors},
+                     {"classes", classes}});
   }
   j["ports"] = ports;
   j["pfc_watchdog"] = {

@@ -1,6 +1,7 @@
 #pragma once
 // Scenario files: YAML (JSON accepted) naming a fabric preset plus overrides,
-// a topology, traffic, a seed and outputs. Loading validates every field
+// a topology, traffic, a seed and outputs: the configuration only (running it
+// is run::RunScenario; its traffic as flows is workload::ExpandTraffic). Loading validates every field
 // against the registry (params.hpp) and throws InputError with file, line and
 // field on the first problem; `--set a.b=v` overrides apply before validation.
 #include <cstdint>
@@ -120,12 +121,6 @@ Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string
 // field, e.g. a GPU count the radix cannot host, or an unreachable host pair).
 topology::Topology BuildTopology(const Scenario& s);
 
-// Expands the traffic list into flows for `hosts` hosts (throws InputError
-// naming the traffic entry when a rank is out of range). Flows with a `path`
-// need the topology: pass it (else InputError on the path).
-std::vector<fabric::FlowSpec> ExpandTraffic(const Scenario& s, uint32_t hosts,
-                                            const topology::Topology* topo = nullptr);
-
 // The port (fabric::Network numbering: 2l and 2l+1 are the two directions of
 // topology link l) that sends injected frame `p`. Throws InputError naming
 // the entry's host or port field when it names no host / link direction of `t`.
@@ -134,5 +129,10 @@ uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t
 // Checks the faults against the built topology and the expanded flows (host
 // ranks, link names, flow indices); throws InputError naming the field.
 void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows);
+
+// The ports (same numbering) that outputs.series.ports selects; every port
+// for busy and all. Throws InputError naming outputs.series.ports for a name
+// that matches no link direction of `t`.
+std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t);
 
 }  // namespace lossless::scenario

@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "report/run_report.hpp"
-#include "scenario/runner.hpp"
+#include "run/runner.hpp"
 #include "scenario/scenario.hpp"
 
-namespace lossless::scenario {
+namespace lossless::run {
 namespace {
+
+using report::RunResult;
+using scenario::LoadScenarioText;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -139,33 +142,5 @@ TEST(ClassReport, FcpsAndLosslessDropsPerClassSumToPortTotals) {
   EXPECT_EQ(wd, 0u);
 }
 
-TEST(ClassReport, TextBlockIsCappedAtTwentyLines) {
-  RunResult r;
-  r.cc = "none";
-  for (int p = 0; p < 5; ++p) {
-    PortCounters pc;
-    pc.name = "port" + std::to_string(p);
-    for (int c = 0; c < 5; ++c) {
-      ClassCounters cc;
-      cc.tclass = c;
-      cc.drops = 1;
-      pc.classes.push_back(cc);
-    }
-    r.ports.push_back(pc);
-  }
-  std::string text = report::RunText(r, false);
-  EXPECT_THAT(text, HasSubstr("... 5 more (JSON)"));
-  EXPECT_THAT(text, HasSubstr("port3\n"));       // lines 16..20 are port3's
-  EXPECT_THAT(text, Not(HasSubstr("port4\n")));  // cut
-  r.ports.pop_back();
-  text = report::RunText(r, false);
-  EXPECT_THAT(text, HasSubstr("port3\n"));
-  EXPECT_THAT(text, Not(HasSubstr("more (JSON)")));
-  const auto j = report::RunJson(r, false);
-  ASSERT_EQ(j["ports"][0]["classes"].size(), 5u);
-  EXPECT_EQ(j["ports"][0]["classes"][4]["class"], 4);
-  EXPECT_EQ(j["ports"][0]["classes"][4]["drops"], 1);
-}
-
 }  // namespace
-}  // namespace lossless::scenario
+}  // namespace lossless::run

@@ -5,11 +5,15 @@
 
 #include <gtest/gtest.h>
 
-#include "scenario/runner.hpp"
+#include "run/runner.hpp"
 #include "scenario/scenario.hpp"
 
-namespace lossless::scenario {
+namespace lossless::run {
 namespace {
+
+using report::RunResult;
+using scenario::LoadScenarioText;
+using scenario::Scenario;
 
 constexpr const char* kIb = R"(name: ib
 fabric:
@@ -114,4 +118,4 @@ TEST(IbScenario, IbCcIsAChoiceOfFabricCcAndNeedsCredits) {
 }
 
 }  // namespace
-}  // namespace lossless::scenario
+}  // namespace lossless::run

@@ -9,11 +9,16 @@
 #include <gtest/gtest.h>
 
 #include "report/run_report.hpp"
-#include "scenario/runner.hpp"
+#include "run/runner.hpp"
 #include "scenario/scenario.hpp"
 
-namespace lossless::scenario {
+namespace lossless::run {
 namespace {
+
+using report::RunResult;
+using report::Series;
+using scenario::LoadScenarioText;
+using scenario::Scenario;
 
 using ::testing::HasSubstr;
 
@@ -193,4 +198,4 @@ TEST(Series, ErrorsNameTheFieldAndTheLimit) {
 }
 
 }  // namespace
-}  // namespace lossless::scenario
+}  // namespace lossless::run

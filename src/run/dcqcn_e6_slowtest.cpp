@@ -15,11 +15,16 @@
 #include <gtest/gtest.h>
 
 #include "cc/dcqcn_params.hpp"
-#include "scenario/runner.hpp"
+#include "run/runner.hpp"
 #include "scenario/scenario.hpp"
 
-namespace lossless::scenario {
+namespace lossless::run {
 namespace {
+
+using report::RunResult;
+using report::Series;
+using scenario::LoadScenarioFile;
+using scenario::Scenario;
 
 const char* kFile = LOSSLESS_SOURCE_DIR "/scenarios/experiments/E6-dcqcn-two-flow.yaml";
 
@@ -242,4 +247,4 @@ TEST(RefE6_DcqcnTwoFlowConvergence, Check4_NoPauseQueueBelowKmax100G) {
 }
 
 }  // namespace
-}  // namespace lossless::scenario
+}  // namespace lossless::run

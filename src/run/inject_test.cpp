@@ -11,11 +11,23 @@
 #include <gtest/gtest.h>
 
 #include "fabric/tx_record_test_util.hpp"
-#include "scenario/runner.hpp"
+#include "run/runner.hpp"
 #include "scenario/scenario.hpp"
+#include "workload/traffic.hpp"
 
-namespace lossless::scenario {
+namespace lossless::run {
 namespace {
+
+using report::CnpInjectReport;
+using report::PauseInjectReport;
+using report::RunResult;
+using report::Series;
+using scenario::BuildTopology;
+using scenario::CheckFaults;
+using scenario::LoadScenarioFile;
+using scenario::LoadScenarioText;
+using scenario::Scenario;
+using workload::ExpandTraffic;
 
 const std::string kDir = std::string(LOSSLESS_SOURCE_DIR) + "/scenarios/experiments/";
 
@@ -316,4 +328,4 @@ TEST(ScenarioTrafficRate, BadRatesNameTheEntry) {
 }
 
 }  // namespace
-}  // namespace lossless::scenario
+}  // namespace lossless::run

@@ -1,0 +1,30 @@
+#pragma once
+// Runs a scenario: builds the topology and network, adds its flows and
+// faults, installs the deadlock detector and the series sampler, runs the
+// engine, and gathers the results into report::RunResult. Deterministic: the
+// same scenario and seed give the same RunResult except the wall-clock
+// fields in `timing`.
+#include <functional>
+
+#include "fabric/network.hpp"
+#include "report/result.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lossless::run {
+
+// Test hooks: `before_run` sees the network once flows and faults are in
+// place, before the engine runs (e.g. to install a transmit trace).
+struct RunHooks {
+  std::function<void(fabric::Network&)> before_run;
+};
+
+// Throws InputError (naming outputs.series.*) when the series selection names
+// an unknown port, or during the run once the series would hold more than
+// SeriesSpec::max_values values; naming faults.* for a host, link or flow the
+// topology or traffic does not have.
+report::RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks = {});
+
+// Peak resident set size of this process, in MB (from getrusage).
+double PeakRssMb();
+
+}  // namespace lossless::run

@@ -1,0 +1,118 @@
+#pragma once
+// Internal to the scenario module: what LoadScenarioText reads a scenario
+// with. The Loader collects field values from the file and --set; Fields
+// gives them typed (given value, else the preset's, else the registry
+// default) and records each one read in Scenario::resolved; one Read*
+// function per block of the file fills its part of the Scenario and checks
+// it. LoadScenarioText calls the readers in a fixed order: it is the order
+// of `validate --show` and decides which error a file with several gets.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "base/error.hpp"
+#include "scenario/params.hpp"
+#include "scenario/scenario.hpp"
+#include "units/units.hpp"
+
+namespace lossless::scenario {
+
+inline constexpr const char* kSetFile = "<--set>";
+
+// One field's text and where it came from (file line, --set, preset, default).
+struct Value {
+  std::string text;
+  Location where;
+  bool given = false;
+};
+
+int64_t LineOf(const YAML::Node& n);
+// The option nearest to `key` (for "did you mean" hints).
+std::string Nearest(const std::string& key, const std::vector<std::string>& options);
+std::string JoinOptions(const std::vector<std::string>& v);
+
+// Conversions that throw InputError at v.where; bounds from p (min > max = none).
+int64_t ToInt(const Value& v, const ParamInfo& p);
+double ToDouble(const Value& v, const ParamInfo& p);
+bool ToBool(const Value& v);
+std::string ToEnum(const Value& v, const ParamInfo& p);
+// An int field of a list entry (traffic, faults.*) from `lo` to `hi`.
+int64_t ToInt(const Value& v, const char* field, double lo, double hi);
+
+// Rejects inputs nested deeper than any scenario needs before yaml-cpp sees
+// them (its recursive parser would otherwise exhaust the stack).
+void CheckNesting(const std::string& text, const std::string& file);
+
+// The fields of a scenario file and of --set, before any is interpreted.
+class Loader {
+ public:
+  explicit Loader(std::string file) : file_(std::move(file)) {}
+
+  // Collects the registry fields under `node` (map path `path`) and keeps the
+  // list fields (traffic, faults.pause_inject, faults.cnp_inject) as nodes.
+  void Walk(const YAML::Node& node, const std::string& path);
+  // One "a.b=value"; list fields take "<list>.<index>.<field>=value".
+  void ApplySet(const std::string& set);
+
+  // A list field as given and its --set overrides "<list>.<index>.<field>".
+  struct ListInput {
+    YAML::Node node;
+    int64_t line = 0;  // of its key
+    std::vector<std::pair<std::string, std::string>> sets;
+  };
+
+  const std::string& file() const { return file_; }
+  std::map<std::string, Value>& values() { return values_; }
+  ListInput& list(const std::string& name) { return lists_[name]; }
+
+ private:
+  std::string file_;
+  std::map<std::string, Value> values_;
+  std::map<std::string, ListInput> lists_;
+};
+
+// Typed access to the registry fields of one scenario. Get and the typed
+// readers record the value in sc.resolved; Find does not.
+class Fields {
+ public:
+  Fields(Loader& ld, Scenario& sc) : ld_(ld), sc_(sc) {}
+
+  // The given value, else the preset's, else the registry default.
+  Value Find(const std::string& name) const;
+  Value Get(const char* name);
+  units::Time Time(const char* name);
+  units::Rate Rate(const char* name);
+  int64_t Bytes(const char* name);
+  int64_t Int(const char* name);
+  double Number(const char* name);
+  bool Bool(const char* name);
+  std::string Choice(const char* name);
+  bool Given(const std::string& name) const { return ld_.values().count(name) > 0; }
+  // InputError at the field's location: expected `what`, got its text.
+  [[noreturn]] void Fail(const char* name, const std::string& what) const;
+
+  Loader& loader() { return ld_; }
+
+ private:
+  Loader& ld_;
+  Scenario& sc_;
+};
+
+// Block readers, in the order LoadScenarioText calls them.
+void ReadFabric(Fields& f, Scenario& sc);    // fabric.* (read_fabric.cpp, read_flowctl.cpp)
+void ReadNicStall(Fields& f, Scenario& sc);  // faults.nic_stall.* (read_faults.cpp)
+void ReadDeadlock(Fields& f, Scenario& sc);  // deadlock.* (read_outputs.cpp)
+void ReadTopology(Fields& f, Scenario& sc);  // topology.* (read_topology.cpp)
+void ReadOutputs(Fields& f, Scenario& sc);   // outputs.*, stop_time (read_outputs.cpp)
+void ReadTraffic(Fields& f, Scenario& sc);   // traffic, checked against fabric.* (read_traffic.cpp)
+void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, faults.cnp_inject
+
+// Parts of ReadFabric: link-level flow control (read_flowctl.cpp).
+void ReadIbCredits(Fields& f, Scenario& sc);  // fabric.ib.*
+void ReadPfc(Fields& f, Scenario& sc);        // fabric.pfc.* (watchdog included)
+
+}  // namespace lossless::scenario

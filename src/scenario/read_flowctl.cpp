@@ -1,0 +1,156 @@
+// Link-level flow control: InfiniBand credits and VL arbitration
+// (fabric.ib.*), PFC and its watchdog (fabric.pfc.*).
+#include <charconv>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/text.hpp"
+#include "scenario/internal/reader.hpp"
+
+namespace lossless::scenario {
+namespace {
+
+// "VL:weight, VL:weight, ..." (fabric.ib.vlarb_high / vlarb_low).
+std::vector<fabric::VlArbEntry> ParseVlArb(const Value& v, int vls) {
+  std::vector<fabric::VlArbEntry> out;
+  std::string item;
+  std::stringstream in(v.text);
+  const std::string what = fmt::format(
+      "comma-separated VL:weight entries (VL 0..{}, weight 0..255, at most 64)", vls - 1);
+  while (std::getline(in, item, ',')) {
+    const std::string t(text::Trim(item));
+    if (t.empty()) throw InputError(v.where, Expected(what, v.text));
+    const size_t colon = t.find(':');
+    int vl = -1, weight = -1;
+    if (colon != std::string::npos) {
+      auto [p1, e1] = std::from_chars(t.data(), t.data() + colon, vl);
+      auto [p2, e2] = std::from_chars(t.data() + colon + 1, t.data() + t.size(), weight);
+      if (e1 != std::errc() || p1 != t.data() + colon || e2 != std::errc() ||
+          p2 != t.data() + t.size())
+        vl = -1;
+    }
+    if (vl < 0 || vl >= vls || weight < 0 || weight > 255 || out.size() == 64)
+      throw InputError(v.where, Expected(what, v.text));
+    out.push_back({static_cast<uint8_t>(vl), static_cast<uint8_t>(weight)});
+  }
+  return out;
+}
+
+}  // namespace
+
+void ReadIbCredits(Fields& f, Scenario& sc) {
+  fabric::NetworkConfig& net = sc.net;
+  const int64_t mtu = net.framing.mtu_payload;
+  const std::string cc = f.Find("fabric.cc").text;
+  fabric::IbLinkConfig& ib = net.ib;
+  ib.enabled = f.Bool("fabric.ib.enabled");
+  ib.credits = static_cast<int32_t>(f.Int("fabric.ib.credits"));
+  ib.num_vls = static_cast<int>(f.Int("fabric.ib.vls"));
+  ib.fcp_on_release = f.Bool("fabric.ib.fcp_on_release");
+  ib.fcp_period = f.Time("fabric.ib.fcp_period");
+  ib.rx_free_delay = f.Time("fabric.ib.rx_delay");
+  ib.credit_delay = f.Time("fabric.ib.credit_delay");
+  ib.high = ParseVlArb(f.Get("fabric.ib.vlarb_high"), ib.num_vls);
+  ib.low = ParseVlArb(f.Get("fabric.ib.vlarb_low"), ib.num_vls);
+  ib.limit_of_high = static_cast<int>(f.Int("fabric.ib.high_limit"));
+  if (ib.enabled) {
+    if (sc.preset == "roce")
+      f.Fail("fabric.ib.enabled", "false with the roce preset (credits are IB's link layer)");
+    const int64_t mtu_blocks = (net.framing.FrameBytes(mtu) + 63) / 64;
+    if (ib.credits < mtu_blocks)
+      f.Fail("fabric.ib.credits",
+             fmt::format("credits for at least one MTU packet ({} blocks of 64 B)", mtu_blocks));
+    if (ib.fcp_period.ps() <= 0) f.Fail("fabric.ib.fcp_period", "a period above zero");
+    if (net.nic.data_class >= ib.num_vls)
+      f.Fail("fabric.data_class", fmt::format("an SL below fabric.ib.vls ({})", ib.num_vls));
+    if (cc != "none" && cc != "ib-cc")
+      f.Fail("fabric.cc", "none or ib-cc with InfiniBand credits (DCQCN is RoCE's)");
+  } else if (cc == "ib-cc") {
+    f.Fail("fabric.cc", "fabric.ib.enabled along with ib-cc");
+  }
+}
+
+void ReadPfc(Fields& f, Scenario& sc) {
+  fabric::NetworkConfig& net = sc.net;
+  const int64_t mtu = net.framing.mtu_payload;
+  const units::Rate link_rate = sc.clos.link_rate;
+  const units::Time link_delay = sc.clos.link_delay;
+  const fabric::EcnConfig& ecn = net.sw.ecn[net.nic.data_class];
+  fabric::PfcConfig& pfc = net.pfc;
+  pfc.enabled = f.Bool("fabric.pfc.enabled");
+  const int prio = static_cast<int>(f.Int("fabric.pfc.priority"));
+  pfc.priorities = static_cast<uint8_t>(1u << prio);
+  pfc.global = f.Choice("fabric.pfc.mode") == "global";
+  pfc.xoff_bytes = f.Bytes("fabric.pfc.xoff");
+  pfc.response = f.Time("fabric.pfc.response");
+  pfc.quanta = static_cast<uint16_t>(f.Int("fabric.pfc.quanta"));
+  const int64_t max_frame = net.framing.FrameBytes(mtu);
+  const int64_t max_wire = net.framing.WireBytes(mtu);
+  // Headroom per fabric.md §2.4 without the PHY term (two frames, the PAUSE
+  // frame, the cable both ways, the sender's response time), plus what this
+  // model adds: the frame that crosses XOFF (it is charged whole) and the
+  // switch pipeline, since bytes are charged when they reach the egress queue.
+  const int64_t in_flight_ps = 2 * link_delay.ps() + pfc.response.ps() + net.sw.latency.ps();
+  const int64_t needed_headroom =
+      3 * max_wire + 84 + units::BytesInTime(units::Time::Ps(in_flight_ps), link_rate).count();
+  pfc.xon_bytes =
+      f.Given("fabric.pfc.xon") ? f.Bytes("fabric.pfc.xon") : pfc.xoff_bytes - max_frame;
+  if (!f.Given("fabric.pfc.xon"))
+    sc.resolved.emplace_back("fabric.pfc.xon", fmt::format("{}", pfc.xon_bytes));
+  pfc.headroom_bytes =
+      f.Given("fabric.pfc.headroom") ? f.Bytes("fabric.pfc.headroom") : needed_headroom;
+  if (!f.Given("fabric.pfc.headroom"))
+    sc.resolved.emplace_back("fabric.pfc.headroom", fmt::format("{}", needed_headroom));
+  if (pfc.enabled) {
+    if (pfc.xon_bytes >= pfc.xoff_bytes) {
+      f.Fail("fabric.pfc.xon", fmt::format("XON below XOFF ({} B)", pfc.xoff_bytes));
+    }
+    if (pfc.xon_bytes < 0) {
+      f.Fail("fabric.pfc.xoff", fmt::format("XOFF of at least one frame ({} B)", max_frame));
+    }
+    if (pfc.headroom_bytes < max_frame) {
+      f.Fail("fabric.pfc.headroom",
+             fmt::format("headroom of at least one frame ({} B)", max_frame));
+    }
+    if (pfc.headroom_bytes < needed_headroom) {
+      sc.warnings.push_back(
+          fmt::format("fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on "
+                      "{} of cable at {} "
+                      "(fabric.md 2.4): expect lossless drops",
+                      pfc.headroom_bytes, needed_headroom, units::FormatTime(link_delay),
+                      units::FormatRate(link_rate)));
+    }
+    if (ecn.enabled && prio == net.nic.data_class && ecn.kmin_bytes >= pfc.xoff_bytes) {
+      sc.warnings.push_back(
+          fmt::format("fabric.ecn.kmin: ECN starts marking an egress queue at {} B, at or above "
+                      "the PFC trigger of one ingress queue ({} B): traffic that enters through "
+                      "one port is paused before ECN and DCQCN can slow it (an egress fed by k "
+                      "ports reaches Kmin when each holds Kmin/k)",
+                      ecn.kmin_bytes, pfc.xoff_bytes));
+    }
+  }
+
+  fabric::PfcWatchdogConfig& wd = pfc.watchdog;
+  wd.enabled = f.Bool("fabric.pfc.watchdog.enabled");
+  wd.poll = f.Time("fabric.pfc.watchdog.poll");
+  wd.detect_polls = static_cast<int>(f.Int("fabric.pfc.watchdog.detect_polls"));
+  wd.restore = f.Time("fabric.pfc.watchdog.restore");
+  wd.threshold = f.Number("fabric.pfc.watchdog.threshold");
+  wd.stagger = f.Bool("fabric.pfc.watchdog.stagger");
+  if (wd.poll.ps() <= 0) {
+    f.Fail("fabric.pfc.watchdog.poll", "a poll period above zero");
+  }
+  if (wd.restore.ps() < 0) {
+    f.Fail("fabric.pfc.watchdog.restore", "a restore time of zero or more");
+  }
+  if (wd.enabled && !pfc.enabled) {
+    sc.warnings.push_back(
+        "fabric.pfc.watchdog.enabled: the PFC watchdog is on but "
+        "fabric.pfc.enabled is false: it never acts");
+  }
+}
+
+}  // namespace lossless::scenario
