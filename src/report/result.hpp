@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "fabric/network.hpp"
+#include "fabric/port_stats.hpp"
 #include "report/series.hpp"
 #include "units/units.hpp"
 
