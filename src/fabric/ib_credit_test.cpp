@@ -210,9 +210,9 @@ TEST(RefE3_IbCreditLoop, Check5_CreditsBeyondTheCounterHalfRangeAreRejected) {
   auto topo = testing::LsRing(2, 2, 1);
   NetworkConfig cfg = IbConfig();
   cfg.ib.credits = 2049;
-  EXPECT_THROW((Network{sim, topo, cfg}), InputError);
+  EXPECT_THROW((Network{sim, topo, cfg}), std::invalid_argument);
   cfg.ib.credits = 64;  // below one 4096-B packet (65 blocks)
-  EXPECT_THROW((Network{sim, topo, cfg}), InputError);
+  EXPECT_THROW((Network{sim, topo, cfg}), std::invalid_argument);
   cfg.ib.credits = 2048;
   Network net(sim, topo, cfg);
   EXPECT_THROW(net.SetVlCredits(net.HostPort(0), 0, 2049), std::invalid_argument);

@@ -23,9 +23,9 @@ constexpr uint64_t kPurposeFcpLoss = 0xFC9;
 void Network::IbInit() {
   const IbLinkConfig& ib = cfg_.ib;
   if (cfg_.pfc.enabled || cfg_.dcqcn)
-    throw InputError({"<network>", 0, "fabric.ib"},
-                     "expected either InfiniBand credits or PFC/DCQCN, not both");
-  ib.Validate(IbBlocks(cfg_.framing.WireBytes(cfg_.framing.mtu_payload)));
+    throw std::invalid_argument(
+        "fabric.ib: expected either InfiniBand credits or PFC/DCQCN, not both");
+  ib.Check(IbBlocks(cfg_.framing.WireBytes(cfg_.framing.mtu_payload)));
   if (cfg_.ib_cc) {
     cfg_.ib_cc_params.Validate({"<network>", 0, "fabric.ibcc"});
     fecn_.assign(ports_.size() * kMaxClasses, cc::IbFecnMarker(cfg_.fecn));

@@ -52,7 +52,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     np_deadline_.assign(nics_.size(), INT64_MAX);
   }
   if (cfg_.ib_cc && !cfg_.ib.enabled)
-    throw InputError({"<network>", 0, "fabric.cc"}, "expected InfiniBand credits on for IB CC");
+    throw std::invalid_argument("fabric.cc: expected InfiniBand credits on for IB CC");
   if (cfg_.ib.enabled) IbInit();
   const PfcWatchdogConfig& wd = cfg_.pfc.watchdog;
   if (cfg_.pfc.enabled && wd.enabled) {

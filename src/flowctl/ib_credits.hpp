@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "base/error.hpp"
 #include "flowctl/classes.hpp"
 #include "units/units.hpp"
 
@@ -54,11 +53,13 @@ struct IbLinkConfig {
   int limit_of_high = 16;       // 4096-byte units; 255 = no limit
   std::array<uint8_t, 16> sl2vl{0, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, kVl15Queue};
 
-  // Throws InputError (fields fabric.ib.*) for a value the model cannot run:
-  // VLs outside 1..7, credits below one MTU packet (`mtu_blocks`) or above
-  // 2048, a zero FCP period, table entries naming an absent VL, a High limit
-  // outside 0..255.
-  void Validate(int32_t mtu_blocks) const;
+  // Throws std::invalid_argument, naming the scenario field, for a value the
+  // model cannot run: VLs outside 1..7, credits below one MTU packet
+  // (`mtu_blocks`) or above 2048, a zero FCP period, table entries naming an
+  // absent VL, a High limit outside 0..255. The scenario refuses these with
+  // file and line first (scenario/read_flowctl.cpp); this is the model's own
+  // guard for programmatic configurations.
+  void Check(int32_t mtu_blocks) const;
 };
 
 inline constexpr uint16_t kCreditMod = 0xFFF;  // 12-bit counters

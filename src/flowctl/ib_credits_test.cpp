@@ -79,23 +79,23 @@ TEST(IbCredits, FcpGridIsTheNextMultipleOfThePeriod) {
 
 TEST(IbCredits, ConfigRefusesWhatTheModelCannotRun) {
   IbLinkConfig c;
-  EXPECT_NO_THROW(c.Validate(65));
+  EXPECT_NO_THROW(c.Check(65));
   c.credits = 64;
-  EXPECT_THROW(c.Validate(65), InputError);  // below one MTU packet
+  EXPECT_THROW(c.Check(65), std::invalid_argument);  // below one MTU packet
   c.credits = kMaxCredits + 1;
-  EXPECT_THROW(c.Validate(65), InputError);
+  EXPECT_THROW(c.Check(65), std::invalid_argument);
   c = IbLinkConfig{};
   c.num_vls = 8;
-  EXPECT_THROW(c.Validate(65), InputError);
+  EXPECT_THROW(c.Check(65), std::invalid_argument);
   c = IbLinkConfig{};
   c.low = {{4, 64}};  // VL4 with 4 data VLs
-  EXPECT_THROW(c.Validate(65), InputError);
+  EXPECT_THROW(c.Check(65), std::invalid_argument);
   c = IbLinkConfig{};
   c.limit_of_high = 256;
-  EXPECT_THROW(c.Validate(65), InputError);
+  EXPECT_THROW(c.Check(65), std::invalid_argument);
   c = IbLinkConfig{};
   c.fcp_period = units::Time::Zero();
-  EXPECT_THROW(c.Validate(65), InputError);
+  EXPECT_THROW(c.Check(65), std::invalid_argument);
 }
 
 }  // namespace
