@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "audit/topo/topo_matrix.hpp"
 #include "audit/topo/topo_rules.hpp"
 #include "base/error.hpp"
 #include "cli/commands.hpp"
+#include "formats/topo_matrix.hpp"
 
 namespace lossless::cli {
 namespace {
@@ -24,14 +24,14 @@ struct TopoOptions {
   bool json = false;
 };
 
-audit::TopoMatrix Load(const std::string& path) {
-  if (path == "-") return audit::ParseTopoMatrix(std::cin, path);
+formats::TopoMatrix Load(const std::string& path) {
+  if (path == "-") return formats::ParseTopoMatrix(std::cin, path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError({path, 0, ""}, "is a directory, expected an nvidia-smi topo -m file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
-  return audit::ParseTopoMatrix(in, path);
+  return formats::ParseTopoMatrix(in, path);
 }
 
 std::string NumaText(const audit::TopoPair& p) {
@@ -57,7 +57,7 @@ void PrintText(const audit::TopoReport& r) {
   fmt::print("verdict: {}\n", audit::VerdictName(r.verdict));
 }
 
-nlohmann::json ToJson(const audit::TopoMatrix& m, const audit::TopoReport& r) {
+nlohmann::json ToJson(const formats::TopoMatrix& m, const audit::TopoReport& r) {
   nlohmann::json j;
   j["tool"] = "audit topo";
   j["file"] = r.file;
@@ -66,10 +66,10 @@ nlohmann::json ToJson(const audit::TopoMatrix& m, const audit::TopoReport& r) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : m.devices) {
     nlohmann::json jd{{"column", d.column},
-                      {"kind", d.kind == audit::TopoDeviceKind::kGpu ? "gpu" : "nic"},
+                      {"kind", d.kind == formats::TopoDeviceKind::kGpu ? "gpu" : "nic"},
                       {"name", d.name},
                       {"line", d.line}};
-    if (d.kind == audit::TopoDeviceKind::kGpu) {
+    if (d.kind == formats::TopoDeviceKind::kGpu) {
       jd["cpu_affinity"] = d.cpu_affinity;
       jd["numa_affinity"] = d.numa_affinity;
       jd["gpu_numa_id"] = d.gpu_numa_id;
@@ -107,7 +107,7 @@ void AddAuditTopoCommand(CLI::App& audit, Context& ctx) {
   cmd->add_option("file", opt->file, "output of nvidia-smi topo -m ('-' = stdin)")->required();
   cmd->add_flag("--json", opt->json, "print one JSON document instead of text");
   cmd->callback([opt, &ctx] {
-    audit::TopoMatrix m = Load(opt->file);
+    formats::TopoMatrix m = Load(opt->file);
     audit::TopoReport r = audit::EvaluateTopo(m);
     if (opt->json) {
       fmt::print("{}\n", ToJson(m, r).dump(2));

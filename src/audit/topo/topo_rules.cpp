@@ -7,6 +7,12 @@
 #include <fmt/format.h>
 
 namespace lossless::audit {
+
+using formats::TopoCell;
+using formats::TopoDevice;
+using formats::TopoLink;
+using formats::TopoMatrix;
+
 namespace {
 
 // Distance of a GPU-NIC path; the weights make one SYS worse than any number

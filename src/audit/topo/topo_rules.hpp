@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/topo/topo_matrix.hpp"
+#include "formats/topo_matrix.hpp"
 
 namespace lossless::audit {
 
@@ -33,7 +33,7 @@ struct TopoPair {
   std::string gpu;         // GPU0
   std::string nic;         // NIC legend name, e.g. mlx5_0
   std::string nic_column;  // NIC0
-  TopoLink link = TopoLink::kSys;
+  formats::TopoLink link = formats::TopoLink::kSys;
   std::string link_text;           // as printed
   std::optional<bool> numa_match;  // nullopt when indeterminate
   std::string gpu_numa;            // GPU's NUMA affinity as printed
@@ -54,6 +54,6 @@ struct TopoReport {
   TopoVerdict verdict = TopoVerdict::kPass;
 };
 
-TopoReport EvaluateTopo(const TopoMatrix& m);
+TopoReport EvaluateTopo(const formats::TopoMatrix& m);
 
 }  // namespace lossless::audit

@@ -1,4 +1,4 @@
-#include "audit/topo/topo_matrix.hpp"
+#include "formats/topo_matrix.hpp"
 
 #include <algorithm>
 #include <istream>
@@ -8,7 +8,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 
-namespace lossless::audit {
+namespace lossless::formats {
 namespace {
 
 constexpr size_t kMaxLineChars = 16 * 1024;
@@ -321,4 +321,4 @@ TopoMatrix ParseTopoMatrix(std::istream& in, const std::string& file) {
   return m;
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::formats

@@ -1,5 +1,6 @@
 #pragma once
-// Parser for `nvidia-smi topo -m` output (the GPU/NIC connection matrix).
+// Parser for `nvidia-smi topo -m` output (the GPU/NIC connection matrix),
+// shared by the topo audit and node builders; it depends on base only.
 //
 // Layout read: optional lines before the matrix (a shell prompt), a header row
 // whose first device column is GPU0 (cells separated by tabs, or by runs of
@@ -23,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-namespace lossless::audit {
+namespace lossless::formats {
 
 enum class TopoLink { kSelf, kNvLink, kPix, kPxb, kPhb, kNode, kSys };
 std::string_view TopoLinkName(TopoLink l);  // "X", "NV", "PIX", ...
@@ -59,4 +60,4 @@ struct TopoMatrix {
 
 TopoMatrix ParseTopoMatrix(std::istream& in, const std::string& file);
 
-}  // namespace lossless::audit
+}  // namespace lossless::formats

@@ -1,120 +1,23 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <future>
-#include <sstream>
+#include <string>
 
 #include <gtest/gtest.h>
 
-#include "audit/topo/topo_matrix.hpp"
 #include "audit/topo/topo_rules.hpp"
-#include "base/error.hpp"
+#include "formats/topo_matrix.hpp"
+#include "testing/topo_matrix_fixtures.hpp"
 
 namespace lossless::audit {
 namespace {
 
-TopoMatrix ParseFile(const std::string& name) {
-  std::ifstream in(std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/topo/" + name,
-                   std::ios::binary);
-  EXPECT_TRUE(in) << name;
-  return ParseTopoMatrix(in, name);
-}
-
-TopoMatrix ParseText(const std::string& text) {
-  std::istringstream in(text);
-  return ParseTopoMatrix(in, "t.txt");
-}
-
-void ExpectError(const std::string& name, int64_t line, const std::string& field,
-                 const std::string& needle) {
-  try {
-    ParseFile(name);
-    FAIL() << name;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.where().line, line) << e.what();
-    EXPECT_EQ(e.where().field, field) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
-TEST(TopoMatrix, ParsesDgxLayoutWithLegendAndAffinity) {
-  TopoMatrix m = ParseFile("dgx_h100_8gpu_8nic.txt");
-  EXPECT_EQ(m.header_line, 1);
-  ASSERT_EQ(m.devices.size(), 16u);
-  EXPECT_EQ(m.Gpus().size(), 8u);
-  EXPECT_EQ(m.Nics().size(), 8u);
-  EXPECT_TRUE(m.nic_legend);
-  EXPECT_EQ(m.devices[8].column, "NIC0");
-  EXPECT_EQ(m.devices[8].name, "mlx5_0");
-  EXPECT_EQ(m.devices[8].line, 10);
-  EXPECT_EQ(m.devices[5].cpu_affinity, "48-95,144-191");
-  EXPECT_EQ(m.devices[5].numa_affinity, "1");
-  EXPECT_EQ(m.devices[5].gpu_numa_id, "N/A");
-  EXPECT_EQ(m.cells[0][1].link, TopoLink::kNvLink);
-  EXPECT_EQ(m.cells[0][1].nvlinks, 18);
-  EXPECT_EQ(m.cells[0][8].link, TopoLink::kPix);
-  EXPECT_EQ(m.cells[0][9].link, TopoLink::kNode);
-  EXPECT_EQ(m.cells[0][12].link, TopoLink::kSys);
-  EXPECT_EQ(m.cells[3][3].link, TopoLink::kSelf);
-}
-
-TEST(TopoMatrix, OldDriverAnsiHeaderAndNamedNicColumns) {
-  TopoMatrix m = ParseFile("old_driver_named_nics.txt");
-  ASSERT_EQ(m.devices.size(), 8u);
-  EXPECT_FALSE(m.nic_legend);
-  EXPECT_EQ(m.devices[4].kind, TopoDeviceKind::kNic);
-  EXPECT_EQ(m.devices[4].name, "mlx5_0");
-  EXPECT_EQ(m.devices[0].gpu_numa_id, "");
-  EXPECT_EQ(m.cells[0][1].nvlinks, 12);
-}
-
-TEST(TopoMatrix, SpacesInsteadOfTabsAndWidths) {
-  EXPECT_EQ(ParseFile("spaces_not_tabs.txt").devices.size(), 8u);
-  EXPECT_EQ(ParseFile("two_gpu_no_nic.txt").devices.size(), 2u);
-  EXPECT_EQ(ParseFile("shared_nics_4gpu_2nic.txt").devices.size(), 6u);
-  TopoMatrix ten = ParseFile("ten_nics_bond.txt");
-  EXPECT_EQ(ten.Nics().size(), 10u);
-  EXPECT_EQ(ten.devices[17].name, "mlx5_bond_1");
-}
-
-TEST(TopoMatrix, SocIsTheOldNameOfSysAndCrlfIsFine) {
-  TopoMatrix m =
-      ParseText("\tGPU0\tGPU1\tCPU Affinity\r\nGPU0\t X \tSOC\t0-7\r\nGPU1\tSOC\t X \t8-15\r\n");
-  EXPECT_EQ(m.cells[0][1].link, TopoLink::kSys);
-  EXPECT_EQ(m.devices[1].cpu_affinity, "8-15");
-}
-
-TEST(TopoMatrixErrors, NameLineAndField) {
-  ExpectError("bad_unknown_token.txt", 3, "GPU1/NIC1", "\"PXQ\"");
-  ExpectError("bad_misaligned_row.txt", 4, "GPU2/NIC3", "misaligned");
-  ExpectError("bad_diagonal.txt", 7, "NIC1/NIC1", "X on the diagonal");
-  ExpectError("bad_asymmetric.txt", 7, "NIC1/GPU1", "not symmetric");
-  ExpectError("bad_missing_row.txt", 5, "row", "row of GPU3");
-  ExpectError("empty.txt", 0, "", "empty file");
-}
-
-TEST(TopoMatrixErrors, ForeignAndBinaryInput) {
-  try {
-    std::ifstream in(std::string(LOSSLESS_SOURCE_DIR) +
-                     "/tests/fixtures/nccl/g2_allreduce_healthy.log");
-    ParseTopoMatrix(in, "x");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.where().line, 1);
-    EXPECT_NE(std::string(e.what()).find("nccl-tests output"), std::string::npos);
-  }
-  EXPECT_THROW(ParseText(std::string("\x7f"
-                                     "ELF\0\0",
-                                     6)),
-               InputError);
-  EXPECT_THROW(ParseText("\tGPU0\tGPU1\nGPU0\t X \tNV4\n"), InputError);  // GPU1 row missing
-  EXPECT_THROW(ParseText("\tGPU0\tGPU1\nGPU0\t X \tNV4\tNV4\nGPU1\tNV4\t X \n"), InputError);
-  EXPECT_THROW(
-      ParseText("\tGPU0\tNIC0\nGPU0\t X \tPIX\nNIC0\tPIX\t X \n\nNIC Legend:\n\n  NIC7: mlx5_7\n"),
-      InputError);
-}
+using formats::TopoLink;
+using formats::TopoMatrix;
+using lossless::testing::ParseTopoFixture;
+using lossless::testing::ParseTopoText;
 
 std::vector<std::string> Nics(const TopoReport& r) {
   std::vector<std::string> out;
@@ -123,7 +26,7 @@ std::vector<std::string> Nics(const TopoReport& r) {
 }
 
 TEST(TopoRules, HealthyDgxPairsEachGpuWithItsPixNic) {
-  TopoReport r = EvaluateTopo(ParseFile("dgx_h100_8gpu_8nic.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("dgx_h100_8gpu_8nic.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kPass);
   ASSERT_EQ(r.pairs.size(), 8u);
   for (size_t i = 0; i < 8; ++i) {
@@ -136,7 +39,7 @@ TEST(TopoRules, HealthyDgxPairsEachGpuWithItsPixNic) {
 }
 
 TEST(TopoRules, SwappedOrderGivesNcclIbHca) {
-  TopoReport r = EvaluateTopo(ParseFile("nic_order_swapped.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("nic_order_swapped.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kPass);
   EXPECT_TRUE(r.listing_order_differs);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_1", "mlx5_0", "mlx5_3", "mlx5_2", "mlx5_5",
@@ -145,7 +48,7 @@ TEST(TopoRules, SwappedOrderGivesNcclIbHca) {
 }
 
 TEST(TopoRules, BondedStorageNicsLeftOutOfHcaList) {
-  TopoReport r = EvaluateTopo(ParseFile("ten_nics_bond.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("ten_nics_bond.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kPass);
   EXPECT_EQ(r.unused_nics, (std::vector<std::string>{"mlx5_bond_0", "mlx5_bond_1"}));
   EXPECT_EQ(r.nccl_ib_hca, "mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
@@ -153,7 +56,7 @@ TEST(TopoRules, BondedStorageNicsLeftOutOfHcaList) {
 }
 
 TEST(TopoRules, GpuWithoutLocalNicFailsAcrossSocket) {
-  TopoReport r = EvaluateTopo(ParseFile("gpu_without_local_nic.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("gpu_without_local_nic.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kFail);
   EXPECT_EQ(r.pairs[3].nic, "mlx5_3");
   EXPECT_EQ(r.pairs[3].link, TopoLink::kSys);
@@ -163,7 +66,7 @@ TEST(TopoRules, GpuWithoutLocalNicFailsAcrossSocket) {
 }
 
 TEST(TopoRules, RootComplexCrossingFails) {
-  TopoReport r = EvaluateTopo(ParseFile("cross_root_complex.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("cross_root_complex.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kFail);
   EXPECT_EQ(r.pairs[0].link, TopoLink::kPhb);
   EXPECT_EQ(r.pairs[2].link, TopoLink::kNode);
@@ -172,14 +75,14 @@ TEST(TopoRules, RootComplexCrossingFails) {
 }
 
 TEST(TopoRules, FewerNicsAreSharedEvenly) {
-  TopoReport r = EvaluateTopo(ParseFile("shared_nics_4gpu_2nic.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("shared_nics_4gpu_2nic.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kPass);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1"}));
   EXPECT_EQ(r.pairs[0].shared_by, 2);
 }
 
 TEST(TopoRules, VmAllPhbIsIndeterminate) {
-  TopoReport r = EvaluateTopo(ParseFile("vm_all_phb.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("vm_all_phb.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kIndeterminate);
   EXPECT_FALSE(r.pairs[0].numa_match.has_value());
   EXPECT_EQ(r.pairs[0].verdict, TopoVerdict::kIndeterminate);
@@ -188,14 +91,14 @@ TEST(TopoRules, VmAllPhbIsIndeterminate) {
 }
 
 TEST(TopoRules, NoNicsIsIndeterminate) {
-  TopoReport r = EvaluateTopo(ParseFile("two_gpu_no_nic.txt"));
+  TopoReport r = EvaluateTopo(ParseTopoFixture("two_gpu_no_nic.txt"));
   EXPECT_EQ(r.verdict, TopoVerdict::kIndeterminate);
   EXPECT_TRUE(r.pairs.empty());
 }
 
 TEST(TopoRules, ExactMatchPrefixWhenNamesArePrefixes) {
   // 2 GPUs; mlx5_1 is a prefix of mlx5_10, so NCCL_IB_HCA needs '='.
-  TopoMatrix m = ParseText(
+  TopoMatrix m = ParseTopoText(
       "\tGPU0\tGPU1\tNIC0\tNIC1\tNIC2\n"
       "GPU0\t X \tNV4\tSYS\tPIX\tSYS\n"
       "GPU1\tNV4\t X \tSYS\tSYS\tPIX\n"
@@ -254,7 +157,7 @@ TEST(TopoRulesBoundaries, PhbIsPreferredOverNode) {
   // GPU0 reaches NIC0 across root complexes (NODE) and NIC1 through its host
   // bridge (PHB); GPU1 reaches both across the socket. PHB is the closer of
   // the two, so GPU0 takes NIC1 although listing order suggests NIC0.
-  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(2, 2, [](size_t g, size_t k) {
+  TopoReport r = EvaluateWithin20s(ParseTopoText(GeneratedMatrix(2, 2, [](size_t g, size_t k) {
     if (g == 1) return std::string("SYS");
     return std::string(k == 0 ? "NODE" : "PHB");
   })));
@@ -269,7 +172,7 @@ TEST(TopoRulesBoundaries, PhbIsPreferredOverNode) {
 }
 
 TEST(TopoRulesBoundaries, PxbPassesAndPhbFails) {
-  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(2, 2, [](size_t g, size_t k) {
+  TopoReport r = EvaluateWithin20s(ParseTopoText(GeneratedMatrix(2, 2, [](size_t g, size_t k) {
     if (g != k) return std::string("SYS");
     return std::string(g == 0 ? "PXB" : "PHB");
   })));
@@ -282,7 +185,7 @@ TEST(TopoRulesBoundaries, PxbPassesAndPhbFails) {
 
 TEST(TopoRulesBoundaries, ThreeGpusOnTwoNicsEndsAndShares) {
   // GPU0 and GPU1 sit under NIC0's switch, GPU2 under NIC1's.
-  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(
+  TopoReport r = EvaluateWithin20s(ParseTopoText(GeneratedMatrix(
       3, 2, [](size_t g, size_t k) { return std::string((g < 2) == (k == 0) ? "PIX" : "SYS"); })));
   EXPECT_EQ(r.verdict, TopoVerdict::kPass);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_1"}));
@@ -292,7 +195,7 @@ TEST(TopoRulesBoundaries, ThreeGpusOnTwoNicsEndsAndShares) {
 
 TEST(TopoRulesBoundaries, EightGpusOnThreeNicsEndsAndShares) {
   // GPUs 0-2 under NIC0, 3-5 under NIC1, 6-7 under NIC2.
-  TopoReport r = EvaluateWithin20s(ParseText(GeneratedMatrix(
+  TopoReport r = EvaluateWithin20s(ParseTopoText(GeneratedMatrix(
       8, 3, [](size_t g, size_t k) { return std::string(g / 3 == k ? "PIX" : "SYS"); })));
   EXPECT_EQ(r.verdict, TopoVerdict::kPass);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1",
