@@ -22,11 +22,10 @@
 namespace lossless::cli {
 namespace {
 
-using audit::NcclRulesConfig;
-using audit::NcclRun;
-using audit::NcclRunReport;
-using audit::NcclVerdict;
-using audit::Severity;
+using audit::Verdict;
+using audit::nccl::NcclRulesConfig;
+using audit::nccl::NcclRun;
+using audit::nccl::NcclRunReport;
 
 struct Preset {
   const char* name;
@@ -89,7 +88,7 @@ NcclRulesConfig MakeConfig(const Options& o) {
   c.nics_per_node = o.nics_per_node;
   c.min_efficiency = ParseEfficiency(o.min_efficiency);
   c.large_from_bytes = units::ParseBytes(o.large_from, {"<cli>", 0, "--large-from"}).count();
-  audit::ValidateConfig(c);
+  audit::nccl::ValidateConfig(c);
   return c;
 }
 
@@ -97,24 +96,26 @@ std::string Size(int64_t b) {
   return units::FormatBytes(units::Bytes(b));
 }
 
-std::string_view SeverityName(Severity s) {
+std::string_view SeverityName(Verdict s) {
   switch (s) {
-    case Severity::kFail:
+    case Verdict::kFail:
       return "FAIL";
-    case Severity::kIndeterminate:
+    case Verdict::kIndeterminate:
       return "INDETERMINATE";
-    case Severity::kNote:
+    case Verdict::kWarn:
+      return "WARN";
+    case Verdict::kPass:
       return "note";
   }
   return "?";
 }
 
 std::string Describe(const NcclRunReport& r) {
-  std::string coll = std::string(audit::CollectiveName(r.collective));
+  std::string coll = std::string(audit::nccl::CollectiveName(r.collective));
   if (r.collective_inferred) coll += " (inferred from the table)";
   std::string who = r.ranks > 0 ? fmt::format("{} ranks", r.ranks) : "ranks unknown";
   if (r.nodes) who += fmt::format(" on {} node{}", *r.nodes, *r.nodes == 1 ? "" : "s");
-  return fmt::format("{} [{}], {}", coll, audit::GenerationName(r.generation), who);
+  return fmt::format("{} [{}], {}", coll, audit::nccl::GenerationName(r.generation), who);
 }
 
 void PrintText(const NcclRun& run, const NcclRunReport& r, int64_t index) {
@@ -125,7 +126,7 @@ void PrintText(const NcclRun& run, const NcclRunReport& r, int64_t index) {
   fmt::print("\n");
   for (size_t i = 0; i < run.rows.size(); ++i) {
     const auto& row = run.rows[i];
-    auto wrong = [](const audit::NcclHalf& h) {
+    auto wrong = [](const audit::nccl::NcclHalf& h) {
       return h.wrong ? fmt::format("{:g}", *h.wrong) : std::string("N/A");
     };
     fmt::print("  {:>12}  {:>8}  {:>8}  {:>10.2f}  {:>10.2f}  {:>10}", row.size_bytes, row.type,
@@ -157,9 +158,9 @@ void PrintText(const NcclRun& run, const NcclRunReport& r, int64_t index) {
 nlohmann::json ToJson(const NcclRun& run, const NcclRunReport& r) {
   nlohmann::json j;
   j["first_line"] = r.first_line;
-  j["generation"] = audit::GenerationName(r.generation);
+  j["generation"] = audit::nccl::GenerationName(r.generation);
   j["binary"] = run.binary;
-  j["collective"] = audit::CollectiveName(r.collective);
+  j["collective"] = audit::nccl::CollectiveName(r.collective);
   j["collective_inferred"] = r.collective_inferred;
   j["ranks"] = r.ranks;
   j["nodes"] = r.nodes ? nlohmann::json(*r.nodes) : nlohmann::json(nullptr);
@@ -176,7 +177,7 @@ nlohmann::json ToJson(const NcclRun& run, const NcclRunReport& r) {
   for (size_t i = 0; i < run.rows.size(); ++i) {
     const auto& row = run.rows[i];
     const auto& s = r.sizes[i];
-    auto half = [](const audit::NcclHalf& h) {
+    auto half = [](const audit::nccl::NcclHalf& h) {
       return nlohmann::json{
           {"time_us", h.time_us},
           {"algbw_gbs", h.algbw_gbs},
@@ -208,8 +209,8 @@ nlohmann::json ToJson(const NcclRun& run, const NcclRunReport& r) {
 }
 
 // Returns the file's verdict; throws InputError when it cannot be read.
-NcclVerdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool json,
-                      nlohmann::json& jfile) {
+Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool json,
+                  nlohmann::json& jfile) {
   std::ifstream file;
   std::istream* in = &std::cin;
   if (path != "-") {
@@ -221,13 +222,13 @@ NcclVerdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool 
       throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
     in = &file;
   }
-  NcclVerdict verdict = NcclVerdict::kPass;
+  Verdict verdict = Verdict::kPass;
   int64_t index = 0;
   nlohmann::json runs = nlohmann::json::array();
-  audit::StreamNcclLog(*in, path, [&](NcclRun&& run) {
-    NcclRunReport rep = audit::EvaluateNcclRun(run, cfg);
+  audit::nccl::StreamNcclLog(*in, path, [&](NcclRun&& run) {
+    NcclRunReport rep = audit::nccl::EvaluateNcclRun(run, cfg);
     ++index;
-    verdict = audit::Combine(verdict, rep.verdict);
+    verdict = audit::Worst(verdict, rep.verdict);
     if (json) {
       runs.push_back(ToJson(run, rep));
     } else {
@@ -274,12 +275,12 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx) {
     doc["nics_per_node"] =
         cfg.nics_per_node ? nlohmann::json(*cfg.nics_per_node) : nlohmann::json(nullptr);
     doc["files"] = nlohmann::json::array();
-    NcclVerdict overall = NcclVerdict::kPass;
+    Verdict overall = Verdict::kPass;
     bool bad_input = false;
     for (const auto& path : opt->files) {
       nlohmann::json jfile;
       try {
-        overall = audit::Combine(overall, AuditFile(path, cfg, opt->json, jfile));
+        overall = audit::Worst(overall, AuditFile(path, cfg, opt->json, jfile));
       } catch (const InputError& e) {
         std::fflush(stdout);
         fmt::print(stderr, "error: {}\n", e.what());
@@ -294,7 +295,8 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx) {
     } else if (!bad_input || opt->files.size() > 1) {
       fmt::print("overall verdict: {}\n", bad_input ? "error" : audit::VerdictName(overall));
     }
-    ctx.exit_code = bad_input ? 2 : (overall == NcclVerdict::kPass ? 0 : 1);
+    // Indeterminate exits 1 here, not 3 (docs/errors.md: to be brought in line).
+    ctx.exit_code = bad_input ? 2 : (overall == Verdict::kPass ? 0 : 1);
   });
 }
 

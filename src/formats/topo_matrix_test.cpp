@@ -67,8 +67,8 @@ TEST(TopoMatrix, SpacesInsteadOfTabsAndWidths) {
 }
 
 TEST(TopoMatrix, SocIsTheOldNameOfSysAndCrlfIsFine) {
-  TopoMatrix m =
-      ParseTopoText("\tGPU0\tGPU1\tCPU Affinity\r\nGPU0\t X \tSOC\t0-7\r\nGPU1\tSOC\t X \t8-15\r\n");
+  TopoMatrix m = ParseTopoText(
+      "\tGPU0\tGPU1\tCPU Affinity\r\nGPU0\t X \tSOC\t0-7\r\nGPU1\tSOC\t X \t8-15\r\n");
   EXPECT_EQ(m.cells[0][1].link, TopoLink::kSys);
   EXPECT_EQ(m.devices[1].cpu_affinity, "8-15");
 }
@@ -93,13 +93,14 @@ TEST(TopoMatrixErrors, ForeignAndBinaryInput) {
     EXPECT_NE(std::string(e.what()).find("nccl-tests output"), std::string::npos);
   }
   EXPECT_THROW(ParseTopoText(std::string("\x7f"
-                                     "ELF\0\0",
-                                     6)),
+                                         "ELF\0\0",
+                                         6)),
                InputError);
   EXPECT_THROW(ParseTopoText("\tGPU0\tGPU1\nGPU0\t X \tNV4\n"), InputError);  // GPU1 row missing
   EXPECT_THROW(ParseTopoText("\tGPU0\tGPU1\nGPU0\t X \tNV4\tNV4\nGPU1\tNV4\t X \n"), InputError);
   EXPECT_THROW(
-      ParseTopoText("\tGPU0\tNIC0\nGPU0\t X \tPIX\nNIC0\tPIX\t X \n\nNIC Legend:\n\n  NIC7: mlx5_7\n"),
+      ParseTopoText(
+          "\tGPU0\tNIC0\nGPU0\t X \tPIX\nNIC0\tPIX\t X \n\nNIC Legend:\n\n  NIC7: mlx5_7\n"),
       InputError);
 }
 

@@ -12,7 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   try {
-    lossless::audit::EvaluateTopo(lossless::formats::ParseTopoMatrix(in, "fuzz.txt"));
+    lossless::audit::topo::EvaluateTopo(lossless::formats::ParseTopoMatrix(in, "fuzz.txt"));
   } catch (const lossless::InputError&) {
   }
   return 0;

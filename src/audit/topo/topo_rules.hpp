@@ -22,12 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "audit/verdict.hpp"
 #include "formats/topo_matrix.hpp"
 
-namespace lossless::audit {
-
-enum class TopoVerdict { kPass, kFail, kIndeterminate };
-std::string_view VerdictName(TopoVerdict v);  // "pass", "fail", "indeterminate"
+namespace lossless::audit::topo {
 
 struct TopoPair {
   std::string gpu;         // GPU0
@@ -38,7 +36,7 @@ struct TopoPair {
   std::optional<bool> numa_match;  // nullopt when indeterminate
   std::string gpu_numa;            // GPU's NUMA affinity as printed
   int64_t shared_by = 1;           // GPUs on this NIC
-  TopoVerdict verdict = TopoVerdict::kPass;
+  Verdict verdict = Verdict::kPass;
   std::string reason;
 };
 
@@ -51,9 +49,9 @@ struct TopoReport {
   std::vector<std::string> findings;       // human sentences, worst first
   std::optional<std::string> nccl_ib_hca;  // e.g. "=mlx5_1,mlx5_0,..."
   bool listing_order_differs = false;
-  TopoVerdict verdict = TopoVerdict::kPass;
+  Verdict verdict = Verdict::kPass;
 };
 
 TopoReport EvaluateTopo(const formats::TopoMatrix& m);
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::topo

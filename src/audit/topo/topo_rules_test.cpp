@@ -11,7 +11,7 @@
 #include "formats/topo_matrix.hpp"
 #include "testing/topo_matrix_fixtures.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::topo {
 namespace {
 
 using formats::TopoLink;
@@ -27,7 +27,7 @@ std::vector<std::string> Nics(const TopoReport& r) {
 
 TEST(TopoRules, HealthyDgxPairsEachGpuWithItsPixNic) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("dgx_h100_8gpu_8nic.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   ASSERT_EQ(r.pairs.size(), 8u);
   for (size_t i = 0; i < 8; ++i) {
     EXPECT_EQ(r.pairs[i].nic, "mlx5_" + std::to_string(i));
@@ -40,7 +40,7 @@ TEST(TopoRules, HealthyDgxPairsEachGpuWithItsPixNic) {
 
 TEST(TopoRules, SwappedOrderGivesNcclIbHca) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("nic_order_swapped.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_TRUE(r.listing_order_differs);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_1", "mlx5_0", "mlx5_3", "mlx5_2", "mlx5_5",
                                                "mlx5_4", "mlx5_7", "mlx5_6"}));
@@ -49,7 +49,7 @@ TEST(TopoRules, SwappedOrderGivesNcclIbHca) {
 
 TEST(TopoRules, BondedStorageNicsLeftOutOfHcaList) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("ten_nics_bond.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(r.unused_nics, (std::vector<std::string>{"mlx5_bond_0", "mlx5_bond_1"}));
   EXPECT_EQ(r.nccl_ib_hca, "mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
   EXPECT_EQ(r.pairs[3].link, TopoLink::kPxb);
@@ -57,17 +57,17 @@ TEST(TopoRules, BondedStorageNicsLeftOutOfHcaList) {
 
 TEST(TopoRules, GpuWithoutLocalNicFailsAcrossSocket) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("gpu_without_local_nic.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(r.pairs[3].nic, "mlx5_3");
   EXPECT_EQ(r.pairs[3].link, TopoLink::kSys);
   EXPECT_EQ(r.pairs[3].numa_match, false);
-  EXPECT_EQ(r.pairs[3].verdict, TopoVerdict::kFail);
-  EXPECT_EQ(r.pairs[2].verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.pairs[3].verdict, Verdict::kFail);
+  EXPECT_EQ(r.pairs[2].verdict, Verdict::kPass);
 }
 
 TEST(TopoRules, RootComplexCrossingFails) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("cross_root_complex.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(r.pairs[0].link, TopoLink::kPhb);
   EXPECT_EQ(r.pairs[2].link, TopoLink::kNode);
   EXPECT_EQ(r.pairs[2].numa_match, true);
@@ -76,23 +76,23 @@ TEST(TopoRules, RootComplexCrossingFails) {
 
 TEST(TopoRules, FewerNicsAreSharedEvenly) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("shared_nics_4gpu_2nic.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1"}));
   EXPECT_EQ(r.pairs[0].shared_by, 2);
 }
 
 TEST(TopoRules, VmAllPhbIsIndeterminate) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("vm_all_phb.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kIndeterminate);
+  EXPECT_EQ(r.verdict, Verdict::kIndeterminate);
   EXPECT_FALSE(r.pairs[0].numa_match.has_value());
-  EXPECT_EQ(r.pairs[0].verdict, TopoVerdict::kIndeterminate);
+  EXPECT_EQ(r.pairs[0].verdict, Verdict::kIndeterminate);
   EXPECT_FALSE(r.nccl_ib_hca.has_value());
   EXPECT_EQ(r.pairs[7].shared_by, 2);
 }
 
 TEST(TopoRules, NoNicsIsIndeterminate) {
   TopoReport r = EvaluateTopo(ParseTopoFixture("two_gpu_no_nic.txt"));
-  EXPECT_EQ(r.verdict, TopoVerdict::kIndeterminate);
+  EXPECT_EQ(r.verdict, Verdict::kIndeterminate);
   EXPECT_TRUE(r.pairs.empty());
 }
 
@@ -107,7 +107,7 @@ TEST(TopoRules, ExactMatchPrefixWhenNamesArePrefixes) {
       "NIC2\tSYS\tPIX\tSYS\tSYS\t X \n\nNIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n"
       "  NIC2: mlx5_10\n");
   TopoReport r = EvaluateTopo(m);
-  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(r.nccl_ib_hca, "=mlx5_1,mlx5_10");
   EXPECT_EQ(r.unused_nics, (std::vector<std::string>{"mlx5_0"}));
 }
@@ -167,8 +167,8 @@ TEST(TopoRulesBoundaries, PhbIsPreferredOverNode) {
   EXPECT_EQ(r.pairs[1].nic, "mlx5_0");
   EXPECT_TRUE(r.listing_order_differs);
   // Neither PHB nor NODE is a GPUDirect-friendly path.
-  EXPECT_EQ(r.pairs[0].verdict, TopoVerdict::kFail);
-  EXPECT_EQ(r.verdict, TopoVerdict::kFail);
+  EXPECT_EQ(r.pairs[0].verdict, Verdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
 }
 
 TEST(TopoRulesBoundaries, PxbPassesAndPhbFails) {
@@ -178,16 +178,16 @@ TEST(TopoRulesBoundaries, PxbPassesAndPhbFails) {
   })));
   ASSERT_EQ(r.pairs.size(), 2u);
   EXPECT_EQ(r.pairs[0].link, TopoLink::kPxb);
-  EXPECT_EQ(r.pairs[0].verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.pairs[0].verdict, Verdict::kPass);
   EXPECT_EQ(r.pairs[1].link, TopoLink::kPhb);
-  EXPECT_EQ(r.pairs[1].verdict, TopoVerdict::kFail);
+  EXPECT_EQ(r.pairs[1].verdict, Verdict::kFail);
 }
 
 TEST(TopoRulesBoundaries, ThreeGpusOnTwoNicsEndsAndShares) {
   // GPU0 and GPU1 sit under NIC0's switch, GPU2 under NIC1's.
   TopoReport r = EvaluateWithin20s(ParseTopoText(GeneratedMatrix(
       3, 2, [](size_t g, size_t k) { return std::string((g < 2) == (k == 0) ? "PIX" : "SYS"); })));
-  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_1"}));
   EXPECT_EQ(r.pairs[0].shared_by, 2);
   EXPECT_EQ(r.pairs[2].shared_by, 1);
@@ -197,7 +197,7 @@ TEST(TopoRulesBoundaries, EightGpusOnThreeNicsEndsAndShares) {
   // GPUs 0-2 under NIC0, 3-5 under NIC1, 6-7 under NIC2.
   TopoReport r = EvaluateWithin20s(ParseTopoText(GeneratedMatrix(
       8, 3, [](size_t g, size_t k) { return std::string(g / 3 == k ? "PIX" : "SYS"); })));
-  EXPECT_EQ(r.verdict, TopoVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(Nics(r), (std::vector<std::string>{"mlx5_0", "mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1",
                                                "mlx5_1", "mlx5_2", "mlx5_2"}));
   EXPECT_EQ(r.pairs[0].shared_by, 3);
@@ -206,4 +206,4 @@ TEST(TopoRulesBoundaries, EightGpusOnThreeNicsEndsAndShares) {
 }
 
 }  // namespace
-}  // namespace lossless::audit
+}  // namespace lossless::audit::topo
