@@ -1,5 +1,6 @@
 // `lossless audit nccl FILE...`: nccl-tests logs -> per-run verdicts.
-// Parsing and rules live in src/audit/nccl; this file is option handling and printing.
+// Parsing, rules and rendering live in src/audit/nccl; this file is option handling
+// and wiring.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/nccl/nccl_log.hpp"
+#include "audit/nccl/nccl_report.hpp"
 #include "audit/nccl/nccl_rules.hpp"
 #include "base/error.hpp"
 #include "cli/commands.hpp"
@@ -22,11 +24,12 @@
 namespace lossless::cli {
 namespace {
 
-using audit::NcclRulesConfig;
-using audit::NcclRun;
-using audit::NcclRunReport;
-using audit::NcclVerdict;
-using audit::Severity;
+namespace nccl = audit::nccl;
+
+using audit::Verdict;
+using audit::nccl::NcclRulesConfig;
+using audit::nccl::NcclRun;
+using audit::nccl::NcclRunReport;
 
 struct Preset {
   const char* name;
@@ -89,127 +92,13 @@ NcclRulesConfig MakeConfig(const Options& o) {
   c.nics_per_node = o.nics_per_node;
   c.min_efficiency = ParseEfficiency(o.min_efficiency);
   c.large_from_bytes = units::ParseBytes(o.large_from, {"<cli>", 0, "--large-from"}).count();
-  audit::ValidateConfig(c);
+  audit::nccl::ValidateConfig(c);
   return c;
 }
 
-std::string Size(int64_t b) {
-  return units::FormatBytes(units::Bytes(b));
-}
-
-std::string_view SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kFail:
-      return "FAIL";
-    case Severity::kIndeterminate:
-      return "INDETERMINATE";
-    case Severity::kNote:
-      return "note";
-  }
-  return "?";
-}
-
-std::string Describe(const NcclRunReport& r) {
-  std::string coll = std::string(audit::CollectiveName(r.collective));
-  if (r.collective_inferred) coll += " (inferred from the table)";
-  std::string who = r.ranks > 0 ? fmt::format("{} ranks", r.ranks) : "ranks unknown";
-  if (r.nodes) who += fmt::format(" on {} node{}", *r.nodes, *r.nodes == 1 ? "" : "s");
-  return fmt::format("{} [{}], {}", coll, audit::GenerationName(r.generation), who);
-}
-
-void PrintText(const NcclRun& run, const NcclRunReport& r, int64_t index) {
-  fmt::print("{}: run {} (line {}): {}\n", r.file, index, r.first_line, Describe(r));
-  fmt::print("  {:>12}  {:>8}  {:>8}  {:>10}  {:>10}  {:>10}", "size(B)", "type", "redop",
-             "oop busbw", "ip busbw", "#wrong");
-  if (r.line_rate_gbs) fmt::print("  {:>7}", "eff");
-  fmt::print("\n");
-  for (size_t i = 0; i < run.rows.size(); ++i) {
-    const auto& row = run.rows[i];
-    auto wrong = [](const audit::NcclHalf& h) {
-      return h.wrong ? fmt::format("{:g}", *h.wrong) : std::string("N/A");
-    };
-    fmt::print("  {:>12}  {:>8}  {:>8}  {:>10.2f}  {:>10.2f}  {:>10}", row.size_bytes, row.type,
-               row.redop.empty() ? "-" : row.redop, row.out_of_place.busbw_gbs,
-               row.in_place.busbw_gbs, wrong(row.out_of_place) + "/" + wrong(row.in_place));
-    const auto& s = r.sizes[i];
-    if (s.efficiency) fmt::print("  {:>6.1f}%{}", 100.0 * *s.efficiency, s.judged ? " *" : "");
-    fmt::print("\n");
-  }
-  fmt::print("  peak busbw {:.2f} GB/s at {} ({} B); average busbw {:g} GB/s{}\n", r.peak_busbw_gbs,
-             Size(r.peak_size_bytes), r.peak_size_bytes, r.avg_busbw_gbs,
-             r.avg_from_footer ? "" : " (computed: no footer)");
-  if (r.line_rate_gbs) {
-    fmt::print("  line rate {:.1f} GB/s per node; efficiency judged at sizes marked *",
-               *r.line_rate_gbs);
-    if (r.peak_efficiency) fmt::print(" (best {:.1f}%)", 100.0 * *r.peak_efficiency);
-    fmt::print("\n");
-  }
-  for (const auto& f : r.findings) {
-    if (f.line > 0) {
-      fmt::print("  {}: line {}: {}\n", SeverityName(f.severity), f.line, f.message);
-    } else {
-      fmt::print("  {}: {}\n", SeverityName(f.severity), f.message);
-    }
-  }
-  fmt::print("  verdict: {}\n\n", audit::VerdictName(r.verdict));
-}
-
-nlohmann::json ToJson(const NcclRun& run, const NcclRunReport& r) {
-  nlohmann::json j;
-  j["first_line"] = r.first_line;
-  j["generation"] = audit::GenerationName(r.generation);
-  j["binary"] = run.binary;
-  j["collective"] = audit::CollectiveName(r.collective);
-  j["collective_inferred"] = r.collective_inferred;
-  j["ranks"] = r.ranks;
-  j["nodes"] = r.nodes ? nlohmann::json(*r.nodes) : nlohmann::json(nullptr);
-  j["hosts"] = run.Hosts();
-  j["peak_busbw_gbs"] = r.peak_busbw_gbs;
-  j["peak_size_bytes"] = r.peak_size_bytes;
-  j["avg_busbw_gbs"] = r.avg_busbw_gbs;
-  j["avg_from_footer"] = r.avg_from_footer;
-  j["line_rate_gbs"] = r.line_rate_gbs ? nlohmann::json(*r.line_rate_gbs) : nlohmann::json(nullptr);
-  j["peak_efficiency"] =
-      r.peak_efficiency ? nlohmann::json(*r.peak_efficiency) : nlohmann::json(nullptr);
-  j["truncated"] = run.truncated;
-  nlohmann::json rows = nlohmann::json::array();
-  for (size_t i = 0; i < run.rows.size(); ++i) {
-    const auto& row = run.rows[i];
-    const auto& s = r.sizes[i];
-    auto half = [](const audit::NcclHalf& h) {
-      return nlohmann::json{
-          {"time_us", h.time_us},
-          {"algbw_gbs", h.algbw_gbs},
-          {"busbw_gbs", h.busbw_gbs},
-          {"wrong", h.wrong ? nlohmann::json(*h.wrong) : nlohmann::json(nullptr)}};
-    };
-    rows.push_back(
-        {{"line", row.line},
-         {"size_bytes", row.size_bytes},
-         {"count", row.count},
-         {"type", row.type},
-         {"redop", row.redop},
-         {"root", row.root},
-         {"out_of_place", half(row.out_of_place)},
-         {"in_place", half(row.in_place)},
-         {"efficiency", s.efficiency ? nlohmann::json(*s.efficiency) : nlohmann::json(nullptr)},
-         {"judged", s.judged}});
-  }
-  j["rows"] = std::move(rows);
-  nlohmann::json findings = nlohmann::json::array();
-  for (const auto& f : r.findings)
-    findings.push_back({{"code", f.code},
-                        {"severity", SeverityName(f.severity)},
-                        {"line", f.line},
-                        {"message", f.message}});
-  j["findings"] = std::move(findings);
-  j["verdict"] = audit::VerdictName(r.verdict);
-  return j;
-}
-
 // Returns the file's verdict; throws InputError when it cannot be read.
-NcclVerdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool json,
-                      nlohmann::json& jfile) {
+Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool json,
+                  nlohmann::json& jfile) {
   std::ifstream file;
   std::istream* in = &std::cin;
   if (path != "-") {
@@ -221,28 +110,20 @@ NcclVerdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool 
       throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
     in = &file;
   }
-  NcclVerdict verdict = NcclVerdict::kPass;
+  Verdict verdict = Verdict::kPass;
   int64_t index = 0;
   nlohmann::json runs = nlohmann::json::array();
-  audit::StreamNcclLog(*in, path, [&](NcclRun&& run) {
-    NcclRunReport rep = audit::EvaluateNcclRun(run, cfg);
+  nccl::StreamNcclLog(*in, path, [&](NcclRun&& run) {
+    NcclRunReport rep = nccl::EvaluateNcclRun(run, cfg);
     ++index;
-    verdict = audit::Combine(verdict, rep.verdict);
+    verdict = audit::Worst(verdict, rep.verdict);
     if (json) {
-      runs.push_back(ToJson(run, rep));
+      runs.push_back(nccl::RunToJson(run, rep));
     } else {
-      PrintText(run, rep, index);
+      fmt::print("{}", nccl::FormatRunText(run, rep, index));
     }
   });
-  if (json) {
-    jfile["file"] = path;
-    if (runs.size() == 1) {
-      for (const char* k : {"collective", "peak_busbw_gbs", "peak_size_bytes", "avg_busbw_gbs"})
-        jfile[k] = runs[0][k];
-    }
-    jfile["runs"] = std::move(runs);
-    jfile["verdict"] = audit::VerdictName(verdict);
-  }
+  if (json) jfile = nccl::FileToJson(path, std::move(runs), verdict);
   return verdict;
 }
 
@@ -266,20 +147,13 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx) {
                   "smallest size the efficiency verdict applies to (default 256MiB)");
   cmd->callback([opt, &ctx] {
     NcclRulesConfig cfg = MakeConfig(*opt);
-    nlohmann::json doc;
-    doc["tool"] = "audit nccl";
-    doc["min_efficiency"] = cfg.min_efficiency;
-    doc["large_from_bytes"] = cfg.large_from_bytes;
-    doc["nic_gbps"] = cfg.nic_gbps ? nlohmann::json(*cfg.nic_gbps) : nlohmann::json(nullptr);
-    doc["nics_per_node"] =
-        cfg.nics_per_node ? nlohmann::json(*cfg.nics_per_node) : nlohmann::json(nullptr);
-    doc["files"] = nlohmann::json::array();
-    NcclVerdict overall = NcclVerdict::kPass;
+    nlohmann::json doc = audit::nccl::DocumentHead(cfg);
+    Verdict overall = Verdict::kPass;
     bool bad_input = false;
     for (const auto& path : opt->files) {
       nlohmann::json jfile;
       try {
-        overall = audit::Combine(overall, AuditFile(path, cfg, opt->json, jfile));
+        overall = audit::Worst(overall, AuditFile(path, cfg, opt->json, jfile));
       } catch (const InputError& e) {
         std::fflush(stdout);
         fmt::print(stderr, "error: {}\n", e.what());
@@ -294,7 +168,8 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx) {
     } else if (!bad_input || opt->files.size() > 1) {
       fmt::print("overall verdict: {}\n", bad_input ? "error" : audit::VerdictName(overall));
     }
-    ctx.exit_code = bad_input ? 2 : (overall == NcclVerdict::kPass ? 0 : 1);
+    // Indeterminate exits 1 here, not 3 (docs/errors.md: to be brought in line).
+    ctx.exit_code = bad_input ? 2 : (overall == Verdict::kPass ? 0 : 1);
   });
 }
 

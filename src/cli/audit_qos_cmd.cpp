@@ -40,7 +40,7 @@ struct QosArgs {
 
 std::string PlatformNames() {
   std::string s;
-  for (const auto& p : audit::CellSizePresets()) {
+  for (const auto& p : audit::qos::CellSizePresets()) {
     if (!s.empty()) s += ", ";
     s += p.name;
   }
@@ -48,23 +48,23 @@ std::string PlatformNames() {
 }
 
 void RunAuditQos(const QosArgs& a, Context& ctx) {
-  std::optional<audit::QosFormat> format;
+  std::optional<audit::qos::QosFormat> format;
   if (a.format != "auto") {
-    format = audit::QosFormatFromName(a.format);
+    format = audit::qos::QosFormatFromName(a.format);
     if (!format)
       throw InputError({"<cli>", 0, "--format"},
                        Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos, dell-sonic, "
                                 "junos or cumulus-traffic",
                                 a.format));
   }
-  audit::QosAuditOptions opts;
+  audit::qos::QosAuditOptions opts;
   opts.roce_priority = a.roce_priority;
   opts.cnp_dscp = a.cnp_dscp;
   if (a.cell_bytes > 0) {
     opts.cell_bytes = a.cell_bytes;
     opts.cell_source = "--cell-bytes";
   } else if (!a.platform.empty()) {
-    auto preset = audit::FindCellSizePreset(a.platform);
+    auto preset = audit::qos::FindCellSizePreset(a.platform);
     if (!preset)
       throw InputError({"<cli>", 0, "--platform"},
                        Expected("one of " + PlatformNames(), a.platform));
@@ -89,31 +89,18 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
     throw InputError({a.file, 0, ""}, "is a directory: expected a QoS configuration file");
   std::ifstream in(a.file, std::ios::binary);
   if (!in) throw InputError({a.file, 0, ""}, "cannot open file");
-  audit::QosConfig cfg = audit::ParseQosConfig(in, a.file, format);
-  audit::QosAudit result = audit::AuditQos(cfg, opts);
+  audit::qos::QosConfig cfg = audit::qos::ParseQosConfig(in, a.file, format);
+  audit::qos::QosAudit result = audit::qos::AuditQos(cfg, opts);
   if (a.json) {
-    nlohmann::json j = audit::QosAuditToJson(result);
-    if (a.verbose) j["skipped"] = audit::QosSkippedToJson(cfg.skipped);
+    nlohmann::json j = audit::qos::QosAuditToJson(result);
+    if (a.verbose) j["skipped"] = audit::qos::QosSkippedToJson(cfg.skipped);
     std::string doc = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     std::fputs((doc + "\n").c_str(), stdout);
   } else {
-    std::fputs(audit::FormatQosAuditText(result).c_str(), stdout);
-    if (a.verbose) std::fputs(audit::FormatQosSkippedText(cfg.skipped).c_str(), stdout);
+    std::fputs(audit::qos::FormatQosAuditText(result).c_str(), stdout);
+    if (a.verbose) std::fputs(audit::qos::FormatQosSkippedText(cfg.skipped).c_str(), stdout);
   }
-  switch (result.verdict) {
-    case audit::Verdict::kPass:
-      ctx.exit_code = 0;
-      break;
-    case audit::Verdict::kWarn:
-      ctx.exit_code = a.strict ? 1 : 0;
-      break;
-    case audit::Verdict::kFail:
-      ctx.exit_code = 1;
-      break;
-    case audit::Verdict::kIndeterminate:
-      ctx.exit_code = 3;
-      break;
-  }
+  ctx.exit_code = audit::ExitCode(result.verdict, a.strict);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // `lossless audit topo FILE`: nvidia-smi topo -m -> GPU/NIC pairing verdicts.
-// Parsing and rules live in src/audit/topo; this file is option handling and printing.
+// Parsing is formats/topo_matrix; rules and rendering live in src/audit/topo; this
+// file is option handling and wiring.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,10 +12,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "audit/topo/topo_matrix.hpp"
+#include "audit/topo/topo_report.hpp"
 #include "audit/topo/topo_rules.hpp"
 #include "base/error.hpp"
 #include "cli/commands.hpp"
+#include "formats/topo_matrix.hpp"
 
 namespace lossless::cli {
 namespace {
@@ -24,78 +26,14 @@ struct TopoOptions {
   bool json = false;
 };
 
-audit::TopoMatrix Load(const std::string& path) {
-  if (path == "-") return audit::ParseTopoMatrix(std::cin, path);
+formats::TopoMatrix Load(const std::string& path) {
+  if (path == "-") return formats::ParseTopoMatrix(std::cin, path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError({path, 0, ""}, "is a directory, expected an nvidia-smi topo -m file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
-  return audit::ParseTopoMatrix(in, path);
-}
-
-std::string NumaText(const audit::TopoPair& p) {
-  if (!p.numa_match) return "unknown";
-  return *p.numa_match ? "yes" : "no";
-}
-
-void PrintText(const audit::TopoReport& r) {
-  fmt::print("{}: {} GPUs, {} NICs\n", r.file, r.gpus, r.nics);
-  if (!r.pairs.empty()) {
-    fmt::print("  {:<6} {:<14} {:<6} {:<6} {:<10} {:<14} {}\n", "gpu", "nic", "link", "numa",
-               "gpu numa", "verdict", "why");
-    for (const auto& p : r.pairs) {
-      std::string nic = p.nic;
-      if (p.shared_by > 1) nic += fmt::format(" x{}", p.shared_by);
-      fmt::print("  {:<6} {:<14} {:<6} {:<6} {:<10} {:<14} {}\n", p.gpu, nic, p.link_text,
-                 NumaText(p), p.gpu_numa.empty() ? "-" : p.gpu_numa, audit::VerdictName(p.verdict),
-                 p.reason);
-    }
-  }
-  for (const auto& f : r.findings) fmt::print("  {}\n", f);
-  if (r.nccl_ib_hca) fmt::print("  suggested: NCCL_IB_HCA={}\n", *r.nccl_ib_hca);
-  fmt::print("verdict: {}\n", audit::VerdictName(r.verdict));
-}
-
-nlohmann::json ToJson(const audit::TopoMatrix& m, const audit::TopoReport& r) {
-  nlohmann::json j;
-  j["tool"] = "audit topo";
-  j["file"] = r.file;
-  j["gpus"] = r.gpus;
-  j["nics"] = r.nics;
-  nlohmann::json devices = nlohmann::json::array();
-  for (const auto& d : m.devices) {
-    nlohmann::json jd{{"column", d.column},
-                      {"kind", d.kind == audit::TopoDeviceKind::kGpu ? "gpu" : "nic"},
-                      {"name", d.name},
-                      {"line", d.line}};
-    if (d.kind == audit::TopoDeviceKind::kGpu) {
-      jd["cpu_affinity"] = d.cpu_affinity;
-      jd["numa_affinity"] = d.numa_affinity;
-      jd["gpu_numa_id"] = d.gpu_numa_id;
-    }
-    devices.push_back(std::move(jd));
-  }
-  j["devices"] = std::move(devices);
-  nlohmann::json pairs = nlohmann::json::array();
-  for (const auto& p : r.pairs) {
-    pairs.push_back(
-        {{"gpu", p.gpu},
-         {"nic", p.nic},
-         {"nic_column", p.nic_column},
-         {"link", p.link_text},
-         {"numa_match", p.numa_match ? nlohmann::json(*p.numa_match) : nlohmann::json(nullptr)},
-         {"gpu_numa", p.gpu_numa},
-         {"shared_by", p.shared_by},
-         {"verdict", audit::VerdictName(p.verdict)},
-         {"reason", p.reason}});
-  }
-  j["pairs"] = std::move(pairs);
-  j["unused_nics"] = r.unused_nics;
-  j["findings"] = r.findings;
-  j["nccl_ib_hca"] = r.nccl_ib_hca ? nlohmann::json(*r.nccl_ib_hca) : nlohmann::json(nullptr);
-  j["verdict"] = audit::VerdictName(r.verdict);
-  return j;
+  return formats::ParseTopoMatrix(in, path);
 }
 
 }  // namespace
@@ -107,14 +45,15 @@ void AddAuditTopoCommand(CLI::App& audit, Context& ctx) {
   cmd->add_option("file", opt->file, "output of nvidia-smi topo -m ('-' = stdin)")->required();
   cmd->add_flag("--json", opt->json, "print one JSON document instead of text");
   cmd->callback([opt, &ctx] {
-    audit::TopoMatrix m = Load(opt->file);
-    audit::TopoReport r = audit::EvaluateTopo(m);
+    formats::TopoMatrix m = Load(opt->file);
+    audit::topo::TopoReport r = audit::topo::EvaluateTopo(m);
     if (opt->json) {
-      fmt::print("{}\n", ToJson(m, r).dump(2));
+      fmt::print("{}\n", audit::topo::TopoToJson(m, r).dump(2));
     } else {
-      PrintText(r);
+      fmt::print("{}", audit::topo::FormatTopoText(r));
     }
-    ctx.exit_code = r.verdict == audit::TopoVerdict::kPass ? 0 : 1;
+    // Indeterminate exits 1 here, not 3 (docs/errors.md: to be brought in line).
+    ctx.exit_code = r.verdict == audit::Verdict::kPass ? 0 : 1;
   });
 }
 

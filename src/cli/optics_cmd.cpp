@@ -1,6 +1,7 @@
 // `lossless optics ingest|status|quarantine`: transceiver health tracking.
-// Glue only: parsing lives in optics/ingest, storage in optics/store, the
-// decisions in optics/rules. See docs/optics.md.
+// Glue only: parsing lives in audit/optics/ingest, storage in audit/optics/store,
+// the decisions in audit/optics/rules, the rendering in audit/optics/report.
+// See docs/optics.md.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -12,14 +13,17 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "audit/optics/ingest.hpp"
+#include "audit/optics/report.hpp"
+#include "audit/optics/rules.hpp"
+#include "audit/optics/store.hpp"
 #include "base/error.hpp"
 #include "cli/commands.hpp"
-#include "optics/ingest.hpp"
-#include "optics/rules.hpp"
-#include "optics/store.hpp"
 
 namespace lossless::cli {
 namespace {
+
+namespace optics = audit::optics;
 
 constexpr const char* kDefaultDb = "./lossless-optics.db";
 
@@ -65,21 +69,7 @@ void RunIngest(const OpticsOptions& o, Context& ctx) {
   for (size_t i = 0; i < o.files.size(); ++i) {
     const auto& p = parsed[i];
     store.Insert(o.files[i], p.readings);
-    for (size_t k = 0; k < p.readings.size(); ++k) {
-      const auto& r = p.readings[k];
-      fmt::print("stored {} {}{} {} ({} lanes) from {}\n", r.link,
-                 optics::FormatTimestamp(*r.time_s),
-                 p.ingest_time[k] ? " (ingest time: the capture carries none)" : "", r.format,
-                 r.lanes.size(), o.files[i]);
-    }
-    if (o.verbose) {
-      for (const auto& s : p.skipped) {
-        fmt::print("{}:{}: skipped ({}): {}\n", o.files[i], s.line, s.why, s.text);
-      }
-    } else if (!p.skipped.empty()) {
-      fmt::print("{}: {} line{} not used (--verbose lists them with the reason)\n", o.files[i],
-                 p.skipped.size(), p.skipped.size() == 1 ? "" : "s");
-    }
+    fmt::print("{}", optics::FormatIngestText(o.files[i], p, o.verbose));
   }
   ctx.exit_code = 0;
 }
@@ -93,52 +83,12 @@ std::vector<optics::LinkStatus> Evaluate(const OpticsOptions& o) {
   return out;
 }
 
-nlohmann::json ToJson(const optics::LinkStatus& s) {
-  nlohmann::json reasons = nlohmann::json::array();
-  for (const auto& r : s.reasons) {
-    nlohmann::json j = {{"rule", r.rule},
-                        {"severity", std::string(optics::SeverityName(r.severity))},
-                        {"message", r.message}};
-    if (r.lane > 0) j["lane"] = r.lane;
-    reasons.push_back(j);
-  }
-  nlohmann::json j = {{"link", s.link},
-                      {"state", std::string(optics::StateName(s.state))},
-                      {"reasons", reasons},
-                      {"readings", s.readings}};
-  j["last_time"] = s.last_time_s ? nlohmann::json(optics::FormatTimestamp(*s.last_time_s))
-                                 : nlohmann::json(nullptr);
-  j["rx_margin_db"] = s.rx_margin_db ? nlohmann::json(*s.rx_margin_db) : nlohmann::json(nullptr);
-  return j;
-}
-
 void Print(const std::vector<optics::LinkStatus>& links, bool json, const std::string& what) {
-  int counts[4] = {0, 0, 0, 0};
-  for (const auto& s : links) ++counts[static_cast<int>(s.state)];
   if (json) {
-    nlohmann::json doc;
-    doc["links"] = nlohmann::json::array();
-    for (const auto& s : links) doc["links"].push_back(ToJson(s));
-    doc["summary"] = {{"healthy", counts[0]},
-                      {"watch", counts[1]},
-                      {"quarantine", counts[2]},
-                      {"invalid-data", counts[3]}};
-    fmt::print("{}\n", doc.dump(2));
-    return;
+    fmt::print("{}\n", optics::LinksToJson(links).dump(2));
+  } else {
+    fmt::print("{}", optics::FormatLinksText(links, what));
   }
-  if (links.empty()) fmt::print("no {}\n", what);
-  for (const auto& s : links) {
-    std::string extra;
-    if (s.rx_margin_db) extra = fmt::format(", rx margin {:.2f} dB to low alarm", *s.rx_margin_db);
-    fmt::print("{:<12} {}  ({} reading{}, last {}{})\n", optics::StateName(s.state), s.link,
-               s.readings, s.readings == 1 ? "" : "s",
-               s.last_time_s ? optics::FormatTimestamp(*s.last_time_s) : "-", extra);
-    for (const auto& r : s.reasons) {
-      fmt::print("    [{}] {}\n", optics::SeverityName(r.severity), r.message);
-    }
-  }
-  fmt::print("summary: {} quarantine, {} watch, {} invalid-data, {} healthy\n", counts[2],
-             counts[1], counts[3], counts[0]);
 }
 
 void AddRuleFlags(CLI::App* cmd, OpticsOptions& o) {
@@ -229,15 +179,9 @@ void AddOpticsCommand(CLI::App& app, Context& ctx) {
   status->callback([o, &ctx] {
     auto links = Evaluate(*o);
     Print(links, o->json, "links stored");
-    // Exit codes: 1 a link to quarantine; 3 none, but a link that cannot be judged
+    // 1 a link to quarantine; 3 none, but a link that cannot be judged
     // (invalid-data); 0 otherwise, watch included (a warning; --strict makes it 1).
-    bool quarantine = false, invalid = false, watch = false;
-    for (const auto& s : links) {
-      quarantine = quarantine || s.state == optics::State::kQuarantine;
-      invalid = invalid || s.state == optics::State::kInvalidData;
-      watch = watch || s.state == optics::State::kWatch;
-    }
-    ctx.exit_code = quarantine ? 1 : invalid ? 3 : (watch && o->strict) ? 1 : 0;
+    ctx.exit_code = audit::ExitCode(optics::OverallVerdict(links), o->strict);
   });
 
   CLI::App* quarantine =
@@ -249,7 +193,7 @@ void AddOpticsCommand(CLI::App& app, Context& ctx) {
     auto links = Evaluate(*o);
     std::vector<optics::LinkStatus> q;
     for (auto& s : links) {
-      if (s.state == optics::State::kQuarantine) q.push_back(std::move(s));
+      if (s.state == audit::Verdict::kFail) q.push_back(std::move(s));
     }
     Print(q, o->json, "links to quarantine");
     ctx.exit_code = q.empty() ? 0 : 1;

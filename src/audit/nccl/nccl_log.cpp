@@ -14,7 +14,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::nccl {
 namespace {
 
 constexpr size_t kMaxLineChars = 64 * 1024;
@@ -725,4 +725,4 @@ NcclLog ParseNcclLog(std::istream& in, const std::string& file) {
   return log;
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::nccl

@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-namespace lossless::audit {
+namespace lossless::audit::nccl {
 
 enum class NcclGeneration { kG1Legacy, kG2Classic, kG3Current };
 std::string_view GenerationName(NcclGeneration g);  // "G1 legacy", ...
@@ -139,4 +139,4 @@ NcclLog ParseNcclLog(std::istream& in, const std::string& file);
 int64_t StreamNcclLog(std::istream& in, const std::string& file,
                       const NcclLogParser::RunSink& on_run);
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::nccl

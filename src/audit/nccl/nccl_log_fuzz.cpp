@@ -12,12 +12,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
-  lossless::audit::NcclRulesConfig cfg;
+  lossless::audit::nccl::NcclRulesConfig cfg;
   cfg.nic_gbps = 400;
   cfg.nics_per_node = 8;
   try {
-    lossless::audit::StreamNcclLog(in, "fuzz.log", [&](lossless::audit::NcclRun&& run) {
-      lossless::audit::EvaluateNcclRun(run, cfg);
+    lossless::audit::nccl::StreamNcclLog(in, "fuzz.log", [&](lossless::audit::nccl::NcclRun&& run) {
+      lossless::audit::nccl::EvaluateNcclRun(run, cfg);
     });
   } catch (const lossless::InputError&) {
   }

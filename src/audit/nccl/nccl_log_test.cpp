@@ -7,7 +7,7 @@
 
 #include "base/error.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::nccl {
 namespace {
 
 std::string Fixture(const std::string& name) {
@@ -297,4 +297,4 @@ TEST(NcclLog, StreamingParserEmitsRunsAsTheyComplete) {
 }
 
 }  // namespace
-}  // namespace lossless::audit
+}  // namespace lossless::audit::nccl

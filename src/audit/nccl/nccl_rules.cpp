@@ -10,7 +10,7 @@
 #include "base/error.hpp"
 #include "units/units.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::nccl {
 namespace {
 
 std::string Size(int64_t b) {
@@ -24,7 +24,7 @@ double Best(const NcclRow& r) {
 // Adds findings of one rule, keeping at most `cap` and summarising the rest.
 class FindingSink {
  public:
-  FindingSink(std::vector<NcclFinding>& out, std::string code, Severity sev, size_t cap)
+  FindingSink(std::vector<NcclFinding>& out, std::string code, Verdict sev, size_t cap)
       : out_(out), code_(std::move(code)), sev_(sev), cap_(cap) {}
   ~FindingSink() {
     if (extra_ > 0)
@@ -41,32 +41,13 @@ class FindingSink {
  private:
   std::vector<NcclFinding>& out_;
   std::string code_;
-  Severity sev_;
+  Verdict sev_;
   size_t cap_;
   size_t added_ = 0;
   size_t extra_ = 0;
 };
 
 }  // namespace
-
-std::string_view VerdictName(NcclVerdict v) {
-  switch (v) {
-    case NcclVerdict::kPass:
-      return "pass";
-    case NcclVerdict::kFail:
-      return "fail";
-    case NcclVerdict::kIndeterminate:
-      return "indeterminate";
-  }
-  return "?";
-}
-
-NcclVerdict Combine(NcclVerdict a, NcclVerdict b) {
-  if (a == NcclVerdict::kFail || b == NcclVerdict::kFail) return NcclVerdict::kFail;
-  if (a == NcclVerdict::kIndeterminate || b == NcclVerdict::kIndeterminate)
-    return NcclVerdict::kIndeterminate;
-  return NcclVerdict::kPass;
-}
 
 void ValidateConfig(const NcclRulesConfig& c) {
   Location cli{"<cli>", 0, ""};
@@ -98,9 +79,9 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
   auto& F = rep.findings;
 
   if (run.rows.empty()) {
-    F.push_back({"no_results", Severity::kFail, run.last_line,
+    F.push_back({"no_results", Verdict::kFail, run.last_line,
                  "run printed no result rows (aborted before the first size)"});
-    rep.verdict = NcclVerdict::kFail;
+    rep.verdict = Verdict::kFail;
     return rep;
   }
 
@@ -124,16 +105,16 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
   }
 
   if (run.truncated)
-    F.push_back({"truncated", Severity::kFail, run.last_line,
+    F.push_back({"truncated", Verdict::kFail, run.last_line,
                  "table ends without its footer: the job was killed or the log was cut"});
   if (run.out_of_bounds && (*run.out_of_bounds > 0 || run.out_of_bounds_failed))
-    F.push_back({"out_of_bounds", Severity::kFail, 0,
+    F.push_back({"out_of_bounds", Verdict::kFail, 0,
                  fmt::format("footer reports {} out-of-bounds values (data corruption)",
                              *run.out_of_bounds)});
 
   // Wrong elements (G2/G3 count; G1 prints an error magnitude and relies on the footer).
   if (run.generation != NcclGeneration::kG1Legacy) {
-    FindingSink sink(F, "wrong_elements", Severity::kFail, cfg.max_findings_per_rule);
+    FindingSink sink(F, "wrong_elements", Verdict::kFail, cfg.max_findings_per_rule);
     for (const auto& r : run.rows) {
       double w = std::max(r.out_of_place.wrong.value_or(0), r.in_place.wrong.value_or(0));
       if (w > 0)
@@ -146,7 +127,7 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
   // busbw falling at larger sizes, per (type, op, root) sweep; a size not larger than
   // the previous one starts a new sweep (-N cycles).
   {
-    FindingSink sink(F, "falling_busbw", Severity::kFail, cfg.max_findings_per_rule);
+    FindingSink sink(F, "falling_busbw", Verdict::kFail, cfg.max_findings_per_rule);
     struct Sweep {
       int64_t last_size = -1;
       double best = 0;
@@ -174,7 +155,7 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
 
   // In-place far below out-of-place.
   {
-    FindingSink sink(F, "inplace_low", Severity::kFail, cfg.max_findings_per_rule);
+    FindingSink sink(F, "inplace_low", Verdict::kFail, cfg.max_findings_per_rule);
     for (const auto& r : run.rows) {
       if (r.size_bytes < cfg.anomaly_from_bytes) continue;
       double o = r.out_of_place.busbw_gbs, i = r.in_place.busbw_gbs;
@@ -188,7 +169,7 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
   // Per-size efficiency against the NICs of one node.
   const bool single_node = rep.nodes && *rep.nodes == 1;
   if (single_node)
-    F.push_back({"single_node", Severity::kIndeterminate, 0,
+    F.push_back({"single_node", Verdict::kIndeterminate, 0,
                  fmt::format("all {} ranks run on one host ({}): traffic stays on NVLink/PCIe, "
                              "the fabric is not exercised",
                              rep.ranks, run.ranks.front().host)});
@@ -218,16 +199,16 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
     rep.sizes.push_back(s);
   }
   if (!rep.line_rate_gbs) {
-    F.push_back({"no_line_rate", Severity::kNote, 0,
+    F.push_back({"no_line_rate", Verdict::kPass, 0,
                  "efficiency not judged: give --nic-gbps and --nics-per-node (or --preset)"});
   } else if (!single_node) {
     const std::string nics = fmt::format("{} x {:g} Gb/s NICs", *cfg.nics_per_node, *cfg.nic_gbps);
     if (!rep.nodes)
       F.push_back(
-          {"nodes_unknown", Severity::kNote, 0,
+          {"nodes_unknown", Verdict::kPass, 0,
            "no Rank lines: node count unknown, efficiency judged as if the run spans nodes"});
     if (above_line > 0) {
-      F.push_back({"above_line_rate", Severity::kIndeterminate, first_above->line,
+      F.push_back({"above_line_rate", Verdict::kIndeterminate, first_above->line,
                    fmt::format("busbw {:.2f} GB/s at {} exceeds the {:.1f} GB/s that {} can carry "
                                "({} sizes above): traffic is not bound by these NICs (NVLink "
                                "SHARP/NVLS, NVLSTree or Tree on 2 nodes, or intra-node only); "
@@ -235,12 +216,12 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
                                Best(*first_above), Size(first_above->size_bytes),
                                *rep.line_rate_gbs, nics, above_line)});
     } else if (!any_judged) {
-      F.push_back({"no_large_sizes", Severity::kIndeterminate, 0,
+      F.push_back({"no_large_sizes", Verdict::kIndeterminate, 0,
                    fmt::format("largest size is {}: efficiency is judged only from {} up "
                                "(smaller messages are latency-bound); re-run with -e 1G or more",
                                Size(run.rows.back().size_bytes), Size(cfg.large_from_bytes))});
     } else if (*rep.peak_efficiency < cfg.min_efficiency) {
-      F.push_back({"below_line_rate", Severity::kFail, 0,
+      F.push_back({"below_line_rate", Verdict::kFail, 0,
                    fmt::format("best large-message busbw is {:.1f}% of the {:.1f} GB/s line rate "
                                "of {} (threshold {:.0f}%)",
                                100.0 * *rep.peak_efficiency, *rep.line_rate_gbs, nics,
@@ -248,12 +229,8 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
     }
   }
 
-  for (const auto& f : F) {
-    if (f.severity == Severity::kFail) rep.verdict = Combine(rep.verdict, NcclVerdict::kFail);
-    if (f.severity == Severity::kIndeterminate)
-      rep.verdict = Combine(rep.verdict, NcclVerdict::kIndeterminate);
-  }
+  for (const auto& f : F) rep.verdict = Worst(rep.verdict, f.severity);
   return rep;
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::nccl

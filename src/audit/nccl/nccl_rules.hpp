@@ -21,11 +21,9 @@
 #include <vector>
 
 #include "audit/nccl/nccl_log.hpp"
+#include "audit/verdict.hpp"
 
-namespace lossless::audit {
-
-enum class NcclVerdict { kPass, kFail, kIndeterminate };
-std::string_view VerdictName(NcclVerdict v);  // "pass", "fail", "indeterminate"
+namespace lossless::audit::nccl {
 
 struct NcclRulesConfig {
   std::optional<double> nic_gbps;          // line rate of one NIC, Gb/s
@@ -38,12 +36,10 @@ struct NcclRulesConfig {
   size_t max_findings_per_rule = 5;        // further hits are summarised in one line
 };
 
-enum class Severity { kFail, kIndeterminate, kNote };
-
 struct NcclFinding {
-  std::string code;  // e.g. "wrong_elements", "above_line_rate"
-  Severity severity = Severity::kNote;
-  int64_t line = 0;  // 0 = whole run
+  std::string code;                   // e.g. "wrong_elements", "above_line_rate"
+  Verdict severity = Verdict::kPass;  // fail, indeterminate, or pass for a note
+  int64_t line = 0;                   // 0 = whole run
   std::string message;
 };
 
@@ -71,7 +67,7 @@ struct NcclRunReport {
   std::optional<double> peak_efficiency;  // best judged size
   std::vector<NcclSizeResult> sizes;      // one per row, in input order
   std::vector<NcclFinding> findings;
-  NcclVerdict verdict = NcclVerdict::kPass;
+  Verdict verdict = Verdict::kPass;  // pass, fail or indeterminate
 };
 
 // Throws InputError(<cli>) when nic_gbps is given without nics_per_node or a
@@ -80,7 +76,4 @@ void ValidateConfig(const NcclRulesConfig& config);
 
 NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& config);
 
-// Worst of several verdicts: fail > indeterminate > pass.
-NcclVerdict Combine(NcclVerdict a, NcclVerdict b);
-
-}  // namespace lossless::audit
+}  // namespace lossless::audit::nccl

@@ -9,7 +9,7 @@
 
 #include "base/error.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::nccl {
 namespace {
 
 NcclRulesConfig Ndr8() {
@@ -40,7 +40,7 @@ TEST(NcclRules, HealthyTwoNodeRunPasses) {
     auto reps = Evaluate(f);
     ASSERT_EQ(reps.size(), 1u) << f;
     const auto& r = reps[0];
-    EXPECT_EQ(r.verdict, NcclVerdict::kPass) << f;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << f;
     EXPECT_TRUE(r.findings.empty()) << f;
     EXPECT_EQ(r.ranks, 16);
     EXPECT_EQ(r.nodes, 2);
@@ -66,18 +66,18 @@ TEST(NcclRules, AverageFromFooterOrComputed) {
 
 TEST(NcclRules, BelowLineRateFails) {
   auto r = Evaluate("g2_below_line_rate.log")[0];
-  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"below_line_rate"}));
   EXPECT_NEAR(*r.peak_efficiency, 302.0 / 400, 1e-9);
   // With a lower bar the same run passes.
   NcclRulesConfig lax = Ndr8();
   lax.min_efficiency = 0.75;
-  EXPECT_EQ(Evaluate("g2_below_line_rate.log", lax)[0].verdict, NcclVerdict::kPass);
+  EXPECT_EQ(Evaluate("g2_below_line_rate.log", lax)[0].verdict, Verdict::kPass);
 }
 
 TEST(NcclRules, WrongElementsAndOutOfBounds) {
   auto r = Evaluate("g2_wrong_elements.log")[0];
-  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"out_of_bounds", "wrong_elements"}));
   EXPECT_EQ(r.findings[1].line, 30);
   EXPECT_NE(r.findings[1].message.find("1024 wrong elements at size 1GiB"), std::string::npos);
@@ -85,7 +85,7 @@ TEST(NcclRules, WrongElementsAndOutOfBounds) {
 
 TEST(NcclRules, FallingBusBw) {
   auto r = Evaluate("g2_falling_busbw.log")[0];
-  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   ASSERT_EQ(Codes(r), (std::vector<std::string>{"falling_busbw"}));
   EXPECT_EQ(r.findings[0].line, 30);
   EXPECT_NE(r.findings[0].message.find("290.40 GB/s at 1GiB from 371.30 GB/s at 256MiB"),
@@ -96,12 +96,12 @@ TEST(NcclRules, InPlaceFarBelowOutOfPlace) {
   auto r = Evaluate("g2_inplace_low.log")[0];
   ASSERT_EQ(Codes(r), (std::vector<std::string>{"inplace_low"}));
   EXPECT_EQ(r.findings[0].line, 29);
-  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
 }
 
 TEST(NcclRules, AboveLineRateIsNotAPass) {
   auto r = Evaluate("g2_above_line_rate_nvls.log")[0];
-  EXPECT_EQ(r.verdict, NcclVerdict::kIndeterminate);
+  EXPECT_EQ(r.verdict, Verdict::kIndeterminate);
   ASSERT_EQ(Codes(r), (std::vector<std::string>{"above_line_rate"}));
   EXPECT_NE(r.findings[0].message.find("NVLS"), std::string::npos);
   EXPECT_EQ(r.findings[0].line, 28);  // first size above 400 GB/s: 64 MiB at 420.6
@@ -110,29 +110,29 @@ TEST(NcclRules, AboveLineRateIsNotAPass) {
 TEST(NcclRules, SingleNodeDoesNotExerciseFabric) {
   auto r = Evaluate("g2_single_node.log")[0];
   EXPECT_EQ(r.nodes, 1);
-  EXPECT_EQ(r.verdict, NcclVerdict::kIndeterminate);
+  EXPECT_EQ(r.verdict, Verdict::kIndeterminate);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"single_node"}));
 }
 
 TEST(NcclRules, OnlySmallSizesCannotBeJudged) {
   auto r = Evaluate("g2_small_sizes_only.log")[0];
-  EXPECT_EQ(r.verdict, NcclVerdict::kIndeterminate);
+  EXPECT_EQ(r.verdict, Verdict::kIndeterminate);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"no_large_sizes"}));
   NcclRulesConfig smaller = Ndr8();
   smaller.large_from_bytes = 64 << 20;
   smaller.min_efficiency = 0.80;
-  EXPECT_EQ(Evaluate("g2_small_sizes_only.log", smaller)[0].verdict, NcclVerdict::kPass);
+  EXPECT_EQ(Evaluate("g2_small_sizes_only.log", smaller)[0].verdict, Verdict::kPass);
 }
 
 TEST(NcclRules, TruncatedTableIsAFinding) {
   auto r = Evaluate("g2_truncated_end.log")[0];
-  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(Codes(r)[0], "truncated");
 }
 
 TEST(NcclRules, WithoutLineRateOnlyAnomaliesCount) {
   auto r = Evaluate("g2_below_line_rate.log", NcclRulesConfig{})[0];
-  EXPECT_EQ(r.verdict, NcclVerdict::kPass);
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"no_line_rate"}));
   EXPECT_FALSE(r.sizes[0].efficiency.has_value());
 }
@@ -143,7 +143,7 @@ TEST(NcclRules, EveryRunOfAFileIsJudged) {
   EXPECT_EQ(reps[0].collective, Collective::kAllReduce);
   EXPECT_EQ(reps[1].collective, Collective::kAllGather);
   EXPECT_DOUBLE_EQ(reps[1].peak_busbw_gbs, 373.1);
-  EXPECT_EQ(reps[1].verdict, NcclVerdict::kPass);
+  EXPECT_EQ(reps[1].verdict, Verdict::kPass);
 }
 
 TEST(NcclRules, FindingsPerRuleAreCapped) {
@@ -174,12 +174,6 @@ TEST(NcclRules, ConfigValidation) {
   EXPECT_NO_THROW(ValidateConfig(c));
   c.min_efficiency = 1.5;
   EXPECT_THROW(ValidateConfig(c), InputError);
-}
-
-TEST(NcclRules, CombineOrdersVerdicts) {
-  EXPECT_EQ(Combine(NcclVerdict::kPass, NcclVerdict::kIndeterminate), NcclVerdict::kIndeterminate);
-  EXPECT_EQ(Combine(NcclVerdict::kFail, NcclVerdict::kIndeterminate), NcclVerdict::kFail);
-  EXPECT_EQ(VerdictName(NcclVerdict::kIndeterminate), "indeterminate");
 }
 
 // --- Rule boundaries on generated logs ------------------------------------
@@ -236,13 +230,13 @@ TEST(NcclRulesBoundaries, LineRateRuleAt90To92PercentOfLineRate) {
   // min_efficiency 0.92 of 400 GB/s = 368 GB/s.
   for (double busbw : {360.0, 364.0, 367.6}) {  // 90 %, 91 %, 91.9 %
     const NcclRunReport r = AtPlateau(busbw);
-    EXPECT_EQ(r.verdict, NcclVerdict::kFail) << busbw;
+    EXPECT_EQ(r.verdict, Verdict::kFail) << busbw;
     EXPECT_EQ(Codes(r), (std::vector<std::string>{"below_line_rate"})) << busbw;
     EXPECT_NEAR(*r.peak_efficiency, busbw / 400, 1e-9);
   }
   for (double busbw : {368.0, 372.0}) {  // 92 %, 93 %
     const NcclRunReport r = AtPlateau(busbw);
-    EXPECT_EQ(r.verdict, NcclVerdict::kPass) << busbw;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << busbw;
     EXPECT_TRUE(r.findings.empty()) << busbw;
   }
 }
@@ -260,7 +254,7 @@ TEST(NcclRulesBoundaries, FallingBusbwAtTenPercent) {
   };
   const NcclRunReport bad = falling(380 * 0.89);
   EXPECT_EQ(Codes(bad), (std::vector<std::string>{"falling_busbw"}));
-  EXPECT_EQ(bad.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(bad.verdict, Verdict::kFail);
   const NcclRunReport ok = falling(380 * 0.93);
   EXPECT_TRUE(ok.findings.empty()) << ok.findings.size();
 }
@@ -279,14 +273,14 @@ TEST(NcclRulesBoundaries, InPlaceGapAtTwentyPercent) {
 TEST(NcclRulesBoundaries, OneWrongElementFails) {
   const NcclRunReport r = EvaluateText(
       GeneratedLog({{256 << 20, 380, 380}, {1LL << 30, 380, 380, 1}, {4LL << 30, 380, 380}}));
-  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"wrong_elements"}));
 }
 
 TEST(NcclRulesBoundaries, OutOfBoundsFooterFailedEvenAtZero) {
   const NcclRunReport r = EvaluateText(GeneratedLog(
       {{256 << 20, 380, 380}, {1LL << 30, 380, 380}, {4LL << 30, 380, 380}}, "0 FAILED"));
-  EXPECT_EQ(r.verdict, NcclVerdict::kFail);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"out_of_bounds"}));
 }
 
@@ -304,4 +298,4 @@ TEST(NcclRulesBoundaries, RepeatedSizeStartsANewSweep) {
 }
 
 }  // namespace
-}  // namespace lossless::audit
+}  // namespace lossless::audit::nccl

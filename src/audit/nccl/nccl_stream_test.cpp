@@ -11,7 +11,7 @@
 
 #include "audit/nccl/nccl_log.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::nccl {
 namespace {
 
 // Produces `noise_lines` NCCL INFO lines, then one G2 table, then more noise.
@@ -82,4 +82,4 @@ TEST(NcclStream, LargeGeneratedLogParsesInBoundedMemory) {
 }
 
 }  // namespace
-}  // namespace lossless::audit
+}  // namespace lossless::audit::nccl

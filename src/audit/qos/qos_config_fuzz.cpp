@@ -11,20 +11,20 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  using lossless::audit::QosFormat;
+  using lossless::audit::qos::QosFormat;
   const std::optional<QosFormat> formats[] = {
       std::nullopt,      QosFormat::kSonicJson,  QosFormat::kSonicShow, QosFormat::kNvue,
       QosFormat::kOnyx,  QosFormat::kEos,        QosFormat::kNxos,      QosFormat::kDellSonic,
       QosFormat::kJunos, QosFormat::kTrafficConf};
   for (const auto& f : formats) {
     try {
-      lossless::audit::QosConfig cfg = lossless::audit::ParseQosText(text, "fuzz", f);
-      lossless::audit::QosAuditOptions opts;
+      lossless::audit::qos::QosConfig cfg = lossless::audit::qos::ParseQosText(text, "fuzz", f);
+      lossless::audit::qos::QosAuditOptions opts;
       opts.cell_bytes = 208;
-      lossless::audit::QosAudit a = lossless::audit::AuditQos(cfg, opts);
-      (void)lossless::audit::FormatQosAuditText(a);
-      (void)lossless::audit::QosAuditToJson(a).dump(-1, ' ', false,
-                                                    nlohmann::json::error_handler_t::replace);
+      lossless::audit::qos::QosAudit a = lossless::audit::qos::AuditQos(cfg, opts);
+      (void)lossless::audit::qos::FormatQosAuditText(a);
+      (void)lossless::audit::qos::QosAuditToJson(a).dump(-1, ' ', false,
+                                                         nlohmann::json::error_handler_t::replace);
     } catch (const lossless::InputError&) {
     }
   }

@@ -8,7 +8,7 @@
 
 #include "units/units.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 
 namespace {
 constexpr std::array<std::pair<QosFormat, std::string_view>, 9> kFormatNames{{
@@ -77,4 +77,4 @@ int QosConfig::QueueOf(int priority) const {
   return it == priority_to_queue.end() ? priority : it->second;
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

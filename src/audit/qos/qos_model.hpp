@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 
 enum class QosFormat {
   kSonicJson,
@@ -145,4 +145,4 @@ struct QosConfig {
   int QueueOf(int priority) const;
 };
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

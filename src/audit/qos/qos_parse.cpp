@@ -14,11 +14,11 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 
 namespace {
 
-using qos_internal::SplitLines;
+using internal::SplitLines;
 using text::StartsWith;
 using text::Trim;
 
@@ -58,23 +58,23 @@ std::string FirstLine(std::string_view text) {
 QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) {
   switch (f) {
     case QosFormat::kSonicJson:
-      return qos_internal::ParseSonicJson(text, file);
+      return internal::ParseSonicJson(text, file);
     case QosFormat::kSonicShow:
-      return qos_internal::ParseSonicShow(text, file);
+      return internal::ParseSonicShow(text, file);
     case QosFormat::kNvue:
-      return qos_internal::ParseNvue(text, file);
+      return internal::ParseNvue(text, file);
     case QosFormat::kOnyx:
-      return qos_internal::ParseOnyx(text, file);
+      return internal::ParseOnyx(text, file);
     case QosFormat::kEos:
-      return qos_internal::ParseEos(text, file);
+      return internal::ParseEos(text, file);
     case QosFormat::kNxos:
-      return qos_internal::ParseNxos(text, file);
+      return internal::ParseNxos(text, file);
     case QosFormat::kDellSonic:
-      return qos_internal::ParseDellSonic(text, file);
+      return internal::ParseDellSonic(text, file);
     case QosFormat::kJunos:
-      return qos_internal::ParseJunos(text, file);
+      return internal::ParseJunos(text, file);
     case QosFormat::kTrafficConf:
-      return qos_internal::ParseTrafficConf(text, file);
+      return internal::ParseTrafficConf(text, file);
   }
   return {};
 }
@@ -135,8 +135,8 @@ void ApplyGlobal(QosConfig& cfg) {
 
 QosFormat DetectQosFormat(std::string_view text, const std::string& file) {
   CheckIsText(text, file);
-  qos_internal::SegmentedText seg = qos_internal::SegmentQosText(text, std::nullopt);
-  std::array<int, qos_internal::kQosFormatCount> total{};
+  internal::SegmentedText seg = internal::SegmentQosText(text, std::nullopt);
+  std::array<int, internal::kQosFormatCount> total{};
   for (const auto& s : seg.segments)
     if (s.format)
       total[static_cast<size_t>(*s.format)] +=
@@ -153,7 +153,7 @@ QosFormat DetectQosFormat(std::string_view text, const std::string& file) {
 QosConfig ParseQosText(std::string_view text, const std::string& file,
                        std::optional<QosFormat> format) {
   CheckIsText(text, file);
-  qos_internal::SegmentedText seg = qos_internal::SegmentQosText(text, format);
+  internal::SegmentedText seg = internal::SegmentQosText(text, format);
   std::vector<QosFormat> order;
   std::map<QosFormat, std::vector<int64_t>> groups;
   std::map<QosFormat, int> weight;
@@ -188,7 +188,7 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
     std::string name(QosFormatName(f));
     for (int attempt = 0; attempt <= kMaxSkippedErrors && !cfg; ++attempt) {
       try {
-        cfg = Dispatch(f, qos_internal::SegmentText(seg, {live.begin(), live.end()}), file);
+        cfg = Dispatch(f, internal::SegmentText(seg, {live.begin(), live.end()}), file);
       } catch (const InputError& e) {
         int64_t line = e.where().line;
         // Each retry re-parses the group: bound the total work (about 256 MB of
@@ -257,4 +257,4 @@ QosConfig ParseQosConfig(std::istream& in, const std::string& file,
   return ParseQosText(text, file, format);
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

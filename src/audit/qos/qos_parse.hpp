@@ -21,7 +21,7 @@
 
 #include "audit/qos/qos_model.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 
 // The format with the most evidence in the text (the one ParseQosText reports
 // first). Throws InputError at line 1 when the text is empty, binary, or not
@@ -35,4 +35,4 @@ QosConfig ParseQosConfig(std::istream& in, const std::string& file,
 QosConfig ParseQosText(std::string_view text, const std::string& file,
                        std::optional<QosFormat> format = std::nullopt);
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

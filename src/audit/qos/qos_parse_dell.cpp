@@ -28,7 +28,7 @@
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 namespace {
 
@@ -256,4 +256,4 @@ QosConfig ParseDellSonic(std::string_view text, const std::string& file) {
   return cfg;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

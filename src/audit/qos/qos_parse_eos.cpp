@@ -25,7 +25,7 @@
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 QosConfig ParseEos(std::string_view text, const std::string& file) {
   QosConfig cfg;
@@ -213,4 +213,4 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
   return cfg;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

@@ -11,7 +11,7 @@
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 QosConfig ParseNvue(std::string_view text, const std::string& file) {
   QosConfig cfg;
@@ -171,4 +171,4 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
   return cfg;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

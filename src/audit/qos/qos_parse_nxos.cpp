@@ -20,7 +20,7 @@
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 namespace {
 
@@ -226,4 +226,4 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   return cfg;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

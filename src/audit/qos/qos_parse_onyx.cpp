@@ -26,7 +26,7 @@
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 namespace {
 
@@ -285,4 +285,4 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
   return cfg;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

@@ -14,7 +14,7 @@
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 namespace {
 
@@ -459,4 +459,4 @@ QosConfig ParseSonicJson(std::string_view text, const std::string& file) {
   return r.Read();
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

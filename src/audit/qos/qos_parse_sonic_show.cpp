@@ -17,7 +17,7 @@
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 namespace {
 
@@ -313,4 +313,4 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
   return cfg;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

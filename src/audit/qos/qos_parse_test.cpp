@@ -8,7 +8,7 @@
 
 #include "base/error.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 namespace {
 
 std::string Fixture(const std::string& name) {
@@ -371,4 +371,4 @@ TEST(QosParse, CumulusTrafficConfReadsPfcAndEcnGroups) {
 }
 
 }  // namespace
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

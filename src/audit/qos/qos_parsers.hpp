@@ -7,7 +7,7 @@
 
 #include "audit/qos/qos_model.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 QosConfig ParseSonicJson(std::string_view text, const std::string& file);
 QosConfig ParseSonicShow(std::string_view text, const std::string& file);
@@ -19,4 +19,4 @@ QosConfig ParseDellSonic(std::string_view text, const std::string& file);
 QosConfig ParseJunos(std::string_view text, const std::string& file);
 QosConfig ParseTrafficConf(std::string_view text, const std::string& file);
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 
 namespace {
 std::string PortsText(const std::vector<std::string>& ports, size_t total) {
@@ -84,4 +84,4 @@ nlohmann::json QosAuditToJson(const QosAudit& a) {
   return j;
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

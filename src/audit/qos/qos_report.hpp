@@ -7,7 +7,7 @@
 
 #include "audit/qos/qos_rules.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 
 // Multi-line text ending in "verdict: <overall>\n". Port lists longer than four
 // names are shortened to "a, b, c, d (+N more)".
@@ -18,4 +18,4 @@ std::string FormatQosSkippedText(const std::vector<SkippedLine>& skipped);
 // [{"line": N, "reason": "...", "text": "..."}, ...]
 nlohmann::json QosSkippedToJson(const std::vector<SkippedLine>& skipped);
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 
 namespace {
 
@@ -504,20 +504,6 @@ QosAudit Auditor::Run() {
 
 }  // namespace
 
-std::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kPass:
-      return "pass";
-    case Verdict::kIndeterminate:
-      return "indeterminate";
-    case Verdict::kWarn:
-      return "warn";
-    case Verdict::kFail:
-      return "fail";
-  }
-  return "fail";
-}
-
 std::span<const CellSizePreset> CellSizePresets() {
   return kCellPresets;
 }
@@ -553,4 +539,4 @@ QosAudit AuditQos(const QosConfig& cfg, const QosAuditOptions& opts) {
   return a.Run();
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

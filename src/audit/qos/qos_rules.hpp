@@ -25,12 +25,10 @@
 #include <vector>
 
 #include "audit/qos/qos_model.hpp"
+#include "audit/verdict.hpp"
 #include "units/units.hpp"
 
-namespace lossless::audit {
-
-enum class Verdict { kPass, kIndeterminate, kWarn, kFail };  // ascending severity
-std::string_view VerdictName(Verdict v);                     // "pass", "indeterminate", ...
+namespace lossless::audit::qos {
 
 // Buffer cell ("segment") size of a switch ASIC family.
 struct CellSizePreset {
@@ -85,4 +83,4 @@ struct QosAudit {
 
 QosAudit AuditQos(const QosConfig& cfg, const QosAuditOptions& opts);
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

@@ -7,7 +7,7 @@
 #include "audit/qos/qos_parse.hpp"
 #include "audit/qos/qos_report.hpp"
 
-namespace lossless::audit {
+namespace lossless::audit::qos {
 namespace {
 
 using units::Time;
@@ -317,4 +317,4 @@ TEST(QosReport, JsonHasChecksVerdictAndFormat) {
 }
 
 }  // namespace
-}  // namespace lossless::audit
+}  // namespace lossless::audit::qos

@@ -6,7 +6,7 @@
 
 #include "audit/qos/qos_text.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 namespace {
 
@@ -335,4 +335,4 @@ std::string SegmentText(const SegmentedText& s, const std::vector<int64_t>& line
   return out;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

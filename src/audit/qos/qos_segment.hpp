@@ -15,7 +15,7 @@
 
 #include "audit/qos/qos_model.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 inline constexpr size_t kQosFormatCount = 9;
 
@@ -43,4 +43,4 @@ SegmentedText SegmentQosText(std::string_view text, std::optional<QosFormat> for
 // blank lines elsewhere.
 std::string SegmentText(const SegmentedText& s, const std::vector<int64_t>& lines);
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 std::vector<TextLine> SplitLines(std::string_view text) {
   std::vector<TextLine> out;
@@ -149,4 +149,4 @@ int64_t FindLine(std::string_view text, std::string_view needle) {
   return line;
 }
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

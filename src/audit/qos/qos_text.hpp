@@ -12,7 +12,7 @@
 #include "base/error.hpp"
 #include "base/text.hpp"
 
-namespace lossless::audit::qos_internal {
+namespace lossless::audit::qos::internal {
 
 struct TextLine {
   int64_t number = 0;  // 1-based
@@ -50,4 +50,4 @@ BufferAmount ParseAmount(std::string_view number, std::string_view unit, const L
 // First 1-based line of `text` containing `needle`, or 0.
 int64_t FindLine(std::string_view text, std::string_view needle);
 
-}  // namespace lossless::audit::qos_internal
+}  // namespace lossless::audit::qos::internal

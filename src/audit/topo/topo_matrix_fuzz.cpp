@@ -5,14 +5,14 @@
 #include <sstream>
 #include <string>
 
-#include "audit/topo/topo_matrix.hpp"
 #include "audit/topo/topo_rules.hpp"
 #include "base/error.hpp"
+#include "formats/topo_matrix.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   try {
-    lossless::audit::EvaluateTopo(lossless::audit::ParseTopoMatrix(in, "fuzz.txt"));
+    lossless::audit::topo::EvaluateTopo(lossless::formats::ParseTopoMatrix(in, "fuzz.txt"));
   } catch (const lossless::InputError&) {
   }
   return 0;

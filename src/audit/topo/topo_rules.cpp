@@ -6,7 +6,13 @@
 
 #include <fmt/format.h>
 
-namespace lossless::audit {
+namespace lossless::audit::topo {
+
+using formats::TopoCell;
+using formats::TopoDevice;
+using formats::TopoLink;
+using formats::TopoMatrix;
+
 namespace {
 
 // Distance of a GPU-NIC path; the weights make one SYS worse than any number
@@ -101,18 +107,6 @@ std::string Reason(TopoLink l) {
 
 }  // namespace
 
-std::string_view VerdictName(TopoVerdict v) {
-  switch (v) {
-    case TopoVerdict::kPass:
-      return "pass";
-    case TopoVerdict::kFail:
-      return "fail";
-    case TopoVerdict::kIndeterminate:
-      return "indeterminate";
-  }
-  return "?";
-}
-
 TopoReport EvaluateTopo(const TopoMatrix& m) {
   TopoReport rep;
   rep.file = m.file;
@@ -120,7 +114,7 @@ TopoReport EvaluateTopo(const TopoMatrix& m) {
   rep.gpus = static_cast<int64_t>(gpus.size());
   rep.nics = static_cast<int64_t>(nics.size());
   if (gpus.empty() || nics.empty()) {
-    rep.verdict = TopoVerdict::kIndeterminate;
+    rep.verdict = Verdict::kIndeterminate;
     rep.findings.push_back(gpus.empty()
                                ? "no GPUs in the matrix: nothing to pair"
                                : "no NICs in the matrix: GPU-NIC placement cannot be judged "
@@ -168,13 +162,13 @@ TopoReport EvaluateTopo(const TopoMatrix& m) {
     p.gpu_numa = gd.numa_affinity;
     p.shared_by = load[nic_of[g]];
     if (all_phb) {
-      p.verdict = TopoVerdict::kIndeterminate;
+      p.verdict = Verdict::kIndeterminate;
       p.reason = "PHB everywhere: real PCIe placement hidden (virtual machine?)";
     } else {
       p.numa_match = c.link != TopoLink::kSys;
       bool good =
           c.link == TopoLink::kPix || c.link == TopoLink::kPxb || c.link == TopoLink::kNvLink;
-      p.verdict = good ? TopoVerdict::kPass : TopoVerdict::kFail;
+      p.verdict = good ? Verdict::kPass : Verdict::kFail;
       p.reason = Reason(c.link);
     }
     rep.pairs.push_back(std::move(p));
@@ -205,7 +199,7 @@ TopoReport EvaluateTopo(const TopoMatrix& m) {
   }
 
   if (all_phb) {
-    rep.verdict = TopoVerdict::kIndeterminate;
+    rep.verdict = Verdict::kIndeterminate;
     rep.findings.push_back(fmt::format(
         "indeterminate: every GPU-NIC path reads PHB{}; a hypervisor shows this, so the real "
         "PCIe placement cannot be told from this matrix (check on the host or with the cloud "
@@ -214,12 +208,12 @@ TopoReport EvaluateTopo(const TopoMatrix& m) {
     return rep;
   }
   for (const auto& p : rep.pairs) {
-    if (p.verdict != TopoVerdict::kFail) continue;
-    rep.verdict = TopoVerdict::kFail;
+    if (p.verdict != Verdict::kFail) continue;
+    rep.verdict = Verdict::kFail;
     rep.findings.push_back(
         fmt::format("{} -> {} ({}) is {}: {}", p.gpu, p.nic, p.nic_column, p.link_text, p.reason));
   }
-  if (rep.verdict == TopoVerdict::kFail) {
+  if (rep.verdict == Verdict::kFail) {
     rep.findings.push_back(
         "no NIC order fixes the failing pairs: no closer NIC exists for them (move the NIC or "
         "GPU to the same PCIe switch, or pin those ranks elsewhere)");
@@ -239,4 +233,4 @@ TopoReport EvaluateTopo(const TopoMatrix& m) {
   return rep;
 }
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::topo

@@ -22,23 +22,21 @@
 #include <string>
 #include <vector>
 
-#include "audit/topo/topo_matrix.hpp"
+#include "audit/verdict.hpp"
+#include "formats/topo_matrix.hpp"
 
-namespace lossless::audit {
-
-enum class TopoVerdict { kPass, kFail, kIndeterminate };
-std::string_view VerdictName(TopoVerdict v);  // "pass", "fail", "indeterminate"
+namespace lossless::audit::topo {
 
 struct TopoPair {
   std::string gpu;         // GPU0
   std::string nic;         // NIC legend name, e.g. mlx5_0
   std::string nic_column;  // NIC0
-  TopoLink link = TopoLink::kSys;
+  formats::TopoLink link = formats::TopoLink::kSys;
   std::string link_text;           // as printed
   std::optional<bool> numa_match;  // nullopt when indeterminate
   std::string gpu_numa;            // GPU's NUMA affinity as printed
   int64_t shared_by = 1;           // GPUs on this NIC
-  TopoVerdict verdict = TopoVerdict::kPass;
+  Verdict verdict = Verdict::kPass;
   std::string reason;
 };
 
@@ -51,9 +49,9 @@ struct TopoReport {
   std::vector<std::string> findings;       // human sentences, worst first
   std::optional<std::string> nccl_ib_hca;  // e.g. "=mlx5_1,mlx5_0,..."
   bool listing_order_differs = false;
-  TopoVerdict verdict = TopoVerdict::kPass;
+  Verdict verdict = Verdict::kPass;
 };
 
-TopoReport EvaluateTopo(const TopoMatrix& m);
+TopoReport EvaluateTopo(const formats::TopoMatrix& m);
 
-}  // namespace lossless::audit
+}  // namespace lossless::audit::topo
