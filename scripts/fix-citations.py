@@ -25,6 +25,7 @@ Exit status: 0 done (or nothing left with --check), 1 citations left (--check),
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -108,11 +109,21 @@ def skipped(rel: Path) -> bool:
     return any(rel == s or s in rel.parents for s in SKIP_REL)
 
 
+def walk(top: Path) -> list[Path]:
+    found: list[Path] = []
+    for d, dirs, names in os.walk(top):
+        # Prune build trees and the rest of SKIP_DIRS before descending into them.
+        dirs[:] = sorted(x for x in dirs
+                         if x not in SKIP_DIRS and not x.startswith(SKIP_PREFIXES))
+        found.extend(Path(d) / n for n in sorted(names))
+    return found
+
+
 def files(paths: list[Path]) -> list[Path]:
     out: list[Path] = []
     for p in paths:
         p = p.resolve()
-        cands = [p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file())
+        cands = [p] if p.is_file() else walk(p)
         for f in cands:
             try:
                 rel = f.relative_to(ROOT)
