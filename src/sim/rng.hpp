@@ -46,7 +46,7 @@ class Rng {
   }
   // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift, unbiased).
   uint64_t Below(uint64_t n) {
-    __extension__ typedef unsigned __int128 u128;
+    __extension__ using u128 = unsigned __int128;
     uint64_t x = NextU64();
     u128 m = static_cast<u128>(x) * n;
     auto l = static_cast<uint64_t>(m);

@@ -10,7 +10,7 @@
 namespace lossless::units {
 namespace {
 
-__extension__ typedef __int128 i128;
+__extension__ using i128 = __int128;
 
 struct Unit {
   std::string_view name;
@@ -125,20 +125,20 @@ Time ParseTime(std::string_view text, const Location& where) {
 }
 
 Bytes ParseBytes(std::string_view text, const Location& where) {
-  static constexpr i128 K = 1024;
+  static constexpr i128 kKi = 1024;
   static constexpr Unit kUnits[] = {{"B", 1},
                                     {"KB", 1000},
                                     {"MB", 1000'000},
                                     {"GB", 1000'000'000},
                                     {"TB", 1000'000'000'000},
-                                    {"KiB", K},
-                                    {"MiB", K * K},
-                                    {"GiB", K * K * K},
-                                    {"TiB", K * K * K * K},
-                                    {"K", K},
-                                    {"M", K * K},
-                                    {"G", K * K * K},
-                                    {"T", K * K * K * K}};
+                                    {"KiB", kKi},
+                                    {"MiB", kKi * kKi},
+                                    {"GiB", kKi * kKi * kKi},
+                                    {"TiB", kKi * kKi * kKi * kKi},
+                                    {"K", kKi},
+                                    {"M", kKi * kKi},
+                                    {"G", kKi * kKi * kKi},
+                                    {"T", kKi * kKi * kKi * kKi}};
   return Bytes(
       static_cast<int64_t>(ParseQuantity(text, where, kUnits, true, "a size such as 9KiB")));
 }

@@ -86,7 +86,7 @@ class Rate {
   constexpr double gbps() const { return static_cast<double>(bps_) * 1e-9; }
   // Decimal gigabytes per second, as nccl-tests prints bandwidth.
   constexpr double GBps() const { return static_cast<double>(bps_) / 8e9; }
-  constexpr auto operator<=>(const Rate&) const = default;
+  constexpr auto operator<=>(const Rate&) const = default;  // NOLINT(modernize-use-nullptr)
 
  private:
   constexpr explicit Rate(int64_t b) : bps_(b) {}
