@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 FUZZ_SECONDS ?= 10
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo sanitize fuzz bench mutate format clean
+.PHONY: all deps configure build test demo sanitize fuzz bench mutate format lint clean
 
 all: build
 
@@ -51,5 +51,21 @@ bench: build
 format:
 	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
 
+# clang-tidy with the root .clang-tidy over every translation unit under src/ (headers
+# under src/ through HeaderFilterRegex); any finding fails. Not part of `make test`.
+# Its own build folder, configured only (compile_commands.json). LINT_FILES narrows the
+# run to a regex of paths, e.g. make lint LINT_FILES='src/(base|units)/'.
+LINT_BUILD ?= build-lint
+LINT_FILES ?= $(CURDIR)/src/
+CLANG_TIDY ?= $(firstword $(shell command -v clang-tidy-14 clang-tidy 2>/dev/null))
+RUN_CLANG_TIDY ?= $(firstword $(shell command -v run-clang-tidy-14 run-clang-tidy 2>/dev/null))
+lint: deps
+	cmake -S . -B $(LINT_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOSSLESS_LTO=OFF \
+	  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON $(CMAKE_FLAGS) >/dev/null
+	@test -n "$(CLANG_TIDY)" || { echo "lint: clang-tidy not found (scripts/install-deps.sh)" >&2; exit 2; }
+	@test -n "$(RUN_CLANG_TIDY)" || { echo "lint: run-clang-tidy not found" >&2; exit 2; }
+	$(RUN_CLANG_TIDY) -clang-tidy-binary $(CLANG_TIDY) -p $(LINT_BUILD) -j $(JOBS) -quiet \
+	  '$(LINT_FILES)'
+
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz build-mutate
+	rm -rf $(BUILD) build-asan build-fuzz build-mutate build-lint

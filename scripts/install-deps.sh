@@ -7,7 +7,7 @@ PKGS=(
   build-essential cmake pkg-config time python3 ccache
   libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-tidy
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -66,7 +66,7 @@ TEST(RefE5_DcqcnReactionPoint, A_PaperAlphaDecay) {
   rp.Advance(kT0 + Time::Us(990));
   ExpectRel(rp.alpha(), std::pow(255.0 / 256, 18), "alpha after 18th update");
   EXPECT_NEAR(rp.alpha(), 0.931974, 5e-7);
-  rp.Advance(kT0 + Time::Us(55 * 177));
+  rp.Advance(kT0 + Time::Us(55) * 177);
   EXPECT_NEAR(rp.alpha(), 0.500194, 5e-7);
   EXPECT_GE(rp.alpha(), 0.5);
   rp.Advance(kT0 + Time::Us(9790) - Time::Ps(1));

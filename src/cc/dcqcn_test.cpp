@@ -85,10 +85,10 @@ TEST(DcqcnPaper, AdditiveIncreaseAfterFStages) {
   rp.OnCnp(kT0);
   rp.OnCnp(kT0 + Time::Us(1));  // rt = 200, rc = 100
   const Time base = kT0 + Time::Us(1);
-  rp.Advance(base + Time::Us(55 * 5));
+  rp.Advance(base + Time::Us(55) * 5);
   ExpectRel(rp.target_rate_bps(), 200 * kG, "rt after F fast-recovery events");
   const double rc5 = rp.rate_bps();
-  rp.Advance(base + Time::Us(55 * 6));
+  rp.Advance(base + Time::Us(55) * 6);
   ExpectRel(rp.target_rate_bps(), 200 * kG + 40 * kM, "rt + R_AI");
   ExpectRel(rp.rate_bps(), (200 * kG + 40 * kM + rc5) / 2, "rc");
 }

@@ -29,7 +29,7 @@ struct IbCcParams {
   int64_t ccti_min = 0;       // CCTI_Min (fabric.md §6: 0)
   // CCTI_Timer period, > 0. The IBA field counts 1.024 us units [unverified];
   // give the period itself. Default 16 × 1.024 us is a placeholder.
-  units::Time ccti_timer = units::Time::Ps(16 * 1'024'000);
+  units::Time ccti_timer = units::Time::Ps(int64_t{16} * 1'024'000);
   // CCT: injection gap per index, non-decreasing by convention, ≥ 1 entry.
   std::vector<units::Time> cct = LinearCct(128, units::Time::Ns(10));
 

@@ -84,7 +84,7 @@ TEST(IbCc, DefaultsFollowFabricMdSection6) {
 }
 
 TEST(IbCc, ValidateNamesTheField) {
-  auto expect_field = [](IbCcParams p, const char* field) {
+  auto expect_field = [](const IbCcParams& p, const char* field) {
     try {
       p.Validate(Location{"s.yaml", 3, "cc.ib"});
       ADD_FAILURE() << field;
@@ -128,6 +128,7 @@ TEST(IbFecn, MarkingRateSpacesMarks) {
   p.marking_rate = 2;
   IbFecnMarker m(p);
   std::vector<bool> got;
+  got.reserve(7);
   for (int i = 0; i < 7; ++i) got.push_back(m.ShouldMark(Bytes(1000), Bytes(4122)));
   EXPECT_EQ(got, (std::vector<bool>{true, false, false, true, false, false, true}));
   EXPECT_FALSE(m.ShouldMark(Bytes(0), Bytes(4122)));  // not eligible: counter unchanged

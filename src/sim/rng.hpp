@@ -46,15 +46,15 @@ class Rng {
   }
   // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift, unbiased).
   uint64_t Below(uint64_t n) {
-    __extension__ typedef unsigned __int128 u128;
+    __extension__ using U128 = unsigned __int128;
     uint64_t x = NextU64();
-    u128 m = static_cast<u128>(x) * n;
+    U128 m = static_cast<U128>(x) * n;
     auto l = static_cast<uint64_t>(m);
     if (l < n) {
       uint64_t t = (0 - n) % n;
       while (l < t) {
         x = NextU64();
-        m = static_cast<u128>(x) * n;
+        m = static_cast<U128>(x) * n;
         l = static_cast<uint64_t>(m);
       }
     }

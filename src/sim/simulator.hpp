@@ -95,7 +95,7 @@ class Simulator {
  private:
   // Heap entries are 32 bytes: the order key and the payload. Ordering is
   // (time, key) with key = (source << 40) | sequence.
-  __extension__ typedef unsigned __int128 Order;
+  __extension__ using Order = unsigned __int128;
   struct Entry {
     Order order;  // (biased time << 64) | key: one unsigned compare orders it
     uint64_t arg;
@@ -126,7 +126,7 @@ class Simulator {
   size_t MinChild(size_t first, size_t n) const;  // smallest of the children from `first`
   void PopTop();
   void SiftDown(const Entry& e);             // replaces the top by e
-  void SiftUp(size_t hole, const Entry& e);  // place e at or above index `hole`
+  void SiftUp(size_t i, const Entry& e);  // place e at or above index `i`
 
   uint64_t seed_;
   Time now_;

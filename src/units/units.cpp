@@ -10,17 +10,17 @@
 namespace lossless::units {
 namespace {
 
-__extension__ typedef __int128 i128;
+__extension__ using I128 = __int128;
 
 struct Unit {
   std::string_view name;
-  i128 scale;  // base units per 1 of this unit
+  I128 scale;  // base units per 1 of this unit
 };
 
 // A decimal number split into integer mantissa and power-of-ten exponent:
 // value = mantissa · 10^-frac_digits.
 struct Decimal {
-  i128 mantissa = 0;
+  I128 mantissa = 0;
   int frac_digits = 0;
   bool negative = false;
 };
@@ -36,7 +36,7 @@ bool ParseDecimal(std::string_view s, Decimal& out, std::string_view& rest) {
     char c = s[i];
     if (c >= '0' && c <= '9') {
       digits = true;
-      if (out.mantissa > (i128(1) << 100)) return false;  // absurdly long
+      if (out.mantissa > (I128(1) << 100)) return false;  // absurdly long
       out.mantissa = out.mantissa * 10 + (c - '0');
       if (dot) ++out.frac_digits;
     } else if (c == '.' && !dot) {
@@ -56,7 +56,7 @@ bool ParseDecimal(std::string_view s, Decimal& out, std::string_view& rest) {
 
 // Parse "<decimal><unit>" into an exact integer count of base units.
 template <size_t N>
-i128 ParseQuantity(std::string_view text, const Location& where, const Unit (&units)[N],
+I128 ParseQuantity(std::string_view text, const Location& where, const Unit (&units)[N],
                    bool bare_ok, const char* what) {
   std::string_view s = text::Trim(text, " \t");
   Decimal d;
@@ -76,22 +76,22 @@ i128 ParseQuantity(std::string_view text, const Location& where, const Unit (&un
   }
   if (d.negative)
     throw InputError(where, Expected(std::string(what) + " (not negative)", std::string(text)));
-  i128 pow10 = 1;
+  I128 pow10 = 1;
   for (int k = 0; k < d.frac_digits; ++k) pow10 *= 10;
-  i128 num = d.mantissa * unit->scale;
+  I128 num = d.mantissa * unit->scale;
   if (num % pow10 != 0) {
     throw InputError(where, Expected(std::string(what) + " that is a whole number of base units",
                                      std::string(text)));
   }
-  i128 v = num / pow10;
+  I128 v = num / pow10;
   if (v > INT64_MAX)
     throw InputError(where, Expected(std::string(what) + " within range", std::string(text)));
   return v;
 }
 
-constexpr i128 kPsPerS = 1000'000'000'000;
+constexpr I128 kPsPerS = 1000'000'000'000;
 
-std::string TrimZeros(i128 whole, i128 frac, int digits) {
+std::string TrimZeros(I128 whole, I128 frac, int digits) {
   std::string s = fmt::format("{}", static_cast<int64_t>(whole));
   if (frac == 0) return s;
   std::string f = fmt::format("{:0{}}", static_cast<int64_t>(frac), digits);
@@ -102,13 +102,13 @@ std::string TrimZeros(i128 whole, i128 frac, int digits) {
 }  // namespace
 
 Time SerializationTime(Bytes bytes, Rate rate) {
-  i128 num = i128(bytes.count()) * 8 * kPsPerS;
-  i128 r = rate.bps();
+  I128 num = I128(bytes.count()) * 8 * kPsPerS;
+  I128 r = rate.bps();
   return Time::Ps(static_cast<int64_t>((num + r - 1) / r));
 }
 
 Bytes BytesInTime(Time t, Rate rate) {
-  i128 bits = i128(t.ps()) * rate.bps() / kPsPerS;
+  I128 bits = I128(t.ps()) * rate.bps() / kPsPerS;
   return Bytes(static_cast<int64_t>(bits / 8));
 }
 
@@ -125,20 +125,20 @@ Time ParseTime(std::string_view text, const Location& where) {
 }
 
 Bytes ParseBytes(std::string_view text, const Location& where) {
-  static constexpr i128 K = 1024;
+  static constexpr I128 kKi = 1024;
   static constexpr Unit kUnits[] = {{"B", 1},
                                     {"KB", 1000},
                                     {"MB", 1000'000},
                                     {"GB", 1000'000'000},
                                     {"TB", 1000'000'000'000},
-                                    {"KiB", K},
-                                    {"MiB", K * K},
-                                    {"GiB", K * K * K},
-                                    {"TiB", K * K * K * K},
-                                    {"K", K},
-                                    {"M", K * K},
-                                    {"G", K * K * K},
-                                    {"T", K * K * K * K}};
+                                    {"KiB", kKi},
+                                    {"MiB", kKi * kKi},
+                                    {"GiB", kKi * kKi * kKi},
+                                    {"TiB", kKi * kKi * kKi * kKi},
+                                    {"K", kKi},
+                                    {"M", kKi * kKi},
+                                    {"G", kKi * kKi * kKi},
+                                    {"T", kKi * kKi * kKi * kKi}};
   return Bytes(
       static_cast<int64_t>(ParseQuantity(text, where, kUnits, true, "a size such as 9KiB")));
 }
@@ -160,18 +160,18 @@ Rate ParseRate(std::string_view text, const Location& where) {
                                     {"T", 1000'000'000'000},
                                     {"MB/s", 8'000'000},
                                     {"GB/s", 8'000'000'000}};
-  i128 v = ParseQuantity(text, where, kUnits, true, "a rate such as 400Gbps");
+  I128 v = ParseQuantity(text, where, kUnits, true, "a rate such as 400Gbps");
   if (v <= 0) throw InputError(where, Expected("a rate above zero", std::string(text)));
   return Rate::Bps(static_cast<int64_t>(v));
 }
 
 std::string FormatTime(Time t) {
-  i128 ps = t.ps();
+  I128 ps = t.ps();
   std::string sign = ps < 0 ? "-" : "";
   if (ps < 0) ps = -ps;
   struct U {
     const char* name;
-    i128 scale;
+    I128 scale;
     int digits;
   };
   static constexpr U kUnits[] = {
@@ -197,10 +197,10 @@ std::string FormatBytes(Bytes b) {
 }
 
 std::string FormatRate(Rate r) {
-  i128 v = r.bps();
+  I128 v = r.bps();
   struct U {
     const char* name;
-    i128 scale;
+    I128 scale;
     int digits;
   };
   static constexpr U kUnits[] = {{"Tbps", 1000'000'000'000, 12},

@@ -36,7 +36,7 @@ class Time {
   constexpr double ms() const { return static_cast<double>(ps_) * 1e-9; }
   constexpr double seconds() const { return static_cast<double>(ps_) * 1e-12; }
 
-  constexpr auto operator<=>(const Time&) const = default;
+  constexpr auto operator<=>(const Time&) const = default;  // NOLINT(modernize-use-nullptr)
   constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
   constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
   constexpr Time& operator+=(Time o) {
@@ -61,7 +61,7 @@ class Bytes {
   static constexpr Bytes KiB(int64_t v) { return Bytes(v * 1024); }
   static constexpr Bytes MiB(int64_t v) { return Bytes(v * 1024 * 1024); }
   constexpr int64_t count() const { return v_; }
-  constexpr auto operator<=>(const Bytes&) const = default;
+  constexpr auto operator<=>(const Bytes&) const = default;  // NOLINT(modernize-use-nullptr)
   constexpr Bytes operator+(Bytes o) const { return Bytes(v_ + o.v_); }
   constexpr Bytes operator-(Bytes o) const { return Bytes(v_ - o.v_); }
   constexpr Bytes& operator+=(Bytes o) {
@@ -86,7 +86,7 @@ class Rate {
   constexpr double gbps() const { return static_cast<double>(bps_) * 1e-9; }
   // Decimal gigabytes per second, as nccl-tests prints bandwidth.
   constexpr double GBps() const { return static_cast<double>(bps_) / 8e9; }
-  constexpr auto operator<=>(const Rate&) const = default;
+  constexpr auto operator<=>(const Rate&) const = default;  // NOLINT(modernize-use-nullptr)
 
  private:
   constexpr explicit Rate(int64_t b) : bps_(b) {}
