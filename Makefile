@@ -46,7 +46,7 @@ mutate: deps
 	scripts/mutate.py $(if $(MUTANTS),--only '$(MUTANTS)')
 
 bench: build
-	$(BUILD)/lossless bench ls-ring --hosts 64 --bytes 64MiB --vs-ns3
+	$(BUILD)/lossless bench ls-ring --hosts 64 --bytes 64MiB --vs-ns3 $(if $(ANCHORS),--anchors '$(ANCHORS)')
 
 format:
 	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i

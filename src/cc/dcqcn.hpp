@@ -1,5 +1,5 @@
 #pragma once
-// DCQCN state machines, engine-independent (fabric.md §3.2–§3.4).
+// DCQCN state machines, engine-independent (docs/model/dcqcn.md).
 //
 // The caller (the NIC model) drives each object with explicit times and owns
 // the scheduling: after any call it asks NextDeadline() and arranges to call
@@ -25,10 +25,10 @@ namespace lossless::cc {
 
 enum class IncreasePhase { kFastRecovery, kAdditive, kHyper };
 
-// Paper phase selector (fabric.md §3.3), counts taken before the event:
+// Paper phase selector (docs/model/dcqcn.md#reaction-point-paper), counts taken before the event:
 // max(t, b) < F → fast recovery; min(t, b) > F → hyper; otherwise additive.
 IncreasePhase PaperIncreasePhase(int64_t timer_count, int64_t byte_count, int64_t f);
-// Firmware phase selector (fabric.md §3.4): stage < F → fast recovery;
+// Firmware phase selector (docs/model/dcqcn.md#reaction-point-firmware): stage < F → fast recovery;
 // stage == F → additive; stage > F → hyper.
 IncreasePhase FirmwareIncreasePhase(int64_t stage, int64_t f);
 

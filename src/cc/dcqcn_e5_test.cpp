@@ -1,6 +1,6 @@
-// Reference experiment E5 (experiments.md): the DCQCN reaction point driven
-// directly with scripted CNPs, both presets. Expected values come from the
-// formulas in experiments.md E5; tolerance 1e-9 relative on rates and alpha,
+// Reference experiment E5 (docs/model/experiments.md#e5-dcqcn-reaction-point): the DCQCN reaction
+// point driven directly with scripted CNPs, both presets. Expected values come from the formulas in
+// docs/model/experiments.md#e5-dcqcn-reaction-point; tolerance 1e-9 relative on rates and alpha,
 // event times exact (E5 allows ±1 ns).
 #include <gtest/gtest.h>
 

@@ -129,8 +129,8 @@ const std::vector<DcqcnParamInfo>& DcqcnParamInfos() {
   using T = DcqcnParamType;
   static const std::vector<DcqcnParamInfo> kInfos = {
       {"variant", T::kEnum, "paper|firmware",
-       "Reaction-point state machine: paper (fabric.md 3.3) or firmware (HPCC's ConnectX model, "
-       "3.4)."},
+       "Reaction-point state machine: paper (docs/model/dcqcn.md#reaction-point-paper) or firmware "
+       "(HPCC's ConnectX model, docs/model/dcqcn.md#reaction-point-firmware)."},
       {"cnp_interval", T::kTime, "",
        "Notification point: at most one CNP per QP per interval (N; MIN_TIME_BETWEEN_CNPS). >= 0."},
       {"cnp_mode", T::kEnum, "windowed|suppress",

@@ -1,12 +1,12 @@
 #pragma once
-// DCQCN parameters (fabric.md §3.2–§3.5) with the two named presets and a
+// DCQCN parameters (docs/model/dcqcn.md) with the two named presets and a
 // by-name override registry, so scenario files, `--set` and the docs share one
 // table of names, checks and help text.
 //
 // Units: times are units::Time (ps), rates units::Rate (bit/s), byte counts
 // units::Bytes; g and alpha are plain fractions in [0, 1].
 //
-// Values marked [unverified] in fabric.md stay parameters; the comment on each
+// Values marked unverified in docs/model/dcqcn.md stay parameters; the comment on each
 // preset value says where it came from.
 #include <cstdint>
 #include <string>
@@ -19,22 +19,24 @@
 namespace lossless::cc {
 
 // Which reaction-point state machine runs.
-//   kPaper    — Zhu et al. SIGCOMM 2015 as in htsim / HPCC ns-3 (fabric.md §3.3):
+//   kPaper    — Zhu et al. SIGCOMM 2015 as in htsim / HPCC ns-3
+//   (docs/model/dcqcn.md#reaction-point-paper):
 //               every CNP cuts, alpha decays on a timer restarted by CNPs,
 //               timer and byte-counter stages.
-//   kFirmware — HPCC ns-3's "Mellanox version" (fabric.md §3.4): CNPs only set
+//   kFirmware — HPCC ns-3's "Mellanox version" (docs/model/dcqcn.md#reaction-point-firmware): CNPs
+//   only set
 //               bits; periodic alpha tick and rate-reduce monitor tick; one
 //               timer stage counter; no byte counter.
 enum class DcqcnVariant { kPaper, kFirmware };
 
 // What the notification point does with a marked packet that arrives less
-// than cnp_interval after the last CNP of its QP (fabric.md §3.2).
+// than cnp_interval after the last CNP of its QP (docs/model/dcqcn.md#notification-point).
 //   kWindowed — remember it; send one CNP when the interval ends (paper).
 //   kSuppress — drop it (firmware behaviour [unverified]).
 enum class CnpMode { kWindowed, kSuppress };
 
 // Size of a hyper-increase step.
-//   kFixed  — rt += R_HAI per event (HPCC ns-3, fabric.md §3.3 pseudo-code).
+//   kFixed  — rt += R_HAI per event (HPCC ns-3, docs/model/dcqcn.md#reaction-point-paper).
 //   kScaled — rt += i·R_HAI in the i-th hyper round (QCN style) [unverified].
 enum class HyperIncrease { kFixed, kScaled };
 
@@ -69,9 +71,9 @@ struct DcqcnParams {
   units::Rate min_rate = units::Rate::Bps(100'000'000);  // R_MIN / RPG_MIN_RATE
   units::Rate max_rate = units::Rate();                  // cap below line rate; 0 = line rate
 
-  // fabric.md §3.5 "paper preset": DCQCN paper / htsim / HPCC ns-3 defaults.
+  // docs/model/dcqcn.md#presets, paper preset: DCQCN paper / htsim / HPCC ns-3 defaults.
   static DcqcnParams Paper();
-  // fabric.md §3.5 "ConnectX firmware preset": one ConnectX-5 Ex mlxconfig
+  // docs/model/dcqcn.md#presets, ConnectX firmware preset: one ConnectX-5 Ex mlxconfig
   // dump read through HPCC's firmware model.
   static DcqcnParams ConnectXFirmware();
   // "paper" or "connectx-firmware"; throws InputError(where, ...) otherwise.

@@ -1,4 +1,4 @@
-// One test per DCQCN rule for each preset (fabric.md §3.2–§3.4), with exact
+// One test per DCQCN rule for each preset (docs/model/dcqcn.md), with exact
 // expected values computed from the rules.
 #include "cc/dcqcn.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// InfiniBand congestion control (IBA Annex A10, fabric.md §1.6),
+// InfiniBand congestion control (IBA Annex A10, docs/model/infiniband.md#ib-congestion-control),
 // engine-independent.
 //
 // Reaction point (source CA, per QP or per SL): a CC table index CCTI into a
@@ -24,9 +24,9 @@
 namespace lossless::cc {
 
 struct IbCcParams {
-  int64_t ccti_increase = 1;  // CCTI_Increase, ≥ 1 (LLNL tuning and fabric.md §6: 1)
+  int64_t ccti_increase = 1;  // CCTI_Increase, ≥ 1 (LLNL tuning and docs/model/presets.md: 1)
   int64_t ccti_limit = -1;    // CCTI_Limit; -1 = last table index
-  int64_t ccti_min = 0;       // CCTI_Min (fabric.md §6: 0)
+  int64_t ccti_min = 0;       // CCTI_Min (docs/model/presets.md: 0)
   // CCTI_Timer period, > 0. The IBA field counts 1.024 us units [unverified];
   // give the period itself. Default 16 × 1.024 us is a placeholder.
   units::Time ccti_timer = units::Time::Ps(int64_t{16} * 1'024'000);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <regex>
@@ -155,17 +156,17 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
   }
   // --- bench -------------------------------------------------------------
   {
-    auto* bench =
-        app.add_subcommand("bench", "Benchmarks against the ns-3 baseline (../shared/anchors)");
+    auto* bench = app.add_subcommand(
+        "bench", "Benchmarks, optionally against an ns-3 baseline (docs/benchmarks.md)");
     bench->require_subcommand(1);
     auto* cmd = bench->add_subcommand(
-        "ls-ring", "LS-RING: leaf-spine ring of UDP-like flows (anchors/README.md)");
+        "ls-ring", "LS-RING: leaf-spine ring of UDP-like flows (docs/model/ls-ring.md)");
     auto hosts = std::make_shared<int64_t>(64);
     auto bytes_text = std::make_shared<std::string>("64MiB");
     auto stride = std::make_shared<int64_t>(1);
     auto vs_ns3 = std::make_shared<bool>(false);
     auto lossless_mode = std::make_shared<std::string>("none");
-    auto anchors = std::make_shared<std::string>("../shared/anchors");
+    auto anchors = std::make_shared<std::string>();
     cmd->add_option("--hosts", *hosts, "Hosts N (a multiple of 8)")->capture_default_str();
     cmd->add_option("--bytes", *bytes_text, "Bytes each host sends (64MiB, 16777216, ...)")
         ->capture_default_str();
@@ -177,7 +178,9 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
         ->capture_default_str();
     cmd->add_flag("--vs-ns3", *vs_ns3,
                   "Also run the ns-3 anchor on the same case and print the speedup");
-    cmd->add_option("--anchors", *anchors, "Folder of the anchors")->capture_default_str();
+    cmd->add_option("--anchors", *anchors,
+                    "Folder holding the ns-3 driver ns3/run.sh (docs/benchmarks.md); default: "
+                    "$LOSSLESS_ANCHORS");
     cmd->callback([=, &ctx] {
       int64_t bytes = units::ParseBytes(*bytes_text, {"<cli>", 0, "--bytes"}).count();
       if (bytes <= 0)
@@ -230,9 +233,21 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       std::string line =
           fmt::format("packet_hops={} wall_s={:.3f} packet_hops_per_s={:.4g} peak_rss_mb={:.1f}",
                       r.packet_hops, wall, rate, run::PeakRssMb());
-      if (*vs_ns3) {
+      std::string anchor_dir = *anchors;
+      if (anchor_dir.empty()) {
+        const char* env = std::getenv("LOSSLESS_ANCHORS");
+        anchor_dir = env != nullptr ? env : "";
+      }
+      if (*vs_ns3 && anchor_dir.find('\'') != std::string::npos)
+        throw InputError({"<cli>", 0, "--anchors"},
+                         Expected("a folder name without a quote", anchor_dir));
+      if (*vs_ns3 && anchor_dir.empty()) {
+        fmt::print(
+            "ns-3 anchor not configured: pass --anchors DIR or set LOSSLESS_ANCHORS "
+            "(docs/benchmarks.md)\n");
+      } else if (*vs_ns3) {
         std::string cmdline =
-            fmt::format("bash '{}/ns3/run.sh' --hosts={} --bytes={} --stride={} 2>&1", *anchors,
+            fmt::format("bash '{}/ns3/run.sh' --hosts={} --bytes={} --stride={} 2>&1", anchor_dir,
                         *hosts, bytes, *stride);
         int status = 0;
         std::string out = RunCapture(cmdline, status);

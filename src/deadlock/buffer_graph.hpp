@@ -1,7 +1,7 @@
 #pragma once
 // Static PFC deadlock check: the channel (buffer) dependency graph of one
 // lossless priority under the fabric's minimal routing, and a search for a
-// cyclic buffer dependency (CBD, shared/reference/fabric.md §2.8).
+// cyclic buffer dependency (CBD, docs/model/pfc.md#deadlock).
 //
 // Model:
 // - A vertex is the ingress buffer of `priority` at a switch port: the port

@@ -13,7 +13,7 @@
 // where a route changes a packet's class. A cycle (X1, q1) -> (X2, q2) -> ...
 // -> (X1, q1) is a set of buffers each above XOFF and waiting on the next:
 // under PFC none of them can drain on its own, which is a deadlock
-// (shared/reference/fabric.md §2.8). Edges are AND-waits: a vertex with
+// (docs/model/pfc.md#deadlock). Edges are AND-waits: a vertex with
 // several out-edges waits on all of them, so any cycle is reported (a buffer
 // whose other packets can still leave is over-approximated: callers confirm
 // that a cycle persists). Pure data structure: no engine, no fabric dependency.

@@ -64,7 +64,8 @@ TEST(DcqcnNetwork, IncastSendsCnpsCutsRatesAndPausesLessThanPfcAlone) {
   EXPECT_GT(firmware.cnps, 0u);
   // 7 flows share 400 Gb/s: DCQCN must have cut targets well below line rate.
   EXPECT_LT(paper.min_rate_gbps, 200.0);
-  // Ordering (experiments.md E13 spirit): congestion control leaves PFC less to do.
+  // Ordering (docs/model/experiments.md#e13-incast-ordering spirit): congestion control leaves PFC
+  // less to do.
   EXPECT_LT(paper.pause_frames, pfc_only.pause_frames);
   EXPECT_EQ(pfc_only.lossless_drops + paper.lossless_drops + firmware.lossless_drops, 0u);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Per-packet framing of each fabric: what a packet of P payload bytes costs
-// on the wire. Sizes from shared/reference/fabric.md §1.2 and §2.1.
+// on the wire. Sizes from docs/model/framing.md.
 //
 //   InfiniBand (inside one subnet): LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 B
 //     (+ GRH 40 when routed between subnets). No preamble or idles counted.

@@ -7,13 +7,13 @@
 namespace lossless::fabric {
 namespace {
 
-// fabric.md §1.2 and §2.1: per-packet overhead of each fabric.
+// docs/model/framing.md: per-packet overhead of each fabric.
 TEST(Framing, InfiniBandLocalIs26BytesAnd4122OnTheWire) {
   Framing ib = Framing::InfiniBand(4096);
   EXPECT_EQ(ib.FrameBytes(4096), 4122);
   EXPECT_EQ(ib.WireBytes(4096), 4122);  // no preamble or idles counted
   EXPECT_EQ(Framing::InfiniBand(4096, /*grh=*/true).WireBytes(4096), 4096 + 66);
-  // 4122 B is 65 credits of 64 B (fabric.md §1.2 table).
+  // 4122 B is 65 credits of 64 B (docs/model/framing.md#wire-efficiency).
   EXPECT_EQ((ib.FrameBytes(4096) + 63) / 64, 65);
 }
 
@@ -33,7 +33,8 @@ TEST(Framing, RoceV2Is62ByteFramePlus20OnTheWire) {
 }
 
 TEST(Framing, WireEfficiencyTableOfFabricMd) {
-  // payload / (payload + overhead) for 256 B: IB 90.78 %, RoCE 75.74 % (fabric.md §1.2).
+  // payload / (payload + overhead) for 256 B: IB 90.78 %, RoCE 75.74 %
+  // (docs/model/framing.md#wire-efficiency).
   auto eff = [](const Framing& f, int p) {
     return 100.0 * p / static_cast<double>(f.WireBytes(p));
   };
@@ -45,7 +46,7 @@ TEST(Framing, WireEfficiencyTableOfFabricMd) {
 
 TEST(Framing, PacketCountsAndMtus) {
   Framing f = Framing::Raw(3972, 30);
-  EXPECT_EQ(f.Packets(64 << 20), 16896);  // anchors/README.md: M for 64 MiB
+  EXPECT_EQ(f.Packets(64 << 20), 16896);  // docs/model/ls-ring.md: M for 64 MiB
   EXPECT_EQ(f.Packets(16 << 20), 4224);
   EXPECT_EQ(f.Packets(1), 1);
   EXPECT_EQ(f.WireBytes(3972), 4002);

@@ -1,6 +1,6 @@
 // InfiniBand credit-based flow control and VL arbitration: reference
 // experiments E3 (credit loop) and E4 (VL arbitration),
-// docs/fabric-model.md, fabric.md §1.3-§1.4.
+// docs/fabric-model.md, docs/model/infiniband.md.
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -430,13 +430,12 @@ TEST(IbCredits, IncastIsLosslessAndBuffersStayWithinCredits) {
   EXPECT_LT(static_cast<double>(sim.Now().ps()), ideal_ps * 1.1);
 }
 
-// Congestion spreading under credits and IB CC (fabric.md §1.6): hosts 2-7
-// (local) and 8-11 (remote, through the spine) send to host 0; a victim on
-// leaf1 sends to host 1, an idle port. Without CC the remote incast packets
-// hold every credit on the leaf1 -> spine -> leaf0 path, so the victim waits
-// behind them (head-of-line blocking). With IB CC, FECN at the congested
-// egress and BECN back to the senders slow the incast, the path drains, and
-// the victim runs far faster.
+// Congestion spreading under credits and IB CC (docs/model/infiniband.md#ib-congestion-control):
+// hosts 2-7 (local) and 8-11 (remote, through the spine) send to host 0; a victim on leaf1 sends to
+// host 1, an idle port. Without CC the remote incast packets hold every credit on the leaf1 ->
+// spine -> leaf0 path, so the victim waits behind them (head-of-line blocking). With IB CC, FECN at
+// the congested egress and BECN back to the senders slow the incast, the path drains, and the
+// victim runs far faster.
 struct VictimRun {
   double victim_gbps = 0;
   uint64_t becns = 0;

@@ -1,4 +1,4 @@
-// LS-RING (shared/anchors/README.md): the closed form that ns-3 also
+// LS-RING (docs/model/ls-ring.md): the closed form that ns-3 also
 // reproduces exactly, so lossless and ns-3 are timed on identical work.
 #include <gtest/gtest.h>
 

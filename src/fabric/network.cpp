@@ -239,7 +239,7 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
   cq.bytes -= size;
   const EcnConfig& ecn = cfg_.sw.ecn[c];
   if (p.sw != kNone && ecn.enabled && pk.ecn == kEcnEct0 && cq.bytes > ecn.kmin_bytes) {
-    // RED on the bytes left behind, at dequeue (fabric.md 3.1).
+    // RED on the bytes left behind, at dequeue (docs/model/switch-buffers.md#ecn-marking).
     bool mark = cq.bytes >= ecn.kmax_bytes;
     if (!mark) {
       double prob = ecn.pmax * static_cast<double>(cq.bytes - ecn.kmin_bytes) /

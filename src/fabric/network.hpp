@@ -19,7 +19,7 @@
 //   from overrunning it: PFC (PfcConfig) or InfiniBand credits (IbLinkConfig).
 // - ECN: RED on the instantaneous egress queue of the class, evaluated at
 //   dequeue on the bytes left behind the packet (Kmin, Kmax, Pmax;
-//   fabric.md §3.1); ECT packets are marked CE.
+//   docs/model/switch-buffers.md#ecn-marking); ECT packets are marked CE.
 // - NICs: one port per host; active flows are served round robin, packet by
 //   packet, at line rate, limited by an optional per-flow rate (for congestion
 //   control) and an optional PCIe cap on the NIC's injection.
@@ -61,7 +61,7 @@ using flowctl::kMaxClasses;
 
 struct EcnConfig {
   bool enabled = false;
-  int64_t kmin_bytes = 150'000;  // Spectrum default (fabric.md §6)
+  int64_t kmin_bytes = 150'000;  // Spectrum default (docs/model/presets.md)
   int64_t kmax_bytes = 1'500'000;
   double pmax = 0.01;
 };
@@ -72,7 +72,7 @@ struct SwitchConfig {
   int64_t buffer_bytes = 32 << 20;  // shared buffer per switch
   double alpha = 1.0 / 8;           // dynamic threshold for lossy classes
   int num_classes = 8;
-  uint8_t strict_mask = 1u << 6;  // CNP class 6 strict (fabric.md §2.3)
+  uint8_t strict_mask = 1u << 6;  // CNP class 6 strict (docs/model/dcqcn.md#notification-point)
   uint8_t lossless_mask = 0;      // admitted without the DT limit (PFC/credits hook)
   std::array<int32_t, kMaxClasses> wrr_weight{1, 1, 1, 1, 1, 1, 1, 1};
   std::array<EcnConfig, kMaxClasses> ecn{};
@@ -93,10 +93,10 @@ struct NicConfig {
   Rate pcie_rate;          // 0 = no PCIe cap
   uint8_t data_class = 3;  // RoCE priority / IB SL of data packets
   bool ect = true;         // data packets are ECN-capable
-  // PFC stall prevention (ConnectX, fabric.md §2.6/§2.7): once the NIC's
-  // receive pipeline has been stuck (holding packets it cannot consume) for
-  // this long it stops sending PAUSE until the pipeline recovers; a warning
-  // event is counted at 85 % of it. Zero = prevention off. Default 8 s.
+  // PFC stall prevention (ConnectX, docs/model/pfc.md#watchdog, #pause-storms-and-stalled-nics):
+  // once the NIC's receive pipeline has been stuck (holding packets it cannot consume) for this
+  // long it stops sending PAUSE until the pipeline recovers; a warning event is counted at 85 % of
+  // it. Zero = prevention off. Default 8 s.
   Time pause_storm_timeout = Time::Sec(8);
 };
 
@@ -114,12 +114,11 @@ struct NetworkConfig {
   bool dcqcn = false;
   cc::DcqcnParams dcqcn_params = cc::DcqcnParams::Paper();
   uint8_t cnp_class = 6;
-  // InfiniBand congestion control (IBA Annex A10, fabric.md §1.6; needs
-  // ib.enabled). A switch egress VL sets FECN on data leaving a queue above
-  // the threshold (one in marking_rate + 1 eligible packets); the destination
-  // HCA answers each FECN with a BECN (a small packet back to the source on
-  // the flow's VL); the source keeps a CCTI per flow and waits CCT[CCTI]
-  // after each packet it injects.
+  // InfiniBand congestion control (IBA Annex A10, docs/model/infiniband.md#ib-congestion-control;
+  // needs ib.enabled). A switch egress VL sets FECN on data leaving a queue above the threshold
+  // (one in marking_rate + 1 eligible packets); the destination HCA answers each FECN with a BECN
+  // (a small packet back to the source on the flow's VL); the source keeps a CCTI per flow and
+  // waits CCT[CCTI] after each packet it injects.
   bool ib_cc = false;
   cc::IbCcParams ib_cc_params;
   cc::IbFecnParams fecn;
@@ -274,10 +273,10 @@ class Network final : public sim::EventHandler {
   // Fault: from `from` until `until` (Time::Max() = for good) host `host`'s
   // NIC stops consuming received packets. They wait in its receive buffer,
   // accounted like a switch ingress queue: above XOFF the NIC sends PAUSE
-  // upstream and refreshes it (a pause storm, fabric.md §2.7) until its PFC
-  // stall prevention gives up (NicConfig::pause_storm_timeout); beyond
-  // xoff + headroom arrivals are dropped (PortStats::rx_stall_drops). When
-  // the stall ends the held packets are consumed at once.
+  // upstream and refreshes it (a pause storm, docs/model/pfc.md#pause-storms-and-stalled-nics)
+  // until its PFC stall prevention gives up (NicConfig::pause_storm_timeout); beyond xoff +
+  // headroom arrivals are dropped (PortStats::rx_stall_drops). When the stall ends the held packets
+  // are consumed at once.
   void StallNicReceive(uint32_t host, Time from, Time until = Time::Max());
   // Packets a host's receive buffer holds (stalled NIC).
   int64_t NicHeldBytes(uint32_t host) const;
@@ -290,7 +289,7 @@ class Network final : public sim::EventHandler {
     tx_trace_ctx_ = ctx;
   }
   // Delivers a PFC frame to `port` as if its reception ended now (for tests
-  // of the sender side, fabric.md §2.2 / experiments E1).
+  // of the sender side, docs/model/pfc.md#pause-timing, experiment E1).
   void ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta);
   // Fault injection (scenario faults.pause_inject, experiments E1): at `at`
   // (Now() if earlier) port `port` sends one PFC frame to its link peer with

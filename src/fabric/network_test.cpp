@@ -159,11 +159,10 @@ TEST(Network, IncastOverflowsDynamicThresholdAndDrops) {
   EXPECT_GT(max_q, 90'000);
 }
 
-// RED at a held queue (fabric.md 3.1 as docs/fabric-model.md states it: q is
-// the class's queue left behind the departing packet; no mark at q <= Kmin,
-// probability Pmax (q - Kmin) / (Kmax - Kmin) between, every packet at
-// q >= Kmax). Setup: hosts 1 and 2 send to host 0 through leaf0 at 400G
-// (4,000-B raw frames, 80 ns each). Host 2 sends a burst of `burst` bytes
+// RED at a held queue (docs/model/switch-buffers.md#ecn-marking as docs/fabric-model.md states it:
+// q is the class's queue left behind the departing packet; no mark at q <= Kmin, probability Pmax
+// (q - Kmin) / (Kmax - Kmin) between, every packet at q >= Kmax). Setup: hosts 1 and 2 send to host
+// 0 through leaf0 at 400G (4,000-B raw frames, 80 ns each). Host 2 sends a burst of `burst` bytes
 // while host 1 sends at line rate for `packets` packets: the queue at
 // leaf0 -> host0 grows by one frame per 80 ns while both send, and is then
 // held (one arrival and one departure per 80 ns) until host 1 stops. Every

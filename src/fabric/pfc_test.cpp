@@ -222,7 +222,7 @@ TEST(RefE2_PfcHeadroom, BytesAfterXoffMatchTheComponentModel) {
 }
 
 TEST(RefE2_PfcHeadroom, ReverseTrafficDelaysThePauseByUpToOneFrame) {
-  // The 156,476-B corner is fabric.md §2.4's worked example.
+  // The 156,476-B corner is the worked example of docs/model/pfc.md#headroom.
   E2Result r = RunE2(500'000, 150'000, 160'000, true);
   EXPECT_GT(r.x, 138'004);
   EXPECT_LE(r.x, 156'476);
@@ -281,7 +281,7 @@ TEST(Pfc, RefreshesStayHalfAPauseApartAfterManyXonXoffCycles) {
   EXPECT_LE(xoffs.size(), 4u);  // 150 us of hold at one refresh per 41.9 us
 }
 
-// XON hysteresis (fabric.md 2.2; docs/fabric-model.md): an ingress queue
+// XON hysteresis (docs/model/pfc.md#pause-timing; docs/fabric-model.md): an ingress queue
 // above XOFF pauses its upstream, and the XON (pause time 0) goes out when
 // the bytes it holds fall to the XON threshold, not before. Hosts 1 and 2
 // send priority 3 to host 0 through leaf0 at 400G, so each ingress queue of

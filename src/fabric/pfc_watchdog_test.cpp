@@ -1,5 +1,5 @@
-// PFC watchdog (fabric.md §2.6), stalled-NIC pause storms and NIC PFC stall
-// prevention (§2.6, §2.7), explicit routes.
+// PFC watchdog (docs/model/pfc.md#watchdog), stalled-NIC pause storms and NIC
+// PFC stall prevention (docs/model/pfc.md#pause-storms-and-stalled-nics), explicit routes.
 #include <stdexcept>
 #include <vector>
 
@@ -19,7 +19,7 @@ NetworkConfig PfcConfigFor(Time delay) {
   cfg.sw.latency = Time::Ns(300);
   cfg.nic.ect = false;
   cfg.pfc.enabled = true;
-  // Enough headroom for what is in flight after XOFF at 400G (§2.4 terms).
+  // Enough headroom for what is in flight after XOFF at 400G (docs/model/pfc.md#headroom terms).
   cfg.pfc.headroom_bytes = 3 * cfg.framing.WireBytes(4096) + 84 +
                            units::BytesInTime(delay * 2 + cfg.sw.latency, Rate::Gbps(400)).count();
   cfg.stop_when_flows_done = false;
@@ -215,8 +215,8 @@ TEST(PfcWatchdog, OffByDefault) {
   EXPECT_EQ(net.drops(), 0u);
 }
 
-// Stalled NIC (fabric.md §2.7): host0's receive pipeline stops at 100 us.
-// Hosts 1 (same leaf) and 2 (other leaf, through the spine) send to it.
+// Stalled NIC (docs/model/pfc.md#pause-storms-and-stalled-nics): host0's receive pipeline stops at
+// 100 us. Hosts 1 (same leaf) and 2 (other leaf, through the spine) send to it.
 struct Storm {
   Time timeout = Time::Ms(1);
   Time until = Time::Max();
@@ -328,10 +328,10 @@ TEST(NicPauseStorm, StallThatEndsReleasesEverything) {
   EXPECT_GT(s.At(s.horizon.ps())[s.host2].tx_packets, s.At(kMs)[s.host2].tx_packets);
 }
 
-// The switch watchdog is the other half of Guo et al.'s fix (fabric.md §2.7):
-// with NIC prevention off, the leaf queue toward the stalled NIC (held by its
-// PAUSE from ~0.1 ms) is stalled over [1, 2] and [2, 3] ms, so the leaf flushes
-// it at 3 ms; its drops free the leaf's buffers and the storm recedes.
+// The switch watchdog is the other half of Guo et al.'s fix
+// (docs/model/pfc.md#pause-storms-and-stalled-nics): with NIC prevention off, the leaf queue toward
+// the stalled NIC (held by its PAUSE from ~0.1 ms) is stalled over [1, 2] and [2, 3] ms, so the
+// leaf flushes it at 3 ms; its drops free the leaf's buffers and the storm recedes.
 TEST(NicPauseStorm, SwitchWatchdogFlushesQueueTowardStalledNic) {
   Storm s;
   s.timeout = Time::Zero();

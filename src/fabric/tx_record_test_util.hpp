@@ -1,7 +1,7 @@
 #pragma once
 // Test helpers: a transmit trace (every frame a port starts, from
 // Network::set_tx_trace) and the derived times of reference experiment E1
-// (shared/reference/experiments.md), shared by the Network-level E1 tests
+// (docs/model/experiments.md), shared by the Network-level E1 tests
 // (pfc_test.cpp) and the scenario-level ones (scenario/inject_test.cpp).
 #include <cstdint>
 #include <vector>

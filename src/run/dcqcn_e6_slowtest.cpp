@@ -2,7 +2,7 @@
 // scenarios/experiments/E6-dcqcn-two-flow.yaml through the scenario runner
 // and its sampled series (docs/series.md).
 //
-// Target kind: published (loose). The tolerances are experiments.md's, which
+// Target kind: published (loose). The tolerances are docs/model/experiments.md's, which
 // it states are the project's own. Windows are in samples: with a 1 us
 // interval, sample k covers ((k-1) us, k us], so [a, b] ms is k in
 // (1000a, 1000b].

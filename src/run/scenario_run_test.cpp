@@ -39,8 +39,9 @@ TEST(Runner, SameSeedSameResultsTwoRunsInOneProcess) {
   EXPECT_NE(c.fct.max, a.fct.max);  // ...different ECMP salt, different collisions
 }
 
-// The E9 shape (fabric.md 2.8, experiments.md E9) as a scenario: ToRs
-// leaf0-3, leaves spine0/1, host i on leaf i.
+// The E9 shape (docs/model/pfc.md#deadlock,
+// docs/model/experiments.md#e9-pfc-deadlock-and-watchdog-recovery) as a scenario: ToRs leaf0-3,
+// leaves spine0/1, host i on leaf i.
 constexpr const char* kE9 = R"(name: e9
 fabric:
   link_rate: 100Gbps

@@ -67,7 +67,8 @@ const std::vector<ParamInfo>& Params() {
         AddDcqcnParams(out);
         out.push_back({"fabric.dcqcn.cnp_class", ParamType::kInt, "6",
                        "Traffic class of CNPs, served strict priority at every port (Spectrum "
-                       "default TC6, fabric.md 2.3); must differ from fabric.data_class.",
+                       "default TC6, docs/model/dcqcn.md#notification-point); must differ from "
+                       "fabric.data_class.",
                        "", 0, 7});
       }
     }
@@ -118,7 +119,8 @@ const std::vector<ParamInfo>& BaseParams() {
       {"fabric.ib.enabled", T::kBool, "false",
        "InfiniBand credit-based link-level flow control: every receiving port grants "
        "fabric.ib.credits 64-byte blocks per data VL and a sender starts a packet only when the "
-       "whole packet fits (fabric.md 1.3). Not with the roce preset; excludes PFC and DCQCN.",
+       "whole packet fits (docs/model/infiniband.md#credits). Not with the roce preset; excludes "
+       "PFC and DCQCN.",
        ""},
       {"fabric.ib.credits", T::kInt, "2048",
        "Credits (64-byte blocks) per data VL per receiving port; at most 2048 (12-bit counters) "
@@ -133,10 +135,13 @@ const std::vector<ParamInfo>& BaseParams() {
        "(heals lost FCPs).",
        ""},
       {"fabric.ib.rx_delay", T::kTime, "100ns",
-       "HCA: from a packet's last byte in to its blocks being free (t_rx; fabric.md 1.3 example).",
+       "HCA: from a packet's last byte in to its blocks being free (t_rx; "
+       "docs/model/infiniband.md#credit-loop example).",
        ""},
       {"fabric.ib.credit_delay", T::kTime, "100ns",
-       "From an FCP's last byte in to its credits being usable (t_tx; fabric.md 1.3 example).", ""},
+       "From an FCP's last byte in to its credits being usable (t_tx; "
+       "docs/model/infiniband.md#credit-loop example).",
+       ""},
       {"fabric.ib.vlarb_high", T::kString, "",
        "VL arbitration High table: 'VL:weight' entries (weight 0..255 in 64-byte units), comma "
        "separated. Default: empty.",
@@ -176,7 +181,8 @@ const std::vector<ParamInfo>& BaseParams() {
        "as a "
        "misconfiguration. Default: 3 max frames + 84 + rate x (2 x cable delay + response + switch "
        "latency): "
-       "fabric.md 2.4 without its PHY term, plus the frame that crosses XOFF and the switch "
+       "docs/model/pfc.md#headroom without its PHY term, plus the frame that crosses XOFF and the "
+       "switch "
        "pipeline.",
        ""},
       {"fabric.pfc.response", T::kTime, "1158.4ns",
@@ -184,7 +190,8 @@ const std::vector<ParamInfo>& BaseParams() {
       {"fabric.pfc.quanta", T::kInt, "65535",
        "Pause time carried by XOFF frames, in 512-bit quanta.", "", 1, 65535},
       {"fabric.pfc.watchdog.enabled", T::kBool, "false",
-       "Switch PFC watchdog (fabric.md 2.6) on every switch egress queue of the lossless priority.",
+       "Switch PFC watchdog (docs/model/pfc.md#watchdog) on every switch egress queue of the "
+       "lossless priority.",
        ""},
       {"fabric.pfc.watchdog.poll", T::kTime, "100ms",
        "Watchdog poll period (Juniper default). A queue is stalled at a poll if over the whole "
@@ -210,7 +217,8 @@ const std::vector<ParamInfo>& BaseParams() {
        "long it stops sending PAUSE. A time (device range 80ms..8s), auto (= 100ms) or off.",
        ""},
       {"faults.nic_stall.host", T::kInt, "",
-       "Stalled-NIC fault (fabric.md 2.7): host rank whose receive pipeline stops consuming "
+       "Stalled-NIC fault (docs/model/pfc.md#pause-storms-and-stalled-nics): host rank whose "
+       "receive pipeline stops consuming "
        "packets. Default: no fault.",
        "", 0, 1e7},
       {"faults.nic_stall.at", T::kTime, "0s", "When the NIC's receive pipeline stalls.", ""},
@@ -229,8 +237,10 @@ const std::vector<ParamInfo>& BaseParams() {
       {"fabric.cc", T::kEnum, "none",
        "End-to-end congestion control: none (PFC alone, Meta style), dcqcn-paper or dcqcn-firmware "
        "(the two "
-       "presets of fabric.md 3.5; needs fabric.ecn.enabled; fabric.dcqcn.* overrides single "
-       "parameters of the preset), or ib-cc (InfiniBand congestion control, fabric.md 1.6; needs "
+       "presets of docs/model/dcqcn.md#presets; needs fabric.ecn.enabled; fabric.dcqcn.* overrides "
+       "single "
+       "parameters of the preset), or ib-cc (InfiniBand congestion control, "
+       "docs/model/infiniband.md#ib-congestion-control; needs "
        "fabric.ib.enabled; fields fabric.ibcc.*).",
        "none|dcqcn-paper|dcqcn-firmware|ib-cc"},
       {"fabric.ibcc.threshold", T::kBytes, "64KiB",
@@ -239,8 +249,8 @@ const std::vector<ParamInfo>& BaseParams() {
        ""},
       {"fabric.ibcc.marking_rate", T::kInt, "0",
        "IB CC Marking_Rate: eligible packets left unmarked between two FECN marks.", "", 0, 65535},
-      {"fabric.ibcc.ccti_increase", T::kInt, "1", "IB CC CCTI_Increase per BECN (fabric.md 6: 1).",
-       "", 1, 1024},
+      {"fabric.ibcc.ccti_increase", T::kInt, "1",
+       "IB CC CCTI_Increase per BECN (docs/model/presets.md: 1).", "", 1, 1024},
       {"fabric.ibcc.ccti_timer", T::kTime, "16.384us",
        "IB CC CCTI_Timer period: each expiry lowers CCTI by one (placeholder: 16 x 1.024 us).", ""},
       {"fabric.ibcc.cct_entries", T::kInt, "128", "Entries of the congestion control table (CCT).",
@@ -358,7 +368,8 @@ std::string ParamsMarkdown() {
       "\n## DCQCN overrides\n\n"
       "`fabric.dcqcn.<name>` replaces one parameter of the DCQCN preset that `fabric.cc` "
       "selects\n"
-      "(src/cc/dcqcn_params.hpp, fabric.md 3.5); the other parameters keep the preset's "
+      "(src/cc/dcqcn_params.hpp, docs/model/dcqcn.md#presets); the other parameters keep the "
+      "preset's "
       "values.\n"
       "Giving any `fabric.dcqcn.*` field while `fabric.cc` is `none` is an error (exit code 2),\n"
       "since the override would silently do nothing. Fractions accept `0.0039` or `1/256`.\n"

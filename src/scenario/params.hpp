@@ -27,7 +27,7 @@ const std::vector<ParamInfo>& BaseParams();
 const ParamInfo* FindParam(const std::string& name);
 
 // Fabric presets: values that replace the registry defaults when
-// fabric.preset names them (shared/reference/fabric.md §6).
+// fabric.preset names them (docs/model/presets.md).
 struct PresetValue {
   const char* preset;
   const char* name;

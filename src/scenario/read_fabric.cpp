@@ -168,7 +168,8 @@ void ReadNic(Fields& f, Scenario& sc) {
     if (v.text == "off") {
       net.nic.pause_storm_timeout = units::Time::Zero();
     } else if (v.text == "auto") {
-      net.nic.pause_storm_timeout = units::Time::Ms(100);  // ConnectX "auto" (fabric.md 2.6)
+      net.nic.pause_storm_timeout =
+          units::Time::Ms(100);  // ConnectX "auto" (docs/model/pfc.md#watchdog)
     } else {
       units::Time t;
       try {

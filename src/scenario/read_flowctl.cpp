@@ -89,7 +89,7 @@ void ReadPfc(Fields& f, Scenario& sc) {
   pfc.quanta = static_cast<uint16_t>(f.Int("fabric.pfc.quanta"));
   const int64_t max_frame = net.framing.FrameBytes(mtu);
   const int64_t max_wire = net.framing.WireBytes(mtu);
-  // Headroom per fabric.md §2.4 without the PHY term (two frames, the PAUSE
+  // Headroom per docs/model/pfc.md#headroom without the PHY term (two frames, the PAUSE
   // frame, the cable both ways, the sender's response time), plus what this
   // model adds: the frame that crosses XOFF (it is charged whole) and the
   // switch pipeline, since bytes are charged when they reach the egress queue.
@@ -119,7 +119,7 @@ void ReadPfc(Fields& f, Scenario& sc) {
       sc.warnings.push_back(
           fmt::format("fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on "
                       "{} of cable at {} "
-                      "(fabric.md 2.4): expect lossless drops",
+                      "(docs/model/pfc.md#headroom): expect lossless drops",
                       pfc.headroom_bytes, needed_headroom, units::FormatTime(link_delay),
                       units::FormatRate(link_rate)));
     }

@@ -14,9 +14,9 @@
 
 #include <gtest/gtest.h>
 
-#include "fabric/network.hpp"
 #include "deadlock/deadlock_detector.hpp"
 #include "deadlock/wait_for_graph.hpp"
+#include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
@@ -172,9 +172,9 @@ struct E9Run {
     cfg.pfc.enabled = true;
     cfg.pfc.priorities = routes == Routes::kTagger ? (1u << 3 | 1u << 4) : 1u << 3;
     cfg.pfc.global = global;
-    // 802.3 response bound at 100GbE: 201,728 bit times (fabric.md §2.2).
+    // 802.3 response bound at 100GbE: 201,728 bit times (docs/model/pfc.md#response-time).
     cfg.pfc.response = Time::Ps(201'728 * 10);
-    // Headroom per fabric.md §2.4 as the scenario loader sizes it (two frames
+    // Headroom per docs/model/pfc.md#headroom as the scenario loader sizes it (two frames
     // + the one crossing XOFF, the PAUSE frame, cable both ways, response,
     // switch pipeline).
     const int64_t wire = cfg.framing.WireBytes(4096);
@@ -193,7 +193,7 @@ struct E9Run {
     cycle = {port.at("leaf0->spine0"), port.at("spine0->leaf1"), port.at("leaf1->spine1"),
              port.at("spine1->leaf0")};
     for (uint32_t p : cycle) cycle_in.push_back(n.PortPeer(p));
-    // The default XON threshold: XOFF minus one frame (fabric.md §6).
+    // The default XON threshold: XOFF minus one frame (docs/model/presets.md).
     xon_bytes = cfg.pfc.xoff_bytes - cfg.framing.FrameBytes(4096);
     DeadlockDetector detector(sim, n, Time::Ms(1), /*stop_run=*/false);
     WaitTee tee;

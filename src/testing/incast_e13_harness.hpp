@@ -11,11 +11,11 @@
 // propagation; 300 ns switch; 32 MiB shared buffer, lossy-class dynamic
 // threshold alpha 1/8 (the model has no per-queue 4 KiB reserve); 1024-B
 // payloads; PFC on priority 3 with the default 200 KB XOFF (E13 does not give
-// one) and headroom per fabric.md 2.4 at 100G (response time 2.01728 us, the
+// one) and headroom per docs/model/pfc.md#headroom at 100G (response time 2.01728 us, the
 // 802.3 D-Resp bound at 100GbE). At t = 0 each Hi starts one 2 MB message to
 // R; P sends a 4 KiB message to R every 20 us from 0 to 2.98 ms (150 probes).
 // DCQCN run: ECN 400 KB / 1600 KB / 0.2 at S's egress queues (HPCC preset for
-// 100G, fabric.md 3.1), DCQCN paper preset.
+// 100G, docs/model/switch-buffers.md#ecn-marking), DCQCN paper preset.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -77,7 +77,7 @@ inline E13Result RunE13(bool dcqcn, uint64_t seed) {
   cfg.pfc.enabled = true;
   cfg.pfc.xoff_bytes = 200'000;
   cfg.pfc.response = Time::Ps(2'017'280);  // 201,728 bit times at 100G
-  // fabric.md 2.4 without the PHY term, plus the frame crossing XOFF and the
+  // docs/model/pfc.md#headroom without the PHY term, plus the frame crossing XOFF and the
   // switch pipeline (the scenario loader's default rule).
   const int64_t wire = cfg.framing.WireBytes(1024);
   const Time in_flight = Time::Us(2) + cfg.pfc.response + cfg.sw.latency;

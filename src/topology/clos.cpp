@@ -1,4 +1,4 @@
-// Clos sizing (tco.md §1.3-§1.5, §1.7) and the builders that lay the same
+// Clos sizing (docs/model/clos-sizing.md) and the builders that lay the same
 // counts out as nodes and links.
 #include <algorithm>
 #include <cmath>

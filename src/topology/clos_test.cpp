@@ -28,7 +28,7 @@ std::string ErrorOf(const std::function<void()>& f) {
   return "<no error>";
 }
 
-// tco.md §1.9, one row per (N, radix).
+// docs/model/clos-sizing.md#worked-counts, one row per (N, radix).
 struct Row {
   int64_t gpus;
   int radix;
@@ -47,7 +47,8 @@ TEST_P(WorkedCounts, MatchTco19) {
   EXPECT_EQ(s.cores, r.cores);
   EXPECT_EQ(s.switches, r.switches);
   EXPECT_EQ(s.links, r.links);
-  // §1.6: N single-port NIC modules + twin-port switch modules (ports / 2).
+  // docs/model/clos-sizing.md#optics-and-cables: N single-port NIC modules + twin-port switch
+  // modules (ports / 2).
   EXPECT_EQ(r.gpus + s.switch_ports_used / 2, r.modules);
   EXPECT_EQ(s.switch_ports_used, (r.tiers == 2 ? 3 : 5) * r.gpus);
 }
@@ -68,7 +69,8 @@ INSTANTIATE_TEST_SUITE_P(EthernetK128, WorkedCounts,
                                            Row{8192, 128, 2, 128, 64, 0, 192, 16384, 20480},
                                            Row{16384, 128, 3, 256, 256, 128, 640, 49152, 57344}));
 
-// tco.md §1.10, DGX SuperPOD B200 (NDR, k = 64): cables per layer.
+// docs/model/clos-sizing.md#dgx-superpod-cross-checks, DGX SuperPOD B200 (NDR, k = 64): cables per
+// layer.
 struct B200Row {
   int64_t gpus, leaves, spines, cores, host_links, leaf_spine, spine_core;
 };
@@ -95,7 +97,8 @@ INSTANTIATE_TEST_SUITE_P(Rows, SuperPodB200,
                                            B200Row{8192, 256, 256, 128, 8192, 8192, 8192},
                                            B200Row{16384, 512, 512, 256, 16384, 16384, 16384}));
 
-// tco.md §1.10, DGX SuperPOD H100 Table 4 with full 32-node SUs: spines rounded (§1.7).
+// docs/model/clos-sizing.md#dgx-superpod-cross-checks, DGX SuperPOD H100 Table 4 with full
+// 32-node SUs: spines rounded (docs/model/clos-sizing.md#rail-optimized).
 TEST(SizeRailOptimized, SuperPodH100Table4) {
   const int64_t spines[] = {4, 8, 16, 16};
   for (int64_t su = 1; su <= 4; ++su) {

@@ -1,7 +1,7 @@
 #pragma once
 // Topology as plain data: nodes (hosts = one NIC endpoint each, switches) and
 // full-duplex links. Builders size fabrics from the formulas of
-// shared/reference/tco.md §1; the fabric module turns a Topology into a
+// docs/model/clos-sizing.md; the fabric module turns a Topology into a
 // running network. Nothing here knows about packets or the engine.
 #include <cstdint>
 #include <optional>
@@ -42,7 +42,7 @@ struct Topology {
   std::string description;  // one line, e.g. "2-tier leaf-spine, 32 leaves, 16 spines"
 };
 
-// Counts of a fabric from the sizing formulas (tco.md §1.3-§1.5, §1.9).
+// Counts of a fabric from the sizing formulas (docs/model/clos-sizing.md).
 struct Sizing {
   int tiers = 0;  // 1 (single switch), 2 or 3
   int64_t leaves = 0;
@@ -70,7 +70,7 @@ struct ClosParams {
   units::Time link_delay = units::Time::Ns(1000);
 };
 
-// Sizing per tco.md. Throws InputError(where, ...) naming the limit when N
+// Sizing per docs/model/clos-sizing.md. Throws InputError(where, ...) naming the limit when N
 // cannot be hosted non-blocking at the requested tiers (e.g. "at most 2048
 // GPUs fit a 2-tier non-blocking fabric of radix-64 switches, got 4096").
 //
@@ -92,11 +92,11 @@ struct ClosParams {
 // leaving at least one uplink), tiers in 0..3. O(1).
 Sizing SizeClos(const ClosParams& p, const Location& where);
 
-// Rail-optimized sizing (tco.md §1.7), 2 tiers: nodes = N/G (N must be a
-// multiple of G = p.gpus_per_node), d nodes per scalable unit, G leaves per SU
-// (the full SU is provisioned), S = the smallest divisor of u that is
-// ≥ ceil(L·u/k), so each leaf's u uplinks divide evenly over all S spines
-// (k = 64: 1 SU → 4, 2 → 8, 3 → 16, 4 → 16). At most floor(k/G) SUs.
+// Rail-optimized sizing (docs/model/clos-sizing.md#rail-optimized), 2 tiers: nodes = N/G (N must be
+// a multiple of G = p.gpus_per_node), d nodes per scalable unit, G leaves per SU (the full SU is
+// provisioned), S = the smallest divisor of u that is ≥ ceil(L·u/k), so each leaf's u uplinks
+// divide evenly over all S spines (k = 64: 1 SU → 4, 2 → 8, 3 → 16, 4 → 16). At most floor(k/G)
+// SUs.
 Sizing SizeRailOptimized(const ClosParams& p, const Location& where);
 
 // Builders. Host r is hosts[r]; leaves fill in order.
@@ -118,12 +118,12 @@ Topology BuildLeafSpine(const ClosParams& p, const Location& where);  // 2 tiers
 // with fewer pods the groups fold onto the C = ceil(S/2) cores and every full
 // pod still reaches every core. Full pods give exactly 3N links.
 Topology BuildFatTree(const ClosParams& p, const Location& where);  // 3 tiers, k-ary pods
-// Rail-optimized (tco.md §1.7): NIC j of every node in a scalable unit on leaf j of that SU.
-// Host r = GPU j = r mod G of node n = r / G; node n is in SU s = n / d and its
-// NIC j sits on leaf s·G + j. Each leaf has u/S links to every spine.
-// Node::group = SU for hosts and leaves.
+// Rail-optimized (docs/model/clos-sizing.md#rail-optimized): NIC j of every node in a scalable unit
+// on leaf j of that SU. Host r = GPU j = r mod G of node n = r / G; node n is in SU s = n / d and
+// its NIC j sits on leaf s·G + j. Each leaf has u/S links to every spine. Node::group = SU for
+// hosts and leaves.
 Topology BuildRailOptimized(const ClosParams& p, const Location& where);
-// The LS-RING anchor shape (anchors/README.md): hosts_per_leaf hosts per leaf,
+// The LS-RING anchor shape (docs/model/ls-ring.md): hosts_per_leaf hosts per leaf,
 // `spines` spines, one link from each leaf to each spine.
 // hosts must be a positive multiple of hosts_per_leaf; spines ≥ 1; rate and
 // delay > 0. Host i on leaf i / hosts_per_leaf. Errors name fields gpus (for

@@ -97,7 +97,7 @@ class Rate {
 Time SerializationTime(Bytes bytes, Rate rate);
 // Bytes that fit in `t` at `rate`, rounded down.
 Bytes BytesInTime(Time t, Rate rate);
-// Propagation delay of a cable: 5 ns per metre (fabric.md §2.4), exact in ps.
+// Propagation delay of a cable: 5 ns per metre (docs/model/framing.md#cable-delay), exact in ps.
 Time CableDelay(double metres);
 
 // Parsing. Each throws InputError(where, "expected ..., got ...") on bad input.

@@ -58,10 +58,10 @@ TEST(Units, ParseRate) {
 }
 
 TEST(Units, SerializationTimeIsExact) {
-  // fabric.md: 1 byte at 800 Gb/s is 10 ps, 20 ps at 400G.
+  // docs/model/framing.md#time-per-byte: 1 byte at 800 Gb/s is 10 ps, 20 ps at 400G.
   EXPECT_EQ(SerializationTime(Bytes(1), Rate::Gbps(800)).ps(), 10);
   EXPECT_EQ(SerializationTime(Bytes(1), Rate::Gbps(400)).ps(), 20);
-  // anchors/README.md LS-RING: a 4002-byte frame at 400G is 80.04 ns.
+  // docs/model/ls-ring.md: a 4002-byte frame at 400G is 80.04 ns.
   EXPECT_EQ(SerializationTime(Bytes(4002), Rate::Gbps(400)).ps(), 80'040);
   // RoCE v2 4096-B payload occupies 4,178 B of wire time: 83.56 ns at 400G.
   EXPECT_EQ(SerializationTime(Bytes(4178), Rate::Gbps(400)).ps(), 83'560);

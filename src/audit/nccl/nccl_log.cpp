@@ -301,7 +301,7 @@ void InferCollective(NcclRun& run, const Layout& layout) {
         c == Collective::kAllToAll || c == Collective::kSendRecv || c == Collective::kAllToAllV;
     if (c == Collective::kAllToAllV) continue;  // never guessed: same table as alltoall
     if (layout.has_error_column) {
-      // G1: each binary printed its own leading columns (reference/nccl.md §1.8).
+      // G1: each binary printed its own leading columns (docs/model/nccl-tests.md#g1-legacy).
       bool want_redop = c == Collective::kAllReduce || c == Collective::kReduceScatter ||
                         c == Collective::kAllToAll || c == Collective::kReduce;
       if ((layout.Index(Col::kRedop) >= 0) != want_redop ||
@@ -502,7 +502,7 @@ struct NcclLogParser::State {
     if (t.size() == width + 2 && IsDate(t[width]) && IsClock(t[width + 1])) t.resize(width);
     int redop_at = layout.Index(Col::kRedop);
     if (t.size() + 1 == width && redop_at >= 0 && static_cast<size_t>(redop_at) < t.size()) {
-      // hypercube prints an empty redop (reference/nccl.md §1.6).
+      // hypercube prints an empty redop (docs/model/nccl-tests.md#per-binary-columns).
       t.insert(t.begin() + redop_at, std::string_view());
     }
     if (t.size() != width)

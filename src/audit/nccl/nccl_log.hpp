@@ -1,5 +1,5 @@
 #pragma once
-// Parser for nccl-tests `*_perf` output (reference/nccl.md §1-§4).
+// Parser for nccl-tests `*_perf` output (docs/model/nccl-tests.md).
 //
 // Reads every format generation (G1 legacy <= v2.11, G2 classic v2.13-v2.17.2,
 // G3 current v2.17.3+) line by line from a std::istream and returns a typed
@@ -50,7 +50,8 @@ enum class Collective {
 std::string_view CollectiveName(Collective c);
 // From a binary name or any text containing "<coll>_perf"; kUnknown if none.
 Collective CollectiveFromText(std::string_view text);
-// busbw / algbw for n ranks (reference/nccl.md §4); 0 for kUnknown or n < 1.
+// busbw / algbw for n ranks (docs/model/nccl-tests.md#bus-bandwidth-factors); 0 for kUnknown or n
+// < 1.
 double BusBwFactor(Collective c, int64_t n_ranks);
 
 struct NcclRank {

@@ -36,7 +36,7 @@ void ExpectError(const std::string& text, int64_t line, const std::string& needl
   }
 }
 
-// A G2 all_reduce run of 4 ranks on 2 hosts in the layout of reference/nccl.md §1.7.
+// A G2 all_reduce run of 4 ranks on 2 hosts in the layout of docs/model/nccl-tests.md#g2-layout.
 const char* kG2 =
     "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1073741824 step: 4(factor) warmup iters: 5 "
     "iters: 20 agg iters: 1 validation: 1 graph: 0\n"

@@ -2,9 +2,9 @@
 // Rules over a parsed nccl-tests run (typed model -> verdicts).
 //
 // Efficiency: busbw is compared with the line rate of the NICs of one node,
-// nic_gbps x nics_per_node / 8 GB/s (reference/nccl.md §5.1, §7: multi-node
-// ring busbw ~= NICs per node x eta x line rate, eta 0.92-0.96 when healthy).
-// Each size gets an efficiency, but only sizes >= large_from_bytes are judged:
+// nic_gbps x nics_per_node / 8 GB/s (docs/model/nccl-tests.md#ring-all-reduce-across-nodes,
+// #calibration-figures: multi-node ring busbw ~= NICs per node x eta x line rate, eta 0.92-0.96
+// when healthy). Each size gets an efficiency, but only sizes >= large_from_bytes are judged:
 // smaller messages are latency-bound and say nothing about the fabric. The run
 // passes when the best judged size reaches min_efficiency (the plateau);
 // dips between large sizes are caught by the falling-busbw rule instead.

@@ -54,8 +54,8 @@ struct BufferAmount {
 };
 
 // A buffer limit: either a static size, or a dynamic threshold
-// alpha * free shared pool (fabric.md §2.5). Resolved for the case of one
-// congested queue on an otherwise empty pool: alpha * pool / (1 + alpha).
+// alpha * free shared pool (docs/model/switch-buffers.md#dynamic-thresholds). Resolved for the case
+// of one congested queue on an otherwise empty pool: alpha * pool / (1 + alpha).
 struct BufferLimit {
   std::optional<BufferAmount> static_size;
   std::optional<double> alpha;       // dynamic threshold factor, > 0

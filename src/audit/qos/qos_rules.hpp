@@ -59,7 +59,7 @@ inline constexpr units::Time kDefaultPhyDelay = units::Time::Ns(150);
 // figure; no 800G figure is published, docs/audit-qos.md).
 int64_t DefaultResponseBits(int64_t gbps);
 
-// H in bytes (fabric.md §2.4), rounded up. gbps > 0, cable_m >= 0.
+// H in bytes (docs/model/pfc.md#headroom), rounded up. gbps > 0, cable_m >= 0.
 int64_t RequiredHeadroomBytes(int64_t gbps, double cable_m, int64_t mtu_bytes, units::Time t_phy,
                               units::Time t_resp);
 

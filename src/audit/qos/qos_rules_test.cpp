@@ -46,7 +46,7 @@ QosCheck Check(const QosAudit& a, const std::string& id) {
 }
 
 TEST(QosRules, HeadroomFormulaMatchesFabricReferenceExample) {
-  // fabric.md §2.4: 400GbE, 100 m, 9216-B frames, t_PHY 150 ns, D-Resp 905 quanta.
+  // docs/model/pfc.md#headroom: 400GbE, 100 m, 9216-B frames, t_PHY 150 ns, D-Resp 905 quanta.
   EXPECT_EQ(RequiredHeadroomBytes(400, 100, 9216, Time::Ns(150), Time::Ps(1'158'400)), 156'476);
   // Same with a 5 m DAC: 108,976 B.
   EXPECT_EQ(RequiredHeadroomBytes(400, 5, 9216, Time::Ns(150), Time::Ps(1'158'400)), 108'976);
