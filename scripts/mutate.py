@@ -88,14 +88,21 @@ def load_catalogue():
 
 
 def sync_tree(dst):
-    """Copy tracked and untracked-not-ignored files to dst; unchanged files keep their mtime."""
+    """Mirror tracked and untracked-not-ignored files into dst: unchanged files keep
+    their mtime, files no longer in the tree (moved or deleted) are removed."""
     out = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True, capture_output=True
     ).stdout.decode()
-    for rel in filter(None, out.split("\0")):
+    wanted = {rel for rel in out.split("\0") if rel and (ROOT / rel).is_file()}
+    if dst.is_dir():
+        for d in sorted(dst.rglob("*"), reverse=True):
+            rel = d.relative_to(dst).as_posix()
+            if d.is_file() and rel not in wanted:
+                d.unlink()
+            elif d.is_dir() and not any(d.iterdir()):
+                d.rmdir()
+    for rel in sorted(wanted):
         s, d = ROOT / rel, dst / rel
-        if not s.is_file():
-            continue
         data = s.read_bytes()
         if d.is_file() and d.read_bytes() == data:
             continue
