@@ -196,8 +196,10 @@ class PfcWaitObserver {
 
 class Network final : public sim::EventHandler {
  public:
-  // Builds ports, switches, NICs and routing tables. Throws InputError (field
-  // "topology") if a host is not attached by exactly one link to a switch.
+  // Builds ports, switches, NICs and routing tables. Throws InputError (fields
+  // "links", "hosts") for a topology it cannot route (RoutingTable), and
+  // std::invalid_argument naming the field for a configuration the models
+  // cannot run (the scenario refuses both with file and line first).
   Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg);
   Network(const Network&) = delete;  // routes_ points into topo_
   Network& operator=(const Network&) = delete;
