@@ -36,10 +36,10 @@ IncastResult Incast(const topology::Topology& topo, bool global = false, int tcl
   cfg.nic.ect = false;
   cfg.pfc.enabled = true;
   cfg.pfc.global = global;
-  cfg.pfc.xoff_bytes = 100'000;
-  cfg.pfc.headroom_bytes =
-      3 * cfg.framing.WireBytes(4096) + 84 +
-      units::BytesInTime(Time::Us(2) + cfg.sw.latency, Rate::Gbps(400)).count();
+  cfg.pfc.xoff = units::Bytes(100'000);
+  cfg.pfc.headroom =
+      units::Bytes(3 * cfg.framing.WireBytes(4096) + 84 +
+                   units::BytesInTime(Time::Us(2) + cfg.sw.latency, Rate::Gbps(400)).count());
   fabric::Network net(sim, topo, cfg);
   DeadlockDetector det(sim, net, Time::Ms(1), /*stop_run=*/true);
   const uint32_t n = net.num_hosts();

@@ -160,7 +160,7 @@ TEST(ClassStats, DropsCountOnTheDroppedClass) {
   auto topo = testing::LsRing(8, 8, 1, units::Rate::Gbps(400), Time::Ns(500));
   NetworkConfig cfg;
   cfg.framing = Framing::RoceV2(4096);
-  cfg.sw.buffer_bytes = 1 << 20;
+  cfg.sw.buffer = units::Bytes(1 << 20);
   Network net(sim, topo, cfg);
   for (uint32_t h = 1; h < 8; ++h) net.AddFlow(FlowSpec::Of(h, 0, 1'000'000, Time::Zero(), 2));
   sim.Run(Time::Us(200));
@@ -179,8 +179,8 @@ TEST(ClassStats, LosslessDropsCountOnTheDroppedClass) {
   NetworkConfig cfg;
   cfg.framing = Framing::RoceV2(4096);
   cfg.pfc.enabled = true;
-  cfg.pfc.xoff_bytes = 20'000;
-  cfg.pfc.headroom_bytes = cfg.framing.WireBytes(4096);
+  cfg.pfc.xoff = units::Bytes(20'000);
+  cfg.pfc.headroom = units::Bytes(cfg.framing.WireBytes(4096));
   cfg.nic.ect = false;
   Network net(sim, topo, cfg);
   for (uint32_t h = 1; h < 8; ++h) net.AddFlow(FlowSpec::Of(h, 0, 1'000'000, Time::Zero(), 3));

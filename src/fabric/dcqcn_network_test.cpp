@@ -27,10 +27,10 @@ IncastResult RunIncast(bool dcqcn, cc::DcqcnParams params = cc::DcqcnParams::Pap
   NetworkConfig cfg;
   cfg.framing = Framing::RoceV2(4096);
   cfg.sw.latency = Time::Ns(300);
-  cfg.sw.ecn[3] = EcnConfig{true, 20'000, 200'000, 0.2};
+  cfg.sw.ecn[3] = EcnConfig{true, units::Bytes(20'000), units::Bytes(200'000), 0.2};
   cfg.pfc.enabled = true;
-  cfg.pfc.xoff_bytes = 300'000;
-  cfg.pfc.headroom_bytes = 200'000;
+  cfg.pfc.xoff = units::Bytes(300'000);
+  cfg.pfc.headroom = units::Bytes(200'000);
   cfg.dcqcn = dcqcn;
   cfg.dcqcn_params = params;
   Network net(sim, topo, cfg);

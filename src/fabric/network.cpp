@@ -238,12 +238,12 @@ PacketRef Network::TakeFromQueue(Port& p, int c) {
   int64_t size = pk.wire - cfg_.framing.gap_overhead;
   cq.bytes -= size;
   const EcnConfig& ecn = cfg_.sw.ecn[c];
-  if (p.sw != kNone && ecn.enabled && pk.ecn == kEcnEct0 && cq.bytes > ecn.kmin_bytes) {
+  if (p.sw != kNone && ecn.enabled && pk.ecn == kEcnEct0 && cq.bytes > ecn.kmin.count()) {
     // RED on the bytes left behind, at dequeue (docs/model/switch-buffers.md#ecn-marking).
-    bool mark = cq.bytes >= ecn.kmax_bytes;
+    bool mark = cq.bytes >= ecn.kmax.count();
     if (!mark) {
-      double prob = ecn.pmax * static_cast<double>(cq.bytes - ecn.kmin_bytes) /
-                    static_cast<double>(ecn.kmax_bytes - ecn.kmin_bytes);
+      double prob = ecn.pmax * static_cast<double>(cq.bytes - ecn.kmin.count()) /
+                    static_cast<double>(ecn.kmax.count() - ecn.kmin.count());
       mark = switches_[p.sw].rng.Uniform() < prob;
     }
     if (mark) {
@@ -528,7 +528,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     WatchdogDrop(r, e);
     return;
   }
-  const int64_t free_bytes = cfg_.sw.buffer_bytes - s.used_bytes;
+  const int64_t free_bytes = cfg_.sw.buffer.count() - s.used_bytes;
   const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> ci & 1);
   // IB data VLs cannot overrun: credits bound what each ingress VL buffer holds.
   const bool credited = ib_on_ && c != kVl15Queue;

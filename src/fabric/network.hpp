@@ -61,16 +61,16 @@ using flowctl::kMaxClasses;
 
 struct EcnConfig {
   bool enabled = false;
-  int64_t kmin_bytes = 150'000;  // Spectrum default (docs/model/presets.md)
-  int64_t kmax_bytes = 1'500'000;
+  Bytes kmin{150'000};  // Spectrum default (docs/model/presets.md)
+  Bytes kmax{1'500'000};
   double pmax = 0.01;
 };
 
 struct SwitchConfig {
   Time latency = Time::Ns(300);  // port-to-port pipeline latency
   bool cut_through = false;
-  int64_t buffer_bytes = 32 << 20;  // shared buffer per switch
-  double alpha = 1.0 / 8;           // dynamic threshold for lossy classes
+  Bytes buffer = Bytes::MiB(32);  // shared buffer per switch
+  double alpha = 1.0 / 8;         // dynamic threshold for lossy classes
   int num_classes = 8;
   uint8_t strict_mask = 1u << 6;  // CNP class 6 strict (docs/model/dcqcn.md#notification-point)
   uint8_t lossless_mask = 0;      // admitted without the DT limit (PFC/credits hook)

@@ -145,7 +145,7 @@ TEST(Network, IncastOverflowsDynamicThresholdAndDrops) {
   sim::Simulator sim(1);
   auto topo = testing::LsRing(16, 8, 2);
   NetworkConfig cfg = RawConfig(RoutingMode::kEcmp);
-  cfg.sw.buffer_bytes = 200'000;
+  cfg.sw.buffer = units::Bytes(200'000);
   cfg.sw.alpha = 1.0;
   Network net(sim, topo, cfg);
   for (uint32_t s = 1; s <= 7; ++s) net.AddFlow(FlowSpec::Of(s, 0, 400'000, Time::Zero()));
@@ -210,7 +210,7 @@ struct RedRun {
 
 TEST(Network, RedMarkFractionAtAHeldQueueIsPmaxTimesTheRamp) {
   RedRun r;
-  r.ecn = EcnConfig{true, 40'000, 240'000, 0.2};
+  r.ecn = EcnConfig{true, units::Bytes(40'000), units::Bytes(240'000), 0.2};
   r.burst = 140'000;  // 35 frames
   r.Run();
   const auto held = r.Held();
@@ -243,7 +243,7 @@ TEST(Network, RedMarkFractionAtAHeldQueueIsPmaxTimesTheRamp) {
 
 TEST(Network, RedMarksEveryPacketAtOrAboveKmax) {
   RedRun r;
-  r.ecn = EcnConfig{true, 40'000, 100'000, 0.2};
+  r.ecn = EcnConfig{true, units::Bytes(40'000), units::Bytes(100'000), 0.2};
   r.burst = 140'000;
   r.Run();
   int64_t at_or_above = 0;
@@ -267,7 +267,7 @@ TEST(Network, RedMarksEveryPacketAtOrAboveKmax) {
 TEST(Network, RedWithKminEqualToKmaxMarksOnlyAboveK) {
   for (int64_t k : {136'000, 100'000}) {
     RedRun r;
-    r.ecn = EcnConfig{true, k, k, 0.2};
+    r.ecn = EcnConfig{true, units::Bytes(k), units::Bytes(k), 0.2};
     r.burst = 140'000;
     r.Run();
     int64_t at_k = 0, above = 0;

@@ -178,10 +178,10 @@ E2Result RunE2(int64_t d_ps, int64_t t_phy_ps, int64_t headroom, bool reverse_tr
   NetworkConfig cfg;
   cfg.framing = Framing::RoceV2(4096);
   cfg.sw.latency = Time::Zero();
-  cfg.sw.buffer_bytes = 64 << 20;
+  cfg.sw.buffer = units::Bytes(64 << 20);
   cfg.pfc.enabled = true;
-  cfg.pfc.xoff_bytes = 200'000;
-  cfg.pfc.headroom_bytes = headroom;
+  cfg.pfc.xoff = units::Bytes(200'000);
+  cfg.pfc.headroom = units::Bytes(headroom);
   cfg.pfc.response = Time::Ps(1'158'400);
   cfg.stop_when_flows_done = false;
   Network net(sim, topo, cfg);
@@ -251,8 +251,8 @@ TEST(Pfc, RefreshesStayHalfAPauseApartAfterManyXonXoffCycles) {
   cfg.framing = Framing::RoceV2(4096);
   cfg.sw.latency = Time::Zero();
   cfg.pfc.enabled = true;
-  cfg.pfc.xoff_bytes = 100'000;
-  cfg.pfc.headroom_bytes = 200'000;
+  cfg.pfc.xoff = units::Bytes(100'000);
+  cfg.pfc.headroom = units::Bytes(200'000);
   cfg.stop_when_flows_done = false;
   Network net(sim, topo, cfg);
   std::vector<TxRecord> tx;
@@ -293,7 +293,7 @@ TEST(Pfc, RefreshesStayHalfAPauseApartAfterManyXonXoffCycles) {
 // 4,158-B frame: 4,096 B of payload + 62 B of RoCE v2 headers) and with an
 // explicit one.
 struct XonRun {
-  int64_t xon = -1;  // PfcConfig::xon_bytes
+  int64_t xon = -1;  // PfcConfig::xon; -1 = its default
   Network* net = nullptr;
   uint32_t egress = 0;
   struct Ev {
@@ -318,9 +318,9 @@ struct XonRun {
     cfg.framing = Framing::RoceV2(4096);
     cfg.sw.latency = Time::Ns(300);
     cfg.pfc.enabled = true;
-    cfg.pfc.xoff_bytes = 200'000;
-    cfg.pfc.xon_bytes = xon;
-    cfg.pfc.headroom_bytes = 200'000;
+    cfg.pfc.xoff = units::Bytes(200'000);
+    if (xon >= 0) cfg.pfc.xon = units::Bytes(xon);
+    cfg.pfc.headroom = units::Bytes(200'000);
     Network n(sim, topo, cfg);
     net = &n;
     egress = n.PortPeer(n.HostPort(0));

@@ -20,8 +20,9 @@ NetworkConfig PfcConfigFor(Time delay) {
   cfg.nic.ect = false;
   cfg.pfc.enabled = true;
   // Enough headroom for what is in flight after XOFF at 400G (docs/model/pfc.md#headroom terms).
-  cfg.pfc.headroom_bytes = 3 * cfg.framing.WireBytes(4096) + 84 +
-                           units::BytesInTime(delay * 2 + cfg.sw.latency, Rate::Gbps(400)).count();
+  cfg.pfc.headroom =
+      units::Bytes(3 * cfg.framing.WireBytes(4096) + 84 +
+                   units::BytesInTime(delay * 2 + cfg.sw.latency, Rate::Gbps(400)).count());
   cfg.stop_when_flows_done = false;
   return cfg;
 }

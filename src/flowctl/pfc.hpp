@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "flowctl/classes.hpp"
 #include "flowctl/pfc_watchdog.hpp"
@@ -17,7 +18,7 @@
 namespace lossless::flowctl {
 
 // Switches count the bytes each (ingress port, priority) holds in the shared
-// buffer; above `xoff_bytes` the ingress port sends a PAUSE upstream
+// buffer; above `xoff` the ingress port sends a PAUSE upstream
 // (refreshed at half the pause time while the condition lasts), at or below
 // the XON threshold it sends pause time 0. A frame that would take the count
 // past xoff + headroom is dropped and counted as a lossless drop (a
@@ -26,12 +27,12 @@ namespace lossless::flowctl {
 // PAUSE's reception, until end-of-reception + quanta x 512 bit times.
 struct PfcConfig {
   bool enabled = false;
-  uint8_t priorities = 1u << 3;      // lossless priorities
-  int64_t xoff_bytes = 200'000;      // per (ingress port, priority)
-  int64_t xon_bytes = -1;            // -1 = xoff - one max frame
-  int64_t headroom_bytes = 160'000;  // above xoff
-  uint16_t quanta = 0xFFFF;          // pause time sent with XOFF
-  units::Time response;              // sender response time (D-Resp: 1.1584 us at 400G)
+  uint8_t priorities = 1u << 3;     // lossless priorities
+  units::Bytes xoff{200'000};       // per (ingress port, priority)
+  std::optional<units::Bytes> xon;  // none = xoff - one max frame
+  units::Bytes headroom{160'000};   // above xoff
+  uint16_t quanta = 0xFFFF;         // pause time sent with XOFF
+  units::Time response;             // sender response time (D-Resp: 1.1584 us at 400G)
   // Global IEEE 802.3x PAUSE instead of PFC: every class is flow-controlled
   // at the ingress (admitted like a lossless one), the XOFF/XON decision is
   // made on the bytes the whole ingress port holds (sum over classes, same
@@ -57,9 +58,9 @@ class PfcThresholds {
   // `max_frame_bytes`: the largest frame (MTU payload with headers), which
   // the default XON threshold keeps below XOFF.
   PfcThresholds(const PfcConfig& cfg, int64_t max_frame_bytes)
-      : xoff_(cfg.xoff_bytes),
-        xon_(cfg.xon_bytes >= 0 ? cfg.xon_bytes : cfg.xoff_bytes - max_frame_bytes),
-        limit_(cfg.xoff_bytes + cfg.headroom_bytes),
+      : xoff_(cfg.xoff.count()),
+        xon_(cfg.xon ? cfg.xon->count() : cfg.xoff.count() - max_frame_bytes),
+        limit_(cfg.xoff.count() + cfg.headroom.count()),
         classes_(cfg.global ? uint8_t{0xFF} : cfg.priorities),
         global_(cfg.global) {}
 

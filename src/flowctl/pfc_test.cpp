@@ -14,9 +14,9 @@ PfcConfig Config(int64_t xoff, int64_t headroom, int64_t xon = -1, bool global =
   PfcConfig c;
   c.enabled = true;
   c.priorities = 1u << 3 | 1u << 4;
-  c.xoff_bytes = xoff;
-  c.headroom_bytes = headroom;
-  c.xon_bytes = xon;
+  c.xoff = units::Bytes(xoff);
+  c.headroom = units::Bytes(headroom);
+  if (xon >= 0) c.xon = units::Bytes(xon);
   c.global = global;
   return c;
 }

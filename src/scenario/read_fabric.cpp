@@ -54,8 +54,8 @@ void ReadSwitch(Fields& f, Scenario& sc) {
   const int64_t mtu = net.framing.mtu_payload;
   net.sw.latency = f.Time("fabric.switch_latency");
   net.sw.cut_through = f.Bool("fabric.cut_through");
-  net.sw.buffer_bytes = f.Bytes("fabric.buffer");
-  if (net.sw.buffer_bytes < net.framing.FrameBytes(mtu)) {
+  net.sw.buffer = units::Bytes(f.Bytes("fabric.buffer"));
+  if (net.sw.buffer.count() < net.framing.FrameBytes(mtu)) {
     f.Fail("fabric.buffer",
            fmt::format("a buffer of at least one frame ({} B)", net.framing.FrameBytes(mtu)));
   }
@@ -69,11 +69,11 @@ void ReadSwitch(Fields& f, Scenario& sc) {
   if (f.Given("fabric.pcie_rate")) net.nic.pcie_rate = f.Rate("fabric.pcie_rate");
   fabric::EcnConfig ecn;
   ecn.enabled = f.Bool("fabric.ecn.enabled");
-  ecn.kmin_bytes = f.Bytes("fabric.ecn.kmin");
-  ecn.kmax_bytes = f.Bytes("fabric.ecn.kmax");
+  ecn.kmin = units::Bytes(f.Bytes("fabric.ecn.kmin"));
+  ecn.kmax = units::Bytes(f.Bytes("fabric.ecn.kmax"));
   ecn.pmax = f.Number("fabric.ecn.pmax");
-  if (ecn.kmin_bytes >= ecn.kmax_bytes) {
-    f.Fail("fabric.ecn.kmin", fmt::format("Kmin below Kmax ({} B)", ecn.kmax_bytes));
+  if (ecn.kmin >= ecn.kmax) {
+    f.Fail("fabric.ecn.kmin", fmt::format("Kmin below Kmax ({} B)", ecn.kmax.count()));
   }
   net.sw.ecn[net.nic.data_class] = ecn;
 }

@@ -84,7 +84,8 @@ void ReadPfc(Fields& f, Scenario& sc) {
   const int prio = static_cast<int>(f.Int("fabric.pfc.priority"));
   pfc.priorities = static_cast<uint8_t>(1u << prio);
   pfc.global = f.Choice("fabric.pfc.mode") == "global";
-  pfc.xoff_bytes = f.Bytes("fabric.pfc.xoff");
+  const int64_t xoff = f.Bytes("fabric.pfc.xoff");
+  pfc.xoff = units::Bytes(xoff);
   pfc.response = f.Time("fabric.pfc.response");
   pfc.quanta = static_cast<uint16_t>(f.Int("fabric.pfc.quanta"));
   const int64_t max_frame = net.framing.FrameBytes(mtu);
@@ -96,40 +97,40 @@ void ReadPfc(Fields& f, Scenario& sc) {
   const int64_t in_flight_ps = 2 * link_delay.ps() + pfc.response.ps() + net.sw.latency.ps();
   const int64_t needed_headroom =
       3 * max_wire + 84 + units::BytesInTime(units::Time::Ps(in_flight_ps), link_rate).count();
-  pfc.xon_bytes =
-      f.Given("fabric.pfc.xon") ? f.Bytes("fabric.pfc.xon") : pfc.xoff_bytes - max_frame;
+  const int64_t xon = f.Given("fabric.pfc.xon") ? f.Bytes("fabric.pfc.xon") : xoff - max_frame;
+  pfc.xon = units::Bytes(xon);
   if (!f.Given("fabric.pfc.xon"))
-    sc.resolved.emplace_back("fabric.pfc.xon", fmt::format("{}", pfc.xon_bytes));
-  pfc.headroom_bytes =
+    sc.resolved.emplace_back("fabric.pfc.xon", fmt::format("{}", xon));
+  const int64_t headroom =
       f.Given("fabric.pfc.headroom") ? f.Bytes("fabric.pfc.headroom") : needed_headroom;
+  pfc.headroom = units::Bytes(headroom);
   if (!f.Given("fabric.pfc.headroom"))
     sc.resolved.emplace_back("fabric.pfc.headroom", fmt::format("{}", needed_headroom));
   if (pfc.enabled) {
-    if (pfc.xon_bytes >= pfc.xoff_bytes) {
-      f.Fail("fabric.pfc.xon", fmt::format("XON below XOFF ({} B)", pfc.xoff_bytes));
+    if (xon >= xoff) {
+      f.Fail("fabric.pfc.xon", fmt::format("XON below XOFF ({} B)", xoff));
     }
-    if (pfc.xon_bytes < 0) {
+    if (xon < 0) {
       f.Fail("fabric.pfc.xoff", fmt::format("XOFF of at least one frame ({} B)", max_frame));
     }
-    if (pfc.headroom_bytes < max_frame) {
+    if (headroom < max_frame) {
       f.Fail("fabric.pfc.headroom",
              fmt::format("headroom of at least one frame ({} B)", max_frame));
     }
-    if (pfc.headroom_bytes < needed_headroom) {
-      sc.warnings.push_back(
-          fmt::format("fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on "
-                      "{} of cable at {} "
-                      "(docs/model/pfc.md#headroom): expect lossless drops",
-                      pfc.headroom_bytes, needed_headroom, units::FormatTime(link_delay),
-                      units::FormatRate(link_rate)));
+    if (headroom < needed_headroom) {
+      sc.warnings.push_back(fmt::format(
+          "fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on "
+          "{} of cable at {} "
+          "(docs/model/pfc.md#headroom): expect lossless drops",
+          headroom, needed_headroom, units::FormatTime(link_delay), units::FormatRate(link_rate)));
     }
-    if (ecn.enabled && prio == net.nic.data_class && ecn.kmin_bytes >= pfc.xoff_bytes) {
+    if (ecn.enabled && prio == net.nic.data_class && ecn.kmin >= pfc.xoff) {
       sc.warnings.push_back(
           fmt::format("fabric.ecn.kmin: ECN starts marking an egress queue at {} B, at or above "
                       "the PFC trigger of one ingress queue ({} B): traffic that enters through "
                       "one port is paused before ECN and DCQCN can slow it (an egress fed by k "
                       "ports reaches Kmin when each holds Kmin/k)",
-                      ecn.kmin_bytes, pfc.xoff_bytes));
+                      ecn.kmin.count(), xoff));
     }
   }
 

@@ -166,7 +166,7 @@ struct E9Run {
     NetworkConfig cfg;
     cfg.framing = fabric::Framing::RoceV2(4096);
     cfg.sw.latency = Time::Ns(300);
-    cfg.sw.buffer_bytes = 12'000'000;
+    cfg.sw.buffer = units::Bytes(12'000'000);
     cfg.sw.alpha = 1.0 / 8;
     cfg.nic.ect = false;
     cfg.pfc.enabled = true;
@@ -178,10 +178,10 @@ struct E9Run {
     // + the one crossing XOFF, the PAUSE frame, cable both ways, response,
     // switch pipeline).
     const int64_t wire = cfg.framing.WireBytes(4096);
-    cfg.pfc.headroom_bytes =
+    cfg.pfc.headroom = units::Bytes(
         3 * wire + 84 +
         units::BytesInTime(Time::Ns(1000) + cfg.pfc.response + cfg.sw.latency, Rate::Gbps(100))
-            .count();
+            .count());
     cfg.pfc.watchdog.enabled = watchdog;
     cfg.pfc.watchdog.poll = wd_poll;
     cfg.pfc.watchdog.restore = wd_restore;
@@ -194,7 +194,7 @@ struct E9Run {
              port.at("spine1->leaf0")};
     for (uint32_t p : cycle) cycle_in.push_back(n.PortPeer(p));
     // The default XON threshold: XOFF minus one frame (docs/model/presets.md).
-    xon_bytes = cfg.pfc.xoff_bytes - cfg.framing.FrameBytes(4096);
+    xon_bytes = cfg.pfc.xoff.count() - cfg.framing.FrameBytes(4096);
     DeadlockDetector detector(sim, n, Time::Ms(1), /*stop_run=*/false);
     WaitTee tee;
     tee.run = this;

@@ -75,15 +75,16 @@ inline E13Result RunE13(bool dcqcn, uint64_t seed) {
   cfg.framing = Framing::RoceV2(1024);
   cfg.sw.latency = Time::Ns(300);
   cfg.pfc.enabled = true;
-  cfg.pfc.xoff_bytes = 200'000;
+  cfg.pfc.xoff = units::Bytes(200'000);
   cfg.pfc.response = Time::Ps(2'017'280);  // 201,728 bit times at 100G
   // docs/model/pfc.md#headroom without the PHY term, plus the frame crossing XOFF and the
   // switch pipeline (the scenario loader's default rule).
   const int64_t wire = cfg.framing.WireBytes(1024);
   const Time in_flight = Time::Us(2) + cfg.pfc.response + cfg.sw.latency;
-  cfg.pfc.headroom_bytes = 3 * wire + 84 + units::BytesInTime(in_flight, Rate::Gbps(100)).count();
+  cfg.pfc.headroom =
+      units::Bytes(3 * wire + 84 + units::BytesInTime(in_flight, Rate::Gbps(100)).count());
   if (dcqcn) {
-    cfg.sw.ecn[3] = EcnConfig{true, 400'000, 1'600'000, 0.2};
+    cfg.sw.ecn[3] = EcnConfig{true, units::Bytes(400'000), units::Bytes(1'600'000), 0.2};
     cfg.dcqcn = true;
     cfg.dcqcn_params = cc::DcqcnParams::Paper();
   }
