@@ -35,4 +35,9 @@ std::string ToLower(std::string_view s);
 // byte. An unterminated sequence at the end is kept as it is.
 std::string StripAnsi(std::string_view s);
 
+// `s` on one line, for an error message that quotes input: every control
+// character (below 0x20, and 0x7f) becomes a visible escape (\n, \r, \t,
+// \xHH), so a message stays one line whatever the input held.
+std::string OneLine(std::string_view s);
+
 }  // namespace lossless::text

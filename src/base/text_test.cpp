@@ -85,5 +85,15 @@ TEST(TextTest, StripAnsi) {
   EXPECT_EQ(StripAnsi("lone\x1b"), "lone\x1b");
 }
 
+TEST(Text, OneLineEscapesEveryControlCharacter) {
+  EXPECT_EQ(OneLine("plain text: 42 B"), "plain text: 42 B");
+  EXPECT_EQ(OneLine("unknown escape character: \n"), "unknown escape character: \\n");
+  EXPECT_EQ(OneLine("a\rb\tc\x01"
+                    "d\x7f\x1b"),
+            "a\\rb\\tc\\x01d\\x7f\\x1b");
+  EXPECT_EQ(OneLine(std::string_view("\0", 1)), "\\x00");
+  EXPECT_EQ(OneLine("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 stays as it is
+}
+
 }  // namespace
 }  // namespace lossless::text

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "lossless/version.hpp"
 
@@ -30,11 +31,11 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   } catch (const lossless::InputError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", lossless::text::OneLine(e.what()));
     return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", lossless::text::OneLine(e.what()));
     return 2;
   }
   return ctx.exit_code;
