@@ -235,9 +235,8 @@ PacketRef Network::NextFromQueuesIb(Port& p) {
   }
   if (eligible == 0) return kNoPacket;  // an FCP's arrival kicks the port
   const auto head_blocks = [&](int v) { return IbBlocks(pool_[p.q[v].fifo.head].wire); };
-  const int vl = vl_arb_.Pick(ib_[pi].arb, eligible, head_blocks);
+  const auto [vl, blocks] = vl_arb_.Pick(ib_[pi].arb, eligible, head_blocks);
   if (vl < 0) return kNoPacket;  // eligible VLs are in no table (weight 0)
-  const int32_t blocks = head_blocks(vl);
   IbCharge(pi, vl, blocks);
   return TakeFromQueue(p, vl);
 }

@@ -11,9 +11,9 @@
 namespace lossless::fabric {
 
 namespace {
-constexpr uint32_t kNone = UINT32_MAX;
 constexpr uint64_t kPurposeSpray = 1;
 }  // namespace
+
 Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
     : sim_(sim), topo_(topo), routes_(topo_), cfg_(cfg) {
   for (uint32_t sw = 0; sw < routes_.num_switches(); ++sw) {
@@ -46,7 +46,6 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     ports_[nics_[r].port].host = r;
   }
   pfc_ = flowctl::PfcThresholds(cfg_.pfc, cfg_.framing.FrameBytes(cfg_.framing.mtu_payload));
-  fc_mask_ = pfc_.classes();
   if (cfg_.dcqcn) {
     np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
     np_deadline_.assign(nics_.size(), INT64_MAX);
@@ -529,7 +528,7 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     return;
   }
   const int64_t free_bytes = cfg_.sw.buffer.count() - s.used_bytes;
-  const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> ci & 1);
+  const bool pfc = cfg_.pfc.enabled && (pfc_.classes() >> ci & 1);
   // IB data VLs cannot overrun: credits bound what each ingress VL buffer holds.
   const bool credited = ib_on_ && c != kVl15Queue;
   const bool lossless = pfc || credited || (cfg_.sw.lossless_mask >> c & 1);

@@ -321,6 +321,7 @@ class Network final : public sim::EventHandler {
   bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
 
  private:
+  static constexpr uint32_t kNone = UINT32_MAX;  // no host, switch, port or route
   enum EventKind : uint32_t {
     kKick = 0,
     kArrival = 1,
@@ -510,7 +511,7 @@ class Network final : public sim::EventHandler {
   template <class PerClass>
   int64_t PausedTotal(PerClass per_class) const {
     int64_t total = 0;
-    for (unsigned m = fc_mask_; m != 0; m &= m - 1) {
+    for (unsigned m = pfc_.classes(); m != 0; m &= m - 1) {
       const int64_t v = per_class(__builtin_ctz(m));
       total = cfg_.pfc.global ? std::max(total, v) : total + v;
     }
@@ -559,7 +560,6 @@ class Network final : public sim::EventHandler {
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;
   flowctl::PfcThresholds pfc_;  // resolved thresholds and decisions
-  uint8_t fc_mask_ = 0;         // classes accounted at the ingress: pfc_.classes()
   size_t flows_done_ = 0;
   uint64_t packet_hops_ = 0;
   uint64_t packets_created_ = 0;

@@ -13,10 +13,6 @@
 
 namespace lossless::fabric {
 
-namespace {
-constexpr uint32_t kNone = UINT32_MAX;
-}  // namespace
-
 uint32_t Network::AddFlow(const FlowSpec& spec) {
   if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst ||
       spec.bytes <= 0) {
@@ -348,7 +344,7 @@ void Network::NicRxPacket(uint32_t host, PacketRef r) {
       sim_.Schedule(Time::Ps(now + timeout), p.entity, this, kNicStorm, (uint64_t{host} << 1) | 1);
     }
   }
-  const bool pfc = cfg_.pfc.enabled && (fc_mask_ >> c & 1);
+  const bool pfc = cfg_.pfc.enabled && (pfc_.classes() >> c & 1);
   if (pfc && !nic.storm_stop && pfc_.AboveXoff(p.ingress, c) && !(p.xoff_sent >> c & 1))
     AssertXoff(nic.port, c);
 }

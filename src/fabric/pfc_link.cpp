@@ -12,10 +12,6 @@
 
 namespace lossless::fabric {
 
-namespace {
-constexpr uint32_t kNone = UINT32_MAX;
-}  // namespace
-
 void Network::ArmRefresh(uint32_t port, int c) {
   // Refresh XOFF at half the pause time while the priority stays above XON.
   Port& p = ports_[port];
@@ -87,7 +83,7 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
     int c = __builtin_ctz(m);
     // Paused time, on every flow-controlled class the frame holds (all of
     // them under global pause).
-    if (fc_mask_ >> c & 1) {
+    if (pfc_.classes() >> c & 1) {
       const int64_t change = flowctl::PausedTimeChange(p.paused_until[c], until, now);
       p.stats.classes[c].paused_ps += change;
       if (!wd_.empty()) wd_[static_cast<size_t>(port) * kMaxClasses + c].state.paused_acc += change;
@@ -101,7 +97,7 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
 
 void Network::ReleaseIngress(const Packet& pk, int64_t size) {
   const int c = pk.in_class;
-  if (pk.ingress == kNone || !(fc_mask_ >> c & 1)) return;
+  if (pk.ingress == kNone || !(pfc_.classes() >> c & 1)) return;
   Port& in = ports_[pk.ingress];
   flowctl::PfcThresholds::Remove(in.ingress, c, size);
   if ((in.xoff_sent >> c & 1) && pfc_.AtOrBelowXon(in.ingress, c)) {
@@ -118,7 +114,7 @@ int64_t Network::PausedPsUntilNow(uint32_t pi) const {
 }
 
 int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
-  if (!(fc_mask_ >> c & 1)) return 0;
+  if (!(pfc_.classes() >> c & 1)) return 0;
   const Port& p = ports_[pi];
   return p.stats.classes[c].paused_ps - std::max<int64_t>(0, p.paused_until[c] - sim_.Now().ps());
 }
@@ -134,7 +130,7 @@ void Network::WatchdogPoll(uint32_t sw) {
   const int64_t now = sim_.Now().ps();
   for (uint32_t pi : routes_.NodePorts(switches_[sw].node)) {
     Port& p = ports_[pi];
-    for (unsigned m = fc_mask_; m != 0; m &= m - 1) {
+    for (unsigned m = pfc_.classes(); m != 0; m &= m - 1) {
       const int c = __builtin_ctz(m);
       if (p.wd_active >> c & 1) continue;  // restoring
       WdQueue& w = wd_[static_cast<size_t>(pi) * kMaxClasses + c];

@@ -24,11 +24,16 @@ class VlArbiter {
   // Tables from the configuration; both empty = every data VL in Low at 64.
   explicit VlArbiter(const IbLinkConfig& cfg);
 
+  // The VL to serve and the blocks of its head packet.
+  struct Choice {
+    int vl = -1;  // -1: every eligible VL is in no table
+    int32_t blocks = 0;
+  };
   // The VL to serve among `eligible` (bit v = VL v has a head packet with
   // credit for it), charging the head packet's blocks (`head_blocks(v)`) to
-  // the table entry that sends it; -1 when every eligible VL is in no table.
+  // the table entry that sends it.
   template <class HeadBlocks>
-  int Pick(VlArbState& a, uint8_t eligible, HeadBlocks head_blocks) const {
+  Choice Pick(VlArbState& a, uint8_t eligible, HeadBlocks head_blocks) const {
     const bool low_waits = (eligible & low_mask_) != 0;
     if (!low_waits) a.high_sent = 0;
     int vl = -1;
@@ -39,7 +44,7 @@ class VlArbiter {
       from_high = vl >= 0;
     }
     if (vl < 0) vl = PickInTable(low_, a.lo_idx, a.lo_used, eligible);
-    if (vl < 0) return -1;
+    if (vl < 0) return {};
     const int32_t blocks = head_blocks(vl);
     if (from_high) {
       a.hi_used += blocks;
@@ -48,7 +53,7 @@ class VlArbiter {
       a.lo_used += blocks;
       a.high_sent = 0;
     }
-    return vl;
+    return {vl, blocks};
   }
 
   const std::vector<VlArbEntry>& low() const { return low_; }

@@ -15,7 +15,7 @@ std::array<int, kMaxClasses> Serve(const VlArbiter& arb, uint8_t eligible, int n
   VlArbState st;
   std::array<int, kMaxClasses> count{};
   for (int i = 0; i < n; ++i) {
-    const int vl = arb.Pick(st, eligible, [&](int) { return blocks; });
+    const int vl = arb.Pick(st, eligible, [&](int) { return blocks; }).vl;
     if (vl < 0) break;
     ++count[vl];
   }
@@ -50,8 +50,8 @@ TEST(VlArbiter, IneligibleAndZeroWeightVlsAreSkipped) {
   EXPECT_EQ(n[1], 0);
   EXPECT_EQ(n[0] + n[2], 100);
   VlArbState st;
-  EXPECT_EQ(arb.Pick(st, 0b010, [](int) { return 10; }), -1);  // only VL1: weight 0
-  EXPECT_EQ(arb.Pick(st, 0, [](int) { return 10; }), -1);
+  EXPECT_EQ(arb.Pick(st, 0b010, [](int) { return 10; }).vl, -1);  // only VL1: weight 0
+  EXPECT_EQ(arb.Pick(st, 0, [](int) { return 10; }).vl, -1);
 }
 
 TEST(VlArbiter, LimitOfHighPriorityLetsLowSend) {

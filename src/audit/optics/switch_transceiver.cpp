@@ -471,25 +471,15 @@ std::vector<Reading> ParseAristaTransceiver(std::string_view text, const std::st
       continue;
     }
     if (l.find("threshold") != std::string::npos && !columns.empty()) {
-      if (l.find("temperature") != std::string::npos) {
-        table_q = Quantity::kTemperature;
-        in_table = true;
-      }
-      if (l.find("voltage") != std::string::npos) {
-        table_q = Quantity::kVoltage;
-        in_table = true;
-      }
-      if (l.find("current") != std::string::npos) {
-        table_q = Quantity::kBias;
-        in_table = true;
-      }
-      if (l.find("tx power") != std::string::npos) {
-        table_q = Quantity::kTxPower;
-        in_table = true;
-      }
-      if (l.find("rx power") != std::string::npos) {
-        table_q = Quantity::kRxPower;
-        in_table = true;
+      // The last quantity the title names wins (as a sequence of ifs would).
+      for (auto [word, q] :
+           {std::pair{"temperature", Quantity::kTemperature},
+            std::pair{"voltage", Quantity::kVoltage}, std::pair{"current", Quantity::kBias},
+            std::pair{"tx power", Quantity::kTxPower}, std::pair{"rx power", Quantity::kRxPower}}) {
+        if (l.find(word) != std::string::npos) {
+          table_q = q;
+          in_table = true;
+        }
       }
       continue;
     }
