@@ -12,6 +12,8 @@ namespace lossless::fabric {
 
 namespace {
 constexpr uint64_t kPurposeSpray = 1;
+constexpr uint64_t kPurposeLinkDrop = 2;  // injected loss of a link direction
+constexpr uint64_t kPurposeBitErrors = 3;
 }  // namespace
 
 Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
@@ -194,6 +196,9 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       break;
     case kFcpTimer:
       IbOnFcpTimer(a32);
+      break;
+    case kRcTimer:
+      OnRcTimer(a32);
       break;
     default:
       break;
@@ -418,7 +423,51 @@ void Network::Arrive(uint32_t pi) {
   PacketRef r = p.wire.Pop(pool_);
   if (!p.wire.empty())
     sim_.Schedule(Time::Ps(pool_[p.wire.head].arrive_ps), p.entity, this, kArrival, pi);
+  if (p.lossy) [[unlikely]] {
+    if (LinkLoses(pi, r)) return;
+  }
   Deliver(p.peer, r);
+}
+
+void Network::SetLinkLoss(uint32_t pi, const LinkLossConfig& loss) {
+  if (pi >= ports_.size()) throw std::invalid_argument(fmt::format("no port {}", pi));
+  if (loss.ber < 0 || loss.ber >= 1 || loss.drop_prob < 0 || loss.drop_prob > 1 ||
+      loss.drop_every < 0)
+    throw std::invalid_argument(fmt::format("link loss of {}: out of range", PortName(pi)));
+  if (loss_.empty()) loss_.resize(ports_.size());
+  LinkLoss& l = loss_[pi];
+  l.cfg = loss;
+  l.data_seen = 0;
+  l.rng = sim_.MakeRng(ports_[pi].entity, kPurposeLinkDrop);
+  l.bits = BitErrorSampler(loss.ber, sim_.MakeRng(ports_[pi].entity, kPurposeBitErrors));
+  ports_[pi].lossy = loss.Any();
+}
+
+bool Network::LinkLoses(uint32_t pi, PacketRef r) {
+  // The frame's last bit has arrived; the receiver's MAC checks it.
+  LinkLoss& l = loss_[pi];
+  const Packet& pk = pool_[r];
+  bool lost = false;
+  if (pk.kind == PacketKind::kData) {
+    ++l.data_seen;
+    if (l.cfg.drop_every > 0 && l.data_seen % static_cast<uint64_t>(l.cfg.drop_every) == 0)
+      lost = true;
+    if (l.cfg.drop_prob > 0 && l.rng.Uniform() < l.cfg.drop_prob) lost = true;
+  }
+  if (l.cfg.ber > 0 && l.bits.FrameLost(static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead))
+    lost = true;
+  if (!lost) return false;
+  Port& p = ports_[pi];
+  ++p.stats.link_losses;
+  ++link_losses_;
+  flow_state_[pk.flow].last_loss_port = pi;
+  // IB: the receiver never buffers it; its blocks come back at once.
+  if (ib_on_ && pk.tclass != kVl15Queue) {
+    IbReceive(p.peer, pk.tclass, IbBlocks(pk.wire));
+    IbRelease(p.peer, pk.tclass, IbBlocks(pk.wire));
+  }
+  pool_.Free(r);
+  return true;
 }
 
 void Network::DropPacket(PacketRef r, Port* at) {
@@ -426,6 +475,7 @@ void Network::DropPacket(PacketRef r, Port* at) {
   ++flows_[pool_[r].flow].drops;
   if (at != nullptr) {
     ++at->stats.classes[pool_[r].tclass].drops;
+    flow_state_[pool_[r].flow].last_loss_port = static_cast<uint32_t>(at - ports_.data());
   }
   pool_.Free(r);
 }

@@ -22,7 +22,12 @@
 //   docs/model/switch-buffers.md#ecn-marking); ECT packets are marked CE.
 // - NICs: one port per host; active flows are served round robin, packet by
 //   packet, at line rate, limited by an optional per-flow rate (for congestion
-//   control) and an optional PCIe cap on the NIC's injection.
+//   control) and an optional PCIe cap on the NIC's injection. A flow is either
+//   raw bytes (no transport: nothing is acknowledged or resent) or an RDMA RC
+//   queue pair (FlowSpec::rc, src/rdma/rc.hpp): PSNs, ACK/NAK packets from the
+//   responder, go-back-N or go-back-0, the local ACK timeout and retries.
+// - Links lose frames to post-FEC bit errors and injected loss (link_loss.hpp),
+//   checked when a frame's last bit arrives.
 // - Routing: minimal paths (shortest in the switch graph, which on Clos
 //   fabrics are the up/down paths); ECMP on a hash of the 5-tuple, IB-style
 //   destination tables, adaptive (least-loaded egress among minimal next hops)
@@ -39,6 +44,7 @@
 #include "cc/dcqcn_params.hpp"
 #include "cc/ib_cc.hpp"
 #include "fabric/framing.hpp"
+#include "fabric/link_loss.hpp"
 #include "fabric/packet.hpp"
 #include "fabric/port_stats.hpp"
 #include "fabric/routing.hpp"
@@ -47,6 +53,7 @@
 #include "flowctl/pfc.hpp"
 #include "flowctl/pfc_watchdog.hpp"
 #include "flowctl/vl_arbiter.hpp"
+#include "rdma/rc.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 #include "units/units.hpp"
@@ -123,6 +130,8 @@ struct NetworkConfig {
   cc::IbCcParams ib_cc_params;
   cc::IbFecnParams fecn;
   bool stop_when_flows_done = true;
+  // RDMA RC transport of the flows that ask for it (FlowSpec::rc).
+  rdma::RcConfig rc;
 };
 
 // One switch of an explicit route: the switch (topology node) and, when
@@ -147,6 +156,8 @@ struct FlowSpec {
   // consecutive switches must be linked (the first link between them is
   // used). Empty = the network's routing. Checked by AddFlow.
   std::vector<RouteHop> route;
+  // An RDMA RC queue pair (acknowledged, recovers losses) instead of raw bytes.
+  bool rc = false;
 
   static FlowSpec Of(uint32_t src, uint32_t dst, int64_t bytes, Time start = Time::Zero(),
                      int tclass = -1) {
@@ -168,6 +179,10 @@ struct FlowStats {
   int64_t drops = 0;
   Time finish = Time::Max();  // last byte delivered; Max() if never
   Time max_latency;           // largest one-way packet latency
+  // RC queue pairs: data packets sent again, NAKs received, ACK timeouts.
+  uint64_t retx_packets = 0;
+  uint64_t naks = 0;
+  uint64_t timeouts = 0;
   bool done() const { return finish != Time::Max(); }
   Time fct() const { return finish - spec.start; }
 };
@@ -194,6 +209,24 @@ class PfcWaitObserver {
                       Time at) = 0;
 };
 
+// What the RC transport tells the layer above it (collectives), each at the
+// event of the NIC concerned: the requester's when a message is acknowledged,
+// the responder's when the next message of a QP (in posting order) has
+// arrived whole.
+class TransportObserver {
+ public:
+  virtual ~TransportObserver() = default;
+  virtual void OnSendComplete(uint32_t qp, uint64_t tag, Time at) = 0;
+  virtual void OnRecvComplete(uint32_t qp, Time at) = 0;
+};
+
+// A queue pair that ran out of retries: the run stops (Network::qp_failure).
+struct QpFailure {
+  uint32_t qp = 0;
+  Time at;
+  std::string what;  // names the QP, its hosts, the link of its last loss and the time
+};
+
 class Network final : public sim::EventHandler {
  public:
   // Builds ports, switches, NICs and routing tables. Throws InputError (fields
@@ -205,7 +238,25 @@ class Network final : public sim::EventHandler {
   Network& operator=(const Network&) = delete;
 
   // Adds a flow; flows starting at Now() begin at once, later ones by event.
+  // An RC flow (spec.rc) carries its bytes as one message.
   uint32_t AddFlow(const FlowSpec& spec);
+
+  // RDMA RC (src/rdma/rc.hpp). AddQp opens a queue pair from spec.src to
+  // spec.dst (spec.bytes and spec.start are ignored) that lives for the run:
+  // it never counts as done. PostSend queues a message of `bytes` on it now;
+  // the observer hears of its completion at both ends.
+  uint32_t AddQp(const FlowSpec& spec);
+  void PostSend(uint32_t qp, int64_t bytes, uint64_t tag);
+  void set_transport_observer(TransportObserver* obs) { transport_obs_ = obs; }
+  // Set when a QP exhausted its retries (the run stopped there).
+  const QpFailure* qp_failure() const { return qp_failure_.empty() ? nullptr : &qp_failure_[0]; }
+  const rdma::RcRequester& Requester(uint32_t qp) const { return rcq_[flow_state_[qp].rc]; }
+  const rdma::RcResponder& Responder(uint32_t qp) const { return rcr_[flow_state_[qp].rc]; }
+
+  // Loss on the link direction port `port` sends on (before traffic starts).
+  void SetLinkLoss(uint32_t port, const LinkLossConfig& loss);
+  // Frames lost on links (bit errors and injected loss), all ports.
+  uint64_t link_losses() const { return link_losses_; }
 
   void OnEvent(uint32_t kind, uint64_t arg) override;
 
@@ -339,7 +390,8 @@ class Network final : public sim::EventHandler {
     kNicStorm = 13,
     kIbCcTimer = 14,
     kPauseInject = 15,
-    kCnpInject = 16
+    kCnpInject = 16,
+    kRcTimer = 17
   };
 
   struct alignas(32) ClassQueue {  // two per cache line
@@ -362,6 +414,7 @@ class Network final : public sim::EventHandler {
     bool kick_pending = false;   // a kick event at kick_at is live
     bool pause_pending = false;  // a PFC frame waits to be sent
     bool ever_paused = false;    // a PAUSE has set paused_until (else it is all zero)
+    bool lossy = false;          // the link direction loses frames (loss_[port])
     uint8_t pause_mask = 0;      // XOFF classes of the pending frame
     uint8_t xon_mask = 0;        // classes of a pending XON frame
     uint8_t xoff_sent = 0;       // priorities held paused upstream
@@ -428,6 +481,16 @@ class Network final : public sim::EventHandler {
     uint8_t tclass = 0;
     uint32_t route_off = 0;  // explicit route: route_hops_[route_off ...]
     int64_t gap_ps = 0;      // IB CC: injection gap after each packet
+    uint32_t rc = kNone;     // RC queue pair: index into rcq_ / rcr_
+    uint32_t last_loss_port = kNone;
+    bool active = false;      // in its NIC's active list
+    bool persistent = false;  // a QP of AddQp: never done
+  };
+  struct LinkLoss {
+    LinkLossConfig cfg;
+    uint64_t data_seen = 0;
+    sim::Rng rng;  // drop_prob
+    BitErrorSampler bits;
   };
   struct ResolvedHop {
     uint32_t port;  // egress port at this switch
@@ -469,6 +532,18 @@ class Network final : public sim::EventHandler {
   uint32_t RouteMinimal(uint32_t sw, const Packet& p);  // the routing mode's choice
   void DropPacket(PacketRef r, Port* at);
   void SendCnp(uint32_t host, uint32_t flow, int tclass);
+  // Queues a small packet (CNP, BECN, ACK/NAK) at host `host`'s port, to the
+  // other end of `flow`, on class `tclass`.
+  void SendControl(uint32_t host, uint32_t flow, PacketKind kind, int tclass, int32_t payload,
+                   uint32_t seq, uint8_t flags);
+  void Activate(uint32_t flow);  // puts the flow in its NIC's active list and kicks
+  // RC transport (nic.cpp).
+  void RcReceiveData(uint32_t host, PacketRef r);
+  void RcReceiveAck(PacketRef r);
+  void ArmRcTimer(uint32_t flow);
+  void OnRcTimer(uint32_t flow);
+  [[gnu::cold, gnu::noinline]] void QpFail(uint32_t flow);
+  [[gnu::cold, gnu::noinline]] bool LinkLoses(uint32_t port, PacketRef r);
   void OnBecn(uint32_t flow);
   void ArmIbCcTimer(uint32_t flow);
   void OnCnp(uint32_t flow);
@@ -542,6 +617,15 @@ class Network final : public sim::EventHandler {
   std::vector<cc::DcqcnNotificationPoint::DeferredCnp> due_cnps_;
   std::vector<cc::IbCcReactionPoint> ibcc_rp_;  // per flow, when IB CC is on
   std::vector<int64_t> ibcc_deadline_;
+  std::vector<rdma::RcRequester> rcq_;  // RC queue pairs, by FlowState::rc
+  std::vector<rdma::RcResponder> rcr_;
+  std::vector<int64_t> rc_timer_at_;  // time of the pending timer event, by FlowState::rc
+  std::vector<uint64_t> rc_done_;     // scratch: tags completed by one ACK
+  TransportObserver* transport_obs_ = nullptr;
+  std::vector<QpFailure> qp_failure_;  // at most one
+  std::vector<LinkLoss> loss_;         // by port, when a link loses frames
+  uint64_t link_losses_ = 0;
+  size_t persistent_ = 0;  // QPs of AddQp
   std::vector<cc::IbFecnMarker> fecn_;  // per (port, VL), when IB CC is on
   uint64_t cnps_ = 0;
   bool ib_on_ = false;

@@ -13,9 +13,35 @@
 
 namespace lossless::fabric {
 
+uint32_t Network::AddQp(const FlowSpec& spec) {
+  FlowSpec qp = spec;
+  qp.rc = true;
+  qp.bytes = 0;
+  qp.start = sim_.Now();
+  return AddFlow(qp);
+}
+
+void Network::PostSend(uint32_t qp, int64_t bytes, uint64_t tag) {
+  if (qp >= flows_.size() || flow_state_[qp].rc == kNone || bytes <= 0)
+    throw std::invalid_argument(fmt::format("bad post of {} bytes to QP {}", bytes, qp));
+  flows_[qp].spec.bytes += bytes;
+  rcq_[flow_state_[qp].rc].Post(bytes, tag);
+  Activate(qp);
+}
+
+void Network::Activate(uint32_t f) {
+  FlowState& fs = flow_state_[f];
+  if (fs.active) return;
+  fs.active = true;
+  Nic& nic = nics_[flows_[f].spec.src];
+  nic.active.push_back(f);
+  Kick(nic.port);
+}
+
 uint32_t Network::AddFlow(const FlowSpec& spec) {
+  const bool qp = spec.rc && spec.bytes == 0;  // AddQp: messages come later
   if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst ||
-      spec.bytes <= 0) {
+      (spec.bytes <= 0 && !qp)) {
     throw std::invalid_argument(
         fmt::format("bad flow {} -> {} ({} bytes)", spec.src, spec.dst, spec.bytes));
   }
@@ -51,7 +77,21 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
     ibcc_rp_.emplace_back(cfg_.ib_cc_params);
     ibcc_deadline_.push_back(INT64_MAX);
   }
+  if (spec.rc) {
+    if (rcq_.empty()) cfg_.rc.Check();
+    fs.rc = static_cast<uint32_t>(rcq_.size());
+    rcq_.emplace_back(cfg_.rc, fs.max_payload);
+    rcr_.emplace_back(cfg_.rc);
+    rc_timer_at_.push_back(INT64_MAX);
+    if (qp) {
+      fs.persistent = true;
+      ++persistent_;
+    } else {
+      rcq_.back().Post(spec.bytes, f);
+    }
+  }
   flow_state_.push_back(fs);
+  if (qp) return f;
   if (spec.start <= sim_.Now()) {
     StartFlow(f);
   } else {
@@ -115,11 +155,7 @@ void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
   }
 }
 
-void Network::StartFlow(uint32_t f) {
-  Nic& nic = nics_[flows_[f].spec.src];
-  nic.active.push_back(f);
-  Kick(nic.port);
-}
+void Network::StartFlow(uint32_t f) { Activate(f); }
 
 PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
   Nic& nic = nics_[p.host];
@@ -142,7 +178,15 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
       continue;
     }
     FlowStats& st = flows_[f];
-    int64_t payload = std::min<int64_t>(fs.max_payload, st.spec.bytes - st.sent_bytes);
+    const bool rc = fs.rc != kNone;
+    rdma::Segment seg;
+    int64_t payload;
+    if (rc) [[unlikely]] {
+      seg = rcq_[fs.rc].Peek();
+      payload = seg.payload;
+    } else {
+      payload = std::min<int64_t>(fs.max_payload, st.spec.bytes - st.sent_bytes);
+    }
     if (ib_on_ && fs.tclass != kVl15Queue) {
       // Whole-packet credit rule; an FCP's arrival kicks the port again.
       const int32_t blocks = IbBlocks(cfg_.framing.WireBytes(payload));
@@ -158,7 +202,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     pk.flow = f;
     pk.src = st.spec.src;
     pk.dst = st.spec.dst;
-    pk.seq = fs.next_seq++;
+    pk.seq = rc ? seg.psn : fs.next_seq++;
     pk.payload = static_cast<uint32_t>(payload);
     pk.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(payload));
     pk.next = kNoPacket;
@@ -168,10 +212,16 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     pk.kind = PacketKind::kData;
     pk.hops = 0;
     pk.flags = fs.route_off != kNone ? kPacketSourceRouted : 0;
+    if (rc && seg.last) pk.flags |= kPacketLast;
     pk.in_class = fs.tclass;
     pk.ingress = kNone;
     ++packets_created_;
-    st.sent_bytes += payload;
+    if (rc && seg.retransmission) [[unlikely]] {
+      ++st.retx_packets;
+      ++p.stats.retx_packets;
+    } else {
+      st.sent_bytes += payload;
+    }
     ++st.packets;
     if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
     if (fs.rate_bps > 0)
@@ -180,7 +230,16 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     if (cfg_.nic.pcie_rate.bps() > 0) {
       nic.next_ps = now + units::SerializationTime(Bytes(payload), cfg_.nic.pcie_rate).ps();
     }
-    if (st.sent_bytes >= st.spec.bytes) {
+    bool finished;
+    if (rc) {
+      rcq_[fs.rc].Advance(sim_.Now());
+      ArmRcTimer(f);
+      finished = !rcq_[fs.rc].HasToSend();
+    } else {
+      finished = st.sent_bytes >= st.spec.bytes;
+    }
+    if (finished) {
+      fs.active = false;
       nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(i));
       nic.cursor = i < nic.active.size() ? i : 0;
     } else {
@@ -215,6 +274,13 @@ void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
   // A CNP is a small packet (BTH + 16 reserved bytes) from the flow's
   // receiver back to its sender: DCQCN's on the strict CNP class, IB CC's
   // BECN on the flow's own VL (credit flow controlled like data).
+  ++ports_[nics_[host].port].stats.classes[cls].cnp_tx;
+  ++cnps_;
+  SendControl(host, flow, PacketKind::kCnp, cls, 16, 0, 0);
+}
+
+void Network::SendControl(uint32_t host, uint32_t flow, PacketKind kind, int cls, int32_t payload,
+                          uint32_t seq, uint8_t flags) {
   Port& p = ports_[nics_[host].port];
   PacketRef r = pool_.Alloc();
   Packet& c = pool_[r];
@@ -222,23 +288,23 @@ void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
   c.sent_ps = sim_.Now().ps();
   c.flow = flow;
   c.src = host;
-  c.dst = flows_[flow].spec.src;
-  c.payload = 16;
-  c.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(16));
+  c.dst = host == flows_[flow].spec.src ? flows_[flow].spec.dst : flows_[flow].spec.src;
+  c.seq = seq;
+  c.flags = flags;
+  c.payload = static_cast<uint32_t>(payload);
+  c.wire = static_cast<uint32_t>(cfg_.framing.WireBytes(payload));
   c.next = kNoPacket;
   c.entropy = flow_state_[flow].entropy;
   c.tclass = static_cast<uint8_t>(cls);
   c.in_class = static_cast<uint8_t>(cls);
   c.ecn = kEcnNotEct;
-  c.kind = PacketKind::kCnp;
+  c.kind = kind;
   c.ingress = kNone;
   p.q[cls].fifo.Push(pool_, r);
   p.nonempty = static_cast<uint8_t>(p.nonempty | (1u << cls));
   const int64_t size = c.wire - cfg_.framing.gap_overhead;
   p.q[cls].bytes += size;
   p.queued_bytes += size;
-  ++p.stats.classes[cls].cnp_tx;
-  ++cnps_;
   Kick(nics_[host].port);
 }
 
@@ -285,6 +351,14 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
     pool_.Free(r);
     return;
   }
+  if (pk.kind == PacketKind::kAck) {
+    if (pk.dst == host) {
+      RcReceiveAck(r);
+    } else {
+      DropPacket(r, nullptr);
+    }
+    return;
+  }
   if ((pk.flags & kPacketFecn) && pk.dst == host) SendCnp(host, pk.flow, pk.tclass);  // BECN
   if (cfg_.dcqcn && pk.ecn == kEcnCe && pk.dst == host) {
     if (np_[host].OnEcnMarkedPacket(pk.flow, sim_.Now())) SendCnp(host, pk.flow, cfg_.cnp_class);
@@ -293,6 +367,10 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   FlowStats& st = flows_[pk.flow];
   if (pk.dst != host) {
     DropPacket(r, nullptr);
+    return;
+  }
+  if (flow_state_[pk.flow].rc != kNone) [[unlikely]] {
+    RcReceiveData(host, r);
     return;
   }
   const Time now = sim_.Now();
@@ -305,6 +383,110 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
     ++flows_done_;
     if (cfg_.stop_when_flows_done && flows_done_ == flows_.size()) sim_.Stop();
   }
+}
+
+// --- RC transport ------------------------------------------------------------
+
+void Network::RcReceiveData(uint32_t host, PacketRef r) {
+  const Packet& pk = pool_[r];
+  const uint32_t f = pk.flow;
+  FlowState& fs = flow_state_[f];
+  FlowStats& st = flows_[f];
+  const Time now = sim_.Now();
+  const rdma::RcResponder::Response resp =
+      rcr_[fs.rc].OnData(pk.seq, static_cast<int32_t>(pk.payload), (pk.flags & kPacketLast) != 0,
+                         now);
+  st.recv_bytes += resp.placed_bytes;
+  if (resp.placed_bytes > 0) {
+    const Time latency = now - Time::Ps(pk.sent_ps);
+    if (latency > st.max_latency) st.max_latency = latency;
+  }
+  pool_.Free(r);
+  // ACKs and NAKs ride the data's class (IB: its VL, credit flow controlled).
+  if (resp.send == rdma::RcResponder::Response::kAck) {
+    SendControl(host, f, PacketKind::kAck, fs.tclass, 4, resp.psn, 0);  // BTH + AETH
+  } else if (resp.send == rdma::RcResponder::Response::kNak) {
+    SendControl(host, f, PacketKind::kAck, fs.tclass, 4, resp.psn, kPacketNak);
+  }
+  for (uint32_t k = 0; k < resp.messages; ++k) {
+    if (transport_obs_ != nullptr) transport_obs_->OnRecvComplete(f, now);
+  }
+  if (resp.messages > 0 && !fs.persistent && !st.done() && st.recv_bytes == st.spec.bytes) {
+    st.finish = now;
+    ++flows_done_;
+    if (cfg_.stop_when_flows_done && flows_done_ + persistent_ == flows_.size()) sim_.Stop();
+  }
+}
+
+void Network::RcReceiveAck(PacketRef r) {
+  const Packet& pk = pool_[r];
+  const uint32_t f = pk.flow;
+  const uint32_t psn = pk.seq;
+  const bool nak = (pk.flags & kPacketNak) != 0;
+  pool_.Free(r);
+  rdma::RcRequester& rq = rcq_[flow_state_[f].rc];
+  if (rq.failed()) return;
+  rc_done_.clear();
+  const Time now = sim_.Now();
+  if (nak) {
+    ++flows_[f].naks;
+    if (!rq.OnNak(psn, now, rc_done_)) {
+      QpFail(f);
+      return;
+    }
+  } else {
+    rq.OnAck(psn, now, rc_done_);
+  }
+  if (transport_obs_ != nullptr) {
+    for (uint64_t tag : rc_done_) transport_obs_->OnSendComplete(f, tag, now);
+  }
+  if (rq.HasToSend()) Activate(f);
+  ArmRcTimer(f);
+}
+
+void Network::ArmRcTimer(uint32_t f) {
+  const uint32_t q = flow_state_[f].rc;
+  const int64_t at = rcq_[q].Deadline().ps();
+  // One pending event per QP at most: an earlier one re-arms when it fires.
+  if (at == Time::Max().ps() || rc_timer_at_[q] <= at) return;
+  rc_timer_at_[q] = at;
+  sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kRcTimer, f);
+}
+
+void Network::OnRcTimer(uint32_t f) {
+  const uint32_t q = flow_state_[f].rc;
+  if (rc_timer_at_[q] != sim_.Now().ps()) return;  // superseded by an earlier one
+  rc_timer_at_[q] = INT64_MAX;
+  rdma::RcRequester& rq = rcq_[q];
+  if (rq.Deadline() <= sim_.Now()) {
+    ++flows_[f].timeouts;
+    if (!rq.OnTimeout(sim_.Now())) {
+      QpFail(f);
+      return;
+    }
+    if (rq.HasToSend()) Activate(f);
+  }
+  ArmRcTimer(f);
+}
+
+void Network::QpFail(uint32_t f) {
+  if (!qp_failure_.empty()) return;
+  const FlowStats& st = flows_[f];
+  const FlowState& fs = flow_state_[f];
+  const rdma::RcRequester& rq = rcq_[fs.rc];
+  std::string where = fs.last_loss_port != kNone
+                          ? fmt::format("last loss on link {}", PortName(fs.last_loss_port))
+                          : std::string("no loss seen on a link (congestion drop or none)");
+  QpFailure fail;
+  fail.qp = f;
+  fail.at = sim_.Now();
+  fail.what = fmt::format(
+      "QP {} (host {} -> host {}, first link {}): retry count {} exhausted at {} after {} ACK "
+      "timeout(s) and {} NAK(s), PSN {} unacknowledged; {}",
+      f, st.spec.src, st.spec.dst, PortName(nics_[st.spec.src].port), cfg_.rc.retry_cnt,
+      units::FormatTime(sim_.Now()), rq.timeouts(), rq.naks(), rq.una(), where);
+  qp_failure_.push_back(std::move(fail));
+  sim_.Stop();
 }
 
 void Network::StallNicReceive(uint32_t host, Time from, Time until) {

@@ -20,6 +20,11 @@ enum class PacketKind : uint8_t { kData = 0, kAck = 1, kCnp = 2, kControl = 3, k
 inline constexpr uint8_t kPacketSourceRouted = 1;
 // kPacketFecn: InfiniBand forward explicit congestion notification (IB CC).
 inline constexpr uint8_t kPacketFecn = 2;
+// kPacketLast: RC data, the last packet of its message (asks for an ACK).
+// kPacketNak: an RC ACK packet that is a sequence-error NAK; `seq` holds the
+// expected PSN (an ACK's `seq` is the last PSN placed in order).
+inline constexpr uint8_t kPacketLast = 4;
+inline constexpr uint8_t kPacketNak = 8;
 
 // ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
@@ -31,7 +36,7 @@ struct alignas(64) Packet {
   uint32_t flow;      // flow index in the network
   uint32_t src;       // source host rank
   uint32_t dst;       // destination host rank
-  uint32_t seq;       // packet number within the flow
+  uint32_t seq;       // packet number within the flow (RC: the PSN)
   uint32_t payload;   // payload bytes
   uint32_t wire;      // bytes of link time (payload + framing)
   PacketRef next;     // next packet in whatever FIFO holds this one

@@ -67,6 +67,10 @@ struct PortStats {
   uint64_t rx_stall_drops = 0;
   uint64_t pause_storm_warnings = 0;
   uint64_t pause_storm_errors = 0;
+  // Frames this link direction lost to bit errors or injected loss, and (host
+  // ports) RC data packets sent again.
+  uint64_t link_losses = 0;
+  uint64_t retx_packets = 0;
   std::array<ClassStats, kMaxClasses> classes{};  // by class / VL
 };
 
