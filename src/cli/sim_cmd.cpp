@@ -27,8 +27,9 @@ void WriteFile(const std::string& path, const std::string& text,
   out << text;
 }
 
-// Runs and prints the scenario; returns whether the online deadlock detector
-// confirmed a deadlock (the report's DEADLOCK line).
+// Runs and prints the scenario; returns whether it ended in a finding: the
+// online deadlock detector confirmed a deadlock (the report's DEADLOCK line)
+// or an RC queue pair ran out of retries (QP FAILED).
 bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
   report::RunResult r = run::RunScenario(s);
   fmt::print("{}", report::RunText(r, timing));
@@ -36,11 +37,11 @@ bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool
   if (!path.empty()) WriteFile(path, report::RunJson(r, timing).dump(2) + "\n");
   if (!s.series.csv_out.empty())
     WriteFile(s.series.csv_out, report::SeriesCsv(r.series), "outputs.series_csv");
-  return r.deadlock.enabled && !r.deadlock.cycle.empty();
+  return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty();
 }
 
-// `lossless run` exit status for a deadlock verdict: a finding, as a failed
-// audit or `lossless deadlock` finding a cycle (docs/errors.md).
+// `lossless run` exit status for a deadlock verdict or a failed QP: a
+// finding, as a failed audit or `lossless deadlock` finding a cycle (docs/errors.md).
 constexpr int kExitDeadlock = 1;
 
 // The built-in reference scenario (until `lossless compare` exists): the same

@@ -18,7 +18,7 @@ using units::Time;
 // alternating series 1 - (1 - b)^n = nb - C(n,2) b^2 + C(n,3) b^3 - ...)
 // with relative tolerance 1e-6, and against the experiment's figures to the
 // digits they are given with.
-TEST(LinkLossE12Test, FrameLossProbabilityOfA4200ByteFrame) {
+TEST(RefE12_BerLossRecovery, FrameLossProbabilityOfA4200ByteFrame) {
   const struct {
     double ber, expected, digit;  // figure and the unit of its last digit
   } cases[] = {{1e-12, 3.3600e-8, 1e-12},
@@ -41,7 +41,7 @@ TEST(LinkLossE12Test, FrameLossProbabilityOfA4200ByteFrame) {
 
 // Check 2: mean time between losses on one 400G direction of back-to-back
 // 4,200-B frames (4,220 B of link time each), relative tolerance 1e-3.
-TEST(LinkLossE12Test, MeanTimeBetweenLossesAt400G) {
+TEST(RefE12_BerLossRecovery, MeanTimeBetweenLossesAt400G) {
   const struct {
     double ber, seconds;
   } cases[] = {{1e-12, 2.512}, {1e-13, 25.12}, {1e-15, 2512}};
@@ -54,7 +54,7 @@ TEST(LinkLossE12Test, MeanTimeBetweenLossesAt400G) {
 
 // Check 3: 1e8 frames of 4,200 B at BER 1e-9 (mean 3,359.9 losses): the
 // count lies in the 99.99 % Poisson interval [3137, 3588]; same seed, same count.
-TEST(LinkLossE12Test, SamplerCountLiesInThePoissonInterval) {
+TEST(RefE12_BerLossRecovery, SamplerCountLiesInThePoissonInterval) {
   auto count = [](uint64_t seed) {
     BitErrorSampler s(1e-9, sim::Rng(seed, 0, 3));
     int64_t lost = 0;
@@ -70,7 +70,7 @@ TEST(LinkLossE12Test, SamplerCountLiesInThePoissonInterval) {
 }
 
 // A frame with several wrong bits is one loss; a zero BER loses nothing.
-TEST(LinkLossE12Test, SamplerCountsAFrameOnceAndNothingAtZero) {
+TEST(RefE12_BerLossRecovery, SamplerCountsAFrameOnceAndNothingAtZero) {
   BitErrorSampler dense(0.01, sim::Rng(1, 0, 3));  // ~336 wrong bits per 4,200-B frame
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(dense.FrameLost(4200));
   BitErrorSampler none(0, sim::Rng(1, 0, 3));
@@ -78,7 +78,7 @@ TEST(LinkLossE12Test, SamplerCountsAFrameOnceAndNothingAtZero) {
 }
 
 // Check 5: RS(544,514) codeword failure under independent errors, relative tolerance 1e-3.
-TEST(LinkLossE12Test, Rs544CodewordFailureProbability) {
+TEST(RefE12_BerLossRecovery, Rs544CodewordFailureProbability) {
   EXPECT_NEAR(Rs544CodewordFailure(2.4e-4) / 8.1516e-13, 1.0, 1e-3);
   EXPECT_NEAR(Rs544CodewordFailure(1e-4) / 1.3598e-18, 1.0, 1e-3);
   EXPECT_EQ(Rs544CodewordFailure(0), 0);

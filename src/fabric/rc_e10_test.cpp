@@ -106,14 +106,14 @@ E10Run RunE10(bool go_back_0, const LinkLossConfig& loss, uint64_t seed, Time du
   return out;
 }
 
-TEST(RcE10Test, FramingGivesTheExperimentsSlot) {
+TEST(RefE10_GoBackNvsGoBack0, FramingGivesTheExperimentsSlot) {
   const Framing f = Framing::RoceV2(1024);
   EXPECT_EQ(f.WireBytes(kPayload), 1106);
   EXPECT_EQ(units::SerializationTime(units::Bytes(1106), Rate::Gbps(100)), Time::Ps(88'480));
 }
 
 // Check 1: go-back-0 livelocks: no message completes while the link is busy.
-TEST(RcE10Test, GoBack0LivelocksUnderPeriodicLoss) {
+TEST(RefE10_GoBackNvsGoBack0, GoBack0LivelocksUnderPeriodicLoss) {
   LinkLossConfig loss;
   loss.drop_every = 256;
   const E10Run r = RunE10(true, loss, 1, Time::Ms(100), 300);
@@ -125,7 +125,7 @@ TEST(RcE10Test, GoBack0LivelocksUnderPeriodicLoss) {
 
 // Check 2: go-back-N loses W slots per drop, W the same in every episode and
 // within 2 of 2 + RTT/s; efficiency (256 - W)/256; one episode per drop.
-TEST(RcE10Test, GoBackNLosesOneWindowPerDrop) {
+TEST(RefE10_GoBackNvsGoBack0, GoBackNLosesOneWindowPerDrop) {
   LinkLossConfig loss;
   loss.drop_every = 256;
   const E10Run r = RunE10(false, loss, 1, Time::Ms(100), 300, 14, /*log_tx=*/true);
@@ -161,7 +161,7 @@ TEST(RcE10Test, GoBackNLosesOneWindowPerDrop) {
 
 // Check 3: random loss with p = 1/256, seeds 1-10: mean efficiency
 // (1 - p)/(1 + p (W - 1)) within 2 pp; with p = 1e-6 at least 99.9 %.
-TEST(RcE10Test, GoBackNUnderRandomLossMatchesTheClosedForm) {
+TEST(RefE10_GoBackNvsGoBack0, GoBackNUnderRandomLossMatchesTheClosedForm) {
   // W of this path, measured as in check 2 (92 or 93 slots).
   LinkLossConfig periodic;
   periodic.drop_every = 256;
@@ -196,7 +196,7 @@ TEST(RcE10Test, GoBackNUnderRandomLossMatchesTheClosedForm) {
 
 // Check 4: a tail loss waits out the local ACK timeout (t = 10: 4,194.304 us)
 // and costs exactly one retransmission.
-TEST(RcE10Test, TailLossCostsOneAckTimeout) {
+TEST(RefE10_GoBackNvsGoBack0, TailLossCostsOneAckTimeout) {
   const E10Run clean = RunE10(false, LinkLossConfig{}, 1, Time::Sec(1), 1, 10);
   LinkLossConfig tail;
   tail.drop_every = 4096;  // the message's last packet; its retransmission is the 4,097th

@@ -25,7 +25,7 @@ struct Counter : TransportObserver {
   void OnRecvComplete(uint32_t, Time) override { ++received; }
 };
 
-TEST(RcE12Test, BitErrorsCostOneGoBackNEpisodeEach) {
+TEST(RefE12_BerLossRecoveryEndToEnd, BitErrorsCostOneGoBackNEpisodeEach) {
   topology::Topology t;
   t.nodes.push_back({"A", topology::NodeKind::kHost, topology::Tier::kOther, -1});
   t.nodes.push_back({"B", topology::NodeKind::kHost, topology::Tier::kOther, -1});

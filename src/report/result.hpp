@@ -115,6 +115,15 @@ struct RunResult {
   uint64_t pause_storm_errors = 0;  // NICs that stopped sending PAUSE
   uint64_t rx_stall_drops = 0;
   DeadlockReport deadlock;
+  // Transport: "raw" or "rc"; RC retransmitted data packets, NAKs received,
+  // ACK timeouts; frames lost on links (bit errors, injected loss); the QP
+  // that ran out of retries, if one did ("" otherwise).
+  std::string transport = "raw";
+  uint64_t retx_packets = 0;
+  uint64_t naks = 0;
+  uint64_t ack_timeouts = 0;
+  uint64_t link_losses = 0;
+  std::string qp_failure;
   std::vector<PauseInjectReport> pause_injections;
   std::vector<CnpInjectReport> cnp_injections;
   uint64_t packets = 0;

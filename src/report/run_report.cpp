@@ -155,6 +155,12 @@ std::string RunText(const RunResult& r, bool timing) {
     o += fmt::format("cc         {}: {} {} sent\n", r.cc, r.cnps,
                      r.cc == "ib-cc" ? "BECNs" : "CNPs");
   }
+  if (r.transport == "rc" || r.link_losses > 0) {
+    o += fmt::format("transport  {}: {} frames lost on links; {} data packets resent, {} NAKs, {} "
+                     "ACK timeouts\n",
+                     r.transport, r.link_losses, r.retx_packets, r.naks, r.ack_timeouts);
+  }
+  if (!r.qp_failure.empty()) o += "QP FAILED  " + r.qp_failure + "\n";
   o += InjectText(r);
   if (r.watchdog_actions > 0) {
     o += fmt::format("watchdog   {} PFC watchdog actions, first at {}; {} packets dropped by it\n",
@@ -233,6 +239,14 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
                 {"busiest", busiest}};
   j["drops"] = {{"total", r.drops}, {"lossless", r.lossless_drops}};
   j["ecn_marks"] = r.ecn_marks;
+  if (r.transport == "rc" || r.link_losses > 0) {
+    j["transport"] = {{"kind", r.transport},
+                      {"link_losses", r.link_losses},
+                      {"retransmitted_packets", r.retx_packets},
+                      {"naks", r.naks},
+                      {"ack_timeouts", r.ack_timeouts}};
+    if (!r.qp_failure.empty()) j["transport"]["qp_failure"] = r.qp_failure;
+  }
   j["cc"] = {{"kind", r.cc}, {"notifications", r.cnps}};
   j["pfc"] = {{"pause_frames", r.pause_frames},
               {"max_paused_fraction", r.max_paused_fraction},

@@ -149,7 +149,10 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
         std::make_unique<deadlock::DeadlockDetector>(sim, net, s.deadlock.persist, s.deadlock.stop);
   }
   auto flows = workload::ExpandTraffic(s, static_cast<uint32_t>(topo.hosts.size()), &topo);
-  for (const auto& f : flows) net.AddFlow(f);
+  for (fabric::FlowSpec f : flows) {
+    f.rc = s.rc;
+    net.AddFlow(f);
+  }
   if (s.nic_stall.host >= 0) {
     if (s.nic_stall.host >= static_cast<int64_t>(topo.hosts.size())) {
       throw InputError(s.nic_stall.where, fmt::format("expected a host rank below {}, got {}",
@@ -163,6 +166,20 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     inject_ports.push_back(scenario::PauseInjectionPort(p, topo));
     net.InjectPause(inject_ports.back(), p.class_enable, p.quanta, p.at);
   }
+  if (s.ber > 0) {
+    fabric::LinkLossConfig every_link;
+    every_link.ber = s.ber;
+    for (uint32_t p = 0; p < net.num_ports(); ++p) net.SetLinkLoss(p, every_link);
+  }
+  for (const auto& l : s.link_loss)
+    for (uint32_t p : scenario::LinkLossPorts(l, topo)) net.SetLinkLoss(p, l.loss);
+  if (s.ber > 0) {
+    fabric::LinkLossConfig every_link;
+    every_link.ber = s.ber;
+    for (uint32_t p = 0; p < net.num_ports(); ++p) net.SetLinkLoss(p, every_link);
+  }
+  for (const auto& l : s.link_loss)
+    for (uint32_t p : scenario::LinkLossPorts(l, topo)) net.SetLinkLoss(p, l.loss);
   for (const auto& c : s.cnp_inject)
     for (units::Time at : c.at) net.InjectCnp(static_cast<uint32_t>(c.flow), at);
   if (hooks.before_run) hooks.before_run(net);
@@ -201,6 +218,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   const bool deadlocked = detector && detector->first() && s.deadlock.stop &&
                           why == sim::StopReason::kStopped && r.flows_done < r.flows;
   r.stop_reason = r.flows_done == r.flows              ? "completed"
+                  : net.qp_failure() != nullptr        ? "QP failed"
                   : deadlocked                         ? "deadlock"
                   : why == sim::StopReason::kTimeLimit ? "time limit"
                                                        : "flows incomplete";
@@ -220,6 +238,14 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     r.max_packet_latency = std::max(r.max_packet_latency, f.max_latency);
   }
   r.fct = Summarize(std::move(fcts));
+  r.transport = s.rc ? "rc" : "raw";
+  for (const auto& f : net.flows()) {
+    r.retx_packets += f.retx_packets;
+    r.naks += f.naks;
+    r.ack_timeouts += f.timeouts;
+  }
+  r.link_losses = net.link_losses();
+  if (const fabric::QpFailure* q = net.qp_failure()) r.qp_failure = q->what;
   GatherPorts(net, r);
   GatherInjections(s, net, topo, inject_ports, r);
   r.packets = net.packets_created();

@@ -216,6 +216,39 @@ const std::vector<ParamInfo>& BaseParams() {
        "NIC PFC stall prevention (ConnectX): once the NIC's receive pipeline has been stuck this "
        "long it stops sending PAUSE. A time (device range 80ms..8s), auto (= 100ms) or off.",
        ""},
+      {"fabric.ber", T::kDouble, "0",
+       "Post-FEC bit error rate of every link direction: a frame with a wrong bit is lost "
+       "(docs/model/transport.md#bit-errors); faults.link_loss sets single links.",
+       "", 0, 0.01},
+      {"transport.kind", T::kEnum, "raw",
+       "raw: flows are bytes with no transport (nothing is acknowledged or resent; a lost packet "
+       "is lost). rc: every flow is an RDMA Reliable Connected queue pair: PSNs, ACK/NAK, "
+       "go-back-N, local ACK timeout and retries (docs/model/transport.md).",
+       "raw|rc"},
+      {"transport.timeout", T::kInt, "20",
+       "RC local ACK timeout exponent t: 4.096 us x 2^t (NCCL_IB_TIMEOUT, default 20 = 4.295 s); "
+       "0 = no timeout.",
+       "", 0, 31},
+      {"transport.retry_cnt", T::kInt, "7",
+       "RC retries after an ACK timeout or a sequence-error NAK without progress before the QP "
+       "fails and the run ends with exit 1 (NCCL_IB_RETRY_CNT, default 7).",
+       "", 0, 7},
+      {"transport.go_back", T::kEnum, "n",
+       "RC loss recovery: n (go-back-N from the lost PSN) or 0 (go-back-0: the whole message "
+       "again, as old NICs did; livelocks under periodic loss).",
+       "n|0"},
+      {"transport.ack_every", T::kInt, "1",
+       "RC responder: one ACK per this many packets placed, and always for a message's last "
+       "packet.",
+       "", 1, 65536},
+      {"transport.ooo", T::kEnum, "auto",
+       "RC out-of-order placement by PSN: on, off, or auto (on with adaptive or spray routing, "
+       "whose packets arrive out of order; off with ecmp and dest-table).",
+       "auto|on|off"},
+      {"transport.reorder_window", T::kTime, "16us",
+       "RC with out-of-order placement: a gap in the PSNs older than this draws a NAK "
+       "(placeholder default).",
+       ""},
       {"faults.nic_stall.host", T::kInt, "",
        "Stalled-NIC fault (docs/model/pfc.md#pause-storms-and-stalled-nics): host rank whose "
        "receive pipeline stops consuming "
@@ -435,7 +468,18 @@ std::string ParamsMarkdown() {
       "| `at` | — | a time or a list of times (`[55us, 105us]`) (required) |\n"
       "| `count` | `1` | CNPs at `at`, `at + every`, ... (at most 1000000; only with a single "
       "`at`) |\n"
-      "| `every` | — | time between them (required with `count` above 1) |\n";
+      "| `every` | — | time between them (required with `count` above 1) |\n"
+      "\n## Lossy links\n\n"
+      "`faults.link_loss` takes one mapping or a list of them (`--set "
+      "faults.link_loss.<i>.<field>=v` as above): frames lost on a link direction, checked when "
+      "their last bit arrives (docs/model/transport.md#bit-errors). With `transport.kind: rc` "
+      "the transport recovers them; raw flows lose them.\n\n"
+      "| field | default | meaning |\n|---|---|---|\n"
+      "| `link` | — | a link direction named as in `outputs.series.ports` (`leaf0->spine1`), or "
+      "`leaf0<->spine1` for both directions (required) |\n"
+      "| `ber` | `fabric.ber` | post-FEC bit error rate (every kind of packet) |\n"
+      "| `every` | — | drop every n-th data packet the link carries, retransmissions counted |\n"
+      "| `probability` | — | drop each data packet with this probability (seeded) |\n";
   return out;
 }
 

@@ -1,4 +1,4 @@
-// faults.*: the stalled NIC, injected PFC frames and injected CNPs.
+// faults.*: the stalled NIC, injected PFC frames and CNPs, lossy links.
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -223,6 +223,36 @@ std::vector<CnpInjection> LoadCnpInjections(Loader& ld, const std::string& cc, u
   return out;
 }
 
+std::vector<LinkLossFault> LoadLinkLoss(Loader& ld, double fabric_ber) {
+  static const std::vector<std::string> kKeys = {"link", "ber", "every", "probability"};
+  ListEntries in = CollectList(ld, "faults.link_loss", kKeys);
+  std::vector<LinkLossFault> out;
+  for (size_t i = 0; i < in.fields.size(); ++i) {
+    auto& f = in.fields[i];
+    const Location& where = in.where[i];
+    if (!f.count("link"))
+      throw InputError(where, "expected 'link' (a link direction such as leaf0->spine1, or "
+                              "leaf0<->spine1 for both)");
+    LinkLossFault l;
+    l.link = std::string(text::Trim(f["link"].text));
+    l.where = f["link"].where;
+    l.loss.ber = fabric_ber;
+    if (f.count("ber")) {
+      l.loss.ber = ToDouble(f["ber"], ParamInfo{"ber", ParamType::kDouble, "", "", "", 0, 0.01});
+      l.ber_given = true;
+    }
+    if (f.count("every")) l.loss.drop_every = ToInt(f["every"], "every", 1, 1e12);
+    if (f.count("probability")) {
+      l.loss.drop_prob =
+          ToDouble(f["probability"], ParamInfo{"probability", ParamType::kDouble, "", "", "", 0, 1});
+    }
+    if (!f.count("ber") && !f.count("every") && !f.count("probability"))
+      throw InputError(where, "expected at least one of 'ber', 'every' or 'probability'");
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 }  // namespace
 
 void ReadNicStall(Fields& f, Scenario& sc) {
@@ -251,6 +281,7 @@ void ReadInjections(Fields& f, Scenario& sc) {
   const std::string cc = f.Find("fabric.cc").text;
   sc.pause_inject = LoadPauseInjections(f.loader(), sc.net.pfc, sc.stop_time, sc.warnings);
   sc.cnp_inject = LoadCnpInjections(f.loader(), cc, sc.stop_time, sc.warnings);
+  sc.link_loss = LoadLinkLoss(f.loader(), sc.ber);
 }
 
 }  // namespace lossless::scenario

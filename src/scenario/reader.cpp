@@ -15,7 +15,8 @@ namespace lossless::scenario {
 namespace {
 
 // Fields whose value is a list of entries, parsed apart from the registry.
-constexpr const char* kListFields[] = {"traffic", "faults.pause_inject", "faults.cnp_inject"};
+constexpr const char* kListFields[] = {"traffic", "faults.pause_inject", "faults.cnp_inject",
+                                       "faults.link_loss"};
 
 // Valid child keys of map path `prefix` ("" = top level), from the registry.
 std::vector<std::string> ChildKeys(const std::string& prefix) {

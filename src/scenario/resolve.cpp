@@ -75,8 +75,31 @@ uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t
                                      p.port));
 }
 
+std::vector<uint32_t> LinkLossPorts(const LinkLossFault& f, const topology::Topology& t) {
+  std::vector<uint32_t> out;
+  const size_t both = f.link.find("<->");
+  const std::string want = both == std::string::npos
+                               ? f.link
+                               : f.link.substr(0, both) + "->" + f.link.substr(both + 3);
+  for (uint32_t port = 0; port < NumPorts(t); ++port) {
+    if (PortName(t, port) != want) continue;
+    out.push_back(port);
+    if (both != std::string::npos) out.push_back(port ^ 1u);  // the other direction of the link
+    break;
+  }
+  if (out.empty()) {
+    throw InputError(f.where,
+                     Expected(fmt::format("a link direction of this topology such as {} (or "
+                                          "a<->b for both directions)",
+                                          SomePortNames(t)),
+                              f.link));
+  }
+  return out;
+}
+
 void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows) {
   for (const auto& p : s.pause_inject) PauseInjectionPort(p, t);
+  for (const auto& l : s.link_loss) LinkLossPorts(l, t);
   for (const auto& c : s.cnp_inject) {
     if (c.flow >= static_cast<int64_t>(flows)) {
       throw InputError(c.where, fmt::format("expected a flow index below {} (the flows the "

@@ -36,6 +36,7 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   sc.seed = static_cast<uint64_t>(f.Int("seed"));
   sc.preset = f.Choice("fabric.preset");  // first: it decides other defaults
   ReadFabric(f, sc);
+  ReadTransport(f, sc);
   ReadNicStall(f, sc);
   ReadDeadlock(f, sc);
   ReadTopology(f, sc);

@@ -79,6 +79,15 @@ struct CnpInjection {
   Location where;  // of flow
 };
 
+// faults.link_loss: frames lost on link directions to post-FEC bit errors or
+// injected drops (docs/model/transport.md#bit-errors).
+struct LinkLossFault {
+  std::string link;  // "a->b" (one direction) or "a<->b" (both)
+  fabric::LinkLossConfig loss;
+  bool ber_given = false;  // else fabric.ber applies to it
+  Location where;          // of link
+};
+
 struct DeadlockOptions {
   bool detect = false;
   units::Time persist = units::Time::Ms(1);
@@ -101,6 +110,11 @@ struct Scenario {
   NicStallFault nic_stall;
   std::vector<PauseInjection> pause_inject;
   std::vector<CnpInjection> cnp_inject;
+  std::vector<LinkLossFault> link_loss;
+  // transport.kind rc: every flow is an RDMA RC queue pair (net.rc has its
+  // settings); raw: bytes with no transport.
+  bool rc = false;
+  double ber = 0;  // fabric.ber: post-FEC bit error rate of every link direction
   DeadlockOptions deadlock;
   std::string json_out;
   SeriesSpec series;
@@ -125,6 +139,10 @@ topology::Topology BuildTopology(const Scenario& s);
 // topology link l) that sends injected frame `p`. Throws InputError naming
 // the entry's host or port field when it names no host / link direction of `t`.
 uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t);
+
+// The ports (same numbering) a faults.link_loss entry names. Throws
+// InputError naming its link field when it names no link of `t`.
+std::vector<uint32_t> LinkLossPorts(const LinkLossFault& f, const topology::Topology& t);
 
 // Checks the faults against the built topology and the expanded flows (host
 // ranks, link names, flow indices); throws InputError naming the field.

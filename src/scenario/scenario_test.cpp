@@ -37,7 +37,7 @@ TEST(Scenario, UnknownKeyNamesLineAndNearestField) {
       ErrorOf(text),
       "s.yaml:5: fabric.link_rat: unknown field; did you mean 'link_rate'? (valid here: preset, "
       "link_rate, link_delay, cable_length, mtu, frame_overhead, vlan_tag, switch_latency, "
-      "cut_through, buffer, alpha, routing, data_class, pcie_rate, ib, ecn, pfc, nic, cc, "
+      "cut_through, buffer, alpha, routing, data_class, pcie_rate, ib, ecn, pfc, nic, ber, cc, "
       "dcqcn, ibcc)");
 }
 

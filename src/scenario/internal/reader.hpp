@@ -109,7 +109,8 @@ void ReadDeadlock(Fields& f, Scenario& sc);  // deadlock.* (read_outputs.cpp)
 void ReadTopology(Fields& f, Scenario& sc);  // topology.* (read_topology.cpp)
 void ReadOutputs(Fields& f, Scenario& sc);   // outputs.*, stop_time (read_outputs.cpp)
 void ReadTraffic(Fields& f, Scenario& sc);   // traffic, checked against fabric.* (read_traffic.cpp)
-void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, faults.cnp_inject
+void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, cnp_inject, link_loss
+void ReadTransport(Fields& f, Scenario& sc);   // transport.*, fabric.ber (read_transport.cpp)
 
 // Parts of ReadFabric: link-level flow control (read_flowctl.cpp).
 void ReadIbCredits(Fields& f, Scenario& sc);  // fabric.ib.*
