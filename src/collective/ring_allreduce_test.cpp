@@ -1,0 +1,129 @@
+// The packet-level ring all-reduce: data movement against the ring's formula,
+// bus bandwidth against the alpha-beta bound of the same links and framing,
+// a slow NIC halving the ring, determinism (docs/model/collective-engine.md).
+#include "collective/ring_allreduce.hpp"
+
+#include <cstdio>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "fabric/test_topologies.hpp"
+#include "sim/simulator.hpp"
+
+namespace lossless::collective {
+namespace {
+
+using units::Rate;
+using units::Time;
+
+struct Outcome {
+  bool done = false;
+  Time time;
+  std::vector<int64_t> sent;  // per host
+  int64_t expected = 0;
+  uint64_t retx = 0;
+};
+
+fabric::NetworkConfig RoceConfig() {
+  fabric::NetworkConfig cfg;
+  cfg.framing = fabric::Framing::RoceV2(4096);
+  cfg.stop_when_flows_done = false;
+  return cfg;
+}
+
+std::vector<uint32_t> Iota(uint32_t n) {
+  std::vector<uint32_t> v(n);
+  std::iota(v.begin(), v.end(), 0u);
+  return v;
+}
+
+Outcome RunRing(topology::Topology topo, uint32_t hosts, int channels, int64_t bytes,
+                uint64_t seed = 1) {
+  sim::Simulator sim(seed);
+  fabric::Network net(sim, topo, RoceConfig());
+  RingAllReduceSpec spec;
+  for (int c = 0; c < channels; ++c) {
+    std::vector<uint32_t> ring = Iota(hosts);
+    if (c % 2 == 1) std::reverse(ring.begin(), ring.end());  // the other direction
+    spec.rings.push_back(ring);
+  }
+  spec.bytes = bytes;
+  RingAllReduce ar(net, spec);
+  ar.Start(sim.Now());
+  sim.Run(Time::Sec(1));
+  Outcome o;
+  o.done = ar.done();
+  o.time = ar.finish() - ar.start();
+  for (uint32_t h = 0; h < hosts; ++h) o.sent.push_back(ar.BytesSent(h));
+  o.expected = ar.ExpectedBytesPerRank();
+  for (const auto& f : net.flows()) o.retx += f.retx_packets;
+  EXPECT_EQ(net.qp_failure(), nullptr);
+  return o;
+}
+
+double BusBwGBs(int64_t bytes, uint32_t n, Time t) {
+  return static_cast<double>(bytes) / (static_cast<double>(t.ps()) * 1e-12) * 2.0 * (n - 1) / n /
+         1e9;
+}
+
+TEST(RingAllReduceTest, EveryRankSendsWhatTheRingFormulaSays) {
+  const uint32_t n = 4;
+  const int64_t bytes = int64_t{32} << 20;  // 8 MiB per rank share, 4 loops of 2 MiB chunks
+  const Outcome o = RunRing(fabric::testing::LsRing(n, 4, 1), n, 2, bytes);
+  ASSERT_TRUE(o.done);
+  EXPECT_EQ(o.expected, 2 * (n - 1) * bytes / n);
+  for (uint32_t h = 0; h < n; ++h) EXPECT_EQ(o.sent[h], o.expected) << "host " << h;
+}
+
+TEST(RingAllReduceTest, UnevenSizesStillMoveEveryByte) {
+  const uint32_t n = 3;
+  const int64_t bytes = 10'000'001;
+  const Outcome o = RunRing(fabric::testing::LsRing(n, 3, 1), n, 1, bytes);
+  ASSERT_TRUE(o.done);
+  // Each of the N chunks of a loop travels 2(N - 1) hops in all; every rank
+  // sends the chunks it does not own in the reduce-scatter and the gathered
+  // ones after: sum over ranks = 2 (N - 1) x bytes exactly.
+  EXPECT_EQ(std::accumulate(o.sent.begin(), o.sent.end(), int64_t{0}), 2 * (n - 1) * bytes);
+}
+
+// Uncongested single switch, large message: bus bandwidth within 2 % of what
+// the host link carries in payload: 400 Gb/s x 4,096 / (4,178 + 86), the
+// data frame plus the ACK each data packet draws on the same uplink.
+TEST(RingAllReduceTest, LargeMessageBusBandwidthMatchesTheLinkBound) {
+  const uint32_t n = 8;
+  const int64_t bytes = int64_t{256} << 20;
+  const Outcome o = RunRing(fabric::testing::LsRing(n, 8, 1), n, 1, bytes);
+  ASSERT_TRUE(o.done);
+  const double bound = 400e9 / 8 * 4096.0 / (4178 + 86) / 1e9;  // GB/s
+  const double busbw = BusBwGBs(bytes, n, o.time);
+  std::printf("ring all-reduce 8 x 256 MiB, 400G: %.3f ms, busbw %.2f GB/s, link bound %.2f GB/s\n",
+              o.time.ps() / 1e9, busbw, bound);
+  EXPECT_NEAR(busbw / bound, 1.0, 0.02);
+  EXPECT_LE(busbw, bound);
+  EXPECT_EQ(o.retx, 0u);
+}
+
+// One NIC at half rate: every ring step waits for it, so the ring runs at its pace.
+TEST(RingAllReduceTest, HalvingOneNicHalvesRingBusBandwidth) {
+  const uint32_t n = 8;
+  const int64_t bytes = int64_t{128} << 20;
+  topology::Topology slow = fabric::testing::LsRing(n, 8, 1);
+  slow.links[3].rate = Rate::Gbps(200);  // host3's link (host links come first)
+  const Outcome full = RunRing(fabric::testing::LsRing(n, 8, 1), n, 1, bytes);
+  const Outcome half = RunRing(slow, n, 1, bytes);
+  ASSERT_TRUE(full.done && half.done);
+  const double ratio = BusBwGBs(bytes, n, half.time) / BusBwGBs(bytes, n, full.time);
+  std::printf("one NIC at 200G: busbw ratio %.3f\n", ratio);
+  EXPECT_NEAR(ratio, 0.5, 0.02);
+}
+
+TEST(RingAllReduceTest, SameSeedSameTime) {
+  const Outcome a = RunRing(fabric::testing::LsRing(8, 4, 2), 8, 2, int64_t{16} << 20, 7);
+  const Outcome b = RunRing(fabric::testing::LsRing(8, 4, 2), 8, 2, int64_t{16} << 20, 7);
+  ASSERT_TRUE(a.done);
+  EXPECT_EQ(a.time, b.time);
+}
+
+}  // namespace
+}  // namespace lossless::collective
