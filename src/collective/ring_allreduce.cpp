@@ -37,32 +37,69 @@ void BuildSends(const RingAllReduceSpec& s, int64_t bytes, int64_t n, int64_t p,
 
 }  // namespace
 
-RingAllReduce::RingAllReduce(fabric::Network& net, const RingAllReduceSpec& spec)
-    : net_(net), spec_(spec) {
-  if (spec_.rings.empty() || spec_.rings[0].size() < 2 || spec_.bytes <= 0 ||
-      spec_.chunk_bytes <= 0 || spec_.slice_bytes <= 0 || spec_.slots <= 0 || spec_.cts_bytes <= 0)
+RingAllReduce::RingAllReduce(sim::Simulator& sim, fabric::Network& net,
+                             const RingAllReduceSpec& spec)
+    : sim_(sim), net_(net), spec_(spec) {
+  if (spec_.rings.empty() || spec_.rings[0].ranks.size() < 2 || spec_.bytes <= 0 ||
+      spec_.chunk_bytes <= 0 || spec_.slice_bytes <= 0 || spec_.slots <= 0 ||
+      spec_.cts_bytes <= 0 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
+      spec_.nvlink_rate.bps() <= 0)
     throw std::invalid_argument("ring all-reduce: expected rings of 2+ ranks and positive sizes");
-  const int64_t n = static_cast<int64_t>(spec_.rings[0].size());
-  for (const auto& ring : spec_.rings) {
-    std::vector<uint32_t> a = ring, b = spec_.rings[0];
+  const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
+  uint32_t max_rank = 0;
+  for (const Ring& ring : spec_.rings) {
+    std::vector<uint32_t> a = ring.ranks, b = spec_.rings[0].ranks;
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     if (a != b || std::adjacent_find(a.begin(), a.end()) != a.end())
-      throw std::invalid_argument("ring all-reduce: every ring must order the same distinct hosts");
+      throw std::invalid_argument("ring all-reduce: every ring must order the same distinct ranks");
+    if (ring.nic >= static_cast<uint32_t>(spec_.nics_per_node))
+      throw std::invalid_argument(fmt::format("ring all-reduce: NIC {} of {}", ring.nic,
+                                              spec_.nics_per_node));
+    max_rank = std::max(max_rank, a.back());
   }
-  for (size_t c = 0; c < spec_.rings.size(); ++c) {
-    const std::vector<uint32_t>& ring = spec_.rings[c];
+  const uint32_t g = static_cast<uint32_t>(spec_.gpus_per_node);
+  const uint32_t nics = static_cast<uint32_t>(spec_.nics_per_node);
+  if ((max_rank / g + 1) * nics > net_.num_hosts())
+    throw std::invalid_argument(fmt::format("ring all-reduce: rank {} needs {} hosts, the network "
+                                            "has {}",
+                                            max_rank, (max_rank / g + 1) * nics, net_.num_hosts()));
+  nv_busy_.assign(max_rank + 1, 0);
+  gpu_entity_.assign(max_rank + 1, 0);
+  for (uint32_t& e : gpu_entity_) e = sim_.AddEntity();
+  // A connection from rank a to rank b on `nic`: NVLink inside a node, else
+  // an RC queue pair between the two nodes' NICs of that rail.
+  auto connect = [&](uint32_t a, uint32_t b, uint32_t nic, uint32_t record, bool cts) {
+    Conn c;
+    c.rank = record;
+    c.cts = cts;
+    const uint32_t conn = static_cast<uint32_t>(conns_.size());
+    if (a / g == b / g) {
+      c.nvlink = true;
+      c.id = static_cast<uint32_t>(nv_.size());
+      nv_.push_back({a, conn});
+    } else {
+      c.id = net_.AddQp(fabric::FlowSpec::Of(a / g * nics + nic, b / g * nics + nic, 0));
+      if (qp_conn_.size() <= c.id) qp_conn_.resize(c.id + 1, UINT32_MAX);
+      qp_conn_[c.id] = conn;
+    }
+    conns_.push_back(c);
+    return conn;
+  };
+  for (size_t ch = 0; ch < spec_.rings.size(); ++ch) {
+    const Ring& ring = spec_.rings[ch];
     const size_t base = ranks_.size();
-    std::vector<std::vector<std::vector<Block>>> blocks(static_cast<size_t>(n));
-    std::vector<std::vector<std::pair<int64_t, int>>> lists(static_cast<size_t>(n));
     // Each channel reduces its own share of the buffer (NCCL splits the
     // buffer over channels chunk by chunk; the shares are the same).
     const int64_t channels = static_cast<int64_t>(spec_.rings.size());
-    const int64_t share = spec_.bytes / channels + (static_cast<int64_t>(c) < spec_.bytes % channels);
+    const int64_t share =
+        spec_.bytes / channels + (static_cast<int64_t>(ch) < spec_.bytes % channels);
+    std::vector<std::vector<std::vector<Block>>> blocks(static_cast<size_t>(n));
+    std::vector<std::vector<std::pair<int64_t, int>>> lists(static_cast<size_t>(n));
     for (int64_t p = 0; p < n; ++p) BuildSends(spec_, share, n, p, lists[p], blocks[p]);
     for (int64_t p = 0; p < n; ++p) {
       Rank r;
-      r.host = ring[static_cast<size_t>(p)];
+      r.rank = ring.ranks[static_cast<size_t>(p)];
       r.prev = base + static_cast<size_t>((p + n - 1) % n);
       r.next = base + static_cast<size_t>((p + 1) % n);
       r.credits = spec_.slots;
@@ -83,24 +120,18 @@ RingAllReduce::RingAllReduce(fabric::Network& net, const RingAllReduceSpec& spec
     }
     // What each rank receives is its previous rank's list; mark which of
     // those its own sends forward.
-    for (int64_t p = 0; p < n; ++p) {
-      Rank& r = ranks_[base + static_cast<size_t>(p)];
+    for (size_t i = base; i < ranks_.size(); ++i) {
+      Rank& r = ranks_[i];
       r.needed_by.assign(ranks_[r.prev].sends.size(), -1);
       for (size_t j = 0; j < r.sends.size(); ++j)
-        if (r.sends[j].dep >= 0) r.needed_by[static_cast<size_t>(r.sends[j].dep)] = static_cast<int32_t>(j);
+        if (r.sends[j].dep >= 0)
+          r.needed_by[static_cast<size_t>(r.sends[j].dep)] = static_cast<int32_t>(j);
     }
     for (size_t i = base; i < ranks_.size(); ++i) {
       Rank& r = ranks_[i];
-      r.data_qp = net_.AddQp(fabric::FlowSpec::Of(r.host, ranks_[r.next].host, 0));
-      r.cts_qp = net_.AddQp(fabric::FlowSpec::Of(r.host, ranks_[r.prev].host, 0));
-      const uint32_t top = std::max(r.data_qp, r.cts_qp) + 1;
-      if (qp_rank_.size() < top) {
-        qp_rank_.resize(top, UINT32_MAX);
-        qp_is_cts_.resize(top, 0);
-      }
-      qp_rank_[r.data_qp] = static_cast<uint32_t>(i);
-      qp_rank_[r.cts_qp] = static_cast<uint32_t>(i);
-      qp_is_cts_[r.cts_qp] = 1;
+      const uint32_t rec = static_cast<uint32_t>(i);
+      r.data = connect(r.rank, ranks_[r.next].rank, ring.nic, rec, false);
+      r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, true);
     }
   }
   net_.set_transport_observer(this);
@@ -112,16 +143,47 @@ void RingAllReduce::Start(units::Time now) {
   for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
 }
 
+void RingAllReduce::Post(uint32_t conn, int64_t bytes) {
+  const Conn& c = conns_[conn];
+  if (!c.nvlink) {
+    net_.PostSend(c.id, bytes, 0);
+    return;
+  }
+  // The sender's NVLink egress sends one message at a time, in order.
+  const NvConn& v = nv_[c.id];
+  const int64_t now = sim_.Now().ps();
+  const int64_t start = std::max(now, nv_busy_[v.src_gpu]);
+  const int64_t end =
+      start + units::SerializationTime(units::Bytes(bytes), spec_.nvlink_rate).ps();
+  nv_busy_[v.src_gpu] = end;
+  sim_.Schedule(units::Time::Ps(end + spec_.nvlink_latency.ps()), gpu_entity_[v.src_gpu], this, 0,
+                conn);
+}
+
+void RingAllReduce::OnEvent(uint32_t, uint64_t arg) {
+  // An NVLink message has arrived: it is received and its send is complete.
+  const uint32_t conn = static_cast<uint32_t>(arg);
+  Delivered(conn, sim_.Now());
+  if (!conns_[conn].cts) {
+    const size_t i = conns_[conn].rank;
+    ++ranks_[i].sends_done;
+    ++ranks_[i].send_slots;
+    Progress(i);
+    MaybeDone(i, sim_.Now());
+  }
+}
+
 void RingAllReduce::Progress(size_t i) {
   Rank& r = ranks_[i];
   while (r.next_send < r.sends.size()) {
     const Msg& m = r.sends[r.next_send];
     if (m.dep >= 0 && r.received <= static_cast<size_t>(m.dep)) break;  // data not here yet
     if (r.credits == 0 || r.send_slots == 0) break;
-    net_.PostSend(r.data_qp, m.bytes, r.next_send);
+    Post(r.data, m.bytes);
     --r.credits;
     --r.send_slots;
     r.sent_bytes += m.bytes;
+    if (!conns_[r.data].nvlink) r.net_bytes += m.bytes;
     ++r.next_send;
     ++messages_;
   }
@@ -134,7 +196,7 @@ void RingAllReduce::FreeSlots(size_t i) {
     const int32_t by = r.needed_by[r.consumed];
     if (by >= 0 && static_cast<size_t>(by) >= r.next_send) break;  // not forwarded yet
     ++r.consumed;
-    net_.PostSend(r.cts_qp, spec_.cts_bytes, r.consumed);
+    Post(r.cts, spec_.cts_bytes);
   }
 }
 
@@ -147,19 +209,25 @@ void RingAllReduce::MaybeDone(size_t i, units::Time at) {
 }
 
 void RingAllReduce::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
-  if (qp >= qp_rank_.size() || qp_rank_[qp] == UINT32_MAX || qp_is_cts_[qp]) return;
-  const size_t i = qp_rank_[qp];
-  Rank& r = ranks_[i];
+  if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
+  const Conn& c = conns_[qp_conn_[qp]];
+  if (c.cts) return;
+  Rank& r = ranks_[c.rank];
   ++r.sends_done;
   ++r.send_slots;
-  Progress(i);
-  MaybeDone(i, at);
+  Progress(c.rank);
+  MaybeDone(c.rank, at);
 }
 
 void RingAllReduce::OnRecvComplete(uint32_t qp, units::Time at) {
-  if (qp >= qp_rank_.size() || qp_rank_[qp] == UINT32_MAX) return;
-  const Rank& sender = ranks_[qp_rank_[qp]];
-  if (qp_is_cts_[qp]) {
+  if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
+  Delivered(qp_conn_[qp], at);
+}
+
+void RingAllReduce::Delivered(uint32_t conn, units::Time at) {
+  const Conn& c = conns_[conn];
+  const Rank& sender = ranks_[c.rank];
+  if (c.cts) {
     // `sender` freed a receive slot and told its previous rank, which may
     // send again.
     const size_t i = sender.prev;
@@ -173,15 +241,22 @@ void RingAllReduce::OnRecvComplete(uint32_t qp, units::Time at) {
   MaybeDone(i, at);
 }
 
-int64_t RingAllReduce::BytesSent(uint32_t host) const {
+int64_t RingAllReduce::BytesSent(uint32_t rank) const {
   int64_t sum = 0;
   for (const Rank& r : ranks_)
-    if (r.host == host) sum += r.sent_bytes;
+    if (r.rank == rank) sum += r.sent_bytes;
+  return sum;
+}
+
+int64_t RingAllReduce::NetworkBytesSent(uint32_t rank) const {
+  int64_t sum = 0;
+  for (const Rank& r : ranks_)
+    if (r.rank == rank) sum += r.net_bytes;
   return sum;
 }
 
 int64_t RingAllReduce::ExpectedBytesPerRank() const {
-  const int64_t n = static_cast<int64_t>(spec_.rings[0].size());
+  const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
   return 2 * (n - 1) * spec_.bytes / n;
 }
 

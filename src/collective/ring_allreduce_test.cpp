@@ -10,6 +10,7 @@
 
 #include "fabric/test_topologies.hpp"
 #include "sim/simulator.hpp"
+#include "topology/topology.hpp"
 
 namespace lossless::collective {
 namespace {
@@ -46,10 +47,10 @@ Outcome RunRing(topology::Topology topo, uint32_t hosts, int channels, int64_t b
   for (int c = 0; c < channels; ++c) {
     std::vector<uint32_t> ring = Iota(hosts);
     if (c % 2 == 1) std::reverse(ring.begin(), ring.end());  // the other direction
-    spec.rings.push_back(ring);
+    spec.rings.push_back({ring, 0});
   }
   spec.bytes = bytes;
-  RingAllReduce ar(net, spec);
+  RingAllReduce ar(sim, net, spec);
   ar.Start(sim.Now());
   sim.Run(Time::Sec(1));
   Outcome o;
@@ -116,6 +117,50 @@ TEST(RingAllReduceTest, HalvingOneNicHalvesRingBusBandwidth) {
   const double ratio = BusBwGBs(bytes, n, half.time) / BusBwGBs(bytes, n, full.time);
   std::printf("one NIC at 200G: busbw ratio %.3f\n", ratio);
   EXPECT_NEAR(ratio, 0.5, 0.02);
+}
+
+// 2 nodes x 8 GPUs, one 400G NIC per GPU on a rail-optimized fabric, 8
+// channels (channel c on NIC c, entering and leaving each node at GPU c,
+// NVLink inside): each channel's ring is bound by its two network hops, so
+// busbw = 8 x the per-NIC bound.
+TEST(RingAllReduceTest, TwoNodesOfEightGpusRunAtEightNicBounds) {
+  topology::ClosParams p;
+  p.gpus = 16;
+  p.gpus_per_node = 8;
+  p.radix = 64;
+  const topology::Topology topo = topology::BuildRailOptimized(p, {"<test>", 0, "topology"});
+  sim::Simulator sim(1);
+  fabric::Network net(sim, topo, RoceConfig());
+  RingAllReduceSpec spec;
+  spec.gpus_per_node = 8;
+  spec.nics_per_node = 8;
+  for (uint32_t c = 0; c < 8; ++c) {
+    Ring ring;
+    ring.nic = c;
+    for (uint32_t node = 0; node < 2; ++node)
+      for (uint32_t k = 0; k < 8; ++k) ring.ranks.push_back(node * 8 + (c + k) % 8);
+    spec.rings.push_back(ring);
+  }
+  spec.bytes = int64_t{1} << 30;
+  RingAllReduce ar(sim, net, spec);
+  ar.Start(sim.Now());
+  sim.Run(Time::Sec(1));
+  ASSERT_TRUE(ar.done());
+  EXPECT_EQ(net.qp_failure(), nullptr);
+  const double busbw = BusBwGBs(spec.bytes, 16, ar.finish() - ar.start());
+  const double nic_bound = 400e9 / 8 * 4096.0 / (4178 + 86) / 1e9;
+  std::printf("ring all-reduce 2 x 8 GPUs, 1 GiB, 8 x 400G: busbw %.1f GB/s (8 NIC bounds %.1f)\n",
+              busbw, 8 * nic_bound);
+  EXPECT_NEAR(busbw / (8 * nic_bound), 1.0, 0.02);
+  // Every rank sends 2 (N - 1)/N x bytes; over the network only the ranks
+  // that leave their node on some channel, each 2 (N - 1)/N x bytes / 8 per
+  // channel it leaves on (two network hops per ring of 16).
+  int64_t net_total = 0;
+  for (uint32_t r = 0; r < 16; ++r) {
+    EXPECT_EQ(ar.BytesSent(r), ar.ExpectedBytesPerRank()) << "rank " << r;
+    net_total += ar.NetworkBytesSent(r);
+  }
+  EXPECT_EQ(net_total, 8 * 2 * ar.ExpectedBytesPerRank() / 8);
 }
 
 TEST(RingAllReduceTest, SameSeedSameTime) {
