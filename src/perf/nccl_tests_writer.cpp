@@ -143,7 +143,7 @@ std::string NcclTestsWriter::Preamble(const std::vector<DeviceLine>& devices) co
   return out;
 }
 
-std::string NcclTestsWriter::Row(const perf::Row& row) {
+std::string NcclTestsWriter::AddRow(const perf::Row& row) {
   const std::string root = Printf("%6i", static_cast<int>(row.root));
   std::string out = Printf("%12lld  %12lld  %8s  %6s  %6s", static_cast<long long>(row.size_bytes),
                            static_cast<long long>(row.count), row.type.c_str(), row.redop.c_str(), root.c_str());

@@ -7,8 +7,8 @@
 // `writeResultFooter` at v2.19.6; `src/common.cu` at v2.17.2 for G2), printed
 // with C snprintf so every number rounds as nccl-tests rounds it.
 //
-// Use: Preamble() once, Row() per size (in order), Footer() once. The footer's
-// `# Avg bus bandwidth` is the mean of every unrounded busbw passed to Row()
+// Use: Preamble() once, AddRow() per size (in order), Footer() once. The footer's
+// `# Avg bus bandwidth` is the mean of every unrounded busbw passed to AddRow()
 // (both halves), `# Out of bounds values` the number of row halves with wrong
 // elements (nccl-tests counts one per failed check and thread; lossless has one
 // check per half).
@@ -98,7 +98,7 @@ class NcclTestsWriter {
   // From the first line to the third column-header line, each line ending in '\n'.
   std::string Preamble(const std::vector<DeviceLine>& devices) const;
   // One table row with its '\n'; adds its busbw values to the average.
-  std::string Row(const perf::Row& row);
+  std::string AddRow(const perf::Row& row);
   // The footer lines to the end of the output. `min_bw_gbs` is NCCL_TESTS_MIN_BW
   // (OK/FAILED after the average; unset: nothing but the trailing space).
   std::string Footer(std::optional<double> min_bw_gbs = std::nullopt) const;

@@ -51,7 +51,7 @@ std::string WriteExample(OutputFormat f, int64_t warmup) {
     };
     row.out_of_place = half(s.out_us);
     row.in_place = half(s.in_us);
-    out += w.Row(row);
+    out += w.AddRow(row);
   }
   return out + w.Footer();
 }
@@ -182,7 +182,7 @@ TEST(NcclTestsWriter, NotCheckedHalvesPrintNA) {
     row.redop = "none";
     row.out_of_place = {10.0, 0.1, 0.2, 0};
     row.in_place = {10.0, 0.1, 0.2, std::nullopt};
-    const std::string line = w.Row(row);
+    const std::string line = w.AddRow(row);
     EXPECT_TRUE(line.ends_with("0.20    N/A\n")) << line;
     EXPECT_NE(line.find(f == OutputFormat::kG2 ? "0.20      0  " : "0.20       0  "), std::string::npos) << line;
     EXPECT_NE(line.find("  none  "), std::string::npos);
@@ -195,10 +195,10 @@ TEST(NcclTestsWriter, FooterCountsFailedHalvesAndAveragesUnroundedBusBw) {
   Row row;
   row.out_of_place = {1.0, 1.0, 10.004, 3};
   row.in_place = {1.0, 1.0, 20.004, 0};
-  w.Row(row);
+  w.AddRow(row);
   row.out_of_place.wrong = 1;
   row.in_place.wrong = 7;
-  w.Row(row);
+  w.AddRow(row);
   EXPECT_EQ(w.OutOfBounds(), 3);
   EXPECT_DOUBLE_EQ(w.AvgBusBw(), 15.004);
   const std::string footer = w.Footer();

@@ -51,7 +51,7 @@ std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>&
   header.notes = notes;
   NcclTestsWriter w(r.options.format, header);
   std::string out = w.Preamble(ModelledDevices(r.options.nodes, r.options.GpusPerNode()));
-  for (const SizeResult& s : r.sizes) out += w.Row(ToRow(s, r.options.collective, r.options.Ranks()));
+  for (const SizeResult& s : r.sizes) out += w.AddRow(ToRow(s, r.options.collective, r.options.Ranks()));
   out += w.Footer();
   return out;
 }
@@ -96,7 +96,7 @@ nlohmann::json ToJson(const PerfResult& r) {
   NcclTestsWriter sums(o.format, RunHeader{});
   for (const SizeResult& s : r.sizes) {
     const Row row = ToRow(s, o.collective, o.Ranks());
-    sums.Row(row);
+    sums.AddRow(row);
     nlohmann::json e;
     e["size"] = row.size_bytes;
     e["count"] = row.count;

@@ -224,3 +224,129 @@ TEST(Tuning, OffloadVerdicts) {
 
 }  // namespace
 }  // namespace lossless::collective
+
+namespace lossless::collective {
+namespace {
+
+TuningModel FourNodes(int gpus = 8, CpuVendor cpu = CpuVendor::kIntel, SearchGraph g = {}, TuningOverrides o = {}) {
+  if (g.bw_inter_gbs == 0) {
+    g.channels = 8;
+    g.bw_intra_gbs = g.bw_inter_gbs = 48.0;
+  }
+  return TuningModel(CommShape{4, gpus, GpuArch::kHopper, cpu}, g, o);
+}
+
+TEST(TuningRules, LatencyInterAddsOnceAndTwiceForSimple) {
+  SearchGraph g;
+  g.channels = 8;
+  g.bw_intra_gbs = g.bw_inter_gbs = 48.0;
+  g.latency_inter_us = 2.0;
+  TuningModel m = FourNodes(8, CpuVendor::kIntel, g);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 56 * 1.0 + 6 * 4.7, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 56 * 3.4 + 6 * 18.0,
+              1e-9);
+}
+
+TEST(TuningRules, OneGpuPerNodeUsesTheTreeNetLatency) {
+  TuningModel m = FourNodes(1);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 6 * 5.0, 1e-9);
+}
+
+TEST(TuningRules, NetOverheadByCpuAndOverride) {
+  TuningOverrides half;
+  half.net_overhead_us = 0.5;
+  TuningModel m = FourNodes(8, CpuVendor::kIntel, {}, half);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 56 * 3.4 + 6 * 14.0,
+              1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 56 * 0.6 + 6 * 2.7, 1e-9);
+  TuningModel amd = FourNodes(8, CpuVendor::kAmd);
+  EXPECT_NEAR(amd.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 56 * 2.0 + 6 * 2.7, 1e-9);
+  // The AMD row of llMaxBws on >= 3 nodes: 19.0 instead of Intel's 20.4.
+  EXPECT_NEAR(amd.Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 19.0 * 32 / 62, 1e-9);
+}
+
+TEST(TuningRules, BroadcastAndAllGatherRings) {
+  TuningModel m = FourNodes();
+  EXPECT_NEAR(m.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kLL), 6.6 + 32 * 2.7, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 32 * 14.0, 1e-9);
+  EXPECT_NEAR(m.Bandwidth(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple), 384.0 * 32 / 32, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllGather, Algorithm::kRing, Protocol::kSimple), 8.4 + 28 * 3.4 + 3 * 14.0,
+              1e-9);
+  EXPECT_NEAR(m.Bandwidth(Collective::kReduceScatter, Algorithm::kRing, Protocol::kSimple), 384.0 * 32 / 31, 1e-9);
+  // One node: NVLink latencies, the Tree entry for Simple.
+  TuningModel one(CommShape{1, 8, GpuArch::kHopper, CpuVendor::kIntel}, DeriveSearchGraph({}, 1));
+  EXPECT_NEAR(one.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kLL), 6.6 + 8 * 0.6, 1e-9);
+  EXPECT_NEAR(one.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple), 8.4 + 8 * 4.0, 1e-9);
+}
+
+TEST(TuningRules, TreePatternAndCorrectionFactor) {
+  SearchGraph plain;
+  plain.channels = 8;
+  plain.bw_intra_gbs = plain.bw_inter_gbs = 48.0;
+  plain.plain_tree_pattern = true;
+  TuningModel base = FourNodes();
+  TuningModel m = FourNodes(8, CpuVendor::kIntel, plain);
+  const double bw = base.Bandwidth(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple);
+  EXPECT_NEAR(m.Bandwidth(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple), bw * 0.85, 1e-9);
+  // 4096 B: log2(4096 >> 6) = 6, LL factor 0.7; Simple at 64 B: index 0, 0.9.
+  const double ll_bw = base.Bandwidth(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL);
+  const double ll_lat = base.Latency(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL);
+  EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL, 4096),
+              ll_lat + 4096 / (1000 * ll_bw * 0.7), 1e-9);
+  const double s_lat = base.Latency(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple);
+  EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, 64),
+              s_lat + 64 / (1000 * bw * 0.9), 1e-9);
+  // Below 64 B and from 512 MiB on: no correction.
+  EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, 63), s_lat + 63 / (1000 * bw),
+              1e-9);
+  const int64_t big = int64_t{1} << 29;
+  EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, big),
+              s_lat + big / (1000 * bw), 1e-6);
+}
+
+TEST(TuningRules, Ll128PathRuleAndExplicitProto) {
+  SearchGraph unsafe;
+  unsafe.channels = 8;
+  unsafe.bw_intra_gbs = unsafe.bw_inter_gbs = 48.0;
+  unsafe.ll128_paths_ok = false;
+  EXPECT_EQ(FourNodes(8, CpuVendor::kIntel, unsafe).Bandwidth(Collective::kAllReduce, Algorithm::kRing,
+                                                               Protocol::kLL128),
+            0);
+  EXPECT_GT(FourNodes().Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128), 0);
+  TuningOverrides named;
+  named.proto = "LL128";
+  EXPECT_GT(FourNodes(8, CpuVendor::kIntel, unsafe, named)
+                .Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128),
+            0);
+  // "^LL" sets every other protocol explicitly, LL128 included (parseList).
+  TuningOverrides not_ll;
+  not_ll.proto = "^LL";
+  TuningModel m = FourNodes(8, CpuVendor::kIntel, unsafe, not_ll);
+  EXPECT_GT(m.Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128), 0);
+  EXPECT_EQ(m.Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 0);
+  // A prefix for another function leaves all-reduce on the default rule.
+  TuningOverrides other;
+  other.proto = "broadcast:LL128";
+  EXPECT_EQ(FourNodes(8, CpuVendor::kIntel, unsafe, other)
+                .Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128),
+            0);
+}
+
+TEST(TuningRules, SimpleRingThreadsOnSlowPci) {
+  // bwIntra x channels <= PCI_BW (12 GB/s): Ring/Simple gets 256 threads, + a sync warp.
+  SearchGraph slow;
+  slow.channels = 2;
+  slow.bw_intra_gbs = slow.bw_inter_gbs = 6.0;
+  slow.intra_nvlink = false;
+  TuningOverrides ring;
+  ring.algo = "Ring";
+  ring.proto = "Simple";
+  TuningModel m = FourNodes(8, CpuVendor::kIntel, slow, ring);
+  EXPECT_EQ(m.Choose(Collective::kAllReduce, int64_t{1} << 30).threads, 256 + 32);
+  // PCI latencies inside the node.
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 56 * 5.7 + 6 * 14.0,
+              1e-9);
+}
+
+}  // namespace
+}  // namespace lossless::collective
