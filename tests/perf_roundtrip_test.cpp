@@ -2,6 +2,7 @@
 // prints, in both layouts, and recovers the sizes, counts, times and bandwidths;
 // the audit rules give the verdict a real log would. This binary links `perf` and
 // `audit/nccl`, which must not depend on each other (docs/architecture.md).
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -81,6 +82,17 @@ TEST(PerfRoundTrip, AuditParserRecoversEveryRowInBothLayouts) {
       EXPECT_LE(std::fabs(*run.avg_busbw_gbs - avg), 1e-5 * avg);  // %g: six significant digits
     }
   }
+}
+
+TEST(PerfRoundTrip, PerIterationColumnsParseBack) {
+  perf::PerfResult r = Model({"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "64M", "-f", "4", "-n", "5",
+                              "-I", "1", "-K", "1"});
+  r.sizes[0].out_of_place.samples_us = {500, 100, 110, 120, 130};  // a slow first iteration
+  an::NcclRun run = ParseOne(perf::FormatNcclTests(r, {}));
+  ASSERT_EQ(run.rows.size(), r.sizes.size());
+  ExpectClose(run.rows[0].out_of_place.time_us, 192.0, "time");
+  EXPECT_EQ(run.rows[2].size_bytes, 16 << 20);
+  EXPECT_NE(std::find(run.columns.begin(), run.columns.end(), "i_p99"), run.columns.end());
 }
 
 an::NcclRunReport Audit(const perf::PerfResult& r) {

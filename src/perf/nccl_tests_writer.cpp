@@ -1,6 +1,8 @@
 #include "perf/nccl_tests_writer.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -63,6 +65,8 @@ RunHeader HeaderFromOptions(const PerfOptions& o) {
   h.blocking = o.blocking;
   h.parallel_init = o.parallel_init;
   h.report_cputime = o.report_cputime != 0;
+  h.per_iter_timing = o.per_iter_timing != 0;
+  h.per_iter_skip = o.per_iter_skip;
   return h;
 }
 
@@ -74,6 +78,24 @@ std::string GetFloatStr(double value, int width) {
   // nccl-tests truncates to `width` characters here (snprintf with size width + 1).
   std::snprintf(buf, sizeof buf, width >= 7 ? "%*.1e" : "%*.0e", width, value);
   return std::string(buf).substr(0, static_cast<size_t>(width));
+}
+
+IterStats ComputeIterStats(const std::vector<double>& iter_us) {
+  IterStats st;
+  if (iter_us.empty()) return st;
+  std::vector<double> sorted = iter_us;
+  std::sort(sorted.begin(), sorted.end());
+  const int n = static_cast<int>(sorted.size());
+  st.min_us = sorted.front();
+  st.max_us = sorted.back();
+  st.p99_us = sorted[static_cast<size_t>(std::min(n - 1, (n * 99 + 99) / 100 - 1))];
+  double sum = 0;
+  for (double t : sorted) sum += t;
+  const double avg = sum / n;
+  double var = 0;
+  for (double t : sorted) var += (t - avg) * (t - avg);
+  st.cv_pct = avg > 0 ? std::sqrt(var / n) / avg * 100.0 : 0.0;
+  return st;
 }
 
 std::string G2TimeStr(double t) {
@@ -114,6 +136,11 @@ std::string NcclTestsWriter::Preamble(const std::vector<DeviceLine>& devices) co
   } else if (h.blocking != 0) {
     out += "# Blocking Enabled: wait for completion and barrier after each collective \n";
   }
+  if (g3 && h.per_iter_timing) {
+    out += "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows";
+    if (h.per_iter_skip) out += Printf("; summary skips first %lld iterations", static_cast<long long>(h.per_iter_skip));
+    out += " \n";
+  }
   if (h.parallel_init) out += "# Parallel Init Enabled: threads call into NcclInitRank concurrently \n";
   for (const std::string& note : h.notes) out += "# " + note + "\n";
   out += "#\n";
@@ -126,6 +153,22 @@ std::string NcclTestsWriter::Preamble(const std::vector<DeviceLine>& devices) co
   }
   out += "#\n";
   const char* time = h.report_cputime ? "cputime" : "time";
+  if (g3 && h.per_iter_timing) {
+    out += Printf("# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                       "
+                  "         in-place (+ per-iteration)\n",
+                  "", "", "", "", "");
+    out += Printf(
+        "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s "
+        "%*s\n",
+        "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%",
+        time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", 0, "");
+    out += Printf(
+        "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s "
+        "%*s\n",
+        "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", "(us)",
+        "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", 0, "");
+    return out;
+  }
   out += Printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
                 "", "", "", "");
   if (g3) {
@@ -156,6 +199,11 @@ std::string NcclTestsWriter::AddRow(const perf::Row& row) {
         out += Printf("  %7s  %6s  %6s  %6g", t.c_str(), a.c_str(), b.c_str(), static_cast<double>(*h->wrong));
       } else {
         out += Printf("  %7s  %6s  %6s    N/A", t.c_str(), a.c_str(), b.c_str());
+      }
+      if (header_.per_iter_timing) {
+        const IterStats st = ComputeIterStats(h->iter_us);
+        out += Printf("  %7s  %7s  %7s  %7s", GetFloatStr(st.min_us, 7).c_str(), GetFloatStr(st.max_us, 7).c_str(),
+                      GetFloatStr(st.p99_us, 7).c_str(), GetFloatStr(st.cv_pct, 7).c_str());
       }
     } else {
       const std::string t = G2TimeStr(h->time_us);

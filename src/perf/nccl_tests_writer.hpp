@@ -59,6 +59,8 @@ struct RunHeader {
   int64_t blocking = 0;
   int64_t parallel_init = 0;
   bool report_cputime = false;
+  bool per_iter_timing = false;  // -I 1 (G3 only): i_min i_max i_p99 i_cv% after each half
+  int64_t per_iter_skip = 0;     // -K
   std::string nccl_tests_version = "2.19.6";  // G3 first line
   int64_t nccl_version_code = 22707;          // nccl-headers= and nccl-library=
   // Extra comment lines printed as "# <note>" after the parameter line: what
@@ -74,6 +76,8 @@ struct HalfRow {
   double algbw_gbs = 0;
   double busbw_gbs = 0;
   std::optional<int64_t> wrong = 0;
+  // Per-iteration times (us) for the -I summary, leading -K samples already dropped.
+  std::vector<double> iter_us;
 };
 struct Row {
   int64_t size_bytes = 0;
@@ -88,6 +92,16 @@ struct Row {
 // nccl-tests' getFloatStr: "%*.2f" if it fits in `width`, else "%*.1f", "%*.0f",
 // else "%*.1e" (width >= 7) or "%*.0e"; right-aligned in `width`.
 std::string GetFloatStr(double value, int width);
+// nccl-tests' -I summary of `iter_us` (`computeIterStats`): min, max, p99 (nearest
+// rank), coefficient of variation in % (population standard deviation / mean).
+struct IterStats {
+  double min_us = 0;
+  double max_us = 0;
+  double p99_us = 0;
+  double cv_pct = 0;
+};
+IterStats ComputeIterStats(const std::vector<double>& iter_us);
+
 // G2's time string: >= 10000 "%7.0f", >= 100 "%7.1f", else "%7.2f".
 std::string G2TimeStr(double time_us);
 

@@ -1,5 +1,7 @@
 #include "perf/nccl_tests_writer.hpp"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "collective/model/alpha_beta.hpp"
@@ -47,7 +49,7 @@ std::string WriteExample(OutputFormat f, int64_t warmup) {
     row.count = s.size / 4;
     auto half = [&](double t) {
       return HalfRow{t, collective::AlgBwGbs(s.size, t),
-                     collective::BusBwGbs(collective::Collective::kAllReduce, 4, s.size, t), 0};
+                     collective::BusBwGbs(collective::Collective::kAllReduce, 4, s.size, t), 0, {}};
     };
     row.out_of_place = half(s.out_us);
     row.in_place = half(s.in_us);
@@ -180,8 +182,8 @@ TEST(NcclTestsWriter, NotCheckedHalvesPrintNA) {
     row.size_bytes = 1024;
     row.count = 16;
     row.redop = "none";
-    row.out_of_place = {10.0, 0.1, 0.2, 0};
-    row.in_place = {10.0, 0.1, 0.2, std::nullopt};
+    row.out_of_place = {10.0, 0.1, 0.2, 0, {}};
+    row.in_place = {10.0, 0.1, 0.2, std::nullopt, {}};
     const std::string line = w.AddRow(row);
     EXPECT_TRUE(line.ends_with("0.20    N/A\n")) << line;
     EXPECT_NE(line.find(f == OutputFormat::kG2 ? "0.20      0  " : "0.20       0  "), std::string::npos) << line;
@@ -193,8 +195,8 @@ TEST(NcclTestsWriter, NotCheckedHalvesPrintNA) {
 TEST(NcclTestsWriter, FooterCountsFailedHalvesAndAveragesUnroundedBusBw) {
   NcclTestsWriter w(OutputFormat::kG3, RunHeader{});
   Row row;
-  row.out_of_place = {1.0, 1.0, 10.004, 3};
-  row.in_place = {1.0, 1.0, 20.004, 0};
+  row.out_of_place = {1.0, 1.0, 10.004, 3, {}};
+  row.in_place = {1.0, 1.0, 20.004, 0, {}};
   w.AddRow(row);
   row.out_of_place.wrong = 1;
   row.in_place.wrong = 7;
@@ -237,6 +239,40 @@ TEST(NcclTestsWriter, ModelledDevices) {
   EXPECT_NE(w.Preamble(d).find("#  Rank 15 Group  0 Pid  10001 on     node-1 device  7 [0000:db:00] NVIDIA H100 "
                                "80GB HBM3\n"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace lossless::perf
+
+namespace lossless::perf {
+namespace {
+
+TEST(NcclTestsWriter, PerIterationColumnsInG3) {
+  EXPECT_NEAR(ComputeIterStats({4, 1, 3, 2}).cv_pct, std::sqrt(1.25) / 2.5 * 100, 1e-9);
+  EXPECT_EQ(ComputeIterStats({4, 1, 3, 2}).p99_us, 4);
+  EXPECT_EQ(ComputeIterStats({4, 1, 3, 2}).min_us, 1);
+  EXPECT_EQ(ComputeIterStats({}).max_us, 0);
+  RunHeader h = ExampleHeader(1);
+  h.per_iter_timing = true;
+  h.per_iter_skip = 2;
+  NcclTestsWriter w(OutputFormat::kG3, h);
+  const std::string pre = w.Preamble({});
+  EXPECT_NE(pre.find("# Per-Iteration Report: CUDA event timing; i_* uses max over process rows; summary skips "
+                     "first 2 iterations \n"),
+            std::string::npos);
+  EXPECT_NE(pre.find("#wrong    i_min    i_max    i_p99    i_cv%     time"), std::string::npos) << pre;
+  Row row;
+  row.size_bytes = 1024;
+  row.count = 256;
+  row.out_of_place = {10.0, 0.1, 0.2, 0, {9.0, 10.0, 11.0}};
+  row.in_place = {10.0, 0.1, 0.2, 0, {10.0}};
+  const std::string line = w.AddRow(row);
+  EXPECT_NE(line.find("       0     9.00    11.00    11.00     8.16    10.00"), std::string::npos) << line;
+  EXPECT_TRUE(line.ends_with("       0    10.00    10.00    10.00     0.00\n")) << line;
+  // Header lines and rows share the column grid: "#wrong" ends where the row's count ends.
+  const size_t header_wrong = pre.find("#wrong") + 6;
+  const size_t row_wrong = line.find("       0     9.00") + 8;
+  EXPECT_EQ(header_wrong - pre.rfind('\n', pre.find("#wrong")) - 1, row_wrong);
 }
 
 }  // namespace

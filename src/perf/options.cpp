@@ -263,6 +263,19 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args) {
   if (o.root >= o.Ranks()) {
     throw InputError(Cli("-r"), fmt::format("root {} is not one of the {} ranks", o.root, o.Ranks()));
   }
+  if (o.per_iter_skip > 0 && (o.per_iter_timing == 0 || o.per_iter_skip >= o.iters)) {
+    throw InputError(Cli("-K"), fmt::format("per-iteration skip needs -I 1 and must be below -n ({})", o.iters));
+  }
+  if (o.per_iter_timing && o.format == OutputFormat::kG2) {
+    throw InputError(Cli("-I"), "per-iteration columns exist only in the G3 layout (nccl-tests v2.19.2+); drop "
+                                "--format g2");
+  }
+  if (o.report_timestamps) {
+    throw InputError(Cli("-S"), "timestamps are not supported: lossless output is deterministic");
+  }
+  if (o.memory_report) {
+    throw InputError(Cli("-M"), "the GPU memory report is not modelled");
+  }
   if (o.device_impl > 0 && o.local_register != 2) {
     throw InputError(Cli("-D"), "device implementation (-D > 0) requires symmetric registration (-R 2)");
   }

@@ -102,6 +102,12 @@ TEST(PerfOptions, BadInputNamesTheFlag) {
   EXPECT_EQ(ErrorField({"all_reduce", "--model=1"}), "--model");
   EXPECT_EQ(ErrorField({"all_reduce", "--fabric="}), "--fabric");
   EXPECT_EQ(ErrorField({"all_reduce", "-q", "1"}), "-q");
+  EXPECT_EQ(ErrorField({"all_reduce", "-K", "2"}), "-K");  // needs -I 1
+  EXPECT_EQ(ErrorField({"all_reduce", "-I", "1", "-K", "20"}), "-K");
+  EXPECT_EQ(ErrorField({"all_reduce", "-I", "1", "--format", "g2"}), "-I");
+  EXPECT_EQ(ErrorField({"all_reduce", "-S", "1"}), "-S");
+  EXPECT_EQ(ErrorField({"all_reduce", "-M", "1"}), "-M");
+  EXPECT_EQ(ErrorField({"all_reduce", "-I", "1", "-K", "19"}), "");
   EXPECT_EQ(ErrorField({"all_reduce", "-b", "1M", "-e", "8M", "-f", "2"}), "");
   try {
     Parse({"all_reduce", "--minbyte", "8"});

@@ -26,7 +26,7 @@ double HalfResult::MaxUs() const {
   return *std::max_element(samples_us.begin(), samples_us.end());
 }
 
-Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks) {
+Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks, int64_t per_iter_skip) {
   Row row;
   row.size_bytes = s.counts.size_bytes;
   row.count = s.counts.count;
@@ -39,6 +39,8 @@ Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks) {
     out.algbw_gbs = collective::AlgBwGbs(s.counts.size_bytes, out.time_us);
     out.busbw_gbs = collective::BusBwGbs(c, n_ranks, s.counts.size_bytes, out.time_us);
     out.wrong = h.wrong;
+    const size_t skip = std::min(h.samples_us.size(), static_cast<size_t>(std::max<int64_t>(per_iter_skip, 0)));
+    out.iter_us.assign(h.samples_us.begin() + static_cast<std::ptrdiff_t>(skip), h.samples_us.end());
     return out;
   };
   row.out_of_place = half(s.out_of_place);
@@ -51,7 +53,9 @@ std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>&
   header.notes = notes;
   NcclTestsWriter w(r.options.format, header);
   std::string out = w.Preamble(ModelledDevices(r.options.nodes, r.options.GpusPerNode()));
-  for (const SizeResult& s : r.sizes) out += w.AddRow(ToRow(s, r.options.collective, r.options.Ranks()));
+  for (const SizeResult& s : r.sizes) {
+    out += w.AddRow(ToRow(s, r.options.collective, r.options.Ranks(), r.options.per_iter_skip));
+  }
   out += w.Footer();
   return out;
 }

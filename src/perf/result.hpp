@@ -65,8 +65,9 @@ struct PerfResult {
 };
 
 // The nccl-tests row of one size: time = mean, algbw = size / time, busbw =
-// algbw x factor, `redop` "none" for the non-reducing collectives.
-Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks);
+// algbw x factor, `redop` "none" for the non-reducing collectives; the samples
+// after the first `per_iter_skip` for the -I summary.
+Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks, int64_t per_iter_skip = 0);
 
 // The whole nccl-tests output (preamble, rows, footer) of a result. `notes` go
 // into the header (what produced the numbers).
