@@ -41,19 +41,21 @@ an::NcclRun ParseOne(const std::string& text) {
 
 // The printed value, read back, is within the printed precision of the true one.
 void ExpectClose(double parsed, double truth, const std::string& what) {
-  EXPECT_LE(std::fabs(parsed - truth), 0.005 + 1e-3 * std::fabs(truth)) << what << " " << parsed << " " << truth;
+  EXPECT_LE(std::fabs(parsed - truth), 0.005 + 1e-3 * std::fabs(truth))
+      << what << " " << parsed << " " << truth;
 }
 
 TEST(PerfRoundTrip, AuditParserRecoversEveryRowInBothLayouts) {
-  for (const char* coll : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce",
-                           "sendrecv"}) {
+  for (const char* coll : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast",
+                           "reduce", "sendrecv"}) {
     for (const char* format : {"g3", "g2"}) {
-      perf::PerfResult r = Model({coll, "-g", "8", "--nodes", "2", "-b", "8", "-e", "1G", "-f", "4", "--format", format});
+      perf::PerfResult r = Model(
+          {coll, "-g", "8", "--nodes", "2", "-b", "8", "-e", "1G", "-f", "4", "--format", format});
       const std::string text = perf::FormatNcclTests(r, perf::ModelNotes(r.nccl_version, ""));
       an::NcclRun run = ParseOne(text);
       SCOPED_TRACE(std::string(coll) + " " + format);
       EXPECT_EQ(run.generation, std::string(format) == "g3" ? an::NcclGeneration::kG3Current
-                                                           : an::NcclGeneration::kG2Classic);
+                                                            : an::NcclGeneration::kG2Classic);
       EXPECT_EQ(an::CollectiveName(run.collective), coll);
       EXPECT_FALSE(run.collective_inferred);
       EXPECT_EQ(run.ranks.size(), 16u);
@@ -85,8 +87,8 @@ TEST(PerfRoundTrip, AuditParserRecoversEveryRowInBothLayouts) {
 }
 
 TEST(PerfRoundTrip, PerIterationColumnsParseBack) {
-  perf::PerfResult r = Model({"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "64M", "-f", "4", "-n", "5",
-                              "-I", "1", "-K", "1"});
+  perf::PerfResult r = Model({"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "64M",
+                              "-f", "4", "-n", "5", "-I", "1", "-K", "1"});
   r.sizes[0].out_of_place.samples_us = {500, 100, 110, 120, 130};  // a slow first iteration
   an::NcclRun run = ParseOne(perf::FormatNcclTests(r, {}));
   ASSERT_EQ(run.rows.size(), r.sizes.size());
@@ -104,7 +106,8 @@ an::NcclRunReport Audit(const perf::PerfResult& r) {
 
 TEST(PerfRoundTrip, AuditVerdictsOnModelledRuns) {
   // A healthy 2 x 8 ring all-reduce on 400G NICs (48.5 GB/s of payload each) passes.
-  const std::vector<std::string> args = {"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "4G", "-f", "2"};
+  const std::vector<std::string> args = {"all_reduce", "-g", "8",  "--nodes", "2", "-b",
+                                         "1M",         "-e", "4G", "-f",      "2"};
   an::NcclRunReport healthy = Audit(Model(args));
   EXPECT_EQ(healthy.verdict, audit::Verdict::kPass);
   ASSERT_TRUE(healthy.peak_efficiency.has_value());

@@ -28,15 +28,16 @@ PerfResult ModelRun(const PerfOptions& o, const collective::AlphaBetaParams& par
             s.op = op;
             s.root = root;
             s.choice = tuning.Choose(o.collective, s.counts.size_bytes);
-            const double t = collective::AlphaBeta(o.collective, s.choice.algorithm, s.choice.protocol,
-                                                   s.counts.size_bytes, params)
+            const double t = collective::AlphaBeta(o.collective, s.choice.algorithm,
+                                                   s.choice.protocol, s.counts.size_bytes, params)
                                  .TotalUs();
             s.model_us = t;
             s.out_of_place.samples_us.assign(static_cast<size_t>(o.iters), t);
             s.in_place.samples_us.assign(static_cast<size_t>(o.iters), t);
             s.out_of_place.wrong = o.check ? std::optional<int64_t>(0) : std::nullopt;
-            s.in_place.wrong =
-                o.check && collective::ChecksInPlace(o.collective) ? std::optional<int64_t>(0) : std::nullopt;
+            s.in_place.wrong = o.check && collective::ChecksInPlace(o.collective)
+                                   ? std::optional<int64_t>(0)
+                                   : std::nullopt;
             r.sizes.push_back(std::move(s));
           }
         }
@@ -46,11 +47,13 @@ PerfResult ModelRun(const PerfOptions& o, const collective::AlphaBetaParams& par
   return r;
 }
 
-std::vector<std::string> ModelNotes(const std::string& nccl_version, const std::string& offload_note) {
+std::vector<std::string> ModelNotes(const std::string& nccl_version,
+                                    const std::string& offload_note) {
   std::vector<std::string> notes;
-  notes.push_back(fmt::format("lossless {}: ANALYTIC MODEL, NOT A SIMULATION: times are the alpha-beta model of "
-                              "the algorithm NCCL {}'s tuning model picks",
-                              kVersion, nccl_version));
+  notes.push_back(fmt::format(
+      "lossless {}: ANALYTIC MODEL, NOT A SIMULATION: times are the alpha-beta model of "
+      "the algorithm NCCL {}'s tuning model picks",
+      kVersion, nccl_version));
   notes.push_back("lossless: host names, PIDs and PCI addresses below are modelled");
   if (!offload_note.empty()) notes.push_back("lossless: " + offload_note);
   return notes;

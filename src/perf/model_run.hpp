@@ -23,6 +23,7 @@ PerfResult ModelRun(const PerfOptions& o, const collective::AlphaBetaParams& par
 // The header notes of a model run: what produced it, the modelled NCCL version,
 // that hosts/PIDs/PCI addresses are modelled, and NCCL's NVLS/CollNet verdict when
 // `offload_note` is not empty.
-std::vector<std::string> ModelNotes(const std::string& nccl_version, const std::string& offload_note);
+std::vector<std::string> ModelNotes(const std::string& nccl_version,
+                                    const std::string& offload_note);
 
 }  // namespace lossless::perf

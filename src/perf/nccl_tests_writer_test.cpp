@@ -16,15 +16,16 @@ struct Sample {
   double out_us;
   double in_us;
 };
-constexpr Sample kSamples[] = {{1048576, 71.52, 70.84},       {4194304, 139.7, 138.9},
-                               {16777216, 431.6, 430.2},      {67108864, 1538.4, 1535.1},
-                               {268435456, 5972.3, 5968.0},   {1073741824, 23811, 23796}};
+constexpr Sample kSamples[] = {{1048576, 71.52, 70.84},     {4194304, 139.7, 138.9},
+                               {16777216, 431.6, 430.2},    {67108864, 1538.4, 1535.1},
+                               {268435456, 5972.3, 5968.0}, {1073741824, 23811, 23796}};
 
 std::vector<DeviceLine> ExampleDevices() {
   std::vector<DeviceLine> d;
   const int bus[] = {0x1b, 0x43};
   for (int r = 0; r < 4; ++r) {
-    d.push_back({r, 0, 52100 + r, r < 2 ? "node-a" : "node-b", r % 2, 0, bus[r % 2], 0, "NVIDIA H100 80GB HBM3"});
+    d.push_back({r, 0, 52100 + r, r < 2 ? "node-a" : "node-b", r % 2, 0, bus[r % 2], 0,
+                 "NVIDIA H100 80GB HBM3"});
   }
   return d;
 }
@@ -48,8 +49,11 @@ std::string WriteExample(OutputFormat f, int64_t warmup) {
     row.size_bytes = s.size;
     row.count = s.size / 4;
     auto half = [&](double t) {
-      return HalfRow{t, collective::AlgBwGbs(s.size, t),
-                     collective::BusBwGbs(collective::Collective::kAllReduce, 4, s.size, t), 0, {}};
+      return HalfRow{t,
+                     collective::AlgBwGbs(s.size, t),
+                     collective::BusBwGbs(collective::Collective::kAllReduce, 4, s.size, t),
+                     0,
+                     {}};
     };
     row.out_of_place = half(s.out_us);
     row.in_place = half(s.in_us);
@@ -67,66 +71,87 @@ const char* const kRanks =
 TEST(NcclTestsWriter, G2MatchesTheClassicLayoutByteForByte) {
   // The reference's G2 example (v2.14.1-v2.16.6) plus the start and end lines of v2.16.7+.
   const std::string expected = std::string(
-      "# Collective test starting: all_reduce_perf\n"
-      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1073741824 step: 4(factor) warmup iters: 5 iters: 20 agg "
-      "iters: 1 validation: 1 graph: 0\n"
-      "#\n"
-      "# Using devices\n") +
-      kRanks +
-      "#\n"
-      "#                                                              out-of-place                       in-place  "
-      "        \n"
-      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
-      "#wrong\n"
-      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s) "
-      "      \n"
-      "     1048576        262144     float     sum      -1    71.52   14.66   21.99      0    70.84   14.80   22.20 "
-      "     0\n"
-      "     4194304       1048576     float     sum      -1    139.7   30.02   45.04      0    138.9   30.20   45.29 "
-      "     0\n"
-      "    16777216       4194304     float     sum      -1    431.6   38.87   58.31      0    430.2   39.00   58.50 "
-      "     0\n"
-      "    67108864      16777216     float     sum      -1   1538.4   43.62   65.43      0   1535.1   43.72   65.57 "
-      "     0\n"
-      "   268435456      67108864     float     sum      -1   5972.3   44.95   67.42      0   5968.0   44.98   67.47 "
-      "     0\n"
-      "  1073741824     268435456     float     sum      -1    23811   45.09   67.64      0    23796   45.12   67.68 "
-      "     0\n"
-      "# Out of bounds values : 0 OK\n"
-      "# Avg bus bandwidth    : 54.3795 \n"
-      "#\n"
-      "# Collective test concluded: all_reduce_perf\n"
-      "\n";
+                                   "# Collective test starting: all_reduce_perf\n"
+                                   "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1073741824 step: "
+                                   "4(factor) warmup iters: 5 iters: 20 agg "
+                                   "iters: 1 validation: 1 graph: 0\n"
+                                   "#\n"
+                                   "# Using devices\n") +
+                               kRanks +
+                               "#\n"
+                               "#                                                              "
+                               "out-of-place                       in-place  "
+                               "        \n"
+                               "#       size         count      type   redop    root     time   "
+                               "algbw   busbw #wrong     time   algbw   busbw "
+                               "#wrong\n"
+                               "#        (B)    (elements)                               (us)  "
+                               "(GB/s)  (GB/s)            (us)  (GB/s)  (GB/s) "
+                               "      \n"
+                               "     1048576        262144     float     sum      -1    71.52   "
+                               "14.66   21.99      0    70.84   14.80   22.20 "
+                               "     0\n"
+                               "     4194304       1048576     float     sum      -1    139.7   "
+                               "30.02   45.04      0    138.9   30.20   45.29 "
+                               "     0\n"
+                               "    16777216       4194304     float     sum      -1    431.6   "
+                               "38.87   58.31      0    430.2   39.00   58.50 "
+                               "     0\n"
+                               "    67108864      16777216     float     sum      -1   1538.4   "
+                               "43.62   65.43      0   1535.1   43.72   65.57 "
+                               "     0\n"
+                               "   268435456      67108864     float     sum      -1   5972.3   "
+                               "44.95   67.42      0   5968.0   44.98   67.47 "
+                               "     0\n"
+                               "  1073741824     268435456     float     sum      -1    23811   "
+                               "45.09   67.64      0    23796   45.12   67.68 "
+                               "     0\n"
+                               "# Out of bounds values : 0 OK\n"
+                               "# Avg bus bandwidth    : 54.3795 \n"
+                               "#\n"
+                               "# Collective test concluded: all_reduce_perf\n"
+                               "\n";
   EXPECT_EQ(WriteExample(OutputFormat::kG2, 5), expected);
 }
 
 TEST(NcclTestsWriter, G3MatchesTheCurrentLayoutByteForByte) {
-  const std::string expected = std::string(
-      "# nccl-tests version 2.19.6 nccl-headers=22907 nccl-library=22907\n"
-      "# Collective test starting: all_reduce_perf\n"
-      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1073741824 step: 4(factor) warmup iters: 1 iters: 20 agg "
-      "iters: 1 validation: 1 graph: 0 unalign: 0\n"
-      "#\n"
-      "# Using devices\n") +
+  const std::string expected =
+      std::string(
+          "# nccl-tests version 2.19.6 nccl-headers=22907 nccl-library=22907\n"
+          "# Collective test starting: all_reduce_perf\n"
+          "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1073741824 step: 4(factor) warmup iters: "
+          "1 iters: 20 agg "
+          "iters: 1 validation: 1 graph: 0 unalign: 0\n"
+          "#\n"
+          "# Using devices\n") +
       kRanks +
       "#\n"
-      "#                                                              out-of-place                       in-place  "
+      "#                                                              out-of-place                 "
+      "      in-place  "
       "        \n"
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   "
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "
+      "time   algbw   "
       "busbw  #wrong \n"
-      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  "
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             "
+      "(us)  (GB/s)  "
       "(GB/s)         \n"
-      "     1048576        262144     float     sum      -1    71.52   14.66   21.99       0    70.84   14.80   "
+      "     1048576        262144     float     sum      -1    71.52   14.66   21.99       0    "
+      "70.84   14.80   "
       "22.20       0\n"
-      "     4194304       1048576     float     sum      -1   139.70   30.02   45.04       0   138.90   30.20   "
+      "     4194304       1048576     float     sum      -1   139.70   30.02   45.04       0   "
+      "138.90   30.20   "
       "45.29       0\n"
-      "    16777216       4194304     float     sum      -1   431.60   38.87   58.31       0   430.20   39.00   "
+      "    16777216       4194304     float     sum      -1   431.60   38.87   58.31       0   "
+      "430.20   39.00   "
       "58.50       0\n"
-      "    67108864      16777216     float     sum      -1  1538.40   43.62   65.43       0  1535.10   43.72   "
+      "    67108864      16777216     float     sum      -1  1538.40   43.62   65.43       0  "
+      "1535.10   43.72   "
       "65.57       0\n"
-      "   268435456      67108864     float     sum      -1  5972.30   44.95   67.42       0  5968.00   44.98   "
+      "   268435456      67108864     float     sum      -1  5972.30   44.95   67.42       0  "
+      "5968.00   44.98   "
       "67.47       0\n"
-      "  1073741824     268435456     float     sum      -1  23811.0   45.09   67.64       0  23796.0   45.12   "
+      "  1073741824     268435456     float     sum      -1  23811.0   45.09   67.64       0  "
+      "23796.0   45.12   "
       "67.68       0\n"
       "# Out of bounds values : 0 OK\n"
       "# Avg bus bandwidth    : 54.3795 \n"
@@ -186,7 +211,9 @@ TEST(NcclTestsWriter, NotCheckedHalvesPrintNA) {
     row.in_place = {10.0, 0.1, 0.2, std::nullopt, {}};
     const std::string line = w.AddRow(row);
     EXPECT_TRUE(line.ends_with("0.20    N/A\n")) << line;
-    EXPECT_NE(line.find(f == OutputFormat::kG2 ? "0.20      0  " : "0.20       0  "), std::string::npos) << line;
+    EXPECT_NE(line.find(f == OutputFormat::kG2 ? "0.20      0  " : "0.20       0  "),
+              std::string::npos)
+        << line;
     EXPECT_NE(line.find("  none  "), std::string::npos);
     EXPECT_EQ(w.OutOfBounds(), 0);
   }
@@ -216,9 +243,11 @@ TEST(NcclTestsWriter, NotesBlockingAndCpuTimeInTheHeader) {
   h.blocking = 3;
   h.report_cputime = true;
   const std::string g3 = NcclTestsWriter(OutputFormat::kG3, h).Preamble({});
-  EXPECT_NE(g3.find("unalign: 0\n# Blocking Enabled: wait and barrier after each outer iteration (-n); time "
-                    "excludes barrier \n# lossless 0.1.0: ANALYTIC MODEL\n#\n# Using devices\n#\n"),
-            std::string::npos)
+  EXPECT_NE(
+      g3.find(
+          "unalign: 0\n# Blocking Enabled: wait and barrier after each outer iteration (-n); time "
+          "excludes barrier \n# lossless 0.1.0: ANALYTIC MODEL\n#\n# Using devices\n#\n"),
+      std::string::npos)
       << g3;
   EXPECT_NE(g3.find("  cputime   algbw"), std::string::npos);
   const std::string g2 = NcclTestsWriter(OutputFormat::kG2, h).Preamble({});
@@ -236,8 +265,9 @@ TEST(NcclTestsWriter, ModelledDevices) {
   EXPECT_EQ(d[9].pid, 10001);
   EXPECT_EQ(d[9].pci_bus, 0x2a);
   NcclTestsWriter w(OutputFormat::kG3, RunHeader{});
-  EXPECT_NE(w.Preamble(d).find("#  Rank 15 Group  0 Pid  10001 on     node-1 device  7 [0000:db:00] NVIDIA H100 "
-                               "80GB HBM3\n"),
+  EXPECT_NE(w.Preamble(d).find(
+                "#  Rank 15 Group  0 Pid  10001 on     node-1 device  7 [0000:db:00] NVIDIA H100 "
+                "80GB HBM3\n"),
             std::string::npos);
 }
 
@@ -257,17 +287,20 @@ TEST(NcclTestsWriter, PerIterationColumnsInG3) {
   h.per_iter_skip = 2;
   NcclTestsWriter w(OutputFormat::kG3, h);
   const std::string pre = w.Preamble({});
-  EXPECT_NE(pre.find("# Per-Iteration Report: CUDA event timing; i_* uses max over process rows; summary skips "
+  EXPECT_NE(pre.find("# Per-Iteration Report: CUDA event timing; i_* uses max over process rows; "
+                     "summary skips "
                      "first 2 iterations \n"),
             std::string::npos);
-  EXPECT_NE(pre.find("#wrong    i_min    i_max    i_p99    i_cv%     time"), std::string::npos) << pre;
+  EXPECT_NE(pre.find("#wrong    i_min    i_max    i_p99    i_cv%     time"), std::string::npos)
+      << pre;
   Row row;
   row.size_bytes = 1024;
   row.count = 256;
   row.out_of_place = {10.0, 0.1, 0.2, 0, {9.0, 10.0, 11.0}};
   row.in_place = {10.0, 0.1, 0.2, 0, {10.0}};
   const std::string line = w.AddRow(row);
-  EXPECT_NE(line.find("       0     9.00    11.00    11.00     8.16    10.00"), std::string::npos) << line;
+  EXPECT_NE(line.find("       0     9.00    11.00    11.00     8.16    10.00"), std::string::npos)
+      << line;
   EXPECT_TRUE(line.ends_with("       0    10.00    10.00    10.00     0.00\n")) << line;
   // Header lines and rows share the column grid: "#wrong" ends where the row's count ends.
   const size_t header_wrong = pre.find("#wrong") + 6;

@@ -21,16 +21,20 @@ struct Flag {
   char short_name;  // 0: long only
   std::string_view long_name;
   Kind kind;
-  std::function<void(PerfOptions&, const std::string& value, int64_t number, const Location& where)> set;
+  std::function<void(PerfOptions&, const std::string& value, int64_t number, const Location& where)>
+      set;
 };
 
-Location Cli(std::string field) { return Location{"<cli>", 0, std::move(field)}; }
+Location Cli(std::string field) {
+  return Location{"<cli>", 0, std::move(field)};
+}
 
 int64_t InRange(int64_t v, int64_t lo, int64_t hi, const Location& where) {
   if (v < lo || v > hi) {
-    throw InputError(where, Expected(hi == INT64_MAX ? fmt::format("an integer >= {}", lo)
-                                                     : fmt::format("an integer from {} to {}", lo, hi),
-                                     std::to_string(v)));
+    throw InputError(where,
+                     Expected(hi == INT64_MAX ? fmt::format("an integer >= {}", lo)
+                                              : fmt::format("an integer from {} to {}", lo, hi),
+                              std::to_string(v)));
   }
   return v;
 }
@@ -38,13 +42,15 @@ int64_t InRange(int64_t v, int64_t lo, int64_t hi, const Location& where) {
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = [] {
     std::vector<Flag> f;
-    auto integer = [&f](char s, std::string_view l, int64_t lo, int64_t hi, int64_t PerfOptions::*field) {
-      f.push_back({s, l, Kind::kInt, [lo, hi, field](PerfOptions& o, const std::string&, int64_t v, const Location& w) {
-                     o.*field = InRange(v, lo, hi, w);
-                   }});
+    auto integer = [&f](char s, std::string_view l, int64_t lo, int64_t hi,
+                        int64_t PerfOptions::*field) {
+      f.push_back({s, l, Kind::kInt,
+                   [lo, hi, field](PerfOptions& o, const std::string&, int64_t v,
+                                   const Location& w) { o.*field = InRange(v, lo, hi, w); }});
     };
     auto size = [&f](char s, std::string_view l, int64_t PerfOptions::*field) {
-      f.push_back({s, l, Kind::kSize, [field](PerfOptions& o, const std::string&, int64_t v, const Location&) {
+      f.push_back({s, l, Kind::kSize,
+                   [field](PerfOptions& o, const std::string&, int64_t v, const Location&) {
                      o.*field = v;
                    }});
     };
@@ -61,7 +67,8 @@ const std::vector<Flag>& Flags() {
     integer('N', "run_cycles", 1, kMax, &PerfOptions::run_cycles);
     integer('p', "parallel_init", 0, 1, &PerfOptions::parallel_init);
     integer('c', "check", 0, kMax, &PerfOptions::check);
-    f.push_back({'o', "op", Kind::kText, [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+    f.push_back({'o', "op", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    if (v == "all") {
                      auto all = collective::AllRedOps();
                      o.ops.assign(all.begin(), all.end());
@@ -69,7 +76,8 @@ const std::vector<Flag>& Flags() {
                      o.ops = {collective::ParseRedOp(v, w)};
                    }
                  }});
-    f.push_back({'d', "datatype", Kind::kText, [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+    f.push_back({'d', "datatype", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    if (v == "all") {
                      auto all = collective::AllDataTypes();
                      o.types.assign(all.begin(), all.end());
@@ -88,7 +96,8 @@ const std::vector<Flag>& Flags() {
     integer('x', "cta_policy", 0, 2, &PerfOptions::cta_policy);
     integer('D', "device_implementation", 0, kMax, &PerfOptions::device_impl);
     integer('V', "device_cta_count", 1, kMax, &PerfOptions::device_cta_count);
-    f.push_back({'J', "output_file", Kind::kText, [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+    f.push_back({'J', "output_file", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    if (v.size() < 6 || !v.ends_with(".json")) {
                      throw InputError(w, Expected("a file name ending in .json", v));
                    }
@@ -99,19 +108,24 @@ const std::vector<Flag>& Flags() {
     integer('u', "unalign", 0, kMax, &PerfOptions::unalign);
     integer('I', "per_iter_timing", 0, 1, &PerfOptions::per_iter_timing);
     integer('K', "per_iter_skip", 0, kMax, &PerfOptions::per_iter_skip);
-    f.push_back({'h', "help", Kind::kFlag, [](PerfOptions& o, const std::string&, int64_t, const Location&) {
-                   o.help = true;
-                 }});
+    f.push_back(
+        {'h', "help", Kind::kFlag,
+         [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.help = true; }});
     integer(0, "nodes", 1, 1 << 20, &PerfOptions::nodes);
-    f.push_back({0, "fabric", Kind::kText, [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
-                   if (v.empty()) throw InputError(w, "expected a fabric name, got an empty string");
+    f.push_back({0, "fabric", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+                   if (v.empty())
+                     throw InputError(w, "expected a fabric name, got an empty string");
                    o.fabric = v;
                  }});
-    f.push_back({0, "scenario", Kind::kText, [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
-                   if (v.empty()) throw InputError(w, "expected a scenario file, got an empty string");
+    f.push_back({0, "scenario", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+                   if (v.empty())
+                     throw InputError(w, "expected a scenario file, got an empty string");
                    o.scenario = v;
                  }});
-    f.push_back({0, "format", Kind::kText, [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+    f.push_back({0, "format", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    if (v == "g3") {
                      o.format = OutputFormat::kG3;
                    } else if (v == "g2") {
@@ -120,13 +134,14 @@ const std::vector<Flag>& Flags() {
                      throw InputError(w, Expected("g3 or g2", v));
                    }
                  }});
-    f.push_back({0, "json", Kind::kText, [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+    f.push_back({0, "json", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    if (v.empty()) throw InputError(w, "expected a file name, got an empty string");
                    o.json = v;
                  }});
-    f.push_back({0, "model", Kind::kFlag, [](PerfOptions& o, const std::string&, int64_t, const Location&) {
-                   o.model = true;
-                 }});
+    f.push_back(
+        {0, "model", Kind::kFlag,
+         [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.model = true; }});
     return f;
   }();
   return flags;
@@ -165,7 +180,8 @@ std::optional<int64_t> ParseSize(std::string_view text_in) {
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(num.c_str(), &end);
-  if (errno != 0 || end != num.c_str() + num.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  if (errno != 0 || end != num.c_str() + num.size() || !std::isfinite(v) || v < 0)
+    return std::nullopt;
   const double bytes = v * static_cast<double>(unit);
   if (bytes > 4.6e18) return std::nullopt;
   return static_cast<int64_t>(bytes);  // rounded down, as the size_t cast of nccl-tests
@@ -243,7 +259,9 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args) {
       number = *v;
     } else if (flag->kind == Kind::kSize) {
       auto v = ParseSize(*value);
-      if (!v) throw InputError(where, Expected("a size in bytes with an optional K, M or G suffix", *value));
+      if (!v)
+        throw InputError(where,
+                         Expected("a size in bytes with an optional K, M or G suffix", *value));
       number = *v;
     }
     flag->set(o, *value, number, where);
@@ -251,24 +269,31 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args) {
   if (o.help) return o;
 
   if (o.min_bytes > o.max_bytes) {
-    throw InputError(Cli("-b"), fmt::format("minbytes {} is above maxbytes {} (-e)", o.min_bytes, o.max_bytes));
+    throw InputError(
+        Cli("-b"), fmt::format("minbytes {} is above maxbytes {} (-e)", o.min_bytes, o.max_bytes));
   }
   if (o.step_factor <= 1 && o.step_bytes <= 0) {
-    throw InputError(Cli("-f"), "a step factor below 2 needs a step increment above 0 (-i); the sizes "
-                                "would never grow");
+    throw InputError(Cli("-f"),
+                     "a step factor below 2 needs a step increment above 0 (-i); the sizes "
+                     "would never grow");
   }
   if (o.step_factor > 1 && o.min_bytes == 0) {
-    throw InputError(Cli("-b"), "minbytes 0 with a step factor never grows; start at 1 byte or more");
+    throw InputError(Cli("-b"),
+                     "minbytes 0 with a step factor never grows; start at 1 byte or more");
   }
   if (o.root >= o.Ranks()) {
-    throw InputError(Cli("-r"), fmt::format("root {} is not one of the {} ranks", o.root, o.Ranks()));
+    throw InputError(Cli("-r"),
+                     fmt::format("root {} is not one of the {} ranks", o.root, o.Ranks()));
   }
   if (o.per_iter_skip > 0 && (o.per_iter_timing == 0 || o.per_iter_skip >= o.iters)) {
-    throw InputError(Cli("-K"), fmt::format("per-iteration skip needs -I 1 and must be below -n ({})", o.iters));
+    throw InputError(
+        Cli("-K"), fmt::format("per-iteration skip needs -I 1 and must be below -n ({})", o.iters));
   }
   if (o.per_iter_timing && o.format == OutputFormat::kG2) {
-    throw InputError(Cli("-I"), "per-iteration columns exist only in the G3 layout (nccl-tests v2.19.2+); drop "
-                                "--format g2");
+    throw InputError(
+        Cli("-I"),
+        "per-iteration columns exist only in the G3 layout (nccl-tests v2.19.2+); drop "
+        "--format g2");
   }
   if (o.report_timestamps) {
     throw InputError(Cli("-S"), "timestamps are not supported: lossless output is deterministic");
@@ -277,7 +302,8 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args) {
     throw InputError(Cli("-M"), "the GPU memory report is not modelled");
   }
   if (o.device_impl > 0 && o.local_register != 2) {
-    throw InputError(Cli("-D"), "device implementation (-D > 0) requires symmetric registration (-R 2)");
+    throw InputError(Cli("-D"),
+                     "device implementation (-D > 0) requires symmetric registration (-R 2)");
   }
   return o;
 }
@@ -308,11 +334,14 @@ std::string PerfUsage() {
          "    -t,--nthreads <n> (1)  -g,--ngpus <GPUs per thread> (1)\n"
          "    -b,--minbytes <size> (32M)  -e,--maxbytes <size> (32M)\n"
          "    -i,--stepbytes <size> (1M)  -f,--stepfactor <factor> (1: use -i)\n"
-         "    -n,--iters <n> (20)  -w,--warmup_iters <n> (1)  -m,--agg_iters <n> (1)  -N,--run_cycles <n> (1)\n"
+         "    -n,--iters <n> (20)  -w,--warmup_iters <n> (1)  -m,--agg_iters <n> (1)  "
+         "-N,--run_cycles <n> (1)\n"
          "    -o,--op <sum|prod|min|max|avg|mulsum|all> (sum)\n"
-         "    -d,--datatype <int8|uint8|int32|uint32|int64|uint64|half|float|double|bfloat16|f8e4m3|f8e5m2|all> "
+         "    -d,--datatype "
+         "<int8|uint8|int32|uint32|int64|uint64|half|float|double|bfloat16|f8e4m3|f8e5m2|all> "
          "(float)\n"
-         "    -r,--root <rank|-1> (0)  -c,--check <n> (1)  -z,--blocking <0-3> (0)  -a,--average <0-3> (1)\n"
+         "    -r,--root <rank|-1> (0)  -c,--check <n> (1)  -z,--blocking <0-3> (0)  -a,--average "
+         "<0-3> (1)\n"
          "    -p -y -T -G -C -R -x -D -V -J -S -M -u -I -K as nccl-tests\n"
          "  lossless flags:\n"
          "    --nodes <n> (1)  --fabric <name>  --scenario <file>  --format <g3|g2> (g3)\n"

@@ -40,33 +40,34 @@ struct PerfOptions {
   int64_t run_cycles = 1;                 // -N --run_cycles (0 = forever: rejected here)
   int64_t parallel_init = 0;              // -p --parallel_init
   int64_t check = 1;                      // -c --check (0: #wrong is N/A)
-  std::vector<collective::RedOp> ops = {collective::RedOp::kSum};          // -o --op (or all)
-  std::vector<collective::DataType> types = {collective::DataType::kFloat};  // -d --datatype (or all)
-  int64_t root = 0;                       // -r --root (-1: every rank in turn)
-  int64_t blocking = 0;                   // -z --blocking 0..3
-  int64_t stream_null = 0;                // -y --stream_null
-  int64_t timeout = 0;                    // -T --timeout (s)
-  int64_t cudagraph = 0;                  // -G --cudagraph
-  int64_t report_cputime = 0;             // -C --report_cputime
-  int64_t average = 1;                    // -a --average 0..3
-  int64_t local_register = 0;             // -R --local_register 0..2
-  int64_t cta_policy = -1;                // -x --cta_policy (unset: -1)
-  int64_t device_impl = 0;                // -D --device_implementation
-  int64_t device_cta_count = 16;          // -V --device_cta_count
-  std::string output_file;                // -J --output_file (nccl-tests' JSON; must end .json)
-  int64_t report_timestamps = 0;          // -S --report_timestamps
-  int64_t memory_report = 0;              // -M --memory
-  int64_t unalign = 0;                    // -u --unalign
-  int64_t per_iter_timing = 0;            // -I --per_iter_timing
-  int64_t per_iter_skip = 0;              // -K --per_iter_skip
-  bool help = false;                      // -h --help
+  std::vector<collective::RedOp> ops = {collective::RedOp::kSum};  // -o --op (or all)
+  std::vector<collective::DataType> types = {
+      collective::DataType::kFloat};  // -d --datatype (or all)
+  int64_t root = 0;                   // -r --root (-1: every rank in turn)
+  int64_t blocking = 0;               // -z --blocking 0..3
+  int64_t stream_null = 0;            // -y --stream_null
+  int64_t timeout = 0;                // -T --timeout (s)
+  int64_t cudagraph = 0;              // -G --cudagraph
+  int64_t report_cputime = 0;         // -C --report_cputime
+  int64_t average = 1;                // -a --average 0..3
+  int64_t local_register = 0;         // -R --local_register 0..2
+  int64_t cta_policy = -1;            // -x --cta_policy (unset: -1)
+  int64_t device_impl = 0;            // -D --device_implementation
+  int64_t device_cta_count = 16;      // -V --device_cta_count
+  std::string output_file;            // -J --output_file (nccl-tests' JSON; must end .json)
+  int64_t report_timestamps = 0;      // -S --report_timestamps
+  int64_t memory_report = 0;          // -M --memory
+  int64_t unalign = 0;                // -u --unalign
+  int64_t per_iter_timing = 0;        // -I --per_iter_timing
+  int64_t per_iter_skip = 0;          // -K --per_iter_skip
+  bool help = false;                  // -h --help
   // lossless's own.
-  int64_t nodes = 1;              // --nodes
-  std::string fabric;             // --fabric NAME (checked by the caller against the profiles)
-  std::string scenario;           // --scenario FILE
+  int64_t nodes = 1;     // --nodes
+  std::string fabric;    // --fabric NAME (checked by the caller against the profiles)
+  std::string scenario;  // --scenario FILE
   OutputFormat format = OutputFormat::kG3;  // --format g3|g2
-  std::string json;               // --json FILE (lossless.perf/1)
-  bool model = false;             // --model: print the alpha-beta model beside each row
+  std::string json;                         // --json FILE (lossless.perf/1)
+  bool model = false;                       // --model: print the alpha-beta model beside each row
 
   int64_t GpusPerNode() const { return n_threads * n_gpus; }
   int64_t Ranks() const { return nodes * GpusPerNode(); }

@@ -7,7 +7,9 @@
 namespace lossless::perf {
 namespace {
 
-PerfOptions Parse(std::vector<std::string> args) { return ParsePerfArgs(args); }
+PerfOptions Parse(std::vector<std::string> args) {
+  return ParsePerfArgs(args);
+}
 
 // The InputError's field for bad `args`, or "" when parsing succeeds.
 std::string ErrorField(std::vector<std::string> args) {
@@ -39,9 +41,12 @@ TEST(PerfOptions, DefaultsAreNcclTests) {
 }
 
 TEST(PerfOptions, ShortLongAttachedAndSeparateValues) {
-  PerfOptions o = Parse({"-b8", "-e", "128M", "--stepfactor=2", "--ngpus", "8", "-t2", "all_gather", "--nodes",
-                         "4", "-d", "half", "-o", "all", "--format", "g2", "--model", "--json", "out.json",
-                         "--fabric", "ib-ndr", "-n", "0x10"});
+  PerfOptions o = Parse({"-b8",     "-e",     "128M",     "--stepfactor=2",
+                         "--ngpus", "8",      "-t2",      "all_gather",
+                         "--nodes", "4",      "-d",       "half",
+                         "-o",      "all",    "--format", "g2",
+                         "--model", "--json", "out.json", "--fabric",
+                         "ib-ndr",  "-n",     "0x10"});
   EXPECT_EQ(o.collective, collective::Collective::kAllGather);
   EXPECT_EQ(o.min_bytes, 8);
   EXPECT_EQ(o.max_bytes, 128 << 20);
@@ -145,7 +150,8 @@ TEST(PerfOptions, SizeLoopFactorAndIncrement) {
 
 TEST(PerfOptions, UsageMentionsEveryFlagGroup) {
   const std::string u = PerfUsage();
-  for (const char* s : {"-b,--minbytes", "-f,--stepfactor", "--nodes", "--format", "--model", "--json"}) {
+  for (const char* s :
+       {"-b,--minbytes", "-f,--stepfactor", "--nodes", "--format", "--model", "--json"}) {
     EXPECT_NE(u.find(s), std::string::npos) << s;
   }
 }

@@ -9,7 +9,8 @@ namespace lossless::perf {
 
 double HalfResult::MeanUs() const {
   if (samples_us.empty()) return 0;
-  return std::accumulate(samples_us.begin(), samples_us.end(), 0.0) / static_cast<double>(samples_us.size());
+  return std::accumulate(samples_us.begin(), samples_us.end(), 0.0) /
+         static_cast<double>(samples_us.size());
 }
 
 double HalfResult::PercentileUs(int p) const {
@@ -39,8 +40,10 @@ Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks, int64_
     out.algbw_gbs = collective::AlgBwGbs(s.counts.size_bytes, out.time_us);
     out.busbw_gbs = collective::BusBwGbs(c, n_ranks, s.counts.size_bytes, out.time_us);
     out.wrong = h.wrong;
-    const size_t skip = std::min(h.samples_us.size(), static_cast<size_t>(std::max<int64_t>(per_iter_skip, 0)));
-    out.iter_us.assign(h.samples_us.begin() + static_cast<std::ptrdiff_t>(skip), h.samples_us.end());
+    const size_t skip =
+        std::min(h.samples_us.size(), static_cast<size_t>(std::max<int64_t>(per_iter_skip, 0)));
+    out.iter_us.assign(h.samples_us.begin() + static_cast<std::ptrdiff_t>(skip),
+                       h.samples_us.end());
     return out;
   };
   row.out_of_place = half(s.out_of_place);
@@ -90,10 +93,18 @@ nlohmann::json ToJson(const PerfResult& r) {
   j["nccl_version"] = r.nccl_version;
   j["fabric"] = r.fabric;
   j["options"] = {
-      {"min_bytes", o.min_bytes},     {"max_bytes", o.max_bytes},   {"step_bytes", o.step_bytes},
-      {"step_factor", o.step_factor}, {"iters", o.iters},           {"warmup_iters", o.warmup_iters},
-      {"agg_iters", o.agg_iters},     {"run_cycles", o.run_cycles}, {"check", o.check},
-      {"root", o.root},               {"blocking", o.blocking},     {"average", o.average},
+      {"min_bytes", o.min_bytes},
+      {"max_bytes", o.max_bytes},
+      {"step_bytes", o.step_bytes},
+      {"step_factor", o.step_factor},
+      {"iters", o.iters},
+      {"warmup_iters", o.warmup_iters},
+      {"agg_iters", o.agg_iters},
+      {"run_cycles", o.run_cycles},
+      {"check", o.check},
+      {"root", o.root},
+      {"blocking", o.blocking},
+      {"average", o.average},
       {"format", o.format == OutputFormat::kG3 ? "g3" : "g2"},
   };
   nlohmann::json results = nlohmann::json::array();

@@ -33,7 +33,7 @@ struct HalfResult {
 };
 
 struct SizeResult {
-  int64_t requested_bytes = 0;   // the loop's size before rounding
+  int64_t requested_bytes = 0;    // the loop's size before rounding
   collective::CollCounts counts;  // size column, count column
   collective::DataType type = collective::DataType::kFloat;
   collective::RedOp op = collective::RedOp::kSum;
@@ -67,7 +67,8 @@ struct PerfResult {
 // The nccl-tests row of one size: time = mean, algbw = size / time, busbw =
 // algbw x factor, `redop` "none" for the non-reducing collectives; the samples
 // after the first `per_iter_skip` for the -I summary.
-Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks, int64_t per_iter_skip = 0);
+Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks,
+          int64_t per_iter_skip = 0);
 
 // The whole nccl-tests output (preamble, rows, footer) of a result. `notes` go
 // into the header (what produced the numbers).

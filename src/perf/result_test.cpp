@@ -27,7 +27,8 @@ TEST(PerfResult, PercentilesAreNearestRank) {
 
 TEST(PerfResult, ToRowComputesBandwidthsTheNcclTestsWay) {
   SizeResult s;
-  s.counts = collective::CountsFor(Collective::kAllGather, 1 << 20, collective::DataType::kFloat, 4);
+  s.counts =
+      collective::CountsFor(Collective::kAllGather, 1 << 20, collective::DataType::kFloat, 4);
   s.out_of_place.samples_us = {10.0, 30.0};
   s.in_place.samples_us = {20.0};
   s.in_place.wrong = std::nullopt;
@@ -42,7 +43,9 @@ TEST(PerfResult, ToRowComputesBandwidthsTheNcclTestsWay) {
   EXPECT_EQ(ToRow(s, Collective::kSendRecv, 4).redop, "sum");
 }
 
-PerfOptions Options(std::vector<std::string> args) { return ParsePerfArgs(args); }
+PerfOptions Options(std::vector<std::string> args) {
+  return ParsePerfArgs(args);
+}
 
 collective::AlphaBetaParams Params(const PerfOptions& o) {
   collective::AlphaBetaParams p;
@@ -58,8 +61,8 @@ collective::TuningModel Tuning(const PerfOptions& o) {
 }
 
 TEST(PerfResult, ModelRunLoopsTypesOpsRootsAndCycles) {
-  PerfOptions o = Options({"reduce", "-g", "4", "-r", "-1", "-o", "all", "-d", "all", "-N", "2", "-b", "1K", "-e",
-                           "4K", "-f", "2", "-n", "5"});
+  PerfOptions o = Options({"reduce", "-g", "4", "-r", "-1", "-o", "all", "-d", "all", "-N", "2",
+                           "-b", "1K", "-e", "4K", "-f", "2", "-n", "5"});
   PerfResult r = ModelRun(o, Params(o), Tuning(o));
   EXPECT_EQ(r.sizes.size(), 2u * 12 * 6 * 4 * 3);
   EXPECT_EQ(r.sizes.front().out_of_place.samples_us.size(), 5u);
@@ -69,7 +72,8 @@ TEST(PerfResult, ModelRunLoopsTypesOpsRootsAndCycles) {
 }
 
 TEST(PerfResult, ModelRunTimesAreTheAlphaBetaOfNcclsChoice) {
-  PerfOptions o = Options({"all_reduce", "-g", "8", "--nodes", "2", "-b", "8", "-e", "1G", "-f", "8"});
+  PerfOptions o =
+      Options({"all_reduce", "-g", "8", "--nodes", "2", "-b", "8", "-e", "1G", "-f", "8"});
   const auto params = Params(o);
   const auto tuning = Tuning(o);
   PerfResult r = ModelRun(o, params, tuning);
@@ -78,8 +82,8 @@ TEST(PerfResult, ModelRunTimesAreTheAlphaBetaOfNcclsChoice) {
     const auto choice = tuning.Choose(Collective::kAllReduce, s.counts.size_bytes);
     EXPECT_EQ(s.choice.algorithm, choice.algorithm);
     EXPECT_EQ(s.choice.protocol, choice.protocol);
-    const double t = collective::AlphaBeta(Collective::kAllReduce, choice.algorithm, choice.protocol,
-                                           s.counts.size_bytes, params)
+    const double t = collective::AlphaBeta(Collective::kAllReduce, choice.algorithm,
+                                           choice.protocol, s.counts.size_bytes, params)
                          .TotalUs();
     EXPECT_DOUBLE_EQ(s.out_of_place.MeanUs(), t);
     EXPECT_EQ(s.model_us, t);
@@ -93,8 +97,10 @@ TEST(PerfResult, ModelRunTimesAreTheAlphaBetaOfNcclsChoice) {
 TEST(PerfResult, ModelRunOutputSaysItIsTheModel) {
   PerfOptions o = Options({"alltoall", "-g", "8", "-b", "1M", "-e", "4M", "-f", "2"});
   PerfResult r = ModelRun(o, Params(o), Tuning(o));
-  const std::string text = FormatNcclTests(r, ModelNotes(r.nccl_version, "real NCCL would consider NVLS"));
-  EXPECT_NE(text.find("\n# lossless 0.1.0: ANALYTIC MODEL, NOT A SIMULATION"), std::string::npos) << text;
+  const std::string text =
+      FormatNcclTests(r, ModelNotes(r.nccl_version, "real NCCL would consider NVLS"));
+  EXPECT_NE(text.find("\n# lossless 0.1.0: ANALYTIC MODEL, NOT A SIMULATION"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("NCCL 2.27.7"), std::string::npos);
   EXPECT_NE(text.find("\n# lossless: real NCCL would consider NVLS\n"), std::string::npos);
   EXPECT_NE(text.find("# Collective test starting: alltoall_perf\n"), std::string::npos);
@@ -103,7 +109,8 @@ TEST(PerfResult, ModelRunOutputSaysItIsTheModel) {
 }
 
 TEST(PerfResult, JsonSchema) {
-  PerfOptions o = Options({"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "2M", "-f", "2", "-c", "0"});
+  PerfOptions o = Options(
+      {"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "2M", "-f", "2", "-c", "0"});
   PerfResult r = ModelRun(o, Params(o), Tuning(o));
   r.links.push_back({"node-0/nic-0", 3, 1.5, 7, 2, 0, 1});
   r.sizes[1].in_place.samples_us = {1.0, 2.0, 3.0, 100.0};

@@ -49,8 +49,8 @@ std::string_view BottleneckName(Bottleneck b) {
   return "?";
 }
 
-AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes, const AlphaBetaParams& params,
-                        const TuningConstants& k) {
+AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
+                        const AlphaBetaParams& params, const TuningConstants& k) {
   AlphaBetaTime t;
   const int nodes = params.nodes;
   const int g = params.gpus_per_node;

@@ -34,9 +34,9 @@ struct AlphaBetaParams {
   double pcie_gbs = 0;
   // NVLink bandwidth per GPU and direction in GB/s (H100: 18 links x 25 GB/s = 450).
   double nvlink_gbs = 450.0;
-  bool intra_nvlink = true;   // NVLink inside the node (else PCI latencies from hwLat)
-  double net_hop_us = 0;      // wire + switch latency of one inter-node hop, on top of hwLat
-  double nvlink_hop_us = 0;   // extra latency of one intra-node hop, on top of hwLat
+  bool intra_nvlink = true;  // NVLink inside the node (else PCI latencies from hwLat)
+  double net_hop_us = 0;     // wire + switch latency of one inter-node hop, on top of hwLat
+  double nvlink_hop_us = 0;  // extra latency of one intra-node hop, on top of hwLat
   // NCCL's per-step network overhead (us; Intel x86 1.0, AMD 2.0; x3 for Simple),
   // a host cost: the intra-node hop latency of a multi-node ring is at least this.
   double net_overhead_us = 1.0;
@@ -65,7 +65,8 @@ struct AlphaBetaTime {
 // `bytes` is the nccl-tests size column (CollCounts::size_bytes). Tree is
 // all_reduce only (NCCL has no Tree for the others; they are modelled as Ring);
 // alltoall and sendrecv are point-to-point whatever `a` says. One rank: 0.
-AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes, const AlphaBetaParams& params,
+AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
+                        const AlphaBetaParams& params,
                         const TuningConstants& constants = Nccl2_27Constants());
 
 // algbw and busbw (GB/s) of a time, the nccl-tests way (0 for time 0).

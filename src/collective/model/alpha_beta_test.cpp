@@ -23,35 +23,41 @@ constexpr int64_t kHuge = int64_t{16} << 30;
 
 TEST(AlphaBeta, LargeRingAllReduceReachesNicsTimesRate) {
   // 2 x 8 H100, 8 x 50 GB/s: busbw tends to 400 GB/s from below.
-  const double bw = BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(2));
+  const double bw =
+      BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(2));
   EXPECT_LT(bw, 400.0);
   EXPECT_GT(bw, 0.995 * 400.0);
-  AlphaBetaTime t = AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(2));
+  AlphaBetaTime t =
+      AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(2));
   EXPECT_EQ(t.bottleneck, Bottleneck::kNetwork);
   // Each NIC carries 2(n-1)/n x S / 8 bytes.
   EXPECT_DOUBLE_EQ(t.nic_bytes, 2.0 * 15 / 16 * static_cast<double>(kHuge) / 8);
 }
 
 TEST(AlphaBeta, HalvingTheNicRateHalvesRingBusBw) {
-  const double full = BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(4));
-  const double half =
-      BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(4, 8, 8, 25.0));
+  const double full =
+      BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(4));
+  const double half = BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge,
+                            Cluster(4, 8, 8, 25.0));
   EXPECT_NEAR(half / full, 0.5, 0.005);
 }
 
 TEST(AlphaBeta, SingleNodeIsBoundByNvlink) {
-  AlphaBetaTime t = AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(1));
+  AlphaBetaTime t =
+      AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(1));
   EXPECT_EQ(t.bottleneck, Bottleneck::kNvlink);
   EXPECT_EQ(t.inter_hops, 0);
   EXPECT_EQ(t.intra_hops, 14);
-  const double bw = BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(1));
+  const double bw =
+      BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(1));
   EXPECT_GT(bw, 0.99 * 450.0);
   EXPECT_LT(bw, 450.0);
 }
 
 TEST(AlphaBeta, ProtocolPayloadShareScalesBandwidth) {
   const auto p = Cluster(4);
-  const double simple = BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, p);
+  const double simple =
+      BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, p);
   const double ll = BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL, kHuge, p);
   const double ll128 = BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128, kHuge, p);
   EXPECT_NEAR(ll / simple, 0.5, 0.005);
@@ -72,12 +78,14 @@ TEST(AlphaBeta, TreeOnTwoNodesExceedsTheNicCeiling) {
   const auto p = Cluster(2);
   const double tree = BusBw(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, kHuge, p);
   EXPECT_GT(tree, 400.0);
-  AlphaBetaTime t = AlphaBeta(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, kHuge, p);
+  AlphaBetaTime t =
+      AlphaBeta(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, kHuge, p);
   EXPECT_DOUBLE_EQ(t.nic_bytes, static_cast<double>(kHuge) / 8);
   EXPECT_EQ(t.inter_hops, 2);
   EXPECT_EQ(t.intra_hops, 14);
   // On 16 nodes interior nodes carry 3 x S/2 in one tree plus S/2 in the other.
-  AlphaBetaTime t16 = AlphaBeta(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, kHuge, Cluster(16));
+  AlphaBetaTime t16 =
+      AlphaBeta(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, kHuge, Cluster(16));
   EXPECT_DOUBLE_EQ(t16.nic_bytes, 2.0 * static_cast<double>(kHuge) / 8);
   EXPECT_EQ(t16.inter_hops, 8);
 }
@@ -99,9 +107,10 @@ TEST(AlphaBeta, SmallMessagesTrackNcclsLatencyModel) {
   // The fabric's own latency adds once per inter-node hop.
   auto slow = p;
   slow.net_hop_us = 1.0;
-  EXPECT_NEAR(AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL, 1, slow).TotalUs() -
-                  r.TotalUs(),
-              32.0, 1e-9);
+  EXPECT_NEAR(
+      AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL, 1, slow).TotalUs() -
+          r.TotalUs(),
+      32.0, 1e-9);
 }
 
 TEST(AlphaBeta, LatencyGrowsLinearlyForRingAndLogarithmicallyForTree) {
@@ -115,22 +124,32 @@ TEST(AlphaBeta, LatencyGrowsLinearlyForRingAndLogarithmicallyForTree) {
 TEST(AlphaBeta, OtherCollectives) {
   const auto p = Cluster(2);
   // all_gather / reduce_scatter reach the same busbw ceiling as all_reduce.
-  EXPECT_GT(BusBw(Collective::kAllGather, Algorithm::kRing, Protocol::kSimple, kHuge, p), 0.99 * 400);
-  EXPECT_GT(BusBw(Collective::kReduceScatter, Algorithm::kRing, Protocol::kSimple, kHuge, p), 0.99 * 400);
+  EXPECT_GT(BusBw(Collective::kAllGather, Algorithm::kRing, Protocol::kSimple, kHuge, p),
+            0.99 * 400);
+  EXPECT_GT(BusBw(Collective::kReduceScatter, Algorithm::kRing, Protocol::kSimple, kHuge, p),
+            0.99 * 400);
   // Tree is all-reduce only: others fall back to Ring.
-  EXPECT_DOUBLE_EQ(AlphaBeta(Collective::kAllGather, Algorithm::kTree, Protocol::kSimple, kHuge, p).TotalUs(),
-                   AlphaBeta(Collective::kAllGather, Algorithm::kRing, Protocol::kSimple, kHuge, p).TotalUs());
+  EXPECT_DOUBLE_EQ(
+      AlphaBeta(Collective::kAllGather, Algorithm::kTree, Protocol::kSimple, kHuge, p).TotalUs(),
+      AlphaBeta(Collective::kAllGather, Algorithm::kRing, Protocol::kSimple, kHuge, p).TotalUs());
   // broadcast: S over each node's NICs.
-  EXPECT_GT(BusBw(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple, kHuge, p), 0.99 * 400);
+  EXPECT_GT(BusBw(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple, kHuge, p),
+            0.99 * 400);
   // sendrecv: one GPU per node crosses on one NIC.
-  EXPECT_NEAR(BusBw(Collective::kSendRecv, Algorithm::kRing, Protocol::kSimple, kHuge, p), 50.0, 0.1);
+  EXPECT_NEAR(BusBw(Collective::kSendRecv, Algorithm::kRing, Protocol::kSimple, kHuge, p), 50.0,
+              0.1);
   // alltoall on 2 nodes: half of each rank's data leaves the node, 8 ranks share 8 NICs.
-  AlphaBetaTime a2a = AlphaBeta(Collective::kAllToAll, Algorithm::kRing, Protocol::kSimple, kHuge, p);
+  AlphaBetaTime a2a =
+      AlphaBeta(Collective::kAllToAll, Algorithm::kRing, Protocol::kSimple, kHuge, p);
   EXPECT_DOUBLE_EQ(a2a.nic_bytes, static_cast<double>(kHuge) / 2);
   EXPECT_EQ(a2a.inter_hops, 1);
   // One rank, or nothing to send: zero.
-  EXPECT_EQ(AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(1, 1)).TotalUs(), 0);
-  EXPECT_EQ(AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, 0, p).TotalUs(), 0);
+  EXPECT_EQ(
+      AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, Cluster(1, 1))
+          .TotalUs(),
+      0);
+  EXPECT_EQ(AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, 0, p).TotalUs(),
+            0);
 }
 
 TEST(AlphaBeta, BandwidthHelpers) {

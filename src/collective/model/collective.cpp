@@ -18,8 +18,8 @@ constexpr std::array<Collective, 7> kCollectives = {
     Collective::kSendRecv,
 };
 constexpr std::array<DataType, 12> kTypes = {
-    DataType::kInt8,   DataType::kUint8,  DataType::kInt32,    DataType::kUint32,
-    DataType::kInt64,  DataType::kUint64, DataType::kHalf,     DataType::kFloat,
+    DataType::kInt8,   DataType::kUint8,    DataType::kInt32,  DataType::kUint32,
+    DataType::kInt64,  DataType::kUint64,   DataType::kHalf,   DataType::kFloat,
     DataType::kDouble, DataType::kBfloat16, DataType::kF8e4m3, DataType::kF8e5m2,
 };
 constexpr std::array<RedOp, 6> kOps = {RedOp::kSum, RedOp::kProd, RedOp::kMax,
@@ -43,7 +43,9 @@ T ParseName(std::string_view name, const Location& where, const std::array<T, N>
 
 }  // namespace
 
-std::span<const Collective> AllCollectives() { return kCollectives; }
+std::span<const Collective> AllCollectives() {
+  return kCollectives;
+}
 
 std::string_view CollectiveName(Collective c) {
   switch (c) {
@@ -65,7 +67,9 @@ std::string_view CollectiveName(Collective c) {
   return "?";
 }
 
-std::string BinaryName(Collective c) { return std::string(CollectiveName(c)) + "_perf"; }
+std::string BinaryName(Collective c) {
+  return std::string(CollectiveName(c)) + "_perf";
+}
 
 std::optional<Collective> CollectiveFromName(std::string_view name) {
   std::string s = text::ToLower(name);
@@ -91,13 +95,17 @@ bool PrintsRedOp(Collective c) {
          c == Collective::kReduce || c == Collective::kSendRecv;
 }
 
-bool HasRoot(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
+bool HasRoot(Collective c) {
+  return c == Collective::kBroadcast || c == Collective::kReduce;
+}
 
 bool ChecksInPlace(Collective c) {
   return c != Collective::kAllToAll && c != Collective::kSendRecv;
 }
 
-std::span<const DataType> AllDataTypes() { return kTypes; }
+std::span<const DataType> AllDataTypes() {
+  return kTypes;
+}
 
 std::string_view DataTypeName(DataType t) {
   switch (t) {
@@ -155,7 +163,9 @@ DataType ParseDataType(std::string_view name, const Location& where) {
   return ParseName(name, where, kTypes, DataTypeName, "data type");
 }
 
-std::span<const RedOp> AllRedOps() { return kOps; }
+std::span<const RedOp> AllRedOps() {
+  return kOps;
+}
 
 std::string_view RedOpName(RedOp op) {
   switch (op) {

@@ -35,8 +35,8 @@ TEST(Collective, UnknownNamesAreInputErrorsWithSuggestion) {
 }
 
 TEST(Collective, ElementSizesAndNamesFollowNcclTests) {
-  const char* names[] = {"int8",  "uint8", "int32",  "uint32",   "int64",  "uint64",
-                         "half",  "float", "double", "bfloat16", "f8e4m3", "f8e5m2"};
+  const char* names[] = {"int8", "uint8", "int32",  "uint32",   "int64",  "uint64",
+                         "half", "float", "double", "bfloat16", "f8e4m3", "f8e5m2"};
   const int64_t sizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
   ASSERT_EQ(AllDataTypes().size(), 12u);
   for (size_t i = 0; i < 12; ++i) {

@@ -121,7 +121,8 @@ void AddChild(TreeLinks& t, int child) {
 
 std::vector<TreeChannel> TreeChannels(int nodes, int gpus_per_node, int nics_per_node, int channels,
                                       int base_channels) {
-  assert(nodes >= 1 && gpus_per_node >= 1 && nics_per_node >= 1 && channels >= 1 && base_channels >= 1);
+  assert(nodes >= 1 && gpus_per_node >= 1 && nics_per_node >= 1 && channels >= 1 &&
+         base_channels >= 1);
   const int g = gpus_per_node;
   std::vector<TreeChannel> out;
   out.reserve(channels);

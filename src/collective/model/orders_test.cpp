@@ -145,7 +145,8 @@ TEST(Orders, RankTreesPerChannel) {
           if (l.up < 0) ++roots;
           if (l.up >= 0) {
             const auto& pd = ch.ranks[l.up].down;
-            EXPECT_NE(std::find(pd.begin(), pd.end(), r), pd.end()) << nodes << "x" << g << " c" << c;
+            EXPECT_NE(std::find(pd.begin(), pd.end(), r), pd.end())
+                << nodes << "x" << g << " c" << c;
           }
           for (int d : l.down) {
             if (d >= 0) {

@@ -22,15 +22,15 @@ constexpr int kHwNet = 2;
 
 // NCCL's function index (ncclFunc_t order): Broadcast, Reduce, AllGather, ReduceScatter, AllReduce.
 constexpr std::array<std::string_view, 5> kFuncNames = {"Broadcast", "Reduce", "AllGather",
-                                                         "ReduceScatter", "AllReduce"};
+                                                        "ReduceScatter", "AllReduce"};
 constexpr int kFuncBroadcast = 0;
 constexpr int kFuncReduce = 1;
 constexpr int kFuncAllGather = 2;
 constexpr int kFuncReduceScatter = 3;
 constexpr int kFuncAllReduce = 4;
 // ncclAlgoStr: the modelled ones first; the others parse but are never available here.
-constexpr std::array<std::string_view, 7> kAlgoNames = {"Tree", "Ring",     "CollNetDirect", "CollNetChain",
-                                                        "NVLS", "NVLSTree", "PAT"};
+constexpr std::array<std::string_view, 7> kAlgoNames = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
 constexpr std::array<std::string_view, 3> kProtoNames = {"LL", "LL128", "Simple"};
 
 std::optional<int> FuncIndex(Collective c) {
@@ -63,13 +63,15 @@ int Log2i(int64_t n) {
   return r;
 }
 
-bool EqualsNoCase(std::string_view a, std::string_view b) { return text::ToLower(a) == text::ToLower(b); }
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return text::ToLower(a) == text::ToLower(b);
+}
 
 // NCCL's parseList (src/graph/tuning.cc): "[prefix:]list[;prefix:list...]", the list
 // comma-separated, a leading '^' inverting it; every entry but the first needs a prefix.
 // `list` is [5 funcs][n elements], 1 = enabled. Throws InputError naming the variable.
-void ParseList(const std::string& str, std::string_view var, std::span<const std::string_view> elems,
-               std::vector<int>& list) {
+void ParseList(const std::string& str, std::string_view var,
+               std::span<const std::string_view> elems, std::vector<int>& list) {
   const size_t n = elems.size();
   Location where{"<env>", 0, std::string(var)};
   size_t start = 0;
@@ -90,8 +92,9 @@ void ParseList(const std::string& str, std::string_view var, std::span<const std
       prefix = token.substr(0, colon);
       elem_list = token.substr(colon + 1);
     } else if (!first) {
-      throw InputError(where, fmt::format("every entry but the first needs a function prefix, got {}",
-                                          QuoteForMessage(str)));
+      throw InputError(where,
+                       fmt::format("every entry but the first needs a function prefix, got {}",
+                                   QuoteForMessage(str)));
     }
     first = false;
     int set = 1;
@@ -131,7 +134,9 @@ void ParseList(const std::string& str, std::string_view var, std::span<const std
   }
 }
 
-int ArchIndex(GpuArch a) { return static_cast<int>(a); }
+int ArchIndex(GpuArch a) {
+  return static_cast<int>(a);
+}
 
 }  // namespace
 
@@ -147,7 +152,9 @@ std::string_view AlgorithmName(Algorithm a) {
   return "?";
 }
 
-std::string_view ProtocolName(Protocol p) { return kProtoNames[static_cast<size_t>(p)]; }
+std::string_view ProtocolName(Protocol p) {
+  return kProtoNames[static_cast<size_t>(p)];
+}
 
 std::string_view GpuArchName(GpuArch a) {
   switch (a) {
@@ -182,10 +189,12 @@ const TuningConstants& Nccl2_27Constants() {
         {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}};
     const double tree_bw[4][3] = {
         {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}};
-    const double corr[3][23] = {
-        {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-        {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-        {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+    const double corr[3][23] = {{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6, .5,
+                                 .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+                                {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6, .6,
+                                 .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0},
+                                {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+                                 .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
     std::copy(&base[0][0], &base[0][0] + 6, &c.base_lat_us[0][0]);
     std::copy(&hw[0][0][0], &hw[0][0][0] + 18, &c.hw_lat_us[0][0][0]);
     std::copy(&ll_max[0][0], &ll_max[0][0] + 12, &c.ll_max_bw[0][0]);
@@ -200,13 +209,16 @@ const TuningConstants& Nccl2_27Constants() {
 
 SearchGraph DeriveSearchGraph(const NodeHardware& hw, int nodes, int max_channels) {
   // Speed arrays of src/graph/search.cc (v2.27.7).
-  static constexpr double kIntra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+  static constexpr double kIntra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                                      9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
   static constexpr double kInter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
                                       7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-  static constexpr double kIntra90[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+  static constexpr double kIntra90[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+                                        15.0, 12.0, 11.0, 6.0,  3.0};
   static constexpr double kInter90[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                         15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-  static constexpr double kIntra100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+  static constexpr double kIntra100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0,
+                                         30.0, 24.0, 20.0, 19.0, 18.0};
   static constexpr double kInter100[] = {96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
                                          17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
   std::span<const double> intra = kIntra;
@@ -253,8 +265,9 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
     : shape_(shape), graph_(graph), constants_(&constants) {
   const TuningConstants& k = constants;
   if (overrides.min_channels < -1 || overrides.max_channels < -1) {
-    throw InputError({"<env>", 0, overrides.min_channels < -1 ? "NCCL_MIN_NCHANNELS" : "NCCL_MAX_NCHANNELS"},
-                     "expected a channel count >= 0");
+    throw InputError(
+        {"<env>", 0, overrides.min_channels < -1 ? "NCCL_MIN_NCHANNELS" : "NCCL_MAX_NCHANNELS"},
+        "expected a channel count >= 0");
   }
   // Channels (src/graph/connect.cc ncclTopoPostset).
   int nch = std::min(k.max_channels, graph.channels * 2);
@@ -263,7 +276,8 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
   }
   int max_nch = overrides.max_channels >= 0 ? overrides.max_channels : k.max_channels;
   max_nch = std::clamp(max_nch, 1, k.max_channels);
-  int min_nch = std::clamp(overrides.min_channels >= 0 ? overrides.min_channels : 0, 0, k.max_channels);
+  int min_nch =
+      std::clamp(overrides.min_channels >= 0 ? overrides.min_channels : 0, 0, k.max_channels);
   nch = std::min(max_nch, nch);
   nch = std::max(nch, std::max(min_nch, 1));
   comm_channels_ = nch;
@@ -273,7 +287,8 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
   const double ppn = static_cast<double>(nranks) / nodes;
 
   // Threads (ncclTopoTuneModel).
-  const int simple_ring = graph.bw_intra_gbs * graph.channels <= k.pci_bw ? 256 : k.max_threads_simple;
+  const int simple_ring =
+      graph.bw_intra_gbs * graph.channels <= k.pci_bw ? 256 : k.max_threads_simple;
   max_threads_[kRing][kSimple] = simple_ring;
   max_threads_[kTree][kSimple] = k.max_threads_simple;
   max_threads_[kRing][kLL] = max_threads_[kTree][kLL] = k.max_threads_ll;
@@ -296,18 +311,21 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
   const int hw = nodes == 1 ? intra_hw : kHwNet;
 
   for (int f = 0; f < 5; ++f) {
-    const int nsteps = f == kFuncAllReduce                                   ? 2 * (nranks - 1)
+    const int nsteps = f == kFuncAllReduce                                ? 2 * (nranks - 1)
                        : (f == kFuncReduceScatter || f == kFuncAllGather) ? nranks - 1
-                                                                             : nranks;
+                                                                          : nranks;
     for (int a = 0; a < 2; ++a) {
-      // Broadcast, Reduce, AllGather and ReduceScatter have no Tree (PAT/NVLS/CollNet not modelled).
+      // Broadcast, Reduce, AllGather and ReduceScatter have no Tree (PAT/NVLS/CollNet not
+      // modelled).
       if (f != kFuncAllReduce && a != kRing) continue;
       for (int p = 0; p < 3; ++p) {
         const double bw = nodes <= 2 ? graph.bw_intra_gbs : graph.bw_inter_gbs;
         double bus_bw = graph.channels * bw;
         if (a == kRing && p == kLL) bus_bw = std::min(ll_max_bw, bus_bw * .5);
-        if (a == kRing && p == kLL128) bus_bw = std::min(bus_bw * 0.92, graph.channels * per_ch_ring_ll128);
-        if (a == kTree && f == kFuncAllReduce) bus_bw = std::min(bus_bw * .92, graph.channels * per_ch_tree_bw);
+        if (a == kRing && p == kLL128)
+          bus_bw = std::min(bus_bw * 0.92, graph.channels * per_ch_ring_ll128);
+        if (a == kTree && f == kFuncAllReduce)
+          bus_bw = std::min(bus_bw * .92, graph.channels * per_ch_tree_bw);
         if (a == kTree && p == kLL) bus_bw = std::min(bus_bw * 1.0 / 3.8, ll_max_bw);
         if (a == kTree && p == kLL128) {
           bus_bw = std::min(bus_bw * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
@@ -332,11 +350,14 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
           } else {
             double net_overhead = 0.0;
             if (nodes > 1) {
-              net_overhead = overrides.net_overhead_us.value_or(k.net_overhead_us[static_cast<int>(shape.cpu)]);
+              net_overhead = overrides.net_overhead_us.value_or(
+                  k.net_overhead_us[static_cast<int>(shape.cpu)]);
               if (p == kSimple) net_overhead *= 3;
             }
             intra_lat = std::max(intra_lat, net_overhead);
-            const int inter_steps = nodes == 1 ? 0 : f == kFuncAllReduce ? 2 * (nodes - 1) : nodes - 1;
+            const int inter_steps = nodes == 1            ? 0
+                                    : f == kFuncAllReduce ? 2 * (nodes - 1)
+                                                          : nodes - 1;
             lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
           }
         } else if (f == kFuncAllReduce) {
@@ -379,7 +400,8 @@ double TuningModel::Latency(Collective c, Algorithm a, Protocol p) const {
   return lat_[*f][static_cast<int>(a)][static_cast<int>(p)];
 }
 
-std::optional<double> TuningModel::Time(Collective c, Algorithm a, Protocol p, int64_t nbytes) const {
+std::optional<double> TuningModel::Time(Collective c, Algorithm a, Protocol p,
+                                        int64_t nbytes) const {
   double bw = Bandwidth(c, a, p);
   if (bw <= 0) return std::nullopt;
   double lat = Latency(c, a, p);
@@ -387,9 +409,11 @@ std::optional<double> TuningModel::Time(Collective c, Algorithm a, Protocol p, i
   if (a == Algorithm::kTree && c == Collective::kAllReduce && log_size >= 0 && log_size < 23) {
     bw *= constants_->tree_correction[static_cast<int>(p)][log_size];
   }
-  if (a == Algorithm::kRing && p == Protocol::kSimple && shape_.nodes > 1 && c == Collective::kAllReduce &&
+  if (a == Algorithm::kRing && p == Protocol::kSimple && shape_.nodes > 1 &&
+      c == Collective::kAllReduce &&
       nbytes / (static_cast<int64_t>(comm_channels_) * shape_.Ranks()) >= 64) {
-    lat *= shape_.arch >= GpuArch::kAmpere ? constants_->ring_plateau_sm80 : constants_->ring_plateau_older;
+    lat *= shape_.arch >= GpuArch::kAmpere ? constants_->ring_plateau_sm80
+                                           : constants_->ring_plateau_older;
   }
   // numPipeOps = 1: latCount = 1 for every algorithm.
   return lat + static_cast<double>(nbytes) / (1000.0 * bw);
@@ -468,9 +492,9 @@ int64_t ChunkBytes(Collective c, Algorithm a, Protocol p, int64_t simple_buffsiz
     case Protocol::kLL128:
       return int64_t{4915200} / kSteps * 15 / 16;  // DEFAULT_LL128_BUFFSIZE step, 15 of 16 words
     case Protocol::kSimple: {
-      const bool four = a == Algorithm::kRing &&
-                        (c == Collective::kAllReduce || c == Collective::kAllGather ||
-                         c == Collective::kReduceScatter);
+      const bool four =
+          a == Algorithm::kRing && (c == Collective::kAllReduce || c == Collective::kAllGather ||
+                                    c == Collective::kReduceScatter);
       return simple_buffsize / kSteps * (four ? 4 : 1);
     }
   }
@@ -485,10 +509,12 @@ std::string OffloadVerdict::HeaderNote() const {
   if (names.empty()) return {};
   std::string list;
   for (size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
-  return fmt::format("real NCCL would consider {}; lossless does not model them and runs Ring/Tree", list);
+  return fmt::format("real NCCL would consider {}; lossless does not model them and runs Ring/Tree",
+                     list);
 }
 
-OffloadVerdict OffloadNcclWouldUse(Collective c, const CommShape& shape, bool nvswitch, bool sharp) {
+OffloadVerdict OffloadNcclWouldUse(Collective c, const CommShape& shape, bool nvswitch,
+                                   bool sharp) {
   OffloadVerdict v;
   const bool nvls_hw = nvswitch && shape.arch >= GpuArch::kHopper && shape.gpus_per_node > 1;
   if (c == Collective::kAllReduce) {

@@ -41,7 +41,7 @@ enum class CpuVendor { kIntel, kAmd, kOther };
 // One NCCL version's tuning constants (`src/graph/tuning.cc`, `src/include/comm.h`,
 // `src/include/device.h`). Index order [algorithm][protocol] with Tree=0, Ring=1.
 struct TuningConstants {
-  std::string nccl_version;  // "2.27.7"
+  std::string nccl_version;       // "2.27.7"
   int64_t nccl_version_code = 0;  // NCCL_VERSION_CODE, 22707
   double base_lat_us[2][3];
   double hw_lat_us[3][2][3];  // [NVLINK=0, PCI=1, NET=2][algo][proto]
@@ -49,7 +49,7 @@ struct TuningConstants {
   double per_ch_max_ring_ll128_bw[4][3];
   double per_ch_max_tree_ll128_bw[4][3];
   double per_ch_max_tree_bw[4][3];
-  double tree_correction[3][23];  // [proto][log2(bytes >> 6)], 64 B ... 256 MiB
+  double tree_correction[3][23];   // [proto][log2(bytes >> 6)], 64 B ... 256 MiB
   double ring_plateau_sm80 = 1.4;  // Ring/Simple all-reduce latency factor on > 1 node
   double ring_plateau_older = 1.9;
   double net_overhead_us[3] = {1.0, 2.0, 1.0};  // Intel x86, AMD x86, other
@@ -59,7 +59,7 @@ struct TuningConstants {
   int max_threads_ll128 = 640;                  // NCCL_LL128_MAX_NTHREADS
   int max_threads_simple = 512;                 // NCCL_SIMPLE_MAX_NTHREADS
   int max_threads = 640;                        // NCCL_MAX_NTHREADS
-  double pci_bw = 12.0;                         // PCI_BW (topo.h): Ring/Simple gets 256 threads below it
+  double pci_bw = 12.0;  // PCI_BW (topo.h): Ring/Simple gets 256 threads below it
 };
 const TuningConstants& Nccl2_27Constants();
 
@@ -78,18 +78,18 @@ struct SearchGraph {
   int channels = 1;
   double bw_intra_gbs = 0;
   double bw_inter_gbs = 0;
-  bool intra_nvlink = true;        // typeIntra == LINK_NVL (else PCI latencies)
-  double latency_inter_us = 0;     // the net plugin's latency property (IB: 0)
-  bool plain_tree_pattern = false; // maxTreePattern == NCCL_TOPO_PATTERN_TREE (x0.85)
-  bool ll128_paths_ok = true;      // the LL128 path rule (typeInter <= PXN on sm90+, typeIntra <= NVB)
+  bool intra_nvlink = true;         // typeIntra == LINK_NVL (else PCI latencies)
+  double latency_inter_us = 0;      // the net plugin's latency property (IB: 0)
+  bool plain_tree_pattern = false;  // maxTreePattern == NCCL_TOPO_PATTERN_TREE (x0.85)
+  bool ll128_paths_ok = true;  // the LL128 path rule (typeInter <= PXN on sm90+, typeIntra <= NVB)
 };
 
 // A node as the channel derivation needs it.
 struct NodeHardware {
   int gpus = 8;
-  int nics = 8;                 // NICs used by NCCL per node
-  double nic_gbs = 50.0;        // per NIC, GB/s (speed_Mbps / 8000): 400 Gb/s -> 50
-  double nvlink_gbs = 370.8;    // per GPU NVLink bandwidth as NCCL sees it (links x per-link bw)
+  int nics = 8;               // NICs used by NCCL per node
+  double nic_gbs = 50.0;      // per NIC, GB/s (speed_Mbps / 8000): 400 Gb/s -> 50
+  double nvlink_gbs = 370.8;  // per GPU NVLink bandwidth as NCCL sees it (links x per-link bw)
   bool nvlink = true;
   GpuArch arch = GpuArch::kHopper;
 };
@@ -106,8 +106,8 @@ SearchGraph DeriveSearchGraph(const NodeHardware& hw, int nodes, int max_channel
 struct TuningOverrides {
   std::string algo;   // NCCL_ALGO: "Ring", "Tree,Ring", "^Tree", "allreduce:Tree;broadcast:Ring"
   std::string proto;  // NCCL_PROTO: "Simple", "^LL128", ...
-  int min_channels = -1;  // NCCL_MIN_NCHANNELS (unset: -1)
-  int max_channels = -1;  // NCCL_MAX_NCHANNELS (unset: -1)
+  int min_channels = -1;                  // NCCL_MIN_NCHANNELS (unset: -1)
+  int max_channels = -1;                  // NCCL_MAX_NCHANNELS (unset: -1)
   std::optional<double> net_overhead_us;  // NCCL_NET_OVERHEAD (given in ns to NCCL; here in us)
   // NCCL_BUFFSIZE: the Simple buffer per connection (4 MiB default). Not part of the
   // cost model; it sets the engine's step and chunk sizes (ChunkBytes).
@@ -118,16 +118,17 @@ struct TuningOverrides {
 struct AlgoChoice {
   Algorithm algorithm = Algorithm::kRing;
   Protocol protocol = Protocol::kSimple;
-  int channels = 1;     // nMaxChannels of topoGetAlgoInfo
-  int threads = 0;      // threads per channel (nWarps x 32)
-  double time_us = 0;   // the model's prediction of the chosen pair
+  int channels = 1;    // nMaxChannels of topoGetAlgoInfo
+  int threads = 0;     // threads per channel (nWarps x 32)
+  double time_us = 0;  // the model's prediction of the chosen pair
 };
 
 class TuningModel {
  public:
   // Throws InputError{"<env>", 0, "NCCL_ALGO" | "NCCL_PROTO" | ...} for an
   // override that NCCL would reject (unknown name, unknown prefix, min/max < 0).
-  TuningModel(const CommShape& shape, const SearchGraph& graph, const TuningOverrides& overrides = {},
+  TuningModel(const CommShape& shape, const SearchGraph& graph,
+              const TuningOverrides& overrides = {},
               const TuningConstants& constants = Nccl2_27Constants());
 
   // comm->nChannels: the search channels x 2 (connect.cc), x 2 again on sm90+ with
@@ -168,13 +169,14 @@ class TuningModel {
 // (all-reduce, all-gather, reduce-scatter on Ring: 4 steps; others 1); LL
 // buffsize_ll/NCCL_STEPS/2 of payload; LL128 step x 15/16 of payload
 // (`src/include/collectives.h`, `src/enqueue.cc`, NCCL 2.27). Bytes.
-int64_t ChunkBytes(Collective c, Algorithm a, Protocol p, int64_t simple_buffsize = int64_t{1} << 22);
+int64_t ChunkBytes(Collective c, Algorithm a, Protocol p,
+                   int64_t simple_buffsize = int64_t{1} << 22);
 
 // Whether real NCCL (2.27) would consider an algorithm lossless does not model.
 struct OffloadVerdict {
-  bool nvls = false;      // NVLink SHARP inside the node (NVSwitch, sm90+)
-  bool nvls_tree = false; // NVLS inside + tree across nodes (NVSwitch, sm90+, > 1 node)
-  bool collnet = false;   // CollNet (SHARP in InfiniBand switches), NCCL_COLLNET_ENABLE=1
+  bool nvls = false;       // NVLink SHARP inside the node (NVSwitch, sm90+)
+  bool nvls_tree = false;  // NVLS inside + tree across nodes (NVSwitch, sm90+, > 1 node)
+  bool collnet = false;    // CollNet (SHARP in InfiniBand switches), NCCL_COLLNET_ENABLE=1
   bool Any() const { return nvls || nvls_tree || collnet; }
   // One line for the perf header, e.g. "real NCCL would consider NVLSTree (NVSwitch
   // nodes); lossless runs Ring/Tree". Empty when none applies.

@@ -44,7 +44,8 @@ TEST(Tuning, RingPlateauFactorOnlyForLargeMultiNodeAllReduce) {
   ASSERT_GT(bw, 0);
   // 64 bytes per channel and rank and above: latency x 1.4.
   const int64_t big = int64_t{64} * m.CommChannels() * 128;
-  EXPECT_NEAR(*m.Time(ar, Algorithm::kRing, Protocol::kSimple, big), 1190.0 * 1.4 + big / (1000 * bw), 1e-6);
+  EXPECT_NEAR(*m.Time(ar, Algorithm::kRing, Protocol::kSimple, big),
+              1190.0 * 1.4 + big / (1000 * bw), 1e-6);
   EXPECT_NEAR(*m.Time(ar, Algorithm::kRing, Protocol::kSimple, big - 1),
               1190.0 + (big - 1) / (1000 * bw), 1e-6);
 }
@@ -54,11 +55,13 @@ TEST(Tuning, BandwidthRulesHopperSixteenNodes) {
   const Collective ar = Collective::kAllReduce;
   const double n = 128;
   // Ring Simple: 8 x 48 busBw, algBw = busBw x n / (2(n-1)).
-  EXPECT_NEAR(m.Bandwidth(ar, Algorithm::kRing, Protocol::kSimple), 384.0 * n / (2 * (n - 1)), 1e-9);
+  EXPECT_NEAR(m.Bandwidth(ar, Algorithm::kRing, Protocol::kSimple), 384.0 * n / (2 * (n - 1)),
+              1e-9);
   // Ring LL: min(llMaxBw Intel >= 3 nodes = 20.4, 0.5 x 384).
   EXPECT_NEAR(m.Bandwidth(ar, Algorithm::kRing, Protocol::kLL), 20.4 * n / (2 * (n - 1)), 1e-9);
   // Ring LL128: min(0.92 x 384, 8 x 36.7).
-  EXPECT_NEAR(m.Bandwidth(ar, Algorithm::kRing, Protocol::kLL128), 8 * 36.7 * n / (2 * (n - 1)), 1e-9);
+  EXPECT_NEAR(m.Bandwidth(ar, Algorithm::kRing, Protocol::kLL128), 8 * 36.7 * n / (2 * (n - 1)),
+              1e-9);
   // Tree Simple: min(0.92 x 384, 8 x 36.0) x 0.5.
   EXPECT_NEAR(m.Bandwidth(ar, Algorithm::kTree, Protocol::kSimple), 288.0 * 0.5, 1e-9);
   // Tree LL: min(288 / 3.8, 20.4) x 0.5.
@@ -199,7 +202,8 @@ TEST(Tuning, ChunkBytes) {
   EXPECT_EQ(ChunkBytes(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple), 2 << 20);
   EXPECT_EQ(ChunkBytes(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple), 512 << 10);
   EXPECT_EQ(ChunkBytes(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple), 512 << 10);
-  EXPECT_EQ(ChunkBytes(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, 8 << 20), 4 << 20);
+  EXPECT_EQ(ChunkBytes(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, 8 << 20),
+            4 << 20);
   EXPECT_EQ(ChunkBytes(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 32768);
   EXPECT_EQ(ChunkBytes(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128), 576000);
 }
@@ -228,7 +232,8 @@ TEST(Tuning, OffloadVerdicts) {
 namespace lossless::collective {
 namespace {
 
-TuningModel FourNodes(int gpus = 8, CpuVendor cpu = CpuVendor::kIntel, SearchGraph g = {}, TuningOverrides o = {}) {
+TuningModel FourNodes(int gpus = 8, CpuVendor cpu = CpuVendor::kIntel, SearchGraph g = {},
+                      TuningOverrides o = {}) {
   if (g.bw_inter_gbs == 0) {
     g.channels = 8;
     g.bw_intra_gbs = g.bw_inter_gbs = 48.0;
@@ -242,41 +247,52 @@ TEST(TuningRules, LatencyInterAddsOnceAndTwiceForSimple) {
   g.bw_intra_gbs = g.bw_inter_gbs = 48.0;
   g.latency_inter_us = 2.0;
   TuningModel m = FourNodes(8, CpuVendor::kIntel, g);
-  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 56 * 1.0 + 6 * 4.7, 1e-9);
-  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 56 * 3.4 + 6 * 18.0,
-              1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL),
+              6.6 + 56 * 1.0 + 6 * 4.7, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple),
+              8.4 + 56 * 3.4 + 6 * 18.0, 1e-9);
 }
 
 TEST(TuningRules, OneGpuPerNodeUsesTheTreeNetLatency) {
   TuningModel m = FourNodes(1);
-  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 6 * 5.0, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 6 * 5.0,
+              1e-9);
 }
 
 TEST(TuningRules, NetOverheadByCpuAndOverride) {
   TuningOverrides half;
   half.net_overhead_us = 0.5;
   TuningModel m = FourNodes(8, CpuVendor::kIntel, {}, half);
-  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 56 * 3.4 + 6 * 14.0,
-              1e-9);
-  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 56 * 0.6 + 6 * 2.7, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple),
+              8.4 + 56 * 3.4 + 6 * 14.0, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL),
+              6.6 + 56 * 0.6 + 6 * 2.7, 1e-9);
   TuningModel amd = FourNodes(8, CpuVendor::kAmd);
-  EXPECT_NEAR(amd.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 6.6 + 56 * 2.0 + 6 * 2.7, 1e-9);
+  EXPECT_NEAR(amd.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL),
+              6.6 + 56 * 2.0 + 6 * 2.7, 1e-9);
   // The AMD row of llMaxBws on >= 3 nodes: 19.0 instead of Intel's 20.4.
-  EXPECT_NEAR(amd.Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 19.0 * 32 / 62, 1e-9);
+  EXPECT_NEAR(amd.Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL),
+              19.0 * 32 / 62, 1e-9);
 }
 
 TEST(TuningRules, BroadcastAndAllGatherRings) {
   TuningModel m = FourNodes();
-  EXPECT_NEAR(m.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kLL), 6.6 + 32 * 2.7, 1e-9);
-  EXPECT_NEAR(m.Latency(Collective::kReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 32 * 14.0, 1e-9);
-  EXPECT_NEAR(m.Bandwidth(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple), 384.0 * 32 / 32, 1e-9);
-  EXPECT_NEAR(m.Latency(Collective::kAllGather, Algorithm::kRing, Protocol::kSimple), 8.4 + 28 * 3.4 + 3 * 14.0,
+  EXPECT_NEAR(m.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kLL), 6.6 + 32 * 2.7,
               1e-9);
-  EXPECT_NEAR(m.Bandwidth(Collective::kReduceScatter, Algorithm::kRing, Protocol::kSimple), 384.0 * 32 / 31, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 32 * 14.0,
+              1e-9);
+  EXPECT_NEAR(m.Bandwidth(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple),
+              384.0 * 32 / 32, 1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllGather, Algorithm::kRing, Protocol::kSimple),
+              8.4 + 28 * 3.4 + 3 * 14.0, 1e-9);
+  EXPECT_NEAR(m.Bandwidth(Collective::kReduceScatter, Algorithm::kRing, Protocol::kSimple),
+              384.0 * 32 / 31, 1e-9);
   // One node: NVLink latencies, the Tree entry for Simple.
   TuningModel one(CommShape{1, 8, GpuArch::kHopper, CpuVendor::kIntel}, DeriveSearchGraph({}, 1));
-  EXPECT_NEAR(one.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kLL), 6.6 + 8 * 0.6, 1e-9);
-  EXPECT_NEAR(one.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple), 8.4 + 8 * 4.0, 1e-9);
+  EXPECT_NEAR(one.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kLL), 6.6 + 8 * 0.6,
+              1e-9);
+  EXPECT_NEAR(one.Latency(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple),
+              8.4 + 8 * 4.0, 1e-9);
 }
 
 TEST(TuningRules, TreePatternAndCorrectionFactor) {
@@ -287,7 +303,8 @@ TEST(TuningRules, TreePatternAndCorrectionFactor) {
   TuningModel base = FourNodes();
   TuningModel m = FourNodes(8, CpuVendor::kIntel, plain);
   const double bw = base.Bandwidth(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple);
-  EXPECT_NEAR(m.Bandwidth(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple), bw * 0.85, 1e-9);
+  EXPECT_NEAR(m.Bandwidth(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple), bw * 0.85,
+              1e-9);
   // 4096 B: log2(4096 >> 6) = 6, LL factor 0.7; Simple at 64 B: index 0, 0.9.
   const double ll_bw = base.Bandwidth(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL);
   const double ll_lat = base.Latency(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL);
@@ -297,8 +314,8 @@ TEST(TuningRules, TreePatternAndCorrectionFactor) {
   EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, 64),
               s_lat + 64 / (1000 * bw * 0.9), 1e-9);
   // Below 64 B and from 512 MiB on: no correction.
-  EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, 63), s_lat + 63 / (1000 * bw),
-              1e-9);
+  EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, 63),
+              s_lat + 63 / (1000 * bw), 1e-9);
   const int64_t big = int64_t{1} << 29;
   EXPECT_NEAR(*base.Time(Collective::kAllReduce, Algorithm::kTree, Protocol::kSimple, big),
               s_lat + big / (1000 * bw), 1e-6);
@@ -309,8 +326,8 @@ TEST(TuningRules, Ll128PathRuleAndExplicitProto) {
   unsafe.channels = 8;
   unsafe.bw_intra_gbs = unsafe.bw_inter_gbs = 48.0;
   unsafe.ll128_paths_ok = false;
-  EXPECT_EQ(FourNodes(8, CpuVendor::kIntel, unsafe).Bandwidth(Collective::kAllReduce, Algorithm::kRing,
-                                                               Protocol::kLL128),
+  EXPECT_EQ(FourNodes(8, CpuVendor::kIntel, unsafe)
+                .Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128),
             0);
   EXPECT_GT(FourNodes().Bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128), 0);
   TuningOverrides named;
@@ -344,8 +361,8 @@ TEST(TuningRules, SimpleRingThreadsOnSlowPci) {
   TuningModel m = FourNodes(8, CpuVendor::kIntel, slow, ring);
   EXPECT_EQ(m.Choose(Collective::kAllReduce, int64_t{1} << 30).threads, 256 + 32);
   // PCI latencies inside the node.
-  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple), 8.4 + 56 * 5.7 + 6 * 14.0,
-              1e-9);
+  EXPECT_NEAR(m.Latency(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple),
+              8.4 + 56 * 5.7 + 6 * 14.0, 1e-9);
 }
 
 }  // namespace
