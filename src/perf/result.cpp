@@ -1,0 +1,146 @@
+#include "perf/result.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "collective/model/alpha_beta.hpp"
+
+namespace lossless::perf {
+
+double HalfResult::MeanUs() const {
+  if (samples_us.empty()) return 0;
+  return std::accumulate(samples_us.begin(), samples_us.end(), 0.0) /
+         static_cast<double>(samples_us.size());
+}
+
+double HalfResult::PercentileUs(int p) const {
+  if (samples_us.empty()) return 0;
+  std::vector<double> sorted = samples_us;
+  std::sort(sorted.begin(), sorted.end());
+  const int n = static_cast<int>(sorted.size());
+  const int idx = std::clamp(std::min(n - 1, (n * p + 99) / 100 - 1), 0, n - 1);
+  return sorted[static_cast<size_t>(idx)];
+}
+
+double HalfResult::MaxUs() const {
+  if (samples_us.empty()) return 0;
+  return *std::max_element(samples_us.begin(), samples_us.end());
+}
+
+Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks, int64_t per_iter_skip) {
+  Row row;
+  row.size_bytes = s.counts.size_bytes;
+  row.count = s.counts.count;
+  row.type = std::string(collective::DataTypeName(s.type));
+  row.redop = collective::PrintsRedOp(c) ? std::string(collective::RedOpName(s.op)) : "none";
+  row.root = s.root;
+  auto half = [&](const HalfResult& h) {
+    HalfRow out;
+    out.time_us = h.MeanUs();
+    out.algbw_gbs = collective::AlgBwGbs(s.counts.size_bytes, out.time_us);
+    out.busbw_gbs = collective::BusBwGbs(c, n_ranks, s.counts.size_bytes, out.time_us);
+    out.wrong = h.wrong;
+    const size_t skip =
+        std::min(h.samples_us.size(), static_cast<size_t>(std::max<int64_t>(per_iter_skip, 0)));
+    out.iter_us.assign(h.samples_us.begin() + static_cast<std::ptrdiff_t>(skip),
+                       h.samples_us.end());
+    return out;
+  };
+  row.out_of_place = half(s.out_of_place);
+  row.in_place = half(s.in_place);
+  return row;
+}
+
+std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>& notes) {
+  RunHeader header = HeaderFromOptions(r.options);
+  header.notes = notes;
+  NcclTestsWriter w(r.options.format, header);
+  std::string out = w.Preamble(ModelledDevices(r.options.nodes, r.options.GpusPerNode()));
+  for (const SizeResult& s : r.sizes) {
+    out += w.AddRow(ToRow(s, r.options.collective, r.options.Ranks(), r.options.per_iter_skip));
+  }
+  out += w.Footer();
+  return out;
+}
+
+namespace {
+
+nlohmann::json HalfJson(const HalfResult& h, const HalfRow& row) {
+  nlohmann::json j;
+  j["time_us"] = row.time_us;
+  j["algbw_gbs"] = row.algbw_gbs;
+  j["busbw_gbs"] = row.busbw_gbs;
+  j["wrong"] = h.wrong ? nlohmann::json(*h.wrong) : nlohmann::json(nullptr);
+  j["iterations"] = h.samples_us.size();
+  j["p50_us"] = h.PercentileUs(50);
+  j["p99_us"] = h.PercentileUs(99);
+  j["max_us"] = h.MaxUs();
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const PerfResult& r) {
+  const PerfOptions& o = r.options;
+  nlohmann::json j;
+  j["schema"] = "lossless.perf/1";
+  j["kind"] = r.simulated ? "simulation" : "model";
+  j["collective"] = std::string(collective::CollectiveName(o.collective));
+  j["binary"] = collective::BinaryName(o.collective);
+  j["nodes"] = o.nodes;
+  j["gpus_per_node"] = o.GpusPerNode();
+  j["ranks"] = o.Ranks();
+  j["nccl_version"] = r.nccl_version;
+  j["fabric"] = r.fabric;
+  j["options"] = {
+      {"min_bytes", o.min_bytes},
+      {"max_bytes", o.max_bytes},
+      {"step_bytes", o.step_bytes},
+      {"step_factor", o.step_factor},
+      {"iters", o.iters},
+      {"warmup_iters", o.warmup_iters},
+      {"agg_iters", o.agg_iters},
+      {"run_cycles", o.run_cycles},
+      {"check", o.check},
+      {"root", o.root},
+      {"blocking", o.blocking},
+      {"average", o.average},
+      {"format", o.format == OutputFormat::kG3 ? "g3" : "g2"},
+  };
+  nlohmann::json results = nlohmann::json::array();
+  NcclTestsWriter sums(o.format, RunHeader{});
+  for (const SizeResult& s : r.sizes) {
+    const Row row = ToRow(s, o.collective, o.Ranks());
+    sums.AddRow(row);
+    nlohmann::json e;
+    e["size"] = row.size_bytes;
+    e["count"] = row.count;
+    e["type"] = row.type;
+    e["redop"] = row.redop;
+    e["root"] = row.root;
+    e["algorithm"] = std::string(collective::AlgorithmName(s.choice.algorithm));
+    e["protocol"] = std::string(collective::ProtocolName(s.choice.protocol));
+    e["channels"] = s.choice.channels;
+    e["model_us"] = s.model_us ? nlohmann::json(*s.model_us) : nlohmann::json(nullptr);
+    e["out_of_place"] = HalfJson(s.out_of_place, row.out_of_place);
+    e["in_place"] = HalfJson(s.in_place, row.in_place);
+    results.push_back(std::move(e));
+  }
+  j["results"] = std::move(results);
+  j["avg_busbw_gbs"] = sums.AvgBusBw();
+  j["out_of_bounds"] = sums.OutOfBounds();
+  nlohmann::json links = nlohmann::json::array();
+  for (const LinkCounters& l : r.links) {
+    links.push_back({{"link", l.link},
+                     {"pause_frames", l.pause_frames},
+                     {"paused_us", l.paused_us},
+                     {"ecn_marks", l.ecn_marks},
+                     {"cnps", l.cnps},
+                     {"drops", l.drops},
+                     {"retransmissions", l.retransmissions}});
+  }
+  j["links"] = std::move(links);
+  return j;
+}
+
+}  // namespace lossless::perf

@@ -1,0 +1,85 @@
+#pragma once
+// What a `perf` run produced, engine-independent: the collective engine (or the
+// analytic model) fills a PerfResult; the nccl-tests writer and the JSON writer
+// (`"schema": "lossless.perf/1"`, docs/model/collectives.md#perf-json) read it.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collective/model/collective.hpp"
+#include "collective/model/tuning.hpp"
+#include "perf/nccl_tests_writer.hpp"
+#include "perf/options.hpp"
+
+namespace lossless::perf {
+
+// One half (out-of-place or in-place) of one size.
+struct HalfResult {
+  // Per-iteration times of one collective (us): `iters` samples, each the mean of its
+  // `agg_iters` collectives. The reported time is their mean (nccl-tests' -a 1).
+  std::vector<double> samples_us;
+  // Wrong elements found by the data check; nullopt when not checked (-c 0, or the
+  // in-place half of alltoall and sendrecv).
+  std::optional<int64_t> wrong = 0;
+
+  double MeanUs() const;
+  // Nearest-rank percentile as nccl-tests' -I summary (`percentileIndex`):
+  // sorted[min(n - 1, ceil(n p / 100) - 1)]; 0 without samples.
+  double PercentileUs(int p) const;
+  double MaxUs() const;
+};
+
+struct SizeResult {
+  int64_t requested_bytes = 0;    // the loop's size before rounding
+  collective::CollCounts counts;  // size column, count column
+  collective::DataType type = collective::DataType::kFloat;
+  collective::RedOp op = collective::RedOp::kSum;
+  int64_t root = -1;
+  collective::AlgoChoice choice;  // what NCCL's tuning model picked for this size
+  HalfResult out_of_place;
+  HalfResult in_place;
+  std::optional<double> model_us;  // the alpha-beta model's time (perf --model)
+};
+
+// Per-link counters the engine reports (--json only).
+struct LinkCounters {
+  std::string link;  // e.g. "node-0/nic-3 -> leaf-3"
+  int64_t pause_frames = 0;
+  double paused_us = 0;
+  int64_t ecn_marks = 0;
+  int64_t cnps = 0;
+  int64_t drops = 0;
+  int64_t retransmissions = 0;
+};
+
+struct PerfResult {
+  PerfOptions options;
+  bool simulated = false;  // false: the rows are the analytic model
+  std::string fabric;      // profile or scenario name; may be empty
+  std::string nccl_version = collective::Nccl2_27Constants().nccl_version;
+  std::vector<SizeResult> sizes;  // in output order (cycles x types x ops x roots x sizes)
+  std::vector<LinkCounters> links;
+};
+
+// The nccl-tests row of one size: time = mean, algbw = size / time, busbw =
+// algbw x factor, `redop` "none" for the non-reducing collectives; the samples
+// after the first `per_iter_skip` for the -I summary.
+Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks,
+          int64_t per_iter_skip = 0);
+
+// The whole nccl-tests output (preamble, rows, footer) of a result. `notes` go
+// into the header (what produced the numbers).
+std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>& notes);
+
+// {"schema": "lossless.perf/1", "kind": "model"|"simulation", "collective", "binary",
+//  "nodes", "gpus_per_node", "ranks", "nccl_version", "fabric", "options": {...},
+//  "results": [{"size", "count", "type", "redop", "root", "algorithm", "protocol",
+//  "channels", "model_us", "out_of_place": {"time_us", "algbw_gbs", "busbw_gbs",
+//  "wrong", "iterations", "p50_us", "p99_us", "max_us"}, "in_place": {...}}],
+//  "avg_busbw_gbs", "out_of_bounds", "links": [...]}
+nlohmann::json ToJson(const PerfResult& r);
+
+}  // namespace lossless::perf
