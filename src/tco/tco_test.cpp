@@ -42,7 +42,7 @@ double Annual(const Result& r, const std::string& item) {
   throw std::out_of_range(item);
 }
 
-// docs/tco.md#worked-counts (docs/model/clos-sizing.md#worked-counts): a plain
+// docs/model/clos-sizing.md#worked-counts: a plain
 // non-blocking Clos (topology.kind leaf-spine), all-optical, single-port NIC
 // modules, no management links.
 struct WorkedRow {
