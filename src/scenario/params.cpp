@@ -294,7 +294,6 @@ const std::vector<ParamInfo>& BaseParams() {
        "Per-flow series (goodput; DCQCN rate when fabric.cc is on): all or none.", "all|none"},
       {"outputs.series_csv", T::kString, "",
        "Also write the series as CSV to this path (one row per sample; docs/series.md).", ""},
-      {"stop_time", T::kTime, "10s", "Safety limit on simulated time.", ""},
       {"tenants.load", T::kDouble, "0",
        "Shared fabric: share of each host link's capacity taken by other tenants' bursty, "
        "seeded traffic on the shared queues (docs/profiles.md). Used by compare/perf (not yet "
@@ -317,6 +316,7 @@ const std::vector<ParamInfo>& BaseParams() {
        "and operations, sized from the topology; docs/tco.md) or cloud (a price per GPU-hour "
        "that includes the GPUs; no fabric capex).",
        "on-prem|cloud"},
+      {"stop_time", T::kTime, "10s", "Safety limit on simulated time.", ""},
   };
   return kParams;
 }
