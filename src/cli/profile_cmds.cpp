@@ -42,8 +42,9 @@ void AddProfileCommands(CLI::App& app, Context& ctx) {
   // --- tco ---------------------------------------------------------------
   {
     auto* cmd = app.add_subcommand(
-        "tco", "Size a fabric and price it: bill of materials, power, operations, cost per GPU "
-               "(docs/tco.md)");
+        "tco",
+        "Size a fabric and price it: bill of materials, power, operations, cost per GPU "
+        "(docs/tco.md)");
     auto opts = std::make_shared<tco::Options>();
     auto json = std::make_shared<bool>(false);
     cmd->add_option("--gpus", opts->gpus, "GPUs (one NIC each)")->required();
@@ -58,8 +59,9 @@ void AddProfileCommands(CLI::App& app, Context& ctx) {
                     "GPU server capex per GPU in USD: enables all-in figures comparable with a "
                     "cloud price per GPU-hour");
     cmd->add_flag("--json", *json, "Print JSON (schema lossless.tco/1) instead of text");
-    cmd->footer("Exit status: 0 done (warnings on stderr); 2 bad input (unknown profile, price "
-                "file error, a GPU count no topology can host).");
+    cmd->footer(
+        "Exit status: 0 done (warnings on stderr); 2 bad input (unknown profile, price "
+        "file error, a GPU count no topology can host).");
     cmd->callback([=, &ctx] {
       const tco::Result r = tco::Run(*opts);
       if (*json) {

@@ -52,8 +52,7 @@ bool BuiltinText(const std::string& name, std::string* text, std::string* path) 
   return false;
 }
 
-std::string ProfileText(const std::string& name_or_path, std::string* path,
-                        const Location& where) {
+std::string ProfileText(const std::string& name_or_path, std::string* path, const Location& where) {
   std::string text;
   if (BuiltinText(name_or_path, &text, path)) return text;
   if (!LooksLikePath(name_or_path)) {
@@ -61,11 +60,11 @@ std::string ProfileText(const std::string& name_or_path, std::string* path,
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     const NearestName near = FindNearestName(name_or_path, names);
-    throw InputError(where, fmt::format("unknown profile {}; expected one of {}, or a profile "
-                                        "file (a path ending in .yaml){}",
-                                        QuoteForMessage(name_or_path), list,
-                                        near.Close(3) ? " (did you mean '" + near.name + "'?)"
-                                                      : ""));
+    throw InputError(where,
+                     fmt::format("unknown profile {}; expected one of {}, or a profile "
+                                 "file (a path ending in .yaml){}",
+                                 QuoteForMessage(name_or_path), list,
+                                 near.Close(3) ? " (did you mean '" + near.name + "'?)" : ""));
   }
   std::ifstream in(name_or_path, std::ios::binary);
   if (!in) throw InputError({name_or_path, 0, ""}, "cannot open the profile file");
@@ -73,7 +72,8 @@ std::string ProfileText(const std::string& name_or_path, std::string* path,
   ss << in.rdbuf();
   if (path != nullptr) *path = name_or_path;
   text = ss.str();
-  if (text.size() > (1u << 20)) throw InputError({name_or_path, 0, ""}, "expected a profile under 1 MiB");
+  if (text.size() > (1u << 20))
+    throw InputError({name_or_path, 0, ""}, "expected a profile under 1 MiB");
   return text;
 }
 
@@ -101,7 +101,8 @@ Summary Summarize(const scenario::Scenario& s, const std::string& file) {
   out.cc = Resolved(s, "fabric.cc");
   out.routing = Resolved(s, "fabric.routing");
   out.topology = fmt::format("{}, radix {}", s.topology_kind, s.clos.radix);
-  if (s.clos.oversubscription != 1.0) out.topology += fmt::format(", {:g}:1", s.clos.oversubscription);
+  if (s.clos.oversubscription != 1.0)
+    out.topology += fmt::format(", {:g}:1", s.clos.oversubscription);
   out.topology += fmt::format(", {} GPUs/node", s.clos.gpus_per_node);
   out.cost_model = s.cost_model;
   return out;

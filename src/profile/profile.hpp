@@ -43,12 +43,12 @@ struct Summary {
   std::string name;
   std::string file;  // "profiles/ib-ndr.yaml"
   std::string description;
-  std::string link_rate;  // "400Gbps"
-  std::string lossless;   // "credits", "PFC", "none"
-  std::string cc;         // fabric.cc
-  std::string routing;    // fabric.routing
-  std::string topology;   // "rail-optimized, radix 64, 8 GPUs/node"
-  std::string cost_model; // on-prem | cloud
+  std::string link_rate;   // "400Gbps"
+  std::string lossless;    // "credits", "PFC", "none"
+  std::string cc;          // fabric.cc
+  std::string routing;     // fabric.routing
+  std::string topology;    // "rail-optimized, radix 64, 8 GPUs/node"
+  std::string cost_model;  // on-prem | cloud
 };
 // Summary of a loaded profile.
 Summary Summarize(const scenario::Scenario& s, const std::string& file);

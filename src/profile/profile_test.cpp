@@ -26,8 +26,8 @@ std::string ErrorOf(const std::function<void()>& f) {
 }
 
 TEST(Profiles, NamesAreTheOneNamespaceOfDecisions) {
-  const std::vector<std::string> want = {"cloud-shared", "ib-hdr",    "ib-ndr",      "ib-xdr",
-                                         "roce-100g",    "roce-200g", "roce-400g",   "roce-800g",
+  const std::vector<std::string> want = {"cloud-shared", "ib-hdr",      "ib-ndr",    "ib-xdr",
+                                         "roce-100g",    "roce-200g",   "roce-400g", "roce-800g",
                                          "roce-tuned",   "roce-untuned"};
   EXPECT_EQ(Names(), want);
 }
@@ -137,8 +137,7 @@ TEST(Profiles, FileErrorsNameTheProfileFileAndLine) {
             "<--set>: topology.gpus: expected at most 2048 GPUs for a 2-tier non-blocking "
             "rail-optimized fabric of radix-64 switches with 8 GPUs per node, got 2400");
   // A file path loads like a built-in name.
-  const scenario::Scenario s =
-      Load(std::string(LOSSLESS_SOURCE_DIR) + "/profiles/ib-hdr.yaml", 2);
+  const scenario::Scenario s = Load(std::string(LOSSLESS_SOURCE_DIR) + "/profiles/ib-hdr.yaml", 2);
   EXPECT_EQ(s.name, "ib-hdr");
 }
 

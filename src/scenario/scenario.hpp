@@ -1,9 +1,9 @@
 #pragma once
 // Scenario files: YAML (JSON accepted) naming a fabric preset plus overrides,
 // a topology, traffic, a seed and outputs: the configuration only (running it
-// is run::RunScenario; its traffic as flows is workload::ExpandTraffic). Loading validates every field
-// against the registry (params.hpp) and throws InputError with file, line and
-// field on the first problem; `--set a.b=v` overrides apply before validation.
+// is run::RunScenario; its traffic as flows is workload::ExpandTraffic). Loading validates every
+// field against the registry (params.hpp) and throws InputError with file, line and field on the
+// first problem; `--set a.b=v` overrides apply before validation.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -89,10 +89,10 @@ struct DeadlockOptions {
 // mechanisms that `compare`/`perf` will simulate; `run` does not yet (a
 // warning says so when any is set).
 struct SharedFabricSpec {
-  double tenant_load = 0;      // tenants.load: share of each host link's capacity, 0..1
-  int64_t tenant_burst = 0;    // tenants.burst: mean burst of a tenant, bytes
-  units::Time virt_latency;    // virtualization.latency: fixed extra per message
-  units::Time virt_jitter;     // virtualization.jitter: mean of an exponential extra per message
+  double tenant_load = 0;    // tenants.load: share of each host link's capacity, 0..1
+  int64_t tenant_burst = 0;  // tenants.burst: mean burst of a tenant, bytes
+  units::Time virt_latency;  // virtualization.latency: fixed extra per message
+  units::Time virt_jitter;   // virtualization.jitter: mean of an exponential extra per message
 };
 
 struct Scenario {

@@ -55,7 +55,8 @@ std::string ToText(const YAML::Node& n, const Location& where) {
 }  // namespace
 
 void CheckValue(const std::string& name, double value, const Location& where) {
-  if (value < 0) throw InputError(where, Expected("a value of 0 or more", fmt::format("{:g}", value)));
+  if (value < 0)
+    throw InputError(where, Expected("a value of 0 or more", fmt::format("{:g}", value)));
   if (name == "pue" && value < 1)
     throw InputError(where, Expected("a PUE of at least 1", fmt::format("{:g}", value)));
   if (name.rfind("amortization_years", 0) == 0 && value <= 0)

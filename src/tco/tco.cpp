@@ -34,8 +34,7 @@ struct Priced {
   double per_gpu_hour = 0;
 };
 
-Priced PriceIt(const Hardware& hw, const topology::Sizing& s, int64_t gpus,
-               const PriceTable& t) {
+Priced PriceIt(const Hardware& hw, const topology::Sizing& s, int64_t gpus, const PriceTable& t) {
   Priced out;
   if (hw.infiniband) out.mgmt_links = std::llround(t.Value("mgmt_links_ib"));
   const int64_t host_modules = gpus + out.mgmt_links;
@@ -58,8 +57,9 @@ Priced PriceIt(const Hardware& hw, const topology::Sizing& s, int64_t gpus,
       b.power_each_w = t.Value("power_" + part);
       b.inputs.push_back("power_" + part);
     }
-    if (hw.infiniband && (std::string(item) == "host optics" || std::string(item) == "switch optics" ||
-                          std::string(item) == "fibre runs")) {
+    if (hw.infiniband &&
+        (std::string(item) == "host optics" || std::string(item) == "switch optics" ||
+         std::string(item) == "fibre runs")) {
       b.inputs.push_back("mgmt_links_ib");
     }
     b.total_usd = b.unit_usd * static_cast<double>(count);
@@ -102,20 +102,19 @@ Priced PriceIt(const Hardware& hw, const topology::Sizing& s, int64_t gpus,
                         out.capex / years, with(capex_inputs, {"amortization_years_network"})});
   out.annual.push_back({"support", fmt::format("{:g} % of capex per year", support * 100),
                         out.capex * support, with(capex_inputs, {"support_pct_capex_per_year"})});
-  out.annual.push_back({"energy",
-                        fmt::format("{:.1f} kW x PUE {:g} x 8,760 h x {:g} USD/kWh",
-                                    out.power_w / 1000, pue, kwh),
-                        out.power_w / 1000 * pue * kHoursPerYear * kwh,
-                        with(power_inputs, {"pue", "electricity_price"})});
+  out.annual.push_back(
+      {"energy",
+       fmt::format("{:.1f} kW x PUE {:g} x 8,760 h x {:g} USD/kWh", out.power_w / 1000, pue, kwh),
+       out.power_w / 1000 * pue * kHoursPerYear * kwh,
+       with(power_inputs, {"pue", "electricity_price"})});
   std::vector<std::string> ops_inputs = {"ops_fte_per_1024_gpus", "ops_cost_per_fte"};
   if (hw.infiniband) ops_inputs.emplace_back("ops_fte_premium_ib");
-  out.annual.push_back({"operations",
-                        fmt::format("{:.2f} network FTE x {:.0f} USD", fte, fte_cost),
+  out.annual.push_back({"operations", fmt::format("{:.2f} network FTE x {:.0f} USD", fte, fte_cost),
                         fte * fte_cost, ops_inputs});
   for (const auto& c : out.annual) out.annual_total += c.usd_per_year;
   out.per_gpu_year = out.annual_total / static_cast<double>(gpus);
-  out.per_gpu_hour = out.annual_total /
-                     (static_cast<double>(gpus) * kHoursPerYear * t.Value("utilization"));
+  out.per_gpu_hour =
+      out.annual_total / (static_cast<double>(gpus) * kHoursPerYear * t.Value("utilization"));
   return out;
 }
 
@@ -141,8 +140,7 @@ Hardware PartsFor(bool infiniband, int64_t rate_gbps, const Location& where) {
                                        "or 800G (XDR)",
                                        fmt::format("{}G", rate_gbps)));
     }
-    hw.switch_optic_part =
-        fmt::format("optic_{}g_switch", rate_gbps * hw.ports_per_cage);
+    hw.switch_optic_part = fmt::format("optic_{}g_switch", rate_gbps * hw.ports_per_cage);
     return hw;
   }
   if (rate_gbps != 100 && rate_gbps != 200 && rate_gbps != 400 && rate_gbps != 800) {
@@ -185,9 +183,9 @@ Result Compute(const scenario::Scenario& profile, const std::string& profile_fil
                                          : Location{profile_file, 0, "fabric.link_rate"};
   r.hw = PartsFor(ib, rate_gbps > 0 ? rate_gbps : profile_rate, rate_at);
   if (rate_gbps > 0 && rate_gbps != profile_rate) {
-    r.notes.push_back(fmt::format(
-        "--rate {}g: priced with {} parts (radix {}) instead of the profile's {}G", rate_gbps,
-        r.hw.switch_part, r.hw.radix, profile_rate));
+    r.notes.push_back(
+        fmt::format("--rate {}g: priced with {} parts (radix {}) instead of the profile's {}G",
+                    rate_gbps, r.hw.switch_part, r.hw.radix, profile_rate));
   } else if (profile.clos.radix != r.hw.radix) {
     r.notes.push_back(fmt::format("sized with the profile's radix {}; the {} has {} ports at {}G",
                                   profile.clos.radix, r.hw.switch_part, r.hw.radix, profile_rate));
@@ -208,9 +206,10 @@ Result Compute(const scenario::Scenario& profile, const std::string& profile_fil
     for (const char* in : {"cloud_price_gpu_hour", "utilization"}) {
       const Price& p = prices.Get(in);
       if (p.grade == 'D')
-        r.warnings.push_back(fmt::format("placeholder {} = {:g} {} (grade D) feeds: cost per GPU; "
-                                         "override it with --prices",
-                                         p.name, p.value, p.unit));
+        r.warnings.push_back(
+            fmt::format("placeholder {} = {:g} {} (grade D) feeds: cost per GPU; "
+                        "override it with --prices",
+                        p.name, p.value, p.unit));
     }
   } else {
     topology::ClosParams p;
@@ -268,7 +267,8 @@ Result Compute(const scenario::Scenario& profile, const std::string& profile_fil
     }
     r.notes.push_back(
         "all links optical: a single-port module at each NIC, the switch-side modules serve " +
-        std::to_string(r.hw.ports_per_cage) + " port(s) each; fabric only (no GPUs, servers, "
+        std::to_string(r.hw.ports_per_cage) +
+        " port(s) each; fabric only (no GPUs, servers, "
         "racks or UFM appliances)");
 
     // Server capex: all-in figures and the sanity band of the network's share.
@@ -314,11 +314,10 @@ Result Compute(const scenario::Scenario& profile, const std::string& profile_fil
       if (sv.result_low == sv.result_high) continue;
       r.sensitivity.push_back(sv);
     }
-    std::stable_sort(r.sensitivity.begin(), r.sensitivity.end(),
-                     [](const Sensitivity& a, const Sensitivity& b) {
-                       return std::abs(a.result_high - a.result_low) >
-                              std::abs(b.result_high - b.result_low);
-                     });
+    std::stable_sort(
+        r.sensitivity.begin(), r.sensitivity.end(), [](const Sensitivity& a, const Sensitivity& b) {
+          return std::abs(a.result_high - a.result_low) > std::abs(b.result_high - b.result_low);
+        });
     if (r.sensitivity.size() > kSensitivityRows) r.sensitivity.resize(kSensitivityRows);
 
     // Every result still depending on a grade-D placeholder.
@@ -351,8 +350,7 @@ Result Run(const Options& o) {
     static const std::regex kRate(R"(^(100|200|400|800)[gG]$)");
     std::smatch m;
     if (!std::regex_match(o.rate, m, kRate)) {
-      throw InputError({"<cli>", 0, "--rate"},
-                       Expected("400g or 800g (also 100g, 200g)", o.rate));
+      throw InputError({"<cli>", 0, "--rate"}, Expected("400g or 800g (also 100g, 200g)", o.rate));
     }
     rate = std::stoll(m[1].str());
   }
@@ -361,7 +359,8 @@ Result Run(const Options& o) {
   const scenario::Scenario s = profile::Load(o.fabric, 0, {}, {"<cli>", 0, "--fabric"});
   PriceTable prices = PriceTable::Defaults();
   if (!o.prices_file.empty()) prices.OverrideFile(o.prices_file);
-  if (o.server_capex >= 0) prices.Set("server_capex_per_gpu", o.server_capex, {"<cli>", 0, "--server-capex"});
+  if (o.server_capex >= 0)
+    prices.Set("server_capex_per_gpu", o.server_capex, {"<cli>", 0, "--server-capex"});
   return Compute(s, path, o.gpus, prices, rate);
 }
 

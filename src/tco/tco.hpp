@@ -21,10 +21,10 @@ namespace lossless::tco {
 // What `lossless tco` asks for.
 struct Options {
   int64_t gpus = 0;
-  std::string fabric;       // profile name or file
-  std::string prices_file;  // "" = defaults only
-  std::string rate;         // "" = the profile's; else 100g | 200g | 400g | 800g
-  double server_capex = -1; // USD per GPU; < 0 = not given on the command line
+  std::string fabric;        // profile name or file
+  std::string prices_file;   // "" = defaults only
+  std::string rate;          // "" = the profile's; else 100g | 200g | 400g | 800g
+  double server_capex = -1;  // USD per GPU; < 0 = not given on the command line
 };
 
 // The parts a fabric is built from, by link layer and per-GPU rate.
@@ -33,7 +33,8 @@ struct Hardware {
   int64_t rate_gbps = 0;
   int radix = 0;           // switch ports at the host rate
   int ports_per_cage = 1;  // h: logical ports one switch-side module serves
-  std::string switch_part, nic_part, host_optic_part, switch_optic_part;  // price names without prefix
+  std::string switch_part, nic_part, host_optic_part,
+      switch_optic_part;  // price names without prefix
 };
 
 // Hardware of a link layer at a rate (InputError at `where` for a rate that has
@@ -61,7 +62,7 @@ struct CostLine {
 struct Sensitivity {
   std::string input;
   double low = 0, high = 0;
-  bool assumed_range = false;  // no range in the data: value -25 % .. +25 %
+  bool assumed_range = false;              // no range in the data: value -25 % .. +25 %
   double result_low = 0, result_high = 0;  // cost per GPU per year
 };
 

@@ -37,13 +37,14 @@ std::string Money(double x) {
 std::string ResultText(const Result& r) {
   std::string o;
   o += fmt::format("lossless tco: {} ({}), {} GPUs = {} nodes x {}, {}G per GPU, {}\n", r.fabric,
-                   r.profile_file, Count(r.gpus), Count(r.gpus / r.gpus_per_node),
-                   r.gpus_per_node, r.hw.rate_gbps, r.hw.infiniband ? "InfiniBand" : "Ethernet");
+                   r.profile_file, Count(r.gpus), Count(r.gpus / r.gpus_per_node), r.gpus_per_node,
+                   r.hw.rate_gbps, r.hw.infiniband ? "InfiniBand" : "Ethernet");
   if (r.cost_model == "cloud") {
     o += fmt::format("cost model: cloud, {} USD per GPU-hour ({})\n", Money(r.cloud_per_gpu_hour),
                      r.comparability);
-    o += fmt::format("cost per GPU per year: {} USD at utilization {:g}; {} GPUs: {} USD per year\n",
-                     Money(r.per_gpu_year), r.utilization, Count(r.gpus), Money(r.annual_usd));
+    o +=
+        fmt::format("cost per GPU per year: {} USD at utilization {:g}; {} GPUs: {} USD per year\n",
+                    Money(r.per_gpu_year), r.utilization, Count(r.gpus), Money(r.annual_usd));
   } else {
     const topology::Sizing& s = r.sizing;
     std::string layers = fmt::format("{} leaves", Count(s.leaves));
@@ -53,13 +54,12 @@ std::string ResultText(const Result& r) {
                      r.topology_kind,
                      r.oversubscription != 1 ? fmt::format(" {:g}:1", r.oversubscription) : "",
                      layers, Count(s.switches), r.hw.radix);
-    o += fmt::format("links: {} host{}, {} leaf-spine{}; {} switch ports used\n",
-                     Count(s.host_links),
-                     r.mgmt_links > 0 ? fmt::format(" + {} management", r.mgmt_links) : "",
-                     Count(s.leaf_spine_links),
-                     s.spine_core_links > 0 ? fmt::format(", {} spine-core", Count(s.spine_core_links))
-                                            : "",
-                     Count(s.switch_ports_used + r.mgmt_links));
+    o += fmt::format(
+        "links: {} host{}, {} leaf-spine{}; {} switch ports used\n", Count(s.host_links),
+        r.mgmt_links > 0 ? fmt::format(" + {} management", r.mgmt_links) : "",
+        Count(s.leaf_spine_links),
+        s.spine_core_links > 0 ? fmt::format(", {} spine-core", Count(s.spine_core_links)) : "",
+        Count(s.switch_ports_used + r.mgmt_links));
     o += fmt::format("\n{:<36} {:>9} {:>10} {:>14} {:>10}\n", "bill of materials", "count",
                      "unit USD", "total USD", "power W");
     for (const auto& b : r.bom) {

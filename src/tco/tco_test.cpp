@@ -78,15 +78,14 @@ TEST_P(WorkedCounts, MatchTheFormulas) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, WorkedCounts,
-    ::testing::Values(WorkedRow{256, 2, 8, 4, 0, 12, 2, 4, 2, 0, 6, 640, 640, 512, 512},
-                      WorkedRow{1024, 2, 32, 16, 0, 48, 2, 16, 8, 0, 24, 2560, 2560, 2048, 2048},
-                      WorkedRow{2048, 2, 64, 32, 0, 96, 2, 32, 16, 0, 48, 5120, 5120, 4096, 4096},
-                      WorkedRow{4096, 3, 128, 128, 64, 320, 2, 64, 32, 0, 96, 14336, 10240, 12288,
-                                8192},
-                      WorkedRow{8192, 3, 256, 256, 128, 640, 2, 128, 64, 0, 192, 28672, 20480,
-                                24576, 16384},
-                      WorkedRow{16384, 3, 512, 512, 256, 1280, 3, 256, 256, 128, 640, 57344, 57344,
-                                49152, 49152}));
+    ::testing::Values(
+        WorkedRow{256, 2, 8, 4, 0, 12, 2, 4, 2, 0, 6, 640, 640, 512, 512},
+        WorkedRow{1024, 2, 32, 16, 0, 48, 2, 16, 8, 0, 24, 2560, 2560, 2048, 2048},
+        WorkedRow{2048, 2, 64, 32, 0, 96, 2, 32, 16, 0, 48, 5120, 5120, 4096, 4096},
+        WorkedRow{4096, 3, 128, 128, 64, 320, 2, 64, 32, 0, 96, 14336, 10240, 12288, 8192},
+        WorkedRow{8192, 3, 256, 256, 128, 640, 2, 128, 64, 0, 192, 28672, 20480, 24576, 16384},
+        WorkedRow{16384, 3, 512, 512, 256, 1280, 3, 256, 256, 128, 640, 57344, 57344, 49152,
+                  49152}));
 
 // The profiles' rail-optimized default provisions a full scalable unit: at 256
 // GPUs on radix-128 switches that is one leaf per rail (8), not the plain Clos's 4.
@@ -295,8 +294,8 @@ TEST(Tco, CloudPricesIncludeGpus) {
             "comparable with on-prem all-in figures (server capex given)");
   const Result ib = For("ib-ndr", 1024, with_servers);
   ASSERT_TRUE(ib.all_in_per_gpu_hour.has_value());
-  EXPECT_NEAR(*ib.all_in_per_gpu_hour,
-              (ib.annual_usd + 30000.0 * 1024 / 5) / (1024 * 8760.0), 1e-9);
+  EXPECT_NEAR(*ib.all_in_per_gpu_hour, (ib.annual_usd + 30000.0 * 1024 / 5) / (1024 * 8760.0),
+              1e-9);
   EXPECT_NEAR(*ib.network_share, ib.capex_usd / (ib.capex_usd + 30000.0 * 1024), 1e-12);
   EXPECT_FALSE(For("ib-ndr", 1024, Prices()).all_in_per_gpu_hour.has_value());
 }
