@@ -47,6 +47,8 @@ void AddProfileCommands(CLI::App& app, Context& ctx) {
         "(docs/tco.md)");
     auto opts = std::make_shared<tco::Options>();
     auto json = std::make_shared<bool>(false);
+    cmd->add_option("--set", opts->sets,
+                    "Override a profile field: --set topology.kind=leaf-spine (repeatable)");
     cmd->add_option("--gpus", opts->gpus, "GPUs (one NIC each)")->required();
     cmd->add_option("--fabric", opts->fabric, "Profile name or file (lossless profiles)")
         ->required();

@@ -356,7 +356,7 @@ Result Run(const Options& o) {
   }
   std::string path;
   profile::ProfileText(o.fabric, &path, {"<cli>", 0, "--fabric"});
-  const scenario::Scenario s = profile::Load(o.fabric, 0, {}, {"<cli>", 0, "--fabric"});
+  const scenario::Scenario s = profile::Load(o.fabric, 0, o.sets, {"<cli>", 0, "--fabric"});
   PriceTable prices = PriceTable::Defaults();
   if (!o.prices_file.empty()) prices.OverrideFile(o.prices_file);
   if (o.server_capex >= 0)

@@ -25,6 +25,7 @@ struct Options {
   std::string prices_file;   // "" = defaults only
   std::string rate;          // "" = the profile's; else 100g | 200g | 400g | 800g
   double server_capex = -1;  // USD per GPU; < 0 = not given on the command line
+  std::vector<std::string> sets;  // profile overrides "a.b=v" (e.g. topology.kind=leaf-spine)
 };
 
 // The parts a fabric is built from, by link layer and per-GPU rate.

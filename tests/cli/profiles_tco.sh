@@ -51,6 +51,10 @@ expect "tco 1016 ib-ndr" 0 "^fabric: 2 tier\(s\), rail-optimized: 32 leaves, 16 
   "$BIN" tco --gpus 1016 --fabric ib-ndr
 grep -qE "^links: 1,016 host \+ 4 management, 1,024 leaf-spine" "$tmp/out" || { echo "FAIL tco 1016 links"; fail=1; }
 grep -q "^warning: placeholder price_nic_400g" "$tmp/err" || { echo "FAIL tco: no grade-D warning"; fail=1; }
+expect "tco --set a plain Clos" 0 "^fabric: 2 tier\(s\), leaf-spine: 4 leaves, 2 spines \(6 switches of radix 128\)" -- \
+  "$BIN" tco --gpus 256 --fabric roce-tuned --set topology.kind=leaf-spine
+expect "tco --set bad field" 2 "^error: <--set>: topology.kind: expected one of" -- \
+  "$BIN" tco --gpus 256 --fabric roce-tuned --set topology.kind=ring
 expect "tco json" 0 '"schema": "lossless.tco/1"' -- "$BIN" tco --gpus 2048 --fabric roce-tuned --json
 cp "$tmp/out" "$tmp/json1"
 "$BIN" tco --gpus 2048 --fabric roce-tuned --json >"$tmp/json2" 2>/dev/null
