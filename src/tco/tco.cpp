@@ -111,6 +111,9 @@ Priced PriceIt(const Hardware& hw, const topology::Sizing& s, int64_t gpus, cons
   if (hw.infiniband) ops_inputs.emplace_back("ops_fte_premium_ib");
   out.annual.push_back({"operations", fmt::format("{:.2f} network FTE x {:.0f} USD", fte, fte_cost),
                         fte * fte_cost, ops_inputs});
+  const double energy_per_w = pue * kHoursPerYear * kwh / 1000;
+  for (auto& b : out.bom)
+    b.annual_usd = b.total_usd * (1.0 / years + support) + b.power_total_w * energy_per_w;
   for (const auto& c : out.annual) out.annual_total += c.usd_per_year;
   out.per_gpu_year = out.annual_total / static_cast<double>(gpus);
   out.per_gpu_hour =

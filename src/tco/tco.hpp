@@ -21,10 +21,10 @@ namespace lossless::tco {
 // What `lossless tco` asks for.
 struct Options {
   int64_t gpus = 0;
-  std::string fabric;        // profile name or file
-  std::string prices_file;   // "" = defaults only
-  std::string rate;          // "" = the profile's; else 100g | 200g | 400g | 800g
-  double server_capex = -1;  // USD per GPU; < 0 = not given on the command line
+  std::string fabric;             // profile name or file
+  std::string prices_file;        // "" = defaults only
+  std::string rate;               // "" = the profile's; else 100g | 200g | 400g | 800g
+  double server_capex = -1;       // USD per GPU; < 0 = not given on the command line
   std::vector<std::string> sets;  // profile overrides "a.b=v" (e.g. topology.kind=leaf-spine)
 };
 
@@ -50,6 +50,11 @@ struct BomLine {
   double total_usd = 0;
   double power_each_w = 0;
   double power_total_w = 0;
+  // This line's share of the annual cost: amortization and support of its
+  // capex plus the energy of its power. The lines' shares plus operations
+  // make the annual total, so two fabrics compare line by line (switches,
+  // optics, power, operations apart), never by a fixed ratio.
+  double annual_usd = 0;
   std::vector<std::string> inputs;  // price entries this line used
 };
 

@@ -156,6 +156,7 @@ nlohmann::json ResultJson(const Result& r) {
                      {"total_usd", b.total_usd},
                      {"power_each_w", b.power_each_w},
                      {"power_total_w", b.power_total_w},
+                     {"annual_usd", b.annual_usd},
                      {"inputs", b.inputs}});
     }
     j["bom"] = bom;

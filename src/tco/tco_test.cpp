@@ -159,6 +159,21 @@ TEST(Tco, IllustrationWithDefaults) {
   EXPECT_NEAR(ib.per_gpu_year, ib.annual_usd / 1024, 1e-9);
 }
 
+// The lines' annual shares add up to the annual total with operations.
+TEST(Tco, AnnualCostSplitsByLine) {
+  for (const char* p : {"ib-ndr", "roce-tuned", "roce-800g"}) {
+    const Result r = For(p, 4096, Prices());
+    double sum = Annual(r, "operations");
+    for (const auto& b : r.bom) sum += b.annual_usd;
+    EXPECT_NEAR(sum, r.annual_usd, 1e-6 * r.annual_usd) << p;
+    EXPECT_NEAR(Line(r, "switches").annual_usd,
+                Line(r, "switches").total_usd * (1 / 5.0 + 0.10) +
+                    Line(r, "switches").power_total_w * 1.3 * 8760 * 0.08 / 1000,
+                1e-6)
+        << p;
+  }
+}
+
 // No fabric ratio is an input: with an Ethernet switch at twice the IB price
 // the switch lines are equal (half as many switches), and the saving is gone.
 TEST(Tco, SavingsComeFromTheBillOfMaterials) {
