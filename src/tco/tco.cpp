@@ -189,7 +189,7 @@ Result Compute(const scenario::Scenario& profile, const std::string& profile_fil
     r.notes.push_back(
         fmt::format("--rate {}g: priced with {} parts (radix {}) instead of the profile's {}G",
                     rate_gbps, r.hw.switch_part, r.hw.radix, profile_rate));
-  } else if (profile.clos.radix != r.hw.radix) {
+  } else if (profile.cost_model != "cloud" && profile.clos.radix != r.hw.radix) {
     r.notes.push_back(fmt::format("sized with the profile's radix {}; the {} has {} ports at {}G",
                                   profile.clos.radix, r.hw.switch_part, r.hw.radix, profile_rate));
     r.hw.radix = profile.clos.radix;

@@ -40,8 +40,8 @@ std::string ResultText(const Result& r) {
                    r.profile_file, Count(r.gpus), Count(r.gpus / r.gpus_per_node), r.gpus_per_node,
                    r.hw.rate_gbps, r.hw.infiniband ? "InfiniBand" : "Ethernet");
   if (r.cost_model == "cloud") {
-    o += fmt::format("cost model: cloud, {} USD per GPU-hour ({})\n", Money(r.cloud_per_gpu_hour),
-                     r.comparability);
+    o += fmt::format("cost model: cloud, {} USD per GPU-hour, GPUs included: {}\n",
+                     Money(r.cloud_per_gpu_hour), r.comparability);
     o +=
         fmt::format("cost per GPU per year: {} USD at utilization {:g}; {} GPUs: {} USD per year\n",
                     Money(r.per_gpu_year), r.utilization, Count(r.gpus), Money(r.annual_usd));

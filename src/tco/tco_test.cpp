@@ -304,6 +304,7 @@ TEST(Tco, CloudPricesIncludeGpus) {
   EXPECT_EQ(c.comparability, "not comparable (includes GPUs)");
   EXPECT_DOUBLE_EQ(c.per_gpu_hour, 2.50);
   EXPECT_TRUE(c.bom.empty());
+  EXPECT_EQ(c.notes.size(), 1u);  // provider fabric, no sizing notes
   const PriceTable with_servers = Prices("server_capex_per_gpu: 30000\n");
   EXPECT_EQ(For("cloud-shared", 1024, with_servers).comparability,
             "comparable with on-prem all-in figures (server capex given)");
