@@ -115,6 +115,7 @@ TEST(Tco, SuperPodH100ReferenceDesign) {
     EXPECT_EQ(r.sizing.host_links + r.mgmt_links, row.node_ufm);
     EXPECT_EQ(r.sizing.leaf_spine_links, row.spine_leaf);
     EXPECT_EQ(Line(r, "fibre runs").count, row.node_ufm + row.spine_leaf);
+    EXPECT_EQ(Line(r, "host optics").count, row.node_ufm);  // each UFM link has its module
     EXPECT_TRUE(r.warnings.size() > 0);  // grade-D placeholders
     for (const auto& w : r.warnings) EXPECT_EQ(w.find("free leaf ports"), std::string::npos) << w;
   }
@@ -157,6 +158,15 @@ TEST(Tco, IllustrationWithDefaults) {
   EXPECT_NEAR(Annual(ib, "operations"), 1'950'000, 1e-6);
   EXPECT_NEAR(Annual(ib, "operations") / (1024 * 8760.0), 0.217, 0.0005);
   EXPECT_NEAR(ib.per_gpu_year, ib.annual_usd / 1024, 1e-9);
+}
+
+// Operations scale with GPUs (6 network FTE per 1,024 at 325,000 USD by default).
+TEST(Tco, OperationsScaleWithGpus) {
+  EXPECT_NEAR(Annual(For("roce-tuned", 4096, Prices()), "operations"), 4 * 6 * 325'000.0, 1e-6);
+  EXPECT_NEAR(Annual(For("ib-ndr", 512, Prices("ops_fte_premium_ib: 0.5\n")), "operations"),
+              0.5 * 6 * 1.5 * 325'000.0, 1e-6);
+  EXPECT_NEAR(Annual(For("roce-tuned", 512, Prices("ops_fte_premium_ib: 0.5\n")), "operations"),
+              0.5 * 6 * 325'000.0, 1e-6);  // the premium is InfiniBand's only
 }
 
 // The lines' annual shares add up to the annual total with operations.
