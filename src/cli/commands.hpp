@@ -18,5 +18,6 @@ void AddAuditTopoCommand(CLI::App& audit, Context& ctx);  // audit topo
 void AddAuditQosCommand(CLI::App& audit, Context& ctx);   // audit qos
 void AddOpticsCommand(CLI::App& app, Context& ctx);       // optics ingest|status|quarantine
 void AddDeadlockCommand(CLI::App& app, Context& ctx);     // deadlock (static CBD check)
+void AddProfileCommands(CLI::App& app, Context& ctx);     // profiles, tco
 
 }  // namespace lossless::cli

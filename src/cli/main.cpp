@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddAuditQosCommand(*audit, ctx);
   lossless::cli::AddOpticsCommand(app, ctx);
   lossless::cli::AddDeadlockCommand(app, ctx);
+  lossless::cli::AddProfileCommands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -81,6 +81,8 @@ const std::vector<ParamInfo>& BaseParams() {
   using T = ParamType;
   static const std::vector<ParamInfo> kParams = {
       {"name", T::kString, "scenario", "Scenario name, echoed in the output.", ""},
+      {"description", T::kString, "",
+       "One line saying what the scenario or profile models (`lossless profiles` lists it).", ""},
       {"seed", T::kInt, "1", "Seed of every random stream (ECMP salt, spraying, RED marking).", "",
        0, 9.2e18},
       {"fabric.preset", T::kEnum, "roce",
@@ -296,6 +298,10 @@ const std::vector<ParamInfo>& BaseParams() {
        "leaf-spine (2 tiers), fat-tree (3 tiers), rail-optimized, ls-ring (anchor shape) or file.",
        "leaf-spine|fat-tree|rail-optimized|ls-ring|file"},
       {"topology.gpus", T::kInt, "64", "GPUs = NICs = hosts.", "", 2, 1e7},
+      {"topology.nodes", T::kInt, "",
+       "Nodes of topology.gpus_per_node GPUs (one NIC each): sets topology.gpus = nodes x "
+       "gpus_per_node. Give nodes or gpus, not both. Default: topology.gpus decides.",
+       "", 1, 1e6},
       {"topology.radix", T::kInt, "64", "Switch ports at the host link speed.", "", 2, 4096},
       {"topology.oversubscription", T::kDouble, "1",
        "Leaf down:up ratio o in o:1 (1 = non-blocking).", "", 1, 64},
@@ -321,6 +327,28 @@ const std::vector<ParamInfo>& BaseParams() {
        "Per-flow series (goodput; DCQCN rate when fabric.cc is on): all or none.", "all|none"},
       {"outputs.series_csv", T::kString, "",
        "Also write the series as CSV to this path (one row per sample; docs/series.md).", ""},
+      {"tenants.load", T::kDouble, "0",
+       "Shared fabric: share of each host link's capacity taken by other tenants' bursty, "
+       "seeded traffic on the shared queues (docs/profiles.md). Used by compare/perf (not yet "
+       "simulated by run).",
+       "", 0, 1},
+      {"tenants.burst", T::kBytes, "1MiB",
+       "Shared fabric: mean burst of another tenant's traffic. Used by compare/perf (not yet "
+       "simulated by run).",
+       ""},
+      {"virtualization.latency", T::kTime, "0ns",
+       "Fixed latency the virtualization layer (hypervisor, SR-IOV virtual function) adds to "
+       "every message. Used by compare/perf (not yet simulated by run).",
+       ""},
+      {"virtualization.jitter", T::kTime, "0ns",
+       "Mean of an exponentially distributed extra delay per message (seeded), on top of "
+       "virtualization.latency. Used by compare/perf (not yet simulated by run).",
+       ""},
+      {"cost.model", T::kEnum, "on-prem",
+       "How `lossless tco` prices the fabric: on-prem (switches, NICs, optics, cables, power "
+       "and operations, sized from the topology; docs/tco.md) or cloud (a price per GPU-hour "
+       "that includes the GPUs; no fabric capex).",
+       "on-prem|cloud"},
       {"stop_time", T::kTime, "10s", "Safety limit on simulated time.", ""},
   };
   return kParams;

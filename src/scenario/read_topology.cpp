@@ -7,11 +7,22 @@ namespace lossless::scenario {
 void ReadTopology(Fields& f, Scenario& sc) {
   sc.topology_kind = f.Choice("topology.kind");
   sc.topology_where = f.Find(f.Given("topology.gpus") ? "topology.gpus" : "topology.kind").where;
-  sc.clos.gpus = f.Int("topology.gpus");
+  const bool by_nodes = f.Given("topology.nodes");
+  if (by_nodes && f.Given("topology.gpus")) {
+    throw InputError(f.Find("topology.nodes").where,
+                     "expected topology.nodes or topology.gpus, not both");
+  }
+  if (!by_nodes) sc.clos.gpus = f.Int("topology.gpus");
   sc.clos.radix = static_cast<int>(f.Int("topology.radix"));
   sc.clos.oversubscription = f.Number("topology.oversubscription");
   sc.clos.tiers = static_cast<int>(f.Int("topology.tiers"));
   sc.clos.gpus_per_node = static_cast<int>(f.Int("topology.gpus_per_node"));
+  if (by_nodes) {
+    // GPUs = nodes x gpus_per_node (the profiles size their topology this way).
+    sc.topology_where = f.Find("topology.nodes").where;
+    sc.clos.gpus = f.Int("topology.nodes") * sc.clos.gpus_per_node;
+    sc.resolved.emplace_back("topology.gpus", std::to_string(sc.clos.gpus));
+  }
   sc.hosts_per_leaf = static_cast<int>(f.Int("topology.hosts_per_leaf"));
   sc.spines = static_cast<int>(f.Int("topology.spines"));
   sc.topology_file = f.Get("topology.file").text;

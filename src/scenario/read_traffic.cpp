@@ -180,7 +180,7 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
 void ReadTraffic(Fields& f, Scenario& sc) {
   Loader& ld = f.loader();
   sc.traffic = ParseTraffic(ld);
-  if (sc.traffic.empty()) {
+  if (sc.traffic.empty() && !ld.traffic_optional()) {
     throw InputError({ld.file(), ld.list("traffic").line, "traffic"},
                      "expected at least one traffic entry");
   }
@@ -202,7 +202,8 @@ void ReadTraffic(Fields& f, Scenario& sc) {
   }
   if (net.pfc.enabled) {
     const int prio = std::countr_zero(net.pfc.priorities);
-    bool carried = false;
+    // Without traffic (a profile) the traffic that will come uses the data class.
+    bool carried = sc.traffic.empty() && net.nic.data_class == prio;
     for (const auto& t : sc.traffic)
       carried |= (t.tclass < 0 ? net.nic.data_class : t.tclass) == prio;
     if (!carried) {

@@ -9,9 +9,12 @@
 
 namespace lossless::scenario {
 
-Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
-                          const std::vector<std::string>& sets) {
+namespace {
+
+Scenario Load(const std::string& text, const std::string& file_name,
+              const std::vector<std::string>& sets, bool traffic_optional) {
   Loader ld(file_name);
+  ld.set_traffic_optional(traffic_optional);
   CheckNesting(text, file_name);
   YAML::Node root;
   try {
@@ -33,6 +36,7 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   sc.file = file_name;
   Fields f(ld, sc);
   sc.name = f.Get("name").text;
+  sc.description = f.Get("description").text;
   sc.seed = static_cast<uint64_t>(f.Int("seed"));
   sc.preset = f.Choice("fabric.preset");  // first: it decides other defaults
   ReadFabric(f, sc);
@@ -43,7 +47,20 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
   ReadOutputs(f, sc);
   ReadTraffic(f, sc);
   ReadInjections(f, sc);
+  ReadProfileFields(f, sc);
   return sc;
+}
+
+}  // namespace
+
+Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
+                          const std::vector<std::string>& sets) {
+  return Load(text, file_name, sets, false);
+}
+
+Scenario LoadFabricText(const std::string& text, const std::string& file_name,
+                        const std::vector<std::string>& sets) {
+  return Load(text, file_name, sets, true);
 }
 
 Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& sets) {

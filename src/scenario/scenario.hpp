@@ -1,9 +1,9 @@
 #pragma once
 // Scenario files: YAML (JSON accepted) naming a fabric preset plus overrides,
 // a topology, traffic, a seed and outputs: the configuration only (running it
-// is run::RunScenario; its traffic as flows is workload::ExpandTraffic). Loading validates every field
-// against the registry (params.hpp) and throws InputError with file, line and
-// field on the first problem; `--set a.b=v` overrides apply before validation.
+// is run::RunScenario; its traffic as flows is workload::ExpandTraffic). Loading validates every
+// field against the registry (params.hpp) and throws InputError with file, line and field on the
+// first problem; `--set a.b=v` overrides apply before validation.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -94,8 +94,19 @@ struct DeadlockOptions {
   bool stop = true;  // end the run at the first deadlock
 };
 
+// Fields of fabric profiles (docs/profiles.md) for the shared-cloud
+// mechanisms that `compare`/`perf` will simulate; `run` does not yet (a
+// warning says so when any is set).
+struct SharedFabricSpec {
+  double tenant_load = 0;    // tenants.load: share of each host link's capacity, 0..1
+  int64_t tenant_burst = 0;  // tenants.burst: mean burst of a tenant, bytes
+  units::Time virt_latency;  // virtualization.latency: fixed extra per message
+  units::Time virt_jitter;   // virtualization.jitter: mean of an exponential extra per message
+};
+
 struct Scenario {
   std::string name;
+  std::string description;  // one line (profiles: listed by `lossless profiles`)
   std::string file;
   uint64_t seed = 1;
   std::string preset;
@@ -119,6 +130,8 @@ struct Scenario {
   std::string json_out;
   SeriesSpec series;
   units::Time stop_time;
+  SharedFabricSpec shared;
+  std::string cost_model = "on-prem";  // cost.model: on-prem | cloud (lossless tco)
   // Configurations a user may want to study but should know are risky
   // (ECN above the PFC trigger, headroom too small for the cable).
   std::vector<std::string> warnings;
@@ -130,6 +143,10 @@ struct Scenario {
 Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
                           const std::vector<std::string>& sets = {});
 Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& sets = {});
+// A fabric profile or any scenario whose traffic is optional (perf, compare and
+// tco bring their own): the same fields and checks, `traffic:` may be absent.
+Scenario LoadFabricText(const std::string& text, const std::string& file_name,
+                        const std::vector<std::string>& sets = {});
 
 // Builds the topology the scenario describes (throws InputError naming the
 // field, e.g. a GPU count the radix cannot host, or an unreachable host pair).

@@ -25,8 +25,8 @@ int64_t CeilDiv(int64_t a, int64_t b) {
 // ("topology.gpus"); the error names `field` inside that block.
 Location At(const Location& where, const char* field) {
   static constexpr std::string_view kParams[] = {
-      "gpus",      "radix",      "oversubscription", "tiers",  "gpus_per_node",
-      "link_rate", "link_delay", "hosts_per_leaf",   "spines", "kind"};
+      "gpus",       "radix",          "oversubscription", "tiers", "gpus_per_node", "link_rate",
+      "link_delay", "hosts_per_leaf", "spines",           "kind",  "nodes"};
   std::string_view block = where.field;
   const size_t dot = block.rfind('.');
   const std::string_view last = dot == std::string_view::npos ? block : block.substr(dot + 1);

@@ -66,11 +66,15 @@ class Loader {
   };
 
   const std::string& file() const { return file_; }
+  // A fabric profile (LoadFabricText): `traffic` may be absent.
+  bool traffic_optional() const { return traffic_optional_; }
+  void set_traffic_optional(bool v) { traffic_optional_ = v; }
   std::map<std::string, Value>& values() { return values_; }
   ListInput& list(const std::string& name) { return lists_[name]; }
 
  private:
   std::string file_;
+  bool traffic_optional_ = false;
   std::map<std::string, Value> values_;
   std::map<std::string, ListInput> lists_;
 };
@@ -111,6 +115,9 @@ void ReadOutputs(Fields& f, Scenario& sc);   // outputs.*, stop_time (read_outpu
 void ReadTraffic(Fields& f, Scenario& sc);   // traffic, checked against fabric.* (read_traffic.cpp)
 void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, cnp_inject, link_loss
 void ReadTransport(Fields& f, Scenario& sc);   // transport.*, fabric.ber (read_transport.cpp)
+// tenants.*, virtualization.*, cost.* (read_profile.cpp): fields of fabric profiles
+// that compare/perf/tco use and `run` does not simulate yet.
+void ReadProfileFields(Fields& f, Scenario& sc);
 
 // Parts of ReadFabric: link-level flow control (read_flowctl.cpp).
 void ReadIbCredits(Fields& f, Scenario& sc);  // fabric.ib.*
