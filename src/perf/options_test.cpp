@@ -87,6 +87,8 @@ TEST(PerfOptions, BadInputNamesTheFlag) {
   EXPECT_EQ(ErrorField({"all_reduce", "-d", "float32"}), "-d");
   EXPECT_EQ(ErrorField({"all_reduce", "--op", "add"}), "--op");
   EXPECT_EQ(ErrorField({"all_reduce", "-b", "1G", "-e", "1M"}), "-b");
+  EXPECT_EQ(ErrorField({"all_reduce", "-b", "1025", "-e", "1024"}), "-b");
+  EXPECT_EQ(ErrorField({"all_reduce", "-b", "1024", "-e", "1024"}), "");
   EXPECT_EQ(ErrorField({"all_reduce", "-f", "1", "-i", "0"}), "-f");
   EXPECT_EQ(ErrorField({"all_reduce", "-f", "0", "-i", "0", "-b", "8", "-e", "8"}), "-f");
   EXPECT_EQ(ErrorField({"all_reduce", "-b", "0", "-f", "2"}), "-b");
