@@ -108,6 +108,15 @@ TEST(PerfResult, ModelRunOutputSaysItIsTheModel) {
   EXPECT_NE(text.find("    N/A\n"), std::string::npos);
 }
 
+TEST(PerfResult, SimulationNotesNameTheFabric) {
+  auto notes = SimulationNotes("2.27.7", "ib-ndr", "");
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0],
+            "lossless 0.1.0: packet-level simulation of NCCL 2.27.7's algorithms on ib-ndr");
+  EXPECT_EQ(notes[0].find("MODEL"), std::string::npos);
+  EXPECT_EQ(SimulationNotes("2.27.7", "", "x").size(), 3u);
+}
+
 TEST(PerfResult, JsonSchema) {
   PerfOptions o = Options(
       {"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "2M", "-f", "2", "-c", "0"});
