@@ -139,6 +139,9 @@ TEST(PerfResult, JsonSchema) {
   EXPECT_EQ(e["in_place"]["max_us"], 100.0);
   EXPECT_DOUBLE_EQ(e["in_place"]["time_us"].get<double>(), 26.5);
   EXPECT_EQ(e["algorithm"], std::string(collective::AlgorithmName(r.sizes[1].choice.algorithm)));
+  EXPECT_DOUBLE_EQ(e["nccl_model_us"].get<double>(), r.sizes[1].choice.time_us);
+  EXPECT_GT(e["nccl_model_us"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(e["model_us"].get<double>(), *r.sizes[1].model_us);
   EXPECT_EQ(j["links"][0]["pause_frames"], 3);
   EXPECT_EQ(j["links"][0]["retransmissions"], 1);
   EXPECT_EQ(j["out_of_bounds"], 0);
