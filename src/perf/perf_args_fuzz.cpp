@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t rows = 0;
     for (int64_t s : sizes) {
       if (++rows > 64) break;
-      const auto counts = lossless::collective::CountsFor(o.collective, s, o.types.front(), o.Ranks());
+      const auto counts =
+          lossless::collective::CountsFor(o.collective, s, o.types.front(), o.Ranks());
       lossless::perf::Row row;
       row.size_bytes = counts.size_bytes;
       row.count = counts.count;
