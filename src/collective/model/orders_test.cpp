@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -129,6 +130,14 @@ TEST(Orders, NodeTreeDepthIsLog2) {
   EXPECT_EQ(NodeTreeDepth(16, 1), 4);
   EXPECT_EQ(NodeTreeDepth(64, 0), 6);
   EXPECT_LE(NodeTreeDepth(17, 1), 5);
+  EXPECT_EQ(NodeTreeDepth(3, 0), 2);
+  for (int n = 1; n <= 200; ++n) {
+    const int ceil_log2 = n == 1 ? 0 : static_cast<int>(std::ceil(std::log2(n)));
+    for (int t = 0; t < 2; ++t) {
+      EXPECT_LE(NodeTreeDepth(n, t), ceil_log2) << n;
+      EXPECT_GE(NodeTreeDepth(n, t), ceil_log2 - 1) << n;
+    }
+  }
 }
 
 TEST(Orders, BalancedTreeAttachPoints) {
