@@ -59,4 +59,15 @@ std::vector<std::string> ModelNotes(const std::string& nccl_version,
   return notes;
 }
 
+std::vector<std::string> SimulationNotes(const std::string& nccl_version, const std::string& fabric,
+                                         const std::string& offload_note) {
+  std::vector<std::string> notes;
+  notes.push_back(fmt::format("lossless {}: packet-level simulation of NCCL {}'s algorithms on {}",
+                              kVersion, nccl_version,
+                              fabric.empty() ? "the default fabric" : fabric));
+  notes.push_back("lossless: host names, PIDs and PCI addresses below are modelled");
+  if (!offload_note.empty()) notes.push_back("lossless: " + offload_note);
+  return notes;
+}
+
 }  // namespace lossless::perf

@@ -25,5 +25,8 @@ PerfResult ModelRun(const PerfOptions& o, const collective::AlphaBetaParams& par
 // `offload_note` is not empty.
 std::vector<std::string> ModelNotes(const std::string& nccl_version,
                                     const std::string& offload_note);
+// The same for a packet-level simulation on `fabric` (a profile or scenario name).
+std::vector<std::string> SimulationNotes(const std::string& nccl_version, const std::string& fabric,
+                                         const std::string& offload_note);
 
 }  // namespace lossless::perf

@@ -35,8 +35,9 @@ struct DeviceLine {
 };
 
 // Modelled devices: one process per node (pid 10000 + node), host "node-<i>",
-// device = local GPU index, the PCI bus numbers of an HGX H100 baseboard
-// (0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb, then repeated), the given
+// device = local GPU index, PCI bus numbers in the style of an 8-GPU HGX board
+// (0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb, then repeated; invented for
+// the layout, not copied from a particular system), the given
 // GPU name. Ranks are node-major.
 std::vector<DeviceLine> ModelledDevices(int64_t nodes, int64_t gpus_per_node,
                                         const std::string& gpu_name = "NVIDIA H100 80GB HBM3");

@@ -195,6 +195,7 @@ TEST(NcclTestsWriter, G3SqueezesNumbersIntoTheirColumns) {
   EXPECT_EQ(G2TimeStr(61.37), "  61.37");
   EXPECT_EQ(G2TimeStr(1538.4), " 1538.4");
   EXPECT_EQ(G2TimeStr(23811), "  23811");
+  EXPECT_EQ(G2TimeStr(10000.0), "  10000");  // ">=" since v2.10.1
   EXPECT_EQ(G2TimeStr(104180), " 104180");
   EXPECT_EQ(G2TimeStr(99.999), " 100.00");
   EXPECT_EQ(G2TimeStr(9999.96), "10000.0");

@@ -281,6 +281,11 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args) {
     throw InputError(Cli("-b"),
                      "minbytes 0 with a step factor never grows; start at 1 byte or more");
   }
+  if (const int64_t n = SizeCount(o); n > kMaxSizes) {
+    throw InputError(Cli(o.step_factor > 1 ? "-f" : "-i"),
+                     fmt::format("the sweep from {} to {} bytes has {} sizes; at most {}",
+                                 o.min_bytes, o.max_bytes, n, kMaxSizes));
+  }
   if (o.root >= o.Ranks()) {
     throw InputError(Cli("-r"),
                      fmt::format("root {} is not one of the {} ranks", o.root, o.Ranks()));
@@ -306,6 +311,18 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args) {
                      "device implementation (-D > 0) requires symmetric registration (-R 2)");
   }
   return o;
+}
+
+int64_t SizeCount(const PerfOptions& o) {
+  if (o.min_bytes > o.max_bytes) return 0;
+  if (o.step_factor > 1) {
+    if (o.min_bytes <= 0) return 1;  // rejected by ParsePerfArgs: 0 never grows
+    int64_t n = 1;
+    for (int64_t s = o.min_bytes; s <= o.max_bytes / o.step_factor; s *= o.step_factor) ++n;
+    return n;
+  }
+  if (o.step_bytes <= 0) return 1;
+  return (o.max_bytes - o.min_bytes) / o.step_bytes + 1;
 }
 
 std::vector<int64_t> SizeSequence(const PerfOptions& o) {

@@ -93,6 +93,10 @@ std::optional<int64_t> ParseSize(std::string_view text);
 // printed size comes from collective::CountsFor (rounded down to whole elements
 // and, for the per-rank collectives, to 16 bytes per rank).
 std::vector<int64_t> SizeSequence(const PerfOptions& o);
+// The number of sizes SizeSequence returns, without building it. ParsePerfArgs
+// rejects sweeps of more than kMaxSizes sizes (e.g. -b 1 -e 1G -i 1).
+int64_t SizeCount(const PerfOptions& o);
+inline constexpr int64_t kMaxSizes = 100000;
 
 // The usage text for -h.
 std::string PerfUsage();

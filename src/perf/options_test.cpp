@@ -87,6 +87,8 @@ TEST(PerfOptions, BadInputNamesTheFlag) {
   EXPECT_EQ(ErrorField({"all_reduce", "-d", "float32"}), "-d");
   EXPECT_EQ(ErrorField({"all_reduce", "--op", "add"}), "--op");
   EXPECT_EQ(ErrorField({"all_reduce", "-b", "1G", "-e", "1M"}), "-b");
+  EXPECT_EQ(ErrorField({"all_reduce", "-b", "1025", "-e", "1024"}), "-b");
+  EXPECT_EQ(ErrorField({"all_reduce", "-b", "1024", "-e", "1024"}), "");
   EXPECT_EQ(ErrorField({"all_reduce", "-f", "1", "-i", "0"}), "-f");
   EXPECT_EQ(ErrorField({"all_reduce", "-f", "0", "-i", "0", "-b", "8", "-e", "8"}), "-f");
   EXPECT_EQ(ErrorField({"all_reduce", "-b", "0", "-f", "2"}), "-b");
@@ -143,6 +145,18 @@ TEST(PerfOptions, SizeLoopFactorAndIncrement) {
   EXPECT_EQ(add.back(), int64_t{25} << 30);
   // Default: one size, 32 MiB.
   EXPECT_EQ(SizeSequence(Parse({"all_reduce"})), std::vector<int64_t>{32 << 20});
+  // SizeCount agrees with the sequence; huge sweeps are bad input.
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"all_reduce", "-b", "3", "-e", "100", "-f", "3"},
+           {"all_reduce", "-b", "1G", "-i", "2G", "-e", "25G"},
+           {"all_reduce", "-b", "8", "-e", "8G", "-f", "2"},
+           {"all_reduce", "-b", "8", "-e", "7", "-i", "1", "-b", "7"}}) {
+    PerfOptions o = Parse(args);
+    EXPECT_EQ(SizeCount(o), static_cast<int64_t>(SizeSequence(o).size()));
+  }
+  EXPECT_EQ(ErrorField({"all_reduce", "-b", "1", "-e", "1G", "-i", "1"}), "-i");
+  EXPECT_EQ(ErrorField({"all_reduce", "-b", "1", "-e", "100000", "-i", "1"}), "");
+  EXPECT_EQ(ErrorField({"all_reduce", "-b", "1", "-e", "100001", "-i", "1"}), "-i");
   // No overflow near the top of the range.
   auto big = SizeSequence(Parse({"all_reduce", "-b", "1G", "-e", "4000000000G", "-f", "1000"}));
   EXPECT_EQ(big.size(), 4u);

@@ -122,6 +122,7 @@ nlohmann::json ToJson(const PerfResult& r) {
     e["protocol"] = std::string(collective::ProtocolName(s.choice.protocol));
     e["channels"] = s.choice.channels;
     e["model_us"] = s.model_us ? nlohmann::json(*s.model_us) : nlohmann::json(nullptr);
+    e["nccl_model_us"] = s.choice.time_us;
     e["out_of_place"] = HalfJson(s.out_of_place, row.out_of_place);
     e["in_place"] = HalfJson(s.in_place, row.in_place);
     results.push_back(std::move(e));

@@ -77,7 +77,7 @@ std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>&
 // {"schema": "lossless.perf/1", "kind": "model"|"simulation", "collective", "binary",
 //  "nodes", "gpus_per_node", "ranks", "nccl_version", "fabric", "options": {...},
 //  "results": [{"size", "count", "type", "redop", "root", "algorithm", "protocol",
-//  "channels", "model_us", "out_of_place": {"time_us", "algbw_gbs", "busbw_gbs",
+//  "channels", "model_us", "nccl_model_us", "out_of_place": {"time_us", "algbw_gbs", "busbw_gbs",
 //  "wrong", "iterations", "p50_us", "p99_us", "max_us"}, "in_place": {...}}],
 //  "avg_busbw_gbs", "out_of_bounds", "links": [...]}
 nlohmann::json ToJson(const PerfResult& r);

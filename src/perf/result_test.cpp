@@ -108,6 +108,15 @@ TEST(PerfResult, ModelRunOutputSaysItIsTheModel) {
   EXPECT_NE(text.find("    N/A\n"), std::string::npos);
 }
 
+TEST(PerfResult, SimulationNotesNameTheFabric) {
+  auto notes = SimulationNotes("2.27.7", "ib-ndr", "");
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0],
+            "lossless 0.1.0: packet-level simulation of NCCL 2.27.7's algorithms on ib-ndr");
+  EXPECT_EQ(notes[0].find("MODEL"), std::string::npos);
+  EXPECT_EQ(SimulationNotes("2.27.7", "", "x").size(), 3u);
+}
+
 TEST(PerfResult, JsonSchema) {
   PerfOptions o = Options(
       {"all_reduce", "-g", "8", "--nodes", "2", "-b", "1M", "-e", "2M", "-f", "2", "-c", "0"});
@@ -130,6 +139,9 @@ TEST(PerfResult, JsonSchema) {
   EXPECT_EQ(e["in_place"]["max_us"], 100.0);
   EXPECT_DOUBLE_EQ(e["in_place"]["time_us"].get<double>(), 26.5);
   EXPECT_EQ(e["algorithm"], std::string(collective::AlgorithmName(r.sizes[1].choice.algorithm)));
+  EXPECT_DOUBLE_EQ(e["nccl_model_us"].get<double>(), r.sizes[1].choice.time_us);
+  EXPECT_GT(e["nccl_model_us"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(e["model_us"].get<double>(), *r.sizes[1].model_us);
   EXPECT_EQ(j["links"][0]["pause_frames"], 3);
   EXPECT_EQ(j["links"][0]["retransmissions"], 1);
   EXPECT_EQ(j["out_of_bounds"], 0);

@@ -1,6 +1,8 @@
 #include "collective/model/orders.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -128,6 +130,31 @@ TEST(Orders, NodeTreeDepthIsLog2) {
   EXPECT_EQ(NodeTreeDepth(16, 1), 4);
   EXPECT_EQ(NodeTreeDepth(64, 0), 6);
   EXPECT_LE(NodeTreeDepth(17, 1), 5);
+  EXPECT_EQ(NodeTreeDepth(3, 0), 2);
+  for (int n = 1; n <= 200; ++n) {
+    const int ceil_log2 = n == 1 ? 0 : static_cast<int>(std::ceil(std::log2(n)));
+    for (int t = 0; t < 2; ++t) {
+      EXPECT_LE(NodeTreeDepth(n, t), ceil_log2) << n;
+      EXPECT_GE(NodeTreeDepth(n, t), ceil_log2 - 1) << n;
+    }
+  }
+}
+
+TEST(Orders, BalancedTreeAttachPoints) {
+  // 4 nodes x 8 GPUs, channel 0 (tree 0: node 0 -> {2}; 2 -> {1, 3}), intra order 0..7.
+  // A node's first GPU talks to its parent and to child 1, its second GPU to child 0.
+  auto trees = TreeChannels(4, 8, 8, 2, 1);
+  const TreeChannel& t0 = trees[0];
+  EXPECT_EQ(t0.Root(), 0);
+  EXPECT_EQ(t0.ranks[16].up, 0);   // node 2's first GPU hangs below node 0's first GPU (child 1)
+  EXPECT_EQ(t0.ranks[8].up, 17);   // node 1 is child 0 of node 2: below node 2's second GPU
+  EXPECT_EQ(t0.ranks[24].up, 16);  // node 3 is child 1 of node 2: below node 2's first GPU
+  EXPECT_EQ(t0.ranks[17].down, (std::array<int, 3>{18, 8, -1}));
+  EXPECT_EQ(t0.ranks[16].down, (std::array<int, 3>{17, 24, -1}));
+  EXPECT_EQ(t0.ranks[23].down, (std::array<int, 3>{-1, -1, -1}));  // end of node 2's chain
+  // Channel 1 runs tree 1 (mirror): node 3 is its root.
+  EXPECT_EQ(trees[1].tree, 1);
+  EXPECT_EQ(trees[1].Root() / 8, 3);
 }
 
 TEST(Orders, RankTreesPerChannel) {
