@@ -105,8 +105,11 @@ expect 2 "malformed_binary.bin:1: .*binary" $FX/malformed_binary.bin
 expect 2 "malformed_topo.txt:1: format: not a switch QoS configuration" $FX/malformed_topo.txt
 expect 2 "malformed_nccl.txt:1: format: not a switch QoS configuration" $FX/malformed_nccl.txt
 expect 2 "malformed_truncated.json:4: .*truncated or invalid JSON" $FX/malformed_truncated.json
-# A line whose unit cannot be read is skipped and reported (--verbose), not fatal.
-expect 1 "skipped line 5: not interpretable as eos: .*furlongs" $FX/malformed_eos_unit.txt --verbose
+# A line whose unit cannot be read is skipped and reported (--verbose), not fatal; the
+# ECN setting on it is unknown, not absent: ecn.roce-queue is indeterminate, not fail (the
+# overall warn is the missing watchdog).
+expect 0 "skipped line 5: not interpretable as eos: .*furlongs" $FX/malformed_eos_unit.txt --verbose
+expect 0 "INDETERMINATE ecn.roce-queue .*line 5 looks like an ECN / WRED setting but was skipped" $FX/malformed_eos_unit.txt
 expect 2 "malformed_sonic_value.json:1: BUFFER_PROFILE.p.xoff" $FX/malformed_sonic_value.json
 expect 2 "cannot open" $FX/does_not_exist.json
 expect 2 "is a directory" $FX

@@ -117,6 +117,10 @@ struct SkippedLine {
   int64_t line = 0;  // 1-based
   std::string text;
   std::string reason;
+  // True for a line of recognised QoS text that its parser could not interpret
+  // or does not read; false for prose, prompts, fences and other separators. A
+  // setting on such a line is unknown, not absent (rules say indeterminate).
+  bool qos_text = true;
 };
 
 enum class Scheduling { kStrict, kWeighted };

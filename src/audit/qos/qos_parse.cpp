@@ -165,7 +165,8 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
         if (!Trim(c).empty())
           skipped.push_back({n, c,
                              "not recognised as switch QoS text (prose, or output of a "
-                             "command this tool does not read)"});
+                             "command this tool does not read)",
+                             /*qos_text=*/false});
       }
       continue;
     }

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
+
 namespace lossless::audit::qos {
 
 namespace {
@@ -79,6 +81,9 @@ class Auditor {
   void CheckCnp();
   void CheckDrops(const PortQos& p);
   void CheckPfcFrames(const PortQos& p);
+  // The first skipped line of QoS text that names ECN or WRED (a setting the
+  // reader could not interpret), or nullptr.
+  const SkippedLine* SkippedEcnLine() const;
   std::optional<int64_t> ToBytes(const BufferAmount& a) const {
     return a.ToBytes(opts_.cell_bytes);
   }
@@ -225,6 +230,19 @@ void Auditor::CheckHeadroom(const PortQos& p) {
   }
 }
 
+const SkippedLine* Auditor::SkippedEcnLine() const {
+  static constexpr std::string_view kEcnWords[] = {
+      "ecn", "random-detect", "wred", "congestion-control", "explicit-congestion-notification",
+      "min_threshold", "drop-profile"};
+  for (const SkippedLine& s : cfg_.skipped) {
+    if (!s.qos_text) continue;
+    std::string lower = text::ToLower(s.text);
+    for (std::string_view w : kEcnWords)
+      if (lower.find(w) != std::string::npos) return &s;
+  }
+  return nullptr;
+}
+
 void Auditor::CheckEcn(const PortQos& p) {
   const int r = opts_.roce_priority;
   const int q = cfg_.QueueOf(r);
@@ -238,6 +256,15 @@ void Auditor::CheckEcn(const PortQos& p) {
     return;
   }
   if (it == p.ecn.end() || !it->second.enabled) {
+    if (const SkippedLine* s = SkippedEcnLine()) {
+      out_.Add("ecn.roce-queue", Verdict::kIndeterminate,
+               fmt::format("ECN on queue {} (RoCE priority {}) is not established: line {} looks "
+                           "like an ECN / WRED setting but was skipped ({}); --verbose lists "
+                           "every skipped line",
+                           q, r, s->line, s->reason),
+               p.name);
+      return;
+    }
     out_.Add("ecn.roce-queue", Verdict::kFail,
              fmt::format("ECN marking not enabled on queue {} (RoCE priority {}): DCQCN gets no "
                          "congestion signal and PFC does all the work",
