@@ -95,6 +95,11 @@ expect 0 'ECN marking enabled on queue 4' $R/junos_cos_dcqcn_apstra_jvd.txt --ro
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 1)' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt
 expect 3 'PASS          ecn.roce-queue .*Kmin 150000B, Kmax 1500000B, Pmax 100%' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt --roce-priority 1
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/cumulus_traffic_conf_ecn_cl40.txt
+expect 1 'FAIL          pfc.other-priorities .*including 0' $R/nvue_set_qos_pfc_default_global_cl514.txt
+expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $R/nvue_set_qos_pfc_default_global_cl514.txt
+expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/nvue_set_qos_ecn_default_global_cl514.txt
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 2)' $R/nvue_set_qos_roce_priority2_cl514.txt
+expect 3 'PASS          pfc.roce-priority .*PFC priorities: 2)' $R/nvue_set_qos_roce_priority2_cl514.txt --roce-priority 2
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done

@@ -141,6 +141,9 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
       StartsWith(t, "rx-roce-stats") || StartsWith(t, "unicast-no-buffer-discard"))
     add(QosFormat::kNvue, 2);
   if (Contains(t, "operational") && Contains(t, "applied")) add(QosFormat::kNvue, 2);
+  if (StartsWith(t, "nv set qos ") || StartsWith(t, "nv unset qos ") ||
+      (StartsWith(t, "nv set interface ") && Contains(t, " qos ")))
+    add(QosFormat::kNvue, 3);
 
   if (t == "roce" || StartsWith(t, "roce lossless") || StartsWith(t, "roce lossy"))
     add(QosFormat::kOnyx, 3);
