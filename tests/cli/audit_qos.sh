@@ -100,6 +100,9 @@ expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $R/nvue_set_qos_pfc_defa
 expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/nvue_set_qos_ecn_default_global_cl514.txt
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 2)' $R/nvue_set_qos_roce_priority2_cl514.txt
 expect 3 'PASS          pfc.roce-priority .*PFC priorities: 2)' $R/nvue_set_qos_roce_priority2_cl514.txt --roce-priority 2
+expect 0 'WARN          drops.lossless .*\[Ethernet0\] ingress discards on the RoCE priority.s PG (PG 3: 803 dropped)' $R/sonic_show_pg_drop_counters.txt
+expect 3 'PASS          drops.lossless .*\[Ethernet-BP0, Ethernet-BP4\] no ingress discards' $R/sonic_show_pg_drop_counters_masic.txt
+expect 3 'note: Ingress headroom per PG: the highest watermark is 215 B (Ethernet4 PG15)' $R/sonic_show_pg_watermark_headroom_masic.txt
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done

@@ -107,6 +107,9 @@ struct PortQos {
   // "Tx buffer discards for RoCE traffic": those queues are lossless even when the
   // input does not state the PFC priorities.
   bool drops_are_roce = false;
+  // Ingress discards by priority group (SONiC `show priority-group drop counters`):
+  // on a lossless PG they mean the headroom overflowed.
+  std::map<int, int64_t> pg_drops;
   // PFC frames received / sent per priority, when the input has PFC counters.
   std::map<int, int64_t> pfc_rx_frames;
   std::map<int, int64_t> pfc_tx_frames;

@@ -93,6 +93,7 @@ void MergePort(PortQos& dst, const PortQos& src) {
   if (!dst.speed_gbps) dst.speed_gbps = src.speed_gbps;
   if (!dst.cable_m) dst.cable_m = src.cable_m;
   for (const auto& [q, n] : src.queue_drops) dst.queue_drops[q] += n;
+  for (const auto& [g, n] : src.pg_drops) dst.pg_drops[g] += n;
   for (const auto& [q, n] : src.pfc_rx_frames) dst.pfc_rx_frames[q] += n;
   for (const auto& [q, n] : src.pfc_tx_frames) dst.pfc_tx_frames[q] += n;
   dst.drops_are_roce = dst.drops_are_roce || src.drops_are_roce;

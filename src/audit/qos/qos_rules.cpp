@@ -81,6 +81,7 @@ class Auditor {
   void CheckCnp();
   void CheckDrops(const PortQos& p);
   void CheckPfcFrames(const PortQos& p);
+  void CheckPgDrops(const PortQos& p);
   // The first skipped line of QoS text that names ECN or WRED (a setting the
   // reader could not interpret), or nullptr.
   const SkippedLine* SkippedEcnLine() const;
@@ -421,7 +422,47 @@ void Auditor::CheckCnp() {
   }
 }
 
+void Auditor::CheckPgDrops(const PortQos& p) {
+  if (p.pg_drops.empty()) return;
+  // PG n is read as priority n (SONiC's default TC_TO_PRIORITY_GROUP_MAP puts the
+  // lossless traffic classes 3 and 4 in PGs 3 and 4).
+  std::set<int> lossless = p.pfc_priorities;
+  const bool assumed = lossless.empty() && !p.pfc_stated;
+  if (assumed) lossless.insert(opts_.roce_priority);
+  if (lossless.empty()) return;
+  std::string bad;
+  for (int g : lossless)
+    if (auto it = p.pg_drops.find(g); it != p.pg_drops.end() && it->second > 0)
+      bad += fmt::format("{}PG {}: {} dropped", bad.empty() ? "" : ", ", g, it->second);
+  std::string pgs = PrioList(lossless);
+  if (bad.empty()) {
+    bool counted = std::any_of(lossless.begin(), lossless.end(),
+                               [&](int g) { return p.pg_drops.count(g) > 0; });
+    if (counted)
+      out_.Add("drops.lossless", Verdict::kPass,
+               fmt::format("no ingress discards on lossless priority groups {}{}", pgs,
+                           assumed ? " (assumed lossless: the RoCE priority's PG)" : ""),
+               p.name);
+    return;
+  }
+  if (assumed) {
+    out_.Add("drops.lossless", Verdict::kWarn,
+             fmt::format("ingress discards on the RoCE priority's PG ({}); the input does not say "
+                         "which priorities are lossless: if priority {} is, its headroom "
+                         "overflowed and the lossless class is dropping",
+                         bad, opts_.roce_priority),
+             p.name);
+  } else {
+    out_.Add("drops.lossless", Verdict::kFail,
+             fmt::format("ingress discards on lossless priority groups ({}): the PG headroom "
+                         "overflowed (too small for cable and speed, or PFC not honoured upstream)",
+                         bad),
+             p.name);
+  }
+}
+
 void Auditor::CheckDrops(const PortQos& p) {
+  CheckPgDrops(p);
   if (p.queue_drops.empty()) return;
   std::set<int> lossless;
   for (int prio : p.pfc_priorities) lossless.insert(cfg_.QueueOf(prio));

@@ -144,6 +144,20 @@ TEST(QosRules, DropsOnAnAssumedLosslessQueueWarnAndOnAStatedOneFail) {
   EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kFail);
 }
 
+TEST(QosRules, IngressDropsOnALosslessPriorityGroupFail) {
+  QosConfig c = Healthy();
+  c.ports[0].pg_drops = {{0, 50}, {3, 0}};
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kPass);
+  c.ports[0].pg_drops[3] = 7;
+  QosCheck d = Check(AuditQos(c, {}), "drops.lossless");
+  EXPECT_EQ(d.verdict, Verdict::kFail);
+  EXPECT_NE(d.message.find("PG 3: 7 dropped"), std::string::npos) << d.message;
+  // Without stated PFC priorities the RoCE priority's PG is assumed lossless: warn.
+  c.ports[0].pfc_stated = false;
+  c.ports[0].pfc_priorities.clear();
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kWarn);
+}
+
 TEST(QosRules, PfcFramesOutsideTheLosslessPrioritiesWarn) {
   QosConfig c = Healthy();
   c.ports[0].pfc_rx_frames[3] = 10;

@@ -130,6 +130,9 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
   if (Contains(t, "TxQ") && Contains(t, "Drop/pkts")) add(QosFormat::kSonicShow, 3);
   if (Contains(t, "PFC0") && Contains(t, "PFC7") && Contains(t, "Port"))
     add(QosFormat::kSonicShow, 3);
+  if (StartsWith(t, "Ingress PG dropped packets") || StartsWith(t, "Ingress headroom per PG") ||
+      StartsWith(t, "Ingress shared pool occupancy per PG"))
+    add(QosFormat::kSonicShow, 3);
   if (StartsWith(t, "PORT") && Contains(t, "ACTION") && Contains(t, "DETECTION"))
     add(QosFormat::kSonicShow, 3);
   if (Contains(t, "green_min_threshold") && !Contains(t, "\"")) add(QosFormat::kSonicShow, 1);
