@@ -92,6 +92,7 @@ expect 0 'format dell-sonic' $R/dell_sonic_cli_rocm_z9664f.txt
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 0' $R/junos_cos_dcqcn_apstra_jvd.txt
 expect 0 'WARN          pfc.watchdog' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
 expect 0 'ECN marking enabled on queue 4' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
+expect 0 'PASS          ecn.kmin-ratio .*Kmin is 20.0% of the queue.s buffer' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 1)' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt
 expect 3 'PASS          ecn.roce-queue .*Kmin 150000B, Kmax 1500000B, Pmax 100%' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt --roce-priority 1
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/cumulus_traffic_conf_ecn_cl40.txt

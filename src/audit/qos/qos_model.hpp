@@ -85,6 +85,10 @@ struct EcnQueue {
   std::optional<BufferAmount> kmin;
   std::optional<BufferAmount> kmax;
   std::optional<double> pmax_percent;  // marking probability at Kmax, 0..100
+  // Thresholds stated as a share of the queue's buffer (Junos drop-profile fill
+  // levels, Onyx minimum/maximum-relative), 0..100, when not in bytes or cells.
+  std::optional<double> kmin_percent;
+  std::optional<double> kmax_percent;
   std::string source;
   int64_t line = 0;
 };

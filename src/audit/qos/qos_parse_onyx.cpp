@@ -181,9 +181,12 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
         e.kmin = ParseAmount(w[*i], "kbytes", {file, l.number, field + ".minimum-absolute"});
       if (auto i = value_after("maximum-absolute"))
         e.kmax = ParseAmount(w[*i], "kbytes", {file, l.number, field + ".maximum-absolute"});
-      if (value_after("minimum-relative"))
-        cfg.notes.push_back(
-            "relative ECN thresholds (percent of the queue's buffer) are not converted to bytes");
+      if (auto i = value_after("minimum-relative"))
+        e.kmin_percent = ParseDecimal(w[*i], {file, l.number, field + ".minimum-relative"},
+                                      "a percentage");
+      if (auto i = value_after("maximum-relative"))
+        e.kmax_percent = ParseDecimal(w[*i], {file, l.number, field + ".maximum-relative"},
+                                      "a percentage");
       p.q.ecn[tc] = e;
     } else if (at(0) == "traffic-class" && at(2) == "dcb" && at(3) == "ets") {
       int tc = ParsePriority(at(1), {file, l.number, field + ".traffic-class"});

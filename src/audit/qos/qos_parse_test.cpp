@@ -358,6 +358,14 @@ TEST(QosParse, OnyxStepEcnAndGlobalPauseAreRead) {
   const PortQos& p = PortNamed(c, "1/1");
   EXPECT_EQ(p.ecn.at(3).kmin->value, p.ecn.at(3).kmax->value);
   EXPECT_EQ(p.link_pause, std::optional<bool>(true));
+  QosConfig rel = ParseQosText(
+      "interface ethernet 1/2 traffic-class 3 congestion-control ecn minimum-relative 10 "
+      "maximum-relative 50\n",
+      "onyx.txt");
+  const EcnQueue& e = PortNamed(rel, "1/2").ecn.at(3);
+  EXPECT_FALSE(e.kmin.has_value());
+  EXPECT_EQ(e.kmin_percent, std::optional<double>(10));
+  EXPECT_EQ(e.kmax_percent, std::optional<double>(50));
 }
 
 TEST(QosParse, JunosSetAndBraceFormsReadTheSame) {

@@ -82,6 +82,7 @@ class Auditor {
   void CheckDrops(const PortQos& p);
   void CheckPfcFrames(const PortQos& p);
   void CheckPgDrops(const PortQos& p);
+  void CheckRelativeEcn(const PortQos& p, const EcnQueue& e, int q);
   // The first skipped line of QoS text that names ECN or WRED (a setting the
   // reader could not interpret), or nullptr.
   const SkippedLine* SkippedEcnLine() const;
@@ -244,6 +245,51 @@ const SkippedLine* Auditor::SkippedEcnLine() const {
   return nullptr;
 }
 
+// Thresholds stated as shares of the queue's buffer: Kmin vs Kmax compare
+// directly, and Kmin's share is the ratio the rule of thumb speaks of; Kmax
+// against the PFC trigger needs the queue's buffer in bytes, which such
+// inputs do not give.
+void Auditor::CheckRelativeEcn(const PortQos& p, const EcnQueue& e, int q) {
+  if (!e.kmin_percent || !e.kmax_percent) {
+    out_.Add("ecn.kmin-kmax", Verdict::kIndeterminate,
+             "the input does not state both Kmin and Kmax", p.name);
+  } else {
+    std::string nums = fmt::format("Kmin {:g}% vs Kmax {:g}% of the queue buffer on queue {}",
+                                   *e.kmin_percent, *e.kmax_percent, q);
+    if (*e.kmin_percent > *e.kmax_percent) {
+      out_.Add("ecn.kmin-kmax", Verdict::kFail, nums + ": Kmin above Kmax, marking jumps to 100%",
+               p.name);
+    } else if (*e.kmin_percent == *e.kmax_percent) {
+      out_.Add("ecn.kmin-kmax", Verdict::kWarn,
+               nums + ": Kmin equals Kmax, marking is a step from 0 to 100%", p.name);
+    } else {
+      out_.Add("ecn.kmin-kmax", Verdict::kPass, nums, p.name);
+    }
+  }
+  if (!e.kmin_percent) {
+    out_.Add("ecn.kmin-ratio", Verdict::kIndeterminate, "the input does not state Kmin", p.name);
+  } else {
+    const double pct = *e.kmin_percent;
+    std::string nums = fmt::format("Kmin is {} of the queue's buffer (stated as a share)",
+                                   Percent(pct));
+    if (pct >= 100.0) {
+      out_.Add("ecn.kmin-ratio", Verdict::kFail,
+               nums + ": marking never starts before the buffer is full", p.name);
+    } else if (pct < 15.0 || pct > 35.0) {
+      out_.Add("ecn.kmin-ratio", Verdict::kWarn, nums + "; expected about 20-30%", p.name);
+    } else {
+      out_.Add("ecn.kmin-ratio", Verdict::kPass, nums + " (about 20-30% expected)", p.name);
+    }
+  }
+  out_.Add("ecn.kmax-below-pfc", Verdict::kIndeterminate,
+           e.kmax_percent
+               ? fmt::format("Kmax is {:g}% of the queue's buffer; the input gives that buffer no "
+                             "size, so it cannot be compared with the PFC trigger",
+                             *e.kmax_percent)
+               : std::string("the input does not state Kmax"),
+           p.name);
+}
+
 void Auditor::CheckEcn(const PortQos& p) {
   const int r = opts_.roce_priority;
   const int q = cfg_.QueueOf(r);
@@ -275,10 +321,21 @@ void Auditor::CheckEcn(const PortQos& p) {
   }
   const EcnQueue& e = it->second;
   std::string pmax = e.pmax_percent ? fmt::format(", Pmax {:g}%", *e.pmax_percent) : "";
+  auto pct_text = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:g}% of the queue buffer", *v) : std::string("?");
+  };
+  const bool relative = !e.kmin && !e.kmax && (e.kmin_percent || e.kmax_percent);
   out_.Add("ecn.roce-queue", Verdict::kPass,
-           fmt::format("ECN marking enabled on queue {} (Kmin {}, Kmax {}{})", q,
-                       e.kmin ? e.kmin->ToString() : "?", e.kmax ? e.kmax->ToString() : "?", pmax),
+           relative ? fmt::format("ECN marking enabled on queue {} (Kmin {}, Kmax {}{})", q,
+                                  pct_text(e.kmin_percent), pct_text(e.kmax_percent), pmax)
+                    : fmt::format("ECN marking enabled on queue {} (Kmin {}, Kmax {}{})", q,
+                                  e.kmin ? e.kmin->ToString() : "?",
+                                  e.kmax ? e.kmax->ToString() : "?", pmax),
            p.name);
+  if (relative) {
+    CheckRelativeEcn(p, e, q);
+    return;
+  }
 
   std::optional<int64_t> kmin = e.kmin ? ToBytes(*e.kmin) : std::nullopt;
   std::optional<int64_t> kmax = e.kmax ? ToBytes(*e.kmax) : std::nullopt;

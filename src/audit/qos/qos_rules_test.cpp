@@ -176,6 +176,25 @@ TEST(QosRules, KminAboveKmaxFailsAndEqualWarns) {
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kWarn);
 }
 
+TEST(QosRules, ThresholdsAsSharesOfTheQueueBufferAreComparedAsShares) {
+  QosConfig c = Healthy();
+  EcnQueue& e = c.ports[0].ecn[3];
+  e.kmin.reset();
+  e.kmax.reset();
+  e.kmin_percent = 20;
+  e.kmax_percent = 60;
+  QosAudit a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kPass);
+  EXPECT_EQ(Check(a, "ecn.kmin-ratio").verdict, Verdict::kPass);
+  EXPECT_EQ(Check(a, "ecn.kmax-below-pfc").verdict, Verdict::kIndeterminate);
+  e.kmin_percent = 60;
+  a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kWarn);  // step marking
+  EXPECT_EQ(Check(a, "ecn.kmin-ratio").verdict, Verdict::kWarn);  // 60% > 35%
+  e.kmin_percent = 70;
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kFail);
+}
+
 TEST(QosRules, KminRatioOutsideWindowWarns) {
   QosConfig c = Healthy();
   c.ports[0].ecn[3].kmin = BufferAmount::Bytes(50'000);  // 5% of 1 MB
