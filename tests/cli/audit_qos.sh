@@ -40,7 +40,8 @@ expect 3 'CNP (DSCP 48) goes to queue 7, strict priority' $FX/nxos_healthy.txt
 expect 3 'format nxos' $FX/nxos_healthy_crlf.txt
 expect 1 'PFC not enabled on RoCE priority 3' $FX/nxos_broken.txt
 # Flags: a cell size resolves segment thresholds; headroom inputs override the config.
-expect 1 'cell size 208 B from platform preset tomahawk (unverified)' $FX/eos_broken.txt --platform tomahawk
+expect 1 'cell size 208 B from platform preset tomahawk$' $FX/eos_broken.txt --platform tomahawk
+expect 1 'cell size 254 B from platform preset tomahawk4 (unverified)' $FX/eos_broken.txt --platform tomahawk4
 expect 1 'headroom 55KiB < 88772B needed' $FX/sonic_healthy.json --cable-m 300
 expect 0 'verdict: pass' $FX/sonic_healthy.json --port-gbps 100 --cable-m 5 --t-phy 100ns
 expect 1 'PFC not enabled on RoCE priority 4' $FX/sonic_healthy.json --roce-priority 4

@@ -16,17 +16,22 @@ namespace {
 
 using units::Time;
 
+// Sources (docs/audit-qos.md#cell-sizes): the Linux mlxsw driver (4.x trees,
+// drivers/net/ethernet/mellanox/mlxsw/spectrum.h, MLXSW_SP_BYTES_PER_CELL 96) and
+// SONiC's ASIC table for NVIDIA Spectrum switches (files/build_templates/asic_table.j2,
+// cell_size 96 / 144 / 144); Meta's FBOSS platform classes for Broadcom
+// (getMMUCellBytes(): Trident2 and Tomahawk 208, Tomahawk3 254).
 constexpr std::array<CellSizePreset, 10> kCellPresets{{
-    {"spectrum", 96, false, "mlxsw driver reads the cell size from firmware; 96 B commonly quoted"},
-    {"spectrum2", 144, false, "commonly quoted for Spectrum-2"},
-    {"spectrum3", 144, false, "commonly quoted for Spectrum-3"},
-    {"spectrum4", 192, false, "commonly quoted for Spectrum-4"},
-    {"trident2", 208, false, "commonly quoted for Trident2"},
-    {"trident3", 256, false, "commonly quoted for Trident3"},
-    {"tomahawk", 208, false, "commonly quoted for Tomahawk"},
-    {"tomahawk2", 208, false, "commonly quoted for Tomahawk2"},
-    {"tomahawk3", 254, false, "commonly quoted for Tomahawk3"},
-    {"tomahawk4", 254, false, "commonly quoted for Tomahawk4"},
+    {"spectrum", 96, true, "Linux mlxsw spectrum.h MLXSW_SP_BYTES_PER_CELL; SONiC asic_table.j2"},
+    {"spectrum2", 144, true, "SONiC asic_table.j2 (MELLANOX-SPECTRUM-2 cell_size)"},
+    {"spectrum3", 144, true, "SONiC asic_table.j2 (MELLANOX-SPECTRUM-3 cell_size)"},
+    {"spectrum4", 192, false, "commonly quoted for Spectrum-4; no primary source found"},
+    {"trident2", 208, true, "FBOSS Wedge40Platform.h getMMUCellBytes (Trident2)"},
+    {"trident3", 256, false, "commonly quoted for Trident3; no primary source found"},
+    {"tomahawk", 208, true, "FBOSS WedgeTomahawkPlatform.h getMMUCellBytes"},
+    {"tomahawk2", 208, false, "commonly quoted for Tomahawk2; no primary source found"},
+    {"tomahawk3", 254, true, "FBOSS BcmTestWedgeTomahawk3Platform.h getMMUCellBytes"},
+    {"tomahawk4", 254, false, "commonly quoted for Tomahawk4; no primary source found"},
 }};
 
 // Order of checks in the report.

@@ -276,6 +276,10 @@ TEST(QosRules, CellsNeedACellSize) {
   ASSERT_TRUE(FindCellSizePreset("tomahawk3"));
   EXPECT_EQ(FindCellSizePreset("tomahawk3")->bytes, 254);
   EXPECT_FALSE(FindCellSizePreset("nope"));
+  // Sourced values are marked verified; the rest stay marked unverified.
+  EXPECT_TRUE(FindCellSizePreset("spectrum2")->verified);
+  EXPECT_EQ(FindCellSizePreset("spectrum2")->bytes, 144);
+  EXPECT_FALSE(FindCellSizePreset("trident3")->verified);
 }
 
 TEST(QosRules, CnpSchedulingChecks) {
