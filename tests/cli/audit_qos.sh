@@ -39,6 +39,10 @@ expect 1 'Kmin above Kmax' $FX/eos_broken.txt
 expect 3 'CNP (DSCP 48) goes to queue 7, strict priority' $FX/nxos_healthy.txt
 expect 3 'format nxos' $FX/nxos_healthy_crlf.txt
 expect 1 'PFC not enabled on RoCE priority 3' $FX/nxos_broken.txt
+# Onyx show output (hand-made layout): PFC oper state per port, flow control, and no ECN claim.
+expect 1 'FAIL          pfc.roce-priority     \[1/2\] PFC not enabled' $FX/onyx_show_dcb_pfc.txt
+expect 1 'FAIL          pause.global' $FX/onyx_show_dcb_pfc.txt
+expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $FX/onyx_show_dcb_pfc.txt
 # Flags: a cell size resolves segment thresholds; headroom inputs override the config.
 expect 1 'cell size 208 B from platform preset tomahawk$' $FX/eos_broken.txt --platform tomahawk
 expect 1 'cell size 254 B from platform preset tomahawk4 (unverified)' $FX/eos_broken.txt --platform tomahawk4

@@ -148,6 +148,12 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
       (StartsWith(t, "nv set interface ") && Contains(t, " qos ")))
     add(QosFormat::kNvue, 3);
 
+  if (StartsWith(t, "Priority Enabled List:") || StartsWith(t, "Priority Disabled List:"))
+    add(QosFormat::kOnyx, 3);
+  if (t == "PFC: enabled" || t == "PFC: disabled") add(QosFormat::kOnyx, 2);
+  if (StartsWith(t, "Flow-control") && Contains(t, ":") &&
+      (Contains(t, "receive") || Contains(t, "send")))
+    add(QosFormat::kOnyx, 2);
   if (t == "roce" || StartsWith(t, "roce lossless") || StartsWith(t, "roce lossy"))
     add(QosFormat::kOnyx, 3);
   if (std::regex_search(s, kOnyxPfcPrio) || StartsWith(t, "dcb priority-flow-control enable"))
