@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/topo/topo_report.hpp"
-#include "audit/verdict.hpp"
 #include "audit/topo/topo_rules.hpp"
+#include "audit/verdict.hpp"
 #include "base/error.hpp"
 #include "cli/commands.hpp"
 #include "formats/topo_matrix.hpp"

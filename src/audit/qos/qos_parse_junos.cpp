@@ -119,8 +119,8 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
   std::map<std::string, bool> sched_strict;
   std::map<std::string, std::map<std::string, std::string>> smap;  // map -> fc -> scheduler
   std::map<std::string, std::string> drop_levels;
-  std::map<std::string, std::pair<double, double>> drop_pct;  // first and last fill level
-  std::map<std::string, std::string> sched_dp;                // scheduler -> drop profile
+  std::map<std::string, std::pair<double, double>> drop_pct;          // first and last fill level
+  std::map<std::string, std::string> sched_dp;                        // scheduler -> drop profile
   std::map<std::string, std::pair<std::string, std::string>> ifaces;  // name -> (cnp, smap)
   std::vector<std::string> if_order;
   bool any = false;

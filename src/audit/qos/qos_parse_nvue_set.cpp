@@ -145,8 +145,7 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
       any = true;
       if (auto s = After(w, 4, "switch-priority"))
         if (auto q = After(w, 4, "traffic-class"))
-          for (int sp : ParsePriorityList(w[*s], where))
-            sp_to_tc[sp] = ParsePriority(w[*q], where);
+          for (int sp : ParsePriorityList(w[*s], where)) sp_to_tc[sp] = ParsePriority(w[*q], where);
     } else if (w[2] == "qos" && w.size() >= 5 && w[3] == "mapping") {
       any = true;
       if (auto d = After(w, 5, "dscp"))
@@ -266,8 +265,9 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
     return "";
   };
   if (any_pfc_profile || any_ecn_profile)
-    cfg.notes.push_back("a custom PFC or ECN profile that no interface names is checked as if "
-                        "applied to every port");
+    cfg.notes.push_back(
+        "a custom PFC or ECN profile that no interface names is checked as if "
+        "applied to every port");
   PortQos global = port_from("*", 1, fallback(pfc), fallback(ecn));
   if (!link_pause_profiles.empty() && link_pause_profiles.count("default-global"))
     global.link_pause = true;

@@ -80,7 +80,7 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
   static const std::regex kShowPfcRow(R"(^Eth(\d+/\d+(/\d+)?)\s+\S+\s+(Enabled|Disabled)$)");
   std::string show_port;
   std::set<std::string> pause_only;  // ports known only from a Flow-control line
-  bool config = false;  // a configuration line, not show output, was read
+  bool config = false;               // a configuration line, not show output, was read
   auto port = [&](const std::string& name, int64_t line) -> OnyxPort& {
     auto it = ports.find(name);
     if (it == ports.end()) {
@@ -221,11 +221,11 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
       if (auto i = value_after("maximum-absolute"))
         e.kmax = ParseAmount(w[*i], "kbytes", {file, l.number, field + ".maximum-absolute"});
       if (auto i = value_after("minimum-relative"))
-        e.kmin_percent = ParseDecimal(w[*i], {file, l.number, field + ".minimum-relative"},
-                                      "a percentage");
+        e.kmin_percent =
+            ParseDecimal(w[*i], {file, l.number, field + ".minimum-relative"}, "a percentage");
       if (auto i = value_after("maximum-relative"))
-        e.kmax_percent = ParseDecimal(w[*i], {file, l.number, field + ".maximum-relative"},
-                                      "a percentage");
+        e.kmax_percent =
+            ParseDecimal(w[*i], {file, l.number, field + ".maximum-relative"}, "a percentage");
       p.q.ecn[tc] = e;
     } else if (at(0) == "traffic-class" && at(2) == "dcb" && at(3) == "ets") {
       int tc = ParsePriority(at(1), {file, l.number, field + ".traffic-class"});

@@ -118,8 +118,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       continue;
     }
     std::vector<std::string> cols = Columns(t);
-    if (StartsWith(t, "Ingress PG dropped packets") ||
-        StartsWith(t, "Ingress headroom per PG") ||
+    if (StartsWith(t, "Ingress PG dropped packets") || StartsWith(t, "Ingress headroom per PG") ||
         StartsWith(t, "Ingress shared pool occupancy per PG")) {
       // `show priority-group drop counters` / `... [persistent-]watermark headroom|shared`.
       mode = StartsWith(t, "Ingress PG dropped") ? Mode::kPgDrops : Mode::kPgWatermark;

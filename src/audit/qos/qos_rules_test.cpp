@@ -189,7 +189,7 @@ TEST(QosRules, ThresholdsAsSharesOfTheQueueBufferAreComparedAsShares) {
   EXPECT_EQ(Check(a, "ecn.kmax-below-pfc").verdict, Verdict::kIndeterminate);
   e.kmin_percent = 60;
   a = AuditQos(c, {});
-  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kWarn);  // step marking
+  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kWarn);   // step marking
   EXPECT_EQ(Check(a, "ecn.kmin-ratio").verdict, Verdict::kWarn);  // 60% > 35%
   e.kmin_percent = 70;
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kFail);
