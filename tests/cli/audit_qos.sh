@@ -109,6 +109,9 @@ expect 3 'PASS          pfc.roce-priority .*PFC priorities: 2)' $R/nvue_set_qos_
 expect 0 'WARN          drops.lossless .*\[Ethernet0\] ingress discards on the RoCE priority.s PG (PG 3: 803 dropped)' $R/sonic_show_pg_drop_counters.txt
 expect 3 'PASS          drops.lossless .*\[Ethernet-BP0, Ethernet-BP4\] no ingress discards' $R/sonic_show_pg_drop_counters_masic.txt
 expect 3 'note: Ingress headroom per PG: the highest watermark is 215 B (Ethernet4 PG15)' $R/sonic_show_pg_watermark_headroom_masic.txt
+expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/eos_running_config_qos_profile_yandex.txt
+expect 1 'PASS          ecn.roce-queue .*queue 4 (Kmin 100000B, Kmax 200000B, Pmax 100%)' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
+expect 1 'FAIL          pfc.roce-priority .*\[all 38 ports\] PFC not enabled on RoCE priority 4' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done

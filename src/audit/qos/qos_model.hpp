@@ -124,10 +124,11 @@ struct SkippedLine {
   int64_t line = 0;  // 1-based
   std::string text;
   std::string reason;
-  // True for a line of recognised QoS text that its parser could not interpret
-  // or does not read; false for prose, prompts, fences and other separators. A
-  // setting on such a line is unknown, not absent (rules say indeterminate).
-  bool qos_text = true;
+  // True when the parser raised an error on this line (a value or unit it could
+  // not interpret): a setting there is unknown, not absent, and the rules say
+  // indeterminate. False for prose, prompts, separators and statements outside
+  // the parser's model (read as not configuring anything it checks).
+  bool unreadable = false;
 };
 
 enum class Scheduling { kStrict, kWeighted };

@@ -166,8 +166,7 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
         if (!Trim(c).empty())
           skipped.push_back({n, c,
                              "not recognised as switch QoS text (prose, or output of a "
-                             "command this tool does not read)",
-                             /*qos_text=*/false});
+                             "command this tool does not read)"});
       }
       continue;
     }
@@ -202,7 +201,8 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
         if (one_line) {
           std::string field = e.where().field.empty() ? "" : e.where().field + ": ";
           skipped.push_back({line, seg.content[static_cast<size_t>(line - 1)],
-                             "not interpretable as " + name + ": " + field + e.message()});
+                             "not interpretable as " + name + ": " + field + e.message(),
+                             /*unreadable=*/true});
           live.erase(line);
           continue;
         }
@@ -212,7 +212,8 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
           const std::string& c = seg.content[static_cast<size_t>(n - 1)];
           if (!Trim(c).empty())
             skipped.push_back(
-                {n, c, "part of " + name + " text that could not be read (" + e.message() + ")"});
+                {n, c, "part of " + name + " text that could not be read (" + e.message() + ")",
+                 /*unreadable=*/true});
         }
         break;
       }

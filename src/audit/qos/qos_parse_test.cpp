@@ -342,7 +342,7 @@ TEST(QosParse, NvueSetLinesApplyRoceDefaultsProfilesAndInterfaces) {
   EXPECT_EQ(c.scheduling.at(6), Scheduling::kStrict);
   bool pool_note = false, hostname_skipped = false;
   for (const auto& n : c.notes) pool_note |= n.find("roce-lossless has 60%") != std::string::npos;
-  for (const auto& s : c.skipped) hostname_skipped |= s.line == 8 && s.qos_text;
+  for (const auto& s : c.skipped) hostname_skipped |= s.line == 8 && !s.unreadable;
   EXPECT_TRUE(pool_note);
   EXPECT_TRUE(hostname_skipped);
 }

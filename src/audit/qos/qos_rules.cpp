@@ -88,8 +88,8 @@ class Auditor {
   void CheckPfcFrames(const PortQos& p);
   void CheckPgDrops(const PortQos& p);
   void CheckRelativeEcn(const PortQos& p, const EcnQueue& e, int q);
-  // The first skipped line of QoS text that names ECN or WRED (a setting the
-  // reader could not interpret), or nullptr.
+  // The first line the reader could not interpret that names ECN or WRED, or
+  // nullptr.
   const SkippedLine* SkippedEcnLine() const;
   std::optional<int64_t> ToBytes(const BufferAmount& a) const {
     return a.ToBytes(opts_.cell_bytes);
@@ -248,7 +248,7 @@ const SkippedLine* Auditor::SkippedEcnLine() const {
                                                    "min_threshold",
                                                    "drop-profile"};
   for (const SkippedLine& s : cfg_.skipped) {
-    if (!s.qos_text) continue;
+    if (!s.unreadable) continue;
     std::string lower = text::ToLower(s.text);
     for (std::string_view w : kEcnWords)
       if (lower.find(w) != std::string::npos) return &s;

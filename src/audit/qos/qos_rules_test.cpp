@@ -107,18 +107,21 @@ TEST(QosRules, EcnMissingFails) {
 TEST(QosRules, AnUnreadEcnLineMakesMissingEcnIndeterminateNotFail) {
   QosConfig c = Healthy();
   c.ports[0].ecn.clear();
-  // Prose that mentions ECN is not a setting: still a failure.
+  // Prose that mentions ECN is not a setting: still a failure; so is a statement
+  // outside the parser's model (EOS `qos random-detect ecn allow non-ect`).
   c.skipped.push_back({4, "ECN must be enabled on queue 3", "not recognised as switch QoS text",
-                       /*qos_text=*/false});
+                       /*unreadable=*/false});
+  c.skipped.push_back({5, "qos random-detect ecn allow non-ect",
+                       "not a QoS statement this tool reads (eos)", /*unreadable=*/false});
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kFail);
   // A line of configuration naming ECN that the reader could not interpret: unknown.
   c.skipped.push_back({7, "  random-detect ecn minimum-threshold 150 furlongs",
-                       "not interpretable as eos: expected a size unit", /*qos_text=*/true});
+                       "not interpretable as eos: expected a size unit", /*unreadable=*/true});
   QosCheck ecn = Check(AuditQos(c, {}), "ecn.roce-queue");
   EXPECT_EQ(ecn.verdict, Verdict::kIndeterminate);
   EXPECT_NE(ecn.message.find("line 7"), std::string::npos) << ecn.message;
   EXPECT_NE(ecn.message.find("expected a size unit"), std::string::npos) << ecn.message;
-  // A skipped line that is configuration but not about ECN does not excuse the gap.
+  // An unreadable line that is not about ECN does not excuse the gap.
   c.skipped.back().text = "  description uplink";
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kFail);
 }

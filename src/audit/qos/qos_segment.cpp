@@ -211,7 +211,7 @@ SegmentedText SegmentQosText(std::string_view text, std::optional<QosFormat> for
     cur.clear();
   };
   auto skip = [&](const TextLine& l, const std::string& reason) {
-    out.skipped.push_back({l.number, l.text, reason, /*qos_text=*/false});
+    out.skipped.push_back({l.number, l.text, reason});
   };
   for (const TextLine& l : lines) {
     std::string_view t = Trim(l.text);
