@@ -201,7 +201,7 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
         "): the documented RoCE defaults are assumed where lines do not override them (PFC on "
         "switch priority 3 in lossless modes, ECN on traffic class 3 at 150000 / 1500000 B, "
         "CNP switch priority 6 to traffic class 6 strict)");
-    if (roce_lossless && !pfc.count("default-global")) pfc["default-global"].priorities = {3};
+    if (roce_lossless && !pfc["default-global"].priorities) pfc["default-global"].priorities = {3};
     EcnQueue& e = ecn["default-global"].queues[3];
     if (!e.line) {
       e.enabled = true;
@@ -278,7 +278,7 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
     if (!q.pfc_stated) q.pfc_stated = global.pfc_stated;
     if (q.ecn.empty()) q.ecn = global.ecn;
     q.pfc_watchdog = s.watchdog;
-    if (!s.link_pause.empty()) q.link_pause = true;
+    if (!s.link_pause.empty() || global.link_pause) q.link_pause = true;
     cfg.ports.push_back(q);
   }
   if (cfg.ports.empty()) cfg.ports.push_back(global);

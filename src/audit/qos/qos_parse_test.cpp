@@ -320,6 +320,7 @@ TEST(QosParse, NvueSetLinesApplyRoceDefaultsProfilesAndInterfaces) {
       "nv set qos congestion-control ROCE_ECN traffic-class 3 min-threshold 300000\n"
       "nv set qos congestion-control ROCE_ECN traffic-class 3 max-threshold 1.2MB\n"
       "nv set qos traffic-pool roce-lossless memory-percent 60\n"
+      "nv set qos pfc default-global cable-length 10\n"
       "nv set interface swp1 qos congestion-control profile ROCE_ECN\n"
       "nv set interface swp1 qos pfc-watchdog\n"
       "nv set interface swp2 qos link-pause profile my_pause\n"
@@ -330,7 +331,8 @@ TEST(QosParse, NvueSetLinesApplyRoceDefaultsProfilesAndInterfaces) {
   ASSERT_EQ(c.ports.size(), 2u);
   const PortQos& a = PortNamed(c, "swp1");
   EXPECT_EQ(a.pfc_priorities, std::set<int>({3}));  // roce lossless default
-  EXPECT_EQ(a.ecn.at(3).kmin->value, 300'000);      // the profile the interface names
+  EXPECT_EQ(a.cable_m, std::optional<double>(10));
+  EXPECT_EQ(a.ecn.at(3).kmin->value, 300'000);  // the profile the interface names
   EXPECT_EQ(a.ecn.at(3).kmax->value, 1'200'000);
   EXPECT_EQ(a.pfc_watchdog, std::optional<bool>(true));
   const PortQos& b = PortNamed(c, "swp2");
@@ -342,7 +344,7 @@ TEST(QosParse, NvueSetLinesApplyRoceDefaultsProfilesAndInterfaces) {
   EXPECT_EQ(c.scheduling.at(6), Scheduling::kStrict);
   bool pool_note = false, hostname_skipped = false;
   for (const auto& n : c.notes) pool_note |= n.find("roce-lossless has 60%") != std::string::npos;
-  for (const auto& s : c.skipped) hostname_skipped |= s.line == 8 && !s.unreadable;
+  for (const auto& s : c.skipped) hostname_skipped |= s.line == 9 && !s.unreadable;
   EXPECT_TRUE(pool_note);
   EXPECT_TRUE(hostname_skipped);
 }
