@@ -17,6 +17,7 @@
 #include "audit/nccl/nccl_log.hpp"
 #include "audit/nccl/nccl_report.hpp"
 #include "audit/nccl/nccl_rules.hpp"
+#include "audit/verdict.hpp"
 #include "base/error.hpp"
 #include "cli/commands.hpp"
 #include "units/units.hpp"
@@ -168,8 +169,8 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx) {
     } else if (!bad_input || opt->files.size() > 1) {
       fmt::print("overall verdict: {}\n", bad_input ? "error" : audit::VerdictName(overall));
     }
-    // Indeterminate exits 1 here, not 3 (docs/errors.md: to be brought in line).
-    ctx.exit_code = bad_input ? 2 : (overall == Verdict::kPass ? 0 : 1);
+    // docs/errors.md: 0 pass, 1 fail, 2 bad input (any file), 3 indeterminate.
+    ctx.exit_code = bad_input ? 2 : audit::ExitCode(overall, /*strict=*/false);
   });
 }
 

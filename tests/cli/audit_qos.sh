@@ -39,8 +39,13 @@ expect 1 'Kmin above Kmax' $FX/eos_broken.txt
 expect 3 'CNP (DSCP 48) goes to queue 7, strict priority' $FX/nxos_healthy.txt
 expect 3 'format nxos' $FX/nxos_healthy_crlf.txt
 expect 1 'PFC not enabled on RoCE priority 3' $FX/nxos_broken.txt
+# Onyx show output (hand-made layout): PFC oper state per port, flow control, and no ECN claim.
+expect 1 'FAIL          pfc.roce-priority     \[1/2\] PFC not enabled' $FX/onyx_show_dcb_pfc.txt
+expect 1 'FAIL          pause.global' $FX/onyx_show_dcb_pfc.txt
+expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $FX/onyx_show_dcb_pfc.txt
 # Flags: a cell size resolves segment thresholds; headroom inputs override the config.
-expect 1 'cell size 208 B from platform preset tomahawk (unverified)' $FX/eos_broken.txt --platform tomahawk
+expect 1 'cell size 208 B from platform preset tomahawk$' $FX/eos_broken.txt --platform tomahawk
+expect 1 'cell size 254 B from platform preset tomahawk4 (unverified)' $FX/eos_broken.txt --platform tomahawk4
 expect 1 'headroom 55KiB < 88772B needed' $FX/sonic_healthy.json --cable-m 300
 expect 0 'verdict: pass' $FX/sonic_healthy.json --port-gbps 100 --cable-m 5 --t-phy 100ns
 expect 1 'PFC not enabled on RoCE priority 4' $FX/sonic_healthy.json --roce-priority 4
@@ -92,9 +97,21 @@ expect 0 'format dell-sonic' $R/dell_sonic_cli_rocm_z9664f.txt
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 0' $R/junos_cos_dcqcn_apstra_jvd.txt
 expect 0 'WARN          pfc.watchdog' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
 expect 0 'ECN marking enabled on queue 4' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
+expect 0 'PASS          ecn.kmin-ratio .*Kmin is 20.0% of the queue.s buffer' $R/junos_cos_dcqcn_apstra_jvd.txt --roce-priority 0
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 1)' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt
 expect 3 'PASS          ecn.roce-queue .*Kmin 150000B, Kmax 1500000B, Pmax 100%' $R/cumulus_traffic_conf_pfc_ecn_cl40.txt --roce-priority 1
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/cumulus_traffic_conf_ecn_cl40.txt
+expect 1 'FAIL          pfc.other-priorities .*including 0' $R/nvue_set_qos_pfc_default_global_cl514.txt
+expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $R/nvue_set_qos_pfc_default_global_cl514.txt
+expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/nvue_set_qos_ecn_default_global_cl514.txt
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 2)' $R/nvue_set_qos_roce_priority2_cl514.txt
+expect 3 'PASS          pfc.roce-priority .*PFC priorities: 2)' $R/nvue_set_qos_roce_priority2_cl514.txt --roce-priority 2
+expect 0 'WARN          drops.lossless .*\[Ethernet0\] ingress discards on the RoCE priority.s PG (PG 3: 803 dropped)' $R/sonic_show_pg_drop_counters.txt
+expect 3 'PASS          drops.lossless .*\[Ethernet-BP0, Ethernet-BP4\] no ingress discards' $R/sonic_show_pg_drop_counters_masic.txt
+expect 3 'note: Ingress headroom per PG: the highest watermark is 215 B (Ethernet4 PG15)' $R/sonic_show_pg_watermark_headroom_masic.txt
+expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/eos_running_config_qos_profile_yandex.txt
+expect 1 'PASS          ecn.roce-queue .*queue 4 (Kmin 100000B, Kmax 200000B, Pmax 100%)' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
+expect 1 'FAIL          pfc.roce-priority .*\[all 38 ports\] PFC not enabled on RoCE priority 4' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done
@@ -105,8 +122,11 @@ expect 2 "malformed_binary.bin:1: .*binary" $FX/malformed_binary.bin
 expect 2 "malformed_topo.txt:1: format: not a switch QoS configuration" $FX/malformed_topo.txt
 expect 2 "malformed_nccl.txt:1: format: not a switch QoS configuration" $FX/malformed_nccl.txt
 expect 2 "malformed_truncated.json:4: .*truncated or invalid JSON" $FX/malformed_truncated.json
-# A line whose unit cannot be read is skipped and reported (--verbose), not fatal.
-expect 1 "skipped line 5: not interpretable as eos: .*furlongs" $FX/malformed_eos_unit.txt --verbose
+# A line whose unit cannot be read is skipped and reported (--verbose), not fatal; the
+# ECN setting on it is unknown, not absent: ecn.roce-queue is indeterminate, not fail (the
+# overall warn is the missing watchdog).
+expect 0 "skipped line 5: not interpretable as eos: .*furlongs" $FX/malformed_eos_unit.txt --verbose
+expect 0 "INDETERMINATE ecn.roce-queue .*line 5 looks like an ECN / WRED setting but was skipped" $FX/malformed_eos_unit.txt
 expect 2 "malformed_sonic_value.json:1: BUFFER_PROFILE.p.xoff" $FX/malformed_sonic_value.json
 expect 2 "cannot open" $FX/does_not_exist.json
 expect 2 "is a directory" $FX

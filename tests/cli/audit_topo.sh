@@ -33,8 +33,8 @@ check old_driver 0 'GPU2 +mlx5_2 +PXB' -- $F/old_driver_named_nics.txt
 check spaces 0 'verdict: pass' -- $F/spaces_not_tabs.txt
 check sys 1 'GPU3 -> mlx5_3 \(NIC3\) is SYS: crosses the CPU socket' -- $F/gpu_without_local_nic.txt
 check root_complex 1 'GPU2 -> mlx5_2 \(NIC2\) is NODE' -- $F/cross_root_complex.txt
-check vm 1 'verdict: indeterminate' -- $F/vm_all_phb.txt
-check no_nic 1 'no NICs in the matrix' -- $F/two_gpu_no_nic.txt
+check vm 3 'verdict: indeterminate' -- $F/vm_all_phb.txt
+check no_nic 3 'no NICs in the matrix' -- $F/two_gpu_no_nic.txt
 check stdin 0 'verdict: pass' -- - <$F/dgx_h100_8gpu_8nic.txt
 
 check misaligned 2 '^error: tests/fixtures/topo/bad_misaligned_row.txt:4: GPU2/NIC3: expected a link' -- $F/bad_misaligned_row.txt

@@ -1,7 +1,9 @@
 // Every real capture under tests/fixtures/real/optics/ parses and gets the verdict an
 // expert would give; tests/fixtures/real/SOURCES.md says where each comes from and why
 // the verdict is the right one. Each reading is judged on its own (one capture).
+#include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -46,6 +48,12 @@ TEST(RealCorpus, EverySampleGetsTheExpertVerdict) {
       {"ethtool_sfp_10gsr_i40e.txt", {{"ethtool_sfp_10gsr_i40e", H}}},
       {"ethtool_sfp_10gsr_bnxt_garbage_dom.txt", {{"ethtool_sfp_10gsr_bnxt_garbage_dom", I}}},
       {"ethtool_sfp_10gsr_zero_dom.txt", {{"ethtool_sfp_10gsr_zero_dom", I}}},
+      {"ethtool_qsfp28_sr4_cumulus.txt", {{"ethtool_qsfp28_sr4_cumulus", H}}},
+      {"ethtool_qsfp28_sr4_sn2100.txt", {{"ethtool_qsfp28_sr4_sn2100", H}}},
+      {"ethtool_qsfp_sr4_dark_cumulus.txt", {{"ethtool_qsfp_sr4_dark_cumulus", Q}}},
+      {"ethtool_qsfp_cr4_dac_cumulus.txt", {{"ethtool_qsfp_cr4_dac_cumulus", H}}},
+      {"mlxlink_bf3_qsfp28_dac_m_c.txt",
+       {{"/dev/mst/mt41692_pciconf0/p1", H}, {"/dev/mst/mt41692_pciconf0.1/p1", H}}},
       {"sonic_eeprom_dom_qsfp28_aoc.txt", {{"Ethernet0", H}}},
       {"sonic_eeprom_dom_qsfpdd_zr.txt", {{"Ethernet8", Q}}},
       {"sonic_eeprom_dom_osfp_copper.txt", {{"Ethernet72", H}}},
@@ -91,6 +99,12 @@ TEST(RealCorpus, EverySampleGetsTheExpertVerdict) {
         {"Et29/4", H},
         {"Et7/1", H}}},
   };
+  std::set<std::string> listed;
+  for (const Case& c : cases) listed.insert(c.sample);
+  for (const auto& e : std::filesystem::directory_iterator(std::string(LOSSLESS_SOURCE_DIR) +
+                                                           "/tests/fixtures/real/optics"))
+    EXPECT_TRUE(listed.count(e.path().filename().string()))
+        << e.path().filename().string() << " has no expected verdict here";
   for (const Case& c : cases) {
     auto got = Verdicts(c.sample);
     EXPECT_EQ(got.size(), c.want.size()) << c.sample;

@@ -85,6 +85,10 @@ struct EcnQueue {
   std::optional<BufferAmount> kmin;
   std::optional<BufferAmount> kmax;
   std::optional<double> pmax_percent;  // marking probability at Kmax, 0..100
+  // Thresholds stated as a share of the queue's buffer (Junos drop-profile fill
+  // levels, Onyx minimum/maximum-relative), 0..100, when not in bytes or cells.
+  std::optional<double> kmin_percent;
+  std::optional<double> kmax_percent;
   std::string source;
   int64_t line = 0;
 };
@@ -107,6 +111,9 @@ struct PortQos {
   // "Tx buffer discards for RoCE traffic": those queues are lossless even when the
   // input does not state the PFC priorities.
   bool drops_are_roce = false;
+  // Ingress discards by priority group (SONiC `show priority-group drop counters`):
+  // on a lossless PG they mean the headroom overflowed.
+  std::map<int, int64_t> pg_drops;
   // PFC frames received / sent per priority, when the input has PFC counters.
   std::map<int, int64_t> pfc_rx_frames;
   std::map<int, int64_t> pfc_tx_frames;
@@ -117,6 +124,11 @@ struct SkippedLine {
   int64_t line = 0;  // 1-based
   std::string text;
   std::string reason;
+  // True when the parser raised an error on this line (a value or unit it could
+  // not interpret): a setting there is unknown, not absent, and the rules say
+  // indeterminate. False for prose, prompts, separators and statements outside
+  // the parser's model (read as not configuring anything it checks).
+  bool unreadable = false;
 };
 
 enum class Scheduling { kStrict, kWeighted };

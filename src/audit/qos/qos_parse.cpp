@@ -93,6 +93,7 @@ void MergePort(PortQos& dst, const PortQos& src) {
   if (!dst.speed_gbps) dst.speed_gbps = src.speed_gbps;
   if (!dst.cable_m) dst.cable_m = src.cable_m;
   for (const auto& [q, n] : src.queue_drops) dst.queue_drops[q] += n;
+  for (const auto& [g, n] : src.pg_drops) dst.pg_drops[g] += n;
   for (const auto& [q, n] : src.pfc_rx_frames) dst.pfc_rx_frames[q] += n;
   for (const auto& [q, n] : src.pfc_tx_frames) dst.pfc_tx_frames[q] += n;
   dst.drops_are_roce = dst.drops_are_roce || src.drops_are_roce;
@@ -200,7 +201,8 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
         if (one_line) {
           std::string field = e.where().field.empty() ? "" : e.where().field + ": ";
           skipped.push_back({line, seg.content[static_cast<size_t>(line - 1)],
-                             "not interpretable as " + name + ": " + field + e.message()});
+                             "not interpretable as " + name + ": " + field + e.message(),
+                             /*unreadable=*/true});
           live.erase(line);
           continue;
         }
@@ -210,7 +212,8 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
           const std::string& c = seg.content[static_cast<size_t>(n - 1)];
           if (!Trim(c).empty())
             skipped.push_back(
-                {n, c, "part of " + name + " text that could not be read (" + e.message() + ")"});
+                {n, c, "part of " + name + " text that could not be read (" + e.message() + ")",
+                 /*unreadable=*/true});
         }
         break;
       }

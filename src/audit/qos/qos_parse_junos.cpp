@@ -119,6 +119,8 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
   std::map<std::string, bool> sched_strict;
   std::map<std::string, std::map<std::string, std::string>> smap;  // map -> fc -> scheduler
   std::map<std::string, std::string> drop_levels;
+  std::map<std::string, std::pair<double, double>> drop_pct;          // first and last fill level
+  std::map<std::string, std::string> sched_dp;                        // scheduler -> drop profile
   std::map<std::string, std::pair<std::string, std::string>> ifaces;  // name -> (cnp, smap)
   std::vector<std::string> if_order;
   bool any = false;
@@ -176,6 +178,7 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
       any = true;
     } else if (p.size() >= 3 && p[0] == "schedulers") {
       if (has("explicit-congestion-notification")) sched_ecn[p[1]] = true;
+      if (std::string dp = after("drop-profile"); !dp.empty()) sched_dp[p[1]] = dp;
       if (after("priority") == "strict-high") sched_strict[p[1]] = true;
       sched_ecn[p[1]];
       any = true;
@@ -195,6 +198,13 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
         levels += (levels.empty() ? "" : "/") + x;
       }
       drop_levels[p[1]] = levels;
+      std::vector<double> v;
+      for (size_t a = 0, b = 0; a < levels.size(); a = b + 1) {
+        b = levels.find('/', a);
+        if (b == std::string::npos) b = levels.size();
+        v.push_back(ParseDecimal(levels.substr(a, b - a), where, "a fill level in percent"));
+      }
+      if (!v.empty()) drop_pct[p[1]] = {v.front(), v.back()};
     } else if (p.size() >= 3 && p[0] == "interfaces") {
       if (!ifaces.count(p[1])) if_order.push_back(p[1]);
       auto& [cnp, sm] = ifaces[p[1]];
@@ -234,13 +244,18 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
       EcnQueue e;
       e.enabled = sched_ecn[sched];
       e.source = "scheduler " + sched;
+      if (auto d = drop_pct.find(sched_dp[sched]); d != drop_pct.end()) {
+        e.kmin_percent = d->second.first;
+        e.kmax_percent = d->second.second;
+        e.source += ", drop profile " + d->first;
+      }
       q.ecn[f->second.queue] = e;
     }
   };
   cfg.ecn_stated = !smap.empty();
   for (const auto& [dp, levels] : drop_levels)
     cfg.notes.push_back("drop profile " + dp + " marks between fill levels " + levels +
-                        " % of the queue's buffer (not converted to bytes)");
+                        " % of the queue's buffer (a share of the queue's buffer, not bytes)");
   for (const std::string& name : if_order) {
     const auto& [cnp, sm] = ifaces[name];
     if (cnp.empty() && sm.empty()) continue;

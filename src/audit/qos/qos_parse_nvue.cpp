@@ -13,7 +13,67 @@
 
 namespace lossless::audit::qos::internal {
 
+namespace {
+
+QosConfig ParseNvueShow(std::string_view text, const std::string& file);
+
+bool IsNvCommand(std::string_view t) {
+  return StartsWith(t, "nv ");
+}
+
+}  // namespace
+
+// NVUE text may mix `nv set` command lines with `nv show` output: each part goes
+// to its reader (line numbers kept), and the two results are merged, the show
+// output's switch-wide settings first.
 QosConfig ParseNvue(std::string_view text, const std::string& file) {
+  std::string set_text, show_text;
+  bool any_set = false, any_show = false;
+  for (const TextLine& l : SplitLines(text)) {
+    std::string_view t = Trim(l.text);
+    const bool nv = IsNvCommand(t);
+    const bool setting = StartsWith(t, "nv set ") || StartsWith(t, "nv unset ");
+    any_set = any_set || setting;
+    any_show = any_show || (!nv && !t.empty());
+    if (setting) {
+      set_text += l.text;
+    } else if (!nv) {
+      show_text += l.text;
+    }
+    set_text += '\n';
+    show_text += '\n';
+  }
+  if (!any_set) return ParseNvueShow(text, file);
+  QosConfig set = ParseNvueSet(set_text, file);
+  for (const TextLine& l : SplitLines(text)) {
+    std::string_view t = Trim(l.text);
+    if (IsNvCommand(t) && !StartsWith(t, "nv set ") && !StartsWith(t, "nv unset "))
+      set.skipped.push_back({l.number, l.text, "NVUE command that changes no setting", false});
+  }
+  if (!any_show) return set;
+  QosConfig show;
+  try {
+    show = ParseNvueShow(show_text, file);
+  } catch (const InputError& e) {
+    // Text beside the `nv set` lines that is not `nv show` output: listed, not fatal.
+    for (const TextLine& l : SplitLines(show_text))
+      if (!Trim(l.text).empty())
+        set.skipped.push_back({l.number, l.text, "not readable as nv show output: " + e.message()});
+    return set;
+  }
+  for (PortQos& p : set.ports) show.ports.push_back(std::move(p));
+  show.ecn_stated = show.ecn_stated || set.ecn_stated;
+  show.scheduling.insert(set.scheduling.begin(), set.scheduling.end());
+  show.priority_to_queue.insert(set.priority_to_queue.begin(), set.priority_to_queue.end());
+  show.dscp_to_queue.insert(set.dscp_to_queue.begin(), set.dscp_to_queue.end());
+  for (std::string& n : set.notes) show.notes.push_back(std::move(n));
+  for (SkippedLine& s : set.skipped) show.skipped.push_back(std::move(s));
+  return show;
+}
+
+namespace {
+
+QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
   QosConfig cfg;
   PortQos port;
   port.name = "*";
@@ -170,5 +230,7 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
   cfg.ports.push_back(port);
   return cfg;
 }
+
+}  // namespace
 
 }  // namespace lossless::audit::qos::internal

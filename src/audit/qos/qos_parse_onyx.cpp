@@ -76,6 +76,11 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
   std::set<std::string> lossless_pools;
   std::map<std::string, double> pool_percent;
   std::map<std::string, std::set<int>> pool_prios;
+  static const std::regex kShowPort(R"(^Eth(\d+/\d+(?:/\d+)?):?$)");
+  static const std::regex kShowPfcRow(R"(^Eth(\d+/\d+(/\d+)?)\s+\S+\s+(Enabled|Disabled)$)");
+  std::string show_port;
+  std::set<std::string> pause_only;  // ports known only from a Flow-control line
+  bool config = false;               // a configuration line, not show output, was read
   auto port = [&](const std::string& name, int64_t line) -> OnyxPort& {
     auto it = ports.find(name);
     if (it == ports.end()) {
@@ -122,28 +127,61 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
         if (w[i] == word) return i + 1;
       return std::nullopt;
     };
+    // `show dcb priority-flow-control` and the Flow-control line of `show
+    // interfaces ethernet X`: show output, which says nothing about ECN.
+    const std::string ts(t);
+    if (t.find_first_not_of('-') == std::string_view::npos) continue;  // table rule
+    if (std::smatch m; ifname.empty() && std::regex_match(ts, m, kShowPort)) {
+      show_port = m[1].str();
+      continue;
+    }
+    if (ifname.empty() && (StartsWith(t, "PFC:") || StartsWith(t, "Priority Enabled List:") ||
+                           StartsWith(t, "Priority Disabled List:"))) {
+      std::string v(Trim(t.substr(t.find(':') + 1)));
+      if (StartsWith(t, "PFC:")) pfc_global = text::ToLower(v) == "enabled";
+      if (StartsWith(t, "Priority Enabled List:"))
+        for (const std::string& x : Words(v))
+          pfc_prios.insert(ParsePriority(x, {file, l.number, "show.priority-enabled-list"}));
+      any = true;
+      continue;
+    }
+    if (ifname.empty() && w.size() >= 3 && w[0] == "Interface" && w[1] == "PFC") continue;
+    if (std::smatch m; ifname.empty() && std::regex_match(ts, m, kShowPfcRow)) {
+      port(m[1].str(), l.number).pfc_mode = m[3].str() == "Enabled";
+      any = true;
+      continue;
+    }
+    if (ifname.empty() && StartsWith(t, "Flow-control") && t.find(':') != std::string_view::npos) {
+      std::string v = text::ToLower(Trim(t.substr(t.find(':') + 1)));
+      const std::string name = show_port.empty() ? "*" : show_port;
+      if (!ports.count(name)) pause_only.insert(name);
+      OnyxPort& p = port(name, l.number);
+      p.q.link_pause = v.find(" on") != std::string::npos;
+      any = true;
+      continue;
+    }
     if (ifname.empty()) {
       if (w[0] == "roce") {
         roce = w.size() > 1 ? w[1] : "lossless";
-        any = true;
+        any = config = true;
       } else if (w.size() >= 3 && w[0] == "dcb" && w[1] == "priority-flow-control" &&
                  w[2] == "enable") {
         pfc_global = true;
-        any = true;
+        any = config = true;
       } else if (w.size() >= 3 && w[0] == "no" && w[1] == "dcb" &&
                  w[2] == "priority-flow-control") {
         pfc_global = false;
-        any = true;
+        any = config = true;
       } else if (w.size() >= 5 && w[0] == "dcb" && w[1] == "priority-flow-control" &&
                  w[2] == "priority") {
         int p = ParsePriority(w[3], {file, l.number, "dcb.priority-flow-control.priority"});
         if (w[4] == "enable") pfc_prios.insert(p);
         if (w[4] == "disable") pfc_prios.erase(p);
-        any = true;
+        any = config = true;
       } else if (w[0] == "pool" && w.size() >= 2) {
         if (auto i = value_after("size"))
           pools[w[1]] = AmountAt(w, *i, {file, l.number, "pool." + w[1] + ".size"});
-        any = true;
+        any = config = true;
       } else if (w.size() >= 3 && w[0] == "traffic" && w[1] == "pool") {
         // Onyx 3.9+: "traffic pool NAME type lossless", "traffic pool NAME memory percent P",
         // "traffic pool NAME map switch-priority P".
@@ -155,11 +193,11 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
           if (auto i = value_after("switch-priority"))
             for (int prio : ParsePriorityList(w[*i], {file, l.number, "traffic.pool.map"}))
               pool_prios[w[2]].insert(prio);
-        any = true;
+        any = config = true;
       } else if (w.size() >= 2 && w[0] == "dcb" && w[1] == "priority-flow-control" &&
                  rest_has("watchdog")) {
         watchdog_global = true;
-        any = true;
+        any = config = true;
       } else if (!(w[0] == "advanced" || w[0] == "enable" || w[0] == "configure" ||
                    w[0] == "configuration" || w[0] == "show")) {
         cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (onyx)"});
@@ -168,6 +206,7 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
     }
     OnyxPort& p = port(ifname, l.number);
     any = true;
+    config = true;
     std::string field = "interface." + ifname;
     if (at(0) == "dcb" && at(1) == "priority-flow-control" && at(2) == "mode") {
       p.pfc_mode = at(3) == "on";
@@ -181,9 +220,12 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
         e.kmin = ParseAmount(w[*i], "kbytes", {file, l.number, field + ".minimum-absolute"});
       if (auto i = value_after("maximum-absolute"))
         e.kmax = ParseAmount(w[*i], "kbytes", {file, l.number, field + ".maximum-absolute"});
-      if (value_after("minimum-relative"))
-        cfg.notes.push_back(
-            "relative ECN thresholds (percent of the queue's buffer) are not converted to bytes");
+      if (auto i = value_after("minimum-relative"))
+        e.kmin_percent =
+            ParseDecimal(w[*i], {file, l.number, field + ".minimum-relative"}, "a percentage");
+      if (auto i = value_after("maximum-relative"))
+        e.kmax_percent =
+            ParseDecimal(w[*i], {file, l.number, field + ".maximum-relative"}, "a percentage");
       p.q.ecn[tc] = e;
     } else if (at(0) == "traffic-class" && at(2) == "dcb" && at(3) == "ets") {
       int tc = ParsePriority(at(1), {file, l.number, field + ".traffic-class"});
@@ -231,7 +273,9 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
   }
   if (!any) return cfg;
   if (order.empty()) port("*", 1);
-  cfg.ecn_stated = true;  // a configuration: a traffic class without congestion-control has none
+  // A configuration states ECN (a traffic class without congestion-control has
+  // none); show output alone (PFC status, flow control) does not.
+  cfg.ecn_stated = config;
   for (const std::string& name : lossless_pools) {
     if (auto it = pools.find(name); it != pools.end()) {
       cfg.lossless_pool = it->second;
@@ -255,6 +299,10 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
   for (const std::string& name : order) {
     OnyxPort& p = ports[name];
     PortQos q = p.q;
+    if (pause_only.count(name) && !p.pfc_mode) {
+      cfg.ports.push_back(q);  // flow control only: says nothing about PFC
+      continue;
+    }
     q.pfc_stated = true;
     if (watchdog_global && !q.pfc_watchdog) q.pfc_watchdog = true;
     bool roce_lossless = roce && *roce != "lossy";

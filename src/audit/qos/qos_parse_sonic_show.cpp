@@ -13,6 +13,8 @@
 #include <map>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "audit/qos/qos_parsers.hpp"
 #include "audit/qos/qos_text.hpp"
 #include "base/error.hpp"
@@ -68,7 +70,21 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
   bool saw_pfcwd = false;
   static const std::regex kQueue(R"(^UC(\d+)$)");
 
-  enum class Mode { kNone, kBlock, kSkipBlock, kPfc, kCounters, kPfcwd, kStatus, kPfcFrames };
+  enum class Mode {
+    kNone,
+    kBlock,
+    kSkipBlock,
+    kPfc,
+    kCounters,
+    kPfcwd,
+    kStatus,
+    kPfcFrames,
+    kPgDrops,
+    kPgWatermark
+  };
+  std::vector<std::string> pg_cols;  // header of a priority-group table
+  std::string pg_table;              // its title
+  std::map<std::string, std::pair<int64_t, std::string>> pg_peak;  // title -> bytes, where
   bool pfc_frames_rx = true;
   Mode mode = Mode::kNone;
   size_t drop_col = 0;
@@ -102,6 +118,18 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       continue;
     }
     std::vector<std::string> cols = Columns(t);
+    if (StartsWith(t, "Ingress PG dropped packets") || StartsWith(t, "Ingress headroom per PG") ||
+        StartsWith(t, "Ingress shared pool occupancy per PG")) {
+      // `show priority-group drop counters` / `... [persistent-]watermark headroom|shared`.
+      mode = StartsWith(t, "Ingress PG dropped") ? Mode::kPgDrops : Mode::kPgWatermark;
+      pg_table = std::string(t.substr(0, t.find(':')));
+      pg_cols.clear();
+      continue;
+    }
+    if ((mode == Mode::kPgDrops || mode == Mode::kPgWatermark) && StartsWith(t, "Port ")) {
+      pg_cols = Words(t);
+      continue;
+    }
     if (t.find("Lossless priorities") != std::string_view::npos) {
       mode = Mode::kPfc;
       continue;
@@ -188,6 +216,28 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
         }
         break;
       }
+      case Mode::kPgDrops:
+      case Mode::kPgWatermark: {
+        if (pg_cols.size() < 2 || w.size() != pg_cols.size())
+          throw InputError(where, Expected("a row of port and one count per PG column of the "
+                                           "header above",
+                                           std::string(t)));
+        PortQos& p = touch(w[0], l.number);
+        for (size_t i = 1; i < w.size(); ++i) {
+          if (w[i] == "N/A") continue;
+          if (!StartsWith(pg_cols[i], "PG"))
+            throw InputError(where, Expected("PG<n> column headings", pg_cols[i]));
+          int pg = static_cast<int>(
+              ParseInt(pg_cols[i].substr(2), {file, l.number, "header"}, "a PG number"));
+          int64_t n = ParseInt(w[i], {file, l.number, w[0] + "." + pg_cols[i]}, "a count");
+          if (mode == Mode::kPgDrops) {
+            p.pg_drops[pg] += n;
+          } else if (n > pg_peak[pg_table].first) {
+            pg_peak[pg_table] = {n, w[0] + " " + pg_cols[i]};
+          }
+        }
+        break;
+      }
       case Mode::kSkipBlock:
         break;
       case Mode::kNone:
@@ -249,6 +299,11 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       egress = &b;
     }
   }
+  for (const auto& [title, peak] : pg_peak)
+    cfg.notes.push_back(fmt::format(
+        "{}: the highest watermark is {} B ({}); watermarks show buffer use, not settings, so "
+        "they are reported, not judged",
+        title, peak.first, peak.second));
   if (lossless_profiles > 1)
     cfg.notes.push_back("several lossless PG profiles; checked the one with the smallest xoff, " +
                         pg->name);

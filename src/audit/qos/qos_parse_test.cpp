@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -312,6 +313,42 @@ TEST(QosParse, NvueCountersMarkRoceDiscardsAsLosslessDrops) {
   EXPECT_EQ(c.ports[0].queue_drops.at(3), 42);
 }
 
+TEST(QosParse, NvueSetLinesApplyRoceDefaultsProfilesAndInterfaces) {
+  // Hand-written in the documented `nv set` syntax (Cumulus Linux 5.x QoS and RoCE pages).
+  QosConfig c = ParseQosText(
+      "cumulus@leaf01:mgmt:~$ nv set qos roce mode lossless\n"
+      "nv set qos congestion-control ROCE_ECN traffic-class 3 min-threshold 300000\n"
+      "nv set qos congestion-control ROCE_ECN traffic-class 3 max-threshold 1.2MB\n"
+      "nv set qos traffic-pool roce-lossless memory-percent 60\n"
+      "nv set qos pfc default-global cable-length 10\n"
+      "nv set interface swp1 qos congestion-control profile ROCE_ECN\n"
+      "nv set interface swp1 qos pfc-watchdog\n"
+      "nv set interface swp2 qos link-pause profile my_pause\n"
+      "nv set system hostname leaf01\n"
+      "nv config apply\n",
+      "nvset.txt");
+  EXPECT_EQ(c.format, QosFormat::kNvue);
+  ASSERT_EQ(c.ports.size(), 2u);
+  const PortQos& a = PortNamed(c, "swp1");
+  EXPECT_EQ(a.pfc_priorities, std::set<int>({3}));  // roce lossless default
+  EXPECT_EQ(a.cable_m, std::optional<double>(10));
+  EXPECT_EQ(a.ecn.at(3).kmin->value, 300'000);  // the profile the interface names
+  EXPECT_EQ(a.ecn.at(3).kmax->value, 1'200'000);
+  EXPECT_EQ(a.pfc_watchdog, std::optional<bool>(true));
+  const PortQos& b = PortNamed(c, "swp2");
+  EXPECT_EQ(b.ecn.at(3).kmin->value, 150'000);  // roce default profile
+  EXPECT_EQ(b.link_pause, std::optional<bool>(true));
+  EXPECT_EQ(b.pfc_watchdog, std::optional<bool>(false));
+  EXPECT_EQ(c.QueueOf(3), 3);
+  EXPECT_EQ(c.dscp_to_queue.at(48), 6);
+  EXPECT_EQ(c.scheduling.at(6), Scheduling::kStrict);
+  bool pool_note = false, hostname_skipped = false;
+  for (const auto& n : c.notes) pool_note |= n.find("roce-lossless has 60%") != std::string::npos;
+  for (const auto& s : c.skipped) hostname_skipped |= s.line == 9 && !s.unreadable;
+  EXPECT_TRUE(pool_note);
+  EXPECT_TRUE(hostname_skipped);
+}
+
 TEST(QosParse, OnyxStepEcnAndGlobalPauseAreRead) {
   QosConfig c = ParseQosText(
       "switch (config) # interface ethernet 1/1 traffic-class 3 congestion-control ecn "
@@ -323,6 +360,14 @@ TEST(QosParse, OnyxStepEcnAndGlobalPauseAreRead) {
   const PortQos& p = PortNamed(c, "1/1");
   EXPECT_EQ(p.ecn.at(3).kmin->value, p.ecn.at(3).kmax->value);
   EXPECT_EQ(p.link_pause, std::optional<bool>(true));
+  QosConfig rel = ParseQosText(
+      "interface ethernet 1/2 traffic-class 3 congestion-control ecn minimum-relative 10 "
+      "maximum-relative 50\n",
+      "onyx.txt");
+  const EcnQueue& e = PortNamed(rel, "1/2").ecn.at(3);
+  EXPECT_FALSE(e.kmin.has_value());
+  EXPECT_EQ(e.kmin_percent, std::optional<double>(10));
+  EXPECT_EQ(e.kmax_percent, std::optional<double>(50));
 }
 
 TEST(QosParse, JunosSetAndBraceFormsReadTheSame) {

@@ -12,6 +12,8 @@ namespace lossless::audit::qos::internal {
 QosConfig ParseSonicJson(std::string_view text, const std::string& file);
 QosConfig ParseSonicShow(std::string_view text, const std::string& file);
 QosConfig ParseNvue(std::string_view text, const std::string& file);
+// The `nv set` lines of NVUE text (qos_parse_nvue_set.cpp); ParseNvue calls it.
+QosConfig ParseNvueSet(std::string_view text, const std::string& file);
 QosConfig ParseOnyx(std::string_view text, const std::string& file);
 QosConfig ParseEos(std::string_view text, const std::string& file);
 QosConfig ParseNxos(std::string_view text, const std::string& file);

@@ -8,23 +8,30 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
+
 namespace lossless::audit::qos {
 
 namespace {
 
 using units::Time;
 
+// Sources (docs/audit-qos.md#cell-sizes): the Linux mlxsw driver (4.x trees,
+// drivers/net/ethernet/mellanox/mlxsw/spectrum.h, MLXSW_SP_BYTES_PER_CELL 96) and
+// SONiC's ASIC table for NVIDIA Spectrum switches (files/build_templates/asic_table.j2,
+// cell_size 96 / 144 / 144); Meta's FBOSS platform classes for Broadcom
+// (getMMUCellBytes(): Trident2 and Tomahawk 208, Tomahawk3 254).
 constexpr std::array<CellSizePreset, 10> kCellPresets{{
-    {"spectrum", 96, false, "mlxsw driver reads the cell size from firmware; 96 B commonly quoted"},
-    {"spectrum2", 144, false, "commonly quoted for Spectrum-2"},
-    {"spectrum3", 144, false, "commonly quoted for Spectrum-3"},
-    {"spectrum4", 192, false, "commonly quoted for Spectrum-4"},
-    {"trident2", 208, false, "commonly quoted for Trident2"},
-    {"trident3", 256, false, "commonly quoted for Trident3"},
-    {"tomahawk", 208, false, "commonly quoted for Tomahawk"},
-    {"tomahawk2", 208, false, "commonly quoted for Tomahawk2"},
-    {"tomahawk3", 254, false, "commonly quoted for Tomahawk3"},
-    {"tomahawk4", 254, false, "commonly quoted for Tomahawk4"},
+    {"spectrum", 96, true, "Linux mlxsw spectrum.h MLXSW_SP_BYTES_PER_CELL; SONiC asic_table.j2"},
+    {"spectrum2", 144, true, "SONiC asic_table.j2 (MELLANOX-SPECTRUM-2 cell_size)"},
+    {"spectrum3", 144, true, "SONiC asic_table.j2 (MELLANOX-SPECTRUM-3 cell_size)"},
+    {"spectrum4", 192, false, "commonly quoted for Spectrum-4; no primary source found"},
+    {"trident2", 208, true, "FBOSS Wedge40Platform.h getMMUCellBytes (Trident2)"},
+    {"trident3", 256, false, "commonly quoted for Trident3; no primary source found"},
+    {"tomahawk", 208, true, "FBOSS WedgeTomahawkPlatform.h getMMUCellBytes"},
+    {"tomahawk2", 208, false, "commonly quoted for Tomahawk2; no primary source found"},
+    {"tomahawk3", 254, true, "FBOSS BcmTestWedgeTomahawk3Platform.h getMMUCellBytes"},
+    {"tomahawk4", 254, false, "commonly quoted for Tomahawk4; no primary source found"},
 }};
 
 // Order of checks in the report.
@@ -79,6 +86,11 @@ class Auditor {
   void CheckCnp();
   void CheckDrops(const PortQos& p);
   void CheckPfcFrames(const PortQos& p);
+  void CheckPgDrops(const PortQos& p);
+  void CheckRelativeEcn(const PortQos& p, const EcnQueue& e, int q);
+  // The first line the reader could not interpret that names ECN or WRED, or
+  // nullptr.
+  const SkippedLine* SkippedEcnLine() const;
   std::optional<int64_t> ToBytes(const BufferAmount& a) const {
     return a.ToBytes(opts_.cell_bytes);
   }
@@ -203,13 +215,15 @@ void Auditor::CheckHeadroom(const PortQos& p) {
   Time t_resp = opts_.t_resp.value_or(
       Time::Ps((DefaultResponseBits(*gbps) * 1000'000'000'000 + rate_bps - 1) / rate_bps));
   int64_t need = RequiredHeadroomBytes(*gbps, *cable, mtu, t_phy, t_resp);
-  Note(fmt::format("headroom formula: MTU {} B{}, t_PHY {}{}, t_resp {}{}", mtu,
-                   opts_.mtu_bytes ? "" : " (default)", units::FormatTime(t_phy),
-                   opts_.t_phy ? "" : " (default, assumed)",
-                   opts_.t_resp
-                       ? units::FormatTime(t_resp)
-                       : fmt::format("802.3 D-Resp {} bit times", DefaultResponseBits(*gbps)),
-                   opts_.t_resp ? "" : " (default)"));
+  Note(fmt::format(
+      "headroom formula: MTU {} B{}, t_PHY {}{}, t_resp {}{}", mtu,
+      opts_.mtu_bytes ? "" : " (default)", units::FormatTime(t_phy),
+      opts_.t_phy ? "" : " (default, assumed)",
+      opts_.t_resp ? units::FormatTime(t_resp)
+                   : fmt::format("802.3 D-Resp {} bit times", DefaultResponseBits(*gbps)),
+      opts_.t_resp  ? ""
+      : *gbps <= 40 ? " (default; the 10G/40G figure is unverified, --t-resp overrides)"
+                    : " (default)"));
   std::string ctx = fmt::format("{} Gb/s, {:g} m cable", *gbps, *cable);
   if (*hb >= need) {
     out_.Add("pfc.headroom", Verdict::kPass,
@@ -225,6 +239,68 @@ void Auditor::CheckHeadroom(const PortQos& p) {
   }
 }
 
+const SkippedLine* Auditor::SkippedEcnLine() const {
+  static constexpr std::string_view kEcnWords[] = {"ecn",
+                                                   "random-detect",
+                                                   "wred",
+                                                   "congestion-control",
+                                                   "explicit-congestion-notification",
+                                                   "min_threshold",
+                                                   "drop-profile"};
+  for (const SkippedLine& s : cfg_.skipped) {
+    if (!s.unreadable) continue;
+    std::string lower = text::ToLower(s.text);
+    for (std::string_view w : kEcnWords)
+      if (lower.find(w) != std::string::npos) return &s;
+  }
+  return nullptr;
+}
+
+// Thresholds stated as shares of the queue's buffer: Kmin vs Kmax compare
+// directly, and Kmin's share is the ratio the rule of thumb speaks of; Kmax
+// against the PFC trigger needs the queue's buffer in bytes, which such
+// inputs do not give.
+void Auditor::CheckRelativeEcn(const PortQos& p, const EcnQueue& e, int q) {
+  if (!e.kmin_percent || !e.kmax_percent) {
+    out_.Add("ecn.kmin-kmax", Verdict::kIndeterminate,
+             "the input does not state both Kmin and Kmax", p.name);
+  } else {
+    std::string nums = fmt::format("Kmin {:g}% vs Kmax {:g}% of the queue buffer on queue {}",
+                                   *e.kmin_percent, *e.kmax_percent, q);
+    if (*e.kmin_percent > *e.kmax_percent) {
+      out_.Add("ecn.kmin-kmax", Verdict::kFail, nums + ": Kmin above Kmax, marking jumps to 100%",
+               p.name);
+    } else if (*e.kmin_percent == *e.kmax_percent) {
+      out_.Add("ecn.kmin-kmax", Verdict::kWarn,
+               nums + ": Kmin equals Kmax, marking is a step from 0 to 100%", p.name);
+    } else {
+      out_.Add("ecn.kmin-kmax", Verdict::kPass, nums, p.name);
+    }
+  }
+  if (!e.kmin_percent) {
+    out_.Add("ecn.kmin-ratio", Verdict::kIndeterminate, "the input does not state Kmin", p.name);
+  } else {
+    const double pct = *e.kmin_percent;
+    std::string nums =
+        fmt::format("Kmin is {} of the queue's buffer (stated as a share)", Percent(pct));
+    if (pct >= 100.0) {
+      out_.Add("ecn.kmin-ratio", Verdict::kFail,
+               nums + ": marking never starts before the buffer is full", p.name);
+    } else if (pct < 15.0 || pct > 35.0) {
+      out_.Add("ecn.kmin-ratio", Verdict::kWarn, nums + "; expected about 20-30%", p.name);
+    } else {
+      out_.Add("ecn.kmin-ratio", Verdict::kPass, nums + " (about 20-30% expected)", p.name);
+    }
+  }
+  out_.Add("ecn.kmax-below-pfc", Verdict::kIndeterminate,
+           e.kmax_percent
+               ? fmt::format("Kmax is {:g}% of the queue's buffer; the input gives that buffer no "
+                             "size, so it cannot be compared with the PFC trigger",
+                             *e.kmax_percent)
+               : std::string("the input does not state Kmax"),
+           p.name);
+}
+
 void Auditor::CheckEcn(const PortQos& p) {
   const int r = opts_.roce_priority;
   const int q = cfg_.QueueOf(r);
@@ -238,6 +314,15 @@ void Auditor::CheckEcn(const PortQos& p) {
     return;
   }
   if (it == p.ecn.end() || !it->second.enabled) {
+    if (const SkippedLine* s = SkippedEcnLine()) {
+      out_.Add("ecn.roce-queue", Verdict::kIndeterminate,
+               fmt::format("ECN on queue {} (RoCE priority {}) is not established: line {} looks "
+                           "like an ECN / WRED setting but was skipped ({}); --verbose lists "
+                           "every skipped line",
+                           q, r, s->line, s->reason),
+               p.name);
+      return;
+    }
     out_.Add("ecn.roce-queue", Verdict::kFail,
              fmt::format("ECN marking not enabled on queue {} (RoCE priority {}): DCQCN gets no "
                          "congestion signal and PFC does all the work",
@@ -247,10 +332,21 @@ void Auditor::CheckEcn(const PortQos& p) {
   }
   const EcnQueue& e = it->second;
   std::string pmax = e.pmax_percent ? fmt::format(", Pmax {:g}%", *e.pmax_percent) : "";
+  auto pct_text = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:g}% of the queue buffer", *v) : std::string("?");
+  };
+  const bool relative = !e.kmin && !e.kmax && (e.kmin_percent || e.kmax_percent);
   out_.Add("ecn.roce-queue", Verdict::kPass,
-           fmt::format("ECN marking enabled on queue {} (Kmin {}, Kmax {}{})", q,
-                       e.kmin ? e.kmin->ToString() : "?", e.kmax ? e.kmax->ToString() : "?", pmax),
+           relative ? fmt::format("ECN marking enabled on queue {} (Kmin {}, Kmax {}{})", q,
+                                  pct_text(e.kmin_percent), pct_text(e.kmax_percent), pmax)
+                    : fmt::format("ECN marking enabled on queue {} (Kmin {}, Kmax {}{})", q,
+                                  e.kmin ? e.kmin->ToString() : "?",
+                                  e.kmax ? e.kmax->ToString() : "?", pmax),
            p.name);
+  if (relative) {
+    CheckRelativeEcn(p, e, q);
+    return;
+  }
 
   std::optional<int64_t> kmin = e.kmin ? ToBytes(*e.kmin) : std::nullopt;
   std::optional<int64_t> kmax = e.kmax ? ToBytes(*e.kmax) : std::nullopt;
@@ -394,7 +490,47 @@ void Auditor::CheckCnp() {
   }
 }
 
+void Auditor::CheckPgDrops(const PortQos& p) {
+  if (p.pg_drops.empty()) return;
+  // PG n is read as priority n (SONiC's default TC_TO_PRIORITY_GROUP_MAP puts the
+  // lossless traffic classes 3 and 4 in PGs 3 and 4).
+  std::set<int> lossless = p.pfc_priorities;
+  const bool assumed = lossless.empty() && !p.pfc_stated;
+  if (assumed) lossless.insert(opts_.roce_priority);
+  if (lossless.empty()) return;
+  std::string bad;
+  for (int g : lossless)
+    if (auto it = p.pg_drops.find(g); it != p.pg_drops.end() && it->second > 0)
+      bad += fmt::format("{}PG {}: {} dropped", bad.empty() ? "" : ", ", g, it->second);
+  std::string pgs = PrioList(lossless);
+  if (bad.empty()) {
+    bool counted = std::any_of(lossless.begin(), lossless.end(),
+                               [&](int g) { return p.pg_drops.count(g) > 0; });
+    if (counted)
+      out_.Add("drops.lossless", Verdict::kPass,
+               fmt::format("no ingress discards on lossless priority groups {}{}", pgs,
+                           assumed ? " (assumed lossless: the RoCE priority's PG)" : ""),
+               p.name);
+    return;
+  }
+  if (assumed) {
+    out_.Add("drops.lossless", Verdict::kWarn,
+             fmt::format("ingress discards on the RoCE priority's PG ({}); the input does not say "
+                         "which priorities are lossless: if priority {} is, its headroom "
+                         "overflowed and the lossless class is dropping",
+                         bad, opts_.roce_priority),
+             p.name);
+  } else {
+    out_.Add("drops.lossless", Verdict::kFail,
+             fmt::format("ingress discards on lossless priority groups ({}): the PG headroom "
+                         "overflowed (too small for cable and speed, or PFC not honoured upstream)",
+                         bad),
+             p.name);
+  }
+}
+
 void Auditor::CheckDrops(const PortQos& p) {
+  CheckPgDrops(p);
   if (p.queue_drops.empty()) return;
   std::set<int> lossless;
   for (int prio : p.pfc_priorities) lossless.insert(cfg_.QueueOf(prio));
@@ -517,7 +653,9 @@ std::optional<CellSizePreset> FindCellSizePreset(std::string_view name) {
 int64_t DefaultResponseBits(int64_t gbps) {
   // IEEE 802.3 Annex 31B, Table 31B-1 (pause_quanta x 512 bit times): 10G 60,
   // 40G 118, 100G 394, 200G/400G 905 quanta. 25G and 50G take the next listed
-  // speed up (conservative); above 400G the 400G figure.
+  // speed up (conservative); above 400G the 400G figure. The 10G and 40G
+  // figures could not be checked against a public copy of the table (unverified,
+  // said in the report's note).
   if (gbps <= 10) return 30'720;
   if (gbps <= 40) return 60'416;
   if (gbps <= 100) return 201'728;

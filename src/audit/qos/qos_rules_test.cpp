@@ -104,6 +104,28 @@ TEST(QosRules, EcnMissingFails) {
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kIndeterminate);
 }
 
+TEST(QosRules, AnUnreadEcnLineMakesMissingEcnIndeterminateNotFail) {
+  QosConfig c = Healthy();
+  c.ports[0].ecn.clear();
+  // Prose that mentions ECN is not a setting: still a failure; so is a statement
+  // outside the parser's model (EOS `qos random-detect ecn allow non-ect`).
+  c.skipped.push_back({4, "ECN must be enabled on queue 3", "not recognised as switch QoS text",
+                       /*unreadable=*/false});
+  c.skipped.push_back({5, "qos random-detect ecn allow non-ect",
+                       "not a QoS statement this tool reads (eos)", /*unreadable=*/false});
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kFail);
+  // A line of configuration naming ECN that the reader could not interpret: unknown.
+  c.skipped.push_back({7, "  random-detect ecn minimum-threshold 150 furlongs",
+                       "not interpretable as eos: expected a size unit", /*unreadable=*/true});
+  QosCheck ecn = Check(AuditQos(c, {}), "ecn.roce-queue");
+  EXPECT_EQ(ecn.verdict, Verdict::kIndeterminate);
+  EXPECT_NE(ecn.message.find("line 7"), std::string::npos) << ecn.message;
+  EXPECT_NE(ecn.message.find("expected a size unit"), std::string::npos) << ecn.message;
+  // An unreadable line that is not about ECN does not excuse the gap.
+  c.skipped.back().text = "  description uplink";
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kFail);
+}
+
 TEST(QosRules, KminRatioFallsBackToTheLosslessPoolAndNamesIt) {
   QosConfig c = Healthy();
   c.ports[0].pgs.clear();
@@ -125,6 +147,20 @@ TEST(QosRules, DropsOnAnAssumedLosslessQueueWarnAndOnAStatedOneFail) {
   EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kFail);
 }
 
+TEST(QosRules, IngressDropsOnALosslessPriorityGroupFail) {
+  QosConfig c = Healthy();
+  c.ports[0].pg_drops = {{0, 50}, {3, 0}};
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kPass);
+  c.ports[0].pg_drops[3] = 7;
+  QosCheck d = Check(AuditQos(c, {}), "drops.lossless");
+  EXPECT_EQ(d.verdict, Verdict::kFail);
+  EXPECT_NE(d.message.find("PG 3: 7 dropped"), std::string::npos) << d.message;
+  // Without stated PFC priorities the RoCE priority's PG is assumed lossless: warn.
+  c.ports[0].pfc_stated = false;
+  c.ports[0].pfc_priorities.clear();
+  EXPECT_EQ(Check(AuditQos(c, {}), "drops.lossless").verdict, Verdict::kWarn);
+}
+
 TEST(QosRules, PfcFramesOutsideTheLosslessPrioritiesWarn) {
   QosConfig c = Healthy();
   c.ports[0].pfc_rx_frames[3] = 10;
@@ -141,6 +177,25 @@ TEST(QosRules, KminAboveKmaxFailsAndEqualWarns) {
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kFail);
   c.ports[0].ecn[3].kmin = BufferAmount::Bytes(600'000);
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kWarn);
+}
+
+TEST(QosRules, ThresholdsAsSharesOfTheQueueBufferAreComparedAsShares) {
+  QosConfig c = Healthy();
+  EcnQueue& e = c.ports[0].ecn[3];
+  e.kmin.reset();
+  e.kmax.reset();
+  e.kmin_percent = 20;
+  e.kmax_percent = 60;
+  QosAudit a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kPass);
+  EXPECT_EQ(Check(a, "ecn.kmin-ratio").verdict, Verdict::kPass);
+  EXPECT_EQ(Check(a, "ecn.kmax-below-pfc").verdict, Verdict::kIndeterminate);
+  e.kmin_percent = 60;
+  a = AuditQos(c, {});
+  EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kWarn);   // step marking
+  EXPECT_EQ(Check(a, "ecn.kmin-ratio").verdict, Verdict::kWarn);  // 60% > 35%
+  e.kmin_percent = 70;
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.kmin-kmax").verdict, Verdict::kFail);
 }
 
 TEST(QosRules, KminRatioOutsideWindowWarns) {
@@ -224,6 +279,10 @@ TEST(QosRules, CellsNeedACellSize) {
   ASSERT_TRUE(FindCellSizePreset("tomahawk3"));
   EXPECT_EQ(FindCellSizePreset("tomahawk3")->bytes, 254);
   EXPECT_FALSE(FindCellSizePreset("nope"));
+  // Sourced values are marked verified; the rest stay marked unverified.
+  EXPECT_TRUE(FindCellSizePreset("spectrum2")->verified);
+  EXPECT_EQ(FindCellSizePreset("spectrum2")->bytes, 144);
+  EXPECT_FALSE(FindCellSizePreset("trident3")->verified);
 }
 
 TEST(QosRules, CnpSchedulingChecks) {

@@ -130,6 +130,9 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
   if (Contains(t, "TxQ") && Contains(t, "Drop/pkts")) add(QosFormat::kSonicShow, 3);
   if (Contains(t, "PFC0") && Contains(t, "PFC7") && Contains(t, "Port"))
     add(QosFormat::kSonicShow, 3);
+  if (StartsWith(t, "Ingress PG dropped packets") || StartsWith(t, "Ingress headroom per PG") ||
+      StartsWith(t, "Ingress shared pool occupancy per PG"))
+    add(QosFormat::kSonicShow, 3);
   if (StartsWith(t, "PORT") && Contains(t, "ACTION") && Contains(t, "DETECTION"))
     add(QosFormat::kSonicShow, 3);
   if (Contains(t, "green_min_threshold") && !Contains(t, "\"")) add(QosFormat::kSonicShow, 1);
@@ -141,7 +144,16 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
       StartsWith(t, "rx-roce-stats") || StartsWith(t, "unicast-no-buffer-discard"))
     add(QosFormat::kNvue, 2);
   if (Contains(t, "operational") && Contains(t, "applied")) add(QosFormat::kNvue, 2);
+  if (StartsWith(t, "nv set qos ") || StartsWith(t, "nv unset qos ") ||
+      (StartsWith(t, "nv set interface ") && Contains(t, " qos ")))
+    add(QosFormat::kNvue, 3);
 
+  if (StartsWith(t, "Priority Enabled List:") || StartsWith(t, "Priority Disabled List:"))
+    add(QosFormat::kOnyx, 3);
+  if (t == "PFC: enabled" || t == "PFC: disabled") add(QosFormat::kOnyx, 2);
+  if (StartsWith(t, "Flow-control") && Contains(t, ":") &&
+      (Contains(t, "receive") || Contains(t, "send")))
+    add(QosFormat::kOnyx, 2);
   if (t == "roce" || StartsWith(t, "roce lossless") || StartsWith(t, "roce lossy"))
     add(QosFormat::kOnyx, 3);
   if (std::regex_search(s, kOnyxPfcPrio) || StartsWith(t, "dcb priority-flow-control enable"))
