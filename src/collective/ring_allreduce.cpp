@@ -40,7 +40,7 @@ void BuildSends(const RingAllReduceSpec& s, int64_t bytes, int64_t n, int64_t p,
 RingAllReduce::RingAllReduce(sim::Simulator& sim, fabric::Network& net,
                              const RingAllReduceSpec& spec)
     : sim_(sim), net_(net), spec_(spec) {
-  if (spec_.rings.empty() || spec_.rings[0].ranks.size() < 2 || spec_.bytes <= 0 ||
+  if (spec_.rings.empty() || spec_.rings[0].ranks.size() < 2 || spec_.bytes < 0 ||
       spec_.chunk_bytes <= 0 || spec_.slice_bytes <= 0 || spec_.slots <= 0 ||
       spec_.cts_bytes <= 0 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
       spec_.nvlink_rate.bps() <= 0)
@@ -89,21 +89,49 @@ RingAllReduce::RingAllReduce(sim::Simulator& sim, fabric::Network& net,
   for (size_t ch = 0; ch < spec_.rings.size(); ++ch) {
     const Ring& ring = spec_.rings[ch];
     const size_t base = ranks_.size();
-    // Each channel reduces its own share of the buffer (NCCL splits the
-    // buffer over channels chunk by chunk; the shares are the same).
-    const int64_t channels = static_cast<int64_t>(spec_.rings.size());
-    const int64_t share =
-        spec_.bytes / channels + (static_cast<int64_t>(ch) < spec_.bytes % channels);
-    std::vector<std::vector<std::vector<Block>>> blocks(static_cast<size_t>(n));
-    std::vector<std::vector<std::pair<int64_t, int>>> lists(static_cast<size_t>(n));
-    for (int64_t p = 0; p < n; ++p) BuildSends(spec_, share, n, p, lists[p], blocks[p]);
     for (int64_t p = 0; p < n; ++p) {
       Rank r;
       r.rank = ring.ranks[static_cast<size_t>(p)];
       r.prev = base + static_cast<size_t>((p + n - 1) % n);
       r.next = base + static_cast<size_t>((p + 1) % n);
+      ranks_.push_back(std::move(r));
+    }
+    for (size_t i = base; i < ranks_.size(); ++i) {
+      Rank& r = ranks_[i];
+      const uint32_t rec = static_cast<uint32_t>(i);
+      r.data = connect(r.rank, ranks_[r.next].rank, ring.nic, rec, false);
+      r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, true);
+    }
+  }
+  net_.set_transport_observer(this);
+}
+
+void RingAllReduce::Start(units::Time now) { Begin(spec_.bytes, now); }
+
+void RingAllReduce::Begin(int64_t bytes, units::Time now) {
+  if (bytes <= 0) throw std::invalid_argument("ring all-reduce of no bytes");
+  if (!done() && started_) throw std::logic_error("ring all-reduce: the previous one runs");
+  started_ = true;
+  bytes_ = bytes;
+  ranks_done_ = 0;
+  const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
+  const int64_t channels = static_cast<int64_t>(spec_.rings.size());
+  for (size_t ch = 0; ch < spec_.rings.size(); ++ch) {
+    const size_t base = ch * static_cast<size_t>(n);
+    // Each channel reduces its own share of the buffer (NCCL splits the
+    // buffer over channels chunk by chunk; the shares are the same).
+    const int64_t share = bytes / channels + (static_cast<int64_t>(ch) < bytes % channels);
+    std::vector<std::vector<std::vector<Block>>> blocks(static_cast<size_t>(n));
+    std::vector<std::vector<std::pair<int64_t, int>>> lists(static_cast<size_t>(n));
+    for (int64_t p = 0; p < n; ++p) BuildSends(spec_, share, n, p, lists[p], blocks[p]);
+    for (int64_t p = 0; p < n; ++p) {
+      Rank& r = ranks_[base + static_cast<size_t>(p)];
+      r.sends.clear();
+      r.next_send = r.sends_done = r.received = r.consumed = 0;
       r.credits = spec_.slots;
       r.send_slots = spec_.slots;
+      r.sent_bytes = r.net_bytes = 0;
+      r.done = false;
       const auto& prev_blocks = blocks[static_cast<size_t>((p + n - 1) % n)];
       for (size_t l = 0; l < blocks[p].size(); ++l) {
         for (size_t k = 0; k < blocks[p][l].size(); ++k) {
@@ -116,31 +144,21 @@ RingAllReduce::RingAllReduce(sim::Simulator& sim, fabric::Network& net,
           }
         }
       }
-      ranks_.push_back(std::move(r));
     }
     // What each rank receives is its previous rank's list; mark which of
     // those its own sends forward.
-    for (size_t i = base; i < ranks_.size(); ++i) {
+    for (size_t i = base; i < base + static_cast<size_t>(n); ++i) {
       Rank& r = ranks_[i];
       r.needed_by.assign(ranks_[r.prev].sends.size(), -1);
       for (size_t j = 0; j < r.sends.size(); ++j)
         if (r.sends[j].dep >= 0)
           r.needed_by[static_cast<size_t>(r.sends[j].dep)] = static_cast<int32_t>(j);
     }
-    for (size_t i = base; i < ranks_.size(); ++i) {
-      Rank& r = ranks_[i];
-      const uint32_t rec = static_cast<uint32_t>(i);
-      r.data = connect(r.rank, ranks_[r.next].rank, ring.nic, rec, false);
-      r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, true);
-    }
   }
-  net_.set_transport_observer(this);
-}
-
-void RingAllReduce::Start(units::Time now) {
   start_ = now;
   finish_ = now;
   for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
+  for (size_t i = 0; i < ranks_.size(); ++i) MaybeDone(i, now);
 }
 
 void RingAllReduce::Post(uint32_t conn, int64_t bytes) {
@@ -202,10 +220,16 @@ void RingAllReduce::FreeSlots(size_t i) {
 
 void RingAllReduce::MaybeDone(size_t i, units::Time at) {
   Rank& r = ranks_[i];
-  if (r.done || r.sends_done < r.sends.size() || r.received < r.needed_by.size()) return;
+  // Done when its data is sent and acknowledged, everything it expects has
+  // arrived and been released, and every receive slot it lent the next rank
+  // has come back: nothing of this collective is left in flight.
+  if (r.done || r.sends_done < r.sends.size() || r.received < r.needed_by.size() ||
+      r.consumed < r.received || r.credits < spec_.slots)
+    return;
   r.done = true;
   ++ranks_done_;
   finish_ = std::max(finish_, at);
+  if (done()) sim_.Stop();  // the caller's Run returns here
 }
 
 void RingAllReduce::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
@@ -233,6 +257,7 @@ void RingAllReduce::Delivered(uint32_t conn, units::Time at) {
     const size_t i = sender.prev;
     ++ranks_[i].credits;
     Progress(i);
+    MaybeDone(i, at);
     return;
   }
   const size_t i = sender.next;
@@ -257,7 +282,7 @@ int64_t RingAllReduce::NetworkBytesSent(uint32_t rank) const {
 
 int64_t RingAllReduce::ExpectedBytesPerRank() const {
   const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
-  return 2 * (n - 1) * spec_.bytes / n;
+  return 2 * (n - 1) * bytes_ / n;
 }
 
 }  // namespace lossless::collective

@@ -48,7 +48,7 @@ struct RingAllReduceSpec {
   // NVIDIA/nccl src/graph/tuning.cc).
   units::Rate nvlink_rate = units::Rate::Gbps(3600);
   units::Time nvlink_latency = units::Time::Ns(600);
-  int64_t bytes = 0;  // per rank buffer (every rank reduces `bytes`), split over the channels
+  int64_t bytes = 0;  // per rank buffer for Start (every rank reduces it), split over the channels
   // NCCL Simple protocol defaults: NCCL_BUFFSIZE 4 MiB over NCCL_STEPS 8
   // steps of 512 KiB; a chunk is 4 steps, a slice 2 steps, so 4 slices are
   // in flight per connection (NVIDIA/nccl src/include/collectives.h).
@@ -63,12 +63,19 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   // Opens the queue pairs and installs itself as the network's transport
   // observer. Throws std::invalid_argument for a bad spec.
   RingAllReduce(sim::Simulator& sim, fabric::Network& net, const RingAllReduceSpec& spec);
-  // Posts what can leave now (the simulator's current time).
+  // Starts an all-reduce of spec.bytes (Start) or `bytes` per rank (Begin)
+  // at `now` (the simulator's current time): posts what can leave; when it is
+  // done it stops the simulator (sim::Simulator::Stop). The same
+  // queue pairs serve one all-reduce after another; the previous one must be
+  // done.
   void Start(units::Time now);
+  void Begin(int64_t bytes, units::Time now);
 
   bool done() const { return ranks_done_ == ranks_.size(); }
   units::Time start() const { return start_; }
-  units::Time finish() const { return finish_; }  // the last rank's end
+  // When the last rank was done: its data acknowledged and its lent receive
+  // slots back (nothing of the collective left in flight).
+  units::Time finish() const { return finish_; }
   // Data bytes rank `rank` sent (payload, first transmissions) over all
   // channels, over the network and over NVLink.
   int64_t BytesSent(uint32_t rank) const;
@@ -136,6 +143,8 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   std::vector<int64_t> nv_busy_;      // per GPU (rank): its NVLink egress is busy until
   std::vector<uint32_t> gpu_entity_;  // per GPU: engine entity of its NVLink events
   size_t ranks_done_ = 0;
+  int64_t bytes_ = 0;  // of the current all-reduce
+  bool started_ = false;
   units::Time start_, finish_;
   uint64_t messages_ = 0;
 };
