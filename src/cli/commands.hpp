@@ -19,5 +19,6 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx);   // audit qos
 void AddOpticsCommand(CLI::App& app, Context& ctx);       // optics ingest|status|quarantine
 void AddDeadlockCommand(CLI::App& app, Context& ctx);     // deadlock (static CBD check)
 void AddProfileCommands(CLI::App& app, Context& ctx);     // profiles, tco
+void AddPerfCommand(CLI::App& app, Context& ctx);         // perf (nccl-tests at packet level)
 
 }  // namespace lossless::cli

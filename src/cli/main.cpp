@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddOpticsCommand(app, ctx);
   lossless::cli::AddDeadlockCommand(app, ctx);
   lossless::cli::AddProfileCommands(app, ctx);
+  lossless::cli::AddPerfCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -157,11 +157,31 @@ void RingAllReduce::Begin(int64_t bytes, units::Time now) {
   }
   start_ = now;
   finish_ = now;
+  delayed_.assign(conns_.size(), {});
+  delayed_head_.assign(conns_.size(), 0);
+  launched_ = spec_.launch_latency.ps() == 0;
+  if (!launched_) {
+    // The kernel launch: nothing moves before it.
+    sim_.Schedule(now + spec_.launch_latency, gpu_entity_[ranks_[0].rank], this, kLaunch, 0);
+    return;
+  }
   for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
   for (size_t i = 0; i < ranks_.size(); ++i) MaybeDone(i, now);
 }
 
 void RingAllReduce::Post(uint32_t conn, int64_t bytes) {
+  const Conn& c = conns_[conn];
+  if (!c.nvlink && spec_.net_hop_latency.ps() > 0) {
+    // The proxy posts it a hop latency later; same delay for all, so in order.
+    delayed_[conn].push_back(bytes);
+    sim_.Schedule(sim_.Now() + spec_.net_hop_latency, gpu_entity_[ranks_[c.rank].rank], this,
+                  kNetPost, conn);
+    return;
+  }
+  PostNow(conn, bytes);
+}
+
+void RingAllReduce::PostNow(uint32_t conn, int64_t bytes) {
   const Conn& c = conns_[conn];
   if (!c.nvlink) {
     net_.PostSend(c.id, bytes, 0);
@@ -174,13 +194,28 @@ void RingAllReduce::Post(uint32_t conn, int64_t bytes) {
   const int64_t end =
       start + units::SerializationTime(units::Bytes(bytes), spec_.nvlink_rate).ps();
   nv_busy_[v.src_gpu] = end;
-  sim_.Schedule(units::Time::Ps(end + spec_.nvlink_latency.ps()), gpu_entity_[v.src_gpu], this, 0,
-                conn);
+  sim_.Schedule(
+      units::Time::Ps(end + spec_.nvlink_latency.ps() + spec_.nvlink_hop_latency.ps()),
+      gpu_entity_[v.src_gpu], this, kNvDelivered, conn);
 }
 
-void RingAllReduce::OnEvent(uint32_t, uint64_t arg) {
-  // An NVLink message has arrived: it is received and its send is complete.
+void RingAllReduce::OnEvent(uint32_t kind, uint64_t arg) {
   const uint32_t conn = static_cast<uint32_t>(arg);
+  if (kind == kLaunch) {
+    launched_ = true;
+    for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
+    return;
+  }
+  if (kind == kNetPost) {
+    const int64_t bytes = delayed_[conn][delayed_head_[conn]++];
+    if (delayed_head_[conn] == delayed_[conn].size()) {
+      delayed_[conn].clear();
+      delayed_head_[conn] = 0;
+    }
+    PostNow(conn, bytes);
+    return;
+  }
+  // An NVLink message has arrived: it is received and its send is complete.
   Delivered(conn, sim_.Now());
   if (!conns_[conn].cts) {
     const size_t i = conns_[conn].rank;
@@ -192,6 +227,7 @@ void RingAllReduce::OnEvent(uint32_t, uint64_t arg) {
 }
 
 void RingAllReduce::Progress(size_t i) {
+  if (!launched_) return;
   Rank& r = ranks_[i];
   while (r.next_send < r.sends.size()) {
     const Msg& m = r.sends[r.next_send];

@@ -56,6 +56,14 @@ struct RingAllReduceSpec {
   int64_t slice_bytes = int64_t{1} << 20;
   int slots = 4;
   int64_t cts_bytes = 64;  // the clear-to-send message
+  // Host costs (not fabric), NCCL's per-step software latencies: the launch
+  // delays the first posts; every message waits its hop's latency before it
+  // is posted (network) or delivered (NVLink). Zero here; `perf` sets NCCL's
+  // baseLat and hwLat of Ring/Simple (collective/model/tuning.hpp), so the
+  // engine and the alpha-beta model share one set of numbers.
+  units::Time launch_latency;
+  units::Time net_hop_latency;
+  units::Time nvlink_hop_latency;
 };
 
 class RingAllReduce final : public fabric::TransportObserver, public sim::EventHandler {
@@ -101,7 +109,9 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
     uint32_t src_gpu = 0;  // rank of the sender (its NVLink egress)
     uint32_t conn = 0;     // index into conns_
   };
+  enum EventKind : uint32_t { kNvDelivered = 0, kNetPost = 1, kLaunch = 2 };
   void Post(uint32_t conn, int64_t bytes);
+  void PostNow(uint32_t conn, int64_t bytes);
   struct Msg {
     int64_t bytes = 0;
     int32_t dep = -1;  // index of the received message it forwards (-1: step 0)
@@ -142,6 +152,9 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   std::vector<NvConn> nv_;            // NVLink connections
   std::vector<int64_t> nv_busy_;      // per GPU (rank): its NVLink egress is busy until
   std::vector<uint32_t> gpu_entity_;  // per GPU: engine entity of its NVLink events
+  std::vector<std::vector<int64_t>> delayed_;  // per connection: bytes waiting out the hop latency
+  std::vector<size_t> delayed_head_;
+  bool launched_ = false;
   size_t ranks_done_ = 0;
   int64_t bytes_ = 0;  // of the current all-reduce
   bool started_ = false;

@@ -138,6 +138,17 @@ void GatherInjections(const scenario::Scenario& s, const fabric::Network& net,
 
 }  // namespace
 
+void ApplyLinkLoss(const scenario::Scenario& s, const topology::Topology& topo,
+                   fabric::Network& net) {
+  if (s.ber > 0) {
+    fabric::LinkLossConfig every_link;
+    every_link.ber = s.ber;
+    for (uint32_t p = 0; p < net.num_ports(); ++p) net.SetLinkLoss(p, every_link);
+  }
+  for (const auto& l : s.link_loss)
+    for (uint32_t p : scenario::LinkLossPorts(l, topo)) net.SetLinkLoss(p, l.loss);
+}
+
 RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   auto t0 = std::chrono::steady_clock::now();
   topology::Topology topo = scenario::BuildTopology(s);
@@ -166,20 +177,8 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     inject_ports.push_back(scenario::PauseInjectionPort(p, topo));
     net.InjectPause(inject_ports.back(), p.class_enable, p.quanta, p.at);
   }
-  if (s.ber > 0) {
-    fabric::LinkLossConfig every_link;
-    every_link.ber = s.ber;
-    for (uint32_t p = 0; p < net.num_ports(); ++p) net.SetLinkLoss(p, every_link);
-  }
-  for (const auto& l : s.link_loss)
-    for (uint32_t p : scenario::LinkLossPorts(l, topo)) net.SetLinkLoss(p, l.loss);
-  if (s.ber > 0) {
-    fabric::LinkLossConfig every_link;
-    every_link.ber = s.ber;
-    for (uint32_t p = 0; p < net.num_ports(); ++p) net.SetLinkLoss(p, every_link);
-  }
-  for (const auto& l : s.link_loss)
-    for (uint32_t p : scenario::LinkLossPorts(l, topo)) net.SetLinkLoss(p, l.loss);
+  ApplyLinkLoss(s, topo, net);
+  ApplyLinkLoss(s, topo, net);
   for (const auto& c : s.cnp_inject)
     for (units::Time at : c.at) net.InjectCnp(static_cast<uint32_t>(c.flow), at);
   if (hooks.before_run) hooks.before_run(net);

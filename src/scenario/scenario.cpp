@@ -63,7 +63,8 @@ Scenario LoadFabricText(const std::string& text, const std::string& file_name,
   return Load(text, file_name, sets, true);
 }
 
-Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& sets) {
+namespace {
+std::string ReadScenarioFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError({path, 0, ""}, "cannot open the file");
   std::stringstream ss;
@@ -71,7 +72,16 @@ Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string
   std::string text = ss.str();
   if (text.size() > (64u << 20))
     throw InputError({path, 0, ""}, "expected a scenario under 64 MiB");
-  return LoadScenarioText(text, path, sets);
+  return text;
+}
+}  // namespace
+
+Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& sets) {
+  return LoadScenarioText(ReadScenarioFile(path), path, sets);
+}
+
+Scenario LoadFabricFile(const std::string& path, const std::vector<std::string>& sets) {
+  return LoadFabricText(ReadScenarioFile(path), path, sets);
 }
 
 }  // namespace lossless::scenario

@@ -147,6 +147,7 @@ Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string
 // tco bring their own): the same fields and checks, `traffic:` may be absent.
 Scenario LoadFabricText(const std::string& text, const std::string& file_name,
                         const std::vector<std::string>& sets = {});
+Scenario LoadFabricFile(const std::string& path, const std::vector<std::string>& sets = {});
 
 // Builds the topology the scenario describes (throws InputError naming the
 // field, e.g. a GPU count the radix cannot host, or an unreachable host pair).

@@ -1,0 +1,115 @@
+// `lossless perf <collective> [nccl-tests flags]`: nccl-tests' output from the
+// packet-level collective engine (run/perf_run.hpp), or from the analytic
+// model with --model. Flags are nccl-tests' own (perf/options.hpp), so they
+// are parsed there, not by CLI11.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "collective/model/alpha_beta.hpp"
+#include "collective/model/tuning.hpp"
+#include "perf/model_run.hpp"
+#include "perf/options.hpp"
+#include "perf/result.hpp"
+#include "profile/profile.hpp"
+#include "run/perf_run.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lossless::cli {
+namespace {
+
+constexpr const char* kDefaultFabric = "ib-ndr";
+
+void WriteJson(const std::string& path, const std::string& text) {
+  // Written whole to a temporary file, then renamed: no half-written result.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw InputError({path, 0, "--json"}, "cannot write the file");
+    out << text;
+    if (!out) throw InputError({path, 0, "--json"}, "cannot write the file");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw InputError({path, 0, "--json"}, "cannot write the file");
+}
+
+}  // namespace
+
+void AddPerfCommand(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "perf",
+      "nccl-tests at packet level: `lossless perf all_reduce -b 8M -e 1G -f 2 -g 8 --nodes 4 "
+      "--fabric ib-ndr` prints what all_reduce_perf would (-h for the flags)");
+  cmd->set_help_flag();  // -h is nccl-tests' help flag, parsed below
+  cmd->prefix_command();
+  cmd->allow_extras();
+  cmd->callback([cmd, &ctx] {
+    const std::vector<std::string> args = cmd->remaining();
+    const perf::PerfOptions o = perf::ParsePerfArgs(args);
+    if (o.help) {
+      fmt::print("{}", perf::PerfUsage());
+      return;
+    }
+    scenario::Scenario s;
+    std::string name;
+    if (!o.scenario.empty()) {
+      if (!o.fabric.empty())
+        throw InputError({"<cli>", 0, "--scenario"},
+                         "expected --fabric or --scenario, not both (a scenario carries its fabric)");
+      s = scenario::LoadFabricFile(o.scenario);
+      name = s.name;
+      if (!s.traffic.empty())
+        fmt::print(stderr, "lossless perf: the traffic of {} is ignored (perf makes its own)\n",
+                   o.scenario);
+    } else {
+      name = o.fabric.empty() ? kDefaultFabric : o.fabric;
+      s = profile::Load(name, o.nodes, {fmt::format("topology.gpus_per_node={}", o.GpusPerNode())});
+    }
+    perf::PerfResult r;
+    std::vector<std::string> notes;
+    std::string failure;
+    if (o.model) {
+      collective::CommShape shape;
+      shape.nodes = static_cast<int>(o.nodes);
+      shape.gpus_per_node = static_cast<int>(o.GpusPerNode());
+      collective::NodeHardware hw;
+      hw.gpus = hw.nics = shape.gpus_per_node;
+      hw.nic_gbs = static_cast<double>(s.clos.link_rate.bps()) / 8e9;
+      collective::AlphaBetaParams ab;
+      ab.nodes = shape.nodes;
+      ab.gpus_per_node = ab.nics_per_node = shape.gpus_per_node;
+      ab.nic_gbs = static_cast<double>(s.clos.link_rate.bps()) / 8e9 *
+                   s.net.framing.mtu_payload /
+                   static_cast<double>(s.net.framing.WireBytes(s.net.framing.mtu_payload));
+      const collective::TuningModel tuning(shape, collective::DeriveSearchGraph(hw, shape.nodes));
+      r = perf::ModelRun(o, ab, tuning);
+      r.fabric = name;
+      notes = perf::ModelNotes(r.nccl_version, "");
+    } else {
+      const bool tty = isatty(STDERR_FILENO) != 0;
+      r = run::RunPerf(o, s, name, &failure, [tty](const run::PerfProgress& p) {
+        if (!tty) return;
+        fmt::print(stderr, "\r  size {} B ({}/{}), iteration {}/{}   ", p.bytes, p.row + 1, p.rows,
+                   p.iteration, p.iterations);
+        std::fflush(stderr);
+      });
+      if (tty) fmt::print(stderr, "\r{:70}\r", "");
+      notes = run::PerfNotes(r);
+    }
+    fmt::print("{}", perf::FormatNcclTests(r, notes));
+    if (!o.json.empty()) WriteJson(o.json, perf::ToJson(r).dump(2) + "\n");
+    if (!failure.empty()) {
+      std::fflush(stdout);
+      fmt::print(stderr, "error: {}\n", failure);
+      ctx.exit_code = 1;
+    }
+  });
+}
+
+}  // namespace lossless::cli

@@ -1,0 +1,39 @@
+#pragma once
+// `lossless perf` at packet level: an nccl-tests sweep whose rows are NCCL's
+// ring all-reduce run as RC messages over the modelled fabric
+// (collective::RingAllReduce), on the topology and fabric of a profile or a
+// scenario (docs/perf.md).
+//
+// Simulated so far: all_reduce with the Ring algorithm and the Simple
+// protocol at every size, with the channel count NCCL's tuning model derives
+// for the size (where NCCL would pick Tree or LL/LL128, the header says so:
+// those are not simulated yet); one process per node with -g GPUs, one NIC
+// per GPU (rail-optimized). Other collectives are refused with a clear error.
+#include <functional>
+#include <string>
+
+#include "perf/result.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lossless::run {
+
+struct PerfProgress {
+  int64_t row = 0, rows = 0;          // size row (both halves count as one)
+  int64_t iteration = 0, iterations = 0;
+  int64_t bytes = 0;
+};
+
+// Runs the sweep of `o` on the fabric and topology of `s` (a profile or
+// scenario sized to o.nodes nodes of o.GpusPerNode() GPUs; its traffic is
+// ignored). `progress`, when set, is called after each iteration. Throws
+// InputError (file "<cli>") for what is not simulated yet or a topology
+// that does not match the ranks. A queue pair that exhausts its retries ends
+// the sweep: the row's #wrong counts its elements and *failure says why.
+perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
+                         const std::string& fabric_name, std::string* failure,
+                         const std::function<void(const PerfProgress&)>& progress = {});
+
+// The header notes of a simulated run (what produced it, what is modelled).
+std::vector<std::string> PerfNotes(const perf::PerfResult& r);
+
+}  // namespace lossless::run

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `lossless perf` end to end: nccl-tests' layout that `lossless audit nccl -`
+# reads with a real log's verdict; --json with its schema; the same bytes on a
+# second run; --model labelled as the analytic model; bad input and what is not
+# simulated exit 2 with one line naming the flag; a QP out of retries exits 1.
+set -u
+source "$(dirname "$0")/lib/require.sh"
+require python3
+BIN="$1"
+fail=0
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+expect() {  # expect NAME STATUS PATTERN -- command...
+  local name="$1" want="$2" pattern="$3"; shift 4
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return
+  fi
+  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/out" "$tmp/err"; then
+    echo "FAIL $name: no line matches /$pattern/"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return
+  fi
+  echo "ok   $name"
+}
+
+run=(perf all_reduce -b 32M -e 64M -f 2 -g 8 --nodes 2 -n 2 -w 0)
+expect "perf prints the nccl-tests layout" 0 '^# Avg bus bandwidth +: [0-9]' -- "$BIN" "${run[@]}"
+cp "$tmp/out" "$tmp/first"
+expect "perf names lossless and the simulation" 0 'packet-level simulation of NCCL' -- "$BIN" "${run[@]}"
+if ! cmp -s "$tmp/first" "$tmp/out"; then echo "FAIL perf: two runs differ"; fail=1; else echo "ok   perf: same bytes twice"; fi
+expect "audit nccl reads perf's output" 0 'overall verdict: pass' -- \
+  bash -c "\"$BIN\" ${run[*]} | \"$BIN\" audit nccl -"
+expect "perf --json" 0 '' -- "$BIN" "${run[@]}" --json "$tmp/p.json"
+python3 - "$tmp/p.json" <<'PY' || { echo "FAIL perf --json schema"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["schema"] == "lossless.perf/1", j["schema"]
+assert j["kind"] == "simulation"
+assert len(j["results"]) == 2
+PY
+expect "perf --model is labelled" 0 'ANALYTIC MODEL, NOT A SIMULATION' -- \
+  "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2 --model
+expect "perf refuses a collective it does not simulate" 2 'only collective simulated' -- \
+  "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2
+expect "perf: -b above -e" 2 '^error: <cli>: -b' -- "$BIN" perf all_reduce -b 1G -e 8M
+expect "perf: unknown fabric" 2 'unknown profile' -- "$BIN" perf all_reduce --fabric nope
+cat > "$tmp/lossy.yaml" <<'YAML'
+fabric: {preset: infiniband, link_rate: 400Gbps, cut_through: true}
+transport: {retry_cnt: 0}
+topology: {kind: rail-optimized, gpus: 16, gpus_per_node: 8, radix: 64}
+faults:
+  link_loss: {link: host0<->leaf0, every: 50}
+YAML
+expect "perf: a QP out of retries exits 1 and names it" 1 'retry count 0 exhausted' -- \
+  "$BIN" perf all_reduce -b 64M -e 64M -g 8 --nodes 2 --scenario "$tmp/lossy.yaml"
+exit $fail
