@@ -19,6 +19,7 @@ namespace lossless::run {
 namespace {
 
 const Location kCli{"<cli>", 0, "collective"};
+const units::Time kStuck = units::Time::Sec(60);
 
 // Payload GB/s of one NIC after framing (what the alpha-beta model calls nic_gbs).
 double NicPayloadGbs(const fabric::NetworkConfig& net, units::Rate rate) {
@@ -137,12 +138,16 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                   if (bytes == 0) break;  // nothing to move: nccl-tests times an empty launch
                   collective::RingAllReduce& e = engine(std::max(1, nccl.channels));
                   e.Begin(bytes, sim.Now());
-                  sim.Run();
+                  // A collective that has not ended after a simulated minute
+                  // is stuck (a PFC deadlock keeps refreshing pauses forever).
+                  sim.Run(sim.Now() + kStuck);
                   if (!e.done()) {
                     failed = true;
                     *failure = net.qp_failure() != nullptr
                                    ? net.qp_failure()->what
-                                   : "the all-reduce stopped before it completed";
+                                   : fmt::format("the all-reduce of {} B did not complete within "
+                                                 "{} of simulated time",
+                                                 bytes, units::FormatTime(kStuck));
                     half->wrong = row.counts.count;  // none of it verified
                     break;
                   }

@@ -11,18 +11,7 @@ fail=0
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-expect() {  # expect NAME STATUS PATTERN -- command...
-  local name="$1" want="$2" pattern="$3"; shift 4
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    echo "FAIL $name: exit $rc, expected $want"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return
-  fi
-  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/out" "$tmp/err"; then
-    echo "FAIL $name: no line matches /$pattern/"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return
-  fi
-  echo "ok   $name"
-}
+source "$(dirname "$0")/lib/expect.sh"
 
 run=(perf all_reduce -b 32M -e 64M -f 2 -g 8 --nodes 2 -n 2 -w 0)
 expect "perf prints the nccl-tests layout" 0 '^# Avg bus bandwidth +: [0-9]' -- "$BIN" "${run[@]}"

@@ -12,18 +12,7 @@ fail=0
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-expect() {  # expect NAME STATUS PATTERN -- command...: exit status and one stderr/stdout line
-  local name="$1" want="$2" pattern="$3"; shift 4
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    echo "FAIL $name: exit $rc, expected $want"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return
-  fi
-  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/out" "$tmp/err"; then
-    echo "FAIL $name: no line matches /$pattern/"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return
-  fi
-  echo "ok   $name"
-}
+source "$(dirname "$0")/lib/expect.sh"
 
 names="cloud-shared ib-hdr ib-ndr ib-xdr roce-100g roce-200g roce-400g roce-800g roce-tuned roce-untuned"
 expect "profiles lists every profile" 0 "^roce-untuned +400Gbps +PFC +dcqcn-firmware +ecmp" -- "$BIN" profiles
