@@ -299,6 +299,8 @@ void RingAllReduce::Delivered(uint32_t conn, units::Time at) {
   const size_t i = sender.next;
   ++ranks_[i].received;
   Progress(i);
+  // Receive slots in use once the rank has done what it can with the arrival.
+  max_slots_used_ = std::max(max_slots_used_, ranks_[i].received - ranks_[i].consumed);
   MaybeDone(i, at);
 }
 

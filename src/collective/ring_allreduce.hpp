@@ -92,6 +92,9 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   // (exact when each channel's share divides into N equal parts per loop).
   int64_t ExpectedBytesPerRank() const;
   uint64_t messages() const { return messages_; }
+  // The most receive slots any rank held at once (received, not yet
+  // forwarded): never above spec.slots while the clear-to-send flow works.
+  size_t max_slots_used() const { return max_slots_used_; }
 
   void OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) override;
   void OnRecvComplete(uint32_t qp, units::Time at) override;
@@ -160,6 +163,7 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   bool started_ = false;
   units::Time start_, finish_;
   uint64_t messages_ = 0;
+  size_t max_slots_used_ = 0;
 };
 
 }  // namespace lossless::collective

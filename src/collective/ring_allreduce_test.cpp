@@ -19,6 +19,7 @@ using units::Rate;
 using units::Time;
 
 struct Outcome {
+  size_t max_slots_used = 0;
   bool done = false;
   Time time;
   std::vector<int64_t> sent;  // per host
@@ -58,6 +59,7 @@ Outcome RunRing(topology::Topology topo, uint32_t hosts, int channels, int64_t b
   o.time = ar.finish() - ar.start();
   for (uint32_t h = 0; h < hosts; ++h) o.sent.push_back(ar.BytesSent(h));
   o.expected = ar.ExpectedBytesPerRank();
+  o.max_slots_used = ar.max_slots_used();
   for (const auto& f : net.flows()) o.retx += f.retx_packets;
   EXPECT_EQ(net.qp_failure(), nullptr);
   return o;
@@ -117,6 +119,10 @@ TEST(RingAllReduceTest, HalvingOneNicHalvesRingBusBandwidth) {
   const double ratio = BusBwGBs(bytes, n, half.time) / BusBwGBs(bytes, n, full.time);
   std::printf("one NIC at 200G: busbw ratio %.3f\n", ratio);
   EXPECT_NEAR(ratio, 0.5, 0.02);
+  // The rank in front of the slow link receives faster than it forwards: the
+  // clear-to-send messages keep what it holds within its 4 slots.
+  EXPECT_EQ(half.max_slots_used, 4u);
+  EXPECT_LE(full.max_slots_used, 4u);
 }
 
 // 2 nodes x 8 GPUs, one 400G NIC per GPU on a rail-optimized fabric, 8
@@ -185,6 +191,20 @@ TEST(RingAllReduceTest, BackToBackAllReducesReuseTheQueuePairs) {
               1e-3 * static_cast<double>(times[0].ps()));
   EXPECT_EQ(times[1], times[2]);
   EXPECT_LT(times[3], times[2]);
+}
+
+// A small all-reduce is a chain of 2(N - 1) dependent steps, each a one-way
+// trip host -> switch -> host (2 x 1 us of cable, 300 ns of switch, the frame
+// twice): it cannot end sooner than 2(N - 1) such trips.
+TEST(RingAllReduceTest, SmallMessagesPayEveryStepOfTheChain) {
+  const uint32_t n = 8;
+  const Outcome o = RunRing(fabric::testing::LsRing(n, 8, 1), n, 1, 8 * 1024);
+  ASSERT_TRUE(o.done);
+  const double hop_us = 2 * 1.0 + 0.3;
+  std::printf("ring all-reduce 8 x 8 KiB: %.2f us (chain of %u hops >= %.1f us)\n",
+              o.time.ps() / 1e6, 2 * (n - 1), 2 * (n - 1) * hop_us);
+  EXPECT_GE(o.time.ps() / 1e6, 2 * (n - 1) * hop_us);
+  EXPECT_LE(o.time.ps() / 1e6, 2 * (n - 1) * hop_us * 1.5);
 }
 
 TEST(RingAllReduceTest, SameSeedSameTime) {
