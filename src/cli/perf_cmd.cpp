@@ -12,8 +12,6 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "collective/model/alpha_beta.hpp"
-#include "collective/model/tuning.hpp"
 #include "perf/model_run.hpp"
 #include "perf/options.hpp"
 #include "perf/result.hpp"
@@ -75,20 +73,8 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
     std::vector<std::string> notes;
     std::string failure;
     if (o.model) {
-      collective::CommShape shape;
-      shape.nodes = static_cast<int>(o.nodes);
-      shape.gpus_per_node = static_cast<int>(o.GpusPerNode());
-      collective::NodeHardware hw;
-      hw.gpus = hw.nics = shape.gpus_per_node;
-      hw.nic_gbs = static_cast<double>(s.clos.link_rate.bps()) / 8e9;
-      collective::AlphaBetaParams ab;
-      ab.nodes = shape.nodes;
-      ab.gpus_per_node = ab.nics_per_node = shape.gpus_per_node;
-      ab.nic_gbs = static_cast<double>(s.clos.link_rate.bps()) / 8e9 *
-                   s.net.framing.mtu_payload /
-                   static_cast<double>(s.net.framing.WireBytes(s.net.framing.mtu_payload));
-      const collective::TuningModel tuning(shape, collective::DeriveSearchGraph(hw, shape.nodes));
-      r = perf::ModelRun(o, ab, tuning);
+      const run::PerfModel m = run::PerfModelFor(o, s.net, s.clos.link_rate);
+      r = perf::ModelRun(o, m.ab, m.tuning);
       r.fabric = name;
       notes = perf::ModelNotes(r.nccl_version, "");
     } else {

@@ -29,6 +29,21 @@ double NicPayloadGbs(const fabric::NetworkConfig& net, units::Rate rate) {
 
 }  // namespace
 
+PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& net,
+                       units::Rate rate) {
+  collective::CommShape shape;
+  shape.nodes = static_cast<int>(o.nodes);
+  shape.gpus_per_node = static_cast<int>(o.GpusPerNode());
+  collective::NodeHardware hw;
+  hw.gpus = hw.nics = shape.gpus_per_node;
+  hw.nic_gbs = static_cast<double>(rate.bps()) / 8e9;
+  collective::AlphaBetaParams ab;
+  ab.nodes = shape.nodes;
+  ab.gpus_per_node = ab.nics_per_node = shape.gpus_per_node;
+  ab.nic_gbs = NicPayloadGbs(net, rate);
+  return {collective::TuningModel(shape, collective::DeriveSearchGraph(hw, shape.nodes)), ab};
+}
+
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
                          const std::function<void(const PerfProgress&)>& progress) {
@@ -50,19 +65,9 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   }
   const units::Rate rate = topo.links.empty() ? units::Rate::Gbps(400) : topo.links[0].rate;
   // NCCL's view: channels and its own choice per size.
-  collective::CommShape shape;
-  shape.nodes = nodes;
-  shape.gpus_per_node = g;
-  collective::NodeHardware hw;
-  hw.gpus = g;
-  hw.nics = g;
-  hw.nic_gbs = static_cast<double>(rate.bps()) / 8e9;
-  const collective::TuningModel tuning(shape, collective::DeriveSearchGraph(hw, nodes));
-  collective::AlphaBetaParams ab;
-  ab.nodes = nodes;
-  ab.gpus_per_node = g;
-  ab.nics_per_node = g;
-  ab.nic_gbs = NicPayloadGbs(s.net, rate);
+  const PerfModel model = PerfModelFor(o, s.net, rate);
+  const collective::TuningModel& tuning = model.tuning;
+  const collective::AlphaBetaParams& ab = model.ab;
 
   sim::Simulator sim(s.seed);
   fabric::NetworkConfig net_cfg = s.net;

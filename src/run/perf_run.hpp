@@ -12,6 +12,9 @@
 #include <functional>
 #include <string>
 
+#include "collective/model/alpha_beta.hpp"
+#include "collective/model/tuning.hpp"
+#include "fabric/network.hpp"
 #include "perf/result.hpp"
 #include "scenario/scenario.hpp"
 
@@ -22,6 +25,16 @@ struct PerfProgress {
   int64_t iteration = 0, iterations = 0;
   int64_t bytes = 0;
 };
+
+// NCCL's tuning model and the alpha-beta parameters of `o`'s nodes on links
+// of `rate` with `net`'s framing (one NIC per GPU): what the engine takes its
+// channel counts and latencies from, and what `perf --model` prints.
+struct PerfModel {
+  collective::TuningModel tuning;
+  collective::AlphaBetaParams ab;
+};
+PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& net,
+                       units::Rate rate);
 
 // Runs the sweep of `o` on the fabric and topology of `s` (a profile or
 // scenario sized to o.nodes nodes of o.GpusPerNode() GPUs; its traffic is
