@@ -36,7 +36,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/ring.hpp"
@@ -107,6 +109,20 @@ struct NicConfig {
   Time pause_storm_timeout = Time::Sec(8);
 };
 
+// The virtualization layer between a host and its NIC (a hypervisor path or
+// an SR-IOV virtual function; scenario virtualization.*,
+// docs/model/shared-cloud.md). Every message a host posts -- a message on a
+// queue pair (Network::PostSend) or a flow (Network::AddFlow) -- reaches the
+// NIC `latency` + X after it is posted, X exponential with mean `jitter`,
+// drawn from the source host's own random stream (seed, host, "virt"). A
+// queue pair's messages reach the NIC in posting order (a message never
+// overtakes an earlier one). Both zero: no delay, no draw, no event.
+struct VirtualizationConfig {
+  Time latency;
+  Time jitter;
+  bool enabled() const { return latency.ps() > 0 || jitter.ps() > 0; }
+};
+
 struct NetworkConfig {
   Framing framing;
   SwitchConfig sw;
@@ -132,6 +148,7 @@ struct NetworkConfig {
   bool stop_when_flows_done = true;
   // RDMA RC transport of the flows that ask for it (FlowSpec::rc).
   rdma::RcConfig rc;
+  VirtualizationConfig virt;
 };
 
 // One switch of an explicit route: the switch (topology node) and, when
@@ -238,7 +255,9 @@ class Network final : public sim::EventHandler {
   Network& operator=(const Network&) = delete;
 
   // Adds a flow; flows starting at Now() begin at once, later ones by event.
-  // An RC flow (spec.rc) carries its bytes as one message.
+  // An RC flow (spec.rc) carries its bytes as one message. With
+  // cfg.virt enabled the flow starts the virtualization delay after
+  // max(spec.start, Now()); its FCT still counts from spec.start.
   uint32_t AddFlow(const FlowSpec& spec);
 
   // RDMA RC (src/rdma/rc.hpp). AddQp opens a queue pair from spec.src to
@@ -391,7 +410,8 @@ class Network final : public sim::EventHandler {
     kIbCcTimer = 14,
     kPauseInject = 15,
     kCnpInject = 16,
-    kRcTimer = 17
+    kRcTimer = 17,
+    kVirtPost = 18
   };
 
   struct alignas(32) ClassQueue {  // two per cache line
@@ -537,6 +557,11 @@ class Network final : public sim::EventHandler {
   void SendControl(uint32_t host, uint32_t flow, PacketKind kind, int tclass, int32_t payload,
                    uint32_t seq, uint8_t flags);
   void Activate(uint32_t flow);  // puts the flow in its NIC's active list and kicks
+  // Virtualization layer (nic.cpp): the delay of a message host `host` posts
+  // now (draws from its stream), and the post itself once it has passed.
+  int64_t VirtDelayPs(uint32_t host);
+  void PostToNic(uint32_t qp, int64_t bytes, uint64_t tag);
+  void OnVirtPost(uint32_t qp);
   // RC transport (nic.cpp).
   void RcReceiveData(uint32_t host, PacketRef r);
   void RcReceiveAck(PacketRef r);
@@ -623,6 +648,12 @@ class Network final : public sim::EventHandler {
   std::vector<uint64_t> rc_done_;     // scratch: tags completed by one ACK
   TransportObserver* transport_obs_ = nullptr;
   std::vector<QpFailure> qp_failure_;  // at most one
+  // Virtualization layer, when cfg.virt is enabled: a stream per host, and
+  // per RC queue pair (by FlowState::rc) the messages waiting out their delay
+  // (bytes, tag) and when the last of them reaches the NIC.
+  std::vector<sim::Rng> virt_rng_;
+  std::vector<std::deque<std::pair<int64_t, uint64_t>>> virt_wait_;
+  std::vector<int64_t> virt_last_;
   std::vector<LinkLoss> loss_;         // by port, when a link loses frames
   uint64_t link_losses_ = 0;
   size_t persistent_ = 0;  // QPs of AddQp

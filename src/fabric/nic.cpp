@@ -5,6 +5,7 @@
 // members of Network it uses are declared in fabric/network.hpp; the
 // engine-free congestion-control models are in src/cc/.
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -24,9 +25,45 @@ uint32_t Network::AddQp(const FlowSpec& spec) {
 void Network::PostSend(uint32_t qp, int64_t bytes, uint64_t tag) {
   if (qp >= flows_.size() || flow_state_[qp].rc == kNone || bytes <= 0)
     throw std::invalid_argument(fmt::format("bad post of {} bytes to QP {}", bytes, qp));
+  if (!cfg_.virt.enabled()) {
+    PostToNic(qp, bytes, tag);
+    return;
+  }
+  // The message reaches the NIC after its own delay, but never before the
+  // QP's previous message: one pending event per message, in posting order.
+  const uint32_t q = flow_state_[qp].rc;
+  const int64_t at =
+      std::max(sim_.Now().ps() + VirtDelayPs(flows_[qp].spec.src), virt_last_[q]);
+  virt_last_[q] = at;
+  virt_wait_[q].emplace_back(bytes, tag);
+  sim_.Schedule(Time::Ps(at), SourceEntity(qp), this, kVirtPost, qp);
+}
+
+void Network::PostToNic(uint32_t qp, int64_t bytes, uint64_t tag) {
   flows_[qp].spec.bytes += bytes;
   rcq_[flow_state_[qp].rc].Post(bytes, tag);
   Activate(qp);
+}
+
+void Network::OnVirtPost(uint32_t qp) {
+  auto& wait = virt_wait_[flow_state_[qp].rc];
+  const auto [bytes, tag] = wait.front();
+  wait.pop_front();
+  PostToNic(qp, bytes, tag);
+}
+
+int64_t Network::VirtDelayPs(uint32_t host) {
+  if (virt_rng_.empty()) {
+    virt_rng_.reserve(nics_.size());
+    for (uint32_t h = 0; h < nics_.size(); ++h)
+      virt_rng_.push_back(sim_.MakeRng(h, 0x76697274));  // "virt"
+  }
+  int64_t d = cfg_.virt.latency.ps();
+  if (cfg_.virt.jitter.ps() > 0) {
+    const double u = virt_rng_[host].Uniform();  // [0, 1): -log1p(-u) is finite
+    d += std::llround(-static_cast<double>(cfg_.virt.jitter.ps()) * std::log1p(-u));
+  }
+  return d;
 }
 
 void Network::Activate(uint32_t f) {
@@ -83,6 +120,10 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
     rcq_.emplace_back(cfg_.rc, fs.max_payload);
     rcr_.emplace_back(cfg_.rc);
     rc_timer_at_.push_back(INT64_MAX);
+    if (cfg_.virt.enabled()) {
+      virt_wait_.emplace_back();
+      virt_last_.push_back(0);
+    }
     if (qp) {
       fs.persistent = true;
       ++persistent_;
@@ -92,10 +133,12 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   }
   flow_state_.push_back(fs);
   if (qp) return f;
-  if (spec.start <= sim_.Now()) {
+  Time start = spec.start;
+  if (cfg_.virt.enabled()) start = std::max(start, sim_.Now()) + Time::Ps(VirtDelayPs(spec.src));
+  if (start <= sim_.Now()) {
     StartFlow(f);
   } else {
-    sim_.Schedule(spec.start, ports_[nics_[spec.src].port].entity, this, kFlowStart, f);
+    sim_.Schedule(start, ports_[nics_[spec.src].port].entity, this, kFlowStart, f);
   }
   return f;
 }
@@ -381,7 +424,7 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   if (st.recv_bytes == st.spec.bytes) {
     st.finish = now;
     ++flows_done_;
-    if (cfg_.stop_when_flows_done && flows_done_ == flows_.size()) sim_.Stop();
+    if (cfg_.stop_when_flows_done && flows_done_ + persistent_ == flows_.size()) sim_.Stop();
   }
 }
 

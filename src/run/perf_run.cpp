@@ -14,6 +14,7 @@
 #include "lossless/version.hpp"
 #include "run/runner.hpp"
 #include "sim/simulator.hpp"
+#include "workload/tenants.hpp"
 
 namespace lossless::run {
 namespace {
@@ -74,6 +75,9 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   net_cfg.stop_when_flows_done = false;
   fabric::Network net(sim, topo, net_cfg);
   ApplyLinkLoss(s, topo, net);
+  // Other tenants share the NICs and queues for the whole sweep (nothing
+  // when tenants.load is 0); virtualization.* is in net_cfg.virt.
+  workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});
   // One engine per channel count (its queue pairs live for the run).
   std::map<int, std::unique_ptr<collective::RingAllReduce>> engines;
   auto engine = [&](int channels) -> collective::RingAllReduce& {

@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <span>
 
 #include <fmt/format.h>
 
 #include "deadlock/deadlock_detector.hpp"
 #include "report/series.hpp"
+#include "workload/tenants.hpp"
 #include "workload/traffic.hpp"
 
 namespace lossless::run {
@@ -178,9 +180,12 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     net.InjectPause(inject_ports.back(), p.class_enable, p.quanta, p.at);
   }
   ApplyLinkLoss(s, topo, net);
-  ApplyLinkLoss(s, topo, net);
   for (const auto& c : s.cnp_inject)
     for (units::Time at : c.at) net.InjectCnp(static_cast<uint32_t>(c.flow), at);
+  // Other tenants' bursts (tenants.load > 0) until the job's flows are done
+  // or stop_time; their queue pairs come after the job's flows.
+  workload::TenantTraffic tenants(sim, net,
+                                  {s.shared.tenant_load, s.shared.tenant_burst, s.stop_time});
   if (hooks.before_run) hooks.before_run(net);
   std::unique_ptr<report::SeriesSampler> sampler;
   if (s.series.interval.ps() > 0) {
@@ -212,7 +217,8 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   r.ib_credits = s.net.ib.enabled;
   r.cc = s.net.ib_cc ? "ib-cc" : s.net.dcqcn ? "dcqcn" : "none";
   r.cnps = net.cnps_sent();
-  r.flows = net.flows().size();
+  const std::span<const fabric::FlowStats> job(net.flows().data(), flows.size());
+  r.flows = job.size();
   r.flows_done = net.flows_done();
   const bool deadlocked = detector && detector->first() && s.deadlock.stop &&
                           why == sim::StopReason::kStopped && r.flows_done < r.flows;
@@ -232,13 +238,13 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   }
   r.sim_time = sim.Now();
   std::vector<units::Time> fcts;
-  for (const auto& f : net.flows()) {
+  for (const auto& f : job) {
     if (f.done()) fcts.push_back(f.fct());
     r.max_packet_latency = std::max(r.max_packet_latency, f.max_latency);
   }
   r.fct = Summarize(std::move(fcts));
   r.transport = s.rc ? "rc" : "raw";
-  for (const auto& f : net.flows()) {
+  for (const auto& f : job) {
     r.retx_packets += f.retx_packets;
     r.naks += f.naks;
     r.ack_timeouts += f.timeouts;

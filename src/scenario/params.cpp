@@ -329,20 +329,19 @@ const std::vector<ParamInfo>& BaseParams() {
        "Also write the series as CSV to this path (one row per sample; docs/series.md).", ""},
       {"tenants.load", T::kDouble, "0",
        "Shared fabric: share of each host link's capacity taken by other tenants' bursty, "
-       "seeded traffic on the shared queues (docs/profiles.md). Used by compare/perf (not yet "
-       "simulated by run).",
+       "seeded traffic on the shared queues: each host's NIC also sends Poisson bursts to "
+       "random other hosts on the data class (docs/model/shared-cloud.md). 0 = none.",
        "", 0, 1},
       {"tenants.burst", T::kBytes, "1MiB",
-       "Shared fabric: mean burst of another tenant's traffic. Used by compare/perf (not yet "
-       "simulated by run).",
+       "Shared fabric: mean of the exponentially distributed size of another tenant's bursts.",
        ""},
       {"virtualization.latency", T::kTime, "0ns",
        "Fixed latency the virtualization layer (hypervisor, SR-IOV virtual function) adds to "
-       "every message. Used by compare/perf (not yet simulated by run).",
+       "every message a host posts (each RDMA message of a collective, each flow of run).",
        ""},
       {"virtualization.jitter", T::kTime, "0ns",
        "Mean of an exponentially distributed extra delay per message (seeded), on top of "
-       "virtualization.latency. Used by compare/perf (not yet simulated by run).",
+       "virtualization.latency; a queue pair's messages keep their order.",
        ""},
       {"cost.model", T::kEnum, "on-prem",
        "How `lossless tco` prices the fabric: on-prem (switches, NICs, optics, cables, power "

@@ -95,8 +95,9 @@ struct DeadlockOptions {
 };
 
 // Fields of fabric profiles (docs/profiles.md) for the shared-cloud
-// mechanisms that `compare`/`perf` will simulate; `run` does not yet (a
-// warning says so when any is set).
+// mechanisms (docs/model/shared-cloud.md): other tenants' traffic
+// (workload::TenantTraffic, run by `run` and `perf`) and the virtualization
+// delay (also in net.virt, applied by the network).
 struct SharedFabricSpec {
   double tenant_load = 0;    // tenants.load: share of each host link's capacity, 0..1
   int64_t tenant_burst = 0;  // tenants.burst: mean burst of a tenant, bytes
