@@ -116,7 +116,7 @@ void ReadTraffic(Fields& f, Scenario& sc);   // traffic, checked against fabric.
 void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, cnp_inject, link_loss
 void ReadTransport(Fields& f, Scenario& sc);   // transport.*, fabric.ber (read_transport.cpp)
 // tenants.*, virtualization.*, cost.* (read_profile.cpp): fields of fabric profiles
-// that compare/perf/tco use and `run` does not simulate yet.
+// (virtualization.* also into net.virt).
 void ReadProfileFields(Fields& f, Scenario& sc);
 
 // Parts of ReadFabric: link-level flow control (read_flowctl.cpp).
