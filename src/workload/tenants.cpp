@@ -58,9 +58,13 @@ void TenantTraffic::OnEvent(uint32_t /*kind*/, uint64_t arg) {
       1, std::llround(Exponential(host.rng, static_cast<double>(cfg_.mean_burst))));
   auto [it, fresh] = qps_.try_emplace(uint64_t{h} << 32 | dst, 0);
   if (fresh) it->second = net_.AddQp(fabric::FlowSpec::Of(h, dst, 0));
-  net_.PostSend(it->second, bytes, 0);
-  host.bytes += bytes;
-  ++host.bursts;
+  if (net_.Requester(it->second).messages_outstanding() >= cfg_.max_outstanding) {
+    ++refused_;
+  } else {
+    net_.PostSend(it->second, bytes, 0);
+    host.bytes += bytes;
+    ++host.bursts;
+  }
   ScheduleNext(h);
 }
 

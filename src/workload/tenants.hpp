@@ -17,6 +17,10 @@
 //   hosts that exchanged a burst) and a run ends when its workload ends (the
 //   network or the collective stops the engine; no burst starts at or after
 //   `until`).
+// - A tenant's send queue is finite: a burst drawn for a queue pair that
+//   already has `max_outstanding` messages unacknowledged is not posted
+//   (counted in refused()). At the loads a profile sets this never happens;
+//   it bounds memory when the fabric stalls (a PFC deadlock, a stuck run).
 // - The queue pairs are persistent (Network::AddQp): they never count as
 //   flows to finish, and a transport observer hears of their completions
 //   under QP ids it does not own.
@@ -35,6 +39,7 @@ struct TenantConfig {
   double load = 0;                          // share of each host link, 0..1; 0 = no traffic
   int64_t mean_burst = int64_t{1} << 20;    // bytes, > 0
   units::Time until = units::Time::Max();  // no burst starts at or after this
+  size_t max_outstanding = 64;              // messages per queue pair
 };
 
 class TenantTraffic final : public sim::EventHandler {
@@ -54,6 +59,7 @@ class TenantTraffic final : public sim::EventHandler {
     return units::Time::Ps(host < hosts_.size() ? hosts_[host].gap_ps : 0);
   }
   size_t queue_pairs() const { return qps_.size(); }
+  int64_t refused() const { return refused_; }
 
   void OnEvent(uint32_t kind, uint64_t arg) override;
 
@@ -72,6 +78,7 @@ class TenantTraffic final : public sim::EventHandler {
   TenantConfig cfg_;
   std::vector<Host> hosts_;
   std::unordered_map<uint64_t, uint32_t> qps_;  // src << 32 | dst -> QP
+  int64_t refused_ = 0;
 };
 
 }  // namespace lossless::workload

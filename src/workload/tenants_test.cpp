@@ -37,6 +37,7 @@ struct Outcome {
   std::vector<uint64_t> tx_bytes;  // per port
   int64_t delivered = 0;           // payload received by the tenants' queue pairs
   int64_t bursts = 0;
+  int64_t refused = 0;
 };
 
 Outcome RunTenants(uint64_t seed, const TenantConfig& tc, Time run_for) {
@@ -51,6 +52,7 @@ Outcome RunTenants(uint64_t seed, const TenantConfig& tc, Time run_for) {
   for (uint32_t p = 0; p < net.num_ports(); ++p) o.tx_bytes.push_back(net.port_stats(p).tx_wire_bytes);
   for (const fabric::FlowStats& f : net.flows()) o.delivered += f.recv_bytes;
   o.bursts = tenants.bursts();
+  o.refused = tenants.refused();
   return o;
 }
 
@@ -71,6 +73,7 @@ TEST(TenantTrafficTest, OfferedLoadIsLoadTimesTheHostLinksPayloadRate) {
     total += static_cast<double>(b);
   }
   EXPECT_NEAR(total / (kHosts * expected), 1.0, 0.03);
+  EXPECT_EQ(o.refused, 0);
   // The fabric carries it: at 30 % load nearly everything posted has arrived
   // (what is left is the bursts still in flight at the end, a few per host).
   EXPECT_GT(static_cast<double>(o.delivered), 0.97 * total);
@@ -105,6 +108,27 @@ TEST(TenantTrafficTest, NoBurstStartsAtOrAfterUntilSoTheRunEnds) {
   int64_t delivered = 0;
   for (const fabric::FlowStats& f : net.flows()) delivered += f.recv_bytes;
   EXPECT_EQ(delivered, tenants.bytes_posted());  // all of it arrived
+}
+
+// A host whose link is down cannot send: its queue pairs fill to
+// max_outstanding and later bursts are refused, so memory stays bounded.
+TEST(TenantTrafficTest, AStalledSenderStopsAtMaxOutstandingMessages) {
+  sim::Simulator sim(1);
+  const topology::Topology topo = fabric::testing::LsRing(kHosts, 4, 2);
+  fabric::Network net(sim, topo, Roce());
+  net.SetLinkUp(0, false);  // host 0's link
+  TenantConfig tc;
+  tc.load = 0.5;
+  tc.mean_burst = 65536;
+  tc.max_outstanding = 4;
+  TenantTraffic tenants(sim, net, tc);
+  sim.Run(Time::Ms(2));
+  EXPECT_GT(tenants.refused(), 0);
+  for (uint32_t f = 0; f < net.flows().size(); ++f) {
+    if (net.flows()[f].spec.src == 0) {
+      EXPECT_LE(net.Requester(f).messages_outstanding(), 4u);
+    }
+  }
 }
 
 TEST(TenantTrafficTest, ZeroLoadSchedulesNothing) {
