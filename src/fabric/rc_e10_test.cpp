@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "fabric/network.hpp"
+#include "fabric/test_topologies.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
@@ -29,17 +30,7 @@ constexpr int64_t kMessage = int64_t{4} << 20;  // 4,096 packets
 constexpr double kSlotNs = 88.48;
 constexpr double kRttNs = 8000;
 
-topology::Topology TwoHostsOneSwitch(Rate rate, Time delay) {
-  topology::Topology t;
-  t.nodes.push_back({"A", topology::NodeKind::kHost, topology::Tier::kOther, -1});
-  t.nodes.push_back({"B", topology::NodeKind::kHost, topology::Tier::kOther, -1});
-  t.nodes.push_back({"sw", topology::NodeKind::kSwitch, topology::Tier::kLeaf, -1});
-  t.links.push_back({0, 2, rate, delay});
-  t.links.push_back({1, 2, rate, delay});
-  t.hosts = {0, 1};
-  t.description = "A - switch - B";
-  return t;
-}
+using testing::TwoHostsOneSwitch;
 
 NetworkConfig E10Config(bool go_back_0) {
   NetworkConfig cfg;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "fabric/network.hpp"
+#include "fabric/test_topologies.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
@@ -26,13 +27,7 @@ struct Counter : TransportObserver {
 };
 
 TEST(RefE12_BerLossRecoveryEndToEnd, BitErrorsCostOneGoBackNEpisodeEach) {
-  topology::Topology t;
-  t.nodes.push_back({"A", topology::NodeKind::kHost, topology::Tier::kOther, -1});
-  t.nodes.push_back({"B", topology::NodeKind::kHost, topology::Tier::kOther, -1});
-  t.nodes.push_back({"sw", topology::NodeKind::kSwitch, topology::Tier::kLeaf, -1});
-  t.links.push_back({0, 2, Rate::Gbps(400), Time::Ns(500)});
-  t.links.push_back({1, 2, Rate::Gbps(400), Time::Ns(500)});
-  t.hosts = {0, 1};
+  const topology::Topology t = testing::TwoHostsOneSwitch(Rate::Gbps(400), Time::Ns(500));
   NetworkConfig cfg;
   cfg.framing = Framing::RoceV2(4096);
   cfg.stop_when_flows_done = false;

@@ -15,4 +15,18 @@ inline topology::Topology LsRing(int hosts, int hosts_per_leaf, int spines,
                                {"<test>", 0, "topology"});
 }
 
+// Hosts A and B (ranks 0 and 1) on one switch: links A-sw and B-sw.
+inline topology::Topology TwoHostsOneSwitch(units::Rate rate = units::Rate::Gbps(400),
+                                            units::Time delay = units::Time::Us(1)) {
+  topology::Topology t;
+  t.nodes.push_back({"A", topology::NodeKind::kHost, topology::Tier::kOther, -1});
+  t.nodes.push_back({"B", topology::NodeKind::kHost, topology::Tier::kOther, -1});
+  t.nodes.push_back({"sw", topology::NodeKind::kSwitch, topology::Tier::kLeaf, -1});
+  t.links.push_back({0, 2, rate, delay});
+  t.links.push_back({1, 2, rate, delay});
+  t.hosts = {0, 1};
+  t.description = "A - switch - B";
+  return t;
+}
+
 }  // namespace lossless::fabric::testing

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "fabric/network.hpp"
+#include "fabric/test_topologies.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
 
@@ -18,17 +19,7 @@ namespace {
 using units::Rate;
 using units::Time;
 
-topology::Topology TwoHostsOneSwitch() {
-  topology::Topology t;
-  t.nodes.push_back({"A", topology::NodeKind::kHost, topology::Tier::kOther, -1});
-  t.nodes.push_back({"B", topology::NodeKind::kHost, topology::Tier::kOther, -1});
-  t.nodes.push_back({"sw", topology::NodeKind::kSwitch, topology::Tier::kLeaf, -1});
-  t.links.push_back({0, 2, Rate::Gbps(400), Time::Us(1)});
-  t.links.push_back({1, 2, Rate::Gbps(400), Time::Us(1)});
-  t.hosts = {0, 1};
-  t.description = "A - switch - B";
-  return t;
-}
+using testing::TwoHostsOneSwitch;
 
 NetworkConfig Config(Time latency, Time jitter) {
   NetworkConfig cfg;
