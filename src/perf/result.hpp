@@ -62,6 +62,15 @@ struct PerfResult {
   std::string nccl_version = collective::Nccl2_27Constants().nccl_version;
   std::vector<SizeResult> sizes;  // in output order (cycles x types x ops x roots x sizes)
   std::vector<LinkCounters> links;
+  // Shared-fabric mechanisms the simulation ran (docs/model/shared-cloud.md;
+  // all zero on a dedicated fabric): other tenants' load (share of each NIC)
+  // and mean burst, the payload they posted over the sweep, and the
+  // virtualization delay per message (fixed and mean exponential extra, us).
+  double tenant_load = 0;
+  int64_t tenant_burst = 0;
+  int64_t tenant_bytes = 0;
+  double virt_latency_us = 0;
+  double virt_jitter_us = 0;
 };
 
 // The nccl-tests row of one size: time = mean, algbw = size / time, busbw =

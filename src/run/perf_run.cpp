@@ -110,6 +110,10 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   r.simulated = true;
   r.fabric = fabric_name;
   r.nccl_version = tuning.constants().nccl_version;
+  r.tenant_load = s.shared.tenant_load;
+  r.tenant_burst = s.shared.tenant_load > 0 ? s.shared.tenant_burst : 0;
+  r.virt_latency_us = static_cast<double>(s.net.virt.latency.ps()) / 1e6;
+  r.virt_jitter_us = static_cast<double>(s.net.virt.jitter.ps()) / 1e6;
   const std::vector<int64_t> sizes = perf::SizeSequence(o);
   const int64_t rows = o.run_cycles * static_cast<int64_t>(o.types.size() * o.ops.size() *
                                                            o.Roots().size() * sizes.size());
@@ -170,6 +174,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             }
             r.sizes.push_back(std::move(row));
             ++pg.row;
+            r.tenant_bytes = tenants.bytes_posted();
             if (failed) return r;
           }
         }
@@ -205,6 +210,18 @@ std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
   notes.push_back(
       "lossless: every size runs Ring/Simple with NCCL's channel count; where NCCL would pick Tree, "
       "LL or LL128 (small sizes) the times are Ring/Simple's, not NCCL's (not simulated yet)");
+  if (r.tenant_load > 0) {
+    notes.push_back(fmt::format(
+        "lossless: other tenants' Poisson bursts (mean {}) offer {:g} of every NIC's link on the "
+        "job's queues (docs/model/shared-cloud.md)",
+        units::FormatBytes(units::Bytes(r.tenant_burst)), r.tenant_load));
+  }
+  if (r.virt_latency_us > 0 || r.virt_jitter_us > 0) {
+    notes.push_back(fmt::format(
+        "lossless: every RDMA message waits {:g} us + Exp(mean {:g} us) in the virtualization "
+        "layer before its NIC sees it",
+        r.virt_latency_us, r.virt_jitter_us));
+  }
   notes.push_back("lossless: host names, PIDs and PCI addresses below are modelled");
   return notes;
 }

@@ -24,7 +24,7 @@ std::string Profile(const std::string& name) {
 }
 
 // 2 nodes x 2 GPUs (one NIC each), 4 MiB, 20 timed iterations after 2 warm-up.
-perf::HalfResult Iterations(const std::string& profile, std::vector<std::string> sets) {
+perf::PerfResult Sweep(const std::string& profile, std::vector<std::string> sets) {
   sets.push_back("topology.nodes=2");
   sets.push_back("topology.gpus_per_node=2");
   const scenario::Scenario s = scenario::LoadFabricFile(Profile(profile), sets);
@@ -35,7 +35,18 @@ perf::HalfResult Iterations(const std::string& profile, std::vector<std::string>
       s, profile, &failure);
   EXPECT_TRUE(failure.empty()) << failure;  // ended, no hang
   EXPECT_EQ(r.sizes.size(), 1u);
+  return r;
+}
+
+perf::HalfResult Iterations(const std::string& profile, const std::vector<std::string>& sets) {
+  const perf::PerfResult r = Sweep(profile, sets);
   return r.sizes.empty() ? perf::HalfResult{} : r.sizes[0].out_of_place;
+}
+
+bool HasNote(const perf::PerfResult& r, const std::string& what) {
+  for (const std::string& n : PerfNotes(r))
+    if (n.find(what) != std::string::npos) return true;
+  return false;
 }
 
 double Spread(const perf::HalfResult& h) { return h.PercentileUs(99) / h.PercentileUs(50); }
@@ -58,12 +69,21 @@ TEST(SharedCloudTest, CloudSharedIterationsSpreadMoreThanRoceTunedEvenWithoutJit
   }
 }
 
-TEST(SharedCloudTest, CloudSharedPerfIsDeterministicPerSeed) {
-  const perf::HalfResult a = Iterations("cloud-shared", {"seed=4"});
-  const perf::HalfResult b = Iterations("cloud-shared", {"seed=4"});
-  const perf::HalfResult c = Iterations("cloud-shared", {"seed=5"});
-  EXPECT_EQ(a.samples_us, b.samples_us);
-  EXPECT_NE(a.samples_us, c.samples_us);
+TEST(SharedCloudTest, CloudSharedPerfIsDeterministicPerSeedAndSaysWhatItSimulates) {
+  const perf::PerfResult a = Sweep("cloud-shared", {"seed=4"});
+  const perf::PerfResult b = Sweep("cloud-shared", {"seed=4"});
+  const perf::PerfResult c = Sweep("cloud-shared", {"seed=5"});
+  EXPECT_EQ(perf::FormatNcclTests(a, PerfNotes(a)), perf::FormatNcclTests(b, PerfNotes(b)));
+  EXPECT_EQ(a.sizes[0].out_of_place.samples_us, b.sizes[0].out_of_place.samples_us);
+  EXPECT_NE(a.sizes[0].out_of_place.samples_us, c.sizes[0].out_of_place.samples_us);
+  EXPECT_GT(a.tenant_bytes, 0);
+  EXPECT_EQ(a.tenant_load, 0.3);
+  EXPECT_TRUE(HasNote(a, "other tenants' Poisson bursts (mean 1MiB) offer 0.3 of every NIC"));
+  EXPECT_TRUE(HasNote(a, "every RDMA message waits 2 us + Exp(mean 1 us)"));
+  const perf::PerfResult dedicated = Sweep("roce-tuned", {});
+  EXPECT_EQ(dedicated.tenant_bytes, 0);
+  EXPECT_FALSE(HasNote(dedicated, "tenants"));
+  EXPECT_FALSE(HasNote(dedicated, "virtualization"));
 }
 
 // `run` of a scenario on the shared fabric: the tenants' queue pairs are not
