@@ -32,8 +32,7 @@ void Network::PostSend(uint32_t qp, int64_t bytes, uint64_t tag) {
   // The message reaches the NIC after its own delay, but never before the
   // QP's previous message: one pending event per message, in posting order.
   const uint32_t q = flow_state_[qp].rc;
-  const int64_t at =
-      std::max(sim_.Now().ps() + VirtDelayPs(flows_[qp].spec.src), virt_last_[q]);
+  const int64_t at = std::max(sim_.Now().ps() + VirtDelayPs(flows_[qp].spec.src), virt_last_[q]);
   virt_last_[q] = at;
   virt_wait_[q].emplace_back(bytes, tag);
   sim_.Schedule(Time::Ps(at), SourceEntity(qp), this, kVirtPost, qp);

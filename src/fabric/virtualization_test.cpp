@@ -67,10 +67,10 @@ std::vector<Time> PostSpaced(const NetworkConfig& cfg, uint64_t seed, int n, int
 }
 
 TEST(VirtualizationTest, AddsExactlyTheLatencyToASingleMessageWhenJitterIsZero) {
-  const std::vector<Time> bare = PostSpaced(Config(Time::Zero(), Time::Zero()), 1, 1, 65536,
-                                            Time::Us(1));
-  const std::vector<Time> virt = PostSpaced(Config(Time::Us(2), Time::Zero()), 1, 1, 65536,
-                                            Time::Us(1));
+  const std::vector<Time> bare =
+      PostSpaced(Config(Time::Zero(), Time::Zero()), 1, 1, 65536, Time::Us(1));
+  const std::vector<Time> virt =
+      PostSpaced(Config(Time::Us(2), Time::Zero()), 1, 1, 65536, Time::Us(1));
   ASSERT_EQ(bare.size(), 1u);
   ASSERT_EQ(virt.size(), 1u);
   EXPECT_EQ((virt[0] - bare[0]).ps(), Time::Us(2).ps());
@@ -90,9 +90,9 @@ TEST(VirtualizationTest, AddsExactlyTheLatencyToARcFlowOfRun) {
     EXPECT_TRUE(net.flows()[0].done());
     return net.flows()[0].fct();
   };
-  EXPECT_EQ((fct(Config(Time::Ns(1500), Time::Zero())) - fct(Config(Time::Zero(), Time::Zero())))
-                .ps(),
-            Time::Ns(1500).ps());
+  EXPECT_EQ(
+      (fct(Config(Time::Ns(1500), Time::Zero())) - fct(Config(Time::Zero(), Time::Zero()))).ps(),
+      Time::Ns(1500).ps());
 }
 
 // 4,000 messages 50 us apart (far longer than a delay, so one never waits
@@ -102,8 +102,7 @@ TEST(VirtualizationTest, AddsExactlyTheLatencyToARcFlowOfRun) {
 TEST(VirtualizationTest, MeanDelayOverManyMessagesIsLatencyPlusJitter) {
   constexpr int kN = 4000;
   const Time every = Time::Us(50);
-  const std::vector<Time> bare =
-      PostSpaced(Config(Time::Zero(), Time::Zero()), 7, kN, 4096, every);
+  const std::vector<Time> bare = PostSpaced(Config(Time::Zero(), Time::Zero()), 7, kN, 4096, every);
   const std::vector<Time> virt = PostSpaced(Config(Time::Us(2), Time::Us(1)), 7, kN, 4096, every);
   ASSERT_EQ(bare.size(), static_cast<size_t>(kN));
   ASSERT_EQ(virt.size(), static_cast<size_t>(kN));

@@ -49,7 +49,9 @@ bool HasNote(const perf::PerfResult& r, const std::string& what) {
   return false;
 }
 
-double Spread(const perf::HalfResult& h) { return h.PercentileUs(99) / h.PercentileUs(50); }
+double Spread(const perf::HalfResult& h) {
+  return h.PercentileUs(99) / h.PercentileUs(50);
+}
 
 // On 3 seeds: roce-tuned's iterations are nearly identical (p99 / p50 below
 // 1.01); cloud-shared's spread by more than 3 %, with and without jitter.

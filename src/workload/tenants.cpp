@@ -12,7 +12,9 @@ namespace {
 constexpr uint64_t kPurpose = 0x74656e616e74ULL;  // "tenant"
 
 // Exponential with mean `mean` (> 0), from one uniform draw.
-double Exponential(sim::Rng& rng, double mean) { return -mean * std::log1p(-rng.Uniform()); }
+double Exponential(sim::Rng& rng, double mean) {
+  return -mean * std::log1p(-rng.Uniform());
+}
 
 }  // namespace
 

@@ -36,10 +36,10 @@
 namespace lossless::workload {
 
 struct TenantConfig {
-  double load = 0;                          // share of each host link, 0..1; 0 = no traffic
-  int64_t mean_burst = int64_t{1} << 20;    // bytes, > 0
+  double load = 0;                         // share of each host link, 0..1; 0 = no traffic
+  int64_t mean_burst = int64_t{1} << 20;   // bytes, > 0
   units::Time until = units::Time::Max();  // no burst starts at or after this
-  size_t max_outstanding = 64;              // messages per queue pair
+  size_t max_outstanding = 64;             // messages per queue pair
 };
 
 class TenantTraffic final : public sim::EventHandler {

@@ -49,7 +49,8 @@ Outcome RunTenants(uint64_t seed, const TenantConfig& tc, Time run_for) {
   sim.Run(run_for);
   Outcome o;
   for (uint32_t h = 0; h < kHosts; ++h) o.posted.push_back(tenants.BytesPosted(h));
-  for (uint32_t p = 0; p < net.num_ports(); ++p) o.tx_bytes.push_back(net.port_stats(p).tx_wire_bytes);
+  for (uint32_t p = 0; p < net.num_ports(); ++p)
+    o.tx_bytes.push_back(net.port_stats(p).tx_wire_bytes);
   for (const fabric::FlowStats& f : net.flows()) o.delivered += f.recv_bytes;
   o.bursts = tenants.bursts();
   o.refused = tenants.refused();
