@@ -16,7 +16,6 @@
 namespace lossless::fabric {
 namespace {
 
-using units::Rate;
 using units::Time;
 
 using testing::TwoHostsOneSwitch;

@@ -25,11 +25,11 @@ std::string Profile(const std::string& name) {
 
 // 2 nodes x 2 GPUs (one NIC each), 4 MiB, 20 timed iterations after 2 warm-up.
 perf::PerfResult Sweep(const std::string& profile, std::vector<std::string> sets) {
-  sets.push_back("topology.nodes=2");
-  sets.push_back("topology.gpus_per_node=2");
+  sets.emplace_back("topology.nodes=2");
+  sets.emplace_back("topology.gpus_per_node=2");
   const scenario::Scenario s = scenario::LoadFabricFile(Profile(profile), sets);
   std::string failure;
-  const perf::PerfResult r = RunPerf(
+  perf::PerfResult r = RunPerf(
       perf::ParsePerfArgs(std::vector<std::string>{"all_reduce", "-b", "4M", "-e", "4M", "-g", "2",
                                                    "--nodes", "2", "-n", "20", "-w", "2"}),
       s, profile, &failure);
@@ -96,8 +96,8 @@ TEST(SharedCloudTest, RunSimulatesTenantsAndTheVirtualizationDelay) {
   std::stringstream text;
   text << in.rdbuf() << "traffic:\n  - {pattern: flow, src: 0, dst: 12, bytes: 1MiB}\n";
   auto run = [&](std::vector<std::string> sets) {
-    sets.push_back("topology.nodes=2");
-    sets.push_back("transport.kind=rc");
+    sets.emplace_back("topology.nodes=2");
+    sets.emplace_back("transport.kind=rc");
     return RunScenario(scenario::LoadScenarioText(text.str(), "cloud-shared.yaml", sets));
   };
   const report::RunResult quiet =
