@@ -200,6 +200,9 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     case kRcTimer:
       OnRcTimer(a32);
       break;
+    case kRcGapTimer:
+      OnRcGapTimer(a32);
+      break;
     case kVirtPost:
       OnVirtPost(a32);
       break;

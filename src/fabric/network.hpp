@@ -411,7 +411,8 @@ class Network final : public sim::EventHandler {
     kPauseInject = 15,
     kCnpInject = 16,
     kRcTimer = 17,
-    kVirtPost = 18
+    kRcGapTimer = 18,
+    kVirtPost = 19
   };
 
   struct alignas(32) ClassQueue {  // two per cache line
@@ -567,6 +568,10 @@ class Network final : public sim::EventHandler {
   void RcReceiveAck(PacketRef r);
   void ArmRcTimer(uint32_t flow);
   void OnRcTimer(uint32_t flow);
+  // Out-of-order placement: the responder's reorder-window timer (a NAK for
+  // a gap no later packet revealed), the destination NIC's event.
+  void ArmRcGapTimer(uint32_t flow);
+  void OnRcGapTimer(uint32_t flow);
   [[gnu::cold, gnu::noinline]] void QpFail(uint32_t flow);
   [[gnu::cold, gnu::noinline]] bool LinkLoses(uint32_t port, PacketRef r);
   void OnBecn(uint32_t flow);
@@ -645,6 +650,7 @@ class Network final : public sim::EventHandler {
   std::vector<rdma::RcRequester> rcq_;  // RC queue pairs, by FlowState::rc
   std::vector<rdma::RcResponder> rcr_;
   std::vector<int64_t> rc_timer_at_;  // time of the pending timer event, by FlowState::rc
+  std::vector<int64_t> rc_gap_at_;    // time of the pending gap timer event, by FlowState::rc
   std::vector<uint64_t> rc_done_;     // scratch: tags completed by one ACK
   TransportObserver* transport_obs_ = nullptr;
   std::vector<QpFailure> qp_failure_;  // at most one

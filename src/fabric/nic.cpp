@@ -119,6 +119,7 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
     rcq_.emplace_back(cfg_.rc, fs.max_payload);
     rcr_.emplace_back(cfg_.rc);
     rc_timer_at_.push_back(INT64_MAX);
+    rc_gap_at_.push_back(INT64_MAX);
     if (cfg_.virt.enabled()) {
       virt_wait_.emplace_back();
       virt_last_.push_back(0);
@@ -450,6 +451,7 @@ void Network::RcReceiveData(uint32_t host, PacketRef r) {
   } else if (resp.send == rdma::RcResponder::Response::kNak) {
     SendControl(host, f, PacketKind::kAck, fs.tclass, 4, resp.psn, kPacketNak);
   }
+  if (cfg_.rc.ooo) ArmRcGapTimer(f);
   for (uint32_t k = 0; k < resp.messages; ++k) {
     if (transport_obs_ != nullptr) transport_obs_->OnRecvComplete(f, now);
   }
@@ -509,6 +511,25 @@ void Network::OnRcTimer(uint32_t f) {
     if (rq.HasToSend()) Activate(f);
   }
   ArmRcTimer(f);
+}
+
+void Network::ArmRcGapTimer(uint32_t f) {
+  const uint32_t q = flow_state_[f].rc;
+  const int64_t at = rcr_[q].GapDeadline().ps();
+  if (at == Time::Max().ps() || rc_gap_at_[q] <= at) return;
+  rc_gap_at_[q] = at;
+  sim_.Schedule(Time::Ps(at), ports_[nics_[flows_[f].spec.dst].port].entity, this, kRcGapTimer, f);
+}
+
+void Network::OnRcGapTimer(uint32_t f) {
+  const uint32_t q = flow_state_[f].rc;
+  if (rc_gap_at_[q] != sim_.Now().ps()) return;  // superseded by an earlier one
+  rc_gap_at_[q] = INT64_MAX;
+  const rdma::RcResponder::Response resp = rcr_[q].OnGapTimer(sim_.Now());
+  if (resp.send == rdma::RcResponder::Response::kNak)
+    SendControl(flows_[f].spec.dst, f, PacketKind::kAck, flow_state_[f].tclass, 4, resp.psn,
+                kPacketNak);
+  ArmRcGapTimer(f);
 }
 
 void Network::QpFail(uint32_t f) {

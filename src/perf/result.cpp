@@ -130,6 +130,10 @@ nlohmann::json ToJson(const PerfResult& r) {
   j["results"] = std::move(results);
   j["avg_busbw_gbs"] = sums.AvgBusBw();
   j["out_of_bounds"] = sums.OutOfBounds();
+  if (r.simulated) {
+    j["ack_timeouts"] = r.ack_timeouts;
+    j["naks"] = r.naks;
+  }
   nlohmann::json links = nlohmann::json::array();
   for (const LinkCounters& l : r.links) {
     links.push_back({{"link", l.link},
@@ -138,7 +142,8 @@ nlohmann::json ToJson(const PerfResult& r) {
                      {"ecn_marks", l.ecn_marks},
                      {"cnps", l.cnps},
                      {"drops", l.drops},
-                     {"retransmissions", l.retransmissions}});
+                     {"retransmissions", l.retransmissions},
+                     {"credit_starved_us", l.credit_starved_us}});
   }
   j["links"] = std::move(links);
   return j;

@@ -53,6 +53,7 @@ struct LinkCounters {
   int64_t cnps = 0;
   int64_t drops = 0;
   int64_t retransmissions = 0;
+  double credit_starved_us = 0;  // InfiniBand: time a VL waited for credits
 };
 
 struct PerfResult {
@@ -62,6 +63,10 @@ struct PerfResult {
   std::string nccl_version = collective::Nccl2_27Constants().nccl_version;
   std::vector<SizeResult> sizes;  // in output order (cycles x types x ops x roots x sizes)
   std::vector<LinkCounters> links;
+  // RC transport over the run: local ACK timeouts (each waits 4.096 us x
+  // 2^transport.timeout) and NAKs the requesters received.
+  int64_t ack_timeouts = 0;
+  int64_t naks = 0;
   // Shared-fabric mechanisms the simulation ran (docs/model/shared-cloud.md;
   // all zero on a dedicated fabric): other tenants' load (share of each NIC)
   // and mean burst, the payload they posted over the sweep, and the

@@ -260,4 +260,20 @@ RcResponder::Response RcResponder::OnData(uint32_t psn32, int32_t payload, bool 
   return r;
 }
 
+Time RcResponder::GapDeadline() const {
+  if (!cfg_.ooo || gap_since_ < 0 || nak_sent_ || window_hi_ <= epsn_) return Time::Max();
+  return Time::Ps(gap_since_ + cfg_.reorder_window.ps());
+}
+
+RcResponder::Response RcResponder::OnGapTimer(Time now) {
+  Response r;
+  if (GapDeadline() > now) return r;
+  nak_sent_ = true;
+  ++naks_;
+  r.send = Response::kNak;
+  r.psn = static_cast<uint32_t>(epsn_);
+  unacked_ = 0;
+  return r;
+}
+
 }  // namespace lossless::rdma

@@ -145,6 +145,14 @@ class RcResponder {
   };
   Response OnData(uint32_t psn, int32_t payload, bool last, Time now);
 
+  // Out-of-order placement: when the open gap will have outlived the reorder
+  // window with no NAK out for it (Time::Max() when none is due). The NIC
+  // calls OnGapTimer then, so a gap that no later packet reveals (a loss at
+  // the tail of the traffic) costs one window, not an ACK timeout.
+  Time GapDeadline() const;
+  // At or after GapDeadline(): the NAK for the gap (kNone when none is due).
+  Response OnGapTimer(Time now);
+
   uint32_t epsn() const { return static_cast<uint32_t>(epsn_); }
   uint64_t messages_completed() const { return completed_; }
   uint64_t naks_sent() const { return naks_; }

@@ -75,6 +75,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   net_cfg.stop_when_flows_done = false;
   fabric::Network net(sim, topo, net_cfg);
   ApplyLinkLoss(s, topo, net);
+  ApplyNicStall(s, topo, net);
   // Other tenants share the NICs and queues for the whole sweep (nothing
   // when tenants.load is 0); virtualization.* is in net_cfg.virt.
   workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});
@@ -181,12 +182,17 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
       }
     }
   }
+  for (uint32_t q = 0; q < net.flows().size(); ++q) {
+    if (tenants.Owns(q)) continue;  // the collective's queue pairs only
+    r.ack_timeouts += static_cast<int64_t>(net.flows()[q].timeouts);
+    r.naks += static_cast<int64_t>(net.flows()[q].naks);
+  }
   // Per-link counters of the whole run (links with any flow-control,
   // marking, drop or retransmission activity).
   for (uint32_t p = 0; p < net.num_ports(); ++p) {
     const fabric::PortStats st = net.port_stats(p);
     if (st.pause_tx + st.ecn_marks + st.cnp_tx + st.drops + st.link_losses + st.retx_packets +
-            static_cast<uint64_t>(st.paused_ps) ==
+            static_cast<uint64_t>(st.paused_ps) + static_cast<uint64_t>(st.credit_starved_ps) ==
         0)
       continue;
     perf::LinkCounters lc;
@@ -197,6 +203,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     lc.cnps = static_cast<int64_t>(st.cnp_tx);
     lc.drops = static_cast<int64_t>(st.drops + st.link_losses);
     lc.retransmissions = static_cast<int64_t>(st.retx_packets);
+    lc.credit_starved_us = static_cast<double>(st.credit_starved_ps) / 1e6;
     r.links.push_back(lc);
   }
   return r;

@@ -151,6 +151,16 @@ void ApplyLinkLoss(const scenario::Scenario& s, const topology::Topology& topo,
     for (uint32_t p : scenario::LinkLossPorts(l, topo)) net.SetLinkLoss(p, l.loss);
 }
 
+void ApplyNicStall(const scenario::Scenario& s, const topology::Topology& topo,
+                   fabric::Network& net) {
+  if (s.nic_stall.host < 0) return;
+  if (s.nic_stall.host >= static_cast<int64_t>(topo.hosts.size())) {
+    throw InputError(s.nic_stall.where, fmt::format("expected a host rank below {}, got {}",
+                                                    topo.hosts.size(), s.nic_stall.host));
+  }
+  net.StallNicReceive(static_cast<uint32_t>(s.nic_stall.host), s.nic_stall.at, s.nic_stall.until);
+}
+
 RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   auto t0 = std::chrono::steady_clock::now();
   topology::Topology topo = scenario::BuildTopology(s);
@@ -166,13 +176,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     f.rc = s.rc;
     net.AddFlow(f);
   }
-  if (s.nic_stall.host >= 0) {
-    if (s.nic_stall.host >= static_cast<int64_t>(topo.hosts.size())) {
-      throw InputError(s.nic_stall.where, fmt::format("expected a host rank below {}, got {}",
-                                                      topo.hosts.size(), s.nic_stall.host));
-    }
-    net.StallNicReceive(static_cast<uint32_t>(s.nic_stall.host), s.nic_stall.at, s.nic_stall.until);
-  }
+  ApplyNicStall(s, topo, net);
   scenario::CheckFaults(s, topo, flows.size());
   std::vector<uint32_t> inject_ports;
   for (const auto& p : s.pause_inject) {

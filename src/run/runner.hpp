@@ -32,4 +32,8 @@ double PeakRssMb();
 void ApplyLinkLoss(const scenario::Scenario& s, const topology::Topology& topo,
                    fabric::Network& net);
 
+// faults.nic_stall (InputError naming it for a host the topology lacks).
+void ApplyNicStall(const scenario::Scenario& s, const topology::Topology& topo,
+                   fabric::Network& net);
+
 }  // namespace lossless::run

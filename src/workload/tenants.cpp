@@ -59,7 +59,11 @@ void TenantTraffic::OnEvent(uint32_t /*kind*/, uint64_t arg) {
   const int64_t bytes = std::max<int64_t>(
       1, std::llround(Exponential(host.rng, static_cast<double>(cfg_.mean_burst))));
   auto [it, fresh] = qps_.try_emplace(uint64_t{h} << 32 | dst, 0);
-  if (fresh) it->second = net_.AddQp(fabric::FlowSpec::Of(h, dst, 0));
+  if (fresh) {
+    it->second = net_.AddQp(fabric::FlowSpec::Of(h, dst, 0));
+    if (own_.size() <= it->second) own_.resize(it->second + 1, false);
+    own_[it->second] = true;
+  }
   if (net_.Requester(it->second).messages_outstanding() >= cfg_.max_outstanding) {
     ++refused_;
   } else {

@@ -59,6 +59,8 @@ class TenantTraffic final : public sim::EventHandler {
     return units::Time::Ps(host < hosts_.size() ? hosts_[host].gap_ps : 0);
   }
   size_t queue_pairs() const { return qps_.size(); }
+  // Whether flow (queue pair) `qp` of the network is one of the tenants'.
+  bool Owns(uint32_t qp) const { return qp < own_.size() && own_[qp]; }
   int64_t refused() const { return refused_; }
 
   void OnEvent(uint32_t kind, uint64_t arg) override;
@@ -78,6 +80,7 @@ class TenantTraffic final : public sim::EventHandler {
   TenantConfig cfg_;
   std::vector<Host> hosts_;
   std::unordered_map<uint64_t, uint32_t> qps_;  // src << 32 | dst -> QP
+  std::vector<bool> own_;                       // by network flow id
   int64_t refused_ = 0;
 };
 

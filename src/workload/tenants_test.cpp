@@ -106,6 +106,9 @@ TEST(TenantTrafficTest, NoBurstStartsAtOrAfterUntilSoTheRunEnds) {
   EXPECT_EQ(sim.Run(), sim::StopReason::kQueueEmpty);  // ends by itself
   EXPECT_GT(tenants.bursts(), 0);
   EXPECT_LE(tenants.queue_pairs(), size_t{kHosts} * (kHosts - 1));
+  EXPECT_EQ(net.flows().size(), tenants.queue_pairs());
+  for (uint32_t q = 0; q < net.flows().size(); ++q) EXPECT_TRUE(tenants.Owns(q));
+  EXPECT_FALSE(tenants.Owns(static_cast<uint32_t>(net.flows().size())));
   int64_t delivered = 0;
   for (const fabric::FlowStats& f : net.flows()) delivered += f.recv_bytes;
   EXPECT_EQ(delivered, tenants.bytes_posted());  // all of it arrived

@@ -1,0 +1,146 @@
+// `lossless compare`: every fabric profile through the same cases, side by
+// side (docs/compare.md); writes results.json, results.csv and report.html.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "cli/commands.hpp"
+#include "compare/compare.hpp"
+#include "perf/options.hpp"
+
+namespace lossless::cli {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = s.find(',', start);
+    std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// Writes `files` (name -> text) into `dir`, each through a temporary file
+// renamed into place, so no reader sees a half-written file.
+void WriteAll(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+  for (const auto& [name, text] : files) {
+    const std::string path = (std::filesystem::path(dir) / name).string();
+    const std::string tmp = path + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << text;
+      if (!out) throw InputError({path, 0, "-o"}, "cannot write the file");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+      throw InputError({path, 0, "-o"}, "cannot write the file");
+  }
+}
+
+// Creates `dir` if needed and checks that a file can be written in it,
+// before any simulation runs.
+void PrepareDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw InputError({dir, 0, "-o"}, "cannot create the output folder");
+  const std::string probe = (std::filesystem::path(dir) / ".lossless-write-test").string();
+  {
+    std::ofstream out(probe);
+    if (!out) throw InputError({dir, 0, "-o"}, "the output folder is not writable");
+  }
+  std::filesystem::remove(probe, ec);
+}
+
+}  // namespace
+
+void AddCompareCommand(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "InfiniBand, tuned and untuned RoCE v2 and a shared cloud side by side: latency, all-reduce "
+      "busbw, jitter, incast, faults and TCO (docs/compare.md)");
+  auto o = std::make_shared<compare::Options>();
+  auto profiles = std::make_shared<std::string>();
+  auto sizes = std::make_shared<std::string>();
+  auto dir = std::make_shared<std::string>("lossless-report");
+  auto quiet = std::make_shared<bool>(false);
+  auto stall_us = std::make_shared<double>(200);
+  o->jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cmd->add_option("--profiles", *profiles,
+                  "Comma-separated profiles, one column each (default: ib-ndr,roce-tuned,"
+                  "roce-untuned,cloud-shared; lossless profiles lists them)");
+  cmd->add_option("--nodes", o->nodes,
+                  "Cluster size in nodes of 8 GPUs: TCO, and the all-reduce sweep with --full "
+                  "(default 16; the reduced sweep runs on at most 4)");
+  cmd->add_flag("--full", o->full,
+                "The checklist's sweep: -b 8M -e 4G -f 2 -g 8 on --nodes nodes (minutes to hours)");
+  cmd->add_option("--sizes", *sizes, "Comma-separated all-reduce sizes, e.g. 8M,64M,256M");
+  cmd->add_option("--rate", o->rate, "400g (default) or 800g: at 800g InfiniBand is XDR, RoCE 800G");
+  cmd->add_option("--seed", o->seed, "Random seed (default 1)");
+  cmd->add_option("--scenario", o->scenario,
+                  "A scenario file whose topology and faults replace the profiles' (its traffic "
+                  "is ignored)");
+  cmd->add_option("-o,--output", *dir, "Output folder (default lossless-report)");
+  cmd->add_option("--prices", o->prices_file, "YAML file overriding TCO prices (data/prices.yaml)");
+  cmd->add_option("--server-capex", o->server_capex,
+                  "Server capex per GPU (USD): shows cloud and on-premises all-in");
+  cmd->add_option("--jobs", o->jobs, "Profiles simulated at once (default: the CPU count)");
+  cmd->add_option("--latency-samples", o->latency_samples, "Ping-pongs per profile (default 1000)");
+  cmd->add_option("--iterations", o->iterations, "Measured iterations per sweep size (default 5)");
+  cmd->add_option("--jitter-iterations", o->jitter_iterations,
+                  "Measured iterations of the jitter and fault all-reduce (default 40)");
+  cmd->add_option("--fault-ber", o->fault_ber, "Post-FEC BER of the degraded link (default 1e-7)");
+  cmd->add_option("--stall", *stall_us, "How long the stalled NIC stops receiving, us (default 200)");
+  cmd->add_flag("-q,--quiet", *quiet, "No progress line");
+  cmd->callback([=, &ctx] {
+    compare::Options opt = *o;
+    if (!profiles->empty()) opt.profiles = SplitList(*profiles);
+    if (!sizes->empty()) {
+      for (const std::string& s : SplitList(*sizes)) {
+        const std::optional<int64_t> b = perf::ParseSize(s);
+        if (!b) throw InputError({"<cli>", 0, "--sizes"}, Expected("a size such as 8M or 1G", s));
+        opt.sizes.push_back(*b);
+      }
+    }
+    if (!(*stall_us > 0 && *stall_us <= 1e6))
+      throw InputError({"<cli>", 0, "--stall"}, fmt::format("expected 0 < us <= 1e6, got {:g}", *stall_us));
+    opt.stall = units::Time::Ps(static_cast<int64_t>(*stall_us * 1e6));
+    if (opt.jobs < 1) throw InputError({"<cli>", 0, "--jobs"}, fmt::format("expected 1 or more, got {}", opt.jobs));
+    compare::Check(opt);
+    PrepareDir(*dir);
+    const bool tty = !*quiet && isatty(STDERR_FILENO) != 0;
+    std::map<std::string, compare::Progress> state;
+    const nlohmann::json doc = compare::Run(opt, [&](const compare::Progress& p) {
+      if (!tty) return;
+      state[p.profile] = p;
+      std::string line;
+      for (const auto& [name, s] : state)
+        line += fmt::format("{} {:.0f}% {}  ", name, 100 * s.done, s.stage);
+      fmt::print(stderr, "\r{:<110.110}", line);
+      std::fflush(stderr);
+    });
+    if (tty) fmt::print(stderr, "\r{:110}\r", "");
+    const std::string text = compare::MatrixText(doc);
+    WriteAll(*dir, {{"results.json", doc.dump(2) + "\n"}, {"results.csv", compare::MatrixCsv(doc)}});
+    fmt::print("{}", text);
+    fmt::print("\nwrote {}/results.json and {}/results.csv\n", *dir, *dir);
+    ctx.exit_code = 0;
+  });
+}
+
+}  // namespace lossless::cli

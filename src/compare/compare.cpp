@@ -1,0 +1,740 @@
+#include "compare/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "compare/cases.hpp"
+#include "lossless/version.hpp"
+#include "perf/options.hpp"
+#include "profile/profile.hpp"
+#include "run/perf_run.hpp"
+#include "tco/tco.hpp"
+
+namespace lossless::compare {
+namespace {
+
+using nlohmann::json;
+using units::Time;
+
+const Location kCli{"<cli>", 0, "compare"};
+constexpr double kCheck1 = 0.92;  // checklist check 1: busbw >= 92 % of line rate
+constexpr int kIncastSenders = 16;
+constexpr int64_t kIncastBytes = int64_t{1} << 20;
+
+std::vector<int64_t> DefaultSizes(bool full) {
+  std::vector<int64_t> v;
+  const int64_t last = full ? int64_t{4} << 30 : int64_t{256} << 20;
+  for (int64_t b = int64_t{8} << 20; b <= last; b *= 2) v.push_back(b);
+  return v;
+}
+
+std::string SizeLabel(int64_t b) {
+  if (b >= (int64_t{1} << 30) && b % (int64_t{1} << 30) == 0) return fmt::format("{} GiB", b >> 30);
+  if (b >= (int64_t{1} << 20) && b % (int64_t{1} << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0) return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
+}
+
+// The profile a column runs at `rate`: at 800g the InfiniBand column is XDR
+// and the others run 800G links (DECISIONS: one namespace for fabrics).
+struct Column {
+  std::string requested, name;
+  std::vector<std::string> sets;
+};
+
+Column ColumnFor(const std::string& requested, const std::string& rate) {
+  Column c{requested, requested, {}};
+  if (rate == "800g") {
+    if (requested == "ib-ndr" || requested == "ib-hdr") {
+      c.name = "ib-xdr";
+    } else if (requested.rfind("ib-", 0) != 0) {
+      c.sets.push_back("fabric.link_rate=800Gbps");
+    }
+  }
+  return c;
+}
+
+scenario::Scenario LoadColumn(const Column& c, int64_t nodes, const Options& o) {
+  scenario::Scenario s = profile::Load(c.name, nodes, c.sets, {"<cli>", 0, "--profiles"});
+  s.seed = o.seed;
+  if (!o.scenario.empty()) {
+    // The scenario's topology and faults replace the profile's.
+    const scenario::Scenario sc = scenario::LoadFabricFile(o.scenario);
+    const units::Rate rate = s.clos.link_rate;  // the profile's links
+    const int gpn = s.clos.gpus_per_node;
+    s.topology_kind = sc.topology_kind;
+    s.clos = sc.clos;
+    s.clos.link_rate = rate;
+    s.clos.gpus_per_node = gpn;
+    s.hosts_per_leaf = sc.hosts_per_leaf;
+    s.spines = sc.spines;
+    s.topology_file = sc.topology_file;
+    s.topology_where = sc.topology_where;
+    s.nic_stall = sc.nic_stall;
+    s.pause_inject = sc.pause_inject;
+    s.cnp_inject = sc.cnp_inject;
+    s.link_loss = sc.link_loss;
+    s.ber = sc.ber;
+  }
+  return s;
+}
+
+// Everything measured on one profile.
+struct ProfileData {
+  Column col;
+  scenario::Scenario s;
+  std::string file;
+  LatencyResult latency;
+  perf::PerfResult sweep;
+  std::string sweep_failure;
+  CollectiveRun jitter, ber, stall;
+  Time stall_at;
+  IncastResult incast;
+  tco::Result tco;
+  double line_rate_gbs = 0;
+};
+
+int64_t SweepNodes(const Options& o) { return o.full ? o.nodes : std::min(o.nodes, o.sweep_nodes); }
+
+void RunProfile(const Options& o, ProfileData& d,
+                const std::function<void(const Progress&)>& progress) {
+  auto report = [&](const char* stage, double done) {
+    if (progress) progress({d.col.name, stage, done});
+  };
+  const int64_t nodes = SweepNodes(o);
+  d.s = LoadColumn(d.col, nodes, o);
+  profile::ProfileText(d.col.name, &d.file);
+  const int64_t g = d.s.clos.gpus_per_node;
+  d.line_rate_gbs = static_cast<double>(g) * static_cast<double>(d.s.clos.link_rate.bps()) / 8e9;
+
+  report("latency", 0.0);
+  d.latency = RunLatency(d.s, o.latency_samples);
+
+  report("incast", 0.05);
+  d.incast = RunIncast(d.s, kIncastSenders, kIncastBytes, Time::Us(1));
+
+  report("all-reduce sweep", 0.1);
+  perf::PerfOptions po;
+  po.nodes = nodes;
+  po.n_gpus = g;
+  po.min_bytes = o.sizes.front();
+  po.max_bytes = o.sizes.back();
+  po.step_factor = 0;
+  po.iters = o.iterations;
+  po.warmup_iters = 1;
+  // The sizes as given (not necessarily a geometric series): one row each.
+  perf::PerfResult sweep;
+  for (int64_t b : o.sizes) {
+    po.min_bytes = po.max_bytes = b;
+    std::string failure;
+    perf::PerfResult r = run::RunPerf(po, d.s, d.col.name, &failure);
+    if (sweep.sizes.empty()) sweep = r;
+    else sweep.sizes.insert(sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
+    if (!failure.empty() && d.sweep_failure.empty()) d.sweep_failure = failure;
+  }
+  d.sweep = sweep;
+
+  report("jitter", 0.6);
+  d.jitter = RunRepeated(d.s, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
+
+  report("fault: degraded link", 0.75);
+  {
+    scenario::Scenario f = d.s;
+    scenario::LinkLossFault l;
+    const topology::Topology topo = scenario::BuildTopology(f);
+    const uint32_t host = topo.hosts[0];
+    // host 0's link, both directions.
+    for (const topology::Link& k : topo.links) {
+      if (k.a == host || k.b == host) {
+        l.link = topo.nodes[k.a].name + "<->" + topo.nodes[k.b].name;
+        break;
+      }
+    }
+    l.loss.ber = o.fault_ber;
+    l.ber_given = true;
+    l.where = {"<cli>", 0, "--fault-ber"};
+    f.link_loss.push_back(l);
+    d.ber = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
+  }
+
+  report("fault: stalled NIC", 0.88);
+  {
+    scenario::Scenario f = d.s;
+    // The stall starts in the third measured iteration: one warm-up and two
+    // clean ones (of both halves) before it.
+    const double base = d.jitter.iterations_us.empty() ? 0 : Percentile(d.jitter.iterations_us, 50);
+    d.stall_at = Time::Ps(static_cast<int64_t>(base * 3.5 * 1e6));
+    f.nic_stall.host = static_cast<int64_t>(nodes > 1 ? (nodes - 1) * g : 0);
+    f.nic_stall.at = d.stall_at;
+    f.nic_stall.until = d.stall_at + o.stall;
+    f.nic_stall.where = {"<cli>", 0, "--stall"};
+    d.stall = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
+  }
+
+  report("tco", 0.98);
+  tco::Options t;
+  t.gpus = o.nodes * g;
+  t.fabric = d.col.name;
+  t.prices_file = o.prices_file;
+  t.server_capex = o.server_capex;
+  t.sets = d.col.sets;
+  d.tco = tco::Run(t);
+  report("done", 1.0);
+}
+
+// ---- the document ----------------------------------------------------------
+
+json Num(double v, int digits) {
+  if (!std::isfinite(v)) return nullptr;
+  const double scale = std::pow(10.0, digits);
+  return std::round(v * scale) / scale;
+}
+
+struct RowBuilder {
+  json rows = json::array();
+  void Add(const std::string& section, const std::string& key, const std::string& label,
+           const std::string& unit, const std::string& better, json values, json notes = json::object()) {
+    json r;
+    r["section"] = section;
+    r["key"] = key;
+    r["label"] = label;
+    r["unit"] = unit;
+    r["values"] = std::move(values);
+    if (!notes.empty()) r["notes"] = std::move(notes);
+    r["better"] = better;
+    rows.push_back(std::move(r));
+  }
+};
+
+double PeakBusbw(const perf::PerfResult& r, int64_t ranks, int64_t* at_bytes) {
+  double best = 0;
+  for (const perf::SizeResult& s : r.sizes) {
+    const perf::Row row = perf::ToRow(s, r.options.collective, ranks);
+    if (row.out_of_place.busbw_gbs > best) {
+      best = row.out_of_place.busbw_gbs;
+      *at_bytes = s.counts.size_bytes;
+    }
+  }
+  return best;
+}
+
+// The sweep reached its plateau when its largest size gains less than 3 %
+// busbw over the size before it.
+bool AtPlateau(const perf::PerfResult& r, int64_t ranks) {
+  if (r.sizes.size() < 2) return false;
+  const double last = perf::ToRow(r.sizes.back(), r.options.collective, ranks).out_of_place.busbw_gbs;
+  const double prev =
+      perf::ToRow(r.sizes[r.sizes.size() - 2], r.options.collective, ranks).out_of_place.busbw_gbs;
+  return prev > 0 && last / prev < 1.03;
+}
+
+json CdfPoints(std::vector<double> v) {
+  json out = json::array();
+  if (v.empty()) return out;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  const size_t points = std::min<size_t>(200, n);
+  for (size_t k = 0; k < points; ++k) {
+    const size_t i = points == 1 ? 0 : k * (n - 1) / (points - 1);
+    out.push_back({{"p", Num(static_cast<double>(i + 1) / static_cast<double>(n), 4)},
+                   {"us", Num(v[i], 4)}});
+  }
+  return out;
+}
+
+json Operations(const std::vector<ProfileData>& data) {
+  struct Fact {
+    const char* label;
+    const char* ib;
+    const char* roce;
+    const char* cloud;
+    const char* source;
+  };
+  static const Fact kFacts[] = {
+      {"Management plane", "subnet manager (OpenSM or UFM) computes every route centrally",
+       "distributed routing protocol (BGP/ECMP) on each switch, configured per switch or by automation",
+       "operated by the provider; not visible to the tenant",
+       "InfiniBand Architecture Specification vol. 1, ch. 14 (subnet management); RFC 7938 (BGP in "
+       "large-scale data centres)"},
+      {"Vendor sourcing", "switches, NICs and optics from one vendor (NVIDIA Quantum / ConnectX)",
+       "switch silicon from several vendors (Broadcom, NVIDIA Spectrum, Cisco, Marvell); "
+       "multi-source optics",
+       "provider's choice",
+       "NVIDIA InfiniBand product pages; Ultra Ethernet Consortium member list"},
+      {"Telemetry", "UFM, perfquery and port counters through the subnet manager",
+       "SNMP, gNMI/OpenConfig streaming telemetry, per-queue PFC/ECN counters on each switch",
+       "provider metrics; switch counters usually not exposed",
+       "NVIDIA UFM documentation; OpenConfig gNMI specification"},
+      {"Skills", "InfiniBand fabric administration (subnet manager, partitions, IB diagnostics)",
+       "Ethernet data-centre networking plus lossless tuning (PFC headroom, ECN, DCQCN)",
+       "cloud operations; little network tuning possible",
+       "commissioning checklist checks 2 and 5 (docs/compare.md)"},
+  };
+  json out = json::array();
+  for (const Fact& f : kFacts) {
+    json values = json::object();
+    for (const ProfileData& d : data) {
+      const bool ib = d.s.net.ib.enabled;
+      const bool cloud = d.s.cost_model == "cloud";
+      values[d.col.name] = cloud ? f.cloud : ib ? f.ib : f.roce;
+    }
+    out.push_back({{"label", f.label}, {"values", values}, {"source", f.source}});
+  }
+  return out;
+}
+
+json Document(const Options& o, const std::vector<ProfileData>& data) {
+  json doc;
+  doc["schema"] = "lossless.compare/1";
+  doc["lossless_version"] = kVersion;
+  const int64_t g = data.empty() ? 8 : data[0].s.clos.gpus_per_node;
+  const int64_t nodes = SweepNodes(o);
+  const int64_t ranks = nodes * g;
+  doc["options"] = {{"nodes", o.nodes},
+                    {"sweep_nodes", nodes},
+                    {"gpus_per_node", g},
+                    {"rate", o.rate},
+                    {"seed", o.seed},
+                    {"full", o.full},
+                    {"sizes", o.sizes},
+                    {"tco_gpus", o.nodes * g},
+                    {"latency_samples", o.latency_samples},
+                    {"iterations", o.iterations},
+                    {"jitter_bytes", o.jitter_bytes},
+                    {"jitter_iterations", o.jitter_iterations},
+                    {"fault_ber", o.fault_ber},
+                    {"stall_us", Num(static_cast<double>(o.stall.ps()) / 1e6, 3)},
+                    {"scenario", o.scenario}};
+  json profiles = json::array();
+  for (const ProfileData& d : data) {
+    json p;
+    p["name"] = d.col.name;
+    p["description"] = d.s.description;
+    p["file"] = d.file;
+    p["link_layer"] = d.s.net.ib.enabled ? "infiniband" : "roce";
+    p["link_rate_gbps"] = d.s.clos.link_rate.bps() / 1000000000;
+    p["topology"] = scenario::BuildTopology(d.s).description;
+    json warn = json::array();
+    for (const std::string& w : d.tco.warnings) warn.push_back(w);
+    p["placeholders"] = warn;
+    profiles.push_back(p);
+  }
+  doc["profiles"] = profiles;
+
+  RowBuilder rb;
+  auto each = [&](auto f) {
+    json v = json::object();
+    for (const ProfileData& d : data) v[d.col.name] = f(d);
+    return v;
+  };
+  auto notes_where = [&](bool ib, const char* text) {
+    json n = json::object();
+    for (const ProfileData& d : data)
+      if (d.s.net.ib.enabled == ib) n[d.col.name] = text;
+    return n;
+  };
+  auto ib_notes = [&](const char* text) { return notes_where(true, text); };
+  auto roce_notes = [&](const char* text) { return notes_where(false, text); };
+  // Latency.
+  const std::string lat = fmt::format("RDMA write latency, {} B", data.empty() ? 8 : data[0].latency.bytes);
+  rb.Add("latency", "latency_p50_us", lat + ", p50", "us", "lower",
+         each([](const ProfileData& d) { return Num(Percentile(d.latency.samples_us, 50), 3); }));
+  rb.Add("latency", "latency_p99_us", lat + ", p99", "us", "lower",
+         each([](const ProfileData& d) { return Num(Percentile(d.latency.samples_us, 99), 3); }));
+  rb.Add("latency", "latency_p999_us", lat + ", p99.9", "us", "lower",
+         each([](const ProfileData& d) { return Num(Percentile(d.latency.samples_us, 99.9), 3); }));
+  // Collective.
+  for (size_t i = 0; i < o.sizes.size(); ++i) {
+    rb.Add("collective", fmt::format("busbw_{}", o.sizes[i]),
+           fmt::format("all_reduce busbw, {}", SizeLabel(o.sizes[i])), "GB/s", "higher",
+           each([&](const ProfileData& d) -> json {
+             if (i >= d.sweep.sizes.size()) return nullptr;
+             return Num(perf::ToRow(d.sweep.sizes[i], collective::Collective::kAllReduce, ranks)
+                            .out_of_place.busbw_gbs,
+                        2);
+           }));
+  }
+  rb.Add("collective", "peak_busbw_gbs", "all_reduce peak busbw", "GB/s", "higher",
+         each([&](const ProfileData& d) {
+           int64_t at = 0;
+           return Num(PeakBusbw(d.sweep, ranks, &at), 2);
+         }));
+  rb.Add("collective", "line_rate_gbs", "line rate (NICs of one node)", "GB/s", "",
+         each([](const ProfileData& d) { return Num(d.line_rate_gbs, 1); }));
+  json eff_notes = json::object();
+  for (const ProfileData& d : data)
+    if (!AtPlateau(d.sweep, ranks))
+      eff_notes[d.col.name] = "not at plateau: the largest size still gains 3 % or more";
+  rb.Add("collective", "efficiency_pct", "peak busbw / line rate", "%", "higher",
+         each([&](const ProfileData& d) {
+           int64_t at = 0;
+           return Num(100 * PeakBusbw(d.sweep, ranks, &at) / d.line_rate_gbs, 1);
+         }),
+         eff_notes);
+  rb.Add("collective", "check1", "checklist 1: busbw >= 92 % of line rate", "", "",
+         each([&](const ProfileData& d) -> json {
+           int64_t at = 0;
+           const double e = PeakBusbw(d.sweep, ranks, &at) / d.line_rate_gbs;
+           if (!d.sweep_failure.empty()) return "fail (" + d.sweep_failure + ")";
+           if (e >= kCheck1) return "pass";
+           return AtPlateau(d.sweep, ranks) ? "fail" : "not at plateau";
+         }));
+  // Jitter.
+  const std::string jl = fmt::format("all_reduce {} iteration", SizeLabel(o.jitter_bytes));
+  rb.Add("jitter", "iter_p50_us", jl + " p50", "us", "lower",
+         each([](const ProfileData& d) { return Num(Percentile(d.jitter.iterations_us, 50), 2); }));
+  rb.Add("jitter", "iter_p99_us", jl + " p99", "us", "lower",
+         each([](const ProfileData& d) { return Num(Percentile(d.jitter.iterations_us, 99), 2); }));
+  rb.Add("jitter", "iter_p99_over_p50", jl + " p99/p50", "", "lower", each([](const ProfileData& d) {
+           const double p50 = Percentile(d.jitter.iterations_us, 50);
+           return p50 > 0 ? Num(Percentile(d.jitter.iterations_us, 99) / p50, 4) : json(nullptr);
+         }));
+  rb.Add("jitter", "iter_cv", jl + " coefficient of variation", "", "lower",
+         each([](const ProfileData& d) { return Num(Cv(d.jitter.iterations_us), 5); }));
+  // Incast.
+  const std::string il = fmt::format("incast {}x{}", kIncastSenders, SizeLabel(kIncastBytes));
+  rb.Add("incast", "incast_time_us", il + ": time until the last incast byte arrived", "us",
+         "lower", each([](const ProfileData& d) { return Num(d.incast.duration_us, 2); }));
+  rb.Add("incast", "victim_probe_p50_us", il + ": victim probe latency p50", "us", "lower",
+         each([](const ProfileData& d) { return Num(d.incast.probe_p50_us, 3); }));
+  rb.Add("incast", "victim_probe_p99_us", il + ": victim probe latency p99", "us", "lower",
+         each([](const ProfileData& d) { return Num(d.incast.probe_p99_us, 3); }));
+  rb.Add("incast", "victim_gbps", il + ": victim flow throughput", "Gb/s", "higher",
+         each([](const ProfileData& d) { return Num(d.incast.victim_gbps, 2); }));
+  rb.Add("incast", "incast_gbps", il + ": goodput into the target", "Gb/s", "higher",
+         each([](const ProfileData& d) { return Num(d.incast.incast_gbps, 2); }));
+  rb.Add("incast", "pause_frames", il + ": PAUSE frames", "count", "lower",
+         each([](const ProfileData& d) { return d.incast.pause_frames; }));
+  rb.Add("incast", "paused_pct", il + ": most-paused port, paused time", "%", "lower",
+         each([](const ProfileData& d) { return Num(100 * d.incast.max_paused_fraction, 2); }));
+  rb.Add("incast", "credit_starved_pct", il + ": most credit-starved port, starved time", "%",
+         "lower", each([](const ProfileData& d) -> json {
+           if (!d.s.net.ib.enabled) return nullptr;
+           return Num(100 * d.incast.max_credit_starved_fraction, 2);
+         }),
+         roce_notes("no credit flow control on RoCE"));
+  rb.Add("incast", "ecn_marks", il + ": ECN marks", "count", "",
+         each([](const ProfileData& d) { return d.incast.ecn_marks; }));
+  rb.Add("incast", "drops", il + ": congestion drops", "count", "lower",
+         each([](const ProfileData& d) { return d.incast.drops; }));
+  rb.Add("incast", "retransmissions", il + ": retransmitted packets", "count", "lower",
+         each([](const ProfileData& d) { return d.incast.retransmissions; }));
+  // Faults.
+  auto slowdown = [](const CollectiveRun& f, const CollectiveRun& base) -> json {
+    if (!f.failure.empty() || f.iterations_us.empty()) return nullptr;
+    const double b = Mean(base.iterations_us);
+    return b > 0 ? Num(100 * (Mean(f.iterations_us) / b - 1), 2) : json(nullptr);
+  };
+  json ber_notes = json::object(), stall_notes = json::object();
+  for (const ProfileData& d : data) {
+    if (!d.ber.failure.empty()) ber_notes[d.col.name] = d.ber.failure;
+    if (!d.stall.failure.empty()) stall_notes[d.col.name] = d.stall.failure;
+  }
+  const std::string bl = fmt::format("degraded link (BER {:g})", o.fault_ber);
+  rb.Add("fault", "ber_slowdown_pct", bl + ": all_reduce slowdown", "%", "lower",
+         each([&](const ProfileData& d) { return slowdown(d.ber, d.jitter); }), ber_notes);
+  auto links_sum = [](const CollectiveRun& c, auto field) {
+    int64_t n = 0;
+    for (const perf::LinkCounters& l : c.perf.links) n += field(l);
+    return n;
+  };
+  rb.Add("fault", "ber_losses", bl + ": frames lost and recovered", "count", "",
+         each([&](const ProfileData& d) {
+           return links_sum(d.ber, [](const perf::LinkCounters& l) { return l.drops; });
+         }));
+  rb.Add("fault", "ber_retx", bl + ": retransmitted packets", "count", "lower",
+         each([&](const ProfileData& d) {
+           return links_sum(d.ber, [](const perf::LinkCounters& l) { return l.retransmissions; });
+         }));
+  rb.Add("fault", "ber_ack_timeouts",
+         bl + fmt::format(": ACK timeouts ({} each)",
+                          units::FormatTime(data.empty() ? Time::Zero()
+                                                         : data[0].s.net.rc.Timeout())),
+         "count", "lower", each([](const ProfileData& d) { return d.ber.perf.ack_timeouts; }));
+  const std::string sl =
+      fmt::format("stalled NIC ({} us)", static_cast<double>(o.stall.ps()) / 1e6);
+  rb.Add("fault", "stall_worst_extra_us", sl + ": worst iteration minus p50", "us", "lower",
+         each([](const ProfileData& d) -> json {
+           if (!d.stall.failure.empty() || d.stall.iterations_us.empty()) return nullptr;
+           return Num(Percentile(d.stall.iterations_us, 100) - Percentile(d.jitter.iterations_us, 50), 2);
+         }),
+         stall_notes);
+  rb.Add("fault", "stall_slowdown_pct", sl + ": all_reduce slowdown (mean)", "%", "lower",
+         each([&](const ProfileData& d) { return slowdown(d.stall, d.jitter); }), stall_notes);
+  rb.Add("fault", "stall_pause_frames", sl + ": PAUSE frames", "count", "lower",
+         each([&](const ProfileData& d) {
+           return links_sum(d.stall, [](const perf::LinkCounters& l) { return l.pause_frames; });
+         }));
+  rb.Add("fault", "stall_paused_us", sl + ": paused time, all ports", "us", "lower",
+         each([&](const ProfileData& d) -> json {
+           if (d.s.net.ib.enabled) return nullptr;
+           double t = 0;
+           for (const perf::LinkCounters& l : d.stall.perf.links) t += l.paused_us;
+           return Num(t, 2);
+         }),
+         ib_notes("InfiniBand has no PAUSE: see credit-starved time"));
+  rb.Add("fault", "stall_starved_extra_us",
+         sl + ": credit-starved time beyond the fault-free run, all ports", "us", "lower",
+         each([&](const ProfileData& d) -> json {
+           if (!d.s.net.ib.enabled) return nullptr;
+           double t = 0;
+           for (const perf::LinkCounters& l : d.stall.perf.links) t += l.credit_starved_us;
+           for (const perf::LinkCounters& l : d.jitter.perf.links) t -= l.credit_starved_us;
+           return Num(t, 2);
+         }),
+         roce_notes("no credit flow control on RoCE"));
+  // TCO.
+  const int64_t gpus = o.nodes * g;
+  auto bom = [](const tco::Result& t, const std::string& item, bool usd) -> json {
+    for (const tco::BomLine& l : t.bom)
+      if (l.item == item) return usd ? Num(l.total_usd, 0) : json(l.count);
+    return nullptr;
+  };
+  auto cloud_note = [&]() {
+    json n = json::object();
+    for (const ProfileData& d : data)
+      if (d.tco.cost_model == "cloud") n[d.col.name] = "provider fabric: not sized (price per GPU-hour includes GPUs)";
+    return n;
+  };
+  const std::string tl = fmt::format("{} GPUs", gpus);
+  for (const char* item : {"switches", "NICs", "host optics", "switch optics", "fibre runs"}) {
+    rb.Add("tco", fmt::format("tco_{}_count", item), fmt::format("{}: {}", tl, item), "count", "",
+           each([&](const ProfileData& d) { return bom(d.tco, item, false); }), cloud_note());
+    rb.Add("tco", fmt::format("tco_{}_usd", item), fmt::format("{}: {} cost", tl, item), "USD",
+           "lower", each([&](const ProfileData& d) { return bom(d.tco, item, true); }), cloud_note());
+  }
+  rb.Add("tco", "tco_capex_usd", tl + ": fabric capex", "USD", "lower",
+         each([](const ProfileData& d) -> json {
+           return d.tco.cost_model == "cloud" ? json(nullptr) : Num(d.tco.capex_usd, 0);
+         }),
+         cloud_note());
+  rb.Add("tco", "tco_power_kw", tl + ": fabric power", "kW", "lower",
+         each([](const ProfileData& d) -> json {
+           return d.tco.cost_model == "cloud" ? json(nullptr) : Num(d.tco.power_w / 1e3, 2);
+         }),
+         cloud_note());
+  rb.Add("tco", "tco_opex_usd_year", tl + ": operations", "USD/year", "lower",
+         each([](const ProfileData& d) -> json {
+           for (const tco::CostLine& c : d.tco.annual)
+             if (c.item == "operations") return Num(c.usd_per_year, 0);
+           return nullptr;
+         }),
+         cloud_note());
+  json per_gpu_notes = json::object();
+  for (const ProfileData& d : data)
+    if (d.tco.cost_model == "cloud") per_gpu_notes[d.col.name] = d.tco.comparability;
+  rb.Add("tco", "tco_per_gpu_year", tl + ": cost per GPU per year", "USD/GPU/year", "lower",
+         each([](const ProfileData& d) { return Num(d.tco.per_gpu_year, 0); }), per_gpu_notes);
+  rb.Add("tco", "tco_per_gbs_year",
+         tl + ": cost per GPU per year per GB/s of its busbw", "USD/year per GB/s", "lower",
+         each([&](const ProfileData& d) -> json {
+           int64_t at = 0;
+           const double per_gpu_busbw = PeakBusbw(d.sweep, ranks, &at) / static_cast<double>(g);
+           return per_gpu_busbw > 0 ? Num(d.tco.per_gpu_year / per_gpu_busbw, 2) : json(nullptr);
+         }),
+         per_gpu_notes);
+  doc["rows"] = rb.rows;
+
+  // Series for the report.
+  json series;
+  json busbw = json::object(), cdf = json::object(), iters = json::object(),
+       timeline = json::object(), tco = json::object();
+  for (const ProfileData& d : data) {
+    json pts = json::array();
+    for (const perf::SizeResult& s : d.sweep.sizes) {
+      const perf::Row row = perf::ToRow(s, collective::Collective::kAllReduce, ranks);
+      pts.push_back({{"bytes", s.counts.size_bytes},
+                     {"busbw_gbps", Num(row.out_of_place.busbw_gbs, 3)},
+                     {"time_us", Num(row.out_of_place.time_us, 3)}});
+    }
+    busbw[d.col.name] = pts;
+    cdf[d.col.name] = CdfPoints(d.latency.samples_us);
+    json it = json::array();
+    for (double v : d.jitter.iterations_us) it.push_back(Num(v, 3));
+    iters[d.col.name] = {{"bytes", o.jitter_bytes}, {"time_us", it}};
+    json paused = json::array();
+    for (const auto& [a, b] : d.incast.held) paused.push_back({Num(a, 3), Num(b, 3)});
+    json t_us = json::array(), q = json::array();
+    for (double v : d.incast.t_us) t_us.push_back(Num(v, 3));
+    for (double v : d.incast.queue_bytes) q.push_back(v);
+    timeline[d.col.name] = {{"port", d.incast.timeline_port},
+                            {"held_port", d.incast.held_port},
+                            {"held_kind", d.incast.held_kind},
+                            {"t_us", t_us},
+                            {"queue_bytes", q},
+                            {"paused", paused}};
+    json bars = json::object();
+    if (d.tco.cost_model != "cloud") {
+      for (const tco::BomLine& l : d.tco.bom)
+        bars[l.item] = Num(l.annual_usd / static_cast<double>(gpus), 2);
+      for (const tco::CostLine& c : d.tco.annual)
+        if (c.item == "operations") bars["operations"] = Num(c.usd_per_year / static_cast<double>(gpus), 2);
+    } else {
+      bars["cloud price (includes GPUs)"] = Num(d.tco.per_gpu_year, 2);
+    }
+    tco[d.col.name] = bars;
+  }
+  series["busbw"] = busbw;
+  series["latency_cdf"] = cdf;
+  series["iterations"] = iters;
+  series["incast_timeline"] = timeline;
+  series["tco"] = tco;
+  doc["series"] = series;
+
+  // Summary: what the numbers say, computed from them.
+  json summary = json::array();
+  const ProfileData* best = nullptr;
+  for (const ProfileData& d : data) {
+    int64_t at = 0;
+    if (best == nullptr || PeakBusbw(d.sweep, ranks, &at) > PeakBusbw(best->sweep, ranks, &at))
+      best = &d;
+  }
+  if (best != nullptr) {
+    int64_t at = 0;
+    summary.push_back(fmt::format("Highest all_reduce busbw: {} at {:.1f} GB/s ({:.1f} % of its line rate), "
+                                  "{} nodes x {} GPUs.",
+                                  best->col.name, PeakBusbw(best->sweep, ranks, &at),
+                                  100 * PeakBusbw(best->sweep, ranks, &at) / best->line_rate_gbs, nodes, g));
+  }
+  auto find = [&](const std::string& prefix) -> const ProfileData* {
+    for (const ProfileData& d : data)
+      if (d.col.requested == prefix) return &d;
+    return nullptr;
+  };
+  const ProfileData* ib = find("ib-ndr");
+  const ProfileData* tuned = find("roce-tuned");
+  const ProfileData* untuned = find("roce-untuned");
+  if (ib != nullptr && tuned != nullptr) {
+    int64_t at = 0;
+    const double a = PeakBusbw(ib->sweep, ranks, &at), b = PeakBusbw(tuned->sweep, ranks, &at);
+    const bool matches = a > 0 && b / a >= 0.95;
+    summary.push_back(fmt::format(
+        "Tuned RoCE {} InfiniBand on peak busbw at {}: {:.1f} vs {:.1f} GB/s ({:+.1f} %; the bar "
+        "is within 5 %).",
+        matches ? "matches" : "does not match", o.rate, b, a, a > 0 ? 100 * (b / a - 1) : 0.0));
+    if (ib->tco.annual_usd > 0 && tuned->tco.annual_usd > 0) {
+      const double saving = 100 * (1 - tuned->tco.annual_usd / ib->tco.annual_usd);
+      summary.push_back(fmt::format(
+          "Fabric cost of {} GPUs: {} costs {:.0f} USD/GPU/year, {} {:.0f}: Ethernet is {:.0f} % "
+          "{} at these prices; the \"30-50 % cheaper\" claim {} here.",
+          gpus, ib->col.name, ib->tco.per_gpu_year, tuned->col.name, tuned->tco.per_gpu_year,
+          std::abs(saving), saving >= 0 ? "cheaper" : "dearer",
+          saving >= 30 && saving <= 50 ? "holds" : "does not hold"));
+    }
+  }
+  if (tuned != nullptr && untuned != nullptr) {
+    summary.push_back(fmt::format(
+        "Under the same incast, {} sent {} PAUSE frames against {} for {} (most-paused port {:.1f} % "
+        "vs {:.1f} % of the time).",
+        untuned->col.name, untuned->incast.pause_frames, tuned->incast.pause_frames,
+        tuned->col.name, 100 * untuned->incast.max_paused_fraction,
+        100 * tuned->incast.max_paused_fraction));
+  }
+  const ProfileData* worst_tail = nullptr;
+  for (const ProfileData& d : data)
+    if (worst_tail == nullptr ||
+        Percentile(d.latency.samples_us, 99) > Percentile(worst_tail->latency.samples_us, 99))
+      worst_tail = &d;
+  if (worst_tail != nullptr)
+    summary.push_back(fmt::format("Worst small-message tail: {} (p99 {:.2f} us).", worst_tail->col.name,
+                                  Percentile(worst_tail->latency.samples_us, 99)));
+  doc["summary"] = summary;
+
+  json caveats = json::array();
+  caveats.push_back(
+      "All-reduce rows are NCCL's Ring algorithm with the Simple protocol at every size; where NCCL "
+      "would pick Tree, LL or LL128 (small sizes) real times are lower.");
+  if (!o.full)
+    caveats.push_back(fmt::format(
+        "Reduced sweep on {} nodes (--full runs the checklist's -b 8M -e 4G -f 2 -g 8 on {} nodes); "
+        "TCO is sized for {} GPUs.",
+        nodes, o.nodes, gpus));
+  caveats.push_back(
+      "Latency is the fabric's alone: NIC processing, PCIe and host software are not modelled "
+      "(real ib_write_lat figures include them, so they are higher).");
+  caveats.push_back(
+      "A simulated idle fabric has no noise: latency percentiles spread only where a profile has "
+      "a source of randomness (other tenants, virtualization jitter, random routing).");
+  for (const ProfileData& d : data)
+    for (const std::string& w : d.tco.warnings) caveats.push_back(d.col.name + ": " + w);
+  doc["caveats"] = caveats;
+  doc["operations"] = Operations(data);
+  return doc;
+}
+
+}  // namespace
+
+void Check(const Options& o) {
+  if (o.profiles.empty()) throw InputError({"<cli>", 0, "--profiles"}, "expected at least one profile");
+  for (const std::string& p : o.profiles) {
+    std::string path;
+    profile::ProfileText(ColumnFor(p, o.rate).name, &path, {"<cli>", 0, "--profiles"});
+  }
+  std::map<std::string, int> seen;
+  for (const std::string& p : o.profiles)
+    if (++seen[p] > 1)
+      throw InputError({"<cli>", 0, "--profiles"}, fmt::format("expected each profile once, got {} twice", p));
+  if (o.rate != "400g" && o.rate != "800g")
+    throw InputError({"<cli>", 0, "--rate"}, Expected("400g or 800g", o.rate));
+  if (o.nodes < 2) throw InputError({"<cli>", 0, "--nodes"}, fmt::format("expected 2 nodes or more, got {}", o.nodes));
+  for (int64_t b : o.sizes)
+    if (b <= 0 || b > (int64_t{16} << 30))
+      throw InputError({"<cli>", 0, "--sizes"}, fmt::format("expected sizes from 1 B to 16 GiB, got {} B", b));
+  if (o.latency_samples < 1 || o.latency_samples > 1000000)
+    throw InputError({"<cli>", 0, "--latency-samples"},
+                     fmt::format("expected 1 to 1000000, got {}", o.latency_samples));
+  if (o.iterations < 1 || o.jitter_iterations < 1)
+    throw InputError({"<cli>", 0, "--iterations"}, "expected at least 1 iteration");
+  if (!(o.fault_ber > 0 && o.fault_ber <= 1e-2))
+    throw InputError({"<cli>", 0, "--fault-ber"}, fmt::format("expected a BER in (0, 0.01], got {:g}", o.fault_ber));
+}
+
+json Run(const Options& in, const std::function<void(const Progress&)>& progress) {
+  Options o = in;
+  Check(o);
+  if (o.sizes.empty()) o.sizes = DefaultSizes(o.full);
+  std::vector<ProfileData> data(o.profiles.size());
+  for (size_t i = 0; i < data.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
+  // Load every profile first: bad input fails before any simulation.
+  for (ProfileData& d : data) LoadColumn(d.col, SweepNodes(o), o);
+  std::mutex mu;
+  auto report = [&](const Progress& p) {
+    if (!progress) return;
+    std::lock_guard<std::mutex> lock(mu);
+    progress(p);
+  };
+  const size_t jobs = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(o.jobs), data.size()));
+  std::vector<std::exception_ptr> errors(data.size());
+  size_t next = 0;
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < jobs; ++w) {
+    pool.emplace_back([&] {
+      for (;;) {
+        size_t i;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (next >= data.size()) return;
+          i = next++;
+        }
+        try {
+          RunProfile(o, data[i], report);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return Document(o, data);
+}
+
+}  // namespace lossless::compare

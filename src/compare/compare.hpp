@@ -1,0 +1,71 @@
+#pragma once
+// `lossless compare` (docs/compare.md): the same measurements on every fabric
+// profile, side by side. Each profile runs five cases on the packet-level
+// simulator and one model:
+//   latency    ib_write_lat-style ping-pong of small RDMA writes between two
+//              nodes (half the round trip per sample);
+//   collective nccl-tests' all_reduce sweep on the collective engine
+//              (run::RunPerf), peak busbw and its share of line rate;
+//   jitter     many iterations of one all-reduce size: p99/p50 and CV;
+//   incast     N-to-1 incast plus a victim flow and victim probes that share
+//              the congested switches but not the destination;
+//   fault      the jitter all-reduce again with one degraded link (post-FEC
+//              bit errors) and, separately, one stalled NIC;
+// and the TCO model (src/tco) at the cluster size. The result is one JSON
+// document (schema lossless.compare/1, docs/compare-results.md) from which
+// the text matrix, the CSV and the HTML report are rendered.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scenario/scenario.hpp"
+
+namespace lossless::compare {
+
+struct Options {
+  std::vector<std::string> profiles = {"ib-ndr", "roce-tuned", "roce-untuned", "cloud-shared"};
+  int64_t nodes = 16;         // cluster size: TCO, and the sweep with --full
+  int64_t sweep_nodes = 4;    // nodes of the reduced sweep and of the jitter and fault cases
+  bool full = false;          // the checklist sweep -b 8M -e 4G -f 2 -g 8 on `nodes` nodes
+  std::vector<int64_t> sizes; // all-reduce sizes (bytes); empty = the default sweep
+  std::string rate = "400g";  // 400g | 800g
+  uint64_t seed = 1;
+  std::string scenario;       // a scenario file: its topology and faults replace the profile's
+  int64_t latency_samples = 1000;
+  int64_t iterations = 5;         // measured iterations per sweep size (-n)
+  int64_t jitter_iterations = 40; // measured iterations of the jitter and fault cases
+  int64_t jitter_bytes = int64_t{32} << 20;
+  double fault_ber = 1e-7;        // post-FEC BER of the degraded link
+  units::Time stall = units::Time::Us(200);  // how long the stalled NIC stops receiving
+  int jobs = 1;                   // profiles run at once (threads)
+  std::string prices_file;        // TCO price overrides
+  double server_capex = -1;       // USD per GPU, < 0 = not given
+};
+
+// What one profile's run reports while it goes (called from its thread).
+struct Progress {
+  std::string profile;
+  std::string stage;  // "latency", "collective", ...
+  double done = 0;    // 0..1 of this profile's work
+};
+
+// Validates `o` (InputError naming the field, exit code 2 in the CLI): known
+// profiles, rate, sizes (empty = the default sweep), counts. Run calls it
+// before any simulation; the CLI calls it before creating the output folder.
+void Check(const Options& o);
+
+// Runs every case on every profile and returns the lossless.compare/1
+// document. Deterministic: the same options give the same document whatever
+// `jobs` is.
+nlohmann::json Run(const Options& o, const std::function<void(const Progress&)>& progress = {});
+
+// The comparison matrix as text (one column per profile).
+std::string MatrixText(const nlohmann::json& results);
+
+// results.csv: section,key,label,unit,profile,value,note.
+std::string MatrixCsv(const nlohmann::json& results);
+
+}  // namespace lossless::compare

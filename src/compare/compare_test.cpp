@@ -1,0 +1,166 @@
+#include "compare/compare.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "base/error.hpp"
+#include "compare/cases.hpp"
+#include "profile/profile.hpp"
+
+namespace lossless::compare {
+namespace {
+
+using nlohmann::json;
+
+// A comparison small enough for the fast tier: 2 nodes, one size, few samples.
+Options Small() {
+  Options o;
+  o.nodes = 2;
+  o.sweep_nodes = 2;
+  o.sizes = {int64_t{8} << 20};
+  o.iterations = 1;
+  o.jitter_iterations = 3;
+  o.jitter_bytes = int64_t{8} << 20;
+  o.latency_samples = 50;
+  o.jobs = 2;
+  return o;
+}
+
+const json& Row(const json& doc, const std::string& key) {
+  for (const json& r : doc.at("rows"))
+    if (r.at("key") == key) return r;
+  throw std::runtime_error("no row " + key);
+}
+
+double Value(const json& doc, const std::string& key, const std::string& profile) {
+  return Row(doc, key).at("values").at(profile).get<double>();
+}
+
+// Every number of `got` within a relative 1e-9 of `want` (same keys, same
+// strings): the simulation is deterministic, the tolerance only absorbs the
+// printing of doubles.
+void ExpectClose(const json& want, const json& got, const std::string& path) {
+  if (want.is_number() && got.is_number()) {
+    const double a = want.get<double>(), b = got.get<double>();
+    EXPECT_LE(std::abs(a - b), 1e-9 * std::max(1.0, std::abs(a))) << path << ": " << a << " vs " << b;
+    return;
+  }
+  ASSERT_EQ(want.type(), got.type()) << path;
+  if (want.is_object()) {
+    ASSERT_EQ(want.size(), got.size()) << path;
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      ASSERT_TRUE(got.contains(it.key())) << path << "." << it.key();
+      ExpectClose(it.value(), got.at(it.key()), path + "." + it.key());
+    }
+  } else if (want.is_array()) {
+    ASSERT_EQ(want.size(), got.size()) << path;
+    for (size_t i = 0; i < want.size(); ++i)
+      ExpectClose(want[i], got[i], path + "[" + std::to_string(i) + "]");
+  } else {
+    EXPECT_EQ(want, got) << path;
+  }
+}
+
+TEST(Compare, SameOptionsSameDocumentWhateverTheJobs) {
+  Options o = Small();
+  o.profiles = {"ib-ndr", "roce-untuned"};
+  const json a = compare::Run(o);
+  o.jobs = 1;
+  const json b = compare::Run(o);
+  EXPECT_EQ(a.dump(), b.dump());
+  EXPECT_EQ(a.at("schema"), "lossless.compare/1");
+}
+
+// The matrix of the small comparison against tests/golden/compare-small.json.
+// After an intended change: LOSSLESS_UPDATE_GOLDEN=1 rewrites the file (then
+// review its diff).
+TEST(Compare, GoldenMatrixOfTheSmallComparison) {
+  const json doc = compare::Run(Small());
+  const std::string path = std::string(LOSSLESS_SOURCE_DIR) + "/tests/golden/compare-small.json";
+  json got = {{"rows", doc.at("rows")}, {"summary", doc.at("summary")}};
+  if (std::getenv("LOSSLESS_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << got.dump(1) << "\n";
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path << " missing: run with LOSSLESS_UPDATE_GOLDEN=1";
+  std::stringstream text;
+  text << in.rdbuf();
+  ExpectClose(json::parse(text.str()), got, "");
+}
+
+// The orderings the physics implies (issue 11), on three seeds: InfiniBand
+// sends no PAUSE and drops nothing under incast; untuned RoCE (ECN at the
+// PFC trigger) pauses more than tuned RoCE.
+TEST(Compare, IncastOrderingHoldsOnThreeSeeds) {
+  for (uint64_t seed : {1, 2, 3}) {
+    auto load = [&](const char* name) {
+      scenario::Scenario s = profile::Load(name, 4);
+      s.seed = seed;
+      return s;
+    };
+    const IncastResult ib = RunIncast(load("ib-ndr"), 16, int64_t{1} << 20, units::Time::Us(1));
+    const IncastResult tuned = RunIncast(load("roce-tuned"), 16, int64_t{1} << 20, units::Time::Us(1));
+    const IncastResult untuned =
+        RunIncast(load("roce-untuned"), 16, int64_t{1} << 20, units::Time::Us(1));
+    EXPECT_EQ(ib.pause_frames, 0) << seed;
+    EXPECT_EQ(ib.drops, 0) << seed;
+    EXPECT_GT(ib.max_credit_starved_fraction, 0) << seed;  // credits, not PAUSE, hold it back
+    EXPECT_GT(untuned.pause_frames, tuned.pause_frames) << seed;
+    EXPECT_EQ(ib.senders, 16);
+    EXPECT_GT(ib.probes, 10);
+  }
+}
+
+// ib_write_lat-style ping-pong on an idle fabric: the samples agree to the
+// nanosecond, and the longer RoCE switch latency shows.
+TEST(Compare, IdleLatencyIsDeterministicAndFollowsTheSwitchLatency) {
+  const LatencyResult ib = RunLatency(profile::Load("ib-ndr", 2), 100);
+  const LatencyResult roce = RunLatency(profile::Load("roce-tuned", 2), 100);
+  ASSERT_EQ(ib.samples_us.size(), 100u);
+  // Only the transport's own ACKs, now and then ahead of the reply on the
+  // same link, move a sample: by less than a nanosecond.
+  EXPECT_LT(Percentile(ib.samples_us, 100) - Percentile(ib.samples_us, 0), 0.001);
+  // 130 ns vs 600 ns per switch (profiles), one switch between the nodes'
+  // NIC 0 at this size, each way: the half round trip differs by about 470 ns.
+  EXPECT_NEAR(roce.samples_us[0] - ib.samples_us[0], 0.47, 0.05);
+}
+
+TEST(Compare, StalledNicStretchesOneIterationByAboutTheStall) {
+  Options o = Small();
+  o.profiles = {"roce-tuned"};
+  o.jitter_iterations = 6;
+  o.stall = units::Time::Us(300);
+  const json doc = compare::Run(o);
+  const double extra = Value(doc, "stall_worst_extra_us", "roce-tuned");
+  // DECISIONS 10: a pause of T on one ring link stretches that iteration by about T.
+  EXPECT_GT(extra, 0.8 * 300);
+  EXPECT_LT(extra, 1.3 * 300);
+}
+
+TEST(Compare, BadInputNamesTheField) {
+  Options o = Small();
+  o.profiles = {"ib-ndr", "roce-tunned"};
+  try {
+    compare::Run(o);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--profiles"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("roce-tuned"), std::string::npos) << e.what();  // suggested
+  }
+  o = Small();
+  o.profiles = {"ib-ndr", "ib-ndr"};
+  EXPECT_THROW(compare::Run(o), InputError);
+  o = Small();
+  o.rate = "100g";
+  EXPECT_THROW(compare::Run(o), InputError);
+  o = Small();
+  o.sizes = {0};
+  EXPECT_THROW(compare::Run(o), InputError);
+}
+
+}  // namespace
+}  // namespace lossless::compare

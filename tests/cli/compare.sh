@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `lossless compare` end to end: a small comparison writes results.json (its
+# schema), results.csv (its header, one line per row and profile) and prints
+# the matrix; bad input (unknown profile, bad size, unwritable folder) exits 2
+# with one line naming the option and leaves no result behind.
+set -u
+source "$(dirname "$0")/lib/require.sh"
+require python3
+BIN="$1"
+fail=0
+tmp="$(mktemp -d)"
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+source "$(dirname "$0")/lib/expect.sh"
+
+small=(compare --profiles ib-ndr,roce-tuned --nodes 2 --sizes 8M --iterations 1
+       --jitter-iterations 2 --latency-samples 20 --quiet)
+expect "compare prints the matrix" 0 '^All-reduce bus bandwidth +ib-ndr +roce-tuned' -- \
+  "$BIN" "${small[@]}" -o "$tmp/r"
+expect "compare names its files" 0 "wrote $tmp/r/results.json" -- "$BIN" "${small[@]}" -o "$tmp/r"
+python3 - "$tmp/r" <<'PY' || { echo "FAIL compare: results.json / results.csv"; fail=1; }
+import csv, json, sys
+d = sys.argv[1]
+j = json.load(open(d + "/results.json"))
+assert j["schema"] == "lossless.compare/1", j["schema"]
+assert [p["name"] for p in j["profiles"]] == ["ib-ndr", "roce-tuned"]
+rows = list(csv.DictReader(open(d + "/results.csv")))
+assert list(rows[0].keys()) == ["section", "key", "label", "unit", "profile", "value", "note"]
+assert len(rows) == 2 * len(j["rows"]), (len(rows), len(j["rows"]))
+ib = {r["key"]: r["value"] for r in rows if r["profile"] == "ib-ndr"}
+assert ib["pause_frames"] == "0", ib["pause_frames"]
+assert float(ib["peak_busbw_gbs"]) > 0
+PY
+[ $fail -eq 0 ] && echo "ok   compare: results.json and results.csv"
+
+expect "unknown profile" 2 '--profiles.*roce-tuned' -- "$BIN" compare --profiles ib-ndr,roce-tunned -o "$tmp/x"
+expect "bad size" 2 '--sizes' -- "$BIN" compare --sizes 8Q -o "$tmp/x"
+expect "bad rate" 2 '--rate' -- "$BIN" compare --rate 100g -o "$tmp/x"
+mkdir -p "$tmp/ro" && chmod a-w "$tmp/ro"
+if [ "$(id -u)" -ne 0 ]; then
+  expect "unwritable folder" 2 'not writable|cannot create' -- "$BIN" "${small[@]}" -o "$tmp/ro/sub"
+fi
+expect "folder is a file" 2 'cannot create the output folder' -- \
+  bash -c "touch \"$tmp/file\" && \"$BIN\" ${small[*]} -o \"$tmp/file\""
+if [ -e "$tmp/x/results.json" ]; then echo "FAIL compare: bad input left a result"; fail=1; fi
+exit $fail
