@@ -20,5 +20,6 @@ void AddOpticsCommand(CLI::App& app, Context& ctx);       // optics ingest|statu
 void AddDeadlockCommand(CLI::App& app, Context& ctx);     // deadlock (static CBD check)
 void AddProfileCommands(CLI::App& app, Context& ctx);     // profiles, tco
 void AddPerfCommand(CLI::App& app, Context& ctx);         // perf (nccl-tests at packet level)
+void AddReportCommand(CLI::App& app, Context& ctx);       // report (HTML from results.json)
 
 }  // namespace lossless::cli

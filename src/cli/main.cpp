@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddDeadlockCommand(app, ctx);
   lossless::cli::AddProfileCommands(app, ctx);
   lossless::cli::AddPerfCommand(app, ctx);
+  lossless::cli::AddReportCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
