@@ -202,10 +202,11 @@ std::string Thousands(double v) {
   return (v < 0 && n != 0 ? "-" : "") + out;
 }
 
-// A measured number for the table: whole counts and money with thousands
-// separators, other values with precision that falls with magnitude.
-std::string NumberText(double v, const std::string& unit) {
-  const double a = std::fabs(v);
+// A number with precision that falls with magnitude (`scale`, the largest
+// magnitude of the numbers printed beside it): whole counts and money with
+// thousands separators.
+std::string NumberText(double v, const std::string& unit, double scale = -1) {
+  const double a = scale >= 0 ? scale : std::fabs(v);
   if (unit == "count" || unit == "USD" || unit == "USD/GPU/year" || a >= 1000) return Thousands(v);
   if (a >= 100) return fmt::format("{:.1f}", v);
   if (a >= 0.01 || a == 0) return fmt::format("{:.2f}", v);
@@ -214,6 +215,7 @@ std::string NumberText(double v, const std::string& unit) {
 
 std::string ValueText(const json& v) {
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return Thousands(v.get<double>());
   if (v.is_number()) return NumberText(v.get<double>(), "");
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   return v.dump();
@@ -510,14 +512,14 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
   Axes(out, p, xt, "message size (bytes, log2 scale)", "bus bandwidth (GB/s)");
   for (double r : rates) {
     out += fmt::format(
-        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}" text-anchor="end">line rate {} GB/s</text>)svg"
+        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">line rate {} GB/s</text>)svg"
         "\n",
-        C(p.x0), C(p.Y(r)), C(p.x0 + p.w), C(p.Y(r)), C(p.x0 + p.w - 6), C(p.Y(r) - 5),
+        C(p.x0), C(p.Y(r)), C(p.x0 + p.w), C(p.Y(r)), C(p.x0 + 6), C(p.Y(r) - 5),
         TickText(r, 1));
     out += fmt::format(
-        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}" text-anchor="end">92 % of line rate</text>)svg"
+        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">92 % of line rate</text>)svg"
         "\n",
-        C(p.x0), C(p.Y(r * 0.92)), C(p.x0 + p.w), C(p.Y(r * 0.92)), C(p.x0 + p.w - 6),
+        C(p.x0), C(p.Y(r * 0.92)), C(p.x0 + p.w), C(p.Y(r * 0.92)), C(p.x0 + 6),
         C(p.Y(r * 0.92) + 15));
   }
   for (size_t i : shown) {
@@ -587,7 +589,7 @@ void LatencyChart(std::string& out, const Doc& d, const Reader& in) {
     out += fmt::format(
         R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">{}</text>)svg"
         "\n",
-        C(p.x0), C(p.Y(q)), C(p.x0 + p.w), C(p.Y(q)), C(p.x0 + 6), C(p.Y(q) - 4),
+        C(p.x0), C(p.Y(q)), C(p.x0 + p.w), C(p.Y(q)), C(p.x0 + p.w + 5), C(p.Y(q) + 4),
         q == 0.5 ? "p50" : "p99");
   }
   for (size_t i : shown) {
@@ -595,7 +597,7 @@ void LatencyChart(std::string& out, const Doc& d, const Reader& in) {
     for (const auto& [us, pr] : data[i]) pts.emplace_back(p.X(us), p.Y(pr));
     Series(out, pts, i, std::max<size_t>(1, pts.size() / 8), true);
   }
-  ProfileLegend(out, d, shown, p.x0 + p.w + 22, p.y0 + 12);
+  ProfileLegend(out, d, shown, p.x0 + p.w + 34, p.y0 + 40);
   out += "</svg>\n";
 }
 
@@ -657,7 +659,7 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
       R"svg(<text class="axis-title" x="{}" y="{}" text-anchor="middle">iteration time ({}){}</text>)svg"
       "\n",
       C(p.x0 + p.w / 2), C(p.y0 + p.h + 40), ms ? "ms" : "us",
-      bytes > 0 ? HtmlEscape(", all-reduce of " + SizeLabel(bytes) + "B") : "");
+      bytes > 0 ? HtmlEscape(", all-reduce of " + SizeLabel(bytes) + " bytes") : "");
   out += "</g>\n";
   for (size_t k = 0; k < shown.size(); ++k) {
     const size_t i = shown[k];
@@ -887,8 +889,20 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
     };
     return rank(a) < rank(b);
   });
+  // Legend entries left to right, wrapped into rows.
+  std::vector<std::pair<double, double>> at;
+  double lx = 150, ly = 18;
+  for (const auto& item : items) {
+    const double w = 34 + 8.0 * static_cast<double>(std::min<size_t>(item.size(), 24));
+    if (lx + w > kW - 20) {
+      lx = 150;
+      ly += 20;
+    }
+    at.emplace_back(lx, ly);
+    lx += w;
+  }
   const double lane = 52;
-  const double height = 70 + lane * static_cast<double>(d.profiles.size()) + 60;
+  const double height = ly + 22 + lane * static_cast<double>(d.profiles.size()) + 52;
   Open(out, "tco", kW, height, "Fabric cost per GPU per year by item");
   if (max_total <= 0) {
     NoData(out, kW / 2, height / 2, "no data: the results hold no cost breakdown");
@@ -898,18 +912,11 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
   out += "<defs>";
   for (size_t k = 0; k < items.size(); ++k) out += PatternDef(k);
   out += "</defs>\n<g class=\"legend\">";
-  double lx = 150;
-  double ly = 18;
   for (size_t k = 0; k < items.size(); ++k) {
-    const double w = 34 + 8.0 * static_cast<double>(std::min<size_t>(items[k].size(), 24));
-    if (lx + w > kW - 20) {
-      lx = 150;
-      ly += 20;
-    }
+    const auto [lx, ly] = at[k];
     out += fmt::format(
         R"svg(<rect x="{}" y="{}" width="16" height="13" fill="url(#tco-fill-{})" stroke="#333"/><text x="{}" y="{}">{}</text>)svg",
         C(lx), C(ly - 10), k, C(lx + 22), C(ly + 1), ShortName(items[k], 24));
-    lx += w;
   }
   out += "</g>\n";
   Plot p{150, ly + 22, kW - 150 - 40, lane * static_cast<double>(d.profiles.size()), 0,
@@ -983,7 +990,9 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.unit{color:#555;white-space:nowrap}
 tr.section th{background:#e6e6e6;text-transform:uppercase;font-size:12px;letter-spacing:.05em}
 td.best{font-weight:bold;background:#dbeedd;box-shadow:inset 3px 0 0 #1a6b2a}
-td.null{color:#777;text-align:center}
+td.null{color:#444;text-align:right}
+th.num{text-align:right}
+.pname,td.link,h1 span{white-space:nowrap}
 sup{font-size:10px;color:#555}
 .footnotes{font-size:12.5px;color:#333}
 .legend-key{font-size:12.5px;color:#444}
@@ -1096,6 +1105,10 @@ void Matrix(std::string& out, const Doc& d) {
       }
     }
     have_best = (r.better == "lower" || r.better == "higher") && numeric >= 2 && best != worst;
+    // One precision for the whole row, so its numbers line up.
+    double scale = 0;
+    for (const json* v : r.values)
+      if (v != nullptr && v->is_number()) scale = std::max(scale, std::fabs(v->get<double>()));
     out += "<tr><td>" + HtmlEscape(r.label) + "</td><td class=\"unit\">" + HtmlEscape(r.unit) +
            "</td>";
     for (size_t i = 0; i < d.profiles.size(); ++i) {
@@ -1110,8 +1123,9 @@ void Matrix(std::string& out, const Doc& d) {
         continue;
       }
       const bool is_best = have_best && v->is_number() && v->get<double>() == best;
-      const std::string text =
-          v->is_number() ? NumberText(v->get<double>(), r.unit) : HtmlEscape(ValueText(*v));
+      const std::string text = v->is_number_integer() ? Thousands(v->get<double>())
+                               : v->is_number()       ? NumberText(v->get<double>(), r.unit, scale)
+                                                      : HtmlEscape(ValueText(*v));
       out += fmt::format("<td class=\"num{}\"{}>{}{}</td>", is_best ? " best" : "",
                          note.empty() ? "" : " title=\"" + HtmlEscape(note) + "\"", text, sup);
     }
@@ -1130,7 +1144,7 @@ void Matrix(std::string& out, const Doc& d) {
 }
 
 void Operations(std::string& out, const Doc& d) {
-  out += "<section class=\"facts\">\n<h2>Operations &#8212; documented facts, not simulated</h2>\n"
+  out += "<section class=\"facts\" id=\"operations\">\n<h2>Operations &#8212; documented facts, not simulated</h2>\n"
          "<p>These rows come from vendor documentation and standards, not from the simulator; "
          "they are kept apart from the measured rows above.</p>\n";
   std::vector<OpsFact> facts = d.operations;
@@ -1185,19 +1199,22 @@ std::string HtmlEscape(const std::string& s) {
 std::string RenderCompareReport(const nlohmann::json& results, const std::string& source) {
   const Reader in(source);
   const Doc d = ReadDoc(results, in);
-  std::string names;
-  for (size_t i = 0; i < d.profiles.size(); ++i)
-    names += (i ? (i + 1 == d.profiles.size() ? " and " : ", ") : "") + d.profiles[i].name;
+  std::string names, names_html;
+  for (size_t i = 0; i < d.profiles.size(); ++i) {
+    const char* sep = i ? (i + 1 == d.profiles.size() ? " and " : ", ") : "";
+    names += sep + d.profiles[i].name;
+    names_html += sep + ("<span>" + HtmlEscape(d.profiles[i].name) + "</span>");
+  }
   std::string out;
   out.reserve(256 * 1024);
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<title>Fabric comparison: " + HtmlEscape(names) + "</title>\n";
   out += std::string("<style>") + kCss + "</style>\n</head>\n<body>\n<main>\n";
-  out += "<h1>Fabric comparison: " + HtmlEscape(names) + "</h1>\n";
+  out += "<h1>Fabric comparison: " + names_html + "</h1>\n";
   out += "<p class=\"options\">" + OptionsLine(d) + "</p>\n";
 
-  out += "<h2>What the evidence says</h2>\n<ul class=\"summary\">\n";
+  out += "<h2 id=\"summary\">What the evidence says</h2>\n<ul class=\"summary\">\n";
   for (const auto& s : d.summary) out += "<li>" + HtmlEscape(s) + "</li>\n";
   if (d.summary.empty()) out += "<li>(no summary)</li>\n";
   out += "</ul>\n<h3>Caveats</h3>\n<ul class=\"caveats\">\n";
@@ -1205,29 +1222,32 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
   if (d.caveats.empty()) out += "<li>(none given)</li>\n";
   out += "</ul>\n";
 
-  out += "<h2>Profiles</h2>\n<table class=\"profiles\"><thead><tr><th>profile</th><th>link</th>"
+  out += "<h2 id=\"profiles\">Profiles</h2>\n<table class=\"profiles\"><thead><tr><th>profile</th><th>link</th>"
          "<th>description</th><th>placeholders</th></tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < d.profiles.size(); ++i) {
     const Profile& p = d.profiles[i];
     const Style& st = StyleOf(i);
     std::string ph;
     for (size_t k = 0; k < p.placeholders.size(); ++k) ph += (k ? ", " : "") + HtmlEscape(p.placeholders[k]);
-    std::string link = HtmlEscape(p.link_layer);
-    if (p.link_rate_gbps > 0) link += (link.empty() ? "" : " ") + NumberText(p.link_rate_gbps, "") + "G";
+    std::string link = p.link_layer == "infiniband" ? "InfiniBand"
+                       : p.link_layer == "roce"     ? "RoCE v2"
+                                                    : HtmlEscape(p.link_layer);
+    if (p.link_rate_gbps > 0)
+      link += (link.empty() ? "" : ", ") + fmt::format("{:g} Gb/s", p.link_rate_gbps);
     out += fmt::format(
         "<tr><td><svg width=\"40\" height=\"12\" style=\"display:inline;vertical-align:middle\">"
         "<line x1=\"2\" y1=\"6\" x2=\"38\" y2=\"6\" stroke=\"{}\" stroke-width=\"2.5\"{}/>{}</svg> "
-        "<b>{}</b>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<b class=\"pname\">{}</b>{}</td><td class=\"link\">{}</td><td>{}</td><td>{}</td></tr>\n",
         st.color, DashAttr(st), Marker(st.marker, 20, 6, 4, st.color, ""), HtmlEscape(p.name),
         p.file.empty() ? "" : "<br><span class=\"src\">" + HtmlEscape(p.file) + "</span>", link,
         HtmlEscape(p.description), ph.empty() ? "none" : ph);
   }
   out += "</tbody></table>\n";
 
-  out += "<h2>Comparison matrix</h2>\n";
+  out += "<h2 id=\"matrix\">Comparison matrix</h2>\n";
   Matrix(out, d);
 
-  out += "<h2>Charts</h2>\n";
+  out += "<h2 id=\"charts\">Charts</h2>\n";
   Figure(out, "All-reduce bus bandwidth against message size",
          "Bus bandwidth as nccl-tests reports it, per message size; dotted lines: line rate and "
          "the checklist's 92 % mark.",
