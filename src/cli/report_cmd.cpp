@@ -31,14 +31,20 @@ struct ReportOptions {
 
 nlohmann::json ReadResults(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, ""}, fmt::format("cannot read the file: {}", std::strerror(errno)));
+  if (!in)
+    throw InputError({path, 0, ""}, fmt::format("cannot read the file: {}", std::strerror(errno)));
   std::stringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError({path, 0, ""}, "cannot read the file");
   try {
     return nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError({path, 0, ""}, fmt::format("not valid JSON: {}", e.what()));
+    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...".
+    std::string what = e.what();
+    if (const size_t end = what.find("] ");
+        what.rfind("[json.", 0) == 0 && end != std::string::npos)
+      what = what.substr(end + 2);
+    throw InputError({path, 0, ""}, "not valid JSON: " + what);
   }
 }
 
@@ -48,7 +54,8 @@ void WriteAtomically(const std::string& path, const std::string& text) {
   std::string tmpl = (dir / ("." + dest.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0)
-    throw InputError({path, 0, "-o"}, fmt::format("cannot write the report: {}", std::strerror(errno)));
+    throw InputError({path, 0, "-o"},
+                     fmt::format("cannot write the report: {}", std::strerror(errno)));
   bool ok = true;
   for (size_t done = 0; ok && done < text.size();) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);

@@ -71,7 +71,8 @@ class Reader {
     }
     return out;
   }
-  std::vector<std::string> Strings(const json& obj, const std::string& path, const char* key) const {
+  std::vector<std::string> Strings(const json& obj, const std::string& path,
+                                   const char* key) const {
     const json& arr = Array(obj, path, key);
     std::vector<std::string> out;
     for (size_t i = 0; i < arr.size(); ++i) {
@@ -127,8 +128,7 @@ Doc ReadDoc(const json& j, const Reader& in) {
   Doc d;
   if (!j.is_object()) in.Fail("", "expected a JSON object (lossless.compare/1 results)");
   const std::string schema = in.String(j, "", "schema");
-  if (schema != kSchema)
-    in.Fail("schema", Expected(std::string("\"") + kSchema + "\"", schema));
+  if (schema != kSchema) in.Fail("schema", Expected(std::string("\"") + kSchema + "\"", schema));
   d.version = Reader::OptString(j, "lossless_version");
   for (const auto& [k, v] : in.Object(j, "", "options").items()) d.options.emplace_back(k, &v);
   const json& profiles = in.Array(j, "", "profiles");
@@ -163,8 +163,8 @@ Doc ReadDoc(const json& j, const Reader& in) {
     for (const auto& p : d.profiles) {
       auto it = values.find(p.name);
       if (it != values.end() && !(it->is_null() || it->is_number() || it->is_string()))
-        in.Fail(path + ".values." + p.name, "expected a number, a string or null, got " +
-                                                Reader::TypeOf(*it));
+        in.Fail(path + ".values." + p.name,
+                "expected a number, a string or null, got " + Reader::TypeOf(*it));
       r.values.push_back(it == values.end() ? nullptr : &*it);
       r.notes.push_back(notes != nullptr ? Reader::OptString(*notes, p.name.c_str()) : "");
     }
@@ -234,7 +234,9 @@ std::string SizeLabel(double bytes) {
 }
 
 // A coordinate in the SVG: one decimal is far below a pixel.
-std::string C(double v) { return fmt::format("{:.1f}", v); }
+std::string C(double v) {
+  return fmt::format("{:.1f}", v);
+}
 
 // Tick label of a linear axis whose ticks are `step` apart.
 std::string TickText(double v, double step) {
@@ -255,11 +257,13 @@ struct Style {
   int marker;        // 0 circle, 1 square, 2 triangle, 3 diamond, 4 cross, 5 triangle down
 };
 constexpr Style kStyles[] = {
-    {"#0072B2", "", 0},       {"#D55E00", "9 4", 1},        {"#009E73", "3 3", 2},
+    {"#0072B2", "", 0},         {"#D55E00", "9 4", 1},     {"#009E73", "3 3", 2},
     {"#CC79A7", "12 4 3 4", 3}, {"#E69F00", "6 3 1 3", 4}, {"#56B4E9", "1 3", 5},
-    {"#000000", "14 3", 0},   {"#999999", "4 2 4 6", 1},
+    {"#000000", "14 3", 0},     {"#999999", "4 2 4 6", 1},
 };
-const Style& StyleOf(size_t i) { return kStyles[i % std::size(kStyles)]; }
+const Style& StyleOf(size_t i) {
+  return kStyles[i % std::size(kStyles)];
+}
 
 // A marker of shape `kind` centred on (x, y), radius r.
 std::string Marker(int kind, double x, double y, double r, const char* color,
@@ -270,21 +274,25 @@ std::string Marker(int kind, double x, double y, double r, const char* color,
       return fmt::format(R"svg(<rect{} x="{}" y="{}" width="{}" height="{}" fill="{}"/>)svg", cls,
                          C(x - r * 0.9), C(y - r * 0.9), C(r * 1.8), C(r * 1.8), color);
     case 2:
-      return fmt::format(R"svg(<path{} d="M{} {}L{} {}L{} {}Z" fill="{}"/>)svg", cls, C(x), C(y - r * 1.2),
-                         C(x + r * 1.1), C(y + r * 0.8), C(x - r * 1.1), C(y + r * 0.8), color);
+      return fmt::format(R"svg(<path{} d="M{} {}L{} {}L{} {}Z" fill="{}"/>)svg", cls, C(x),
+                         C(y - r * 1.2), C(x + r * 1.1), C(y + r * 0.8), C(x - r * 1.1),
+                         C(y + r * 0.8), color);
     case 3:
       return fmt::format(R"svg(<path{} d="M{} {}L{} {}L{} {}L{} {}Z" fill="{}"/>)svg", cls, C(x),
-                         C(y - r * 1.3), C(x + r), C(y), C(x), C(y + r * 1.3), C(x - r), C(y), color);
+                         C(y - r * 1.3), C(x + r), C(y), C(x), C(y + r * 1.3), C(x - r), C(y),
+                         color);
     case 4:
       return fmt::format(
-          R"svg(<path{} d="M{} {}L{} {}M{} {}L{} {}" stroke="{}" stroke-width="2.5" fill="none"/>)svg", cls,
-          C(x - r), C(y - r), C(x + r), C(y + r), C(x - r), C(y + r), C(x + r), C(y - r), color);
+          R"svg(<path{} d="M{} {}L{} {}M{} {}L{} {}" stroke="{}" stroke-width="2.5" fill="none"/>)svg",
+          cls, C(x - r), C(y - r), C(x + r), C(y + r), C(x - r), C(y + r), C(x + r), C(y - r),
+          color);
     case 5:
-      return fmt::format(R"svg(<path{} d="M{} {}L{} {}L{} {}Z" fill="{}"/>)svg", cls, C(x), C(y + r * 1.2),
-                         C(x + r * 1.1), C(y - r * 0.8), C(x - r * 1.1), C(y - r * 0.8), color);
+      return fmt::format(R"svg(<path{} d="M{} {}L{} {}L{} {}Z" fill="{}"/>)svg", cls, C(x),
+                         C(y + r * 1.2), C(x + r * 1.1), C(y - r * 0.8), C(x - r * 1.1),
+                         C(y - r * 0.8), color);
     default:
-      return fmt::format(R"svg(<circle{} cx="{}" cy="{}" r="{}" fill="{}"/>)svg", cls, C(x), C(y), C(r),
-                         color);
+      return fmt::format(R"svg(<circle{} cx="{}" cy="{}" r="{}" fill="{}"/>)svg", cls, C(x), C(y),
+                         C(r), color);
   }
 }
 
@@ -302,9 +310,9 @@ std::string ShortName(const std::string& name, size_t max = 20) {
 
 // A plot area inside an SVG and the mapping from data to it.
 struct Plot {
-  double x0, y0, w, h;            // pixel box
-  double xlo, xhi, ylo, yhi;      // data range
-  bool xlog = false;              // log scale (any base: only ratios matter)
+  double x0, y0, w, h;        // pixel box
+  double xlo, xhi, ylo, yhi;  // data range
+  bool xlog = false;          // log scale (any base: only ratios matter)
   double X(double v) const {
     const double f = xlog ? (std::log(v) - std::log(xlo)) / (std::log(xhi) - std::log(xlo))
                           : (v - xlo) / (xhi - xlo);
@@ -339,7 +347,8 @@ double NiceMax(double max) {
   return std::max(ticks.back(), max * 1.05) <= ticks.back() ? ticks.back() : ticks.back() + step;
 }
 
-void Open(std::string& out, const char* chart, double width, double height, const std::string& label) {
+void Open(std::string& out, const char* chart, double width, double height,
+          const std::string& label) {
   out += fmt::format(
       R"svg(<svg data-chart="{}" viewBox="0 0 {} {}" width="{}" height="{}" role="img" aria-label="{}" xmlns="http://www.w3.org/2000/svg">)svg"
       "\n",
@@ -354,25 +363,24 @@ void NoData(std::string& out, double x, double y, const std::string& what) {
 
 // Frame, grid, tick labels and axis titles of `p`. x ticks are given with
 // their labels; y ticks are linear (computed here).
-void Axes(std::string& out, const Plot& p, const std::vector<std::pair<double, std::string>>& xticks,
-          const std::string& xtitle, const std::string& ytitle, int yticks_wanted = 5,
-          bool y_percent = false) {
+void Axes(std::string& out, const Plot& p,
+          const std::vector<std::pair<double, std::string>>& xticks, const std::string& xtitle,
+          const std::string& ytitle, int yticks_wanted = 5, bool y_percent = false) {
   out += "<g class=\"axes\">\n";
   double step = 0;
   for (double v : NiceTicks(p.ylo, p.yhi, yticks_wanted, &step)) {
     const double y = p.Y(v);
-    out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(p.x0), C(y),
-                       C(p.x0 + p.w), C(y));
-    const std::string label =
-        y_percent ? fmt::format("{:.0f} %", v * 100) : TickText(v, step);
+    out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(p.x0),
+                       C(y), C(p.x0 + p.w), C(y));
+    const std::string label = y_percent ? fmt::format("{:.0f} %", v * 100) : TickText(v, step);
     out += fmt::format(R"svg(<text class="tick" x="{}" y="{}" text-anchor="end">{}</text>)svg"
                        "\n",
                        C(p.x0 - 7), C(y + 4), label);
   }
   for (const auto& [v, label] : xticks) {
     const double x = p.X(v);
-    out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(x), C(p.y0),
-                       C(x), C(p.y0 + p.h));
+    out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(x),
+                       C(p.y0), C(x), C(p.y0 + p.h));
     if (!label.empty())
       out += fmt::format(R"svg(<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>)svg"
                          "\n",
@@ -381,9 +389,10 @@ void Axes(std::string& out, const Plot& p, const std::vector<std::pair<double, s
   out += fmt::format(R"svg(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)svg"
                      "\n",
                      C(p.x0), C(p.y0), C(p.w), C(p.h));
-  out += fmt::format(R"svg(<text class="axis-title" x="{}" y="{}" text-anchor="middle">{}</text>)svg"
-                     "\n",
-                     C(p.x0 + p.w / 2), C(p.y0 + p.h + 40), HtmlEscape(xtitle));
+  out +=
+      fmt::format(R"svg(<text class="axis-title" x="{}" y="{}" text-anchor="middle">{}</text>)svg"
+                  "\n",
+                  C(p.x0 + p.w / 2), C(p.y0 + p.h + 40), HtmlEscape(xtitle));
   if (!ytitle.empty())
     out += fmt::format(
         R"svg(<text class="axis-title" transform="translate({} {}) rotate(-90)" text-anchor="middle">{}</text>)svg"
@@ -508,14 +517,14 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
   for (double b = first; b <= p.xhi; b *= 2) ++n;
   const size_t skip = n > 12 ? 2 : 1;
   size_t k = 0;
-  for (double b = first; b <= p.xhi; b *= 2, ++k) xt.emplace_back(b, k % skip == 0 ? SizeLabel(b) : "");
+  for (double b = first; b <= p.xhi; b *= 2, ++k)
+    xt.emplace_back(b, k % skip == 0 ? SizeLabel(b) : "");
   Axes(out, p, xt, "message size (bytes, log2 scale)", "bus bandwidth (GB/s)");
   for (double r : rates) {
     out += fmt::format(
         R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">line rate {} GB/s</text>)svg"
         "\n",
-        C(p.x0), C(p.Y(r)), C(p.x0 + p.w), C(p.Y(r)), C(p.x0 + 6), C(p.Y(r) - 5),
-        TickText(r, 1));
+        C(p.x0), C(p.Y(r)), C(p.x0 + p.w), C(p.Y(r)), C(p.x0 + 6), C(p.Y(r) - 5), TickText(r, 1));
     out += fmt::format(
         R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">92 % of line rate</text>)svg"
         "\n",
@@ -627,8 +636,7 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
     hi = shown.size() == 1 ? *mx : std::max(hi, *mx);
   }
   const double lane = 62;
-  const double height =
-      shown.empty() ? 200 : 30 + lane * static_cast<double>(shown.size()) + 60;
+  const double height = shown.empty() ? 200 : 30 + lane * static_cast<double>(shown.size()) + 60;
   Open(out, "iterations", kW, height, "All-reduce iteration time distribution per profile");
   if (shown.empty()) {
     NoData(out, kW / 2, height / 2, "no data: the results hold no iteration times");
@@ -638,8 +646,14 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
   const bool ms = hi >= 2000;
   const double scale = ms ? 1e-3 : 1;
   const double span = std::max(hi - lo, hi * 0.01);
-  Plot p{150, 20, kW - 150 - 215, lane * static_cast<double>(shown.size()), (lo - span * 0.05) * scale,
-         (hi + span * 0.05) * scale, 0, static_cast<double>(shown.size())};
+  Plot p{150,
+         20,
+         kW - 150 - 215,
+         lane * static_cast<double>(shown.size()),
+         (lo - span * 0.05) * scale,
+         (hi + span * 0.05) * scale,
+         0,
+         static_cast<double>(shown.size())};
   double step = 0;
   std::vector<std::pair<double, std::string>> xt;
   for (double v : NiceTicks(p.xlo, p.xhi, 7, &step)) xt.emplace_back(v, TickText(v, step));
@@ -696,8 +710,9 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
       const double dy = (static_cast<double>((n * 7) % 11) - 5) * 2.4;
       out += Marker(st.marker, p.X(v[n] * scale), mid + dy, 2.6, st.color, "mark pt");
     }
-    out += fmt::format(R"svg(<text class="note" x="{}" y="{}">p50 {}</text>)svg", C(p.x0 + p.w + 10),
-                       C(mid - 3), fmt::format("{:.2f} {}", q2, ms ? "ms" : "us"));
+    out +=
+        fmt::format(R"svg(<text class="note" x="{}" y="{}">p50 {}</text>)svg", C(p.x0 + p.w + 10),
+                    C(mid - 3), fmt::format("{:.2f} {}", q2, ms ? "ms" : "us"));
     out += fmt::format(R"svg(<text class="note" x="{}" y="{}">p99/p50 {:.2f}</text>)svg"
                        "\n",
                        C(p.x0 + p.w + 10), C(mid + 13), q2 > 0 ? p99 / q2 : 0.0);
@@ -772,30 +787,40 @@ void IncastChart(std::string& out, const Doc& d, const Reader& in) {
   // Legend row: shading and line.
   out += "<g class=\"legend\">";
   out += R"svg(<line x1="80" y1="18" x2="114" y2="18" stroke="#333" stroke-width="2.5"/>)svg";
-  out += R"svg(<text x="122" y="22">queue occupancy of the congested egress port (line style as in the other charts)</text>)svg";
-  out += R"svg(<rect x="80" y="29" width="34" height="12" fill="url(#paused-hatch)" stroke="#777"/>)svg";
+  out +=
+      R"svg(<text x="122" y="22">queue occupancy of the congested egress port (line style as in the other charts)</text>)svg";
+  out +=
+      R"svg(<rect x="80" y="29" width="34" height="12" fill="url(#paused-hatch)" stroke="#777"/>)svg";
   out += fmt::format(R"svg(<text x="122" y="39">{}</text></g>)svg"
                      "\n",
                      any_ib && any_roce ? "paused (PFC) or, on InfiniBand, credit-starved"
                      : any_ib           ? "credit-starved (InfiniBand)"
                                         : "paused (PFC)");
-  out += R"svg(<defs><pattern id="paused-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f4c7a1"/><line x1="0" y1="0" x2="0" y2="6" stroke="#8a5a2b" stroke-width="2"/></pattern></defs>)svg"
-         "\n";
+  out +=
+      R"svg(<defs><pattern id="paused-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f4c7a1"/><line x1="0" y1="0" x2="0" y2="6" stroke="#8a5a2b" stroke-width="2"/></pattern></defs>)svg"
+      "\n";
   const double pw = kW / cols;
   for (size_t k = 0; k < panels.size(); ++k) {
     const Panel& pn = panels[k];
     const double ox = static_cast<double>(k % cols) * pw;
     const double oy = top + static_cast<double>(k / cols) * ph;
-    Plot p{ox + 80, oy + 26, pw - 80 - 20, ph - 26 - 58, 0, tmax > 0 ? tmax : 1, 0,
+    Plot p{ox + 80,
+           oy + 26,
+           pw - 80 - 20,
+           ph - 26 - 58,
+           0,
+           tmax > 0 ? tmax : 1,
+           0,
            NiceMax(qmax * qscale)};
     const std::string& name = d.profiles[pn.profile].name;
     std::string title = name + (pn.port.empty() ? "" : " \xE2\x80\x94 " + pn.port);
     out += fmt::format(R"svg(<text class="panel-title" x="{}" y="{}">{}</text>)svg"
                        "\n",
-                       C(p.x0), C(oy + 16), HtmlEscape(title.size() > 60 ? title.substr(0, 60) : title));
+                       C(p.x0), C(oy + 16),
+                       HtmlEscape(title.size() > 60 ? title.substr(0, 60) : title));
     if (pn.t.empty() && pn.paused.empty()) {
-      out += fmt::format(R"svg(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)svg", C(p.x0),
-                         C(p.y0), C(p.w), C(p.h));
+      out += fmt::format(R"svg(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)svg",
+                         C(p.x0), C(p.y0), C(p.w), C(p.h));
       NoData(out, p.x0 + p.w / 2, p.y0 + p.h / 2, "no data");
       continue;
     }
@@ -825,8 +850,8 @@ struct Fill {
   const char* pattern;  // "" = solid
 };
 constexpr Fill kFills[] = {
-    {"#0072B2", ""},       {"#E69F00", "diag"}, {"#009E73", "dots"}, {"#CC79A7", "cross"},
-    {"#56B4E9", "hline"},  {"#D55E00", "vline"}, {"#F0E442", "diag2"}, {"#999999", ""},
+    {"#0072B2", ""},      {"#E69F00", "diag"},  {"#009E73", "dots"},  {"#CC79A7", "cross"},
+    {"#56B4E9", "hline"}, {"#D55E00", "vline"}, {"#F0E442", "diag2"}, {"#999999", ""},
 };
 
 std::string PatternDef(size_t k) {
@@ -851,8 +876,9 @@ std::string PatternDef(size_t k) {
     return fmt::format(
         R"svg(<pattern id="{}" width="8" height="8" patternUnits="userSpaceOnUse">{}<line x1="0" y1="4" x2="8" y2="4" stroke="{}" stroke-width="1.4"{}/></pattern>)svg",
         id, inner, ink, p == "vline" ? R"svg( transform="rotate(90 4 4)")svg" : "");
-  return fmt::format(R"svg(<pattern id="{}" width="8" height="8" patternUnits="userSpaceOnUse">{}</pattern>)svg",
-                     id, inner);
+  return fmt::format(
+      R"svg(<pattern id="{}" width="8" height="8" patternUnits="userSpaceOnUse">{}</pattern>)svg",
+      id, inner);
 }
 
 void TcoChart(std::string& out, const Doc& d, const Reader& in) {
@@ -919,8 +945,14 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
         C(lx), C(ly - 10), k, C(lx + 22), C(ly + 1), ShortName(items[k], 24));
   }
   out += "</g>\n";
-  Plot p{150, ly + 22, kW - 150 - 40, lane * static_cast<double>(d.profiles.size()), 0,
-         NiceMax(max_total), 0, 1};
+  Plot p{150,
+         ly + 22,
+         kW - 150 - 40,
+         lane * static_cast<double>(d.profiles.size()),
+         0,
+         NiceMax(max_total),
+         0,
+         1};
   double step = 0;
   std::vector<std::pair<double, std::string>> xt;
   for (double v : NiceTicks(p.xlo, p.xhi, 6, &step)) xt.emplace_back(v, TickText(v, step));
@@ -946,18 +978,21 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
   for (size_t i = 0; i < d.profiles.size(); ++i) {
     const double top = p.y0 + lane * static_cast<double>(i);
     const double mid = top + lane / 2;
-    out += fmt::format(R"svg(<g><title>{}</title><text class="lane" x="{}" y="{}" text-anchor="end">{}</text></g>)svg",
-                       HtmlEscape(d.profiles[i].name), C(p.x0 - 10), C(mid + 4),
-                       ShortName(d.profiles[i].name, 17));
+    out += fmt::format(
+        R"svg(<g><title>{}</title><text class="lane" x="{}" y="{}" text-anchor="end">{}</text></g>)svg",
+        HtmlEscape(d.profiles[i].name), C(p.x0 - 10), C(mid + 4),
+        ShortName(d.profiles[i].name, 17));
     if (bars[i].empty()) {
-      out += fmt::format(R"svg(<text class="nodata-inline" x="{}" y="{}">no fabric-only figure: {}</text>)svg"
-                         "\n",
-                         C(p.x0 + 10), C(mid + 4), HtmlEscape(tco_note(i)));
+      out += fmt::format(
+          R"svg(<text class="nodata-inline" x="{}" y="{}">no fabric-only figure: {}</text>)svg"
+          "\n",
+          C(p.x0 + 10), C(mid + 4), HtmlEscape(tco_note(i)));
       continue;
     }
     double x = 0;
     for (const auto& [item, v] : bars[i]) {
-      const size_t k = static_cast<size_t>(std::find(items.begin(), items.end(), item) - items.begin());
+      const size_t k =
+          static_cast<size_t>(std::find(items.begin(), items.end(), item) - items.begin());
       const double x1 = p.X(x), x2 = p.X(x + v);
       out += fmt::format(
           R"svg(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="url(#tco-fill-{})" stroke="#222" stroke-width="0.8"><title>{}: {} USD/GPU/year</title></rect>)svg",
@@ -1037,16 +1072,18 @@ std::string OptionsLine(const Doc& d) {
   if (auto it = o.find("sizes"); it != o.end() && it->second->is_array() && !it->second->empty()) {
     const json& a = *it->second;
     if (a.front().is_number() && a.back().is_number())
-      parts.push_back(fmt::format("sizes {}&#8211;{} ({} sizes)", SizeLabel(a.front().get<double>()),
+      parts.push_back(fmt::format("sizes {}&#8211;{} ({} sizes)",
+                                  SizeLabel(a.front().get<double>()),
                                   SizeLabel(a.back().get<double>()), a.size()));
   }
   if (const json* g = num("tco_gpus"))
     parts.push_back(fmt::format("TCO at {} GPUs", Thousands(g->get<double>())));
   for (const auto& [k, v] : d.options) {
-    static const std::set<std::string> known = {"nodes", "gpus_per_node", "rate", "seed",
+    static const std::set<std::string> known = {"nodes", "gpus_per_node", "rate",    "seed",
                                                 "full",  "sizes",         "tco_gpus"};
     if (known.count(k) == 0)
-      parts.push_back(HtmlEscape(k) + " " + HtmlEscape(v->is_string() ? v->get<std::string>() : v->dump()));
+      parts.push_back(HtmlEscape(k) + " " +
+                      HtmlEscape(v->is_string() ? v->get<std::string>() : v->dump()));
   }
   if (!d.version.empty()) parts.push_back("lossless " + HtmlEscape(d.version));
   std::string out;
@@ -1070,7 +1107,8 @@ const char* SectionTitle(const std::string& s) {
 
 void Matrix(std::string& out, const Doc& d) {
   std::vector<std::string> footnotes;
-  auto footnote = [&](const std::string& profile, const std::string& label, const std::string& note) {
+  auto footnote = [&](const std::string& profile, const std::string& label,
+                      const std::string& note) {
     footnotes.push_back("<b>" + HtmlEscape(label) + ", " + HtmlEscape(profile) + ":</b> " +
                         HtmlEscape(note));
     return footnotes.size();
@@ -1132,10 +1170,11 @@ void Matrix(std::string& out, const Doc& d) {
     out += "</tr>\n";
   }
   out += "</tbody></table>\n";
-  out += "<p class=\"legend-key\"><span style=\"font-weight:bold;background:#dbeedd;"
-         "box-shadow:inset 3px 0 0 #1a6b2a;padding:0 6px\">bold, shaded</span> best value of "
-         "the row (lower or higher, as the metric goes); &#8212; not measured, with the "
-         "reason in a footnote.</p>\n";
+  out +=
+      "<p class=\"legend-key\"><span style=\"font-weight:bold;background:#dbeedd;"
+      "box-shadow:inset 3px 0 0 #1a6b2a;padding:0 6px\">bold, shaded</span> best value of "
+      "the row (lower or higher, as the metric goes); &#8212; not measured, with the "
+      "reason in a footnote.</p>\n";
   if (!footnotes.empty()) {
     out += "<ol class=\"footnotes\">\n";
     for (const auto& f : footnotes) out += "<li>" + f + "</li>\n";
@@ -1144,16 +1183,18 @@ void Matrix(std::string& out, const Doc& d) {
 }
 
 void Operations(std::string& out, const Doc& d) {
-  out += "<section class=\"facts\" id=\"operations\">\n<h2>Operations &#8212; documented facts, not simulated</h2>\n"
-         "<p>These rows come from vendor documentation and standards, not from the simulator; "
-         "they are kept apart from the measured rows above.</p>\n";
+  out +=
+      "<section class=\"facts\" id=\"operations\">\n<h2>Operations &#8212; documented facts, not "
+      "simulated</h2>\n"
+      "<p>These rows come from vendor documentation and standards, not from the simulator; "
+      "they are kept apart from the measured rows above.</p>\n";
   std::vector<OpsFact> facts = d.operations;
   for (const auto& r : d.rows) {
     if (r.section != "operations") continue;
     OpsFact f{r.label, "", {}};
     for (size_t i = 0; i < d.profiles.size(); ++i)
-      f.values.push_back(r.values[i] == nullptr || r.values[i]->is_null() ? ""
-                                                                          : ValueText(*r.values[i]));
+      f.values.push_back(
+          r.values[i] == nullptr || r.values[i]->is_null() ? "" : ValueText(*r.values[i]));
     facts.push_back(std::move(f));
   }
   if (facts.empty()) {
@@ -1165,14 +1206,16 @@ void Operations(std::string& out, const Doc& d) {
   out += "<th>source</th></tr></thead>\n<tbody>\n";
   for (const auto& f : facts) {
     out += "<tr><td>" + HtmlEscape(f.label) + "</td>";
-    for (const auto& v : f.values) out += "<td>" + (v.empty() ? "&#8212;" : HtmlEscape(v)) + "</td>";
+    for (const auto& v : f.values)
+      out += "<td>" + (v.empty() ? "&#8212;" : HtmlEscape(v)) + "</td>";
     out += "<td class=\"src\">" + HtmlEscape(f.source) + "</td></tr>\n";
   }
   out += "</tbody></table>\n</section>\n";
 }
 
 void Figure(std::string& out, const char* title, const std::string& caption,
-            void (*chart)(std::string&, const Doc&, const Reader&), const Doc& d, const Reader& in) {
+            void (*chart)(std::string&, const Doc&, const Reader&), const Doc& d,
+            const Reader& in) {
   out += fmt::format("<figure>\n<h3>{}</h3>\n", title);
   chart(out, d, in);
   out += "<figcaption>" + caption + "</figcaption>\n</figure>\n";
@@ -1185,12 +1228,23 @@ std::string HtmlEscape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -1207,8 +1261,9 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
   }
   std::string out;
   out.reserve(256 * 1024);
-  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<title>Fabric comparison: " + HtmlEscape(names) + "</title>\n";
   out += std::string("<style>") + kCss + "</style>\n</head>\n<body>\n<main>\n";
   out += "<h1>Fabric comparison: " + names_html + "</h1>\n";
@@ -1222,13 +1277,16 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
   if (d.caveats.empty()) out += "<li>(none given)</li>\n";
   out += "</ul>\n";
 
-  out += "<h2 id=\"profiles\">Profiles</h2>\n<table class=\"profiles\"><thead><tr><th>profile</th><th>link</th>"
-         "<th>description</th><th>placeholders</th></tr></thead>\n<tbody>\n";
+  out +=
+      "<h2 id=\"profiles\">Profiles</h2>\n<table "
+      "class=\"profiles\"><thead><tr><th>profile</th><th>link</th>"
+      "<th>description</th><th>placeholders</th></tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < d.profiles.size(); ++i) {
     const Profile& p = d.profiles[i];
     const Style& st = StyleOf(i);
     std::string ph;
-    for (size_t k = 0; k < p.placeholders.size(); ++k) ph += (k ? ", " : "") + HtmlEscape(p.placeholders[k]);
+    for (size_t k = 0; k < p.placeholders.size(); ++k)
+      ph += (k ? ", " : "") + HtmlEscape(p.placeholders[k]);
     std::string link = p.link_layer == "infiniband" ? "InfiniBand"
                        : p.link_layer == "roce"     ? "RoCE v2"
                                                     : HtmlEscape(p.link_layer);
@@ -1265,8 +1323,8 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
          "InfiniBand, its upstream) was paused or credit-starved.",
          IncastChart, d, in);
   Figure(out, "Cost per GPU per year",
-         "Annual fabric cost per GPU split by item (capex amortized, power, operations).",
-         TcoChart, d, in);
+         "Annual fabric cost per GPU split by item (capex amortized, power, operations).", TcoChart,
+         d, in);
 
   Operations(out, d);
   out += "</main>\n</body>\n</html>\n";

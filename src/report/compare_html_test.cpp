@@ -17,12 +17,13 @@
 namespace lossless::report {
 namespace {
 
+using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using nlohmann::json;
 
 json Fixture() {
-  std::ifstream in(std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/compare/sample-results.json");
+  std::ifstream in(std::string(LOSSLESS_SOURCE_DIR) +
+                   "/tests/fixtures/compare/sample-results.json");
   EXPECT_TRUE(in.good());
   return json::parse(in);
 }
@@ -75,7 +76,8 @@ TEST(CompareReport, EveryChartOfTheFixtureHasMarksAndNoNoDataMessage) {
   // roce-untuned's three pauses and the others' are shaded.
   EXPECT_EQ(Count(Chart(html, "incast"), "class=\"mark paused\""), 2u + 3 + 3 + 2);
   // cloud-shared has no fabric-only TCO: said with its note, not drawn.
-  EXPECT_THAT(Chart(html, "tco"), HasSubstr("no fabric-only figure: not comparable (includes GPUs)"));
+  EXPECT_THAT(Chart(html, "tco"),
+              HasSubstr("no fabric-only figure: not comparable (includes GPUs)"));
   EXPECT_THAT(html, HasSubstr("documented facts, not simulated"));
 }
 
@@ -105,8 +107,8 @@ TEST(CompareReport, EscapesEveryStringFromTheJson) {
   j["caveats"] = {"caveat & <b>"};
   j["options"]["tenant"] = "<x>";
   j["series"]["busbw"] = {{evil, json::array({{{"bytes", 8388608}, {"busbw_gbps", 300.0}}})}};
-  j["operations"] = json::array(
-      {{{"label", "<op>"}, {"values", {{evil, "<v>"}}}, {"source", "<src>"}}});
+  j["operations"] =
+      json::array({{{"label", "<op>"}, {"values", {{evil, "<v>"}}}, {"source", "<src>"}}});
   const std::string html = RenderCompareReport(j);
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("<img")));
@@ -171,7 +173,8 @@ TEST(CompareReport, BadShapeNamesTheField) {
   EXPECT_EQ(ErrorOf(j), "r.json: rows[0].unit: missing field");
   j = Minimal();
   j["rows"][0]["values"]["ib-ndr"] = json::array();
-  EXPECT_EQ(ErrorOf(j), "r.json: rows[0].values.ib-ndr: expected a number, a string or null, got array");
+  EXPECT_EQ(ErrorOf(j),
+            "r.json: rows[0].values.ib-ndr: expected a number, a string or null, got array");
   j = Minimal();
   j["schema"] = "lossless.compare/2";
   EXPECT_THAT(ErrorOf(j), HasSubstr("r.json: schema: expected \"lossless.compare/1\""));
@@ -180,8 +183,9 @@ TEST(CompareReport, BadShapeNamesTheField) {
   EXPECT_EQ(ErrorOf(j), "r.json: series.busbw.ib-ndr[0].busbw_gbps: missing field");
   j = Minimal();
   j["series"]["incast_timeline"] = {{"ib-ndr", {{"t_us", {0, 1}}, {"queue_bytes", {0}}}}};
-  EXPECT_EQ(ErrorOf(j), "r.json: series.incast_timeline.ib-ndr.queue_bytes: expected 2 values "
-                        "(one per t_us), got 1");
+  EXPECT_EQ(ErrorOf(j),
+            "r.json: series.incast_timeline.ib-ndr.queue_bytes: expected 2 values "
+            "(one per t_us), got 1");
   EXPECT_EQ(ErrorOf(json::array()), "r.json: expected a JSON object (lossless.compare/1 results)");
 }
 
