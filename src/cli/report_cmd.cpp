@@ -1,14 +1,8 @@
 // `lossless report RESULTS.json [-o report.html]`: renders the HTML report of
-// a saved `lossless compare` results.json (report/compare_html.hpp). The page
-// is written to a temporary file beside the destination and renamed, so a
-// failure leaves no half-written report.
-#include <sys/stat.h>
-#include <unistd.h>
-
+// a saved `lossless compare` results.json (report/compare_html.hpp), written
+// whole or not at all (WriteFileAtomically).
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -18,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
+#include "base/file.hpp"
 #include "cli/commands.hpp"
 #include "report/compare_html.hpp"
 
@@ -48,32 +43,6 @@ nlohmann::json ReadResults(const std::string& path) {
   }
 }
 
-void WriteAtomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path dest(path);
-  const std::filesystem::path dir = dest.has_parent_path() ? dest.parent_path() : ".";
-  std::string tmpl = (dir / ("." + dest.filename().string() + ".XXXXXX")).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0)
-    throw InputError({path, 0, "-o"},
-                     fmt::format("cannot write the report: {}", std::strerror(errno)));
-  bool ok = true;
-  for (size_t done = 0; ok && done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<size_t>(n);
-  }
-  const int err = ok ? 0 : errno;
-  // mkstemp creates the file 0600: a report is for reading, like any output.
-  ok = ok && ::fchmod(fd, 0644) == 0;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int e = err != 0 ? err : errno;
-    std::remove(tmpl.c_str());
-    throw InputError({path, 0, "-o"}, fmt::format("cannot write the report: {}", std::strerror(e)));
-  }
-}
-
 }  // namespace
 
 void AddReportCommand(CLI::App& app, Context& ctx) {
@@ -85,7 +54,7 @@ void AddReportCommand(CLI::App& app, Context& ctx) {
   cmd->callback([o, &ctx] {
     const nlohmann::json results = ReadResults(o->input);
     const std::string html = report::RenderCompareReport(results, o->input);
-    WriteAtomically(o->output, html);
+    WriteFileAtomically(o->output, html, {o->output, 0, "-o"});
     fmt::print("wrote {}\n", o->output);
     ctx.exit_code = 0;
   });

@@ -361,14 +361,26 @@ void NoData(std::string& out, double x, double y, const std::string& what) {
                      C(x), C(y), HtmlEscape(what));
 }
 
+using Ticks = std::vector<std::pair<double, std::string>>;  // position, label ("" = none)
+
+// About `want` linear ticks over [lo, hi] with their labels.
+Ticks LinearTicks(double lo, double hi, int want) {
+  double step = 0;
+  Ticks out;
+  for (double v : NiceTicks(lo, hi, want, &step)) out.emplace_back(v, TickText(v, step));
+  return out;
+}
+
 // Frame, grid, tick labels and axis titles of `p`. x ticks are given with
-// their labels; y ticks are linear (computed here).
-void Axes(std::string& out, const Plot& p,
-          const std::vector<std::pair<double, std::string>>& xticks, const std::string& xtitle,
+// their labels; about `yticks_wanted` linear y ticks are computed here (none
+// when 0: a chart of lanes labels its rows itself).
+void Axes(std::string& out, const Plot& p, const Ticks& xticks, const std::string& xtitle,
           const std::string& ytitle, int yticks_wanted = 5, bool y_percent = false) {
   out += "<g class=\"axes\">\n";
   double step = 0;
-  for (double v : NiceTicks(p.ylo, p.yhi, yticks_wanted, &step)) {
+  const std::vector<double> yticks =
+      yticks_wanted > 0 ? NiceTicks(p.ylo, p.yhi, yticks_wanted, &step) : std::vector<double>();
+  for (double v : yticks) {
     const double y = p.Y(v);
     out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(p.x0),
                        C(y), C(p.x0 + p.w), C(y));
@@ -511,7 +523,7 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
   }
   p.ylo = 0;
   p.yhi = NiceMax(ymax);
-  std::vector<std::pair<double, std::string>> xt;
+  Ticks xt;
   const double first = std::pow(2, std::ceil(std::log2(p.xlo)));
   size_t n = 0;
   for (double b = first; b <= p.xhi; b *= 2) ++n;
@@ -541,8 +553,8 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
 }
 
 // Log ticks at 1, 2, 5 x 10^k inside [lo, hi].
-std::vector<std::pair<double, std::string>> LogTicks(double lo, double hi) {
-  std::vector<std::pair<double, std::string>> out;
+Ticks LogTicks(double lo, double hi) {
+  Ticks out;
   for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= std::ceil(std::log10(hi)); ++e) {
     for (double m : {1.0, 2.0, 5.0}) {
       const double v = m * std::pow(10, e);
@@ -588,9 +600,7 @@ void LatencyChart(std::string& out, const Doc& d, const Reader& in) {
     p.xlo = lo - (hi - lo) * 0.05;
     p.xhi = hi + (hi - lo) * 0.05;
     if (p.xhi <= p.xlo) p.xhi = p.xlo + 1;
-    double step = 0;
-    xt.clear();
-    for (double v : NiceTicks(p.xlo, p.xhi, 6, &step)) xt.emplace_back(v, TickText(v, step));
+    xt = LinearTicks(p.xlo, p.xhi, 6);
   }
   Axes(out, p, xt, std::string("latency (us") + (p.xlog ? ", log scale)" : ")"),
        "fraction of messages at or below", 4, true);
@@ -654,27 +664,10 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
          (hi + span * 0.05) * scale,
          0,
          static_cast<double>(shown.size())};
-  double step = 0;
-  std::vector<std::pair<double, std::string>> xt;
-  for (double v : NiceTicks(p.xlo, p.xhi, 7, &step)) xt.emplace_back(v, TickText(v, step));
-  // Axes() draws y grid lines at lane borders; the lane labels replace y ticks.
-  out += "<g class=\"axes\">\n";
-  for (const auto& [v, label] : xt) {
-    out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(p.X(v)),
-                       C(p.y0), C(p.X(v)), C(p.y0 + p.h));
-    out += fmt::format(R"svg(<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>)svg"
-                       "\n",
-                       C(p.X(v)), C(p.y0 + p.h + 17), label);
-  }
-  out += fmt::format(R"svg(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)svg"
-                     "\n",
-                     C(p.x0), C(p.y0), C(p.w), C(p.h));
-  out += fmt::format(
-      R"svg(<text class="axis-title" x="{}" y="{}" text-anchor="middle">iteration time ({}){}</text>)svg"
-      "\n",
-      C(p.x0 + p.w / 2), C(p.y0 + p.h + 40), ms ? "ms" : "us",
-      bytes > 0 ? HtmlEscape(", all-reduce of " + SizeLabel(bytes) + " bytes") : "");
-  out += "</g>\n";
+  Axes(out, p, LinearTicks(p.xlo, p.xhi, 7),
+       std::string("iteration time (") + (ms ? "ms" : "us") + ")" +
+           (bytes > 0 ? ", all-reduce of " + SizeLabel(bytes) + " bytes" : ""),
+       "", 0);
   for (size_t k = 0; k < shown.size(); ++k) {
     const size_t i = shown[k];
     const Style& st = StyleOf(i);
@@ -824,10 +817,7 @@ void IncastChart(std::string& out, const Doc& d, const Reader& in) {
       NoData(out, p.x0 + p.w / 2, p.y0 + p.h / 2, "no data");
       continue;
     }
-    double step = 0;
-    std::vector<std::pair<double, std::string>> xt;
-    for (double v : NiceTicks(p.xlo, p.xhi, 5, &step)) xt.emplace_back(v, TickText(v, step));
-    Axes(out, p, xt, "time (us)", "queue (" + qunit + ")", 4);
+    Axes(out, p, LinearTicks(p.xlo, p.xhi, 5), "time (us)", "queue (" + qunit + ")", 4);
     for (const auto& [a, b] : pn.paused) {
       const double x1 = p.X(std::clamp(a, p.xlo, p.xhi)), x2 = p.X(std::clamp(b, p.xlo, p.xhi));
       out += fmt::format(
@@ -953,20 +943,7 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
          NiceMax(max_total),
          0,
          1};
-  double step = 0;
-  std::vector<std::pair<double, std::string>> xt;
-  for (double v : NiceTicks(p.xlo, p.xhi, 6, &step)) xt.emplace_back(v, TickText(v, step));
-  out += "<g class=\"axes\">";
-  for (const auto& [v, label] : xt) {
-    out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(p.X(v)),
-                       C(p.y0), C(p.X(v)), C(p.y0 + p.h));
-    out += fmt::format(R"svg(<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>)svg",
-                       C(p.X(v)), C(p.y0 + p.h + 17), label);
-  }
-  out += fmt::format(
-      R"svg(<line class="axis" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="axis-title" x="{}" y="{}" text-anchor="middle">fabric cost (USD per GPU per year)</text></g>)svg"
-      "\n",
-      C(p.x0), C(p.y0), C(p.x0), C(p.y0 + p.h), C(p.x0 + p.w / 2), C(p.y0 + p.h + 40));
+  Axes(out, p, LinearTicks(p.xlo, p.xhi, 6), "fabric cost (USD per GPU per year)", "", 0);
   // The per-GPU-year row's note says best why the bar is missing.
   auto tco_note = [&](size_t i) {
     for (const auto& r : d.rows)

@@ -40,9 +40,9 @@ PY
 expect "missing field" 2 "^error: $tmp/norows.json: rows\[2\]\.unit: missing field$" -- \
   "$BIN" report "$tmp/norows.json" -o "$tmp/keep.html"
 cmp -s "$tmp/a.html" "$tmp/keep.html" || { echo "FAIL report: a failed render changed the existing report"; fail=1; }
-expect "unwritable output" 2 "^error: $tmp/no/such/dir/r.html: -o: cannot write the report" -- \
+expect "unwritable output" 2 "^error: $tmp/no/such/dir/r.html: -o: cannot write the file" -- \
   "$BIN" report "$sample" -o "$tmp/no/such/dir/r.html"
-expect "output is a folder" 2 "^error: $tmp: -o: cannot write the report" -- \
+expect "output is a folder" 2 "^error: $tmp: -o: cannot write the file" -- \
   "$BIN" report "$sample" -o "$tmp"
 left="$(find "$tmp" -name '.*.XXXXXX' -o -name '.*html.*' | head -1)"
 [ -z "$left" ] || { echo "FAIL report: temporary file left behind: $left"; fail=1; }
