@@ -323,6 +323,7 @@ struct Plot {
 
 // Linear ticks: about `want` of them at 1, 2, 2.5 or 5 times a power of ten.
 std::vector<double> NiceTicks(double lo, double hi, int want, double* step_out) {
+  if (!(hi > lo)) hi = lo + 1;  // an empty range (all values equal) still gets an axis
   const double raw = (hi - lo) / std::max(1, want);
   const double mag = std::pow(10, std::floor(std::log10(raw)));
   double step = mag;
@@ -646,7 +647,7 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
     hi = shown.size() == 1 ? *mx : std::max(hi, *mx);
   }
   const double lane = 62;
-  const double height = shown.empty() ? 200 : 30 + lane * static_cast<double>(shown.size()) + 60;
+  const double height = shown.empty() ? 200 : 20 + lane * static_cast<double>(shown.size()) + 52;
   Open(out, "iterations", kW, height, "All-reduce iteration time distribution per profile");
   if (shown.empty()) {
     NoData(out, kW / 2, height / 2, "no data: the results hold no iteration times");
@@ -684,7 +685,6 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
     const std::vector<double>& v = data[i];
     const double q1 = Quantile(v, 0.25) * scale, q2 = Quantile(v, 0.5) * scale,
                  q3 = Quantile(v, 0.75) * scale;
-    const double p99 = Quantile(v, 0.99) * scale;
     const double mn = *std::min_element(v.begin(), v.end()) * scale;
     const double mx = *std::max_element(v.begin(), v.end()) * scale;
     // Box (quartiles), whiskers (min..max), median.
@@ -703,12 +703,13 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
       const double dy = (static_cast<double>((n * 7) % 11) - 5) * 2.4;
       out += Marker(st.marker, p.X(v[n] * scale), mid + dy, 2.6, st.color, "mark pt");
     }
-    out +=
-        fmt::format(R"svg(<text class="note" x="{}" y="{}">p50 {}</text>)svg", C(p.x0 + p.w + 10),
-                    C(mid - 3), fmt::format("{:.2f} {}", q2, ms ? "ms" : "us"));
-    out += fmt::format(R"svg(<text class="note" x="{}" y="{}">p99/p50 {:.2f}</text>)svg"
+    // Median and slowest only: the matrix holds the jitter figures, computed by compare.
+    const char* unit = ms ? "ms" : "us";
+    out += fmt::format(R"svg(<text class="note" x="{}" y="{}">median {:.2f} {}</text>)svg",
+                       C(p.x0 + p.w + 10), C(mid - 3), q2, unit);
+    out += fmt::format(R"svg(<text class="note" x="{}" y="{}">slowest {:.2f} {}</text>)svg"
                        "\n",
-                       C(p.x0 + p.w + 10), C(mid + 13), q2 > 0 ? p99 / q2 : 0.0);
+                       C(p.x0 + p.w + 10), C(mid + 13), mx, unit);
   }
   out += "</svg>\n";
 }
@@ -937,7 +938,7 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
   out += "</g>\n";
   Plot p{150,
          ly + 22,
-         kW - 150 - 40,
+         kW - 150 - 120,  // room for the total at the end of the longest bar
          lane * static_cast<double>(d.profiles.size()),
          0,
          NiceMax(max_total),
@@ -1004,7 +1005,7 @@ tr.section th{background:#e6e6e6;text-transform:uppercase;font-size:12px;letter-
 td.best{font-weight:bold;background:#dbeedd;box-shadow:inset 3px 0 0 #1a6b2a}
 td.null{color:#444;text-align:right}
 th.num{text-align:right}
-.pname,td.link,h1 span{white-space:nowrap}
+.pname,td.link,h1 span,table.profiles td:first-child{white-space:nowrap}
 sup{font-size:10px;color:#555}
 .footnotes{font-size:12.5px;color:#333}
 .legend-key{font-size:12.5px;color:#444}

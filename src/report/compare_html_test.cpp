@@ -154,6 +154,23 @@ TEST(CompareReport, MissingSeriesSaysNoData) {
   }
 }
 
+TEST(CompareReport, DegenerateSeriesStillDrawMarks) {
+  // One size, equal iteration times, an idle queue, one latency sample, a zero cost item.
+  json j = Minimal();
+  j["series"]["busbw"] = {{"ib-ndr", json::array({{{"bytes", 8388608}, {"busbw_gbps", 300.0}}})}};
+  j["series"]["latency_cdf"] = {{"ib-ndr", json::array({{{"p", 1.0}, {"us", 2.0}}})}};
+  j["series"]["iterations"] = {{"ib-ndr", {{"bytes", 1024}, {"time_us", {5.0, 5.0, 5.0}}}}};
+  j["series"]["incast_timeline"] = {
+      {"ib-ndr", {{"t_us", {0, 1}}, {"queue_bytes", {0, 0}}, {"paused", json::array()}}}};
+  j["series"]["tco"] = {{"ib-ndr", {{"switches", 100.0}, {"power", 0.0}}}};
+  const std::string html = RenderCompareReport(j);
+  for (const char* name : {"busbw", "latency_cdf", "iterations", "incast", "tco"}) {
+    EXPECT_GE(Count(Chart(html, name), "class=\"mark"), 1u) << name;
+    EXPECT_THAT(Chart(html, name), Not(HasSubstr("nan"))) << name;
+    EXPECT_THAT(Chart(html, name), Not(HasSubstr("inf"))) << name;
+  }
+}
+
 // The InputError message of rendering `j`, or "" if it renders.
 std::string ErrorOf(const json& j) {
   try {
