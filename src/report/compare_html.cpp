@@ -254,15 +254,17 @@ std::string TickText(double v, double step) {
 struct Style {
   const char* color;
   const char* dash;  // stroke-dasharray, "" = solid
-  int marker;        // 0 circle, 1 square, 2 triangle, 3 diamond, 4 cross, 5 triangle down
+  int marker;        // 0 circle, 1 square, 2 triangle, 3 diamond, 4 cross, 5 triangle down, 6 plus
 };
-constexpr Style kStyles[] = {
-    {"#0072B2", "", 0},         {"#D55E00", "9 4", 1},     {"#009E73", "3 3", 2},
-    {"#CC79A7", "12 4 3 4", 3}, {"#E69F00", "6 3 1 3", 4}, {"#56B4E9", "1 3", 5},
-    {"#000000", "14 3", 0},     {"#999999", "4 2 4 6", 1},
-};
-const Style& StyleOf(size_t i) {
-  return kStyles[i % std::size(kStyles)];
+constexpr const char* kColors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                   "#E69F00", "#56B4E9", "#000000", "#999999"};
+constexpr const char* kDashes[] = {"", "9 4", "3 3", "12 4 3 4", "6 3 1 3", "1 3"};
+constexpr int kMarkers = 7;
+// Dashes and markers cycle with different periods (6 and 7), so the first 42
+// profiles differ in line and marker even in greyscale.
+Style StyleOf(size_t i) {
+  return {kColors[i % std::size(kColors)], kDashes[i % std::size(kDashes)],
+          static_cast<int>(i % kMarkers)};
 }
 
 // A marker of shape `kind` centred on (x, y), radius r.
@@ -286,6 +288,10 @@ std::string Marker(int kind, double x, double y, double r, const char* color,
           R"svg(<path{} d="M{} {}L{} {}M{} {}L{} {}" stroke="{}" stroke-width="2.5" fill="none"/>)svg",
           cls, C(x - r), C(y - r), C(x + r), C(y + r), C(x - r), C(y + r), C(x + r), C(y - r),
           color);
+    case 6:
+      return fmt::format(
+          R"svg(<path{} d="M{} {}H{}M{} {}V{}" stroke="{}" stroke-width="2.5" fill="none"/>)svg",
+          cls, C(x - r * 1.2), C(y), C(x + r * 1.2), C(x), C(y - r * 1.2), C(y + r * 1.2), color);
     case 5:
       return fmt::format(R"svg(<path{} d="M{} {}L{} {}L{} {}Z" fill="{}"/>)svg", cls, C(x),
                          C(y + r * 1.2), C(x + r * 1.1), C(y - r * 0.8), C(x - r * 1.1),
@@ -300,10 +306,17 @@ std::string DashAttr(const Style& s) {
   return *s.dash ? fmt::format(R"svg( stroke-dasharray="{}")svg", s.dash) : std::string();
 }
 
-// Names longer than this are cut in legends (the full name is in a tooltip).
-std::string ShortName(const std::string& name, size_t max = 20) {
-  if (name.size() <= max) return HtmlEscape(name);
-  return HtmlEscape(name.substr(0, max - 1)) + "&#8230;";
+// `name` escaped, cut to `max` characters (UTF-8 aware) with an ellipsis
+// when longer: labels in a chart have a fixed room (the full name is in the
+// element's <title> tooltip).
+std::string ShortName(const std::string& name, size_t max = 17) {
+  size_t chars = 0, cut = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if ((static_cast<unsigned char>(name[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (chars == max - 1) cut = i;
+    if (++chars > max) return HtmlEscape(name.substr(0, cut)) + "&#8230;";
+  }
+  return HtmlEscape(name);
 }
 
 // -------------------------------------------------------------- plotting --
@@ -420,7 +433,7 @@ void ProfileLegend(std::string& out, const Doc& d, const std::vector<size_t>& sh
   out += "<g class=\"legend\">\n";
   for (size_t k = 0; k < shown.size(); ++k) {
     const size_t i = shown[k];
-    const Style& s = StyleOf(i);
+    const Style s = StyleOf(i);
     const double yy = y + static_cast<double>(k) * 22;
     out += fmt::format("<g><title>{}</title>", HtmlEscape(d.profiles[i].name));
     if (line)
@@ -439,7 +452,7 @@ void ProfileLegend(std::string& out, const Doc& d, const std::vector<size_t>& sh
 void Series(std::string& out, const std::vector<std::pair<double, double>>& pts, size_t i,
             size_t every, bool step = false) {
   if (pts.empty()) return;
-  const Style& s = StyleOf(i);
+  const Style s = StyleOf(i);
   std::string d = fmt::format("M{} {}", C(pts[0].first), C(pts[0].second));
   for (size_t k = 1; k < pts.size(); ++k) {
     if (step) {
@@ -671,7 +684,7 @@ void IterationsChart(std::string& out, const Doc& d, const Reader& in) {
        "", 0);
   for (size_t k = 0; k < shown.size(); ++k) {
     const size_t i = shown[k];
-    const Style& st = StyleOf(i);
+    const Style st = StyleOf(i);
     const double top = p.y0 + lane * static_cast<double>(k);
     const double mid = top + lane / 2;
     if (k > 0)
@@ -807,11 +820,11 @@ void IncastChart(std::string& out, const Doc& d, const Reader& in) {
            0,
            NiceMax(qmax * qscale)};
     const std::string& name = d.profiles[pn.profile].name;
-    std::string title = name + (pn.port.empty() ? "" : " \xE2\x80\x94 " + pn.port);
-    out += fmt::format(R"svg(<text class="panel-title" x="{}" y="{}">{}</text>)svg"
-                       "\n",
-                       C(p.x0), C(oy + 16),
-                       HtmlEscape(title.size() > 60 ? title.substr(0, 60) : title));
+    const std::string title = name + (pn.port.empty() ? "" : " \xE2\x80\x94 " + pn.port);
+    out += fmt::format(
+        R"svg(<g><title>{}</title><text class="panel-title" x="{}" y="{}">{}</text></g>)svg"
+        "\n",
+        HtmlEscape(title), C(p.x0), C(oy + 16), ShortName(title, 44));
     if (pn.t.empty() && pn.paused.empty()) {
       out += fmt::format(R"svg(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)svg",
                          C(p.x0), C(p.y0), C(p.w), C(p.h));
@@ -989,7 +1002,7 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
 constexpr const char* kCss = R"(
 body{font-family:"DejaVu Sans","Helvetica Neue",Arial,sans-serif;color:#1a1a1a;margin:0;background:#fff;line-height:1.45}
 main{max-width:980px;margin:0 auto;padding:24px 28px 60px}
-h1{font-size:26px;margin:0 0 4px}
+h1{font-size:26px;margin:0 0 4px;overflow-wrap:anywhere}
 h2{font-size:19px;margin:34px 0 8px;border-bottom:2px solid #1a1a1a;padding-bottom:3px}
 h3{font-size:15px;margin:20px 0 6px}
 .options{color:#444;font-size:14px;margin:0 0 16px}
@@ -997,15 +1010,20 @@ ul{margin:6px 0;padding-left:22px}
 li{margin:3px 0}
 .caveats li{color:#333}
 table{border-collapse:collapse;width:100%;font-size:13.5px;margin:8px 0}
-th,td{border-bottom:1px solid #ccc;padding:5px 8px;text-align:left;vertical-align:top}
-thead th{border-bottom:2px solid #1a1a1a;background:#f2f2f2}
+th,td{border-bottom:1px solid #ccc;padding:5px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}
+table.matrix td:first-child{min-width:9em}
+thead th{border-bottom:2px solid #1a1a1a;background:#f2f2f2;overflow-wrap:anywhere}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.unit{color:#555;white-space:nowrap}
+td.unit{color:#555;overflow-wrap:anywhere}
+td.str{white-space:normal}
+table.wide{font-size:12px}
+table.wide th,table.wide td{padding:4px 4px;overflow-wrap:anywhere}
 tr.section th{background:#e6e6e6;text-transform:uppercase;font-size:12px;letter-spacing:.05em}
 td.best{font-weight:bold;background:#dbeedd;box-shadow:inset 3px 0 0 #1a6b2a}
 td.null{color:#444;text-align:right}
 th.num{text-align:right}
-.pname,td.link,h1 span,table.profiles td:first-child{white-space:nowrap}
+td.link{white-space:nowrap}
+table.profiles td:first-child{min-width:13em}
 sup{font-size:10px;color:#555}
 .footnotes{font-size:12.5px;color:#333}
 .legend-key{font-size:12.5px;color:#444}
@@ -1091,7 +1109,9 @@ void Matrix(std::string& out, const Doc& d) {
                         HtmlEscape(note));
     return footnotes.size();
   };
-  out += "<table class=\"matrix\">\n<thead><tr><th>metric</th><th>unit</th>";
+  // Many columns: a smaller type, so the table still fits the page.
+  out += d.profiles.size() > 6 ? "<table class=\"matrix wide\">" : "<table class=\"matrix\">";
+  out += "\n<thead><tr><th>metric</th><th>unit</th>";
   for (const auto& p : d.profiles) out += "<th class=\"num\">" + HtmlEscape(p.name) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   std::string section = "\x01";
@@ -1142,7 +1162,8 @@ void Matrix(std::string& out, const Doc& d) {
       const std::string text = v->is_number_integer() ? Thousands(v->get<double>())
                                : v->is_number()       ? NumberText(v->get<double>(), r.unit, scale)
                                                       : HtmlEscape(ValueText(*v));
-      out += fmt::format("<td class=\"num{}\"{}>{}{}</td>", is_best ? " best" : "",
+      out += fmt::format("<td class=\"num{}\"{}>{}{}</td>",
+                         is_best ? " best" : (v->is_string() ? " str" : ""),
                          note.empty() ? "" : " title=\"" + HtmlEscape(note) + "\"", text, sup);
     }
     out += "</tr>\n";
@@ -1179,7 +1200,8 @@ void Operations(std::string& out, const Doc& d) {
     out += "<p class=\"nodata\">no data: the results hold no operations facts</p>\n</section>\n";
     return;
   }
-  out += "<table class=\"ops\"><thead><tr><th>topic</th>";
+  out += d.profiles.size() > 6 ? "<table class=\"ops wide\">" : "<table class=\"ops\">";
+  out += "<thead><tr><th>topic</th>";
   for (const auto& p : d.profiles) out += "<th>" + HtmlEscape(p.name) + "</th>";
   out += "<th>source</th></tr></thead>\n<tbody>\n";
   for (const auto& f : facts) {
@@ -1261,7 +1283,7 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
       "<th>description</th><th>placeholders</th></tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < d.profiles.size(); ++i) {
     const Profile& p = d.profiles[i];
-    const Style& st = StyleOf(i);
+    const Style st = StyleOf(i);
     std::string ph;
     for (size_t k = 0; k < p.placeholders.size(); ++k)
       ph += (k ? ", " : "") + HtmlEscape(p.placeholders[k]);
