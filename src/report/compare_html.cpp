@@ -810,7 +810,8 @@ void IncastChart(std::string& out, const Doc& d, const Reader& in) {
   for (size_t k = 0; k < panels.size(); ++k) {
     const Panel& pn = panels[k];
     const double ox = static_cast<double>(k % cols) * pw;
-    const double oy = top + static_cast<double>(k / cols) * ph;
+    const size_t row = k / cols;
+    const double oy = top + static_cast<double>(row) * ph;
     Plot p{ox + 80,
            oy + 26,
            pw - 80 - 20,
@@ -904,7 +905,7 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
     double total = 0;
     for (const auto& k : keys) {
       const double v = in.Number(*o, path, k.c_str());
-      if (v < 0) in.Fail(path + "." + k, "expected a cost at or above 0");
+      if (v < 0) in.Fail(Reader::Join(path, k), "expected a cost at or above 0");
       bars[i].emplace_back(k, v);
       total += v;
       if (std::find(items.begin(), items.end(), k) == items.end()) items.push_back(k);
@@ -1064,7 +1065,7 @@ std::string OptionsLine(const Doc& d) {
       parts.push_back(fmt::format("{} {}", k, HtmlEscape(ValueText(*it->second))));
   }
   if (auto it = o.find("full"); it != o.end() && it->second->is_boolean())
-    parts.push_back(it->second->get<bool>() ? "full sweep" : "default (reduced) sweep");
+    parts.emplace_back(it->second->get<bool>() ? "full sweep" : "default (reduced) sweep");
   if (auto it = o.find("sizes"); it != o.end() && it->second->is_array() && !it->second->empty()) {
     const json& a = *it->second;
     if (a.front().is_number() && a.back().is_number())
@@ -1075,9 +1076,9 @@ std::string OptionsLine(const Doc& d) {
   if (const json* g = num("tco_gpus"))
     parts.push_back(fmt::format("TCO at {} GPUs", Thousands(g->get<double>())));
   for (const auto& [k, v] : d.options) {
-    static const std::set<std::string> known = {"nodes", "gpus_per_node", "rate",    "seed",
-                                                "full",  "sizes",         "tco_gpus"};
-    if (known.count(k) == 0)
+    static const std::set<std::string> kKnown = {"nodes", "gpus_per_node", "rate",    "seed",
+                                                 "full",  "sizes",         "tco_gpus"};
+    if (kKnown.count(k) == 0)
       parts.push_back(HtmlEscape(k) + " " +
                       HtmlEscape(v->is_string() ? v->get<std::string>() : v->dump()));
   }
@@ -1088,7 +1089,7 @@ std::string OptionsLine(const Doc& d) {
 }
 
 const char* SectionTitle(const std::string& s) {
-  static const std::map<std::string, const char*> titles = {
+  static const std::map<std::string, const char*> kTitles = {
       {"latency", "Latency (idle fabric, small messages)"},
       {"collective", "All-reduce bus bandwidth"},
       {"jitter", "Iteration-time jitter"},
@@ -1097,8 +1098,8 @@ const char* SectionTitle(const std::string& s) {
       {"tco", "Cost (TCO)"},
       {"scaling", "Scaling"},
   };
-  auto it = titles.find(s);
-  return it == titles.end() ? nullptr : it->second;
+  auto it = kTitles.find(s);
+  return it == kTitles.end() ? nullptr : it->second;
 }
 
 void Matrix(std::string& out, const Doc& d) {
@@ -1260,7 +1261,7 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
     names_html += sep + ("<span>" + HtmlEscape(d.profiles[i].name) + "</span>");
   }
   std::string out;
-  out.reserve(256 * 1024);
+  out.reserve(size_t{256} * 1024);
   out +=
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";

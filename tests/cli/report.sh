@@ -5,6 +5,8 @@
 # the path or field, and leave an existing report as it was (no half-written
 # file, no temporary file left behind).
 set -u
+source "$(dirname "$0")/lib/require.sh"
+require python3
 BIN="$1"
 fail=0
 tmp="$(mktemp -d)"
