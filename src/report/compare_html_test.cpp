@@ -144,6 +144,30 @@ TEST(CompareReport, BestValueFollowsBetter) {
   EXPECT_THAT(html.substr(drops, html.find("</tr>", drops) - drops), Not(HasSubstr("best")));
 }
 
+TEST(CompareReport, OperationsFactsStayOutOfTheMatrix) {
+  json j = Minimal();
+  j["rows"].push_back({{"section", "operations"},
+                       {"key", "ops_skills"},
+                       {"label", "Skills needed"},
+                       {"unit", ""},
+                       {"values", {{"ib-ndr", "InfiniBand fabric manager"}}},
+                       {"better", ""}});
+  j["operations"] = json::array({{{"label", "Management plane"},
+                                  {"values", {{"ib-ndr", "subnet manager"}}},
+                                  {"source", "UFM manual"}}});
+  const std::string html = RenderCompareReport(j);
+  const size_t matrix = html.find("<table class=\"matrix\">");
+  const size_t facts = html.find("documented facts, not simulated");
+  ASSERT_NE(matrix, std::string::npos);
+  ASSERT_NE(facts, std::string::npos);
+  const std::string matrix_html = html.substr(matrix, html.find("</table>", matrix) - matrix);
+  EXPECT_THAT(matrix_html, Not(HasSubstr("Skills needed")));
+  const std::string facts_html = html.substr(facts);
+  EXPECT_THAT(facts_html, HasSubstr("<td>Management plane</td><td>subnet manager</td>"));
+  EXPECT_THAT(facts_html, HasSubstr("<td>Skills needed</td><td>InfiniBand fabric manager</td>"));
+  EXPECT_THAT(facts_html, HasSubstr("UFM manual"));
+}
+
 TEST(CompareReport, MissingSeriesSaysNoData) {
   const std::string html = RenderCompareReport(Minimal());
   for (const char* name : {"busbw", "latency_cdf", "iterations", "incast", "tco"}) {
