@@ -1006,7 +1006,10 @@ main{max-width:980px;margin:0 auto;padding:24px 28px 60px}
 h1{font-size:26px;margin:0 0 4px;overflow-wrap:anywhere}
 h2{font-size:19px;margin:34px 0 8px;border-bottom:2px solid #1a1a1a;padding-bottom:3px}
 h3{font-size:15px;margin:20px 0 6px}
-.options{color:#444;font-size:14px;margin:0 0 16px}
+.options{color:#444;font-size:14px;margin:0 0 6px}
+nav{font-size:13.5px;margin:0 0 16px}
+nav a{color:#0b4f8a}
+@media print{nav{display:none}}
 ul{margin:6px 0;padding-left:22px}
 li{margin:3px 0}
 .caveats li{color:#333}
@@ -1269,6 +1272,10 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
   out += std::string("<style>") + kCss + "</style>\n</head>\n<body>\n<main>\n";
   out += "<h1>Fabric comparison: " + names_html + "</h1>\n";
   out += "<p class=\"options\">" + OptionsLine(d) + "</p>\n";
+  out +=
+      "<nav><a href=\"#summary\">Summary</a> &#183; <a href=\"#profiles\">Profiles</a> &#183; "
+      "<a href=\"#matrix\">Matrix</a> &#183; <a href=\"#charts\">Charts</a> &#183; "
+      "<a href=\"#operations\">Operations (documented facts)</a></nav>\n";
 
   out += "<h2 id=\"summary\">What the evidence says</h2>\n<ul class=\"summary\">\n";
   for (const auto& s : d.summary) out += "<li>" + HtmlEscape(s) + "</li>\n";

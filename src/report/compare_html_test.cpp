@@ -93,6 +93,11 @@ TEST(CompareReport, NoScriptAndNoNetwork) {
   EXPECT_THAT(html, Not(HasSubstr("http://www.w3.org/1999")));  // no xlink, no external href
   EXPECT_THAT(html, Not(HasSubstr("https://")));
   EXPECT_THAT(html, Not(HasSubstr("src=")));
+  // Links only within the page; fills only from the page's own patterns.
+  for (size_t p = html.find("href=\""); p != std::string::npos; p = html.find("href=\"", p + 1))
+    EXPECT_EQ(html[p + 6], '#') << html.substr(p, 40);
+  for (size_t p = html.find("url("); p != std::string::npos; p = html.find("url(", p + 1))
+    EXPECT_EQ(html[p + 4], '#') << html.substr(p, 40);
 }
 
 TEST(CompareReport, EscapesEveryStringFromTheJson) {
