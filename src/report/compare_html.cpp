@@ -398,7 +398,7 @@ void Axes(std::string& out, const Plot& p, const Ticks& xticks, const std::strin
     const double y = p.Y(v);
     out += fmt::format(R"svg(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}"/>)svg", C(p.x0),
                        C(y), C(p.x0 + p.w), C(y));
-    const std::string label = y_percent ? fmt::format("{:.0f} %", v * 100) : TickText(v, step);
+    const std::string label = y_percent ? fmt::format("{:.4g} %", v * 100) : TickText(v, step);
     out += fmt::format(R"svg(<text class="tick" x="{}" y="{}" text-anchor="end">{}</text>)svg"
                        "\n",
                        C(p.x0 - 7), C(y + 4), label);
@@ -415,10 +415,11 @@ void Axes(std::string& out, const Plot& p, const Ticks& xticks, const std::strin
   out += fmt::format(R"svg(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)svg"
                      "\n",
                      C(p.x0), C(p.y0), C(p.w), C(p.h));
-  out +=
-      fmt::format(R"svg(<text class="axis-title" x="{}" y="{}" text-anchor="middle">{}</text>)svg"
-                  "\n",
-                  C(p.x0 + p.w / 2), C(p.y0 + p.h + 40), HtmlEscape(xtitle));
+  if (!xtitle.empty())
+    out +=
+        fmt::format(R"svg(<text class="axis-title" x="{}" y="{}" text-anchor="middle">{}</text>)svg"
+                    "\n",
+                    C(p.x0 + p.w / 2), C(p.y0 + p.h + 40), HtmlEscape(xtitle));
   if (!ytitle.empty())
     out += fmt::format(
         R"svg(<text class="axis-title" transform="translate({} {}) rotate(-90)" text-anchor="middle">{}</text>)svg"
@@ -600,37 +601,58 @@ void LatencyChart(std::string& out, const Doc& d, const Reader& in) {
     }
     if (!data[i].empty()) shown.push_back(i);
   }
-  const double height = 430;
+  // Two panels on one latency axis: the whole distribution, and its tail
+  // (p90 to p100) stretched, where fabrics differ most.
+  const double full_h = 280, tail_h = 190, gap = 62;
+  const double height = 20 + full_h + gap + tail_h + 60;
   Open(out, "latency_cdf", kW, height, "Small-message RDMA latency, cumulative distribution");
   if (shown.empty()) {
     NoData(out, kW / 2, height / 2, "no data: the results hold no latency samples");
     out += "</svg>\n";
     return;
   }
-  Plot p{75, 20, kW - 75 - 215, height - 20 - 65, lo / 1.1, hi * 1.1, 0, 1, true};
-  auto xt = LogTicks(p.xlo, p.xhi);
+  Plot full{75, 20, kW - 75 - 215, full_h, lo / 1.1, hi * 1.1, 0, 1, true};
+  Ticks xt = LogTicks(full.xlo, full.xhi);
   if (xt.size() < 3) {  // a narrow range: linear ticks read better
-    p.xlog = false;
-    p.xlo = lo - (hi - lo) * 0.05;
-    p.xhi = hi + (hi - lo) * 0.05;
-    if (p.xhi <= p.xlo) p.xhi = p.xlo + 1;
-    xt = LinearTicks(p.xlo, p.xhi, 6);
+    full.xlog = false;
+    full.xlo = lo - (hi - lo) * 0.05;
+    full.xhi = hi + (hi - lo) * 0.05;
+    if (full.xhi <= full.xlo) full.xhi = full.xlo + 1;
+    xt = LinearTicks(full.xlo, full.xhi, 6);
   }
-  Axes(out, p, xt, std::string("latency (us") + (p.xlog ? ", log scale)" : ")"),
-       "fraction of messages at or below", 4, true);
-  for (double q : {0.5, 0.99}) {
+  const std::string xtitle = std::string("latency (us") + (full.xlog ? ", log scale)" : ")");
+  Plot tail = full;
+  tail.y0 = full.y0 + full.h + gap;
+  tail.h = tail_h;
+  tail.ylo = 0.9;
+  Axes(out, full, xt, "", "fraction of messages at or below", 4, true);  // x title: below the tail
+  out += fmt::format(R"svg(<text class="panel-title" x="{}" y="{}">tail: p90 to p100</text>)svg"
+                     "\n",
+                     C(tail.x0), C(tail.y0 - 8));
+  Axes(out, tail, xt, xtitle, "fraction at or below", 4, true);
+  auto ref = [&](const Plot& p, double q, const char* label) {
     out += fmt::format(
         R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">{}</text>)svg"
         "\n",
-        C(p.x0), C(p.Y(q)), C(p.x0 + p.w), C(p.Y(q)), C(p.x0 + p.w + 5), C(p.Y(q) + 4),
-        q == 0.5 ? "p50" : "p99");
-  }
+        C(p.x0), C(p.Y(q)), C(p.x0 + p.w), C(p.Y(q)), C(p.x0 + p.w + 5), C(p.Y(q) + 4), label);
+  };
+  ref(full, 0.5, "p50");
+  ref(tail, 0.99, "p99");
+  ref(tail, 0.999, "p99.9");
   for (size_t i : shown) {
-    std::vector<std::pair<double, double>> pts;
-    for (const auto& [us, pr] : data[i]) pts.emplace_back(p.X(us), p.Y(pr));
+    std::vector<std::pair<double, double>> pts, tail_pts;
+    for (const auto& [us, pr] : data[i]) {
+      pts.emplace_back(full.X(us), full.Y(pr));
+      // The tail starts where the curve crosses p90.
+      if (pr >= tail.ylo) {
+        if (tail_pts.empty()) tail_pts.emplace_back(tail.X(us), tail.Y(tail.ylo));
+        tail_pts.emplace_back(tail.X(us), tail.Y(pr));
+      }
+    }
     Series(out, pts, i, std::max<size_t>(1, pts.size() / 8), true);
+    Series(out, tail_pts, i, std::max<size_t>(1, tail_pts.size() / 5), true);
   }
-  ProfileLegend(out, d, shown, p.x0 + p.w + 34, p.y0 + 40);
+  ProfileLegend(out, d, shown, full.x0 + full.w + 34, full.y0 + 40);
   out += "</svg>\n";
 }
 
@@ -1319,8 +1341,8 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
          "the checklist's 92 % mark.",
          BusbwChart, d, in);
   Figure(out, "Small-message RDMA latency (CDF)",
-         "Share of messages delivered within a latency; the further right a curve's top, the "
-         "worse its tail.",
+         "Share of messages delivered within a latency: the whole distribution (top) and its tail "
+         "from p90 up, stretched (bottom); the further right a curve ends, the worse its tail.",
          LatencyChart, d, in);
   Figure(out, "All-reduce iteration times",
          "One dot per iteration; box: 25th to 75th percentile, thick bar: median, whiskers: "
