@@ -20,8 +20,6 @@ using nlohmann::json;
 
 constexpr const char* kSchema = "lossless.compare/1";
 
-// ---------------------------------------------------------------- input --
-
 // Reads fields of the results document; every failure names the field path.
 class Reader {
  public:
@@ -189,8 +187,6 @@ Doc ReadDoc(const json& j, const Reader& in) {
   return d;
 }
 
-// --------------------------------------------------------------- format --
-
 std::string Thousands(double v) {
   const auto n = static_cast<int64_t>(std::llround(std::fabs(v)));
   std::string digits = std::to_string(n);
@@ -246,8 +242,6 @@ std::string TickText(double v, double step) {
   if (step >= 0.01) return fmt::format("{:.2f}", v);
   return fmt::format("{:.3g}", v);
 }
-
-// --------------------------------------------------------------- styles --
 
 // Per profile: colour (Okabe-Ito, safe for colour blindness), dash pattern and
 // marker shape, so profiles stay apart in greyscale print.
@@ -318,8 +312,6 @@ std::string ShortName(const std::string& name, size_t max = 17) {
   }
   return HtmlEscape(name);
 }
-
-// -------------------------------------------------------------- plotting --
 
 // A plot area inside an SVG and the mapping from data to it.
 struct Plot {
@@ -430,17 +422,16 @@ void Axes(std::string& out, const Plot& p, const Ticks& xticks, const std::strin
 
 // Legend of the profiles in `shown` (indices), one per line from (x, y).
 void ProfileLegend(std::string& out, const Doc& d, const std::vector<size_t>& shown, double x,
-                   double y, bool line = true) {
+                   double y) {
   out += "<g class=\"legend\">\n";
   for (size_t k = 0; k < shown.size(); ++k) {
     const size_t i = shown[k];
     const Style s = StyleOf(i);
     const double yy = y + static_cast<double>(k) * 22;
     out += fmt::format("<g><title>{}</title>", HtmlEscape(d.profiles[i].name));
-    if (line)
-      out += fmt::format(
-          R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2.5"{}/>)svg", C(x),
-          C(yy), C(x + 34), C(yy), s.color, DashAttr(s));
+    out += fmt::format(
+        R"svg(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2.5"{}/>)svg", C(x),
+        C(yy), C(x + 34), C(yy), s.color, DashAttr(s));
     out += Marker(s.marker, x + 17, yy, 4.5, s.color, "");
     out += fmt::format(R"svg(<text x="{}" y="{}">{}</text></g>)svg"
                        "\n",
@@ -470,8 +461,6 @@ void Series(std::string& out, const std::vector<std::pair<double, double>>& pts,
     out += Marker(s.marker, pts[k].first, pts[k].second, 4.5, s.color);
   out += "\n";
 }
-
-// ----------------------------------------------------------------- charts --
 
 constexpr double kW = 920;  // chart width (px)
 
@@ -1019,8 +1008,6 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
   }
   out += "</svg>\n";
 }
-
-// ------------------------------------------------------------------ page --
 
 constexpr const char* kCss = R"(
 body{font-family:"DejaVu Sans","Helvetica Neue",Arial,sans-serif;color:#1a1a1a;margin:0;background:#fff;line-height:1.45}
