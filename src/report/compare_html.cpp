@@ -1035,7 +1035,7 @@ tr.section th{background:#e6e6e6;text-transform:uppercase;font-size:12px;letter-
 td.best{font-weight:bold;background:#dbeedd;box-shadow:inset 3px 0 0 #1a6b2a}
 td.null{color:#444;text-align:right}
 th.num{text-align:right}
-td.link{white-space:nowrap}
+td.link,h1 span{white-space:nowrap}
 table.profiles td:first-child{min-width:13em}
 sup{font-size:10px;color:#555}
 .footnotes{font-size:12.5px;color:#333}
@@ -1270,7 +1270,9 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
   for (size_t i = 0; i < d.profiles.size(); ++i) {
     const char* sep = i ? (i + 1 == d.profiles.size() ? " and " : ", ") : "";
     names += sep + d.profiles[i].name;
-    names_html += sep + ("<span>" + HtmlEscape(d.profiles[i].name) + "</span>");
+    // A short name stays on one line; a long one may break anywhere.
+    const std::string& n = d.profiles[i].name;
+    names_html += sep + (n.size() <= 30 ? "<span>" + HtmlEscape(n) + "</span>" : HtmlEscape(n));
   }
   std::string out;
   out.reserve(size_t{256} * 1024);
