@@ -21,5 +21,6 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx);     // deadlock (static CB
 void AddProfileCommands(CLI::App& app, Context& ctx);     // profiles, tco
 void AddPerfCommand(CLI::App& app, Context& ctx);         // perf (nccl-tests at packet level)
 void AddCompareCommand(CLI::App& app, Context& ctx);      // compare (profiles side by side)
+void AddReportCommand(CLI::App& app, Context& ctx);       // report (HTML from results.json)
 
 }  // namespace lossless::cli

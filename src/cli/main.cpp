@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddProfileCommands(app, ctx);
   lossless::cli::AddPerfCommand(app, ctx);
   lossless::cli::AddCompareCommand(app, ctx);
+  lossless::cli::AddReportCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

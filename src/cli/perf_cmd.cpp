@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "base/file.hpp"
 #include "cli/commands.hpp"
 #include "perf/model_run.hpp"
 #include "perf/options.hpp"
@@ -23,19 +23,6 @@ namespace lossless::cli {
 namespace {
 
 constexpr const char* kDefaultFabric = "ib-ndr";
-
-void WriteJson(const std::string& path, const std::string& text) {
-  // Written whole to a temporary file, then renamed: no half-written result.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw InputError({path, 0, "--json"}, "cannot write the file");
-    out << text;
-    if (!out) throw InputError({path, 0, "--json"}, "cannot write the file");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw InputError({path, 0, "--json"}, "cannot write the file");
-}
 
 }  // namespace
 
@@ -58,8 +45,9 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
     std::string name;
     if (!o.scenario.empty()) {
       if (!o.fabric.empty())
-        throw InputError({"<cli>", 0, "--scenario"},
-                         "expected --fabric or --scenario, not both (a scenario carries its fabric)");
+        throw InputError(
+            {"<cli>", 0, "--scenario"},
+            "expected --fabric or --scenario, not both (a scenario carries its fabric)");
       s = scenario::LoadFabricFile(o.scenario);
       name = s.name;
       if (!s.traffic.empty())
@@ -89,7 +77,8 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
       notes = run::PerfNotes(r);
     }
     fmt::print("{}", perf::FormatNcclTests(r, notes));
-    if (!o.json.empty()) WriteJson(o.json, perf::ToJson(r).dump(2) + "\n");
+    if (!o.json.empty())
+      WriteFileAtomically(o.json, perf::ToJson(r).dump(2) + "\n", {o.json, 0, "--json"});
     if (!failure.empty()) {
       std::fflush(stdout);
       fmt::print(stderr, "error: {}\n", failure);

@@ -298,4 +298,35 @@ TEST(RcOutOfOrderTest, PlacesByPsnAndNaksOnlyAGapThatOutlivesTheWindow) {
 }
 
 }  // namespace
+// A gap no later packet reveals (the lost PSN is among the last sent) is
+// NAKed by the responder's window timer, not left to the ACK timeout.
+TEST(RcOutOfOrderTest, AGapNoLaterPacketRevealsIsNakedWhenTheWindowEnds) {
+  RcConfig cfg = Cfg();
+  cfg.ooo = true;
+  cfg.reorder_window = Time::Us(5);
+  RcResponder rs(cfg);
+  EXPECT_EQ(rs.GapDeadline(), Time::Max());
+  rs.OnData(0, 100, false, Time::Us(0));
+  EXPECT_EQ(rs.GapDeadline(), Time::Max());  // no gap
+  // PSN 1 lost, 2 (the last) arrives at 1 us: the gap is due at 6 us.
+  EXPECT_NE(rs.OnData(2, 100, true, Time::Us(1)).send, Resp::kNak);
+  EXPECT_EQ(rs.GapDeadline(), Time::Us(6));
+  EXPECT_EQ(rs.OnGapTimer(Time::Us(5)).send, Resp::kNone);  // early: nothing
+  const Resp r = rs.OnGapTimer(Time::Us(6));
+  EXPECT_EQ(r.send, Resp::kNak);
+  EXPECT_EQ(r.psn, 1u);
+  EXPECT_EQ(rs.naks_sent(), 1u);
+  EXPECT_EQ(rs.GapDeadline(), Time::Max());  // one NAK per gap
+  EXPECT_EQ(rs.OnGapTimer(Time::Us(20)).send, Resp::kNone);
+  // Go-back-N resends 1 and 2: the gap closes, no deadline left.
+  rs.OnData(1, 100, false, Time::Us(8));
+  EXPECT_EQ(rs.epsn(), 3u);
+  EXPECT_EQ(rs.GapDeadline(), Time::Max());
+  // In order (no ooo) the responder never needs the timer.
+  RcResponder in_order(Cfg());
+  in_order.OnData(0, 100, false, Time::Us(0));
+  in_order.OnData(2, 100, true, Time::Us(1));
+  EXPECT_EQ(in_order.GapDeadline(), Time::Max());
+}
+
 }  // namespace lossless::rdma

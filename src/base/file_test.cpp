@@ -1,0 +1,72 @@
+// WriteFileAtomically: the whole text or nothing, an old file kept on failure.
+#include "base/file.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace lossless {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class WriteFileAtomicallyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("lossless-file-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  size_t Entries() const {
+    return static_cast<size_t>(
+        std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
+  }
+  fs::path dir_;
+};
+
+TEST_F(WriteFileAtomicallyTest, WritesAndReplacesWithReadableMode) {
+  const std::string path = (dir_ / "out.html").string();
+  WriteFileAtomically(path, "first", {path, 0, "-o"});
+  EXPECT_EQ(Read(path), "first");
+  WriteFileAtomically(path, std::string(100000, 'x'), {path, 0, "-o"});
+  EXPECT_EQ(Read(path), std::string(100000, 'x'));
+  EXPECT_EQ(Entries(), 1u);  // no temporary file left
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+TEST_F(WriteFileAtomicallyTest, FailureNamesThePathAndKeepsTheOldFile) {
+  const std::string missing = (dir_ / "no" / "such" / "out.html").string();
+  try {
+    WriteFileAtomically(missing, "x", {missing, 0, "-o"});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              missing + ": -o: cannot write the file: No such file or directory");
+  }
+  // A folder in the way: the rename fails, the temporary file goes.
+  const fs::path folder = dir_ / "taken";
+  fs::create_directories(folder / "inside");
+  EXPECT_THROW(WriteFileAtomically(folder.string(), "x", {folder.string(), 0, ""}), InputError);
+  EXPECT_TRUE(fs::is_directory(folder / "inside"));
+  EXPECT_EQ(Entries(), 1u);
+}
+
+}  // namespace
+}  // namespace lossless

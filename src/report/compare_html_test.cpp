@@ -1,0 +1,249 @@
+// The compare report rendered from the hand-made fixture
+// (tests/fixtures/compare/sample-results.json) and from small documents
+// built here: escaping, determinism, the charts and their marks, nulls with
+// notes, and the errors a malformed document gives.
+#include "report/compare_html.hpp"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/error.hpp"
+
+namespace lossless::report {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+json Fixture() {
+  std::ifstream in(std::string(LOSSLESS_SOURCE_DIR) +
+                   "/tests/fixtures/compare/sample-results.json");
+  EXPECT_TRUE(in.good());
+  return json::parse(in);
+}
+
+// The text of <svg data-chart="NAME" ...> ... </svg>, or "" if absent.
+std::string Chart(const std::string& html, const std::string& name) {
+  const size_t start = html.find("<svg data-chart=\"" + name + "\"");
+  if (start == std::string::npos) return "";
+  const size_t end = html.find("</svg>", start);
+  return html.substr(start, end - start);
+}
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// The smallest valid document: one profile, one row, no series.
+json Minimal() {
+  return json{{"schema", "lossless.compare/1"},
+              {"lossless_version", "0.1.0"},
+              {"options", {{"nodes", 2}, {"gpus_per_node", 8}}},
+              {"profiles", json::array({{{"name", "ib-ndr"}}})},
+              {"rows", json::array({{{"section", "latency"},
+                                     {"key", "latency_p50_us"},
+                                     {"label", "RDMA latency p50"},
+                                     {"unit", "us"},
+                                     {"values", {{"ib-ndr", 1.84}}},
+                                     {"better", "lower"}}})},
+              {"series", json::object()},
+              {"summary", json::array()},
+              {"caveats", json::array()},
+              {"operations", json::array()}};
+}
+
+TEST(CompareReport, EveryChartOfTheFixtureHasMarksAndNoNoDataMessage) {
+  const std::string html = RenderCompareReport(Fixture());
+  for (const char* name : {"busbw", "latency_cdf", "iterations", "incast", "tco"}) {
+    const std::string chart = Chart(html, name);
+    ASSERT_FALSE(chart.empty()) << name;
+    EXPECT_GE(Count(chart, "class=\"mark"), 4u) << name;
+    EXPECT_THAT(chart, Not(HasSubstr("class=\"nodata\""))) << name;
+  }
+  // 4 profiles x 8 sizes: a line and a marker per point.
+  EXPECT_EQ(Count(Chart(html, "busbw"), "class=\"mark\""), 4u * 8 + 4);
+  // Size labels of the log2 axis.
+  for (const char* size : {">8M<", ">16M<", ">128M<", ">1G<"})
+    EXPECT_THAT(Chart(html, "busbw"), HasSubstr(size));
+  // roce-untuned's three pauses and the others' are shaded.
+  EXPECT_EQ(Count(Chart(html, "incast"), "class=\"mark paused\""), 2u + 3 + 3 + 2);
+  // cloud-shared has no fabric-only TCO: said with its note, not drawn.
+  EXPECT_THAT(Chart(html, "tco"),
+              HasSubstr("no fabric-only figure: not comparable (includes GPUs)"));
+  EXPECT_THAT(html, HasSubstr("documented facts, not simulated"));
+}
+
+TEST(CompareReport, SameJsonGivesSameBytes) {
+  const json j = Fixture();
+  EXPECT_EQ(RenderCompareReport(j), RenderCompareReport(j));
+  EXPECT_EQ(RenderCompareReport(j), RenderCompareReport(json::parse(j.dump())));
+}
+
+TEST(CompareReport, NoScriptAndNoNetwork) {
+  const std::string html = RenderCompareReport(Fixture());
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("http://www.w3.org/1999")));  // no xlink, no external href
+  EXPECT_THAT(html, Not(HasSubstr("https://")));
+  EXPECT_THAT(html, Not(HasSubstr("src=")));
+  // Links only within the page; fills only from the page's own patterns.
+  for (size_t p = html.find("href=\""); p != std::string::npos; p = html.find("href=\"", p + 1))
+    EXPECT_EQ(html[p + 6], '#') << html.substr(p, 40);
+  for (size_t p = html.find("url("); p != std::string::npos; p = html.find("url(", p + 1))
+    EXPECT_EQ(html[p + 4], '#') << html.substr(p, 40);
+}
+
+TEST(CompareReport, EscapesEveryStringFromTheJson) {
+  json j = Minimal();
+  const std::string evil = "<script>alert('x')</script>&\"";
+  j["profiles"][0]["name"] = evil;
+  j["profiles"][0]["description"] = "<img src=x onerror=alert(1)>";
+  j["rows"][0]["values"] = {{evil, "<b>str</b>"}};
+  j["rows"][0]["notes"] = {{evil, "note <i>"}};
+  j["rows"][0]["label"] = "<u>label</u>";
+  j["summary"] = {"<h1>summary</h1>"};
+  j["caveats"] = {"caveat & <b>"};
+  j["options"]["tenant"] = "<x>";
+  j["series"]["busbw"] = {{evil, json::array({{{"bytes", 8388608}, {"busbw_gbps", 300.0}}})}};
+  j["operations"] =
+      json::array({{{"label", "<op>"}, {"values", {{evil, "<v>"}}}, {"source", "<src>"}}});
+  const std::string html = RenderCompareReport(j);
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<img")));
+  for (const char* tag : {"<b>str", "<i>", "<u>", "<h1>summary", "<x>", "<op>", "<v>", "<src>"})
+    EXPECT_THAT(html, Not(HasSubstr(tag))) << tag;
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"));
+  EXPECT_THAT(html, HasSubstr("&lt;img src=x onerror=alert(1)&gt;"));
+  EXPECT_EQ(HtmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+}
+
+TEST(CompareReport, NullIsADashWithItsNoteAsTooltipAndFootnote) {
+  const std::string html = RenderCompareReport(Fixture());
+  // ib-ndr's PAUSE frames: null with a note.
+  EXPECT_THAT(html, HasSubstr("<td class=\"null\" title=\"InfiniBand sends no PAUSE: "
+                              "credit-based flow control (credit-starved time is in the "
+                              "paused-time row)\">&#8212;<sup>["));
+  EXPECT_THAT(html, HasSubstr("<li><b>PAUSE frames, ib-ndr:</b> InfiniBand sends no PAUSE"));
+  // A null without a note is a bare dash.
+  json j = Minimal();
+  j["rows"][0]["values"]["ib-ndr"] = nullptr;
+  EXPECT_THAT(RenderCompareReport(j), HasSubstr("<td class=\"null\">&#8212;</td>"));
+}
+
+TEST(CompareReport, BestValueFollowsBetter) {
+  const std::string html = RenderCompareReport(Fixture());
+  // Lower latency is better: ib-ndr's 1.84 us; higher busbw is better: 46.10.
+  EXPECT_THAT(html, HasSubstr("<td class=\"num best\">1.84</td>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"num best\">46.10</td>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"num\">2.12</td>"));
+  // All equal (no drops anywhere): nothing highlighted.
+  const size_t drops = html.find("<td>Drops</td>");
+  ASSERT_NE(drops, std::string::npos);
+  EXPECT_THAT(html.substr(drops, html.find("</tr>", drops) - drops), Not(HasSubstr("best")));
+}
+
+TEST(CompareReport, OperationsFactsStayOutOfTheMatrix) {
+  json j = Minimal();
+  j["rows"].push_back({{"section", "operations"},
+                       {"key", "ops_skills"},
+                       {"label", "Skills needed"},
+                       {"unit", ""},
+                       {"values", {{"ib-ndr", "InfiniBand fabric manager"}}},
+                       {"better", ""}});
+  j["operations"] = json::array({{{"label", "Management plane"},
+                                  {"values", {{"ib-ndr", "subnet manager"}}},
+                                  {"source", "UFM manual"}}});
+  const std::string html = RenderCompareReport(j);
+  const size_t matrix = html.find("<table class=\"matrix\">");
+  const size_t facts = html.find("documented facts, not simulated");
+  ASSERT_NE(matrix, std::string::npos);
+  ASSERT_NE(facts, std::string::npos);
+  const std::string matrix_html = html.substr(matrix, html.find("</table>", matrix) - matrix);
+  EXPECT_THAT(matrix_html, Not(HasSubstr("Skills needed")));
+  const std::string facts_html = html.substr(facts);
+  EXPECT_THAT(facts_html, HasSubstr("<td>Management plane</td><td>subnet manager</td>"));
+  EXPECT_THAT(facts_html, HasSubstr("<td>Skills needed</td><td>InfiniBand fabric manager</td>"));
+  EXPECT_THAT(facts_html, HasSubstr("UFM manual"));
+}
+
+TEST(CompareReport, MissingSeriesSaysNoData) {
+  const std::string html = RenderCompareReport(Minimal());
+  for (const char* name : {"busbw", "latency_cdf", "iterations", "incast", "tco"}) {
+    const std::string chart = Chart(html, name);
+    ASSERT_FALSE(chart.empty()) << name;
+    EXPECT_THAT(chart, HasSubstr("class=\"nodata\"")) << name;
+    EXPECT_EQ(Count(chart, "class=\"mark"), 0u) << name;
+  }
+}
+
+TEST(CompareReport, DegenerateSeriesStillDrawMarks) {
+  // One size, equal iteration times, an idle queue, one latency sample, a zero cost item.
+  json j = Minimal();
+  j["series"]["busbw"] = {{"ib-ndr", json::array({{{"bytes", 8388608}, {"busbw_gbps", 300.0}}})}};
+  j["series"]["latency_cdf"] = {{"ib-ndr", json::array({{{"p", 1.0}, {"us", 2.0}}})}};
+  j["series"]["iterations"] = {{"ib-ndr", {{"bytes", 1024}, {"time_us", {5.0, 5.0, 5.0}}}}};
+  j["series"]["incast_timeline"] = {
+      {"ib-ndr", {{"t_us", {0, 1}}, {"queue_bytes", {0, 0}}, {"paused", json::array()}}}};
+  j["series"]["tco"] = {{"ib-ndr", {{"switches", 100.0}, {"power", 0.0}}}};
+  const std::string html = RenderCompareReport(j);
+  for (const char* name : {"busbw", "latency_cdf", "iterations", "incast", "tco"}) {
+    EXPECT_GE(Count(Chart(html, name), "class=\"mark"), 1u) << name;
+    EXPECT_THAT(Chart(html, name), Not(HasSubstr("nan"))) << name;
+    EXPECT_THAT(Chart(html, name), Not(HasSubstr("inf"))) << name;
+  }
+}
+
+// The InputError message of rendering `j`, or "" if it renders.
+std::string ErrorOf(const json& j) {
+  try {
+    RenderCompareReport(j, "r.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CompareReport, BadShapeNamesTheField) {
+  json j = Minimal();
+  j.erase("profiles");
+  EXPECT_EQ(ErrorOf(j), "r.json: profiles: missing field");
+  j = Minimal();
+  j["rows"][0].erase("unit");
+  EXPECT_EQ(ErrorOf(j), "r.json: rows[0].unit: missing field");
+  j = Minimal();
+  j["rows"][0]["values"]["ib-ndr"] = json::array();
+  EXPECT_EQ(ErrorOf(j),
+            "r.json: rows[0].values.ib-ndr: expected a number, a string or null, got array");
+  j = Minimal();
+  j["schema"] = "lossless.compare/2";
+  EXPECT_THAT(ErrorOf(j), HasSubstr("r.json: schema: expected \"lossless.compare/1\""));
+  j = Minimal();
+  j["series"]["busbw"] = {{"ib-ndr", json::array({{{"bytes", 8388608}}})}};
+  EXPECT_EQ(ErrorOf(j), "r.json: series.busbw.ib-ndr[0].busbw_gbps: missing field");
+  j = Minimal();
+  j["series"]["incast_timeline"] = {{"ib-ndr", {{"t_us", {0, 1}}, {"queue_bytes", {0}}}}};
+  EXPECT_EQ(ErrorOf(j),
+            "r.json: series.incast_timeline.ib-ndr.queue_bytes: expected 2 values "
+            "(one per t_us), got 1");
+  EXPECT_EQ(ErrorOf(json::array()), "r.json: expected a JSON object (lossless.compare/1 results)");
+}
+
+TEST(CompareReport, BusbwAcceptsGigabytesPerSecondToo) {
+  json j = Minimal();
+  j["series"]["busbw"] = {{"ib-ndr", json::array({{{"bytes", 8388608}, {"busbw_gbs", 40.0}},
+                                                  {{"bytes", 16777216}, {"busbw_gbs", 44.0}}})}};
+  const std::string a = Chart(RenderCompareReport(j), "busbw");
+  j["series"]["busbw"] = {{"ib-ndr", json::array({{{"bytes", 8388608}, {"busbw_gbps", 320.0}},
+                                                  {{"bytes", 16777216}, {"busbw_gbps", 352.0}}})}};
+  EXPECT_EQ(a, Chart(RenderCompareReport(j), "busbw"));
+}
+
+}  // namespace
+}  // namespace lossless::report
