@@ -290,6 +290,18 @@ json Operations(const std::vector<ProfileData>& data) {
   return out;
 }
 
+// The price names of the TCO model's "placeholder NAME = ..." warnings.
+std::vector<std::string> PlaceholderNames(const tco::Result& t) {
+  std::vector<std::string> names;
+  const std::string lead = "placeholder ";
+  for (const std::string& w : t.warnings) {
+    if (w.rfind(lead, 0) != 0) continue;
+    const size_t end = w.find(' ', lead.size());
+    names.push_back(w.substr(lead.size(), end == std::string::npos ? std::string::npos : end - lead.size()));
+  }
+  return names;
+}
+
 json Document(const Options& o, const std::vector<ProfileData>& data) {
   json doc;
   doc["schema"] = "lossless.compare/1";
@@ -320,9 +332,10 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     p["file"] = d.file;
     p["link_layer"] = d.s.net.ib.enabled ? "infiniband" : "roce";
     p["link_rate_gbps"] = d.s.clos.link_rate.bps() / 1000000000;
+    p["line_rate_gbs"] = Num(d.line_rate_gbs, 3);
     p["topology"] = scenario::BuildTopology(d.s).description;
     json warn = json::array();
-    for (const std::string& w : d.tco.warnings) warn.push_back(w);
+    for (const std::string& w : PlaceholderNames(d.tco)) warn.push_back(w);
     p["placeholders"] = warn;
     profiles.push_back(p);
   }
@@ -454,9 +467,9 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
            return links_sum(d.ber, [](const perf::LinkCounters& l) { return l.retransmissions; });
          }));
   rb.Add("fault", "ber_ack_timeouts",
-         bl + fmt::format(": ACK timeouts ({} each)",
-                          units::FormatTime(data.empty() ? Time::Zero()
-                                                         : data[0].s.net.rc.Timeout())),
+         bl + fmt::format(": ACK timeouts ({:.3g} s each)",
+                          data.empty() ? 0.0
+                                       : static_cast<double>(data[0].s.net.rc.Timeout().ps()) / 1e12),
          "count", "lower", each([](const ProfileData& d) { return d.ber.perf.ack_timeouts; }));
   const std::string sl =
       fmt::format("stalled NIC ({} us)", static_cast<double>(o.stall.ps()) / 1e6);
@@ -551,7 +564,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     for (const perf::SizeResult& s : d.sweep.sizes) {
       const perf::Row row = perf::ToRow(s, collective::Collective::kAllReduce, ranks);
       pts.push_back({{"bytes", s.counts.size_bytes},
-                     {"busbw_gbps", Num(row.out_of_place.busbw_gbs, 3)},
+                     {"busbw_gbs", Num(row.out_of_place.busbw_gbs, 3)},
                      {"time_us", Num(row.out_of_place.time_us, 3)}});
     }
     busbw[d.col.name] = pts;
@@ -662,8 +675,19 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   caveats.push_back(
       "A simulated idle fabric has no noise: latency percentiles spread only where a profile has "
       "a source of randomness (other tenants, virtualization jitter, random routing).");
-  for (const ProfileData& d : data)
-    for (const std::string& w : d.tco.warnings) caveats.push_back(d.col.name + ": " + w);
+  for (const ProfileData& d : data) {
+    for (const std::string& w : d.tco.warnings)
+      if (w.rfind("placeholder ", 0) != 0) caveats.push_back(d.col.name + ": " + w);
+    const std::vector<std::string> names = PlaceholderNames(d.tco);
+    if (names.empty()) continue;
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    caveats.push_back(fmt::format(
+        "{}: {} TCO input{} {} placeholder{} (grade D): {}; `lossless tco --fabric {}` shows "
+        "them, --prices overrides them.",
+        d.col.name, names.size(), names.size() == 1 ? "" : "s", names.size() == 1 ? "is a" : "are",
+        names.size() == 1 ? "" : "s", list, d.col.name));
+  }
   doc["caveats"] = caveats;
   doc["operations"] = Operations(data);
   return doc;
