@@ -538,6 +538,8 @@ class Network final : public sim::EventHandler {
   void SendControl(uint32_t host, uint32_t flow, PacketKind kind, int tclass, int32_t payload,
                    uint32_t seq, uint8_t flags);
   void Activate(uint32_t flow);  // puts the flow in its NIC's active list and kicks
+  // Takes a flow off its NIC's round robin (an RC queue pair with nothing left to send).
+  void Deactivate(uint32_t flow);
   // RC transport (nic.cpp).
   void RcReceiveData(uint32_t host, PacketRef r);
   void RcReceiveAck(PacketRef r);
