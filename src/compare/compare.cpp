@@ -27,6 +27,16 @@ const Location kCli{"<cli>", 0, "compare"};
 constexpr double kCheck1 = 0.92;  // checklist check 1: busbw >= 92 % of line rate
 constexpr int kIncastSenders = 16;
 constexpr int64_t kIncastBytes = int64_t{1} << 20;
+constexpr int64_t kScalingBytes = int64_t{1} << 30;  // --full: busbw at 2, 4, 8, 16 nodes
+
+// --full's scaling points: 2, 4, 8 and 16 nodes, up to the cluster size.
+std::vector<int64_t> ScalingNodes(const Options& o) {
+  std::vector<int64_t> v;
+  if (!o.full) return v;
+  for (int64_t n : {2, 4, 8, 16})
+    if (n <= o.nodes) v.push_back(n);
+  return v;
+}
 
 std::vector<int64_t> DefaultSizes(bool full) {
   std::vector<int64_t> v;
@@ -95,6 +105,7 @@ struct ProfileData {
   perf::PerfResult sweep;
   std::string sweep_failure;
   CollectiveRun jitter, ber, stall;
+  std::vector<std::pair<int64_t, double>> scaling;  // --full: (nodes, busbw GB/s) at kScalingBytes
   Time stall_at;
   IncastResult incast;
   tco::Result tco;
@@ -176,6 +187,16 @@ void RunProfile(const Options& o, ProfileData& d,
     f.nic_stall.until = d.stall_at + o.stall;
     f.nic_stall.where = {"<cli>", 0, "--stall"};
     d.stall = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
+  }
+
+  for (int64_t n : ScalingNodes(o)) {
+    report("scaling", 0.95);
+    const scenario::Scenario sn = LoadColumn(d.col, n, o);
+    const CollectiveRun c = RunRepeated(sn, d.col.name, n, g, kScalingBytes, o.iterations);
+    double busbw = 0;
+    if (c.failure.empty() && !c.perf.sizes.empty())
+      busbw = perf::ToRow(c.perf.sizes[0], collective::Collective::kAllReduce, n * g).out_of_place.busbw_gbs;
+    d.scaling.emplace_back(n, busbw);
   }
 
   report("tco", 0.98);
@@ -399,6 +420,15 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
            if (e >= kCheck1) return "pass";
            return AtPlateau(d.sweep, ranks) ? "fail" : "not at plateau";
          }));
+  for (size_t k = 0; k < ScalingNodes(o).size(); ++k) {
+    const int64_t n = ScalingNodes(o)[k];
+    rb.Add("collective", fmt::format("scaling_busbw_{}", n),
+           fmt::format("all_reduce busbw, {} on {} nodes", SizeLabel(kScalingBytes), n), "GB/s",
+           "higher", each([&](const ProfileData& d) -> json {
+             if (k >= d.scaling.size() || d.scaling[k].second <= 0) return nullptr;
+             return Num(d.scaling[k].second, 2);
+           }));
+  }
   // Jitter.
   const std::string jl = fmt::format("all_reduce {} iteration", SizeLabel(o.jitter_bytes));
   rb.Add("jitter", "iter_p50_us", jl + " p50", "us", "lower",
