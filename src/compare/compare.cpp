@@ -754,6 +754,20 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
   Options o = in;
   Check(o);
   if (o.sizes.empty()) o.sizes = DefaultSizes(o.full);
+  if (!o.scenario.empty()) {
+    // The scenario's topology sets the node count of every case (and TCO).
+    const Column first = ColumnFor(o.profiles.front(), o.rate);
+    const scenario::Scenario s = LoadColumn(first, 0, o);
+    const int64_t hosts = static_cast<int64_t>(scenario::BuildTopology(s).hosts.size());
+    const int64_t g = s.clos.gpus_per_node;
+    if (g <= 0 || hosts % g != 0 || hosts / g < 2)
+      throw InputError({o.scenario, 0, "topology"},
+                       fmt::format("expected a topology of whole nodes of {} GPUs (2 or more), got "
+                                   "{} hosts",
+                                   g, hosts));
+    o.nodes = o.sweep_nodes = hosts / g;
+    o.full = false;
+  }
   std::vector<ProfileData> data(o.profiles.size());
   for (size_t i = 0; i < data.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
   // Load every profile first: bad input fails before any simulation.
