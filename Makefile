@@ -24,8 +24,10 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# The main job: the fabric comparison on its built-in default (docs/compare.md).
 demo: build
-	$(BUILD)/lossless demo
+	$(BUILD)/lossless compare -o lossless-report
+	@echo "open $(CURDIR)/lossless-report/report.html"
 
 sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLOSSLESS_WERROR=ON -DLOSSLESS_SANITIZE=ON

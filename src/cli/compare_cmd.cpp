@@ -14,9 +14,11 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/file.hpp"
 #include "cli/commands.hpp"
 #include "compare/compare.hpp"
 #include "perf/options.hpp"
+#include "report/compare_html.hpp"
 
 namespace lossless::cli {
 namespace {
@@ -34,22 +36,6 @@ std::vector<std::string> SplitList(const std::string& s) {
     start = end + 1;
   }
   return out;
-}
-
-// Writes `files` (name -> text) into `dir`, each through a temporary file
-// renamed into place, so no reader sees a half-written file.
-void WriteAll(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
-  for (const auto& [name, text] : files) {
-    const std::string path = (std::filesystem::path(dir) / name).string();
-    const std::string tmp = path + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out << text;
-      if (!out) throw InputError({path, 0, "-o"}, "cannot write the file");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-      throw InputError({path, 0, "-o"}, "cannot write the file");
-  }
 }
 
 // Creates `dir` if needed and checks that a file can be written in it,
@@ -136,9 +122,14 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
     });
     if (tty) fmt::print(stderr, "\r{:110}\r", "");
     const std::string text = compare::MatrixText(doc);
-    WriteAll(*dir, {{"results.json", doc.dump(2) + "\n"}, {"results.csv", compare::MatrixCsv(doc)}});
+    const std::string html = report::RenderCompareReport(doc);
+    for (const auto& [name, body] : std::vector<std::pair<std::string, std::string>>{
+             {"results.json", doc.dump(2) + "\n"},
+             {"results.csv", compare::MatrixCsv(doc)},
+             {"report.html", html}})
+      WriteFileAtomically((std::filesystem::path(*dir) / name).string(), body, {*dir, 0, "-o"});
     fmt::print("{}", text);
-    fmt::print("\nwrote {}/results.json and {}/results.csv\n", *dir, *dir);
+    fmt::print("\nwrote {0}/report.html, {0}/results.json and {0}/results.csv\n", *dir);
     ctx.exit_code = 0;
   });
 }

@@ -107,7 +107,7 @@ class IncastDriver final : public fabric::TransportObserver, public sim::EventHa
     const bool all_done = std::all_of(watched_.begin(), watched_.end(), [&](uint32_t f) {
       return net_.flows()[f].done();
     });
-    if (!all_done && samples_ < kMaxSamples) Sample();
+    if (!all_done && tick_++ % stride_ == 0) Sample();
     if (all_done) {
       finished_ = true;
       if (posted_.empty()) sim_.Stop();
@@ -120,12 +120,27 @@ class IncastDriver final : public fabric::TransportObserver, public sim::EventHa
 
   static constexpr int64_t kMaxSamples = 4000;
   const std::vector<double>& latency_us() const { return latency_us_; }
+  int64_t stride() const { return stride_; }  // probe intervals per sample
   const std::vector<double>& queue() const { return queue_; }
   const std::vector<std::vector<float>>& held() const { return held_; }
   int64_t samples() const { return samples_; }
 
  private:
+  // A long incast keeps its whole timeline: at kMaxSamples, pairs of
+  // samples merge (the larger queue, the summed held time) and the stride
+  // doubles.
   void Sample() {
+    if (samples_ == kMaxSamples) {
+      const size_t half = static_cast<size_t>(kMaxSamples / 2);
+      for (size_t k = 0; k < half; ++k) queue_[k] = std::max(queue_[2 * k], queue_[2 * k + 1]);
+      queue_.resize(half);
+      for (auto& h : held_) {
+        for (size_t k = 0; k < half; ++k) h[k] = h[2 * k] + h[2 * k + 1];
+        h.resize(half);
+      }
+      samples_ = kMaxSamples / 2;
+      stride_ *= 2;
+    }
     ++samples_;
     queue_.push_back(static_cast<double>(net_.QueueBytes(timeline_port_, net_.config().nic.data_class)));
     for (uint32_t p = 0; p < net_.num_ports(); ++p) {
@@ -145,6 +160,7 @@ class IncastDriver final : public fabric::TransportObserver, public sim::EventHa
   uint32_t entity_;
   bool finished_ = false;
   int64_t samples_ = 0;
+  int64_t tick_ = 0, stride_ = 1;
   std::deque<Time> posted_;
   std::vector<double> latency_us_;
   std::vector<double> queue_;
@@ -294,7 +310,7 @@ IncastResult RunIncast(const scenario::Scenario& s, int senders, int64_t bytes,
   }
   // Timeline.
   r.timeline_port = net.PortName(downlink);
-  r.sample_us = Us(probe_every);
+  r.sample_us = Us(probe_every) * static_cast<double>(drv.stride());
   for (int64_t k = 0; k < drv.samples(); ++k) {
     r.t_us.push_back(static_cast<double>(k) * r.sample_us);
     r.queue_bytes.push_back(drv.queue()[static_cast<size_t>(k)]);
@@ -313,7 +329,7 @@ IncastResult RunIncast(const scenario::Scenario& s, int senders, int64_t bytes,
   if (held_port != UINT32_MAX) {
     r.held_port = net.PortName(held_port);
     r.held_kind = ib ? "credit-starved" : "paused";
-    const double half = static_cast<double>(probe_every.ps()) / 2;
+    const double half = static_cast<double>(probe_every.ps() * drv.stride()) / 2;
     const auto& h = drv.held()[held_port];
     for (size_t k = 0; k < h.size(); ++k) {
       if (h[k] < half) continue;

@@ -27,6 +27,16 @@ const Location kCli{"<cli>", 0, "compare"};
 constexpr double kCheck1 = 0.92;  // checklist check 1: busbw >= 92 % of line rate
 constexpr int kIncastSenders = 16;
 constexpr int64_t kIncastBytes = int64_t{1} << 20;
+constexpr int64_t kScalingBytes = int64_t{1} << 30;  // --full: busbw at 2, 4, 8, 16 nodes
+
+// --full's scaling points: 2, 4, 8 and 16 nodes, up to the cluster size.
+std::vector<int64_t> ScalingNodes(const Options& o) {
+  std::vector<int64_t> v;
+  if (!o.full) return v;
+  for (int64_t n : {2, 4, 8, 16})
+    if (n <= o.nodes) v.push_back(n);
+  return v;
+}
 
 std::vector<int64_t> DefaultSizes(bool full) {
   std::vector<int64_t> v;
@@ -95,6 +105,7 @@ struct ProfileData {
   perf::PerfResult sweep;
   std::string sweep_failure;
   CollectiveRun jitter, ber, stall;
+  std::vector<std::pair<int64_t, double>> scaling;  // --full: (nodes, busbw GB/s) at kScalingBytes
   Time stall_at;
   IncastResult incast;
   tco::Result tco;
@@ -176,6 +187,16 @@ void RunProfile(const Options& o, ProfileData& d,
     f.nic_stall.until = d.stall_at + o.stall;
     f.nic_stall.where = {"<cli>", 0, "--stall"};
     d.stall = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
+  }
+
+  for (int64_t n : ScalingNodes(o)) {
+    report("scaling", 0.95);
+    const scenario::Scenario sn = LoadColumn(d.col, n, o);
+    const CollectiveRun c = RunRepeated(sn, d.col.name, n, g, kScalingBytes, o.iterations);
+    double busbw = 0;
+    if (c.failure.empty() && !c.perf.sizes.empty())
+      busbw = perf::ToRow(c.perf.sizes[0], collective::Collective::kAllReduce, n * g).out_of_place.busbw_gbs;
+    d.scaling.emplace_back(n, busbw);
   }
 
   report("tco", 0.98);
@@ -290,6 +311,18 @@ json Operations(const std::vector<ProfileData>& data) {
   return out;
 }
 
+// The price names of the TCO model's "placeholder NAME = ..." warnings.
+std::vector<std::string> PlaceholderNames(const tco::Result& t) {
+  std::vector<std::string> names;
+  const std::string lead = "placeholder ";
+  for (const std::string& w : t.warnings) {
+    if (w.rfind(lead, 0) != 0) continue;
+    const size_t end = w.find(' ', lead.size());
+    names.push_back(w.substr(lead.size(), end == std::string::npos ? std::string::npos : end - lead.size()));
+  }
+  return names;
+}
+
 json Document(const Options& o, const std::vector<ProfileData>& data) {
   json doc;
   doc["schema"] = "lossless.compare/1";
@@ -320,9 +353,10 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     p["file"] = d.file;
     p["link_layer"] = d.s.net.ib.enabled ? "infiniband" : "roce";
     p["link_rate_gbps"] = d.s.clos.link_rate.bps() / 1000000000;
+    p["line_rate_gbs"] = Num(d.line_rate_gbs, 3);
     p["topology"] = scenario::BuildTopology(d.s).description;
     json warn = json::array();
-    for (const std::string& w : d.tco.warnings) warn.push_back(w);
+    for (const std::string& w : PlaceholderNames(d.tco)) warn.push_back(w);
     p["placeholders"] = warn;
     profiles.push_back(p);
   }
@@ -386,6 +420,15 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
            if (e >= kCheck1) return "pass";
            return AtPlateau(d.sweep, ranks) ? "fail" : "not at plateau";
          }));
+  for (size_t k = 0; k < ScalingNodes(o).size(); ++k) {
+    const int64_t n = ScalingNodes(o)[k];
+    rb.Add("collective", fmt::format("scaling_busbw_{}", n),
+           fmt::format("all_reduce busbw, {} on {} nodes", SizeLabel(kScalingBytes), n), "GB/s",
+           "higher", each([&](const ProfileData& d) -> json {
+             if (k >= d.scaling.size() || d.scaling[k].second <= 0) return nullptr;
+             return Num(d.scaling[k].second, 2);
+           }));
+  }
   // Jitter.
   const std::string jl = fmt::format("all_reduce {} iteration", SizeLabel(o.jitter_bytes));
   rb.Add("jitter", "iter_p50_us", jl + " p50", "us", "lower",
@@ -454,9 +497,9 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
            return links_sum(d.ber, [](const perf::LinkCounters& l) { return l.retransmissions; });
          }));
   rb.Add("fault", "ber_ack_timeouts",
-         bl + fmt::format(": ACK timeouts ({} each)",
-                          units::FormatTime(data.empty() ? Time::Zero()
-                                                         : data[0].s.net.rc.Timeout())),
+         bl + fmt::format(": ACK timeouts ({:.3g} s each)",
+                          data.empty() ? 0.0
+                                       : static_cast<double>(data[0].s.net.rc.Timeout().ps()) / 1e12),
          "count", "lower", each([](const ProfileData& d) { return d.ber.perf.ack_timeouts; }));
   const std::string sl =
       fmt::format("stalled NIC ({} us)", static_cast<double>(o.stall.ps()) / 1e6);
@@ -551,7 +594,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     for (const perf::SizeResult& s : d.sweep.sizes) {
       const perf::Row row = perf::ToRow(s, collective::Collective::kAllReduce, ranks);
       pts.push_back({{"bytes", s.counts.size_bytes},
-                     {"busbw_gbps", Num(row.out_of_place.busbw_gbs, 3)},
+                     {"busbw_gbs", Num(row.out_of_place.busbw_gbs, 3)},
                      {"time_us", Num(row.out_of_place.time_us, 3)}});
     }
     busbw[d.col.name] = pts;
@@ -662,8 +705,19 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   caveats.push_back(
       "A simulated idle fabric has no noise: latency percentiles spread only where a profile has "
       "a source of randomness (other tenants, virtualization jitter, random routing).");
-  for (const ProfileData& d : data)
-    for (const std::string& w : d.tco.warnings) caveats.push_back(d.col.name + ": " + w);
+  for (const ProfileData& d : data) {
+    for (const std::string& w : d.tco.warnings)
+      if (w.rfind("placeholder ", 0) != 0) caveats.push_back(d.col.name + ": " + w);
+    const std::vector<std::string> names = PlaceholderNames(d.tco);
+    if (names.empty()) continue;
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    caveats.push_back(fmt::format(
+        "{}: {} TCO input{} {} placeholder{} (grade D): {}; `lossless tco --fabric {}` shows "
+        "them, --prices overrides them.",
+        d.col.name, names.size(), names.size() == 1 ? "" : "s", names.size() == 1 ? "is a" : "are",
+        names.size() == 1 ? "" : "s", list, d.col.name));
+  }
   doc["caveats"] = caveats;
   doc["operations"] = Operations(data);
   return doc;
@@ -700,6 +754,20 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
   Options o = in;
   Check(o);
   if (o.sizes.empty()) o.sizes = DefaultSizes(o.full);
+  if (!o.scenario.empty()) {
+    // The scenario's topology sets the node count of every case (and TCO).
+    const Column first = ColumnFor(o.profiles.front(), o.rate);
+    const scenario::Scenario s = LoadColumn(first, 0, o);
+    const int64_t hosts = static_cast<int64_t>(scenario::BuildTopology(s).hosts.size());
+    const int64_t g = s.clos.gpus_per_node;
+    if (g <= 0 || hosts % g != 0 || hosts / g < 2)
+      throw InputError({o.scenario, 0, "topology"},
+                       fmt::format("expected a topology of whole nodes of {} GPUs (2 or more), got "
+                                   "{} hosts",
+                                   g, hosts));
+    o.nodes = o.sweep_nodes = hosts / g;
+    o.full = false;
+  }
   std::vector<ProfileData> data(o.profiles.size());
   for (size_t i = 0; i < data.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
   // Load every profile first: bad input fails before any simulation.

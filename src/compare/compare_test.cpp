@@ -141,6 +141,22 @@ TEST(Compare, StalledNicStretchesOneIterationByAboutTheStall) {
   EXPECT_LT(extra, 1.3 * 300);
 }
 
+// --scenario: its topology replaces every profile's and sets the node count.
+TEST(Compare, ScenarioTopologyReplacesTheProfiles) {
+  const std::string path = ::testing::TempDir() + "compare-scenario.yaml";
+  std::ofstream(path) << "name: two-leaves\ntopology:\n  kind: leaf-spine\n  gpus: 16\n  radix: 8\n";
+  Options o = Small();
+  o.profiles = {"ib-ndr"};
+  o.scenario = path;
+  const json doc = compare::Run(o);
+  EXPECT_EQ(doc.at("options").at("sweep_nodes"), 2);
+  EXPECT_NE(doc.at("profiles")[0].at("topology").get<std::string>().find("leaf-spine"),
+            std::string::npos)
+      << doc.at("profiles")[0].at("topology");
+  std::ofstream(path) << "name: odd\ntopology:\n  kind: leaf-spine\n  gpus: 12\n  radix: 8\n";
+  EXPECT_THROW(compare::Run(o), InputError);  // not whole nodes of 8 GPUs
+}
+
 TEST(Compare, BadInputNamesTheField) {
   Options o = Small();
   o.profiles = {"ib-ndr", "roce-tunned"};

@@ -558,6 +558,8 @@ class Network final : public sim::EventHandler {
   void SendControl(uint32_t host, uint32_t flow, PacketKind kind, int tclass, int32_t payload,
                    uint32_t seq, uint8_t flags);
   void Activate(uint32_t flow);  // puts the flow in its NIC's active list and kicks
+  // Takes a flow off its NIC's round robin (an RC queue pair with nothing left to send).
+  void Deactivate(uint32_t flow);
   // Virtualization layer (nic.cpp): the delay of a message host `host` posts
   // now (draws from its stream), and the post itself once it has passed.
   int64_t VirtDelayPs(uint32_t host);

@@ -74,6 +74,18 @@ void Network::Activate(uint32_t f) {
   Kick(nic.port);
 }
 
+void Network::Deactivate(uint32_t f) {
+  FlowState& fs = flow_state_[f];
+  if (!fs.active) return;
+  fs.active = false;
+  Nic& nic = nics_[flows_[f].spec.src];
+  const auto it = std::find(nic.active.begin(), nic.active.end(), f);
+  const size_t i = static_cast<size_t>(it - nic.active.begin());
+  nic.active.erase(it);
+  if (nic.cursor > i) --nic.cursor;
+  if (nic.cursor >= nic.active.size()) nic.cursor = 0;
+}
+
 uint32_t Network::AddFlow(const FlowSpec& spec) {
   const bool qp = spec.rc && spec.bytes == 0;  // AddQp: messages come later
   if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst ||
@@ -225,6 +237,9 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     rdma::Segment seg;
     int64_t payload;
     if (rc) [[unlikely]] {
+      // Invariant (checked in release: a violation would send a made-up packet).
+      if (!rcq_[fs.rc].HasToSend())
+        throw std::logic_error("RC queue pair on the NIC's round robin with nothing to send");
       seg = rcq_[fs.rc].Peek();
       payload = seg.payload;
     } else {
@@ -484,7 +499,12 @@ void Network::RcReceiveAck(PacketRef r) {
   if (transport_obs_ != nullptr) {
     for (uint64_t tag : rc_done_) transport_obs_->OnSendComplete(f, tag, now);
   }
-  if (rq.HasToSend()) Activate(f);
+  // An ACK beyond the requester's next PSN (the responder had placed a
+  // rewound range out of order) can leave nothing to send.
+  if (rq.HasToSend())
+    Activate(f);
+  else
+    Deactivate(f);
   ArmRcTimer(f);
 }
 

@@ -96,6 +96,7 @@ class Reader {
 struct Profile {
   std::string name, description, file, link_layer;
   double link_rate_gbps = 0;  // 0 = not given
+  double line_rate_gbs = 0;   // the busbw line rate (one node's NICs), 0 = link rate / 8
   std::vector<std::string> placeholders;
 };
 
@@ -142,6 +143,8 @@ Doc ReadDoc(const json& j, const Reader& in) {
     p.link_layer = Reader::OptString(profiles[i], "link_layer");
     if (auto it = profiles[i].find("link_rate_gbps"); it != profiles[i].end() && it->is_number())
       p.link_rate_gbps = it->get<double>();
+    if (auto it = profiles[i].find("line_rate_gbs"); it != profiles[i].end() && it->is_number())
+      p.line_rate_gbs = it->get<double>();
     if (profiles[i].contains("placeholders"))
       p.placeholders = in.Strings(profiles[i], path, "placeholders");
     d.profiles.push_back(std::move(p));
@@ -489,15 +492,13 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
     const json* arr = ProfileSeries(s, d.profiles[i].name);
     if (arr == nullptr) continue;
     const std::string path = "series.busbw." + d.profiles[i].name;
-    if (!arr->is_array()) in.Fail(path, "expected an array of {bytes, busbw_gbps}");
+    if (!arr->is_array()) in.Fail(path, "expected an array of {bytes, busbw_gbs}");
     for (size_t k = 0; k < arr->size(); ++k) {
       const json& e = (*arr)[k];
       const std::string ep = Reader::Index(path, k);
       const double bytes = in.Number(e, ep, "bytes");
-      // busbw_gbps is Gb/s (the unit the name says); busbw_gbs, as in perf's
-      // JSON, is GB/s. The chart shows GB/s, as nccl-tests and the matrix do.
-      const double gbs = e.contains("busbw_gbs") ? in.Number(e, ep, "busbw_gbs")
-                                                 : in.Number(e, ep, "busbw_gbps") / 8;
+      // GB/s, as nccl-tests, perf's JSON and the matrix.
+      const double gbs = in.Number(e, ep, "busbw_gbs");
       if (bytes <= 0) in.Fail(ep + ".bytes", "expected a size above 0");
       data[i].push_back({bytes, gbs});
       bmin = bmin == 0 ? bytes : std::min(bmin, bytes);
@@ -517,7 +518,10 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
   // Line rate references (one per distinct rate among the shown profiles).
   std::set<double> rates;
   for (size_t i : shown)
-    if (d.profiles[i].link_rate_gbps > 0) rates.insert(d.profiles[i].link_rate_gbps / 8);
+    if (d.profiles[i].line_rate_gbs > 0)
+      rates.insert(d.profiles[i].line_rate_gbs);
+    else if (d.profiles[i].link_rate_gbps > 0)
+      rates.insert(d.profiles[i].link_rate_gbps / 8);
   for (double r : rates) ymax = std::max(ymax, r);
   p.xlo = bmin / std::sqrt(2.0);
   p.xhi = bmax * std::sqrt(2.0);
@@ -758,12 +762,13 @@ void IncastChart(std::string& out, const Doc& d, const Reader& in) {
     std::string port;
     std::vector<double> t, q;
     std::vector<std::pair<double, double>> paused;
+    double tmax = 0;  // each panel spans its own run: incasts differ by orders of magnitude
   };
   std::vector<Panel> panels;
-  double tmax = 0, qmax = 0;
+  double qmax = 0;
   bool any_ib = false, any_roce = false;
   for (size_t i = 0; i < d.profiles.size(); ++i) {
-    Panel pn{i, "", {}, {}, {}};
+    Panel pn{i, "", {}, {}, {}, 0};
     if (const json* o = ProfileSeries(s, d.profiles[i].name)) {
       const std::string path = "series.incast_timeline." + d.profiles[i].name;
       pn.port = Reader::OptString(*o, "port");
@@ -779,10 +784,10 @@ void IncastChart(std::string& out, const Doc& d, const Reader& in) {
           if (iv.size() != 2)
             in.Fail(Reader::Index(path + ".paused", k), "expected [start_us, end_us]");
           pn.paused.emplace_back(iv[0], iv[1]);
-          tmax = std::max(tmax, iv[1]);
+          pn.tmax = std::max(pn.tmax, iv[1]);
         }
       }
-      for (double t : pn.t) tmax = std::max(tmax, t);
+      for (double t : pn.t) pn.tmax = std::max(pn.tmax, t);
       for (double q : pn.q) qmax = std::max(qmax, q);
       (d.profiles[i].link_layer == "infiniband" ? any_ib : any_roce) = true;
     }
@@ -828,7 +833,7 @@ void IncastChart(std::string& out, const Doc& d, const Reader& in) {
            pw - 80 - 20,
            ph - 26 - 58,
            0,
-           tmax > 0 ? tmax : 1,
+           pn.tmax > 0 ? pn.tmax : 1,
            0,
            NiceMax(qmax * qscale)};
     const std::string& name = d.profiles[pn.profile].name;

@@ -17,7 +17,7 @@ small=(compare --profiles ib-ndr,roce-tuned --nodes 2 --sizes 8M --iterations 1
        --jitter-iterations 2 --latency-samples 20 --quiet)
 expect "compare prints the matrix" 0 '^All-reduce bus bandwidth +ib-ndr +roce-tuned' -- \
   "$BIN" "${small[@]}" -o "$tmp/r"
-expect "compare names its files" 0 "wrote $tmp/r/results.json" -- "$BIN" "${small[@]}" -o "$tmp/r"
+expect "compare names its files" 0 "wrote $tmp/r/report.html" -- "$BIN" "${small[@]}" -o "$tmp/r"
 python3 - "$tmp/r" <<'PY' || { echo "FAIL compare: results.json / results.csv"; fail=1; }
 import csv, json, sys
 d = sys.argv[1]
