@@ -12,6 +12,7 @@
 #include "run/perf_run.hpp"
 #include "run/runner.hpp"
 #include "sim/simulator.hpp"
+#include "workload/tenants.hpp"
 
 namespace lossless::compare {
 namespace {
@@ -202,6 +203,8 @@ LatencyResult RunLatency(const scenario::Scenario& s, int64_t samples, int64_t b
   const uint32_t gpn = static_cast<uint32_t>(std::max<int64_t>(1, s.clos.gpus_per_node));
   const uint32_t hosts = static_cast<uint32_t>(topo.hosts.size());
   const uint32_t b = hosts > gpn ? (hosts / gpn - 1) * gpn : hosts - 1;
+  // Other tenants' traffic (a shared profile; nothing otherwise).
+  workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});
   PingPong pp(sim, net, a, b, bytes, samples);
   pp.Start();
   sim.Run(Time::Sec(10));
@@ -263,6 +266,7 @@ IncastResult RunIncast(const scenario::Scenario& s, int senders, int64_t bytes,
   // The target's downlink: the edge switch's port whose peer is the target's NIC.
   const uint32_t downlink = net.PortPeer(net.HostPort(target));
   const bool ib = cfg.ib.enabled;
+  workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});
   IncastDriver drv(sim, net, watched, probe_qp, probe_every, downlink, ib);
   drv.Start();
   sim.Run(Time::Sec(1));

@@ -16,7 +16,8 @@ namespace lossless::compare {
 // ib_write_lat-style: `samples` ping-pongs of `bytes`-byte RDMA writes on two
 // RC queue pairs between NIC 0 of the first node and NIC 0 of the last node
 // of `s`'s topology, each write posted when the previous one has arrived.
-// A sample is half a round trip (what ib_write_lat reports).
+// A sample is half a round trip (what ib_write_lat reports). A shared
+// profile's tenants (tenants.*) send on the same fabric meanwhile.
 struct LatencyResult {
   std::string path;  // "host0 -> host24 (3 switches)"
   int64_t bytes = 0;
@@ -30,7 +31,8 @@ LatencyResult RunLatency(const scenario::Scenario& s, int64_t samples, int64_t b
 // flow to a host that is neither the target nor on its edge switch, and a
 // probe of 64 B every `probe_every` to the same host. The victim shares
 // switches and uplinks with the incast but not its destination: what it
-// loses is congestion spreading (PFC pauses, or IB credits withheld).
+// loses is congestion spreading (PFC pauses, or IB credits withheld). A
+// shared profile's tenants send meanwhile; the counters include them.
 struct IncastResult {
   int senders = 0;
   int64_t bytes_each = 0;
