@@ -1,10 +1,8 @@
 #include "scenario/scenario.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <yaml-cpp/yaml.h>
 
+#include "base/input_file.hpp"
 #include "scenario/internal/reader.hpp"
 
 namespace lossless::scenario {
@@ -65,14 +63,7 @@ Scenario LoadFabricText(const std::string& text, const std::string& file_name,
 
 namespace {
 std::string ReadScenarioFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, ""}, "cannot open the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  if (text.size() > (64u << 20))
-    throw InputError({path, 0, ""}, "expected a scenario under 64 MiB");
-  return text;
+  return ReadTextInput(path, "a scenario");
 }
 }  // namespace
 

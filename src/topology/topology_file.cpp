@@ -1,14 +1,11 @@
 // The explicit topology line format (docs/topology-file.md).
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "base/input_file.hpp"
 #include "base/text.hpp"
 #include "topology/topology.hpp"
 
@@ -376,17 +373,7 @@ Topology ParseTopologyText(const std::string& text, const std::string& file_name
 }
 
 Topology ParseTopologyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(Location{path, 0, ""},
-                     fmt::format("cannot open topology file: {}", std::strerror(errno)));
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) {
-    throw InputError(Location{path, 0, ""}, "cannot read topology file");
-  }
-  return ParseTopologyText(buf.str(), path);
+  return ParseTopologyText(ReadTextInput(path, "a topology file"), path);
 }
 
 }  // namespace lossless::topology

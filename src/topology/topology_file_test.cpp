@@ -82,7 +82,7 @@ TEST(ParseTopology, MissingFile) {
     ParseTopologyFile(kFixtures + "no_such.topo");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(e.message(), "cannot open topology file: No such file or directory");
+    EXPECT_EQ(e.message(), "cannot open: No such file or directory");
   }
 }
 

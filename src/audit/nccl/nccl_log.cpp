@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "base/text.hpp"
 
 namespace lossless::audit::nccl {
@@ -692,10 +693,15 @@ int64_t StreamNcclLog(std::istream& in, const std::string& file,
   std::string line;
   std::vector<char> buf(1 << 16);
   bool overlong = false;
+  bool first = true;
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     std::streamsize got = in.gcount();
     if (got <= 0) break;
+    // Binary input (/dev/zero, a core file) is refused at its first block: its
+    // first "line" may never end.
+    if (first) CheckTextBlock({buf.data(), static_cast<size_t>(got)}, file, "an nccl-tests log");
+    first = false;
     const char* p = buf.data();
     const char* end = p + got;
     while (p < end) {

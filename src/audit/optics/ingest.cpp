@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +10,7 @@
 #include "audit/optics/mlxlink.hpp"
 #include "audit/optics/switch_transceiver.hpp"
 #include "audit/optics/telemetry.hpp"
+#include "base/input_file.hpp"
 
 namespace lossless::audit::optics {
 
@@ -139,15 +138,9 @@ std::vector<Reading> ParseInput(std::string_view text, const std::string& name,
 }
 
 ParsedInput ReadInputFileDetailed(const std::string& path, const IngestOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(Location{path, 0, ""}, "is a directory; expected a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Location{path, 0, ""}, "cannot open file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(Location{path, 0, ""}, "read error");
-  return ParseInputDetailed(text, path, options);
+  return ParseInputDetailed(
+      ReadTextInput(path, "ethtool -m, mlxlink, switch transceiver or telemetry output"), path,
+      options);
 }
 
 std::vector<Reading> ReadInputFile(const std::string& path, const IngestOptions& options) {

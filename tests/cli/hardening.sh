@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Hostile and careless inputs (issue 16): each ends in one error line and
+# exit 2, quickly and in little memory, or in the documented figure.
+# Usage: bash tests/cli/hardening.sh <path-to-lossless>   (from the repo root)
+set -u
+BIN=${1:?usage: hardening.sh <lossless binary>}
+fail=0
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/expect.sh"
+
+# one_line NAME: the last command's stderr is exactly one line.
+one_line() {
+  if [ "$(wc -l <"$tmp/err")" != 1 ]; then
+    echo "FAIL $1: want one error line"; cat "$tmp/err" | head -5; fail=1
+  fi
+}
+
+# Binary and endless input: refused at the first block, within seconds
+# (`timeout` turns a hang into exit 124).
+T="timeout 10"
+expect run-dev-zero 2 '^error: /dev/zero:1: binary data \(NUL byte\): expected a scenario$' -- $T "$BIN" run /dev/zero
+one_line run-dev-zero
+expect qos-dev-zero 2 '^error: /dev/zero:1: binary data \(NUL byte\)' -- $T "$BIN" audit qos /dev/zero
+one_line qos-dev-zero
+expect optics-dev-zero 2 '/dev/zero:1: binary data \(NUL byte\)' -- $T "$BIN" optics ingest --db "$tmp/o.db" /dev/zero
+expect nccl-dev-zero 2 '^error: /dev/zero:1: binary data \(NUL byte\): expected an nccl-tests log$' -- $T "$BIN" audit nccl /dev/zero
+expect topology-file-dev-zero 2 '/dev/zero:1: binary data \(NUL byte\): expected a topology file' -- \
+  $T "$BIN" validate scenarios/roce-incast.yaml --set topology.kind=file --set topology.file=/dev/zero
+one_line topology-file-dev-zero
+expect profile-dev-zero 2 'binary data' -- $T "$BIN" profiles --show /dev/zero
+
+exit $fail
