@@ -350,6 +350,12 @@ const std::vector<ParamInfo>& BaseParams() {
        "that includes the GPUs; no fabric capex).",
        "on-prem|cloud"},
       {"stop_time", T::kTime, "10s", "Safety limit on simulated time.", ""},
+      {"limits.max_flows", T::kInt, "4000000",
+       "Most flows the traffic list may expand to (repeats included; repeats that start at or "
+       "after stop_time are not built and not counted). Counted before any flow is built: the "
+       "entry that crosses it is refused at its line. A run holds about 400 bytes per flow (the "
+       "default: about 1.5 GB).",
+       "", 1, 1e9},
   };
   return kParams;
 }

@@ -180,6 +180,8 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
 void ReadTraffic(Fields& f, Scenario& sc) {
   Loader& ld = f.loader();
   sc.traffic = ParseTraffic(ld);
+  sc.max_flows = f.Int("limits.max_flows");
+  sc.max_flows_where = f.Find("limits.max_flows").where;
   if (sc.traffic.empty() && !ld.traffic_optional()) {
     throw InputError({ld.file(), ld.list("traffic").line, "traffic"},
                      "expected at least one traffic entry");

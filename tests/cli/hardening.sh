@@ -30,4 +30,11 @@ expect topology-file-dev-zero 2 '/dev/zero:1: binary data \(NUL byte\): expected
 one_line topology-file-dev-zero
 expect profile-dev-zero 2 'binary data' -- $T "$BIN" profiles --show /dev/zero
 
+# A 5-line scenario that expands to 4e9 flows: refused at its line before
+# any flow is built (it took 21 GB and 140 s to end in std::bad_alloc).
+printf 'fabric: {preset: roce}\ntopology: {kind: leaf-spine, gpus: 64, radix: 16}\ntraffic:\n  - {pattern: all-to-all, bytes: 1KiB, repeat: 1000000, every: 1us}\n' >"$tmp/flows.yaml"
+expect flow-count 2 "flows.yaml:4: traffic.0: expands to 4032000000 flows, above limits.max_flows \\(4000000\\)" -- $T "$BIN" validate "$tmp/flows.yaml"
+one_line flow-count
+expect flow-count-set 0 '' -- $T "$BIN" validate "$tmp/flows.yaml" --set stop_time=2us --set limits.max_flows=8064
+
 exit $fail
