@@ -136,10 +136,18 @@ Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate 
 // and keys (nearest one suggested), malformed names and quantities, duplicate
 // names, links to unknown nodes or to themselves, a delay or length of 0, a
 // host with no link or more than one, no host at all, and a disconnected
-// topology (names an unreachable host pair). ParseTopologyFile reads `path`
-// (an unreadable file is an InputError) and parses it with file_name = path.
-Topology ParseTopologyFile(const std::string& path);
-Topology ParseTopologyText(const std::string& text, const std::string& file_name);
+// topology (names an unreachable host pair), and a file above `limits`
+// (refused at the line that crosses the limit, before any link is built).
+// ParseTopologyFile reads `path` (an unreadable file is an InputError) and
+// parses it with file_name = path.
+struct TopologyFileLimits {
+  int64_t max_nodes = 1'000'000;  // hosts and switches
+  int64_t max_links = 1'000'000;  // counts included
+  int64_t max_ports = 4096;       // links at one node (a director switch has 2048 ports)
+};
+Topology ParseTopologyFile(const std::string& path, const TopologyFileLimits& limits = {});
+Topology ParseTopologyText(const std::string& text, const std::string& file_name,
+                           const TopologyFileLimits& limits = {});
 
 // First pair of hosts (by rank) with no path between them, if any.
 // Returns the two hosts' ranks (indices into t.hosts, so the names are

@@ -189,5 +189,38 @@ TEST(FindUnreachableHosts, FirstPairByRank) {
   EXPECT_FALSE(FindUnreachableHosts(t).has_value());
 }
 
+// Issue 16: 300 lines of `link s0 s1 count=65536` made 19.7 M links. Links
+// and ports are counted line by line, before any is built.
+TEST(ParseTopology, LinksAndPortsAreCapped) {
+  std::string text = kHead + "switch sw1\nlink h0 sw0\nlink h1 sw1\n";
+  for (int i = 0; i < 300; ++i) text += "link sw0 sw1 count=65536\n";
+  EXPECT_EQ(ErrorOf(text),
+            "t.topo:8: link.count: \"sw0\" has 65537 links so far: expected at most 4096 ports "
+            "at one node");
+  // The total, with small limits: 3 switch pairs of 3 links against 8.
+  std::string pairs = kHead + "switch sw1\nswitch sw2\nlink h0 sw0\nlink h1 sw1\n";
+  pairs += "link sw0 sw1 count=3\nlink sw1 sw2 count=3\nlink sw2 sw0 count=3\n";
+  TopologyFileLimits small;
+  small.max_links = 8;
+  try {
+    ParseTopologyText(pairs, "t.topo", small);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "t.topo:11: link.count: 11 links so far: expected at most 8 links in a topology "
+                 "file");
+  }
+  small = {};
+  small.max_nodes = 4;
+  try {
+    ParseTopologyText(pairs, "t.topo", small);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.topo:6: switch: more than 4 hosts and switches: expected at most 4 "
+                           "nodes in a topology file");
+  }
+  EXPECT_EQ(ParseTopologyText(pairs, "t.topo").links.size(), 11u);
+}
+
 }  // namespace
 }  // namespace lossless::topology

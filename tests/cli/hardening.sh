@@ -37,4 +37,12 @@ expect flow-count 2 "flows.yaml:4: traffic.0: expands to 4032000000 flows, above
 one_line flow-count
 expect flow-count-set 0 '' -- $T "$BIN" validate "$tmp/flows.yaml" --set stop_time=2us --set limits.max_flows=8064
 
+# 300 lines of `link s0 s1 count=65536` (19.7 M links, 792 MB in validate):
+# refused at the line where s0 passes 4096 ports.
+{ printf 'defaults rate=400Gbps delay=100ns\nswitch s0\nswitch s1\nhost h0\nhost h1\nlink h0 s0\nlink h1 s1\n'
+  for i in $(seq 300); do echo 'link s0 s1 count=65536'; done; } >"$tmp/links.topo"
+printf 'fabric: {preset: roce}\ntopology: {kind: file, file: %s}\ntraffic:\n  - {pattern: flow, src: 0, dst: 1, bytes: 1MiB}\n' "$tmp/links.topo" >"$tmp/links.yaml"
+expect link-count 2 'links.topo:8: link.count: "s0" has 65537 links so far: expected at most 4096 ports at one node' -- $T "$BIN" validate "$tmp/links.yaml"
+one_line link-count
+
 exit $fail
