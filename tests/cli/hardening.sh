@@ -45,4 +45,22 @@ printf 'fabric: {preset: roce}\ntopology: {kind: file, file: %s}\ntraffic:\n  - 
 expect link-count 2 'links.topo:8: link.count: "s0" has 65537 links so far: expected at most 4096 ports at one node' -- $T "$BIN" validate "$tmp/links.yaml"
 one_line link-count
 
+# audit nccl --json streams like the text mode: 16 MB of log (5,800 runs)
+# held as JSON took ~180 MB before; the peak now follows one run.
+python3 - "$tmp/many.log" <<'PY'
+import sys
+run = open("tests/fixtures/nccl/g2_allreduce_healthy.log").read()
+with open(sys.argv[1], "w") as f:
+    f.write(run * (16_000_000 // len(run)))
+PY
+peak_kib() {  # peak_kib CMD...: runs CMD (stdout to $tmp/out), prints its peak RSS in KiB
+  python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[2:], stdout=open(sys.argv[1], "w"), stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$tmp/out" "$@"
+}
+kib=$(peak_kib "$BIN" audit nccl "$tmp/many.log" --json --preset ib-ndr --nics-per-node 8)
+runs=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["files"][0]["runs"]))' "$tmp/out")
+if [ "$runs" -gt 5000 ] && [ "$kib" -lt 81920 ]; then echo "ok   nccl-json-streams ($runs runs, peak $kib KiB)"
+else echo "FAIL nccl-json-streams: $runs runs, peak $kib KiB (want under 80 MiB)"; fail=1; fi
+
 exit $fail
