@@ -65,6 +65,7 @@ std::string ReadTextInput(const std::string& path, std::string_view expected, si
       throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
     owned.reset(f);
   }
+  const AllocationContext context("reading " + path);
   std::string text;
   std::vector<char> buf(kFirstBlockBytes);
   size_t checked = 0;  // bytes of the first block checked so far

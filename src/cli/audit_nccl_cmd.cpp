@@ -211,6 +211,7 @@ Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, JsonStrea
       throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
     in = &file;
   }
+  const AllocationContext context("auditing the nccl-tests log " + path);
   Verdict verdict = Verdict::kPass;
   int64_t index = 0;
   nccl::StreamNcclLog(*in, path, [&](NcclRun&& run) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "deadlock/deadlock_detector.hpp"
 #include "report/series.hpp"
 #include "workload/traffic.hpp"
@@ -150,6 +151,7 @@ void ApplyLinkLoss(const scenario::Scenario& s, const topology::Topology& topo,
 }
 
 RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
+  const AllocationContext context("simulating " + s.file);
   auto t0 = std::chrono::steady_clock::now();
   topology::Topology topo = scenario::BuildTopology(s);
   sim::Simulator sim(s.seed);

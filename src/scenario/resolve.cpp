@@ -36,6 +36,9 @@ std::string SomePortNames(const topology::Topology& t) {
 }  // namespace
 
 topology::Topology BuildTopology(const Scenario& s) {
+  const AllocationContext context(
+      fmt::format("building the topology of {}{}", s.file,
+                  s.topology_kind == "file" ? " from " + s.topology_file : ""));
   topology::Topology t;
   const Location& where = s.topology_where;
   if (s.topology_kind == "leaf-spine") {

@@ -11,6 +11,7 @@ namespace {
 
 Scenario Load(const std::string& text, const std::string& file_name,
               const std::vector<std::string>& sets, bool traffic_optional) {
+  const AllocationContext context("reading the scenario " + file_name);
   Loader ld(file_name);
   ld.set_traffic_optional(traffic_optional);
   CheckNesting(text, file_name);

@@ -104,6 +104,8 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const scenario::Scenario& s, uint32_
                                s.max_flows));
     }
   }
+  const AllocationContext context(
+      fmt::format("building the {} flows of {}'s traffic (limits.max_flows)", total, s.file));
   flows.reserve(static_cast<size_t>(total));
   for (const auto& t : s.traffic) {
     int64_t n = t.hosts < 0 ? n_hosts : t.hosts;

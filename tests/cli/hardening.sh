@@ -63,4 +63,17 @@ runs=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["fil
 if [ "$runs" -gt 5000 ] && [ "$kib" -lt 81920 ]; then echo "ok   nccl-json-streams ($runs runs, peak $kib KiB)"
 else echo "FAIL nccl-json-streams: $runs runs, peak $kib KiB (want under 80 MiB)"; fail=1; fi
 
+# An allocation that fails anyway ends in one line saying what was too large.
+# Under a 4 GB address-space limit (so that no machine really builds them),
+# 967,680,000 flows (77 GB) under a raised limits.max_flows cannot be held.
+# A sanitizer build cannot start under such a limit: then this is skipped.
+printf 'fabric: {preset: roce}\ntopology: {kind: leaf-spine, gpus: 64, radix: 16}\ntraffic:\n  - {pattern: all-to-all, bytes: 1KiB, repeat: 240000, every: 1us}\n' >"$tmp/oom.yaml"
+if (ulimit -v 4000000 && "$BIN" --version >/dev/null 2>&1); then
+  expect out-of-memory 2 "^error: out of memory while building the 967680000 flows of .*oom.yaml's traffic \\(limits.max_flows\\)" -- \
+    bash -c 'ulimit -v 4000000 && exec "$@"' - $T "$BIN" validate "$tmp/oom.yaml" --set limits.max_flows=1000000000
+  one_line out-of-memory
+else
+  echo "skip out-of-memory: the binary does not start under ulimit -v (sanitizer build)"
+fi
+
 exit $fail
