@@ -192,5 +192,17 @@ TEST(Scenario, EcnAbovePfcTriggerAndShortHeadroomWarnButLoad) {
       << room.warnings[0];
 }
 
+// Issue 16: an oversubscription a leaf's ports cannot give is built as the
+// nearest ratio they allow, with a warning that says which.
+TEST(Scenario, OversubscriptionALeafCannotGiveWarns) {
+  Scenario s = LoadScenarioText(kGood, "s.yaml",
+                                {"topology.radix=8", "topology.oversubscription=64"});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            "topology.oversubscription: 64:1 asked, but a radix-8 leaf splits into 7 down and 1 up "
+            "ports, so the fabric is built 7:1");
+  EXPECT_TRUE(LoadScenarioText(kGood, "s.yaml", {"topology.oversubscription=3"}).warnings.empty());
+}
+
 }  // namespace
 }  // namespace lossless::scenario

@@ -92,6 +92,16 @@ struct ClosParams {
 // leaving at least one uplink), tiers in 0..3. O(1).
 Sizing SizeClos(const ClosParams& p, const Location& where);
 
+// The ports of a radix-`radix` leaf for o:1: the most down ports whose ratio
+// to the rest stays within o (at least 1 of each), as every builder splits a
+// leaf. The ratio built is down/up, which can be far from o: a radix-8 leaf
+// at 64:1 is 7:1, at 1.5:1 is 1:1. {0, 0} when radix < 2 or o < 1.
+struct LeafPorts {
+  int64_t down = 0;
+  int64_t up = 0;
+};
+LeafPorts SplitLeaf(int64_t radix, double oversubscription);
+
 // Rail-optimized sizing (docs/model/clos-sizing.md#rail-optimized), 2 tiers: nodes = N/G (N must be
 // a multiple of G = p.gpus_per_node), d nodes per scalable unit, G leaves per SU (the full SU is
 // provisioned), S = the smallest divisor of u that is ≥ ceil(L·u/k), so each leaf's u uplinks
