@@ -88,7 +88,7 @@ void GatherPorts(const fabric::Network& net, RunResult& r) {
       r.most_paused = net.PortName(p);
     }
     if (st.tx_packets == 0) continue;
-    const double u = report::FractionOfRun(st.busy_ps, r);
+    const double u = report::FractionOfRun(net.BusyPsUntilNow(p), r);
     sum += u;
     ++used;
     uses.push_back({net.PortName(p), u});
