@@ -76,4 +76,26 @@ else
   echo "skip out-of-memory: the binary does not start under ulimit -v (sanitizer build)"
 fi
 
+# The ns-3 anchor runs without a shell: a folder name is never a command. A
+# missing anchor is reported by its exit status (bash: 127), not a raw wait status.
+expect anchor-injection 0 "ns-3 anchor .* not available \\(exit status 127\\)" -- \
+  $T "$BIN" bench ls-ring --hosts 16 --bytes 4KiB --vs-ns3 --anchors "x'; echo INJECTED > $tmp/injected; echo '"
+if [ -e "$tmp/injected" ]; then echo "FAIL anchor-injection: the anchor folder ran as a command"; fail=1; fi
+mkdir -p "$tmp/it's/ns3"
+printf 'echo "RESULT wall_s=0.5 packet_hops=100 hops_per_wall_s=200"\n' >"$tmp/it's/ns3/run.sh"
+expect anchor-with-quote 0 'ns3_packet_hops_per_s=200 ' -- $T "$BIN" bench ls-ring --hosts 16 --bytes 4KiB --vs-ns3 --anchors "$tmp/it's"
+
+# Output paths: '-' is standard output (no file named '-'), a write error is
+# exit 2, an unwritable path is found before the run.
+printf 'topology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$tmp/small.yaml"
+bin_abs="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+( cd "$tmp" && "$bin_abs" run small.yaml --json - >json.out 2>text.err )
+if [ -e "$tmp/-" ] || ! grep -q 'flows' "$tmp/text.err" ||
+   ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json.out" 2>/dev/null; then
+  echo "FAIL json-stdout: --json - did not write JSON to standard output"; fail=1
+else echo "ok   json-stdout"; fi
+expect json-dev-full 2 '^error: /dev/full: --json: cannot write: No space left on device$' -- $T "$BIN" run "$tmp/small.yaml" --json /dev/full
+expect json-no-folder 2 "^error: $tmp/none/r.json: --json: cannot write: No such file or directory$" -- $T "$BIN" run "$tmp/small.yaml" --json "$tmp/none/r.json"
+if grep -q 'flows' "$tmp/out"; then echo "FAIL json-no-folder: the run happened before the check"; fail=1; fi
+
 exit $fail
