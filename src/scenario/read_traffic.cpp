@@ -48,6 +48,11 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
       std::map<std::string, Value> fields;
       for (const auto& kv : e) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        if (auto seen = fields.find(key); seen != fields.end()) {
+          throw InputError({ld.file(), LineOf(kv.first), path + "." + key},
+                           fmt::format("given twice in this entry (first on line {})",
+                                       seen->second.where.line));
+        }
         if (key == "path" && kv.second.IsSequence()) {
           // A list of switch names: kept as comma-separated text, like --set gives it.
           std::string joined;

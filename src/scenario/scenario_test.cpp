@@ -204,5 +204,18 @@ TEST(Scenario, OversubscriptionALeafCannotGiveWarns) {
   EXPECT_TRUE(LoadScenarioText(kGood, "s.yaml", {"topology.oversubscription=3"}).warnings.empty());
 }
 
+// Issue 16: duplicate keys were accepted, the last one winning (1 GiB flows
+// instead of 1 MiB), and two `fabric:` maps were merged.
+TEST(Scenario, DuplicateKeysAreRefused) {
+  std::string t = kGood;
+  t += "    bytes: 1GiB\n";
+  EXPECT_EQ(ErrorOf(t), "s.yaml:13: traffic.0.bytes: given twice in this entry (first on line 12)");
+  t = kGood;
+  t.replace(t.find("topology:"), 0, "fabric:\n  buffer: 16MiB\n");
+  EXPECT_EQ(ErrorOf(t), "s.yaml:6: fabric: given twice (first on line 3)");
+  t = std::string(kGood) + "faults:\n  pause_inject:\n    - {host: 0, at: 1us, at: 2us}\n";
+  EXPECT_EQ(ErrorOf(t), "s.yaml:15: faults.pause_inject.0.at: given twice in this entry (first on line 15)");
+}
+
 }  // namespace
 }  // namespace lossless::scenario
