@@ -17,7 +17,15 @@ Scenario Load(const std::string& text, const std::string& file_name,
   CheckNesting(text, file_name);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // LoadAll, not Load: Load stops after the first document and ignored
+    // whatever followed it (trailing garbage after a JSON object).
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      throw InputError({file_name, LineOf(docs[1]), ""},
+                       "expected one scenario, got more after it (trailing text or a second "
+                       "YAML document)");
+    }
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
                      "expected YAML or JSON: " + e.msg);

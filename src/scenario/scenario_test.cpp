@@ -217,5 +217,19 @@ TEST(Scenario, DuplicateKeysAreRefused) {
   EXPECT_EQ(ErrorOf(t), "s.yaml:15: faults.pause_inject.0.at: given twice in this entry (first on line 15)");
 }
 
+// Issue 16: text after a JSON scenario's object was ignored.
+TEST(Scenario, TextAfterTheScenarioIsRefused) {
+  const std::string json =
+      R"({"topology": {"kind": "leaf-spine", "gpus": 16, "radix": 8}, "traffic": )"
+      R"([{"pattern": "ring", "bytes": "64KiB"}]})";
+  EXPECT_EQ(ErrorOf(json), "no error");
+  EXPECT_EQ(ErrorOf(json + "\n\ntrailing garbage\n"),
+            "s.yaml:3: expected one scenario, got more after it (trailing text or a second YAML "
+            "document)");
+  EXPECT_EQ(ErrorOf(std::string(kGood) + "---\nseed: 4\n"),
+            "s.yaml:14: expected one scenario, got more after it (trailing text or a second YAML "
+            "document)");
+}
+
 }  // namespace
 }  // namespace lossless::scenario
