@@ -338,6 +338,10 @@ struct NcclLogParser::State {
   int64_t runs_emitted = 0;
   int64_t rows_seen = 0;
   bool saw_nul_early = false;
+  // A row that did not parse, held until the next table or comment line: if
+  // only launcher noise (a job manager's "srun: ... Killed") follows it up to
+  // the end, the job died while writing it and the run is truncated.
+  std::optional<InputError> bad_row;
   bool saw_topo_matrix = false;
   int64_t topo_line = 0;
   std::string pending_binary;  // "<coll>_perf" seen on a command line before the run
@@ -592,6 +596,8 @@ struct NcclLogParser::State {
     }
     std::string_view line = Trim(StripLauncherPrefix(raw));
     if (line.empty()) return;
+    if (bad_row && (line.front() == '#' || (line.front() >= '0' && line.front() <= '9')))
+      throw *bad_row;
     if (line.front() == '#') {
       std::string_view body = Trim(line.substr(1));
       if (StartsWith(body, "nccl-tests version")) {
@@ -631,7 +637,11 @@ struct NcclLogParser::State {
       }
       if (raw.size() >= kMaxLineChars)
         throw InputError(Where("row"), "line longer than 64 KiB inside the result table");
-      ParseRow(line);
+      try {
+        ParseRow(line);
+      } catch (const InputError& e) {
+        bad_row = e;
+      }
       return;
     }
     // Noise: NCCL INFO/WARN, launcher messages, shell echo. Remember a command line.
@@ -656,6 +666,7 @@ struct NcclLogParser::State {
   }
 
   void Finish() {
+    if (bad_row && run) run->truncated = true;  // cut mid-row, then only noise
     Emit();
     if (line_no == 0) throw InputError(Location{file, 0, ""}, "empty file: no nccl-tests output");
     if (rows_seen == 0) {
