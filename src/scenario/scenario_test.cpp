@@ -231,5 +231,32 @@ TEST(Scenario, TextAfterTheScenarioIsRefused) {
             "document)");
 }
 
+// Issue 16, item 10: physically meaningless settings. Each is a warning
+// (the run can still be studied) except an XOFF plus headroom larger than
+// the whole switch buffer, which PFC cannot honour: an error.
+TEST(Scenario, MeaninglessSettingsWarnOrFail) {
+  auto warning = [](const std::vector<std::string>& sets) {
+    Scenario s = LoadScenarioText(kGood, "s.yaml", sets);
+    return s.warnings.size() == 1 ? s.warnings[0] : std::to_string(s.warnings.size()) + " warnings";
+  };
+  EXPECT_EQ(warning({"fabric.cable_length=1e6", "fabric.pfc.enabled=false"}).substr(0, 68),
+            "fabric.cable_length: 1e+06 m is longer than any data-center link (10");
+  EXPECT_EQ(warning({"fabric.preset=infiniband", "fabric.vlan_tag=true"}),
+            "fabric.vlan_tag: a VLAN tag is an Ethernet (RoCE) setting; the infiniband preset "
+            "ignores it");
+  EXPECT_EQ(warning({"fabric.preset=infiniband", "fabric.ecn.enabled=true"}),
+            "fabric.ecn.enabled: ECN marking is an Ethernet (RoCE) mechanism; InfiniBand "
+            "congestion control is fabric.cc: ib-cc with fabric.ibcc.*");
+  EXPECT_EQ(warning({"stop_time=1ms", "traffic.0.start=2ms"}),
+            "traffic.0.start: 2ms is at or after stop_time (1ms): the entry's flows never start");
+  EXPECT_EQ(warning({"stop_time=10us", "traffic.0.repeat=100", "traffic.0.every=1us"}),
+            "traffic.0.repeat: only 10 of the 100 repeats start before stop_time (10us); the rest "
+            "are not run");
+  EXPECT_EQ(warning({"traffic.0.rate=800Gbps"}),
+            "traffic.0.rate: 800Gbps is above the link rate (400Gbps): the flow runs at line rate");
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.buffer=1MiB", "fabric.pfc.xoff=2MiB"}).substr(0, 80),
+            "<--set>: fabric.pfc.xoff: expected XOFF plus headroom (2097152 B + 90538 B, the ");
+}
+
 }  // namespace
 }  // namespace lossless::scenario
