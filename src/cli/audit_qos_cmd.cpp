@@ -83,8 +83,8 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
   if (!a.t_phy.empty()) opts.t_phy = time_flag(a.t_phy, "--t-phy");
   if (!a.t_resp.empty()) opts.t_resp = time_flag(a.t_resp, "--t-resp");
 
-  audit::qos::QosConfig cfg = audit::qos::ParseQosText(
-      ReadTextInput(a.file, "a switch QoS configuration"), a.file, format);
+  audit::qos::QosConfig cfg =
+      audit::qos::ParseQosText(ReadTextInput(a.file, "a switch QoS configuration"), a.file, format);
   audit::qos::QosAudit result = audit::qos::AuditQos(cfg, opts);
   if (a.json) {
     nlohmann::json j = audit::qos::QosAuditToJson(result);

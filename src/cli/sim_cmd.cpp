@@ -3,8 +3,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -342,10 +342,10 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       } else if (*vs_ns3) {
         const std::string script = anchor_dir + "/ns3/run.sh";
         std::string out;
-        const ChildEnd end = RunCapture({"bash", script, fmt::format("--hosts={}", *hosts),
-                                         fmt::format("--bytes={}", bytes),
-                                         fmt::format("--stride={}", *stride)},
-                                        out);
+        const ChildEnd end =
+            RunCapture({"bash", script, fmt::format("--hosts={}", *hosts),
+                        fmt::format("--bytes={}", bytes), fmt::format("--stride={}", *stride)},
+                       out);
         std::smatch mt;
         static const std::regex kRe(
             R"(RESULT .*wall_s=([0-9.]+) .*packet_hops=([0-9]+) .*hops_per_wall_s=([0-9.]+))");
@@ -355,9 +355,8 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
                               ns3 > 0 ? rate / ns3 : 0.0);
           fmt::print("ns-3: wall_s={} packet_hops={}\n", mt[1].str(), mt[2].str());
         } else {
-          fmt::print("ns-3 anchor {} not available ({}); last output:\n{}\n",
-                     text::OneLine(script), end.how,
-                     text::OneLine(out.size() > 600 ? out.substr(out.size() - 600) : out));
+          fmt::print("ns-3 anchor {} not available ({}); last output:\n{}\n", text::OneLine(script),
+                     end.how, text::OneLine(out.size() > 600 ? out.substr(out.size() - 600) : out));
         }
       }
       fmt::print("{}\n", line);

@@ -205,7 +205,7 @@ void ReadFabric(Fields& f, Scenario& sc) {
   ReadIbCredits(f, sc);
   ReadPfc(f, sc);
   ReadNic(f, sc);
-  // DECISIONS.md (16): ECN on InfiniBand is a warning; IB CC is fabric.ibcc.*.
+  // ECN on InfiniBand is a warning (docs/errors.md); IB CC is fabric.ibcc.*.
   if (sc.net.sw.ecn[sc.net.nic.data_class].enabled &&
       (sc.preset == "infiniband" || sc.net.ib.enabled)) {
     sc.warnings.push_back(

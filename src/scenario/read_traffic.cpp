@@ -49,9 +49,9 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
       for (const auto& kv : e) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
         if (auto seen = fields.find(key); seen != fields.end()) {
-          throw InputError({ld.file(), LineOf(kv.first), path + "." + key},
-                           fmt::format("given twice in this entry (first on line {})",
-                                       seen->second.where.line));
+          throw InputError(
+              {ld.file(), LineOf(kv.first), path + "." + key},
+              fmt::format("given twice in this entry (first on line {})", seen->second.where.line));
         }
         if (key == "path" && kv.second.IsSequence()) {
           // A list of switch names: kept as comma-separated text, like --set gives it.
@@ -197,8 +197,7 @@ void ReadTraffic(Fields& f, Scenario& sc) {
       sc.warnings.push_back(fmt::format(
           "traffic.{}.start: {} is at or after stop_time ({}): the entry's flows never start", i,
           units::FormatTime(t.start), units::FormatTime(sc.stop_time)));
-    } else if (t.repeat > 1 &&
-               t.start.ps() + (t.repeat - 1) * t.every.ps() >= sc.stop_time.ps()) {
+    } else if (t.repeat > 1 && t.start.ps() + (t.repeat - 1) * t.every.ps() >= sc.stop_time.ps()) {
       sc.warnings.push_back(fmt::format(
           "traffic.{}.repeat: only {} of the {} repeats start before stop_time ({}); the rest "
           "are not run",
@@ -206,9 +205,9 @@ void ReadTraffic(Fields& f, Scenario& sc) {
           units::FormatTime(sc.stop_time)));
     }
     if (t.rate.bps() > sc.clos.link_rate.bps()) {
-      sc.warnings.push_back(fmt::format(
-          "traffic.{}.rate: {} is above the link rate ({}): the flow runs at line rate", i,
-          units::FormatRate(t.rate), units::FormatRate(sc.clos.link_rate)));
+      sc.warnings.push_back(
+          fmt::format("traffic.{}.rate: {} is above the link rate ({}): the flow runs at line rate",
+                      i, units::FormatRate(t.rate), units::FormatRate(sc.clos.link_rate)));
     }
   }
   const fabric::NetworkConfig& net = sc.net;

@@ -195,8 +195,8 @@ TEST(Scenario, EcnAbovePfcTriggerAndShortHeadroomWarnButLoad) {
 // Issue 16: an oversubscription a leaf's ports cannot give is built as the
 // nearest ratio they allow, with a warning that says which.
 TEST(Scenario, OversubscriptionALeafCannotGiveWarns) {
-  Scenario s = LoadScenarioText(kGood, "s.yaml",
-                                {"topology.radix=8", "topology.oversubscription=64"});
+  Scenario s =
+      LoadScenarioText(kGood, "s.yaml", {"topology.radix=8", "topology.oversubscription=64"});
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_EQ(s.warnings[0],
             "topology.oversubscription: 64:1 asked, but a radix-8 leaf splits into 7 down and 1 up "
@@ -214,7 +214,8 @@ TEST(Scenario, DuplicateKeysAreRefused) {
   t.replace(t.find("topology:"), 0, "fabric:\n  buffer: 16MiB\n");
   EXPECT_EQ(ErrorOf(t), "s.yaml:6: fabric: given twice (first on line 3)");
   t = std::string(kGood) + "faults:\n  pause_inject:\n    - {host: 0, at: 1us, at: 2us}\n";
-  EXPECT_EQ(ErrorOf(t), "s.yaml:15: faults.pause_inject.0.at: given twice in this entry (first on line 15)");
+  EXPECT_EQ(ErrorOf(t),
+            "s.yaml:15: faults.pause_inject.0.at: given twice in this entry (first on line 15)");
 }
 
 // Issue 16: text after a JSON scenario's object was ignored.

@@ -134,11 +134,13 @@ TEST(BuildLeafSpine, DescriptionGivesTheRatioBuilt) {
   EXPECT_EQ(SplitLeaf(64, 3).down, 48);
   EXPECT_EQ(SplitLeaf(1, 3).down, 0);
   const Location where{"s.yaml", 7, ""};
-  EXPECT_NE(BuildLeafSpine(Params(16, 8, 0, 64), where).description.find("(radix 8, 7:1 "
-                                                                          "oversubscribed)"),
+  EXPECT_NE(BuildLeafSpine(Params(16, 8, 0, 64), where)
+                .description.find("(radix 8, 7:1 "
+                                  "oversubscribed)"),
             std::string::npos);
-  EXPECT_NE(BuildLeafSpine(Params(16, 8, 0, 1.5), where).description.find("(radix 8, "
-                                                                           "non-blocking)"),
+  EXPECT_NE(BuildLeafSpine(Params(16, 8, 0, 1.5), where)
+                .description.find("(radix 8, "
+                                  "non-blocking)"),
             std::string::npos);
   EXPECT_NE(BuildLeafSpine(Params(3000, 64, 0, 3.0), where).description.find("3:1 oversubscribed"),
             std::string::npos);

@@ -292,8 +292,8 @@ Topology BuildLeafSpine(const ClosParams& p, const Location& where) {
   return b.Take(
       fmt::format("2-tier leaf-spine (radix {}, {}), {} hosts, {} leaves, {} spines, "
                   "{} links of {}",
-                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), s.host_links, s.leaves, s.spines, s.links,
-                  LinkName(p)));
+                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), s.host_links, s.leaves,
+                  s.spines, s.links, LinkName(p)));
 }
 
 Topology BuildFatTree(const ClosParams& p, const Location& where) {
@@ -345,8 +345,8 @@ Topology BuildFatTree(const ClosParams& p, const Location& where) {
   return b.Take(
       fmt::format("3-tier fat tree (radix {}, {}), {} hosts, {} pods, {} leaves, "
                   "{} spines, {} cores, {} links of {}",
-                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), s.host_links, s.pods, s.leaves, s.spines,
-                  s.cores, s.links, LinkName(p)));
+                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), s.host_links, s.pods,
+                  s.leaves, s.spines, s.cores, s.links, LinkName(p)));
 }
 
 Topology BuildRailOptimized(const ClosParams& p, const Location& where) {
@@ -376,8 +376,8 @@ Topology BuildRailOptimized(const ClosParams& p, const Location& where) {
   return b.Take(
       fmt::format("2-tier rail-optimized (radix {}, {}, {} GPUs per node), {} hosts, "
                   "{} scalable units, {} leaves, {} spines, {} links of {}",
-                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), g, s.host_links, s.leaves / g, s.leaves,
-                  s.spines, s.links, LinkName(p)));
+                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), g, s.host_links, s.leaves / g,
+                  s.leaves, s.spines, s.links, LinkName(p)));
 }
 
 Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate rate,

@@ -216,8 +216,9 @@ TEST(ParseTopology, LinksAndPortsAreCapped) {
     ParseTopologyText(pairs, "t.topo", small);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "t.topo:6: switch: more than 4 hosts and switches: expected at most 4 "
-                           "nodes in a topology file");
+    EXPECT_STREQ(e.what(),
+                 "t.topo:6: switch: more than 4 hosts and switches: expected at most 4 "
+                 "nodes in a topology file");
   }
   EXPECT_EQ(ParseTopologyText(pairs, "t.topo").links.size(), 11u);
 }

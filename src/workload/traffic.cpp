@@ -93,15 +93,15 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const scenario::Scenario& s, uint32_
     total = count > INT64_MAX - total ? INT64_MAX : total + count;
     if (total > s.max_flows) {
       throw InputError(
-          t.where, fmt::format("expands to {} flows{}, above limits.max_flows ({}): expected "
-                               "fewer hosts or repeats, an earlier stop_time, or a larger "
-                               "limits.max_flows",
-                               count,
-                               total == count ? ""
-                               : total == INT64_MAX
-                                   ? ", more with the entries before it"
-                                   : fmt::format(", {} with the entries before it", total),
-                               s.max_flows));
+          t.where,
+          fmt::format("expands to {} flows{}, above limits.max_flows ({}): expected "
+                      "fewer hosts or repeats, an earlier stop_time, or a larger "
+                      "limits.max_flows",
+                      count,
+                      total == count       ? ""
+                      : total == INT64_MAX ? ", more with the entries before it"
+                                           : fmt::format(", {} with the entries before it", total),
+                      s.max_flows));
     }
   }
   const AllocationContext context(

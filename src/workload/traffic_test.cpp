@@ -114,8 +114,7 @@ TEST(Scenario, FlowCountIsLimitedBeforeExpanding) {
             "limits.max_flows");
   // The limit is a field; the entries before count towards it.
   Scenario small = LoadScenarioText(
-      kGood, "s.yaml",
-      {"limits.max_flows=40", "traffic.1.pattern=incast", "traffic.1.bytes=1KiB"});
+      kGood, "s.yaml", {"limits.max_flows=40", "traffic.1.pattern=incast", "traffic.1.bytes=1KiB"});
   EXPECT_EQ(ExpandError(small, 32),
             "<--set>: traffic.1: expands to 31 flows, 63 with the entries before it, above "
             "limits.max_flows (40): expected fewer hosts or repeats, an earlier stop_time, or a "

@@ -199,8 +199,9 @@ TEST(NcclLog, TruncatedTableAtEndIsKeptAndMarked) {
 TEST(NcclLog, RowCutByAKillLineIsTruncatedToo) {
   std::ifstream f(std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/nccl/g2_truncated_end.log");
   std::string cut((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  NcclLog log = ParseText(cut + "\nsrun: error: node17: task 3: Killed\n"
-                                "srun: Job step aborted: Waiting up to 32 seconds\n");
+  NcclLog log = ParseText(cut +
+                          "\nsrun: error: node17: task 3: Killed\n"
+                          "srun: Job step aborted: Waiting up to 32 seconds\n");
   ASSERT_EQ(log.runs.size(), 1u);
   EXPECT_TRUE(log.runs[0].truncated);
   EXPECT_EQ(log.runs[0].rows.size(), 5u);
