@@ -259,5 +259,14 @@ TEST(Scenario, MeaninglessSettingsWarnOrFail) {
             "<--set>: fabric.pfc.xoff: expected XOFF plus headroom (2097152 B + 90538 B, the ");
 }
 
+// Issue 16, item 20: a missing topology file is reported at the scenario
+// line that named it.
+TEST(Scenario, MissingTopologyFileNamesTheScenarioLine) {
+  std::string t = kGood;
+  t.replace(t.find("  kind: leaf-spine"), 18, "  kind: file\n  file: no/such.topo");
+  EXPECT_EQ(ErrorOf(t),
+            "s.yaml:8: topology.file: no/such.topo: cannot open: No such file or directory");
+}
+
 }  // namespace
 }  // namespace lossless::scenario
