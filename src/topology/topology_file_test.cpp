@@ -12,9 +12,9 @@ namespace {
 const std::string kFixtures = std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/topology/";
 
 // The full one-line message of the error `text` raises, or "<no error>".
-std::string ErrorOf(const std::string& text) {
+std::string ErrorOf(const std::string& text, const TopologyFileLimits& limits = {}) {
   try {
-    ParseTopologyText(text, "t.topo");
+    ParseTopologyText(text, "t.topo", limits);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -200,26 +200,15 @@ TEST(ParseTopology, LinksAndPortsAreCapped) {
   // The total, with small limits: 3 switch pairs of 3 links against 8.
   std::string pairs = kHead + "switch sw1\nswitch sw2\nlink h0 sw0\nlink h1 sw1\n";
   pairs += "link sw0 sw1 count=3\nlink sw1 sw2 count=3\nlink sw2 sw0 count=3\n";
-  TopologyFileLimits small;
-  small.max_links = 8;
-  try {
-    ParseTopologyText(pairs, "t.topo", small);
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "t.topo:11: link.count: 11 links so far: expected at most 8 links in a topology "
-                 "file");
-  }
-  small = {};
-  small.max_nodes = 4;
-  try {
-    ParseTopologyText(pairs, "t.topo", small);
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "t.topo:6: switch: more than 4 hosts and switches: expected at most 4 "
-                 "nodes in a topology file");
-  }
+  TopologyFileLimits links;
+  links.max_links = 8;
+  EXPECT_EQ(ErrorOf(pairs, links),
+            "t.topo:11: link.count: 11 links so far: expected at most 8 links in a topology file");
+  TopologyFileLimits nodes;
+  nodes.max_nodes = 4;
+  EXPECT_EQ(ErrorOf(pairs, nodes),
+            "t.topo:6: switch: more than 4 hosts and switches: expected at most 4 nodes in a "
+            "topology file");
   EXPECT_EQ(ParseTopologyText(pairs, "t.topo").links.size(), 11u);
 }
 
