@@ -1,6 +1,7 @@
 #include "base/error.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,6 +20,39 @@ std::string Format(const Location& w, const std::string& message) {
 
 InputError::InputError(Location where, const std::string& message)
     : std::runtime_error(Format(where, message)), where_(std::move(where)), message_(message) {}
+
+namespace {
+thread_local int context_depth = 0;  // contexts alive
+thread_local int failed_depth = 0;   // depth of the context failed_context came from; 0 = none
+thread_local std::string failed_context;
+}  // namespace
+
+AllocationContext::AllocationContext(std::string what)
+    : what_(std::move(what)), depth_(++context_depth), uncaught_(std::uncaught_exceptions()) {
+  if (failed_depth >= depth_) {  // a failure recorded at this depth or deeper is over
+    failed_depth = 0;
+    failed_context.clear();
+  }
+}
+
+AllocationContext::~AllocationContext() {
+  --context_depth;
+  if (std::uncaught_exceptions() > uncaught_) {
+    // An exception leaves this scope. The innermost context is destroyed
+    // first and records; the outer ones see a deeper record and keep it.
+    if (failed_depth < depth_) {
+      failed_context.swap(what_);  // no allocation while unwinding
+      failed_depth = depth_;
+    }
+  } else if (failed_depth > depth_) {
+    failed_depth = 0;  // an exception inside was handled
+    failed_context.clear();
+  }
+}
+
+const std::string& FailedContext() {
+  return failed_context;
+}
 
 std::string QuoteForMessage(const std::string& s, size_t max_len) {
   std::string out = "\"";

@@ -37,6 +37,27 @@ std::string Expected(const std::string& expected, const std::string& got);
 // Quote a user string for messages: printable ASCII kept, others as \xNN, cut at max_len.
 std::string QuoteForMessage(const std::string& s, size_t max_len = 60);
 
+// Names what the program is building while it lives, so that an allocation
+// failure inside can end in one line that says what was too large: when an
+// exception leaves the scope, the innermost context's text is kept
+// (FailedContext) for main() to print "out of memory while <what>" instead
+// of "std::bad_alloc". Cheap: one string per scope, no allocation on the
+// way out. Not thread-safe by design (one per thread).
+class AllocationContext {
+ public:
+  explicit AllocationContext(std::string what);
+  ~AllocationContext();
+  AllocationContext(const AllocationContext&) = delete;
+  AllocationContext& operator=(const AllocationContext&) = delete;
+
+ private:
+  std::string what_;
+  int depth_;
+  int uncaught_;
+};
+// The innermost context an exception left last; empty when none did.
+const std::string& FailedContext();
+
 // Levenshtein distance, for "did you mean" suggestions.
 size_t EditDistance(const std::string& a, const std::string& b);
 

@@ -1,5 +1,7 @@
 #include "base/error.hpp"
 
+#include <new>
+
 #include <gtest/gtest.h>
 
 namespace lossless {
@@ -42,6 +44,32 @@ TEST(FindNearestName, AbbreviationRanksBeforeAShortNameFewerEditsAway) {
   EXPECT_FALSE(FindNearestName("fabric.ecn.rai", paths).abbreviation);
   EXPECT_TRUE(FindNearestName("anything", {}).name.empty());
   EXPECT_FALSE(FindNearestName("anything", {}).Close(100));
+}
+
+TEST(AllocationContext, KeepsTheInnermostScopeAnExceptionLeft) {
+  try {
+    AllocationContext outer("reading s.yaml");
+    AllocationContext inner("building 9 flows");
+    throw std::bad_alloc();
+  } catch (const std::bad_alloc&) {
+    EXPECT_EQ(FailedContext(), "building 9 flows");
+  }
+  {
+    // A handled exception inside a scope that then ends normally is over.
+    AllocationContext outer("outer");
+    try {
+      AllocationContext inner("inner");
+      throw 1;
+    } catch (int) {
+    }
+  }
+  EXPECT_EQ(FailedContext(), "");
+  try {
+    AllocationContext only("the only one");
+    throw std::bad_alloc();
+  } catch (const std::bad_alloc&) {
+    EXPECT_EQ(FailedContext(), "the only one");
+  }
 }
 
 }  // namespace

@@ -97,9 +97,109 @@ NcclRulesConfig MakeConfig(const Options& o) {
   return c;
 }
 
-// Returns the file's verdict; throws InputError when it cannot be read.
-Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool json,
-                  nlohmann::json& jfile) {
+// The --json document written as the runs arrive: the bytes doc.dump(2)
+// would give for the whole document (nlohmann's sorted keys put "files"
+// first), holding at most one run's JSON, so memory follows the largest run
+// and not the file (a 200 MB log of 72,920 runs took 2.3 GB). A file's first
+// run is held until the second arrives, because a file of one run carries
+// that run's summary before "runs" (FileToJson).
+class JsonStream {
+ public:
+  explicit JsonStream(nlohmann::json head) : head_(std::move(head)) {
+    std::fputs("{\n  \"files\": [", stdout);
+  }
+
+  void BeginFile(const std::string& path) {
+    path_ = path;
+    held_ = nlohmann::json();
+    runs_ = 0;
+  }
+
+  void Run(nlohmann::json run) {
+    if (++runs_ == 1) {
+      held_ = std::move(run);
+      return;
+    }
+    if (runs_ == 2) {
+      Element(4, nullptr);
+      std::fputs("{\n", stdout);
+      fmt::print("      \"file\": {},\n      \"runs\": [", Dump(path_, 0));
+      Element(8, &held_);
+      held_ = nlohmann::json();
+    }
+    Element(8, &run);
+  }
+
+  void EndFile(Verdict verdict) { Close(nlohmann::json(audit::VerdictName(verdict)), nullptr); }
+
+  // The file ended in bad input: its runs so far stay, "error" follows them.
+  void FileError(const std::string& message) {
+    const nlohmann::json error = message;
+    Close(nlohmann::json("error"), &error);
+  }
+
+  void Finish(const std::string& verdict) {
+    head_.erase("files");
+    head_["verdict"] = verdict;
+    const std::string rest = Dump(head_, 0);  // "{\n  \"large_from_bytes\": ...\n}"
+    fmt::print("\n  ],\n{}\n", rest.substr(2));
+    std::fflush(stdout);
+  }
+
+ private:
+  static std::string Dump(const nlohmann::json& j, int indent) {
+    std::string s = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string pad(static_cast<size_t>(indent), ' ');
+    std::string out;
+    out.reserve(s.size() + s.size() / 8);
+    for (char c : s) {
+      out += c;
+      if (c == '\n') out += pad;
+    }
+    return out;
+  }
+
+  // The separator before an element of an array at `indent`, then `j` (if any).
+  void Element(int indent, const nlohmann::json* j) {
+    bool& first = indent == 4 ? first_file_ : first_run_;
+    fmt::print("{}\n{}", first ? "" : ",", std::string(static_cast<size_t>(indent), ' '));
+    first = false;
+    if (indent == 4) first_run_ = true;
+    if (j != nullptr) std::fputs(Dump(*j, indent).c_str(), stdout);
+  }
+
+  void Close(const nlohmann::json& verdict, const nlohmann::json* error) {
+    if (runs_ <= 1) {
+      nlohmann::json file;
+      if (error != nullptr) {
+        file = {{"file", path_}, {"error", *error}, {"verdict", verdict}};
+      } else {
+        nlohmann::json runs = nlohmann::json::array();
+        if (runs_ == 1) runs.push_back(std::move(held_));
+        file = nccl::FileToJson(path_, std::move(runs), Verdict::kPass);
+        file["verdict"] = verdict;
+      }
+      Element(4, &file);
+    } else {
+      std::fputs("\n      ],\n", stdout);
+      if (error != nullptr) fmt::print("      \"error\": {},\n", Dump(*error, 0));
+      fmt::print("      \"verdict\": {}\n    }}", Dump(verdict, 0));
+    }
+    held_ = nlohmann::json();
+    runs_ = 0;
+  }
+
+  nlohmann::json head_;
+  std::string path_;
+  nlohmann::json held_;
+  int64_t runs_ = 0;
+  bool first_file_ = true;
+  bool first_run_ = true;
+};
+
+// Returns the file's verdict; throws InputError when it cannot be read. With
+// `json`, its runs go there, else to stdout as text.
+Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, JsonStream* json) {
   std::ifstream file;
   std::istream* in = &std::cin;
   if (path != "-") {
@@ -111,20 +211,19 @@ Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, bool json
       throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
     in = &file;
   }
+  const AllocationContext context("auditing the nccl-tests log " + path);
   Verdict verdict = Verdict::kPass;
   int64_t index = 0;
-  nlohmann::json runs = nlohmann::json::array();
   nccl::StreamNcclLog(*in, path, [&](NcclRun&& run) {
     NcclRunReport rep = nccl::EvaluateNcclRun(run, cfg);
     ++index;
     verdict = audit::Worst(verdict, rep.verdict);
-    if (json) {
-      runs.push_back(nccl::RunToJson(run, rep));
+    if (json != nullptr) {
+      json->Run(nccl::RunToJson(run, rep));
     } else {
       fmt::print("{}", nccl::FormatRunText(run, rep, index));
     }
   });
-  if (json) jfile = nccl::FileToJson(path, std::move(runs), verdict);
   return verdict;
 }
 
@@ -148,24 +247,25 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx) {
                   "smallest size the efficiency verdict applies to (default 256MiB)");
   cmd->callback([opt, &ctx] {
     NcclRulesConfig cfg = MakeConfig(*opt);
-    nlohmann::json doc = audit::nccl::DocumentHead(cfg);
+    std::optional<JsonStream> json;
+    if (opt->json) json.emplace(audit::nccl::DocumentHead(cfg));
     Verdict overall = Verdict::kPass;
     bool bad_input = false;
     for (const auto& path : opt->files) {
-      nlohmann::json jfile;
+      if (json) json->BeginFile(path);
       try {
-        overall = audit::Worst(overall, AuditFile(path, cfg, opt->json, jfile));
+        const Verdict v = AuditFile(path, cfg, json ? &*json : nullptr);
+        overall = audit::Worst(overall, v);
+        if (json) json->EndFile(v);
       } catch (const InputError& e) {
         std::fflush(stdout);
         fmt::print(stderr, "error: {}\n", e.what());
         bad_input = true;
-        jfile = {{"file", path}, {"error", e.what()}, {"verdict", "error"}};
+        if (json) json->FileError(e.what());
       }
-      if (opt->json) doc["files"].push_back(std::move(jfile));
     }
-    doc["verdict"] = bad_input ? "error" : audit::VerdictName(overall);
-    if (opt->json) {
-      fmt::print("{}\n", doc.dump(2));
+    if (json) {
+      json->Finish(bad_input ? "error" : std::string(audit::VerdictName(overall)));
     } else if (!bad_input || opt->files.size() > 1) {
       fmt::print("overall verdict: {}\n", bad_input ? "error" : audit::VerdictName(overall));
     }

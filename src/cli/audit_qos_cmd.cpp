@@ -4,8 +4,6 @@
 // (1 on warn with --strict), 1 on fail, 2 on bad input, 3 on indeterminate
 // (the project-wide rule).
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -14,6 +12,7 @@
 #include "audit/qos/qos_report.hpp"
 #include "audit/qos/qos_rules.hpp"
 #include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "cli/commands.hpp"
 #include "units/units.hpp"
 
@@ -84,12 +83,8 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
   if (!a.t_phy.empty()) opts.t_phy = time_flag(a.t_phy, "--t-phy");
   if (!a.t_resp.empty()) opts.t_resp = time_flag(a.t_resp, "--t-resp");
 
-  std::error_code ec;
-  if (std::filesystem::is_directory(a.file, ec))
-    throw InputError({a.file, 0, ""}, "is a directory: expected a QoS configuration file");
-  std::ifstream in(a.file, std::ios::binary);
-  if (!in) throw InputError({a.file, 0, ""}, "cannot open file");
-  audit::qos::QosConfig cfg = audit::qos::ParseQosConfig(in, a.file, format);
+  audit::qos::QosConfig cfg =
+      audit::qos::ParseQosText(ReadTextInput(a.file, "a switch QoS configuration"), a.file, format);
   audit::qos::QosAudit result = audit::qos::AuditQos(cfg, opts);
   if (a.json) {
     nlohmann::json j = audit::qos::QosAuditToJson(result);

@@ -1,5 +1,7 @@
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
+  } catch (const std::bad_alloc&) {
+    // One line saying what was too large (the innermost AllocationContext
+    // the failure left), not "std::bad_alloc".
+    std::fflush(stdout);
+    const std::string& what = lossless::FailedContext();
+    fmt::print(stderr,
+               "error: out of memory{}{}: expected an input this machine can hold (limits: "
+               "docs/errors.md#input-limits)\n",
+               what.empty() ? "" : " while ", lossless::text::OneLine(what));
+    return 2;
   } catch (const lossless::InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", lossless::text::OneLine(e.what()));

@@ -1,15 +1,23 @@
 // lossless run | validate | params | bench | demo
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "report/run_report.hpp"
 #include "run/runner.hpp"
@@ -20,21 +28,75 @@
 namespace lossless::cli {
 namespace {
 
+// A regular file (or a new one) is written to PATH.tmp and renamed, so a
+// failed write never leaves half a result; other files (/dev/null, a FIFO)
+// are written in place.
+bool WriteViaTemp(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  return ec || st.type() == std::filesystem::file_type::not_found ||
+         st.type() == std::filesystem::file_type::regular;
+}
+
+// Before a run: an output path that cannot be written is bad input now, not
+// after the whole simulation.
+void CheckWritable(const std::string& path, const char* field) {
+  if (path.empty() || path == "-") return;
+  if (std::filesystem::is_directory(path))
+    throw InputError({path, 0, field}, "is a directory: expected a file to write");
+  const std::string probe = WriteViaTemp(path) ? path + ".tmp" : path;
+  const bool existed = std::filesystem::exists(probe);
+  std::FILE* f = std::fopen(probe.c_str(), "ab");
+  if (f == nullptr)
+    throw InputError({path, 0, field}, fmt::format("cannot write: {}", std::strerror(errno)));
+  std::fclose(f);
+  if (!existed) std::remove(probe.c_str());
+}
+
+// "-" = standard output. Every write error (a full disk, /dev/full) is an
+// InputError naming the path.
 void WriteFile(const std::string& path, const std::string& text,
                const char* field = "outputs.json") {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError({path, 0, field}, "cannot write the file");
-  out << text;
+  const auto fail = [&](int err) {
+    throw InputError({path, 0, field}, fmt::format("cannot write: {}", std::strerror(err)));
+  };
+  if (path == "-") {
+    std::fflush(stdout);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      fail(errno);
+    return;
+  }
+  const bool temp = WriteViaTemp(path);
+  const std::string target = temp ? path + ".tmp" : path;
+  std::FILE* f = std::fopen(target.c_str(), "wb");
+  if (f == nullptr) fail(errno);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int err = errno;
+  if (std::fclose(f) != 0 || !ok) {
+    const int e = ok ? errno : err;
+    if (temp) std::remove(target.c_str());
+    fail(e);
+  }
+  if (temp && std::rename(target.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(target.c_str());
+    fail(e);
+  }
 }
 
 // Runs and prints the scenario; returns whether it ended in a finding: the
 // online deadlock detector confirmed a deadlock (the report's DEADLOCK line)
 // or an RC queue pair ran out of retries (QP FAILED).
 bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
-  report::RunResult r = run::RunScenario(s);
-  fmt::print("{}", report::RunText(r, timing));
   std::string path = json_path.empty() ? s.json_out : json_path;
-  if (!path.empty()) WriteFile(path, report::RunJson(r, timing).dump(2) + "\n");
+  CheckWritable(path, json_path.empty() ? "outputs.json" : "--json");
+  CheckWritable(s.series.csv_out, "outputs.series_csv");
+  report::RunResult r = run::RunScenario(s);
+  // With the JSON on standard output, the text report goes to standard error.
+  fmt::print(path == "-" ? stderr : stdout, "{}", report::RunText(r, timing));
+  if (!path.empty())
+    WriteFile(path, report::RunJson(r, timing).dump(2) + "\n",
+              json_path.empty() ? "outputs.json" : "--json");
   if (!s.series.csv_out.empty())
     WriteFile(s.series.csv_out, report::SeriesCsv(r.series), "outputs.series_csv");
   return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty();
@@ -67,17 +129,49 @@ traffic:
     start: 20us
 )";
 
-std::string RunCapture(const std::string& cmd, int& status) {
-  std::string out;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (f == nullptr) {
-    status = -1;
-    return out;
+// How a child process ended, for a message: "exit status 127", "killed by
+// signal 9", or why it could not start.
+struct ChildEnd {
+  bool ok = false;  // exited with status 0
+  std::string how;
+};
+
+// Runs argv[0] (looked up in PATH) with `argv` and no shell, so nothing in an
+// argument is ever interpreted; its stdout and stderr together go to `out`.
+ChildEnd RunCapture(const std::vector<std::string>& argv, std::string& out) {
+  int fds[2];
+  if (pipe(fds) != 0) return {false, fmt::format("cannot create a pipe: {}", std::strerror(errno))};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (err != 0) {
+    close(fds[0]);
+    return {false, fmt::format("cannot start {}: {}", argv[0], std::strerror(err))};
   }
   char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-  status = pclose(f);
-  return out;
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status))
+    return {WEXITSTATUS(status) == 0, fmt::format("exit status {}", WEXITSTATUS(status))};
+  if (WIFSIGNALED(status)) return {false, fmt::format("killed by signal {}", WTERMSIG(status))};
+  return {false, "ended abnormally"};
 }
 
 }  // namespace
@@ -100,7 +194,9 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     cmd->add_option("FILE", *file, "Scenario file (YAML or JSON)")->required();
     cmd->add_option("--set", *sets,
                     "Override a field: --set fabric.link_rate=800Gbps (repeatable)");
-    cmd->add_option("--json", *json, "Also write the results as JSON to this file");
+    cmd->add_option("--json", *json,
+                    "Also write the results as JSON to this file ('-' = standard output; the "
+                    "text report then goes to standard error)");
     cmd->add_flag("--timing", *timing,
                   "Add wall-clock figures (build and run seconds, packet-hops per second, peak "
                   "RSS) to the text and JSON; without it the output is byte-identical per seed");
@@ -239,30 +335,28 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
         const char* env = std::getenv("LOSSLESS_ANCHORS");
         anchor_dir = env != nullptr ? env : "";
       }
-      if (*vs_ns3 && anchor_dir.find('\'') != std::string::npos)
-        throw InputError({"<cli>", 0, "--anchors"},
-                         Expected("a folder name without a quote", anchor_dir));
       if (*vs_ns3 && anchor_dir.empty()) {
         fmt::print(
             "ns-3 anchor not configured: pass --anchors DIR or set LOSSLESS_ANCHORS "
             "(docs/benchmarks.md)\n");
       } else if (*vs_ns3) {
-        std::string cmdline =
-            fmt::format("bash '{}/ns3/run.sh' --hosts={} --bytes={} --stride={} 2>&1", anchor_dir,
-                        *hosts, bytes, *stride);
-        int status = 0;
-        std::string out = RunCapture(cmdline, status);
+        const std::string script = anchor_dir + "/ns3/run.sh";
+        std::string out;
+        const ChildEnd end =
+            RunCapture({"bash", script, fmt::format("--hosts={}", *hosts),
+                        fmt::format("--bytes={}", bytes), fmt::format("--stride={}", *stride)},
+                       out);
         std::smatch mt;
         static const std::regex kRe(
             R"(RESULT .*wall_s=([0-9.]+) .*packet_hops=([0-9]+) .*hops_per_wall_s=([0-9.]+))");
-        if (status == 0 && std::regex_search(out, mt, kRe)) {
+        if (end.ok && std::regex_search(out, mt, kRe)) {
           double ns3 = std::stod(mt[3].str());
           line += fmt::format(" ns3_packet_hops_per_s={:.4g} speedup={:.1f}", ns3,
                               ns3 > 0 ? rate / ns3 : 0.0);
           fmt::print("ns-3: wall_s={} packet_hops={}\n", mt[1].str(), mt[2].str());
         } else {
-          fmt::print("ns-3 anchor not available (exit status {}); last output:\n{}\n", status,
-                     out.size() > 600 ? out.substr(out.size() - 600) : out);
+          fmt::print("ns-3 anchor {} not available ({}); last output:\n{}\n", text::OneLine(script),
+                     end.how, text::OneLine(out.size() > 600 ? out.substr(out.size() - 600) : out));
         }
       }
       fmt::print("{}\n", line);

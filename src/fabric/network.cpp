@@ -619,6 +619,12 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
   Kick(egress);
 }
 
+int64_t Network::BusyPsUntilNow(uint32_t port) const {
+  const Port& p = ports_[port];
+  return std::max<int64_t>(0,
+                           p.stats.busy_ps - std::max<int64_t>(0, p.busy_until - sim_.Now().ps()));
+}
+
 PortStats Network::port_stats(uint32_t port) const {
   PortStats st = ports_[port].stats;
   if (ib_on_) {

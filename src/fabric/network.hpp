@@ -297,6 +297,10 @@ class Network final : public sim::EventHandler {
   // Paused time of port p up to now, totalled as PortStats::paused_ps (which
   // also counts a pause in force up to its expiry).
   int64_t PausedPsUntilNow(uint32_t p) const;
+  // Busy time of port p up to now: PortStats::busy_ps counts a frame whole
+  // when it starts, this leaves out the part of the frame in progress that
+  // lies after now (a run's end falls inside it).
+  int64_t BusyPsUntilNow(uint32_t p) const;
   // The same for class c alone (0 for a class that is not flow-controlled).
   int64_t PausedPsUntilNow(uint32_t p, int c) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.

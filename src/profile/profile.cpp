@@ -1,11 +1,10 @@
 #include "profile/profile.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/input_file.hpp"
 #include "profile/embedded.hpp"
 
 namespace lossless::profile {
@@ -66,14 +65,8 @@ std::string ProfileText(const std::string& name_or_path, std::string* path, cons
                                  QuoteForMessage(name_or_path), list,
                                  near.Close(3) ? " (did you mean '" + near.name + "'?)" : ""));
   }
-  std::ifstream in(name_or_path, std::ios::binary);
-  if (!in) throw InputError({name_or_path, 0, ""}, "cannot open the profile file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  text = ReadTextInput(name_or_path, "a profile", size_t{1} << 20);
   if (path != nullptr) *path = name_or_path;
-  text = ss.str();
-  if (text.size() > (1u << 20))
-    throw InputError({name_or_path, 0, ""}, "expected a profile under 1 MiB");
   return text;
 }
 

@@ -123,7 +123,8 @@ TEST(Profiles, UnknownNameListsTheValidOnes) {
             "<cli>: --fabric: unknown profile \"ib-nrd\"; expected one of cloud-shared, ib-hdr, "
             "ib-ndr, ib-xdr, roce-100g, roce-200g, roce-400g, roce-800g, roce-tuned, "
             "roce-untuned, or a profile file (a path ending in .yaml) (did you mean 'ib-ndr'?)");
-  EXPECT_EQ(ErrorOf([] { Load("no/such.yaml"); }), "no/such.yaml: cannot open the profile file");
+  EXPECT_EQ(ErrorOf([] { Load("no/such.yaml"); }),
+            "no/such.yaml: cannot open: No such file or directory");
   EXPECT_EQ(ErrorOf([] { Load("ib-ndr", -1); }),
             "<cli>: --nodes: expected a node count of at least 1, got \"-1\"");
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "deadlock/deadlock_detector.hpp"
 #include "report/series.hpp"
 #include "workload/tenants.hpp"
@@ -89,7 +90,7 @@ void GatherPorts(const fabric::Network& net, RunResult& r) {
       r.most_paused = net.PortName(p);
     }
     if (st.tx_packets == 0) continue;
-    const double u = report::FractionOfRun(st.busy_ps, r);
+    const double u = report::FractionOfRun(net.BusyPsUntilNow(p), r);
     sum += u;
     ++used;
     uses.push_back({net.PortName(p), u});
@@ -162,6 +163,7 @@ void ApplyNicStall(const scenario::Scenario& s, const topology::Topology& topo,
 }
 
 RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
+  const AllocationContext context("simulating " + s.file);
   auto t0 = std::chrono::steady_clock::now();
   topology::Topology topo = scenario::BuildTopology(s);
   sim::Simulator sim(s.seed);

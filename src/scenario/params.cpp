@@ -304,7 +304,11 @@ const std::vector<ParamInfo>& BaseParams() {
        "", 1, 1e6},
       {"topology.radix", T::kInt, "64", "Switch ports at the host link speed.", "", 2, 4096},
       {"topology.oversubscription", T::kDouble, "1",
-       "Leaf down:up ratio o in o:1 (1 = non-blocking).", "", 1, 64},
+       "Leaf down:up ratio o in o:1 (1 = non-blocking). A leaf is built with the most down "
+       "ports whose ratio to its up ports stays within o; the topology's description gives the "
+       "ratio built, and a warning says when it is more than 5% from o (radix 8 at 64:1 is "
+       "7:1).",
+       "", 1, 64},
       {"topology.tiers", T::kInt, "0", "Tiers for leaf-spine/fat-tree; 0 = smallest that fits.", "",
        0, 3},
       {"topology.gpus_per_node", T::kInt, "8", "GPUs per node (rail-optimized).", "", 1, 64},
@@ -349,6 +353,12 @@ const std::vector<ParamInfo>& BaseParams() {
        "that includes the GPUs; no fabric capex).",
        "on-prem|cloud"},
       {"stop_time", T::kTime, "10s", "Safety limit on simulated time.", ""},
+      {"limits.max_flows", T::kInt, "4000000",
+       "Most flows the traffic list may expand to (repeats included; repeats that start at or "
+       "after stop_time are not built and not counted). Counted before any flow is built: the "
+       "entry that crosses it is refused at its line. A run holds about 400 bytes per flow (the "
+       "default: about 1.5 GB).",
+       "", 1, 1e9},
   };
   return kParams;
 }

@@ -26,11 +26,23 @@ void ReadLink(Fields& f, Scenario& sc) {
           Expected("a delay above zero (components talk only through links with latency)", v.text));
     }
   } else {
-    link_delay = units::CableDelay(f.Number("fabric.cable_length"));
+    const double metres = f.Number("fabric.cable_length");
+    link_delay = units::CableDelay(metres);
     sc.resolved.emplace_back("fabric.link_delay", units::FormatTime(link_delay));
+    if (metres > 10'000) {
+      sc.warnings.push_back(fmt::format(
+          "fabric.cable_length: {:g} m is longer than any data-center link (10 km, the reach of "
+          "LR optics): every link's delay is {}",
+          metres, units::FormatTime(link_delay)));
+    }
   }
   int64_t mtu = f.Int("fabric.mtu");
   bool vlan = f.Bool("fabric.vlan_tag");
+  if (vlan && sc.preset != "roce") {
+    sc.warnings.push_back(fmt::format(
+        "fabric.vlan_tag: a VLAN tag is an Ethernet (RoCE) setting; the {} preset ignores it",
+        sc.preset));
+  }
   if (sc.preset == "infiniband") {
     net.framing = fabric::Framing::InfiniBand(static_cast<int32_t>(mtu));
   } else if (sc.preset == "roce") {
@@ -193,6 +205,13 @@ void ReadFabric(Fields& f, Scenario& sc) {
   ReadIbCredits(f, sc);
   ReadPfc(f, sc);
   ReadNic(f, sc);
+  // ECN on InfiniBand is a warning (docs/errors.md); IB CC is fabric.ibcc.*.
+  if (sc.net.sw.ecn[sc.net.nic.data_class].enabled &&
+      (sc.preset == "infiniband" || sc.net.ib.enabled)) {
+    sc.warnings.push_back(
+        "fabric.ecn.enabled: ECN marking is an Ethernet (RoCE) mechanism; InfiniBand "
+        "congestion control is fabric.cc: ib-cc with fabric.ibcc.*");
+  }
 }
 
 }  // namespace lossless::scenario

@@ -53,6 +53,10 @@ ListEntries CollectList(Loader& ld, const std::string& name, const std::vector<s
         } else {
           throw InputError(where, "expected a single value or a list of values");
         }
+        if (auto seen = fields.find(key); seen != fields.end()) {
+          throw InputError(where, fmt::format("given twice in this entry (first on line {})",
+                                              seen->second.where.line));
+        }
         fields[key] = Value{text, where, true};
       }
       out.fields.push_back(std::move(fields));

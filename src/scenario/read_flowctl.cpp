@@ -107,6 +107,15 @@ void ReadPfc(Fields& f, Scenario& sc) {
   if (!f.Given("fabric.pfc.headroom"))
     sc.resolved.emplace_back("fabric.pfc.headroom", fmt::format("{}", needed_headroom));
   if (pfc.enabled) {
+    if (xoff + headroom > net.sw.buffer.count()) {
+      f.Fail(f.Given("fabric.pfc.headroom") && !f.Given("fabric.pfc.xoff") ? "fabric.pfc.headroom"
+                                                                           : "fabric.pfc.xoff",
+             fmt::format("XOFF plus headroom ({} B + {} B{}) within the switch buffer "
+                         "(fabric.buffer, {} B)",
+                         xoff, headroom,
+                         f.Given("fabric.pfc.headroom") ? "" : ", the headroom the cable needs",
+                         net.sw.buffer.count()));
+    }
     if (xon >= xoff) {
       f.Fail("fabric.pfc.xon", fmt::format("XON below XOFF ({} B)", xoff));
     }

@@ -48,6 +48,11 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
       std::map<std::string, Value> fields;
       for (const auto& kv : e) {
         std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        if (auto seen = fields.find(key); seen != fields.end()) {
+          throw InputError(
+              {ld.file(), LineOf(kv.first), path + "." + key},
+              fmt::format("given twice in this entry (first on line {})", seen->second.where.line));
+        }
         if (key == "path" && kv.second.IsSequence()) {
           // A list of switch names: kept as comma-separated text, like --set gives it.
           std::string joined;
@@ -180,9 +185,30 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
 void ReadTraffic(Fields& f, Scenario& sc) {
   Loader& ld = f.loader();
   sc.traffic = ParseTraffic(ld);
+  sc.max_flows = f.Int("limits.max_flows");
+  sc.max_flows_where = f.Find("limits.max_flows").where;
   if (sc.traffic.empty() && !ld.traffic_optional()) {
     throw InputError({ld.file(), ld.list("traffic").line, "traffic"},
                      "expected at least one traffic entry");
+  }
+  for (size_t i = 0; i < sc.traffic.size(); ++i) {
+    const TrafficSpec& t = sc.traffic[i];
+    if (t.start >= sc.stop_time) {
+      sc.warnings.push_back(fmt::format(
+          "traffic.{}.start: {} is at or after stop_time ({}): the entry's flows never start", i,
+          units::FormatTime(t.start), units::FormatTime(sc.stop_time)));
+    } else if (t.repeat > 1 && t.start.ps() + (t.repeat - 1) * t.every.ps() >= sc.stop_time.ps()) {
+      sc.warnings.push_back(fmt::format(
+          "traffic.{}.repeat: only {} of the {} repeats start before stop_time ({}); the rest "
+          "are not run",
+          i, (sc.stop_time.ps() - t.start.ps() - 1) / t.every.ps() + 1, t.repeat,
+          units::FormatTime(sc.stop_time)));
+    }
+    if (t.rate.bps() > sc.clos.link_rate.bps()) {
+      sc.warnings.push_back(
+          fmt::format("traffic.{}.rate: {} is above the link rate ({}): the flow runs at line rate",
+                      i, units::FormatRate(t.rate), units::FormatRate(sc.clos.link_rate)));
+    }
   }
   const fabric::NetworkConfig& net = sc.net;
   const fabric::IbLinkConfig& ib = net.ib;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -135,11 +136,17 @@ void Loader::Walk(const YAML::Node& node, const std::string& path) {
                      path.empty() ? "expected a mapping of scenario fields at the top level"
                                   : "expected a mapping");
   }
+  std::map<std::string, int64_t> seen;  // key -> its line, in this mapping
   for (const auto& kv : node) {
     if (!kv.first.IsScalar())
       throw InputError({file_, LineOf(kv.first), path}, "expected a plain key");
     std::string key = kv.first.Scalar();
     std::string full = path.empty() ? key : path + "." + key;
+    // Two `fabric:` maps would merge and a second `traffic:` replace the first.
+    if (auto [it, fresh] = seen.emplace(key, LineOf(kv.first)); !fresh) {
+      throw InputError({file_, LineOf(kv.first), full},
+                       fmt::format("given twice (first on line {})", it->second));
+    }
     const YAML::Node& v = kv.second;
     if (std::find(std::begin(kListFields), std::end(kListFields), full) != std::end(kListFields)) {
       lists_[full] = ListInput{v, LineOf(kv.first), {}};

@@ -36,6 +36,9 @@ std::string SomePortNames(const topology::Topology& t) {
 }  // namespace
 
 topology::Topology BuildTopology(const Scenario& s) {
+  const AllocationContext context(
+      fmt::format("building the topology of {}{}", s.file,
+                  s.topology_kind == "file" ? " from " + s.topology_file : ""));
   topology::Topology t;
   const Location& where = s.topology_where;
   if (s.topology_kind == "leaf-spine") {
@@ -48,7 +51,13 @@ topology::Topology BuildTopology(const Scenario& s) {
     t = topology::BuildLsRing(s.clos.gpus, s.hosts_per_leaf, s.spines, s.clos.link_rate,
                               s.clos.link_delay, where);
   } else {
-    t = topology::ParseTopologyFile(s.topology_file);
+    try {
+      t = topology::ParseTopologyFile(s.topology_file);
+    } catch (const InputError& e) {
+      // A file that cannot be read at all: say which scenario line named it.
+      if (e.where().line != 0 || e.where().file != s.topology_file) throw;
+      throw InputError(s.topology_file_where, fmt::format("{}: {}", s.topology_file, e.message()));
+    }
   }
   if (auto pair = topology::FindUnreachableHosts(t)) {
     throw InputError(where, fmt::format("disconnected topology: no path from {} to {}",
@@ -78,9 +87,8 @@ uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t
 std::vector<uint32_t> LinkLossPorts(const LinkLossFault& f, const topology::Topology& t) {
   std::vector<uint32_t> out;
   const size_t both = f.link.find("<->");
-  const std::string want = both == std::string::npos
-                               ? f.link
-                               : f.link.substr(0, both) + "->" + f.link.substr(both + 3);
+  const std::string want =
+      both == std::string::npos ? f.link : f.link.substr(0, both) + "->" + f.link.substr(both + 3);
   for (uint32_t port = 0; port < NumPorts(t); ++port) {
     if (PortName(t, port) != want) continue;
     out.push_back(port);

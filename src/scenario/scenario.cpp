@@ -1,10 +1,8 @@
 #include "scenario/scenario.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <yaml-cpp/yaml.h>
 
+#include "base/input_file.hpp"
 #include "scenario/internal/reader.hpp"
 
 namespace lossless::scenario {
@@ -13,12 +11,21 @@ namespace {
 
 Scenario Load(const std::string& text, const std::string& file_name,
               const std::vector<std::string>& sets, bool traffic_optional) {
+  const AllocationContext context("reading the scenario " + file_name);
   Loader ld(file_name);
   ld.set_traffic_optional(traffic_optional);
   CheckNesting(text, file_name);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // LoadAll, not Load: Load stops after the first document and ignored
+    // whatever followed it (trailing garbage after a JSON object).
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      throw InputError({file_name, LineOf(docs[1]), ""},
+                       "expected one scenario, got more after it (trailing text or a second "
+                       "YAML document)");
+    }
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
                      "expected YAML or JSON: " + e.msg);
@@ -65,14 +72,7 @@ Scenario LoadFabricText(const std::string& text, const std::string& file_name,
 
 namespace {
 std::string ReadScenarioFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, ""}, "cannot open the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  if (text.size() > (64u << 20))
-    throw InputError({path, 0, ""}, "expected a scenario under 64 MiB");
-  return text;
+  return ReadTextInput(path, "a scenario");
 }
 }  // namespace
 

@@ -192,5 +192,81 @@ TEST(Scenario, EcnAbovePfcTriggerAndShortHeadroomWarnButLoad) {
       << room.warnings[0];
 }
 
+// Issue 16: an oversubscription a leaf's ports cannot give is built as the
+// nearest ratio they allow, with a warning that says which.
+TEST(Scenario, OversubscriptionALeafCannotGiveWarns) {
+  Scenario s =
+      LoadScenarioText(kGood, "s.yaml", {"topology.radix=8", "topology.oversubscription=64"});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            "topology.oversubscription: 64:1 asked, but a radix-8 leaf splits into 7 down and 1 up "
+            "ports, so the fabric is built 7:1");
+  EXPECT_TRUE(LoadScenarioText(kGood, "s.yaml", {"topology.oversubscription=3"}).warnings.empty());
+}
+
+// Issue 16: duplicate keys were accepted, the last one winning (1 GiB flows
+// instead of 1 MiB), and two `fabric:` maps were merged.
+TEST(Scenario, DuplicateKeysAreRefused) {
+  std::string t = kGood;
+  t += "    bytes: 1GiB\n";
+  EXPECT_EQ(ErrorOf(t), "s.yaml:13: traffic.0.bytes: given twice in this entry (first on line 12)");
+  t = kGood;
+  t.replace(t.find("topology:"), 0, "fabric:\n  buffer: 16MiB\n");
+  EXPECT_EQ(ErrorOf(t), "s.yaml:6: fabric: given twice (first on line 3)");
+  t = std::string(kGood) + "faults:\n  pause_inject:\n    - {host: 0, at: 1us, at: 2us}\n";
+  EXPECT_EQ(ErrorOf(t),
+            "s.yaml:15: faults.pause_inject.0.at: given twice in this entry (first on line 15)");
+}
+
+// Issue 16: text after a JSON scenario's object was ignored.
+TEST(Scenario, TextAfterTheScenarioIsRefused) {
+  const std::string json =
+      R"({"topology": {"kind": "leaf-spine", "gpus": 16, "radix": 8}, "traffic": )"
+      R"([{"pattern": "ring", "bytes": "64KiB"}]})";
+  EXPECT_EQ(ErrorOf(json), "no error");
+  EXPECT_EQ(ErrorOf(json + "\n\ntrailing garbage\n"),
+            "s.yaml:3: expected one scenario, got more after it (trailing text or a second YAML "
+            "document)");
+  EXPECT_EQ(ErrorOf(std::string(kGood) + "---\nseed: 4\n"),
+            "s.yaml:14: expected one scenario, got more after it (trailing text or a second YAML "
+            "document)");
+}
+
+// Issue 16, item 10: physically meaningless settings. Each is a warning
+// (the run can still be studied) except an XOFF plus headroom larger than
+// the whole switch buffer, which PFC cannot honour: an error.
+TEST(Scenario, MeaninglessSettingsWarnOrFail) {
+  auto warning = [](const std::vector<std::string>& sets) {
+    Scenario s = LoadScenarioText(kGood, "s.yaml", sets);
+    return s.warnings.size() == 1 ? s.warnings[0] : std::to_string(s.warnings.size()) + " warnings";
+  };
+  EXPECT_EQ(warning({"fabric.cable_length=1e6", "fabric.pfc.enabled=false"}).substr(0, 68),
+            "fabric.cable_length: 1e+06 m is longer than any data-center link (10");
+  EXPECT_EQ(warning({"fabric.preset=infiniband", "fabric.vlan_tag=true"}),
+            "fabric.vlan_tag: a VLAN tag is an Ethernet (RoCE) setting; the infiniband preset "
+            "ignores it");
+  EXPECT_EQ(warning({"fabric.preset=infiniband", "fabric.ecn.enabled=true"}),
+            "fabric.ecn.enabled: ECN marking is an Ethernet (RoCE) mechanism; InfiniBand "
+            "congestion control is fabric.cc: ib-cc with fabric.ibcc.*");
+  EXPECT_EQ(warning({"stop_time=1ms", "traffic.0.start=2ms"}),
+            "traffic.0.start: 2ms is at or after stop_time (1ms): the entry's flows never start");
+  EXPECT_EQ(warning({"stop_time=10us", "traffic.0.repeat=100", "traffic.0.every=1us"}),
+            "traffic.0.repeat: only 10 of the 100 repeats start before stop_time (10us); the rest "
+            "are not run");
+  EXPECT_EQ(warning({"traffic.0.rate=800Gbps"}),
+            "traffic.0.rate: 800Gbps is above the link rate (400Gbps): the flow runs at line rate");
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.buffer=1MiB", "fabric.pfc.xoff=2MiB"}).substr(0, 80),
+            "<--set>: fabric.pfc.xoff: expected XOFF plus headroom (2097152 B + 90538 B, the ");
+}
+
+// Issue 16, item 20: a missing topology file is reported at the scenario
+// line that named it.
+TEST(Scenario, MissingTopologyFileNamesTheScenarioLine) {
+  std::string t = kGood;
+  t.replace(t.find("  kind: leaf-spine"), 18, "  kind: file\n  file: no/such.topo");
+  EXPECT_EQ(ErrorOf(t),
+            "s.yaml:8: topology.file: no/such.topo: cannot open: No such file or directory");
+}
+
 }  // namespace
 }  // namespace lossless::scenario

@@ -3,13 +3,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/input_file.hpp"
 #include "tco/embedded.hpp"
 
 namespace lossless::tco {
@@ -202,11 +201,7 @@ void PriceTable::Override(const std::string& text, const std::string& file) {
 }
 
 void PriceTable::OverrideFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, ""}, "cannot open the price file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Override(ss.str(), path);
+  Override(ReadTextInput(path, "a price file"), path);
 }
 
 }  // namespace lossless::tco

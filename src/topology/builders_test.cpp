@@ -125,6 +125,27 @@ TEST(BuildLeafSpine, UnevenCountsStayWithinRadix) {
   EXPECT_EQ(c.nodes.at(Tier::kSpine), 16);
 }
 
+// Issue 16: 16 hosts, radix 8 at 64:1 printed "64:1 oversubscribed" but
+// built 7:1; 1.5:1 built 1:1. The description gives the ratio built.
+TEST(BuildLeafSpine, DescriptionGivesTheRatioBuilt) {
+  EXPECT_EQ(SplitLeaf(8, 64).down, 7);
+  EXPECT_EQ(SplitLeaf(8, 64).up, 1);
+  EXPECT_EQ(SplitLeaf(8, 1.5).down, 4);
+  EXPECT_EQ(SplitLeaf(64, 3).down, 48);
+  EXPECT_EQ(SplitLeaf(1, 3).down, 0);
+  const Location where{"s.yaml", 7, ""};
+  EXPECT_NE(BuildLeafSpine(Params(16, 8, 0, 64), where)
+                .description.find("(radix 8, 7:1 "
+                                  "oversubscribed)"),
+            std::string::npos);
+  EXPECT_NE(BuildLeafSpine(Params(16, 8, 0, 1.5), where)
+                .description.find("(radix 8, "
+                                  "non-blocking)"),
+            std::string::npos);
+  EXPECT_NE(BuildLeafSpine(Params(3000, 64, 0, 3.0), where).description.find("3:1 oversubscribed"),
+            std::string::npos);
+}
+
 TEST(BuildLeafSpine, SingleSwitchWhenHostsFitOne) {
   const ClosParams p = Params(48, 64);
   const Topology t = BuildLeafSpine(p, kWhere);

@@ -46,10 +46,15 @@ std::string RatioName(double o) {
   return o == 1.0 ? std::string("non-blocking") : fmt::format("{:g}:1 oversubscribed", o);
 }
 
-struct LeafSplit {
-  int64_t down = 0;
-  int64_t up = 0;
-};
+// The ratio a leaf is built with: "non-blocking" or "7:1 oversubscribed".
+std::string RatioName(int64_t down, int64_t up) {
+  return RatioName(static_cast<double>(down) / static_cast<double>(up) >= 1
+                       ? std::round(100.0 * static_cast<double>(down) / static_cast<double>(up)) /
+                             100.0
+                       : 1.0);
+}
+
+using LeafSplit = LeafPorts;
 
 // Validates everything SizeClos and SizeRailOptimized share and splits a leaf.
 LeafSplit CheckCommon(const ClosParams& p, const Location& where) {
@@ -67,12 +72,8 @@ LeafSplit CheckCommon(const ClosParams& p, const Location& where) {
                      Expected("a ratio o of at least 1 (o:1 down:up; 1 = non-blocking)",
                               fmt::format("{:g}", o)));
   }
-  LeafSplit s;
   const int64_t k = p.radix;
-  s.down = static_cast<int64_t>(std::floor(static_cast<double>(k) * o / (o + 1.0) + 1e-9));
-  if (s.down > k - 1) s.down = k - 1;
-  if (s.down < 1) s.down = 1;
-  s.up = k - s.down;
+  const LeafSplit s = SplitLeaf(k, o);
   if (static_cast<double>(s.down) / static_cast<double>(s.up) > o + 1e-9) {
     // Only reachable for tiny radices where even 1 uplink exceeds the ratio.
     throw InputError(At(where, "oversubscription"),
@@ -163,6 +164,17 @@ std::string LinkName(const ClosParams& p) {
 }
 
 }  // namespace
+
+LeafPorts SplitLeaf(int64_t radix, double o) {
+  if (radix < 2 || !std::isfinite(o) || o < 1.0) return {};
+  LeafPorts s;
+  const int64_t k = radix;
+  s.down = static_cast<int64_t>(std::floor(static_cast<double>(k) * o / (o + 1.0) + 1e-9));
+  if (s.down > k - 1) s.down = k - 1;
+  if (s.down < 1) s.down = 1;
+  s.up = k - s.down;
+  return s;
+}
 
 Sizing SizeClos(const ClosParams& p, const Location& where) {
   const LeafSplit split = CheckCommon(p, where);
@@ -280,8 +292,8 @@ Topology BuildLeafSpine(const ClosParams& p, const Location& where) {
   return b.Take(
       fmt::format("2-tier leaf-spine (radix {}, {}), {} hosts, {} leaves, {} spines, "
                   "{} links of {}",
-                  p.radix, RatioName(p.oversubscription), s.host_links, s.leaves, s.spines, s.links,
-                  LinkName(p)));
+                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), s.host_links, s.leaves,
+                  s.spines, s.links, LinkName(p)));
 }
 
 Topology BuildFatTree(const ClosParams& p, const Location& where) {
@@ -333,8 +345,8 @@ Topology BuildFatTree(const ClosParams& p, const Location& where) {
   return b.Take(
       fmt::format("3-tier fat tree (radix {}, {}), {} hosts, {} pods, {} leaves, "
                   "{} spines, {} cores, {} links of {}",
-                  p.radix, RatioName(p.oversubscription), s.host_links, s.pods, s.leaves, s.spines,
-                  s.cores, s.links, LinkName(p)));
+                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), s.host_links, s.pods,
+                  s.leaves, s.spines, s.cores, s.links, LinkName(p)));
 }
 
 Topology BuildRailOptimized(const ClosParams& p, const Location& where) {
@@ -364,8 +376,8 @@ Topology BuildRailOptimized(const ClosParams& p, const Location& where) {
   return b.Take(
       fmt::format("2-tier rail-optimized (radix {}, {}, {} GPUs per node), {} hosts, "
                   "{} scalable units, {} leaves, {} spines, {} links of {}",
-                  p.radix, RatioName(p.oversubscription), g, s.host_links, s.leaves / g, s.leaves,
-                  s.spines, s.links, LinkName(p)));
+                  p.radix, RatioName(s.down_per_leaf, s.up_per_leaf), g, s.host_links, s.leaves / g,
+                  s.leaves, s.spines, s.links, LinkName(p)));
 }
 
 Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate rate,

@@ -92,6 +92,16 @@ struct ClosParams {
 // leaving at least one uplink), tiers in 0..3. O(1).
 Sizing SizeClos(const ClosParams& p, const Location& where);
 
+// The ports of a radix-`radix` leaf for o:1: the most down ports whose ratio
+// to the rest stays within o (at least 1 of each), as every builder splits a
+// leaf. The ratio built is down/up, which can be far from o: a radix-8 leaf
+// at 64:1 is 7:1, at 1.5:1 is 1:1. {0, 0} when radix < 2 or o < 1.
+struct LeafPorts {
+  int64_t down = 0;
+  int64_t up = 0;
+};
+LeafPorts SplitLeaf(int64_t radix, double oversubscription);
+
 // Rail-optimized sizing (docs/model/clos-sizing.md#rail-optimized), 2 tiers: nodes = N/G (N must be
 // a multiple of G = p.gpus_per_node), d nodes per scalable unit, G leaves per SU (the full SU is
 // provisioned), S = the smallest divisor of u that is ≥ ceil(L·u/k), so each leaf's u uplinks
@@ -136,10 +146,18 @@ Topology BuildLsRing(int64_t hosts, int hosts_per_leaf, int spines, units::Rate 
 // and keys (nearest one suggested), malformed names and quantities, duplicate
 // names, links to unknown nodes or to themselves, a delay or length of 0, a
 // host with no link or more than one, no host at all, and a disconnected
-// topology (names an unreachable host pair). ParseTopologyFile reads `path`
-// (an unreadable file is an InputError) and parses it with file_name = path.
-Topology ParseTopologyFile(const std::string& path);
-Topology ParseTopologyText(const std::string& text, const std::string& file_name);
+// topology (names an unreachable host pair), and a file above `limits`
+// (refused at the line that crosses the limit, before any link is built).
+// ParseTopologyFile reads `path` (an unreadable file is an InputError) and
+// parses it with file_name = path.
+struct TopologyFileLimits {
+  int64_t max_nodes = 1'000'000;  // hosts and switches
+  int64_t max_links = 1'000'000;  // counts included
+  int64_t max_ports = 4096;       // links at one node (a director switch has 2048 ports)
+};
+Topology ParseTopologyFile(const std::string& path, const TopologyFileLimits& limits = {});
+Topology ParseTopologyText(const std::string& text, const std::string& file_name,
+                           const TopologyFileLimits& limits = {});
 
 // First pair of hosts (by rank) with no path between them, if any.
 // Returns the two hosts' ranks (indices into t.hosts, so the names are

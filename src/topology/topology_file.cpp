@@ -1,14 +1,11 @@
 // The explicit topology line format (docs/topology-file.md).
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "base/input_file.hpp"
 #include "base/text.hpp"
 #include "topology/topology.hpp"
 
@@ -117,7 +114,8 @@ units::Time CheckDelay(units::Time delay, const std::string& text, const Locatio
 
 class Parser {
  public:
-  explicit Parser(std::string file) : file_(std::move(file)) {}
+  Parser(std::string file, const TopologyFileLimits& limits)
+      : file_(std::move(file)), limits_(limits) {}
 
   void Line(std::string_view raw, int64_t line) {
     line_ = line;
@@ -298,6 +296,11 @@ class Parser {
         }
       }
     }
+    if (static_cast<int64_t>(t_.nodes.size()) >= limits_.max_nodes) {
+      throw InputError(At(keyword), fmt::format("more than {} hosts and switches: expected at "
+                                                "most {} nodes in a topology file",
+                                                limits_.max_nodes, limits_.max_nodes));
+    }
     const auto idx = static_cast<uint32_t>(t_.nodes.size());
     index_.emplace(name, idx);
     decl_line_.push_back(line_);
@@ -336,6 +339,23 @@ class Parser {
                        "no delay: give delay= or length= on the link or in a defaults line above "
                        "it");
     }
+    // Counted here, before any link is built: count= multiplies a short line.
+    total_links_ += pl.count;
+    if (total_links_ > limits_.max_links) {
+      throw InputError(At("link.count"),
+                       fmt::format("{} links so far: expected at most {} links in a topology file",
+                                   total_links_, limits_.max_links));
+    }
+    for (const std::string& end : {pl.a, pl.b}) {
+      int64_t& ports = ports_[end];
+      ports += pl.count;
+      if (ports > limits_.max_ports) {
+        throw InputError(At("link.count"),
+                         fmt::format("{} has {} links so far: expected at most {} ports at one "
+                                     "node",
+                                     QuoteForMessage(end), ports, limits_.max_ports));
+      }
+    }
     links_.push_back(std::move(pl));
   }
 
@@ -349,7 +369,10 @@ class Parser {
   }
 
   std::string file_;
+  TopologyFileLimits limits_;
   int64_t line_ = 0;
+  int64_t total_links_ = 0;
+  std::unordered_map<std::string, int64_t> ports_;  // links per node name
   Topology t_;
   std::unordered_map<std::string, uint32_t> index_;
   std::vector<int64_t> decl_line_;  // per node
@@ -362,8 +385,9 @@ class Parser {
 
 }  // namespace
 
-Topology ParseTopologyText(const std::string& text, const std::string& file_name) {
-  Parser parser(file_name);
+Topology ParseTopologyText(const std::string& text, const std::string& file_name,
+                           const TopologyFileLimits& limits) {
+  Parser parser(file_name, limits);
   int64_t line = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -375,18 +399,8 @@ Topology ParseTopologyText(const std::string& text, const std::string& file_name
   return parser.Finish();
 }
 
-Topology ParseTopologyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(Location{path, 0, ""},
-                     fmt::format("cannot open topology file: {}", std::strerror(errno)));
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) {
-    throw InputError(Location{path, 0, ""}, "cannot read topology file");
-  }
-  return ParseTopologyText(buf.str(), path);
+Topology ParseTopologyFile(const std::string& path, const TopologyFileLimits& limits) {
+  return ParseTopologyText(ReadTextInput(path, "a topology file"), path, limits);
 }
 
 }  // namespace lossless::topology

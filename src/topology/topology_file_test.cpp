@@ -12,9 +12,9 @@ namespace {
 const std::string kFixtures = std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/topology/";
 
 // The full one-line message of the error `text` raises, or "<no error>".
-std::string ErrorOf(const std::string& text) {
+std::string ErrorOf(const std::string& text, const TopologyFileLimits& limits = {}) {
   try {
-    ParseTopologyText(text, "t.topo");
+    ParseTopologyText(text, "t.topo", limits);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -82,7 +82,7 @@ TEST(ParseTopology, MissingFile) {
     ParseTopologyFile(kFixtures + "no_such.topo");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(e.message(), "cannot open topology file: No such file or directory");
+    EXPECT_EQ(e.message(), "cannot open: No such file or directory");
   }
 }
 
@@ -187,6 +187,29 @@ TEST(FindUnreachableHosts, FirstPairByRank) {
   EXPECT_FALSE(FindUnreachableHosts(t).has_value());
   t.hosts = {1};
   EXPECT_FALSE(FindUnreachableHosts(t).has_value());
+}
+
+// Issue 16: 300 lines of `link s0 s1 count=65536` made 19.7 M links. Links
+// and ports are counted line by line, before any is built.
+TEST(ParseTopology, LinksAndPortsAreCapped) {
+  std::string text = kHead + "switch sw1\nlink h0 sw0\nlink h1 sw1\n";
+  for (int i = 0; i < 300; ++i) text += "link sw0 sw1 count=65536\n";
+  EXPECT_EQ(ErrorOf(text),
+            "t.topo:8: link.count: \"sw0\" has 65537 links so far: expected at most 4096 ports "
+            "at one node");
+  // The total, with small limits: 3 switch pairs of 3 links against 8.
+  std::string pairs = kHead + "switch sw1\nswitch sw2\nlink h0 sw0\nlink h1 sw1\n";
+  pairs += "link sw0 sw1 count=3\nlink sw1 sw2 count=3\nlink sw2 sw0 count=3\n";
+  TopologyFileLimits links;
+  links.max_links = 8;
+  EXPECT_EQ(ErrorOf(pairs, links),
+            "t.topo:11: link.count: 11 links so far: expected at most 8 links in a topology file");
+  TopologyFileLimits nodes;
+  nodes.max_nodes = 4;
+  EXPECT_EQ(ErrorOf(pairs, nodes),
+            "t.topo:6: switch: more than 4 hosts and switches: expected at most 4 nodes in a "
+            "topology file");
+  EXPECT_EQ(ParseTopologyText(pairs, "t.topo").links.size(), 11u);
 }
 
 }  // namespace

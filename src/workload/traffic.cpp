@@ -1,5 +1,7 @@
 #include "workload/traffic.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <map>
 
 #include <fmt/format.h>
@@ -52,10 +54,59 @@ std::vector<fabric::RouteHop> ResolvePath(const scenario::TrafficSpec& t,
   return out;
 }
 
+int64_t RepeatsBefore(const scenario::TrafficSpec& t, units::Time stop_time) {
+  if (t.start >= stop_time) return 0;
+  if (t.every.ps() <= 0) return t.repeat;
+  return std::min(t.repeat, (stop_time.ps() - t.start.ps() - 1) / t.every.ps() + 1);
+}
+
+int64_t CountFlows(const scenario::TrafficSpec& t, int64_t hosts, units::Time stop_time) {
+  const int64_t n = t.hosts < 0 ? hosts : std::min(t.hosts, hosts);
+  int64_t per_repeat = 1;
+  switch (t.pattern) {
+    case scenario::Pattern::kRing:
+    case scenario::Pattern::kPermutation:
+      per_repeat = n;
+      break;
+    case scenario::Pattern::kIncast:
+      per_repeat = t.senders < 0 ? std::max<int64_t>(hosts - 1, 0) : t.senders;
+      break;
+    case scenario::Pattern::kAllToAll:
+      per_repeat = n * std::max<int64_t>(n - 1, 0);  // n <= 2^32: fits
+      break;
+    case scenario::Pattern::kFlow:
+      per_repeat = 1;
+      break;
+  }
+  const int64_t repeats = RepeatsBefore(t, stop_time);
+  if (per_repeat != 0 && repeats > INT64_MAX / per_repeat) return INT64_MAX;
+  return per_repeat * repeats;
+}
+
 std::vector<fabric::FlowSpec> ExpandTraffic(const scenario::Scenario& s, uint32_t hosts,
                                             const topology::Topology* topo) {
   std::vector<fabric::FlowSpec> flows;
   const int64_t n_hosts = hosts;
+  int64_t total = 0;
+  for (const auto& t : s.traffic) {
+    const int64_t count = CountFlows(t, n_hosts, s.stop_time);
+    total = count > INT64_MAX - total ? INT64_MAX : total + count;
+    if (total > s.max_flows) {
+      throw InputError(
+          t.where,
+          fmt::format("expands to {} flows{}, above limits.max_flows ({}): expected "
+                      "fewer hosts or repeats, an earlier stop_time, or a larger "
+                      "limits.max_flows",
+                      count,
+                      total == count       ? ""
+                      : total == INT64_MAX ? ", more with the entries before it"
+                                           : fmt::format(", {} with the entries before it", total),
+                      s.max_flows));
+    }
+  }
+  const AllocationContext context(
+      fmt::format("building the {} flows of {}'s traffic (limits.max_flows)", total, s.file));
+  flows.reserve(static_cast<size_t>(total));
   for (const auto& t : s.traffic) {
     int64_t n = t.hosts < 0 ? n_hosts : t.hosts;
     if (n > n_hosts)
@@ -67,7 +118,8 @@ std::vector<fabric::FlowSpec> ExpandTraffic(const scenario::Scenario& s, uint32_
                                            t.bytes, start, t.tclass));
       flows.back().rate = t.rate;
     };
-    for (int64_t rep = 0; rep < t.repeat; ++rep) {
+    const int64_t repeats = RepeatsBefore(t, s.stop_time);
+    for (int64_t rep = 0; rep < repeats; ++rep) {
       start = t.start + units::Time::Ps(rep * t.every.ps());
       switch (t.pattern) {
         case scenario::Pattern::kRing:

@@ -11,10 +11,20 @@
 
 namespace lossless::workload {
 
+// Repeats of entry `t` that start before `stop_time` (the ones built).
+int64_t RepeatsBefore(const scenario::TrafficSpec& t, units::Time stop_time);
+
+// Flows entry `t` expands to on `hosts` hosts, repeats before `stop_time`
+// included; computed without building them and saturating at INT64_MAX.
+int64_t CountFlows(const scenario::TrafficSpec& t, int64_t hosts, units::Time stop_time);
+
 // Expands the traffic list into flows for `hosts` hosts, entry by entry and,
-// within an entry, repeat by repeat (throws InputError naming the traffic
-// entry when a rank is out of range). Flows with a `path` need the topology:
-// pass it (else InputError on the path).
+// within an entry, repeat by repeat; repeats that start at or after
+// s.stop_time are not built. First counts the flows (CountFlows) and throws
+// InputError at the entry that takes the total above s.max_flows
+// (limits.max_flows), before building any. Also throws InputError naming the
+// traffic entry when a rank is out of range. Flows with a `path` need the
+// topology: pass it (else InputError on the path).
 std::vector<fabric::FlowSpec> ExpandTraffic(const scenario::Scenario& s, uint32_t hosts,
                                             const topology::Topology* topo = nullptr);
 

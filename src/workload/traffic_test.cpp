@@ -89,5 +89,51 @@ TEST(Scenario, RepeatedTrafficEntries) {
             "<--set>: traffic.0.repeat: expected at most 1000000 repeats, got \"2000000\"");
 }
 
+std::string ExpandError(const Scenario& s, uint32_t hosts) {
+  try {
+    ExpandTraffic(s, hosts);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Issue 16: {all-to-all, repeat: 1000000, every: 1us} on 64 hosts is 4e9
+// flows; the count is refused at the entry's line before any flow is built.
+TEST(Scenario, FlowCountIsLimitedBeforeExpanding) {
+  std::string text = kGood;
+  text.replace(text.find("  - pattern: ring"), std::string::npos,
+               "  - pattern: all-to-all\n    bytes: 1KiB\n    repeat: 1000000\n"
+               "    every: 1us\n");
+  Scenario s = LoadScenarioText(text, "s.yaml");
+  EXPECT_EQ(s.max_flows, 4'000'000);
+  EXPECT_EQ(CountFlows(s.traffic[0], 64, s.stop_time), 64 * 63 * 1'000'000LL);
+  EXPECT_EQ(ExpandError(s, 64),
+            "s.yaml:11: traffic.0: expands to 4032000000 flows, above limits.max_flows "
+            "(4000000): expected fewer hosts or repeats, an earlier stop_time, or a larger "
+            "limits.max_flows");
+  // The limit is a field; the entries before count towards it.
+  Scenario small = LoadScenarioText(
+      kGood, "s.yaml", {"limits.max_flows=40", "traffic.1.pattern=incast", "traffic.1.bytes=1KiB"});
+  EXPECT_EQ(ExpandError(small, 32),
+            "<--set>: traffic.1: expands to 31 flows, 63 with the entries before it, above "
+            "limits.max_flows (40): expected fewer hosts or repeats, an earlier stop_time, or a "
+            "larger limits.max_flows");
+  EXPECT_EQ(ExpandTraffic(LoadScenarioText(kGood, "s.yaml", {"limits.max_flows=32"}), 32).size(),
+            32u);
+}
+
+// Repeats that start at or after stop_time are neither built nor counted.
+TEST(Scenario, RepeatsAfterStopTimeAreNotBuilt) {
+  Scenario s = LoadScenarioText(kGood, "s.yaml",
+                                {"stop_time=100us", "traffic.0.repeat=1000000",
+                                 "traffic.0.every=1us", "traffic.0.start=10us"});
+  EXPECT_EQ(RepeatsBefore(s.traffic[0], s.stop_time), 90);
+  EXPECT_EQ(ExpandTraffic(s, 32).size(), 90u * 32u);
+  EXPECT_EQ(ExpandTraffic(s, 32).back().start, units::Time::Us(99));
+  s.stop_time = units::Time::Us(10);
+  EXPECT_EQ(RepeatsBefore(s.traffic[0], s.stop_time), 0);
+}
+
 }  // namespace
 }  // namespace lossless::workload

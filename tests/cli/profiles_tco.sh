@@ -67,7 +67,7 @@ expect "tco non-numeric price" 2 "^error: $tmp/bad.yaml:3: price_switch_eth_51t.
 printf 'pue: 1.1\nprice_switch_eth_51t:\n  source: a quote\n' >"$tmp/missing.yaml"
 expect "tco missing price value" 2 "^error: $tmp/missing.yaml:2: price_switch_eth_51t.value: expected a number \(the field is missing\)" -- \
   "$BIN" tco --gpus 64 --fabric roce-tuned --prices "$tmp/missing.yaml"
-expect "tco unreadable price file" 2 "^error: $tmp/none.yaml: cannot open the price file" -- \
+expect "tco unreadable price file" 2 "^error: $tmp/none.yaml: cannot open: No such file or directory" -- \
   "$BIN" tco --gpus 64 --fabric roce-tuned --prices "$tmp/none.yaml"
 printf 'pue: 1.1\nprice_switch_eth_51t: 30000\n' >"$tmp/good.yaml"
 expect "tco override listed" 0 "price_switch_eth_51t = 30000 USD / switch \(default 36000\) from $tmp/good.yaml:2" -- \

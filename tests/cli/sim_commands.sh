@@ -27,11 +27,13 @@ check zero-rate 2 "expected a rate above zero" -- "$BIN" validate scenarios/ls-r
 check zero-delay 2 "expected a delay above zero" -- "$BIN" validate scenarios/ls-ring-64.yaml --set fabric.link_delay=0ns
 check bad-preset 2 "did you mean 'infiniband'" -- "$BIN" validate scenarios/ls-ring-64.yaml --set fabric.preset=infinband
 check radix 2 "at most 2048 GPUs" -- "$BIN" validate scenarios/roce-incast.yaml --set topology.gpus=4096 --set topology.radix=64 --set topology.tiers=2
-# A parser message that quotes a control character from the input (yaml-cpp
-# ends its message in a raw newline on this input) stays one line: control
-# characters are printed escaped.
+# A parser message that quotes a control character from the input stays one
+# line: control characters are printed escaped. A NUL byte makes the file
+# binary, refused before the parser sees it.
+printf 'a: "\\\001"\n' >"$tmp/ctl.yaml"
+check control-char 2 'ctl.yaml:1: .*unknown escape character: \\x01$' -- "$BIN" run "$tmp/ctl.yaml"
 printf '\340\243\000\n' >"$tmp/nul.yaml"
-check control-char 2 'nul.yaml:2: .*unknown escape character: \\n$' -- "$BIN" run "$tmp/nul.yaml"
+check nul-byte 2 'nul.yaml:1: binary data \(NUL byte\): expected a scenario$' -- "$BIN" run "$tmp/nul.yaml"
 head -c 3000 /dev/urandom >"$tmp/junk.yaml"
 check junk 2 "junk.yaml" -- "$BIN" run "$tmp/junk.yaml"
 check bench-bad-hosts 2 "--hosts: expected a multiple of 8" -- "$BIN" bench ls-ring --hosts 12

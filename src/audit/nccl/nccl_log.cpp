@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "base/text.hpp"
 
 namespace lossless::audit::nccl {
@@ -337,6 +338,10 @@ struct NcclLogParser::State {
   int64_t runs_emitted = 0;
   int64_t rows_seen = 0;
   bool saw_nul_early = false;
+  // A row that did not parse, held until the next table or comment line: if
+  // only launcher noise (a job manager's "srun: ... Killed") follows it up to
+  // the end, the job died while writing it and the run is truncated.
+  std::optional<InputError> bad_row;
   bool saw_topo_matrix = false;
   int64_t topo_line = 0;
   std::string pending_binary;  // "<coll>_perf" seen on a command line before the run
@@ -591,6 +596,8 @@ struct NcclLogParser::State {
     }
     std::string_view line = Trim(StripLauncherPrefix(raw));
     if (line.empty()) return;
+    if (bad_row && (line.front() == '#' || (line.front() >= '0' && line.front() <= '9')))
+      throw *bad_row;
     if (line.front() == '#') {
       std::string_view body = Trim(line.substr(1));
       if (StartsWith(body, "nccl-tests version")) {
@@ -630,7 +637,11 @@ struct NcclLogParser::State {
       }
       if (raw.size() >= kMaxLineChars)
         throw InputError(Where("row"), "line longer than 64 KiB inside the result table");
-      ParseRow(line);
+      try {
+        ParseRow(line);
+      } catch (const InputError& e) {
+        bad_row = e;
+      }
       return;
     }
     // Noise: NCCL INFO/WARN, launcher messages, shell echo. Remember a command line.
@@ -655,6 +666,7 @@ struct NcclLogParser::State {
   }
 
   void Finish() {
+    if (bad_row && run) run->truncated = true;  // cut mid-row, then only noise
     Emit();
     if (line_no == 0) throw InputError(Location{file, 0, ""}, "empty file: no nccl-tests output");
     if (rows_seen == 0) {
@@ -692,10 +704,15 @@ int64_t StreamNcclLog(std::istream& in, const std::string& file,
   std::string line;
   std::vector<char> buf(1 << 16);
   bool overlong = false;
+  bool first = true;
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     std::streamsize got = in.gcount();
     if (got <= 0) break;
+    // Binary input (/dev/zero, a core file) is refused at its first block: its
+    // first "line" may never end.
+    if (first) CheckTextBlock({buf.data(), static_cast<size_t>(got)}, file, "an nccl-tests log");
+    first = false;
     const char* p = buf.data();
     const char* end = p + got;
     while (p < end) {

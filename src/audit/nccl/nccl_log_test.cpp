@@ -194,6 +194,26 @@ TEST(NcclLog, TruncatedTableAtEndIsKeptAndMarked) {
   EXPECT_FALSE(log.runs[0].avg_busbw_gbs.has_value());
 }
 
+// Issue 16: the same cut followed by a job manager's kill line (the row then
+// ends in a newline) gave exit 2; both are a truncated run with the rows read.
+TEST(NcclLog, RowCutByAKillLineIsTruncatedToo) {
+  std::ifstream f(std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/nccl/g2_truncated_end.log");
+  std::string cut((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  NcclLog log = ParseText(cut +
+                          "\nsrun: error: node17: task 3: Killed\n"
+                          "srun: Job step aborted: Waiting up to 32 seconds\n");
+  ASSERT_EQ(log.runs.size(), 1u);
+  EXPECT_TRUE(log.runs[0].truncated);
+  EXPECT_EQ(log.runs[0].rows.size(), 5u);
+  // A bad row followed by more table is still bad input, at the bad row's line.
+  try {
+    ParseText(cut + "\nNCCL INFO noise\n  8 2 float sum -1 1 1 1 0 1 1 1 0\n");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 13 columns"), std::string::npos) << e.what();
+  }
+}
+
 TEST(NcclLog, CollectiveFromText) {
   EXPECT_EQ(CollectiveFromText("./build/all_reduce_perf -b 8"), Collective::kAllReduce);
   EXPECT_EQ(CollectiveFromText("reduce_perf"), Collective::kReduce);

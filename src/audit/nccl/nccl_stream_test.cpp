@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "audit/nccl/nccl_log.hpp"
+#include "base/error.hpp"
 
 namespace lossless::audit::nccl {
 namespace {
@@ -79,6 +80,37 @@ TEST(NcclStream, LargeGeneratedLogParsesInBoundedMemory) {
   EXPECT_DOUBLE_EQ(runs[0].rows[0].in_place.busbw_gbs, 67.68);
   // Holding the input would need > 120 MiB; allow 16 MiB for allocator noise.
   EXPECT_LT(after - before, 16 * 1024) << "peak RSS grew by " << (after - before) << " KiB";
+}
+
+// An endless run of NUL bytes (`audit nccl /dev/zero`): its first line never
+// ends, so the binary check must come from the first block, not from a line.
+class Zeros : public std::streambuf {
+ public:
+  int64_t bytes() const { return bytes_; }
+
+ protected:
+  int_type underflow() override {
+    if (bytes_ >= (int64_t{8} << 20)) return traits_type::eof();  // stands for "never ends"
+    bytes_ += static_cast<int64_t>(sizeof(buf_));
+    setg(buf_, buf_, buf_ + sizeof(buf_));
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  char buf_[4096] = {};
+  int64_t bytes_ = 0;
+};
+
+TEST(NcclStream, EndlessBinaryInputIsRefusedAtTheFirstBlock) {
+  Zeros zeros;
+  std::istream in(&zeros);
+  try {
+    StreamNcclLog(in, "/dev/zero", [](NcclRun&&) {});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "/dev/zero:1: binary data (NUL byte): expected an nccl-tests log");
+  }
+  EXPECT_LE(zeros.bytes(), 64 << 10);
 }
 
 }  // namespace

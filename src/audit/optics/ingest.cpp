@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +10,7 @@
 #include "audit/optics/mlxlink.hpp"
 #include "audit/optics/switch_transceiver.hpp"
 #include "audit/optics/telemetry.hpp"
+#include "base/input_file.hpp"
 
 namespace lossless::audit::optics {
 
@@ -120,6 +119,32 @@ ParsedInput ParseInputDetailed(std::string_view text, const std::string& name,
                        "seconds, or 'now') or a '# time:' line");
     }
   }
+  // Times in the future would outlive every later reading (a 2099 reading
+  // kept a link quarantined); values outside what a module can report are
+  // corrupt input (rx_power_dbm=1e308).
+  constexpr int64_t kClockSkewS = 300;
+  for (const auto& r : readings) {
+    if (options.now && *r.time_s > *options.now + kClockSkewS) {
+      throw InputError(Location{name, 0, "time"},
+                       fmt::format("{} for {} is in the future: expected a time up to {} (now, "
+                                   "plus 5 minutes of clock skew)",
+                                   FormatTimestamp(*r.time_s), r.link,
+                                   FormatTimestamp(*options.now + kClockSkewS)));
+    }
+    for (const LaneReading& l : r.lanes) {
+      const auto check = [&](const std::optional<double>& v, const char* field, double max,
+                             const char* unit) {
+        if (v && !(*v >= 0 && *v <= max)) {
+          throw InputError(Location{name, 0, field},
+                           fmt::format("{} lane {}: expected 0 to {:g} {}, got {:g}", r.link,
+                                       l.lane, max, unit, *v));
+        }
+      };
+      check(l.rx_power_mw, "rx_power", 100, "mW (+20 dBm)");
+      check(l.tx_power_mw, "tx_power", 100, "mW (+20 dBm)");
+      check(l.bias_ma, "bias", 1000, "mA");
+    }
+  }
   // Two readings of one link at one time in one file: a port printed twice.
   std::set<std::pair<std::string, int64_t>> seen;
   for (const auto& r : readings) {
@@ -139,15 +164,9 @@ std::vector<Reading> ParseInput(std::string_view text, const std::string& name,
 }
 
 ParsedInput ReadInputFileDetailed(const std::string& path, const IngestOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(Location{path, 0, ""}, "is a directory; expected a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Location{path, 0, ""}, "cannot open file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(Location{path, 0, ""}, "read error");
-  return ParseInputDetailed(text, path, options);
+  return ParseInputDetailed(
+      ReadTextInput(path, "ethtool -m, mlxlink, switch transceiver or telemetry output"), path,
+      options);
 }
 
 std::vector<Reading> ReadInputFile(const std::string& path, const IngestOptions& options) {

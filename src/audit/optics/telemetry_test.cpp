@@ -96,6 +96,27 @@ TEST(Ingest, ResolvesLinkAndTime) {
   EXPECT_THROW(ParseInput(ReadFixture("junk.bin"), "j", at), InputError);
 }
 
+// Issue 16: a reading dated 2099 kept a link quarantined after a fresh
+// healthy one, and rx_power_dbm=1e308 was stored.
+TEST(Ingest, FutureTimesAndImpossibleValuesAreRefused) {
+  const std::string head = "time,link,lane,rx_power_dbm\n";
+  IngestOptions now;
+  now.now = 1'780'000'000;  // 2026-05-28
+  EXPECT_EQ(ParseInput(head + "2026-05-28T00:00:00Z,l1,1,-2.5\n", "t.csv", now).size(), 1u);
+  try {
+    ParseInput(head + "2099-01-01T00:00:00Z,l1,1,-2.5\n", "t.csv", now);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("t.csv: time: 2099-01-01T00:00:00Z for l1 is in the future"));
+  }
+  try {
+    ParseInput(head + "2026-05-28T00:00:00Z,l1,1,1e308\n", "t.csv", now);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("t.csv: rx_power: l1 lane 1: expected 0 to 100 mW"));
+  }
+}
+
 TEST(Timestamps, ParseAndFormat) {
   EXPECT_EQ(ParseTimestamp("1970-01-01T00:00:00Z"), 0);
   EXPECT_EQ(ParseTimestamp("2026-03-01T12:00:00Z"), 1772366400);

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Hostile and careless inputs (issue 16): each ends in one error line and
+# exit 2, quickly and in little memory, or in the documented figure.
+# Usage: bash tests/cli/hardening.sh <path-to-lossless>   (from the repo root)
+set -u
+BIN=${1:?usage: hardening.sh <lossless binary>}
+fail=0
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/expect.sh"
+
+# one_line NAME: the last command's stderr is exactly one line.
+one_line() {
+  if [ "$(wc -l <"$tmp/err")" != 1 ]; then
+    echo "FAIL $1: want one error line"; cat "$tmp/err" | head -5; fail=1
+  fi
+}
+
+# Binary and endless input: refused at the first block, within seconds
+# (`timeout` turns a hang into exit 124).
+T="timeout 10"
+expect run-dev-zero 2 '^error: /dev/zero:1: binary data \(NUL byte\): expected a scenario$' -- $T "$BIN" run /dev/zero
+one_line run-dev-zero
+expect qos-dev-zero 2 '^error: /dev/zero:1: binary data \(NUL byte\)' -- $T "$BIN" audit qos /dev/zero
+one_line qos-dev-zero
+expect optics-dev-zero 2 '/dev/zero:1: binary data \(NUL byte\)' -- $T "$BIN" optics ingest --db "$tmp/o.db" /dev/zero
+expect nccl-dev-zero 2 '^error: /dev/zero:1: binary data \(NUL byte\): expected an nccl-tests log$' -- $T "$BIN" audit nccl /dev/zero
+expect topology-file-dev-zero 2 '/dev/zero:1: binary data \(NUL byte\): expected a topology file' -- \
+  $T "$BIN" validate scenarios/roce-incast.yaml --set topology.kind=file --set topology.file=/dev/zero
+one_line topology-file-dev-zero
+expect profile-dev-zero 2 'binary data' -- $T "$BIN" profiles --show /dev/zero
+
+# A 5-line scenario that expands to 4e9 flows: refused at its line before
+# any flow is built (it took 21 GB and 140 s to end in std::bad_alloc).
+printf 'fabric: {preset: roce}\ntopology: {kind: leaf-spine, gpus: 64, radix: 16}\ntraffic:\n  - {pattern: all-to-all, bytes: 1KiB, repeat: 1000000, every: 1us}\n' >"$tmp/flows.yaml"
+expect flow-count 2 "flows.yaml:4: traffic.0: expands to 4032000000 flows, above limits.max_flows \\(4000000\\)" -- $T "$BIN" validate "$tmp/flows.yaml"
+one_line flow-count
+expect flow-count-set 0 '' -- $T "$BIN" validate "$tmp/flows.yaml" --set stop_time=2us --set limits.max_flows=8064
+
+# 300 lines of `link s0 s1 count=65536` (19.7 M links, 792 MB in validate):
+# refused at the line where s0 passes 4096 ports.
+{ printf 'defaults rate=400Gbps delay=100ns\nswitch s0\nswitch s1\nhost h0\nhost h1\nlink h0 s0\nlink h1 s1\n'
+  for i in $(seq 300); do echo 'link s0 s1 count=65536'; done; } >"$tmp/links.topo"
+printf 'fabric: {preset: roce}\ntopology: {kind: file, file: %s}\ntraffic:\n  - {pattern: flow, src: 0, dst: 1, bytes: 1MiB}\n' "$tmp/links.topo" >"$tmp/links.yaml"
+expect link-count 2 'links.topo:8: link.count: "s0" has 65537 links so far: expected at most 4096 ports at one node' -- $T "$BIN" validate "$tmp/links.yaml"
+one_line link-count
+
+# audit nccl --json streams like the text mode: 16 MB of log (5,800 runs)
+# held as JSON took ~180 MB before; the peak now follows one run.
+python3 - "$tmp/many.log" <<'PY'
+import sys
+run = open("tests/fixtures/nccl/g2_allreduce_healthy.log").read()
+with open(sys.argv[1], "w") as f:
+    f.write(run * (16_000_000 // len(run)))
+PY
+peak_kib() {  # peak_kib CMD...: runs CMD (stdout to $tmp/out), prints its peak RSS in KiB
+  python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[2:], stdout=open(sys.argv[1], "w"), stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$tmp/out" "$@"
+}
+kib=$(peak_kib "$BIN" audit nccl "$tmp/many.log" --json --preset ib-ndr --nics-per-node 8)
+runs=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["files"][0]["runs"]))' "$tmp/out")
+if [ "$runs" -gt 5000 ] && [ "$kib" -lt 81920 ]; then echo "ok   nccl-json-streams ($runs runs, peak $kib KiB)"
+else echo "FAIL nccl-json-streams: $runs runs, peak $kib KiB (want under 80 MiB)"; fail=1; fi
+
+# An allocation that fails anyway ends in one line saying what was too large.
+# Under a 4 GB address-space limit (so that no machine really builds them),
+# 967,680,000 flows (77 GB) under a raised limits.max_flows cannot be held.
+# A sanitizer build cannot start under such a limit: then this is skipped.
+printf 'fabric: {preset: roce}\ntopology: {kind: leaf-spine, gpus: 64, radix: 16}\ntraffic:\n  - {pattern: all-to-all, bytes: 1KiB, repeat: 240000, every: 1us}\n' >"$tmp/oom.yaml"
+if (ulimit -v 4000000 && "$BIN" --version >/dev/null 2>&1); then
+  expect out-of-memory 2 "^error: out of memory while building the 967680000 flows of .*oom.yaml's traffic \\(limits.max_flows\\)" -- \
+    bash -c 'ulimit -v 4000000 && exec "$@"' - $T "$BIN" validate "$tmp/oom.yaml" --set limits.max_flows=1000000000
+  one_line out-of-memory
+else
+  echo "skip out-of-memory: the binary does not start under ulimit -v (sanitizer build)"
+fi
+
+# The ns-3 anchor runs without a shell: a folder name is never a command. A
+# missing anchor is reported by its exit status (bash: 127), not a raw wait status.
+expect anchor-injection 0 "ns-3 anchor .* not available \\(exit status 127\\)" -- \
+  $T "$BIN" bench ls-ring --hosts 16 --bytes 4KiB --vs-ns3 --anchors "x'; echo INJECTED > $tmp/injected; echo '"
+if [ -e "$tmp/injected" ]; then echo "FAIL anchor-injection: the anchor folder ran as a command"; fail=1; fi
+mkdir -p "$tmp/it's/ns3"
+printf 'echo "RESULT wall_s=0.5 packet_hops=100 hops_per_wall_s=200"\n' >"$tmp/it's/ns3/run.sh"
+expect anchor-with-quote 0 'ns3_packet_hops_per_s=200 ' -- $T "$BIN" bench ls-ring --hosts 16 --bytes 4KiB --vs-ns3 --anchors "$tmp/it's"
+
+# Output paths: '-' is standard output (no file named '-'), a write error is
+# exit 2, an unwritable path is found before the run.
+printf 'topology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$tmp/small.yaml"
+bin_abs="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+( cd "$tmp" && "$bin_abs" run small.yaml --json - >json.out 2>text.err )
+if [ -e "$tmp/-" ] || ! grep -q 'flows' "$tmp/text.err" ||
+   ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json.out" 2>/dev/null; then
+  echo "FAIL json-stdout: --json - did not write JSON to standard output"; fail=1
+else echo "ok   json-stdout"; fi
+expect json-dev-full 2 '^error: /dev/full: --json: cannot write: No space left on device$' -- $T "$BIN" run "$tmp/small.yaml" --json /dev/full
+expect json-no-folder 2 "^error: $tmp/none/r.json: --json: cannot write: No such file or directory$" -- $T "$BIN" run "$tmp/small.yaml" --json "$tmp/none/r.json"
+if grep -q 'flows' "$tmp/out"; then echo "FAIL json-no-folder: the run happened before the check"; fail=1; fi
+
+exit $fail
