@@ -90,6 +90,9 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--iterations", o->iterations, "Measured iterations per sweep size (default 5)");
   cmd->add_option("--jitter-iterations", o->jitter_iterations,
                   "Measured iterations of the jitter and fault all-reduce (default 40)");
+  auto jitter_bytes = std::make_shared<std::string>();
+  cmd->add_option("--jitter-bytes", *jitter_bytes,
+                  "Size of the jitter and fault all-reduce, e.g. 32M (default)");
   cmd->add_option("--fault-ber", o->fault_ber, "Post-FEC BER of the degraded link (default 1e-7)");
   cmd->add_option("--stall", *stall_us, "How long the stalled NIC stops receiving, us (default 200)");
   cmd->add_flag("-q,--quiet", *quiet, "No progress line");
@@ -102,6 +105,12 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
         if (!b) throw InputError({"<cli>", 0, "--sizes"}, Expected("a size such as 8M or 1G", s));
         opt.sizes.push_back(*b);
       }
+    }
+    if (!jitter_bytes->empty()) {
+      const std::optional<int64_t> b = perf::ParseSize(*jitter_bytes);
+      if (!b || *b <= 0)
+        throw InputError({"<cli>", 0, "--jitter-bytes"}, Expected("a size such as 32M", *jitter_bytes));
+      opt.jitter_bytes = *b;
     }
     if (!(*stall_us > 0 && *stall_us <= 1e6))
       throw InputError({"<cli>", 0, "--stall"}, fmt::format("expected 0 < us <= 1e6, got {:g}", *stall_us));

@@ -6,6 +6,7 @@ set -u
 BIN="$1" PY="$2" ART="$3"
 out="$ART/compare-small"
 rm -rf "$out" && mkdir -p "$out"
-"$BIN" compare --nodes 2 --sizes 8M,32M --iterations 1 --jitter-iterations 3 --latency-samples 50 \
+"$BIN" compare --profiles ib-ndr,roce-untuned --nodes 2 --sizes 8M,32M --iterations 1 \
+  --jitter-iterations 3 --jitter-bytes 8M --latency-samples 50 \
   --quiet -o "$out" > "$out/matrix.txt" || { echo "FAIL: lossless compare exited $?"; exit 1; }
 exec "$PY" "$(dirname "$0")/report_test.py" --lossless "$BIN" --artifacts "$out" "$out/report.html"
