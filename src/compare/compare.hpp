@@ -39,6 +39,10 @@ struct Options {
   int64_t jitter_iterations = 40; // measured iterations of the jitter and fault cases
   int64_t jitter_bytes = int64_t{32} << 20;
   double fault_ber = 1e-7;        // post-FEC BER of the degraded link
+  // transport.timeout of the degraded-link case: 14 = 67 ms. At the default
+  // 20 (4.3 s, NCCL_IB_TIMEOUT's default) one tail loss simulates seconds of
+  // the other tenants' traffic on a shared profile (minutes of wall time).
+  int fault_timeout_exp = 14;
   units::Time stall = units::Time::Us(200);  // how long the stalled NIC stops receiving
   int jobs = 1;                   // profiles run at once (threads)
   std::string prices_file;        // TCO price overrides
