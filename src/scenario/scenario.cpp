@@ -1,5 +1,9 @@
 #include "scenario/scenario.hpp"
 
+#include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include "base/input_file.hpp"
@@ -9,6 +13,26 @@ namespace lossless::scenario {
 
 namespace {
 
+// Counts the documents the parser reports and where the second starts.
+struct DocumentStarts final : YAML::EventHandler {
+  int count = 0;
+  int64_t second_line = 0;
+  void OnDocumentStart(const YAML::Mark& m) override {
+    if (++count == 2) second_line = m.line + 1;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 Scenario Load(const std::string& text, const std::string& file_name,
               const std::vector<std::string>& sets, bool traffic_optional) {
   const AllocationContext context("reading the scenario " + file_name);
@@ -17,15 +41,20 @@ Scenario Load(const std::string& text, const std::string& file_name,
   CheckNesting(text, file_name);
   YAML::Node root;
   try {
-    // LoadAll, not Load: Load stops after the first document and ignored
-    // whatever followed it (trailing garbage after a JSON object).
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1) {
-      throw InputError({file_name, LineOf(docs[1]), ""},
+    root = YAML::Load(text);
+    // Load stops after the first document and ignores whatever follows it
+    // (trailing garbage after a JSON object): ask the parser for exactly one
+    // more document. Not YAML::LoadAll: on some inputs (a JSON object
+    // followed by ",") it loops forever (found by the scenario fuzzer).
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    parser.HandleNextDocument(starts);
+    if (parser.HandleNextDocument(starts) && starts.count > 1) {
+      throw InputError({file_name, starts.second_line, ""},
                        "expected one scenario, got more after it (trailing text or a second "
                        "YAML document)");
     }
-    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     throw InputError({file_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
                      "expected YAML or JSON: " + e.msg);

@@ -224,11 +224,17 @@ TEST(Scenario, TextAfterTheScenarioIsRefused) {
       R"({"topology": {"kind": "leaf-spine", "gpus": 16, "radix": 8}, "traffic": )"
       R"([{"pattern": "ring", "bytes": "64KiB"}]})";
   EXPECT_EQ(ErrorOf(json), "no error");
+  // A JSON object followed by "," made yaml-cpp's LoadAll loop forever (the
+  // scenario fuzzer's timeout, kept in tests/fuzz/scenario_fuzz/).
+  EXPECT_EQ(ErrorOf(R"({"name": "x"},)" "\n" R"(  "seed": 2})" "\n"),
+            "s.yaml:1: expected one scenario, got more after it (trailing text or a second YAML "
+            "document)");
   EXPECT_EQ(ErrorOf(json + "\n\ntrailing garbage\n"),
             "s.yaml:3: expected one scenario, got more after it (trailing text or a second YAML "
             "document)");
+  // A second document is reported where it starts: its "---" line.
   EXPECT_EQ(ErrorOf(std::string(kGood) + "---\nseed: 4\n"),
-            "s.yaml:14: expected one scenario, got more after it (trailing text or a second YAML "
+            "s.yaml:13: expected one scenario, got more after it (trailing text or a second YAML "
             "document)");
 }
 
