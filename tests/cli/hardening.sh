@@ -60,7 +60,10 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$tmp/out" "$@"
 }
 kib=$(peak_kib "$BIN" audit nccl "$tmp/many.log" --json --preset ib-ndr --nics-per-node 8)
 runs=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["files"][0]["runs"]))' "$tmp/out")
-if [ "$runs" -gt 5000 ] && [ "$kib" -lt 81920 ]; then echo "ok   nccl-json-streams ($runs runs, peak $kib KiB)"
+# Under AddressSanitizer (its shadow memory and quarantine) the peak says nothing about streaming.
+limit=81920
+if nm -C "$BIN" 2>/dev/null | grep -q "__asan_init"; then limit=2097152; fi
+if [ "$runs" -gt 5000 ] && [ "$kib" -lt "$limit" ]; then echo "ok   nccl-json-streams ($runs runs, peak $kib KiB)"
 else echo "FAIL nccl-json-streams: $runs runs, peak $kib KiB (want under 80 MiB)"; fail=1; fi
 
 # An allocation that fails anyway ends in one line saying what was too large.
