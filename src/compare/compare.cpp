@@ -135,9 +135,6 @@ void RunProfile(const Options& o, ProfileData& d,
   perf::PerfOptions po;
   po.nodes = nodes;
   po.n_gpus = g;
-  po.min_bytes = o.sizes.front();
-  po.max_bytes = o.sizes.back();
-  po.step_factor = 0;
   po.iters = o.iterations;
   po.warmup_iters = 1;
   // The sizes as given (not necessarily a geometric series): one row each.

@@ -249,11 +249,7 @@ RcResponder::Response RcResponder::OnData(uint32_t psn32, int32_t payload, bool 
   }
   if (gap_since_ < 0) gap_since_ = now.ps();
   if (!nak_sent_ && now.ps() - gap_since_ >= cfg_.reorder_window.ps()) {
-    nak_sent_ = true;
-    ++naks_;
-    r.send = Response::kNak;
-    r.psn = static_cast<uint32_t>(epsn_);
-    unacked_ = 0;
+    Nak(r);
     return r;
   }
   ack_due(false);
@@ -267,13 +263,16 @@ Time RcResponder::GapDeadline() const {
 
 RcResponder::Response RcResponder::OnGapTimer(Time now) {
   Response r;
-  if (GapDeadline() > now) return r;
+  if (GapDeadline() <= now) Nak(r);
+  return r;
+}
+
+void RcResponder::Nak(Response& r) {
   nak_sent_ = true;
   ++naks_;
   r.send = Response::kNak;
   r.psn = static_cast<uint32_t>(epsn_);
   unacked_ = 0;
-  return r;
 }
 
 }  // namespace lossless::rdma

@@ -160,6 +160,8 @@ class RcResponder {
  private:
   bool Placed(uint64_t psn) const;
   void Advance(Response& r);
+  // Out-of-order placement: the NAK for the open gap (one per gap).
+  void Nak(Response& r);
 
   RcConfig cfg_;
   uint64_t epsn_ = 0;       // expected PSN: everything before it is placed in order
