@@ -89,13 +89,18 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--latency-samples", o->latency_samples, "Ping-pongs per profile (default 1000)");
   cmd->add_option("--iterations", o->iterations, "Measured iterations per sweep size (default 5)");
   cmd->add_option("--jitter-iterations", o->jitter_iterations,
-                  "Measured iterations of the jitter and fault all-reduce (default 40)");
+                  "Measured iterations of the jitter all-reduce (default 40)");
+  cmd->add_option("--fault-iterations", o->fault_iterations,
+                  "Measured iterations of each fault case's all-reduce (default 10)");
   auto jitter_bytes = std::make_shared<std::string>();
   cmd->add_option("--jitter-bytes", *jitter_bytes,
                   "Size of the jitter and fault all-reduce, e.g. 32M (default)");
   cmd->add_option("--fault-ber", o->fault_ber, "Post-FEC BER of the degraded link (default 1e-7)");
   cmd->add_option("--stall", *stall_us, "How long the stalled NIC stops receiving, us (default 200)");
   cmd->add_flag("-q,--quiet", *quiet, "No progress line");
+  cmd->add_flag("--timing", o->timing,
+                "Wall-clock seconds per profile and stage in results.json and on stderr (the "
+                "document then differs run to run)");
   cmd->callback([=, &ctx] {
     compare::Options opt = *o;
     if (!profiles->empty()) opt.profiles = SplitList(*profiles);
@@ -130,6 +135,17 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
       std::fflush(stderr);
     });
     if (tty) fmt::print(stderr, "\r{:110}\r", "");
+    if (opt.timing && doc.contains("timing")) {
+      for (const auto& [name, stages] : doc["timing"].items()) {
+        std::string line;
+        double total = 0;
+        for (const auto& st : stages) {
+          line += fmt::format("  {} {:.1f}s", st["stage"].get<std::string>(), st["seconds"].get<double>());
+          total += st["seconds"].get<double>();
+        }
+        fmt::print(stderr, "timing {} {:.1f}s:{}\n", name, total, line);
+      }
+    }
     const std::string text = compare::MatrixText(doc);
     const std::string html = report::RenderCompareReport(doc);
     for (const auto& [name, body] : std::vector<std::pair<std::string, std::string>>{

@@ -1,6 +1,7 @@
 #include "compare/compare.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <map>
@@ -110,33 +111,46 @@ struct ProfileData {
   IncastResult incast;
   tco::Result tco;
   double line_rate_gbs = 0;
+  // Wall-clock seconds per stage, in run order (in the document only with
+  // --timing: the same options give the same bytes otherwise).
+  std::vector<std::pair<std::string, double>> wall_s;
 };
 
 int64_t SweepNodes(const Options& o) { return o.full ? o.nodes : std::min(o.nodes, o.sweep_nodes); }
 
-void RunProfile(const Options& o, ProfileData& d,
-                const std::function<void(const Progress&)>& progress) {
-  auto report = [&](const char* stage, double done) {
-    if (progress) progress({d.col.name, stage, done});
-  };
-  const int64_t nodes = SweepNodes(o);
-  d.s = LoadColumn(d.col, nodes, o);
+// The sweep reached its plateau when its largest size gains less than 3 %
+// busbw over the size before it.
+bool AtPlateau(const perf::PerfResult& r, int64_t ranks);
+
+// A profile's work comes in independent tasks (each its own simulations), so
+// the threads stay busy when one profile is much slower than the others (a
+// shared profile's tenant traffic): the result does not depend on which
+// thread runs a task or when.
+enum class Task { kSmall, kSweep, kJitterAndStall, kDegradedLink, kScaling };
+
+struct TaskRef {
+  size_t profile = 0;
+  Task task = Task::kSmall;
+  int64_t nodes = 0;  // kScaling
+  double weight = 0;  // share of the profile's work (progress) and scheduling order
+};
+
+// Everything a profile's tasks share, loaded once before they start.
+void PrepareProfile(const Options& o, ProfileData& d) {
+  d.s = LoadColumn(d.col, SweepNodes(o), o);
   profile::ProfileText(d.col.name, &d.file);
   const int64_t g = d.s.clos.gpus_per_node;
   d.line_rate_gbs = static_cast<double>(g) * static_cast<double>(d.s.clos.link_rate.bps()) / 8e9;
+}
 
-  report("latency", 0.0);
-  d.latency = RunLatency(d.s, o.latency_samples);
-
-  report("incast", 0.05);
-  d.incast = RunIncast(d.s, kIncastSenders, kIncastBytes, Time::Us(1));
-
-  report("all-reduce sweep", 0.1);
+void RunSweep(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+  stage("all-reduce sweep");
   perf::PerfOptions po;
-  po.nodes = nodes;
-  po.n_gpus = g;
+  po.nodes = SweepNodes(o);
+  po.n_gpus = d.s.clos.gpus_per_node;
   po.iters = o.iterations;
   po.warmup_iters = 1;
+  po.in_place = false;  // busbw is out-of-place's; the in-place half would move the same packets
   // The sizes as given (not necessarily a geometric series): one row each.
   perf::PerfResult sweep;
   for (int64_t b : o.sizes) {
@@ -146,66 +160,96 @@ void RunProfile(const Options& o, ProfileData& d,
     if (sweep.sizes.empty()) sweep = r;
     else sweep.sizes.insert(sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
     if (!failure.empty() && d.sweep_failure.empty()) d.sweep_failure = failure;
+    if (!d.sweep_failure.empty()) break;
+    if (o.stop_at_plateau && AtPlateau(sweep, po.Ranks())) break;
   }
   d.sweep = sweep;
+}
 
-  report("jitter", 0.6);
+void RunJitterAndStall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+  const int64_t nodes = SweepNodes(o);
+  const int64_t g = d.s.clos.gpus_per_node;
+  stage("jitter");
   d.jitter = RunRepeated(d.s, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
+  stage("fault: stalled NIC");
+  scenario::Scenario f = d.s;
+  // The stall starts in the third measured iteration: one warm-up and two
+  // clean ones before it.
+  const double base = d.jitter.iterations_us.empty() ? 0 : Percentile(d.jitter.iterations_us, 50);
+  d.stall_at = Time::Ps(static_cast<int64_t>(base * 3.5 * 1e6));
+  f.nic_stall.host = static_cast<int64_t>(nodes > 1 ? (nodes - 1) * g : 0);
+  f.nic_stall.at = d.stall_at;
+  f.nic_stall.until = d.stall_at + o.stall;
+  f.nic_stall.where = {"<cli>", 0, "--stall"};
+  d.stall = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.fault_iterations);
+}
 
-  report("fault: degraded link", 0.75);
-  {
-    scenario::Scenario f = d.s;
-    scenario::LinkLossFault l;
-    const topology::Topology topo = scenario::BuildTopology(f);
-    const uint32_t host = topo.hosts[0];
-    // host 0's link, both directions.
-    for (const topology::Link& k : topo.links) {
-      if (k.a == host || k.b == host) {
-        l.link = topo.nodes[k.a].name + "<->" + topo.nodes[k.b].name;
-        break;
-      }
+void RunDegradedLink(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+  stage("fault: degraded link");
+  scenario::Scenario f = d.s;
+  scenario::LinkLossFault l;
+  const topology::Topology topo = scenario::BuildTopology(f);
+  const uint32_t host = topo.hosts[0];
+  // host 0's link, both directions.
+  for (const topology::Link& k : topo.links) {
+    if (k.a == host || k.b == host) {
+      l.link = topo.nodes[k.a].name + "<->" + topo.nodes[k.b].name;
+      break;
     }
-    l.loss.ber = o.fault_ber;
-    l.ber_given = true;
-    l.where = {"<cli>", 0, "--fault-ber"};
-    f.link_loss.push_back(l);
-    f.net.rc.timeout_exp = std::min(f.net.rc.timeout_exp, o.fault_timeout_exp);
-    d.ber = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
   }
+  l.loss.ber = o.fault_ber;
+  l.ber_given = true;
+  l.where = {"<cli>", 0, "--fault-ber"};
+  f.link_loss.push_back(l);
+  f.net.rc.timeout_exp = std::min(f.net.rc.timeout_exp, o.fault_timeout_exp);
+  d.ber = RunRepeated(f, d.col.name, SweepNodes(o), d.s.clos.gpus_per_node, o.jitter_bytes,
+                      o.fault_iterations);
+}
 
-  report("fault: stalled NIC", 0.88);
-  {
-    scenario::Scenario f = d.s;
-    // The stall starts in the third measured iteration: one warm-up and two
-    // clean ones (of both halves) before it.
-    const double base = d.jitter.iterations_us.empty() ? 0 : Percentile(d.jitter.iterations_us, 50);
-    d.stall_at = Time::Ps(static_cast<int64_t>(base * 3.5 * 1e6));
-    f.nic_stall.host = static_cast<int64_t>(nodes > 1 ? (nodes - 1) * g : 0);
-    f.nic_stall.at = d.stall_at;
-    f.nic_stall.until = d.stall_at + o.stall;
-    f.nic_stall.where = {"<cli>", 0, "--stall"};
-    d.stall = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
-  }
-
-  for (int64_t n : ScalingNodes(o)) {
-    report("scaling", 0.95);
-    const scenario::Scenario sn = LoadColumn(d.col, n, o);
-    const CollectiveRun c = RunRepeated(sn, d.col.name, n, g, kScalingBytes, o.iterations);
-    double busbw = 0;
-    if (c.failure.empty() && !c.perf.sizes.empty())
-      busbw = perf::ToRow(c.perf.sizes[0], collective::Collective::kAllReduce, n * g).out_of_place.busbw_gbs;
-    d.scaling.emplace_back(n, busbw);
-  }
-
-  report("tco", 0.98);
+void RunSmall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+  stage("latency");
+  d.latency = RunLatency(d.s, o.latency_samples);
+  stage("incast");
+  d.incast = RunIncast(d.s, kIncastSenders, kIncastBytes, Time::Us(1));
+  stage("tco");
   tco::Options t;
-  t.gpus = o.nodes * g;
+  t.gpus = o.nodes * d.s.clos.gpus_per_node;
   t.fabric = d.col.name;
   t.prices_file = o.prices_file;
   t.server_capex = o.server_capex;
   t.sets = d.col.sets;
   d.tco = tco::Run(t);
-  report("done", 1.0);
+}
+
+double RunScaling(const Options& o, const ProfileData& d, int64_t n,
+                  const std::function<void(const char*)>& stage) {
+  const std::string name = fmt::format("scaling {} nodes", n);
+  stage(name.c_str());
+  const int64_t g = d.s.clos.gpus_per_node;
+  const scenario::Scenario sn = LoadColumn(d.col, n, o);
+  const CollectiveRun c = RunRepeated(sn, d.col.name, n, g, kScalingBytes, o.iterations);
+  if (!c.failure.empty() || c.perf.sizes.empty()) return 0;
+  return perf::ToRow(c.perf.sizes[0], collective::Collective::kAllReduce, n * g).out_of_place.busbw_gbs;
+}
+
+// Every task of every profile, heaviest first (a shared profile's tenant
+// traffic makes its tasks several times slower than a dedicated one's).
+std::vector<TaskRef> Tasks(const Options& o, const std::vector<ProfileData>& data) {
+  std::vector<TaskRef> tasks;
+  const std::vector<int64_t> scaling = ScalingNodes(o);
+  for (size_t i = 0; i < data.size(); ++i) {
+    tasks.push_back({i, Task::kSweep, 0, 0.4});
+    tasks.push_back({i, Task::kJitterAndStall, 0, 0.3});
+    tasks.push_back({i, Task::kDegradedLink, 0, 0.2});
+    tasks.push_back({i, Task::kSmall, 0, 0.1});
+    for (int64_t n : scaling) tasks.push_back({i, Task::kScaling, n, 0.4 * static_cast<double>(n) / 4});
+  }
+  auto cost = [&](const TaskRef& t) {
+    return t.weight * (data[t.profile].s.shared.tenant_load > 0 ? 8.0 : 1.0);
+  };
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [&](const TaskRef& a, const TaskRef& b) { return cost(a) > cost(b); });
+  return tasks;
 }
 
 // ---- the document ----------------------------------------------------------
@@ -244,8 +288,6 @@ double PeakBusbw(const perf::PerfResult& r, int64_t ranks, int64_t* at_bytes) {
   return best;
 }
 
-// The sweep reached its plateau when its largest size gains less than 3 %
-// busbw over the size before it.
 bool AtPlateau(const perf::PerfResult& r, int64_t ranks) {
   if (r.sizes.size() < 2) return false;
   const double last = perf::ToRow(r.sizes.back(), r.options.collective, ranks).out_of_place.busbw_gbs;
@@ -340,9 +382,30 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
                     {"iterations", o.iterations},
                     {"jitter_bytes", o.jitter_bytes},
                     {"jitter_iterations", o.jitter_iterations},
+                    {"fault_iterations", o.fault_iterations},
+                    {"sweep_stops_at_plateau", o.stop_at_plateau},
                     {"fault_ber", o.fault_ber},
                     {"stall_us", Num(static_cast<double>(o.stall.ps()) / 1e6, 3)},
                     {"scenario", o.scenario}};
+  if (o.timing) {
+    // Wall-clock seconds per profile and stage (--timing): varies run to run.
+    json t = json::object();
+    const std::vector<std::string> order = {"latency", "incast", "tco", "all-reduce sweep", "jitter",
+                                            "fault: stalled NIC", "fault: degraded link"};
+    auto rank = [&](const std::string& stage) {
+      return static_cast<size_t>(std::find(order.begin(), order.end(), stage) - order.begin());
+    };
+    for (const ProfileData& d : data) {
+      std::vector<std::pair<std::string, double>> wall = d.wall_s;
+      std::stable_sort(wall.begin(), wall.end(), [&](const auto& a, const auto& b) {
+        return rank(a.first) != rank(b.first) ? rank(a.first) < rank(b.first) : a.first < b.first;
+      });
+      json stages = json::array();
+      for (const auto& [stage, sec] : wall) stages.push_back({{"stage", stage}, {"seconds", Num(sec, 3)}});
+      t[d.col.name] = stages;
+    }
+    doc["timing"] = t;
+  }
   json profiles = json::array();
   for (const ProfileData& d : data) {
     json p;
@@ -698,8 +761,21 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         nodes, o.nodes, gpus));
   caveats.push_back(fmt::format(
       "The degraded-link case runs with transport.timeout {} ({:.3g} s per ACK timeout) instead of "
-      "NCCL's default 20 (4.3 s): each timeout it counts would cost about 64 times more there.",
-      o.fault_timeout_exp, static_cast<double>(4096LL << std::min(o.fault_timeout_exp, 40)) / 1e9));
+      "NCCL's default 20 (4.3 s): each timeout it counts would cost about {:g} times more there.",
+      o.fault_timeout_exp, static_cast<double>(4096LL << std::min(o.fault_timeout_exp, 40)) / 1e9,
+      std::ldexp(1.0, 20 - o.fault_timeout_exp)));
+  std::string firmware;
+  for (const ProfileData& d : data)
+    if (d.s.net.dcqcn && d.s.net.dcqcn_params.variant == cc::DcqcnVariant::kFirmware)
+      firmware += (firmware.empty() ? "" : ", ") + d.col.name;
+  if (!firmware.empty())
+    caveats.push_back(fmt::format(
+        "{}: DCQCN with ConnectX firmware defaults (docs/model/dcqcn.md#presets): after a run of "
+        "CNPs has cut a queue pair's rate, its target rate grows by only 5 Mb/s (additive) or 50 "
+        "Mb/s (hyper increase) every 300 us, so an incast can run far below line rate for tens of "
+        "milliseconds. This model of the firmware "
+        "has not been checked against a NIC; the incast rows of these columns depend on it.",
+        firmware));
   caveats.push_back(
       "Latency is the fabric's alone: NIC processing, PCIe and host software are not modelled "
       "(real ib_write_lat figures include them, so they are higher).");
@@ -745,8 +821,11 @@ void Check(const Options& o) {
   if (o.latency_samples < 1 || o.latency_samples > 1000000)
     throw InputError({"<cli>", 0, "--latency-samples"},
                      fmt::format("expected 1 to 1000000, got {}", o.latency_samples));
-  if (o.iterations < 1 || o.jitter_iterations < 1)
-    throw InputError({"<cli>", 0, "--iterations"}, "expected at least 1 iteration");
+  if (o.iterations < 1) throw InputError({"<cli>", 0, "--iterations"}, "expected at least 1 iteration");
+  if (o.jitter_iterations < 1)
+    throw InputError({"<cli>", 0, "--jitter-iterations"}, "expected at least 1 iteration");
+  if (o.fault_iterations < 1)
+    throw InputError({"<cli>", 0, "--fault-iterations"}, "expected at least 1 iteration");
   if (!(o.fault_ber > 0 && o.fault_ber <= 1e-2))
     throw InputError({"<cli>", 0, "--fault-ber"}, fmt::format("expected a BER in (0, 0.01], got {:g}", o.fault_ber));
 }
@@ -754,6 +833,9 @@ void Check(const Options& o) {
 json Run(const Options& in, const std::function<void(const Progress&)>& progress) {
   Options o = in;
   Check(o);
+  // The default reduced sweep stops at its plateau (a size that gains less
+  // than 3 % over the one before); --sizes and --full run every size.
+  o.stop_at_plateau = o.sizes.empty() && !o.full;
   if (o.sizes.empty()) o.sizes = DefaultSizes(o.full);
   if (!o.scenario.empty()) {
     // The scenario's topology sets the node count of every case (and TCO).
@@ -772,15 +854,49 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
   std::vector<ProfileData> data(o.profiles.size());
   for (size_t i = 0; i < data.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
   // Load every profile first: bad input fails before any simulation.
-  for (ProfileData& d : data) LoadColumn(d.col, SweepNodes(o), o);
+  for (ProfileData& d : data) PrepareProfile(o, d);
+  const std::vector<TaskRef> tasks = Tasks(o, data);
+  std::vector<double> total(data.size(), 0), done(data.size(), 0);
+  for (const TaskRef& t : tasks) total[t.profile] += t.weight;
   std::mutex mu;
-  auto report = [&](const Progress& p) {
-    if (!progress) return;
+  using Clock = std::chrono::steady_clock;
+  auto run_task = [&](const TaskRef& t) {
+    ProfileData& d = data[t.profile];
+    std::vector<std::pair<std::string, double>> wall;
+    Clock::time_point started = Clock::now();
+    std::string current;
+    auto close = [&] {
+      const Clock::time_point now = Clock::now();
+      if (!current.empty()) wall.emplace_back(current, std::chrono::duration<double>(now - started).count());
+      started = now;
+    };
+    auto stage = [&](const char* name) {
+      close();
+      current = name;
+      if (!progress) return;
+      std::lock_guard<std::mutex> lock(mu);
+      progress({d.col.name, name, done[t.profile] / total[t.profile]});
+    };
+    switch (t.task) {
+      case Task::kSmall: RunSmall(o, d, stage); break;
+      case Task::kSweep: RunSweep(o, d, stage); break;
+      case Task::kJitterAndStall: RunJitterAndStall(o, d, stage); break;
+      case Task::kDegradedLink: RunDegradedLink(o, d, stage); break;
+      case Task::kScaling: {
+        const double busbw = RunScaling(o, d, t.nodes, stage);
+        std::lock_guard<std::mutex> lock(mu);
+        d.scaling.emplace_back(t.nodes, busbw);
+        break;
+      }
+    }
+    close();
     std::lock_guard<std::mutex> lock(mu);
-    progress(p);
+    for (auto& w : wall) d.wall_s.push_back(std::move(w));
+    done[t.profile] += t.weight;
+    if (progress && done[t.profile] >= total[t.profile] - 1e-9) progress({d.col.name, "done", 1.0});
   };
-  const size_t jobs = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(o.jobs), data.size()));
-  std::vector<std::exception_ptr> errors(data.size());
+  const size_t jobs = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(o.jobs), tasks.size()));
+  std::vector<std::exception_ptr> errors(tasks.size());
   size_t next = 0;
   std::vector<std::thread> pool;
   for (size_t w = 0; w < jobs; ++w) {
@@ -789,11 +905,11 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
         size_t i;
         {
           std::lock_guard<std::mutex> lock(mu);
-          if (next >= data.size()) return;
+          if (next >= tasks.size()) return;
           i = next++;
         }
         try {
-          RunProfile(o, data[i], report);
+          run_task(tasks[i]);
         } catch (...) {
           errors[i] = std::current_exception();
         }
@@ -803,6 +919,7 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
   for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+  for (ProfileData& d : data) std::sort(d.scaling.begin(), d.scaling.end());
   return Document(o, data);
 }
 

@@ -597,6 +597,9 @@ class Network final : public sim::EventHandler {
   void StartFlow(uint32_t flow);
   // Event handlers (nic.cpp, pfc_link.cpp).
   void OnCcTimer(uint32_t flow);
+  // The reaction point changed `flow`'s rate: the pacing gap it is waiting
+  // out is rescaled (docs/model/dcqcn.md#pacing).
+  void SetPacedRate(uint32_t flow, int64_t bps);
   void OnNpTimer(uint32_t host);
   void OnIbCcTimer(uint32_t flow);
   void OnNicStall(uint32_t host);

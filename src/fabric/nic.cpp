@@ -383,8 +383,24 @@ void Network::ArmIbCcTimer(uint32_t f) {
 void Network::OnCnp(uint32_t f) {
   if (flows_[f].done()) return;
   rp_[f].OnCnp(sim_.Now());
-  flow_state_[f].rate_bps = rp_[f].rate().bps();
+  SetPacedRate(f, rp_[f].rate().bps());
   ArmCcTimer(f);
+}
+
+void Network::SetPacedRate(uint32_t f, int64_t bps) {
+  FlowState& fs = flow_state_[f];
+  const int64_t old = fs.rate_bps;
+  fs.rate_bps = bps;
+  const int64_t now = sim_.Now().ps();
+  if (old <= 0 || bps <= 0 || old == bps || fs.next_ps <= now) return;
+  // The bits the last packet still owes the rate limiter are paid at the new
+  // rate. Without this a queue pair cut to the minimum rate (1 Mb/s on the
+  // firmware preset: 33 ms per 4 KiB frame) would wait out that gap long
+  // after its rate had recovered.
+  __extension__ using I128 = __int128;
+  const I128 left = fs.next_ps - now;
+  fs.next_ps = now + static_cast<int64_t>(left * old / bps);
+  if (fs.active) ScheduleKick(nics_[flows_[f].spec.src].port, fs.next_ps);
 }
 
 void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
@@ -639,7 +655,7 @@ void Network::OnCcTimer(uint32_t f) {
   if (rp_deadline_[f] != sim_.Now().ps()) return;  // superseded
   rp_deadline_[f] = INT64_MAX;
   rp_[f].Advance(sim_.Now());
-  flow_state_[f].rate_bps = rp_[f].rate().bps();
+  SetPacedRate(f, rp_[f].rate().bps());
   ArmCcTimer(f);
 }
 

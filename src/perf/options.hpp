@@ -68,6 +68,9 @@ struct PerfOptions {
   OutputFormat format = OutputFormat::kG3;  // --format g3|g2
   std::string json;                         // --json FILE (lossless.perf/1)
   bool model = false;                       // --model: print the alpha-beta model beside each row
+  // Not a flag: false runs only the out-of-place half (its in-place twin moves
+  // the same packets; `compare` reads out-of-place busbw only).
+  bool in_place = true;
 
   int64_t GpusPerNode() const { return n_threads * n_gpus; }
   int64_t Ranks() const { return nodes * GpusPerNode(); }

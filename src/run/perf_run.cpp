@@ -145,6 +145,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             pg.bytes = bytes;
             pg.iteration = 0;
             for (perf::HalfResult* half : {&row.out_of_place, &row.in_place}) {
+              if (half == &row.in_place && !o.in_place) break;
               half->wrong = o.check ? std::optional<int64_t>(0) : std::nullopt;
               for (int64_t it = 0; it < o.warmup_iters + o.iters && !failed; ++it) {
                 double total_us = 0;
