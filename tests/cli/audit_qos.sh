@@ -59,6 +59,24 @@ assert d["verdict"] == "fail" and d["format"] == "sonic-json"
 assert all({"id", "verdict", "message"} <= set(c) for c in d["checks"])
 assert any(c["id"] == "ecn.kmin-kmax" and c["verdict"] == "fail" for c in d["checks"])
 ' || { echo "FAIL: --json document"; failures=$((failures + 1)); }
+# Issue 16 items 15/21: '-' is stdin, --json - is stdout, --json PATH writes the file (whole)
+# beside the text report, a write error is exit 2 naming the output.
+tmpd=$(mktemp -d)
+trap 'rm -f "$out" "$err"; rm -rf "$tmpd"' EXIT
+"$BIN" audit qos - <$FX/sonic_broken.json >"$out" 2>"$err"
+[ $? = 1 ] && grep -q 'QoS audit of - (format sonic-json' "$out" || { echo "FAIL: stdin"; cat "$out" "$err"; failures=$((failures + 1)); }
+expect 1 '"verdict": "fail"' $FX/sonic_broken.json --json -
+expect 1 '"verdict": "fail"' --json $FX/sonic_broken.json
+expect 1 'verdict: fail' $FX/sonic_broken.json --json "$tmpd/q.json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["verdict"] == "fail"' "$tmpd/q.json" || { echo "FAIL: --json PATH"; failures=$((failures + 1)); }
+expect 1 'verdict: fail' --json "$tmpd/q2.json" $FX/sonic_broken.json
+[ -s "$tmpd/q2.json" ] || { echo "FAIL: --json PATH before FILE"; failures=$((failures + 1)); }
+expect 2 'no/such/q.json: --json: cannot write the file' $FX/sonic_broken.json --json "$tmpd/no/such/q.json"
+"$BIN" audit qos $FX/sonic_broken.json --json >/dev/full 2>"$err"
+[ $? = 2 ] && grep -q '^error: <stdout>: --json: cannot write the output' "$err" || { echo "FAIL: --json to a full disk"; cat "$err"; failures=$((failures + 1)); }
+"$BIN" audit qos $FX/sonic_broken.json >/dev/full 2>"$err"
+[ $? = 2 ] || { echo "FAIL: text to a full disk"; cat "$err"; failures=$((failures + 1)); }
+
 # Several outputs in one pasted session (hand-assembled from real SONiC outputs): every block is
 # read, the prompts, prose and elision are listed by --verbose with their line numbers.
 expect 1 'FAIL          drops.lossless .*queue 3: 19 dropped, queue 4: 12 dropped' $FX/mixed_sonic_session.txt
