@@ -74,7 +74,12 @@ struct BufferLimit {
 struct LosslessPg {
   BufferLimit pfc_trigger;               // occupancy at which XOFF is sent
   std::optional<BufferAmount> xon;       // resume threshold / reserve, if stated
-  std::optional<BufferAmount> headroom;  // bytes kept free for in-flight data
+  std::optional<BufferAmount> headroom;  // bytes kept free for in-flight data (SONiC/Onyx xoff)
+  // The PG's reserved buffer when it is meant to hold xon + xoff (a SONiC
+  // profile without xon_offset, NVIDIA Spectrum style): xon above it cannot be
+  // reached. Not set where size is only the PG's guaranteed minimum
+  // (Broadcom-style profiles with xon_offset, where xon above size is normal).
+  std::optional<BufferAmount> reserve;
   std::string source;                    // e.g. profile name
   int64_t line = 0;
 };

@@ -32,6 +32,7 @@ class SonicJsonReader {
     std::string pool;
     std::optional<BufferAmount> xon, xoff, size, static_th;
     std::optional<int64_t> dynamic_th;
+    bool xon_offset = false;  // Broadcom-style profile: size is the PG minimum
     int64_t line = 0;
   };
 
@@ -150,6 +151,7 @@ void SonicJsonReader::ReadProfiles() {
     p.xon = BytesField(obj, "BUFFER_PROFILE", name, "xon");
     p.xoff = BytesField(obj, "BUFFER_PROFILE", name, "xoff");
     p.size = BytesField(obj, "BUFFER_PROFILE", name, "size");
+    p.xon_offset = Field(obj, "BUFFER_PROFILE", name, "xon_offset").has_value();
     p.static_th = BytesField(obj, "BUFFER_PROFILE", name, "static_th");
     if (auto dt = Field(obj, "BUFFER_PROFILE", name, "dynamic_th")) {
       Location where = Where("BUFFER_PROFILE", name, "dynamic_th");
@@ -319,6 +321,7 @@ QosConfig SonicJsonReader::Read() {
           l.pfc_trigger = LimitOf(pr);
           l.xon = pr.xon;
           l.headroom = pr.xoff;
+          if (!pr.xon_offset) l.reserve = pr.size;
           l.source = "BUFFER_PROFILE|" + pr.name;
           l.line = pr.line;
           p.pgs[prio] = l;

@@ -35,8 +35,9 @@ constexpr std::array<CellSizePreset, 10> kCellPresets{{
 }};
 
 // Order of checks in the report.
-constexpr std::array<std::string_view, 12> kCheckOrder{
-    "pfc.roce-priority",  "pfc.other-priorities", "pfc.headroom",   "pfc.watchdog",
+constexpr std::array<std::string_view, 13> kCheckOrder{
+    "pfc.roce-priority",  "pfc.other-priorities", "pfc.headroom",   "pfc.xon",
+    "pfc.watchdog",
     "pause.global",       "ecn.roce-queue",       "ecn.kmin-kmax",  "ecn.kmin-ratio",
     "ecn.kmax-below-pfc", "cnp.priority",         "drops.lossless", "pfc.frames"};
 
@@ -82,6 +83,7 @@ class Auditor {
  private:
   void CheckPfc(const PortQos& p);
   void CheckHeadroom(const PortQos& p);
+  void CheckXon(const PortQos& p);
   void CheckEcn(const PortQos& p);
   void CheckCnp();
   void CheckDrops(const PortQos& p);
@@ -239,6 +241,60 @@ void Auditor::CheckHeadroom(const PortQos& p) {
   }
 }
 
+// XON below XOFF is what makes PFC hold: the port pauses its peer when the
+// PG fills to the XOFF level and lets it send again when the fill drains to
+// the XON level (IEEE 802.1Qbb; the SONiC buffer model states the resume
+// threshold as xon and the headroom as xoff). An XON level above XOFF, or
+// above the reserve that is meant to hold both, is met as soon as the pause
+// starts: the sender resumes at once and the headroom overflows. Reported
+// only when the input states xon.
+void Auditor::CheckXon(const PortQos& p) {
+  const int r = opts_.roce_priority;
+  auto it = p.pgs.find(r);
+  if (it == p.pgs.end() || !it->second.xon) return;
+  const LosslessPg& pg = it->second;
+  const BufferAmount& xon = *pg.xon;
+  // Compared in the input's unit when both share one, else in bytes.
+  auto above = [&](const BufferAmount& other) -> std::optional<bool> {
+    if (xon.unit == other.unit) return xon.value > other.value;
+    auto a = ToBytes(xon);
+    auto b = ToBytes(other);
+    if (!a || !b) return std::nullopt;
+    return *a > *b;
+  };
+  const std::string src = pg.source.empty() ? "" : fmt::format(" ({})", pg.source);
+  if (pg.headroom) {
+    auto a = above(*pg.headroom);
+    if (a && *a) {
+      out_.Add("pfc.xon", Verdict::kFail,
+               fmt::format("xon {} above xoff {} for priority {}{}: the resume level is above the "
+                           "pause level, so the sender is released as soon as it is paused and "
+                           "lossless packets are dropped",
+                           xon.ToString(), pg.headroom->ToString(), r, src),
+               p.name);
+      return;
+    }
+  }
+  if (pg.reserve) {
+    auto a = above(*pg.reserve);
+    if (a && *a) {
+      out_.Add("pfc.xon", Verdict::kFail,
+               fmt::format("xon {} above the profile size {} for priority {}{}: the size is meant "
+                           "to hold xon + xoff, so the resume level cannot be reached inside it",
+                           xon.ToString(), pg.reserve->ToString(), r, src),
+               p.name);
+      return;
+    }
+  }
+  if (!pg.headroom && !pg.reserve) return;
+  out_.Add("pfc.xon", Verdict::kPass,
+           fmt::format("xon {} not above {}{}", xon.ToString(),
+                       pg.headroom ? "xoff " + pg.headroom->ToString()
+                                   : "size " + pg.reserve->ToString(),
+                       pg.headroom && pg.reserve ? " or size " + pg.reserve->ToString() : ""),
+           p.name);
+}
+
 const SkippedLine* Auditor::SkippedEcnLine() const {
   static constexpr std::string_view kEcnWords[] = {"ecn",
                                                    "random-detect",
@@ -331,6 +387,17 @@ void Auditor::CheckEcn(const PortQos& p) {
     return;
   }
   const EcnQueue& e = it->second;
+  if (e.pmax_percent && !(*e.pmax_percent >= 0 && *e.pmax_percent <= 100)) {
+    // A switch refuses such a setting (EOS max-mark-probability takes 1-100,
+    // SONiC's WRED drop probability 0-100): the text is not what runs.
+    out_.Add("ecn.roce-queue", Verdict::kFail,
+             fmt::format("ECN on queue {}: marking probability {:g}% is outside 0-100%{}; the "
+                         "switch would refuse it, so the marking that runs is not the one "
+                         "written here",
+                         q, *e.pmax_percent, e.line > 0 ? fmt::format(" (line {})", e.line) : ""),
+             p.name);
+    return;
+  }
   std::string pmax = e.pmax_percent ? fmt::format(", Pmax {:g}%", *e.pmax_percent) : "";
   auto pct_text = [](const std::optional<double>& v) {
     return v ? fmt::format("{:g}% of the queue buffer", *v) : std::string("?");
@@ -610,6 +677,7 @@ QosAudit Auditor::Run() {
   for (const PortQos& p : cfg_.ports) {
     CheckPfc(p);
     CheckHeadroom(p);
+    CheckXon(p);
     CheckEcn(p);
     CheckDrops(p);
     CheckPfcFrames(p);
