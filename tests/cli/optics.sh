@@ -98,6 +98,9 @@ real iosxr_controllers_optics_genie_4.txt 1 "summary: 4 quarantine, 0 watch, 0 i
 real mlxlink_bf3_qsfp28_dac_m_c.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 2 healthy"
 real ethtool_qsfp_sr4_dark_cumulus.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
 real ethtool_qsfp28_sr4_cumulus.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real ethtool_cmis_qsfpdd_400g_xdr4_netdev.txt 0 "summary: 0 quarantine, 1 watch, 0 invalid-data, 0 healthy"
+grep -q "temperature 70.49 C at or above high warning 70.00 C" "$TMP/out" || { echo "FAIL: CMIS temperature warning"; cat "$TMP/out"; fail=1; }
+real ethtool_cmis_qsfpdd_dac_netdev.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 expect 0 "verbose line numbers" -- "$BIN" optics ingest --db "$TMP/v.db" --at $AT --verbose $R/ethtool_sfp_10gsr_commented.txt
 grep -q "^$R/ethtool_sfp_10gsr_commented.txt:1: skipped (not a 'key : value' line of ethtool -m output): #!/bin/bash$" "$TMP/out" || { echo "FAIL: verbose line 1"; cat "$TMP/out"; fail=1; }
 

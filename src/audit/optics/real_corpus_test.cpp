@@ -52,6 +52,8 @@ TEST(RealCorpus, EverySampleGetsTheExpertVerdict) {
       {"ethtool_qsfp28_sr4_sn2100.txt", {{"ethtool_qsfp28_sr4_sn2100", H}}},
       {"ethtool_qsfp_sr4_dark_cumulus.txt", {{"ethtool_qsfp_sr4_dark_cumulus", Q}}},
       {"ethtool_qsfp_cr4_dac_cumulus.txt", {{"ethtool_qsfp_cr4_dac_cumulus", H}}},
+      {"ethtool_cmis_qsfpdd_400g_xdr4_netdev.txt", {{"ethtool_cmis_qsfpdd_400g_xdr4_netdev", W}}},
+      {"ethtool_cmis_qsfpdd_dac_netdev.txt", {{"swp1", H}}},
       {"mlxlink_bf3_qsfp28_dac_m_c.txt",
        {{"/dev/mst/mt41692_pciconf0/p1", H}, {"/dev/mst/mt41692_pciconf0.1/p1", H}}},
       {"sonic_eeprom_dom_qsfp28_aoc.txt", {{"Ethernet0", H}}},
