@@ -89,6 +89,7 @@ real sonic_eeprom_dom_all_ports.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid
 real nxos_details_ntc_1.txt 1 "summary: 3 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 real nxos_details_ntc_2.txt 3 "summary: 0 quarantine, 0 watch, 2 invalid-data, 3 healthy"
 real arista_transceiver_ntc_1.txt 3 "summary: 0 quarantine, 0 watch, 1 invalid-data, 4 healthy"
+real arista_transceiver_ntc_2.txt 1 "summary: 1 quarantine, 0 watch, 1 invalid-data, 4 healthy"
 real arista_transceiver_detail_ntc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 9 healthy"
 real nxos_details_genie_3.txt 3 "summary: 0 quarantine, 1 watch, 3 invalid-data, 3 healthy"
 real junos_diagnostics_optics_genie_2.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
