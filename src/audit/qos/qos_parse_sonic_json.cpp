@@ -246,6 +246,17 @@ QosConfig SonicJsonReader::Read() {
     for (size_t i = 0; i < byte && i < text_.size(); ++i)
       if (text_[i] == '\n') ++line;
     std::string what = e.what();
+    // The parser quotes everything it read of the failing token ("last read:
+    // '<U+000A><U+000A>...'", thousands of characters after a run of blank
+    // lines): keep the last 40, where it failed.
+    const size_t lr = what.find("last read: '");
+    if (lr != std::string::npos) {
+      const size_t from = lr + 12;
+      size_t to = what.find("'; ", from);
+      if (to == std::string::npos) to = what.rfind('\'');
+      if (to != std::string::npos && to > from + 40)
+        what = what.substr(0, from) + "..." + what.substr(to - 40);
+    }
     size_t cut = what.find("syntax error");
     if (cut == std::string::npos) cut = what.find("invalid");
     throw InputError({file_, line, ""}, "truncated or invalid JSON: " +

@@ -39,6 +39,19 @@ Location ErrorOf(const std::string& text, const std::string& file = "x.txt") {
   return {};
 }
 
+TEST(QosParse, BrokenJsonAfterManyBlankLinesGivesAShortMessage) {
+  // A Markdown page whose JSON-looking block is a template: the JSON parser's
+  // "last read" quote ran to thousands of characters in one message.
+  const std::string text = "{\n\"BUFFER_PROFILE\": {\n" + std::string(400, '\n') + "{%";
+  try {
+    ParseQosText(text, "t.json");
+    ADD_FAILURE() << "parsed without error";
+  } catch (const InputError& e) {
+    EXPECT_LT(std::string(e.what()).size(), 300u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("truncated or invalid JSON"), std::string::npos);
+  }
+}
+
 TEST(QosParse, DetectsEachFormat) {
   EXPECT_EQ(Load("sonic_healthy.json").format, QosFormat::kSonicJson);
   EXPECT_EQ(Load("sonic_show_healthy.txt").format, QosFormat::kSonicShow);
