@@ -130,6 +130,12 @@ expect 3 'note: Ingress headroom per PG: the highest watermark is 215 B (Etherne
 expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/eos_running_config_qos_profile_yandex.txt
 expect 1 'PASS          ecn.roce-queue .*queue 4 (Kmin 100000B, Kmax 200000B, Pmax 100%)' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
 expect 1 'FAIL          pfc.roce-priority .*\[all 38 ports\] PFC not enabled on RoCE priority 4' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
+expect 0 'WARN          pfc.watchdog-events .*DEADLOCK on traffic classes 2,7' $R/nvue_show_interface_qos_pfc_watchdog_cl514.txt
+expect 0 'PASS          pfc.watchdog .*PFC watchdog enabled' $R/nvue_show_interface_qos_pfc_watchdog_cl514.txt
+expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/nvue_show_qos_congestion_control_cl514.txt
+expect 3 'PASS          ecn.roce-queue .*queue 4 (Kmin 40000B, Kmax 200000B, Pmax 100%)' $R/nvue_show_qos_congestion_control_cl514.txt --roce-priority 4
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/nvue_show_qos_roce_lossy_multi_tc_cl514.txt
+expect 1 'PASS          ecn.roce-queue .*Kmin 163KiB, Kmax 234KiB, Pmax 5%' $R/nvue_show_qos_roce_lossy_multi_tc_cl514.txt
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done

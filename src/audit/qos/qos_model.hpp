@@ -119,6 +119,13 @@ struct PortQos {
   // Ingress discards by priority group (SONiC `show priority-group drop counters`):
   // on a lossless PG they mean the headroom overflowed.
   std::map<int, int64_t> pg_drops;
+  // PFC watchdog status per traffic class (NVUE `nv show interface X qos
+  // pfc-watchdog`), when the input has it: deadlocks counted, and the classes
+  // the watchdog reports in DEADLOCK now (a pause storm it is breaking by
+  // dropping that class's traffic).
+  std::map<int, int64_t> pfc_wd_deadlocks;
+  std::set<int> pfc_wd_deadlocked;
+  bool pfc_wd_status = false;  // the input has the per-class watchdog status
   // PFC frames received / sent per priority, when the input has PFC counters.
   std::map<int, int64_t> pfc_rx_frames;
   std::map<int, int64_t> pfc_tx_frames;

@@ -35,9 +35,9 @@ constexpr std::array<CellSizePreset, 10> kCellPresets{{
 }};
 
 // Order of checks in the report.
-constexpr std::array<std::string_view, 13> kCheckOrder{
+constexpr std::array<std::string_view, 14> kCheckOrder{
     "pfc.roce-priority",  "pfc.other-priorities", "pfc.headroom",   "pfc.xon",
-    "pfc.watchdog",
+    "pfc.watchdog",       "pfc.watchdog-events",
     "pause.global",       "ecn.roce-queue",       "ecn.kmin-kmax",  "ecn.kmin-ratio",
     "ecn.kmax-below-pfc", "cnp.priority",         "drops.lossless", "pfc.frames"};
 
@@ -84,6 +84,7 @@ class Auditor {
   void CheckPfc(const PortQos& p);
   void CheckHeadroom(const PortQos& p);
   void CheckXon(const PortQos& p);
+  void CheckWatchdogStatus(const PortQos& p);
   void CheckEcn(const PortQos& p);
   void CheckCnp();
   void CheckDrops(const PortQos& p);
@@ -293,6 +294,49 @@ void Auditor::CheckXon(const PortQos& p) {
                                    : "size " + pg.reserve->ToString(),
                        pg.headroom && pg.reserve ? " or size " + pg.reserve->ToString() : ""),
            p.name);
+}
+
+// The watchdog's own status (NVUE `nv show interface X qos pfc-watchdog`): a
+// class in DEADLOCK is in a pause storm the watchdog is breaking by dropping
+// that class's traffic (on the RoCE class: lossless traffic is being
+// dropped now); deadlock counts are storms that happened.
+void Auditor::CheckWatchdogStatus(const PortQos& p) {
+  if (!p.pfc_wd_status) return;
+  if (!p.pfc_stated && p.pfc_watchdog) {
+    out_.Add("pfc.watchdog", *p.pfc_watchdog ? Verdict::kPass : Verdict::kWarn,
+             *p.pfc_watchdog ? "PFC watchdog enabled"
+                             : "PFC watchdog disabled: a stuck receiver can pause the fabric "
+                               "indefinitely (pause storm)",
+             p.name);
+  }
+  const int tc = cfg_.QueueOf(opts_.roce_priority);
+  std::string counted;
+  for (const auto& [k, n] : p.pfc_wd_deadlocks)
+    if (n > 0) counted += fmt::format("{}{} ({})", counted.empty() ? "" : ", ", k, n);
+  const std::string tail = counted.empty() ? "" : "; deadlocks counted on classes " + counted;
+  if (p.pfc_wd_deadlocked.count(tc)) {
+    out_.Add("pfc.watchdog-events", Verdict::kFail,
+             fmt::format("PFC watchdog in DEADLOCK on traffic class {} (RoCE priority {}): a "
+                         "pause storm, which the watchdog breaks by dropping the lossless "
+                         "traffic{}",
+                         tc, opts_.roce_priority, tail),
+             p.name);
+  } else if (!p.pfc_wd_deadlocked.empty()) {
+    out_.Add("pfc.watchdog-events", Verdict::kWarn,
+             fmt::format("PFC watchdog in DEADLOCK on traffic classes {} (pause storms there, "
+                         "broken by dropping their traffic; the RoCE class {} is not){}",
+                         PrioList(p.pfc_wd_deadlocked), tc, tail),
+             p.name);
+  } else if (!counted.empty()) {
+    out_.Add("pfc.watchdog-events", Verdict::kWarn,
+             fmt::format("no class in DEADLOCK now, but pause storms happened: deadlocks counted "
+                         "on classes {}",
+                         counted),
+             p.name);
+  } else {
+    out_.Add("pfc.watchdog-events", Verdict::kPass,
+             "no PFC watchdog deadlock on any traffic class", p.name);
+  }
 }
 
 const SkippedLine* Auditor::SkippedEcnLine() const {
@@ -678,6 +722,7 @@ QosAudit Auditor::Run() {
     CheckPfc(p);
     CheckHeadroom(p);
     CheckXon(p);
+    CheckWatchdogStatus(p);
     CheckEcn(p);
     CheckDrops(p);
     CheckPfcFrames(p);

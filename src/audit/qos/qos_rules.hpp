@@ -9,6 +9,8 @@
 //   pfc.xon              xon not above xoff, nor above a profile size meant to hold
 //                        xon + xoff (only when the input states xon)
 //   pfc.watchdog         PFC watchdog on lossless ports (when the input can say)
+//   pfc.watchdog-events  no traffic class in watchdog DEADLOCK and no deadlocks
+//                        counted (only with the watchdog's status table)
 //   pause.global         no 802.3x link pause
 //   ecn.roce-queue       ECN marking on the RoCE priority's queue, with a marking
 //                        probability inside 0-100 %

@@ -457,6 +457,39 @@ TEST(QosRules, MarkProbabilityOutsideAPercentageFails) {
   EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kPass);
 }
 
+TEST(QosRules, WatchdogDeadlockOnTheRoceClassFailsElsewhereWarns) {
+  const std::string head =
+      "                 operational  applied \n"
+      "state            enabled      enabled \n"
+      "\n"
+      "PFC WD Status \n"
+      "    traffic-class  status    deadlock-count \n";
+  QosConfig storm = ParseQosText(head + "    3              DEADLOCK  1 \n    7  OK  0\n", "t.txt");
+  ASSERT_EQ(storm.format, QosFormat::kNvue);
+  EXPECT_EQ(Check(AuditQos(storm, {}), "pfc.watchdog-events").verdict, Verdict::kFail);
+  EXPECT_EQ(Check(AuditQos(storm, {}), "pfc.watchdog").verdict, Verdict::kPass);
+  QosConfig other = ParseQosText(head + "    3  OK  0\n    7  DEADLOCK  3\n", "t.txt");
+  EXPECT_EQ(Check(AuditQos(other, {}), "pfc.watchdog-events").verdict, Verdict::kWarn);
+  QosConfig past = ParseQosText(head + "    3  OK  2\n    7  OK  0\n", "t.txt");
+  EXPECT_EQ(Check(AuditQos(past, {}), "pfc.watchdog-events").verdict, Verdict::kWarn);
+  QosConfig calm = ParseQosText(head + "    3  OK  0\n    7  OK  0\n", "t.txt");
+  EXPECT_EQ(Check(AuditQos(calm, {}), "pfc.watchdog-events").verdict, Verdict::kPass);
+}
+
+TEST(QosRules, NvueEcnConfigurationsTableIsRead) {
+  QosConfig c = ParseQosText(
+      "    operational  applied  description\n"
+      "ECN Configurations\n"
+      "    traffic-class  ECN     RED     Min Th   Max Th    Probability\n"
+      "    3              enable  enable  150000 B  1500000 B  100\n",
+      "t.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  ASSERT_TRUE(c.ports[0].ecn.count(3));
+  EXPECT_EQ(c.ports[0].ecn.at(3).kmin->value, 150000);
+  EXPECT_EQ(c.ports[0].ecn.at(3).kmax->value, 1500000);
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kPass);
+}
+
 TEST(QosReport, JsonHasChecksVerdictAndFormat) {
   QosAudit a = AuditFixture("sonic_broken.json");
   nlohmann::json j = QosAuditToJson(a);
