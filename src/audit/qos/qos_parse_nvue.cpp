@@ -4,7 +4,10 @@
 // "RoCE pool config" tables. Also `nv show qos congestion-control PROFILE`
 // ("ECN Configurations": traffic-class ECN RED "Min Th" "Max Th" Probability,
 // thresholds in bytes with a unit) and `nv show interface X qos pfc-watchdog`
-// (`state enabled`, then "PFC WD Status": traffic-class status deadlock-count). NVUE prints sizes in binary units labelled
+// (`state enabled`, then "PFC WD Status": traffic-class status deadlock-count).
+// And `nv show qos pfc PROFILE` (cable-length, port-buffer, rx, tx,
+// xoff-threshold, xon-threshold, [switch-priority]); as for `nv set qos pfc`,
+// xoff-threshold is read as the PG headroom. NVUE prints sizes in binary units labelled
 // "KB" / "MB" (150 KB = 146.48 KB as shown), read here as KiB / MiB.
 // The output states neither headroom nor link pause; the switch computes
 // headroom from cable-length.
@@ -203,8 +206,36 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
       port.pfc_watchdog = text::ToLower(st->first) == "enabled";
   }
   if (ecn_table) cfg.ecn_stated = true;
+  // `nv show qos pfc PROFILE`: the profile's switch priorities, with PFC on
+  // when it sends or honours pause frames.
+  const bool pfc_table = get("[switch-priority]") || get("xoff-threshold");
+  if (pfc_table) {
+    auto on = [&](const char* k) {
+      auto v = get(k);
+      return v && text::ToLower(v->first) == "enable";
+    };
+    port.pfc_stated = true;
+    if (auto sp = get("[switch-priority]"); sp && !sp->first.empty() && (on("tx") || on("rx")))
+      port.pfc_priorities = ParsePriorityList(Words(sp->first)[0],
+                                              {file, sp->second, "[switch-priority]"});
+    LosslessPg pg;
+    if (auto x = get("xoff-threshold"); x && !x->first.empty()) {
+      std::vector<std::string> w = Words(x->first);
+      pg.headroom = ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xoff-threshold"},
+                                true);
+      pg.line = x->second;
+    }
+    if (auto x = get("xon-threshold"); x && !x->first.empty()) {
+      std::vector<std::string> w = Words(x->first);
+      pg.xon = ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xon-threshold"},
+                           true);
+    }
+    pg.source = "pfc xoff-threshold";
+    if (pg.headroom || pg.xon)
+      for (int prio : port.pfc_priorities) port.pgs[prio] = pg;
+  }
   if (!get("mode") && !get("pfc.pfc-priority") && !get("congestion-control.enabled-tc") &&
-      sp_to_tc.empty() && !counters && !ecn_table && !port.pfc_wd_status)
+      sp_to_tc.empty() && !counters && !ecn_table && !port.pfc_wd_status && !pfc_table)
     throw InputError({file, 1, "format"},
                      "no RoCE settings found: expected the output of 'nv show qos roce'");
   auto amount = [&](const std::string& key) -> std::optional<BufferAmount> {
@@ -221,7 +252,7 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
   std::string mode = get("mode") ? text::ToLower(get("mode")->first) : "lossless";
   // "lossless" and "lossless-single-ipool" (one shared ingress pool) both run PFC.
   const bool lossless = StartsWith(mode, "lossless");
-  port.pfc_stated = get("mode") || get("pfc.pfc-priority");
+  port.pfc_stated = port.pfc_stated || get("mode") || get("pfc.pfc-priority");
   if (auto p = get("pfc.pfc-priority"); p && enabled && lossless)
     port.pfc_priorities = ParsePriorityList(p->first, {file, p->second, "pfc.pfc-priority"});
   if (!get("cable-length") && get("pfc.cable-length")) kv["cable-length"] = kv["pfc.cable-length"];
