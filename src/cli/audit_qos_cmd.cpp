@@ -55,7 +55,7 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
     if (!format)
       throw InputError({"<cli>", 0, "--format"},
                        Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos, dell-sonic, "
-                                "junos or cumulus-traffic",
+                                "junos, cumulus-traffic or switch-config",
                                 a.format));
   }
   audit::qos::QosAuditOptions opts;
@@ -116,7 +116,8 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
                   "together")
       ->required();
   cmd->add_option("--format", args->format,
-                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos|cumulus-traffic")
+                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos|cumulus-traffic|"
+                  "switch-config")
       ->capture_default_str();
   auto* cell = cmd->add_option("--cell-bytes", args->cell_bytes,
                                "buffer cell size in bytes, for thresholds given in cells")

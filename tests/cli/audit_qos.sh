@@ -144,6 +144,13 @@ for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done
 
+# A switch configuration with no QoS statement is a finding (issue 13), not bad input: a
+# whole running-config fails (no PFC, no ECN), an excerpt is indeterminate.
+printf '! Command: show running-config\n!\nhostname leaf1\n!\ninterface Ethernet1\n   mtu 9214\n' >"$tmpd/whole.txt"
+printf 'interface Ethernet1\n   mtu 9214\n' >"$tmpd/excerpt.txt"
+expect 1 'a whole running-config with no QoS statement' "$tmpd/whole.txt"
+expect 3 'format switch-config' "$tmpd/excerpt.txt"
+
 # Bad input: one line naming file and line, exit 2.
 expect 2 "malformed_empty.txt:1: .*empty file" $FX/malformed_empty.txt
 expect 2 "malformed_binary.bin:1: .*binary" $FX/malformed_binary.bin

@@ -30,11 +30,14 @@ enum class QosFormat {
   kNxos,
   kDellSonic,
   kJunos,
-  kTrafficConf
+  kTrafficConf,
+  // A switch configuration (interfaces, hostname) in which no QoS reader
+  // found a statement: no PFC, no ECN, no buffers.
+  kSwitchConfig
 };
 
 // "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic", "junos",
-// "cumulus-traffic".
+// "cumulus-traffic", "switch-config".
 std::string_view QosFormatName(QosFormat f);
 // Inverse of QosFormatName; nullopt for an unknown name.
 std::optional<QosFormat> QosFormatFromName(std::string_view name);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "audit/qos/qos_rules.hpp"
 #include "base/error.hpp"
 
 namespace lossless::audit::qos {
@@ -50,6 +51,20 @@ TEST(QosParse, BrokenJsonAfterManyBlankLinesGivesAShortMessage) {
     EXPECT_LT(std::string(e.what()).size(), 300u) << e.what();
     EXPECT_NE(std::string(e.what()).find("truncated or invalid JSON"), std::string::npos);
   }
+}
+
+// Issue 13: configuration without RoCE settings is a finding, not bad input.
+TEST(QosParse, SwitchConfigWithoutQosIsAFindingNotBadInput) {
+  QosConfig excerpt = ParseQosText("interface Ethernet1\n   description uplink\n", "t.txt");
+  EXPECT_EQ(excerpt.format, QosFormat::kSwitchConfig);
+  EXPECT_EQ(AuditQos(excerpt, {}).verdict, Verdict::kIndeterminate);
+  QosConfig whole = ParseQosText(
+      "! Command: show running-config\n!\nhostname leaf1\ninterface Ethernet1\n   mtu 9214\n",
+      "t.txt");
+  EXPECT_EQ(whole.format, QosFormat::kSwitchConfig);
+  EXPECT_EQ(AuditQos(whole, {}).verdict, Verdict::kFail);
+  // Not configuration at all: still bad input.
+  EXPECT_EQ(ErrorOf("link s0 s1 count=2\nlink s1 s2\n").field, "format");
 }
 
 TEST(QosParse, DetectsEachFormat) {

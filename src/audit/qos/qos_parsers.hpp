@@ -21,4 +21,15 @@ QosConfig ParseDellSonic(std::string_view text, const std::string& file);
 QosConfig ParseJunos(std::string_view text, const std::string& file);
 QosConfig ParseTrafficConf(std::string_view text, const std::string& file);
 
+// A switch configuration in which no QoS reader found anything
+// (qos_parse.cpp): true when `text` has interface blocks of a switch
+// (`interface Ethernet1/1`, `interface swp1`, `interface et-0/0/0`, ...) or a
+// running-config header. `complete` is set when the text says it is a whole
+// running-config (`! Command: show running-config`, `!Command: show
+// running-config`, Junos `## Last commit:`).
+bool LooksLikeSwitchConfig(std::string_view text, bool* complete);
+// The QosConfig of such a text: a whole running-config states that no
+// priority has PFC and no queue has ECN; an excerpt states nothing.
+QosConfig ParseSwitchConfig(std::string_view text, const std::string& file);
+
 }  // namespace lossless::audit::qos::internal
