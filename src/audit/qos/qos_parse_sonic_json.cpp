@@ -268,6 +268,22 @@ QosConfig SonicJsonReader::Read() {
                                   "QUEUE",     "BUFFER_QUEUE",   "BUFFER_POOL",  "PFC_WD"};
   bool any = false;
   for (const char* t : kTables) any = any || root_.contains(t);
+  if (!any && root_.contains("DEVICE_METADATA") && root_.contains("PORT")) {
+    // A whole config_db.json (device metadata and ports) without any QoS
+    // table: the switch runs without PFC, lossless buffers or ECN (SONiC
+    // adds them with `config qos reload`). A finding, not bad input.
+    QosConfig cfg;
+    PortQos all;
+    all.name = "*";
+    all.line = LineOf("PORT", "");
+    all.pfc_stated = true;
+    cfg.ports.push_back(all);
+    cfg.ecn_stated = true;
+    cfg.notes.push_back(
+        "config_db.json with DEVICE_METADATA and PORT but no QoS table (no PORT_QOS_MAP, "
+        "BUFFER_PG, WRED_PROFILE): no priority has PFC and no queue has ECN");
+    return cfg;
+  }
   if (!any)
     throw InputError({file_, 1, "format"},
                      "JSON without SONiC QoS tables: expected config_db.json with BUFFER_POOL, "

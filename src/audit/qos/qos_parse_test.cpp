@@ -63,6 +63,13 @@ TEST(QosParse, SwitchConfigWithoutQosIsAFindingNotBadInput) {
       "t.txt");
   EXPECT_EQ(whole.format, QosFormat::kSwitchConfig);
   EXPECT_EQ(AuditQos(whole, {}).verdict, Verdict::kFail);
+  // A whole config_db.json without QoS tables: fail.
+  QosConfig db = ParseQosText(
+      "{\"DEVICE_METADATA\": {\"localhost\": {\"hostname\": \"sonic\"}},\n"
+      " \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}}}\n",
+      "t.json");
+  EXPECT_EQ(db.format, QosFormat::kSonicJson);
+  EXPECT_EQ(AuditQos(db, {}).verdict, Verdict::kFail);
   // Not configuration at all: still bad input.
   EXPECT_EQ(ErrorOf("link s0 s1 count=2\nlink s1 s2\n").field, "format");
 }
