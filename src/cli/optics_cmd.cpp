@@ -71,9 +71,8 @@ void RunIngest(const OpticsOptions& o, Context& ctx) {
   for (size_t i = 0; i < o.files.size(); ++i) {
     const auto& p = parsed[i];
     store.Insert(o.files[i], p.readings);
-    fmt::print("{}", optics::FormatIngestText(o.files[i], p, o.verbose));
+    WriteReport("-", optics::FormatIngestText(o.files[i], p, o.verbose), "output");
   }
-  FlushStdout("output");
   ctx.exit_code = 0;
 }
 

@@ -11,6 +11,25 @@
 
 namespace lossless::cli {
 
+std::string EscapeControls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f)) {
+      out += ch;
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  return out;
+}
+
 void FlushStdout(const char* flag) {
   errno = 0;
   const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
@@ -22,7 +41,9 @@ void FlushStdout(const char* flag) {
   }
 }
 
-void WriteReport(const std::string& path, std::string_view text, const char* flag) {
+void WriteReport(const std::string& path, std::string_view raw, const char* flag) {
+  const std::string escaped = EscapeControls(raw);
+  const std::string_view text = escaped;
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     FlushStdout(flag);

@@ -7,7 +7,13 @@
 
 namespace lossless::cli {
 
-// Writes `text` to standard output when `path` is empty or "-", else to
+// Control characters of `text` other than newline and tab (ESC of an ANSI
+// sequence, CR, ...) as visible escapes (\r, \xHH): reports quote input
+// (link names, skipped lines) and must not drive the terminal (issue 16,
+// item 14).
+std::string EscapeControls(std::string_view text);
+
+// Writes `text` (through EscapeControls) to standard output when `path` is empty or "-", else to
 // `path`: a regular file (or a new one) through WriteFileAtomically, a
 // device or pipe that exists (/dev/stdout, a FIFO) directly. Throws
 // InputError at {path or "<stdout>", 0, flag} when the write fails (a full

@@ -126,6 +126,13 @@ expect 2 "stdout write error" -- bash -c "\"$BIN\" optics status --db \"$TMP/std
 grep -q "^error: <stdout>: --json: cannot write the output" "$TMP/err" || { echo "FAIL: write error message"; cat "$TMP/err"; fail=1; }
 expect 2 "unwritable --json" -- "$BIN" optics quarantine --db "$TMP/stdin.db" --json "$TMP/no/such/dir/q.json"
 
+# Issue 16 item 14: control characters from the input or a flag reach the terminal escaped.
+expect 0 "escape control characters" -- "$BIN" optics ingest --db "$TMP/esc.db" --at $AT --link $'leaf\x1b[2Jx' --verbose $F/sfp_healthy.txt
+if grep -q $'\x1b' "$TMP/out"; then echo "FAIL: an ESC byte reached stdout"; fail=1; fi
+grep -q 'leaf\\x1b\[2Jx' "$TMP/out" || { echo "FAIL: escaped link name"; cat "$TMP/out"; fail=1; }
+expect 0 "status escapes" -- "$BIN" optics status --db "$TMP/esc.db"
+if grep -q $'\x1b' "$TMP/out"; then echo "FAIL: an ESC byte reached stdout (status)"; fail=1; fi
+
 # Issue 16 item 12: a database with overwritten pages is refused (with its path) and not
 # written; status does not put a schema into an empty file.
 DB=$TMP/corrupt.db
