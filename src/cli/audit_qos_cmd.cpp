@@ -143,10 +143,11 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
   // --json alone (or "--json -") prints the JSON document instead of the text;
   // "--json PATH" writes it to PATH whole or not at all and prints the text.
   // A following FILE is not taken as PATH while FILE is still missing.
-  CLI::Option* json_opt = cmd->add_option("--json", args->json_path,
-                  "one JSON document: to stdout (no value or '-') instead of the text, or to "
-                  "PATH beside the text")
-      ->expected(0, 1);
+  CLI::Option* json_opt =
+      cmd->add_option("--json", args->json_path,
+                      "one JSON document: to stdout (no value or '-') instead of the text, or to "
+                      "PATH beside the text")
+          ->expected(0, 1);
   cmd->add_flag("--verbose", args->verbose,
                 "list every input line that was skipped (prompt, prose, unreadable) and why");
   cmd->add_flag("--strict", args->strict, "exit 1 on a warn verdict (default: 0)");

@@ -171,8 +171,7 @@ void AddOpticsCommand(CLI::App& app, Context& ctx) {
   CLI::App* ingest = cmd->add_subcommand(
       "ingest",
       "Store readings from ethtool -m, mlxlink, SONiC/NX-OS/Arista transceiver or telemetry files");
-  ingest->add_option("files", o->files, "input files ('-' = stdin; then give --link)")
-      ->required();
+  ingest->add_option("files", o->files, "input files ('-' = stdin; then give --link)")->required();
   ingest->add_option("--at", o->at,
                      "time of the readings: ISO-8601 with zone, epoch seconds, or 'now' "
                      "(default: the capture's own time, else the ingest time)");

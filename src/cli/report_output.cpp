@@ -35,9 +35,8 @@ void FlushStdout(const char* flag) {
   const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
   if (failed) {
     const int err = errno;
-    throw InputError({"<stdout>", 0, flag},
-                     std::string("cannot write the output: ") +
-                         (err != 0 ? std::strerror(err) : "write error"));
+    throw InputError({"<stdout>", 0, flag}, std::string("cannot write the output: ") +
+                                                (err != 0 ? std::strerror(err) : "write error"));
   }
 }
 
@@ -62,7 +61,8 @@ void WriteReport(const std::string& path, std::string_view raw, const char* flag
       if (std::fclose(f) != 0 && err == 0) err = errno;
     }
     if (err != 0) {
-      throw InputError({path, 0, flag}, std::string("cannot write the file: ") + std::strerror(err));
+      throw InputError({path, 0, flag},
+                       std::string("cannot write the file: ") + std::strerror(err));
     }
     return;
   }

@@ -75,12 +75,11 @@ std::string FormatIngestText(const std::string& file, const ParsedInput& p, bool
     if (p.ingest_time[k]) ++at_ingest_time;
   }
   const size_t n = p.readings.size();
-  std::string what = links.size() == 1
-                         ? fmt::format("of {}", *links.begin())
-                         : fmt::format("of {} links", links.size());
-  std::string when = first == last ? fmt::format("at {}", FormatTimestamp(first))
-                                   : fmt::format("from {} to {}", FormatTimestamp(first),
-                                                 FormatTimestamp(last));
+  std::string what = links.size() == 1 ? fmt::format("of {}", *links.begin())
+                                       : fmt::format("of {} links", links.size());
+  std::string when =
+      first == last ? fmt::format("at {}", FormatTimestamp(first))
+                    : fmt::format("from {} to {}", FormatTimestamp(first), FormatTimestamp(last));
   if (at_ingest_time == n && n > 0) {
     when += " (ingest time: the capture carries none)";
   } else if (at_ingest_time > 0) {

@@ -409,11 +409,11 @@ std::vector<Reading> Store::History(const std::string& link) const try {
       }
     }
     if (static_cast<int64_t>(r.lanes.size()) != expected[i].first || n_thr != expected[i].second) {
-      throw std::runtime_error(fmt::format(
-          "reading of {} at {} is incomplete ({} of {} lanes, {} of {} "
-          "threshold sets)",
-          r.link, FormatTimestamp(*r.time_s), r.lanes.size(), expected[i].first, n_thr,
-          expected[i].second));
+      throw std::runtime_error(
+          fmt::format("reading of {} at {} is incomplete ({} of {} lanes, {} of {} "
+                      "threshold sets)",
+                      r.link, FormatTimestamp(*r.time_s), r.lanes.size(), expected[i].first, n_thr,
+                      expected[i].second));
     }
   }
   return out;

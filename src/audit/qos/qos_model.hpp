@@ -83,7 +83,7 @@ struct LosslessPg {
   // reached. Not set where size is only the PG's guaranteed minimum
   // (Broadcom-style profiles with xon_offset, where xon above size is normal).
   std::optional<BufferAmount> reserve;
-  std::string source;                    // e.g. profile name
+  std::string source;  // e.g. profile name
   int64_t line = 0;
 };
 

@@ -169,8 +169,8 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
     if (section == Section::kWd) {
       // 2  DEADLOCK  2
       if (w.size() < 3)
-        throw InputError(where, Expected("a row: traffic-class status deadlock-count",
-                                         std::string(t)));
+        throw InputError(where,
+                         Expected("a row: traffic-class status deadlock-count", std::string(t)));
       int tc = ParsePriority(w[0], {file, l.number, "traffic-class"});
       if (text::ToLower(w[1]) == "deadlock") port.pfc_wd_deadlocked.insert(tc);
       port.pfc_wd_deadlocks[tc] = ParseInt(w[2], {file, l.number, "deadlock-count"}, "a count");
@@ -216,19 +216,19 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
     };
     port.pfc_stated = true;
     if (auto sp = get("[switch-priority]"); sp && !sp->first.empty() && (on("tx") || on("rx")))
-      port.pfc_priorities = ParsePriorityList(Words(sp->first)[0],
-                                              {file, sp->second, "[switch-priority]"});
+      port.pfc_priorities =
+          ParsePriorityList(Words(sp->first)[0], {file, sp->second, "[switch-priority]"});
     LosslessPg pg;
     if (auto x = get("xoff-threshold"); x && !x->first.empty()) {
       std::vector<std::string> w = Words(x->first);
-      pg.headroom = ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xoff-threshold"},
-                                true);
+      pg.headroom =
+          ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xoff-threshold"}, true);
       pg.line = x->second;
     }
     if (auto x = get("xon-threshold"); x && !x->first.empty()) {
       std::vector<std::string> w = Words(x->first);
-      pg.xon = ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xon-threshold"},
-                           true);
+      pg.xon =
+          ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xon-threshold"}, true);
     }
     pg.source = "pfc xoff-threshold";
     if (pg.headroom || pg.xon)

@@ -35,11 +35,13 @@ constexpr std::array<CellSizePreset, 10> kCellPresets{{
 }};
 
 // Order of checks in the report.
-constexpr std::array<std::string_view, 14> kCheckOrder{
-    "pfc.roce-priority",  "pfc.other-priorities", "pfc.headroom",   "pfc.xon",
-    "pfc.watchdog",       "pfc.watchdog-events",
-    "pause.global",       "ecn.roce-queue",       "ecn.kmin-kmax",  "ecn.kmin-ratio",
-    "ecn.kmax-below-pfc", "cnp.priority",         "drops.lossless", "pfc.frames"};
+constexpr std::array<std::string_view, 14> kCheckOrder{"pfc.roce-priority",  "pfc.other-priorities",
+                                                       "pfc.headroom",       "pfc.xon",
+                                                       "pfc.watchdog",       "pfc.watchdog-events",
+                                                       "pause.global",       "ecn.roce-queue",
+                                                       "ecn.kmin-kmax",      "ecn.kmin-ratio",
+                                                       "ecn.kmax-below-pfc", "cnp.priority",
+                                                       "drops.lossless",     "pfc.frames"};
 
 std::string Bytes(int64_t b) {
   return units::FormatBytes(units::Bytes(b));
@@ -289,10 +291,10 @@ void Auditor::CheckXon(const PortQos& p) {
   }
   if (!pg.headroom && !pg.reserve) return;
   out_.Add("pfc.xon", Verdict::kPass,
-           fmt::format("xon {} not above {}{}", xon.ToString(),
-                       pg.headroom ? "xoff " + pg.headroom->ToString()
-                                   : "size " + pg.reserve->ToString(),
-                       pg.headroom && pg.reserve ? " or size " + pg.reserve->ToString() : ""),
+           fmt::format(
+               "xon {} not above {}{}", xon.ToString(),
+               pg.headroom ? "xoff " + pg.headroom->ToString() : "size " + pg.reserve->ToString(),
+               pg.headroom && pg.reserve ? " or size " + pg.reserve->ToString() : ""),
            p.name);
 }
 
@@ -334,8 +336,8 @@ void Auditor::CheckWatchdogStatus(const PortQos& p) {
                          counted),
              p.name);
   } else {
-    out_.Add("pfc.watchdog-events", Verdict::kPass,
-             "no PFC watchdog deadlock on any traffic class", p.name);
+    out_.Add("pfc.watchdog-events", Verdict::kPass, "no PFC watchdog deadlock on any traffic class",
+             p.name);
   }
 }
 

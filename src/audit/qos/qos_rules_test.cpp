@@ -397,9 +397,9 @@ TEST(QosRules, SonicProfileXonIsComparedWithXoffAndSize) {
   EXPECT_EQ(audit(R"("size": "15000", "xon": "18432", "xoff": "56320")").verdict, Verdict::kFail);
   // Broadcom-style profile (xon_offset): size is the PG minimum, xon above it is normal (the
   // DellEMC Z9264f real sample: size 1248, xon 2288, xoff 177632).
-  EXPECT_EQ(audit(R"("size": "1248", "xon": "2288", "xon_offset": "2288", "xoff": "177632")")
-                .verdict,
-            Verdict::kPass);
+  EXPECT_EQ(
+      audit(R"("size": "1248", "xon": "2288", "xon_offset": "2288", "xoff": "177632")").verdict,
+      Verdict::kPass);
 }
 
 TEST(QosRules, EosLaterNoPriorityFlowControlTurnsPfcOff) {
