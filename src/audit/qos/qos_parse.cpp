@@ -282,7 +282,9 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
     if (cfg->ports.empty() && f != QosFormat::kSwitchConfig) {
       merged.notes.push_back("the " + name + " part states none of the RoCE QoS settings");
     }
-    merged.formats.push_back(f);
+    // A reader may say what it read (the JSON reader reads Onyx JSON too).
+    merged.formats.push_back(cfg->formats.empty() ? f : cfg->formats.front());
+    cfg->formats.clear();
     Merge(merged, std::move(*cfg));
   }
   if (!any_read && first_error) throw *first_error;

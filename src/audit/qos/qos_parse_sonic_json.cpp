@@ -262,6 +262,7 @@ QosConfig SonicJsonReader::Read() {
     throw InputError({file_, line, ""}, "truncated or invalid JSON: " +
                                             (cut == std::string::npos ? what : what.substr(cut)));
   }
+  if (LooksLikeOnyxJson(root_)) return ParseOnyxJson(root_, text_, file_);
   if (!root_.is_object())
     throw InputError({file_, 1, ""}, "expected a JSON object (config_db.json)");
   static const char* kTables[] = {"BUFFER_PG", "BUFFER_PROFILE", "PORT_QOS_MAP", "WRED_PROFILE",

@@ -74,6 +74,31 @@ TEST(QosParse, SwitchConfigWithoutQosIsAFindingNotBadInput) {
   EXPECT_EQ(ErrorOf("link s0 s1 count=2\nlink s1 s2\n").field, "format");
 }
 
+TEST(QosParse, OnyxCongestionControlJson) {
+  QosConfig c = ParseQosText(
+      "[ {\"Interface ethernet\": \"1/5\", \"ECN marked packets\": \"0\"},\n"
+      "  {\"header\": \"TC-2\", \"Mode\": \"RED\", \"Threshold mode\": \"relative\",\n"
+      "   \"Minimum threshold\": \"9%\", \"Maximum threshold\": \"90%\"},\n"
+      "  {\"header\": \"TC-3\", \"Mode\": \"ECN\", \"Threshold mode\": \"absolute\",\n"
+      "   \"Minimum threshold\": \"150 KB\", \"Maximum threshold\": \"150 KB\"} ]\n",
+      "t.json");
+  EXPECT_EQ(c.format, QosFormat::kOnyx);
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_EQ(c.ports[0].name, "Eth1/5");
+  ASSERT_TRUE(c.ports[0].ecn.count(3));
+  EXPECT_EQ(c.ports[0].ecn.at(3).kmin->value, 150000);
+  EXPECT_FALSE(c.ports[0].ecn.count(2));  // RED drops, it does not mark
+  // Minimum equal to maximum: a step, no ramp (issue 13's Onyx finding).
+  QosAudit a = AuditQos(c, {});
+  bool seen = false;
+  for (const QosCheck& k : a.checks) {
+    if (k.id != "ecn.kmin-kmax") continue;
+    seen = true;
+    EXPECT_EQ(k.verdict, Verdict::kWarn);
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(QosParse, DetectsEachFormat) {
   EXPECT_EQ(Load("sonic_healthy.json").format, QosFormat::kSonicJson);
   EXPECT_EQ(Load("sonic_show_healthy.txt").format, QosFormat::kSonicShow);

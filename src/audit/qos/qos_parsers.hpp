@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "audit/qos/qos_model.hpp"
 
 namespace lossless::audit::qos::internal {
@@ -20,6 +22,12 @@ QosConfig ParseNxos(std::string_view text, const std::string& file);
 QosConfig ParseDellSonic(std::string_view text, const std::string& file);
 QosConfig ParseJunos(std::string_view text, const std::string& file);
 QosConfig ParseTrafficConf(std::string_view text, const std::string& file);
+
+// Onyx JSON (qos_parse_onyx_json.cpp), reached through the JSON reader: true
+// for `show interfaces ethernet X congestion-control | json-print` output.
+bool LooksLikeOnyxJson(const nlohmann::json& root);
+// Its ECN settings; the result's `formats` is {kOnyx}.
+QosConfig ParseOnyxJson(const nlohmann::json& root, std::string_view text, const std::string& file);
 
 // A switch configuration in which no QoS reader found anything
 // (qos_parse.cpp): true when `text` has interface blocks of a switch
