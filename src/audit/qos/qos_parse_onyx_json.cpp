@@ -5,6 +5,10 @@
 // "Threshold mode": "absolute" | "relative", "Minimum threshold": "500 KB" or
 // "9%", "Maximum threshold"). Absolute thresholds are kilobytes (x1000), as
 // for the CLI's `minimum-absolute`. "RED" drops early without marking: not ECN.
+// Also the per-interface PFC state (`show dcb priority-flow-control` JSON: an
+// object of ports, each [{"PFC admin": "on" | "Auto", "PFC oper": "Enabled" |
+// "Disabled"}]): a port with PFC oper Disabled has no lossless priority; an
+// enabled port's priorities are the switch-wide list, not in this output.
 #include <string>
 #include <vector>
 
@@ -28,12 +32,56 @@ std::string Str(const Json& o, const char* key) {
 
 }  // namespace
 
+namespace {
+
+bool IsPfcPortTable(const Json& root) {
+  if (!root.is_object() || root.empty()) return false;
+  for (const auto& [name, v] : root.items())
+    if (!v.is_array() || v.empty() || !v.front().is_object() || !v.front().contains("PFC oper"))
+      return false;
+  return true;
+}
+
+QosConfig ParsePfcPorts(const Json& root, std::string_view text, const std::string& file) {
+  QosConfig cfg;
+  cfg.formats.push_back(QosFormat::kOnyx);
+  bool any_enabled = false;
+  for (const auto& [name, v] : root.items()) {
+    PortQos p;
+    p.name = name;
+    std::string quoted = "\"";
+    quoted += name;
+    quoted += '"';
+    p.line = FindLine(text, quoted);
+    const std::string oper = text::ToLower(Str(v.front(), "PFC oper"));
+    if (oper != "enabled" && oper != "disabled")
+      throw InputError({file, p.line, name + ".PFC oper"}, Expected("Enabled or Disabled", oper));
+    if (oper == "disabled") {
+      p.pfc_stated = true;  // no priority is lossless on this port
+    } else {
+      any_enabled = true;
+    }
+    cfg.ports.push_back(p);
+  }
+  cfg.notes.push_back(
+      "Onyx JSON of per-interface PFC state: a port with PFC oper Disabled has no lossless "
+      "priority" +
+      std::string(any_enabled ? "; the priorities of enabled ports are the switch-wide list "
+                                "('Priority Enabled List'), which this output does not state"
+                              : ""));
+  return cfg;
+}
+
+}  // namespace
+
 bool LooksLikeOnyxJson(const Json& root) {
+  if (IsPfcPortTable(root)) return true;
   if (!root.is_array() || root.empty() || !root.front().is_object()) return false;
   return root.front().contains("Interface ethernet");
 }
 
 QosConfig ParseOnyxJson(const Json& root, std::string_view text, const std::string& file) {
+  if (IsPfcPortTable(root)) return ParsePfcPorts(root, text, file);
   QosConfig cfg;
   cfg.formats.push_back(QosFormat::kOnyx);
   PortQos port;

@@ -99,6 +99,20 @@ TEST(QosParse, OnyxCongestionControlJson) {
   EXPECT_TRUE(seen);
 }
 
+TEST(QosParse, OnyxPfcPortJson) {
+  QosConfig c = ParseQosText(
+      "{\"Eth1/1\": [{\"PFC admin\": \"Auto\", \"PFC oper\": \"Disabled\"}],\n"
+      " \"Eth1/2\": [{\"PFC admin\": \"on\", \"PFC oper\": \"Enabled\"}]}\n",
+      "t.json");
+  EXPECT_EQ(c.format, QosFormat::kOnyx);
+  ASSERT_EQ(c.ports.size(), 2u);
+  EXPECT_TRUE(c.ports[0].pfc_stated);   // Eth1/1: off
+  EXPECT_FALSE(c.ports[1].pfc_stated);  // Eth1/2: on, priorities not in this output
+  EXPECT_EQ(
+      ErrorOf("{\"Eth1/1\": [{\"PFC admin\": \"on\", \"PFC oper\": \"maybe\"}]}\n", "t.json").field,
+      "Eth1/1.PFC oper");
+}
+
 TEST(QosParse, DetectsEachFormat) {
   EXPECT_EQ(Load("sonic_healthy.json").format, QosFormat::kSonicJson);
   EXPECT_EQ(Load("sonic_show_healthy.txt").format, QosFormat::kSonicShow);
