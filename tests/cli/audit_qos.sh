@@ -142,6 +142,7 @@ expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 0)' $R/cumulus_qos_f
 expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $R/cumulus_qos_features_conf_pfc_cl514.txt
 expect 3 'PASS          ecn.roce-queue .*\[Eth1/1\] ECN marking enabled on queue 3 (Kmin 500000B, Kmax 1550000B)' $R/onyx_show_interface_congestion_control_json_ansible.json
 expect 3 'format onyx' $R/onyx_show_interface_congestion_control_json_ansible.json
+expect 3 'format onyx' $R/onyx_show_interface_congestion_control_json_ansible.json --format onyx
 expect 1 'FAIL          pfc.roce-priority .*\[Eth1/1, Eth1/1/2, Mpo2, Po1\] PFC not enabled' $R/onyx_pfc_interface_disabled_json_ansible.json
 expect 3 'INDETERMINATE pfc.roce-priority .*\[Eth1/1, Eth1/1/2, Mpo2, Po1\]' $R/onyx_pfc_interface_enabled_json_ansible.json
 for f in $R/*; do

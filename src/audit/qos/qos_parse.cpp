@@ -63,8 +63,13 @@ QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) 
       return internal::ParseSonicShow(text, file);
     case QosFormat::kNvue:
       return internal::ParseNvue(text, file);
-    case QosFormat::kOnyx:
+    case QosFormat::kOnyx: {
+      // Onyx JSON output goes through the JSON reader, which recognises it.
+      const size_t first = text.find_first_not_of(" \t\r\n");
+      if (first != std::string_view::npos && (text[first] == '{' || text[first] == '['))
+        return internal::ParseSonicJson(text, file);
       return internal::ParseOnyx(text, file);
+    }
     case QosFormat::kEos:
       return internal::ParseEos(text, file);
     case QosFormat::kNxos:
