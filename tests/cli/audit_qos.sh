@@ -137,7 +137,7 @@ expect 3 'PASS          ecn.roce-queue .*queue 4 (Kmin 40000B, Kmax 200000B, Pma
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/nvue_show_qos_roce_lossy_multi_tc_cl514.txt
 expect 1 'PASS          ecn.roce-queue .*Kmin 163KiB, Kmax 234KiB, Pmax 5%' $R/nvue_show_qos_roce_lossy_multi_tc_cl514.txt
 expect 1 'FAIL          pfc.other-priorities .*including 0' $R/nvue_show_qos_pfc_default_global_cl514.txt
-expect 3 'PASS          pfc.xon .*xon 2000B not above xoff 10000B' $R/nvue_show_qos_pfc_default_global_cl514.txt --roce-priority 0
+expect 3 'PASS          pfc.roce-priority .*PFC priorities: 0)' $R/nvue_show_qos_pfc_default_global_cl514.txt --roce-priority 0
 expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 0)' $R/cumulus_qos_features_conf_pfc_cl514.txt
 expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $R/cumulus_qos_features_conf_pfc_cl514.txt
 expect 3 'PASS          ecn.roce-queue .*\[Eth1/1\] ECN marking enabled on queue 3 (Kmin 500000B, Kmax 1550000B)' $R/onyx_show_interface_congestion_control_json_ansible.json

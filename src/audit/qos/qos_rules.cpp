@@ -244,58 +244,42 @@ void Auditor::CheckHeadroom(const PortQos& p) {
   }
 }
 
-// XON below XOFF is what makes PFC hold: the port pauses its peer when the
-// PG fills to the XOFF level and lets it send again when the fill drains to
-// the XON level (IEEE 802.1Qbb; the SONiC buffer model states the resume
-// threshold as xon and the headroom as xoff). An XON level above XOFF, or
-// above the reserve that is meant to hold both, is met as soon as the pause
-// starts: the sender resumes at once and the headroom overflows. Reported
-// only when the input states xon.
+// A profile whose size is meant to hold xon + xoff (SONiC without
+// xon_offset, NVIDIA Spectrum style: sonic-utilities'
+// scripts/mellanox_buffer_migrator.py derives xoff = size - xon) cannot have
+// xon above its size: the resume level would lie outside the buffer the PG
+// owns. xon is not compared with xoff: in that model xon is a reserve, not a
+// level below the pause level, and the vendor defaults have xon above xoff
+// (Spectrum-1 pg_lossless_25000_5m_profile: size 34816, xon 18432, so xoff
+// 16384; with a shared headroom pool size == xon and xoff is 0). Reported
+// only when the input states both xon and such a size.
 void Auditor::CheckXon(const PortQos& p) {
   const int r = opts_.roce_priority;
   auto it = p.pgs.find(r);
-  if (it == p.pgs.end() || !it->second.xon) return;
+  if (it == p.pgs.end() || !it->second.xon || !it->second.reserve) return;
   const LosslessPg& pg = it->second;
   const BufferAmount& xon = *pg.xon;
-  // Compared in the input's unit when both share one, else in bytes.
-  auto above = [&](const BufferAmount& other) -> std::optional<bool> {
-    if (xon.unit == other.unit) return xon.value > other.value;
-    auto a = ToBytes(xon);
-    auto b = ToBytes(other);
-    if (!a || !b) return std::nullopt;
-    return *a > *b;
-  };
+  const BufferAmount& size = *pg.reserve;
+  std::optional<bool> above;
+  if (xon.unit == size.unit) {
+    above = xon.value > size.value;
+  } else if (auto a = ToBytes(xon), b = ToBytes(size); a && b) {
+    above = *a > *b;
+  }
+  if (!above) return;
   const std::string src = pg.source.empty() ? "" : fmt::format(" ({})", pg.source);
-  if (pg.headroom) {
-    auto a = above(*pg.headroom);
-    if (a && *a) {
-      out_.Add("pfc.xon", Verdict::kFail,
-               fmt::format("xon {} above xoff {} for priority {}{}: the resume level is above the "
-                           "pause level, so the sender is released as soon as it is paused and "
-                           "lossless packets are dropped",
-                           xon.ToString(), pg.headroom->ToString(), r, src),
-               p.name);
-      return;
-    }
+  if (*above) {
+    out_.Add("pfc.xon", Verdict::kFail,
+             fmt::format("xon {} above the profile size {} for priority {}{}: the size is meant "
+                         "to hold xon + xoff, so the profile is inconsistent and the PG cannot "
+                         "hold its resume level",
+                         xon.ToString(), size.ToString(), r, src),
+             p.name);
+  } else {
+    out_.Add("pfc.xon", Verdict::kPass,
+             fmt::format("xon {} within the profile size {}", xon.ToString(), size.ToString()),
+             p.name);
   }
-  if (pg.reserve) {
-    auto a = above(*pg.reserve);
-    if (a && *a) {
-      out_.Add("pfc.xon", Verdict::kFail,
-               fmt::format("xon {} above the profile size {} for priority {}{}: the size is meant "
-                           "to hold xon + xoff, so the resume level cannot be reached inside it",
-                           xon.ToString(), pg.reserve->ToString(), r, src),
-               p.name);
-      return;
-    }
-  }
-  if (!pg.headroom && !pg.reserve) return;
-  out_.Add("pfc.xon", Verdict::kPass,
-           fmt::format(
-               "xon {} not above {}{}", xon.ToString(),
-               pg.headroom ? "xoff " + pg.headroom->ToString() : "size " + pg.reserve->ToString(),
-               pg.headroom && pg.reserve ? " or size " + pg.reserve->ToString() : ""),
-           p.name);
 }
 
 // The watchdog's own status (NVUE `nv show interface X qos pfc-watchdog`): a

@@ -363,43 +363,52 @@ TEST(QosRules, SonicBrokenFindingsHaveNumbers) {
   EXPECT_EQ(Check(a, "cnp.priority").verdict, Verdict::kFail);
 }
 
-// Issue 16 item 18: QoS lint gaps that passed.
-TEST(QosRules, XonAboveXoffOrAboveTheReserveFails) {
-  QosConfig c = Healthy();
-  c.ports[0].pgs[3].xon = BufferAmount::Bytes(18'432);
-  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.xon").verdict, Verdict::kPass);
-  c.ports[0].pgs[3].xon = BufferAmount::Bytes(150'000);  // headroom (xoff) is 120,000
-  QosCheck x = Check(AuditQos(c, {}), "pfc.xon");
-  EXPECT_EQ(x.verdict, Verdict::kFail);
-  EXPECT_NE(x.message.find("xon 150000B above xoff 120000B"), std::string::npos) << x.message;
-  c.ports[0].pgs[3].xon = BufferAmount::Bytes(100'000);
-  c.ports[0].pgs[3].reserve = BufferAmount::Bytes(90'000);
-  x = Check(AuditQos(c, {}), "pfc.xon");
-  EXPECT_EQ(x.verdict, Verdict::kFail);
-  EXPECT_NE(x.message.find("above the profile size 90000B"), std::string::npos) << x.message;
-  // No xon stated: no check at all.
-  c.ports[0].pgs[3].xon.reset();
-  for (const QosCheck& k : AuditQos(c, {}).checks) EXPECT_NE(k.id, "pfc.xon");
+// Issue 16 item 18: QoS lint gaps that passed. xon above the profile size
+// fails; xon above xoff does not (the Spectrum defaults have it, see CheckXon).
+bool HasCheck(const QosAudit& a, const std::string& id) {
+  for (const QosCheck& c : a.checks)
+    if (c.id == id) return true;
+  return false;
 }
 
-TEST(QosRules, SonicProfileXonIsComparedWithXoffAndSize) {
+TEST(QosRules, XonAboveTheProfileSizeFails) {
+  QosConfig c = Healthy();
+  c.ports[0].pgs[3].xon = BufferAmount::Bytes(150'000);  // above xoff (headroom) 120,000
+  EXPECT_FALSE(HasCheck(AuditQos(c, {}), "pfc.xon"));    // no size: not judged
+  c.ports[0].pgs[3].reserve = BufferAmount::Bytes(270'000);
+  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.xon").verdict, Verdict::kPass);
+  c.ports[0].pgs[3].reserve = BufferAmount::Bytes(90'000);
+  QosCheck x = Check(AuditQos(c, {}), "pfc.xon");
+  EXPECT_EQ(x.verdict, Verdict::kFail);
+  EXPECT_NE(x.message.find("xon 150000B above the profile size 90000B"), std::string::npos)
+      << x.message;
+  c.ports[0].pgs[3].xon.reset();
+  EXPECT_FALSE(HasCheck(AuditQos(c, {}), "pfc.xon"));
+}
+
+TEST(QosRules, SonicProfileXonIsComparedWithTheSize) {
   auto audit = [](const std::string& profile) {
     const std::string json = R"({"BUFFER_POOL": {"ingress_lossless_pool": {"size": "12000000",
       "type": "ingress", "mode": "dynamic"}},
-    "BUFFER_PROFILE": {"pg_lossless_100000_5m_profile": {"pool": "ingress_lossless_pool", )" +
+    "BUFFER_PROFILE": {"pg_lossless_25000_5m_profile": {"pool": "ingress_lossless_pool", )" +
                              profile + R"(, "dynamic_th": "-2"}},
-    "BUFFER_PG": {"Ethernet0|3-4": {"profile": "pg_lossless_100000_5m_profile"}},
+    "BUFFER_PG": {"Ethernet0|3-4": {"profile": "pg_lossless_25000_5m_profile"}},
     "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4"}}})";
-    return Check(AuditQos(ParseQosText(json, "t.json"), {}), "pfc.xon");
+    return AuditQos(ParseQosText(json, "t.json"), {});
   };
-  EXPECT_EQ(audit(R"("size": "38912", "xon": "18432", "xoff": "20480")").verdict, Verdict::kPass);
-  EXPECT_EQ(audit(R"("size": "38912", "xon": "30000", "xoff": "20480")").verdict, Verdict::kFail);
-  EXPECT_EQ(audit(R"("size": "15000", "xon": "18432", "xoff": "56320")").verdict, Verdict::kFail);
+  // The Spectrum-1 default (sonic-utilities mellanox_buffer_migrator.py): xon above xoff.
+  EXPECT_EQ(Check(audit(R"("size": "34816", "xon": "18432", "xoff": "16384")"), "pfc.xon").verdict,
+            Verdict::kPass);
+  // Shared headroom pool: size == xon, xoff 0.
+  EXPECT_EQ(Check(audit(R"("size": "18432", "xon": "18432", "xoff": "0")"), "pfc.xon").verdict,
+            Verdict::kPass);
+  EXPECT_EQ(Check(audit(R"("size": "15000", "xon": "18432", "xoff": "56320")"), "pfc.xon").verdict,
+            Verdict::kFail);
   // Broadcom-style profile (xon_offset): size is the PG minimum, xon above it is normal (the
-  // DellEMC Z9264f real sample: size 1248, xon 2288, xoff 177632).
-  EXPECT_EQ(
-      audit(R"("size": "1248", "xon": "2288", "xon_offset": "2288", "xoff": "177632")").verdict,
-      Verdict::kPass);
+  // DellEMC Z9264f real sample: size 1248, xon 2288, xoff 177632): not judged.
+  EXPECT_FALSE(
+      HasCheck(audit(R"("size": "1248", "xon": "2288", "xon_offset": "2288", "xoff": "177632")"),
+               "pfc.xon"));
 }
 
 TEST(QosRules, EosLaterNoPriorityFlowControlTurnsPfcOff) {
