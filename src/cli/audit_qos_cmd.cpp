@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "base/input_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_output.hpp"
 #include "units/units.hpp"
 
 namespace lossless::cli {
@@ -32,7 +33,8 @@ struct QosArgs {
   int64_t mtu = 0;
   std::string t_phy;
   std::string t_resp;
-  bool json = false;
+  bool json = false;      // --json given
+  std::string json_path;  // its value: empty or "-" = standard output
   bool verbose = false;
   bool strict = false;
 };
@@ -53,7 +55,7 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
     if (!format)
       throw InputError({"<cli>", 0, "--format"},
                        Expected("auto, sonic-json, sonic-show, nvue, onyx, eos, nxos, dell-sonic, "
-                                "junos or cumulus-traffic",
+                                "junos, cumulus-traffic or switch-config",
                                 a.format));
   }
   audit::qos::QosAuditOptions opts;
@@ -86,14 +88,18 @@ void RunAuditQos(const QosArgs& a, Context& ctx) {
   audit::qos::QosConfig cfg =
       audit::qos::ParseQosText(ReadTextInput(a.file, "a switch QoS configuration"), a.file, format);
   audit::qos::QosAudit result = audit::qos::AuditQos(cfg, opts);
+  const bool json_to_stdout = a.json && (a.json_path.empty() || a.json_path == "-");
   if (a.json) {
     nlohmann::json j = audit::qos::QosAuditToJson(result);
     if (a.verbose) j["skipped"] = audit::qos::QosSkippedToJson(cfg.skipped);
-    std::string doc = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    std::fputs((doc + "\n").c_str(), stdout);
-  } else {
-    std::fputs(audit::qos::FormatQosAuditText(result).c_str(), stdout);
-    if (a.verbose) std::fputs(audit::qos::FormatQosSkippedText(cfg.skipped).c_str(), stdout);
+    WriteReport(a.json_path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                "--json");
+  }
+  if (!json_to_stdout) {
+    // The text report, also beside a JSON file.
+    std::string text = audit::qos::FormatQosAuditText(result);
+    if (a.verbose) text += audit::qos::FormatQosSkippedText(cfg.skipped);
+    WriteReport("-", text, "output");
   }
   ctx.exit_code = audit::ExitCode(result.verdict, a.strict);
 }
@@ -105,11 +111,13 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
   CLI::App* cmd = audit.add_subcommand(
       "qos", "Check a switch RoCE QoS configuration (PFC, ECN, headroom, CNP priority)");
   cmd->add_option("FILE", args->file,
-                  "switch QoS text: SONiC config_db.json or show output, NVUE, Onyx, EOS or NX-OS "
-                  "configuration; several outputs in one file are read together")
+                  "switch QoS text ('-' = stdin): SONiC config_db.json or show output, NVUE, "
+                  "Onyx, EOS or NX-OS configuration; several outputs in one file are read "
+                  "together")
       ->required();
   cmd->add_option("--format", args->format,
-                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos|cumulus-traffic")
+                  "auto|sonic-json|sonic-show|nvue|onyx|eos|nxos|dell-sonic|junos|cumulus-traffic|"
+                  "switch-config")
       ->capture_default_str();
   auto* cell = cmd->add_option("--cell-bytes", args->cell_bytes,
                                "buffer cell size in bytes, for thresholds given in cells")
@@ -132,11 +140,21 @@ void AddAuditQosCommand(CLI::App& audit, Context& ctx) {
   cmd->add_option("--t-phy", args->t_phy, "one PHY traversal, e.g. 150ns (default 150ns, assumed)");
   cmd->add_option("--t-resp", args->t_resp,
                   "sender response time, e.g. 1.1584us (default: 802.3 D-Resp for the speed)");
-  cmd->add_flag("--json", args->json, "print one JSON document");
+  // --json alone (or "--json -") prints the JSON document instead of the text;
+  // "--json PATH" writes it to PATH whole or not at all and prints the text.
+  // A following FILE is not taken as PATH while FILE is still missing.
+  CLI::Option* json_opt =
+      cmd->add_option("--json", args->json_path,
+                      "one JSON document: to stdout (no value or '-') instead of the text, or to "
+                      "PATH beside the text")
+          ->expected(0, 1);
   cmd->add_flag("--verbose", args->verbose,
                 "list every input line that was skipped (prompt, prose, unreadable) and why");
   cmd->add_flag("--strict", args->strict, "exit 1 on a warn verdict (default: 0)");
-  cmd->callback([args, &ctx] { RunAuditQos(*args, ctx); });
+  cmd->callback([args, json_opt, &ctx] {
+    args->json = json_opt->count() > 0;
+    RunAuditQos(*args, ctx);
+  });
 }
 
 }  // namespace lossless::cli

@@ -19,6 +19,7 @@
 #include "audit/optics/store.hpp"
 #include "base/error.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_output.hpp"
 
 namespace lossless::cli {
 namespace {
@@ -32,7 +33,8 @@ struct OpticsOptions {
   std::vector<std::string> files;
   std::string at;
   std::string link;
-  bool json = false;
+  bool json = false;      // --json given
+  std::string json_path;  // its value: empty or "-" = standard output
   bool verbose = false;
   bool strict = false;
   optics::RuleParams rules;
@@ -69,7 +71,7 @@ void RunIngest(const OpticsOptions& o, Context& ctx) {
   for (size_t i = 0; i < o.files.size(); ++i) {
     const auto& p = parsed[i];
     store.Insert(o.files[i], p.readings);
-    fmt::print("{}", optics::FormatIngestText(o.files[i], p, o.verbose));
+    WriteReport("-", optics::FormatIngestText(o.files[i], p, o.verbose), "output");
   }
   ctx.exit_code = 0;
 }
@@ -83,12 +85,21 @@ std::vector<optics::LinkStatus> Evaluate(const OpticsOptions& o) {
   return out;
 }
 
-void Print(const std::vector<optics::LinkStatus>& links, bool json, const std::string& what) {
-  if (json) {
-    fmt::print("{}\n", optics::LinksToJson(links).dump(2));
-  } else {
-    fmt::print("{}", optics::FormatLinksText(links, what));
-  }
+// The JSON document to stdout instead of the text (--json, --json -), or to a
+// file beside the text (--json PATH).
+void Print(const std::vector<optics::LinkStatus>& links, const OpticsOptions& o,
+           const std::string& what) {
+  const bool json_to_stdout = o.json && (o.json_path.empty() || o.json_path == "-");
+  if (o.json) WriteReport(o.json_path, optics::LinksToJson(links).dump(2) + "\n", "--json");
+  if (!json_to_stdout) WriteReport("-", optics::FormatLinksText(links, what), "output");
+}
+
+CLI::Option* AddJsonOption(CLI::App* cmd, OpticsOptions& o) {
+  return cmd
+      ->add_option("--json", o.json_path,
+                   "one JSON document: to stdout (no value or '-') instead of the text, or to "
+                   "PATH beside the text")
+      ->expected(0, 1);
 }
 
 void AddRuleFlags(CLI::App* cmd, OpticsOptions& o) {
@@ -160,25 +171,27 @@ void AddOpticsCommand(CLI::App& app, Context& ctx) {
   CLI::App* ingest = cmd->add_subcommand(
       "ingest",
       "Store readings from ethtool -m, mlxlink, SONiC/NX-OS/Arista transceiver or telemetry files");
-  ingest->add_option("files", o->files, "input files")->required()->check(CLI::ExistingFile);
+  ingest->add_option("files", o->files, "input files ('-' = stdin; then give --link)")->required();
   ingest->add_option("--at", o->at,
                      "time of the readings: ISO-8601 with zone, epoch seconds, or 'now' "
                      "(default: the capture's own time, else the ingest time)");
   ingest->add_option("--link", o->link, "link name (default: from the file, else the file stem)");
   ingest->add_option("--db", o->db, "SQLite database")->capture_default_str();
   ingest->add_flag("--verbose", o->verbose,
-                   "list every input line that was not used, with its line number and why");
+                   "list every reading stored and every input line that was not used, with its "
+                   "line number and why (default: one summary line per file)");
   ingest->callback([o, &ctx] { RunIngest(*o, ctx); });
 
   CLI::App* status =
       cmd->add_subcommand("status", "State of every link: healthy, watch, quarantine");
   status->add_option("--db", o->db, "SQLite database")->capture_default_str();
-  status->add_flag("--json", o->json, "print one JSON document");
+  CLI::Option* status_json = AddJsonOption(status, *o);
   status->add_flag("--strict", o->strict, "exit 1 also when a link is only on watch");
   AddRuleFlags(status, *o);
-  status->callback([o, &ctx] {
+  status->callback([o, status_json, &ctx] {
+    o->json = status_json->count() > 0;
     auto links = Evaluate(*o);
-    Print(links, o->json, "links stored");
+    Print(links, *o, "links stored");
     // 1 a link to quarantine; 3 none, but a link that cannot be judged
     // (invalid-data); 0 otherwise, watch included (a warning; --strict makes it 1).
     ctx.exit_code = audit::ExitCode(optics::OverallVerdict(links), o->strict);
@@ -187,15 +200,16 @@ void AddOpticsCommand(CLI::App& app, Context& ctx) {
   CLI::App* quarantine =
       cmd->add_subcommand("quarantine", "Only the links to take out of service (exit 1 if any)");
   quarantine->add_option("--db", o->db, "SQLite database")->capture_default_str();
-  quarantine->add_flag("--json", o->json, "print one JSON document");
+  CLI::Option* quarantine_json = AddJsonOption(quarantine, *o);
   AddRuleFlags(quarantine, *o);
-  quarantine->callback([o, &ctx] {
+  quarantine->callback([o, quarantine_json, &ctx] {
+    o->json = quarantine_json->count() > 0;
     auto links = Evaluate(*o);
     std::vector<optics::LinkStatus> q;
     for (auto& s : links) {
       if (s.state == audit::Verdict::kFail) q.push_back(std::move(s));
     }
-    Print(q, o->json, "links to quarantine");
+    Print(q, *o, "links to quarantine");
     ctx.exit_code = q.empty() ? 0 : 1;
   });
 }

@@ -59,6 +59,24 @@ assert d["verdict"] == "fail" and d["format"] == "sonic-json"
 assert all({"id", "verdict", "message"} <= set(c) for c in d["checks"])
 assert any(c["id"] == "ecn.kmin-kmax" and c["verdict"] == "fail" for c in d["checks"])
 ' || { echo "FAIL: --json document"; failures=$((failures + 1)); }
+# Issue 16 items 15/21: '-' is stdin, --json - is stdout, --json PATH writes the file (whole)
+# beside the text report, a write error is exit 2 naming the output.
+tmpd=$(mktemp -d)
+trap 'rm -f "$out" "$err"; rm -rf "$tmpd"' EXIT
+"$BIN" audit qos - <$FX/sonic_broken.json >"$out" 2>"$err"
+[ $? = 1 ] && grep -q 'QoS audit of - (format sonic-json' "$out" || { echo "FAIL: stdin"; cat "$out" "$err"; failures=$((failures + 1)); }
+expect 1 '"verdict": "fail"' $FX/sonic_broken.json --json -
+expect 1 '"verdict": "fail"' --json $FX/sonic_broken.json
+expect 1 'verdict: fail' $FX/sonic_broken.json --json "$tmpd/q.json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["verdict"] == "fail"' "$tmpd/q.json" || { echo "FAIL: --json PATH"; failures=$((failures + 1)); }
+expect 1 'verdict: fail' --json "$tmpd/q2.json" $FX/sonic_broken.json
+[ -s "$tmpd/q2.json" ] || { echo "FAIL: --json PATH before FILE"; failures=$((failures + 1)); }
+expect 2 'no/such/q.json: --json: cannot write the file' $FX/sonic_broken.json --json "$tmpd/no/such/q.json"
+"$BIN" audit qos $FX/sonic_broken.json --json >/dev/full 2>"$err"
+[ $? = 2 ] && grep -q '^error: <stdout>: --json: cannot write the output' "$err" || { echo "FAIL: --json to a full disk"; cat "$err"; failures=$((failures + 1)); }
+"$BIN" audit qos $FX/sonic_broken.json >/dev/full 2>"$err"
+[ $? = 2 ] || { echo "FAIL: text to a full disk"; cat "$err"; failures=$((failures + 1)); }
+
 # Several outputs in one pasted session (hand-assembled from real SONiC outputs): every block is
 # read, the prompts, prose and elision are listed by --verbose with their line numbers.
 expect 1 'FAIL          drops.lossless .*queue 3: 19 dropped, queue 4: 12 dropped' $FX/mixed_sonic_session.txt
@@ -112,9 +130,31 @@ expect 3 'note: Ingress headroom per PG: the highest watermark is 215 B (Etherne
 expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/eos_running_config_qos_profile_yandex.txt
 expect 1 'PASS          ecn.roce-queue .*queue 4 (Kmin 100000B, Kmax 200000B, Pmax 100%)' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
 expect 1 'FAIL          pfc.roce-priority .*\[all 38 ports\] PFC not enabled on RoCE priority 4' $R/eos_running_config_qos_profile_yandex.txt --roce-priority 4
+expect 0 'WARN          pfc.watchdog-events .*DEADLOCK on traffic classes 2,7' $R/nvue_show_interface_qos_pfc_watchdog_cl514.txt
+expect 0 'PASS          pfc.watchdog .*PFC watchdog enabled' $R/nvue_show_interface_qos_pfc_watchdog_cl514.txt
+expect 1 'FAIL          ecn.roce-queue .*not enabled on queue 3' $R/nvue_show_qos_congestion_control_cl514.txt
+expect 3 'PASS          ecn.roce-queue .*queue 4 (Kmin 40000B, Kmax 200000B, Pmax 100%)' $R/nvue_show_qos_congestion_control_cl514.txt --roce-priority 4
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: none' $R/nvue_show_qos_roce_lossy_multi_tc_cl514.txt
+expect 1 'PASS          ecn.roce-queue .*Kmin 163KiB, Kmax 234KiB, Pmax 5%' $R/nvue_show_qos_roce_lossy_multi_tc_cl514.txt
+expect 1 'FAIL          pfc.other-priorities .*including 0' $R/nvue_show_qos_pfc_default_global_cl514.txt
+expect 3 'PASS          pfc.roce-priority .*PFC priorities: 0)' $R/nvue_show_qos_pfc_default_global_cl514.txt --roce-priority 0
+expect 1 'FAIL          pfc.roce-priority .*PFC priorities: 0)' $R/cumulus_qos_features_conf_pfc_cl514.txt
+expect 1 'INDETERMINATE ecn.roce-queue .*states no ECN' $R/cumulus_qos_features_conf_pfc_cl514.txt
+expect 3 'PASS          ecn.roce-queue .*\[Eth1/1\] ECN marking enabled on queue 3 (Kmin 500000B, Kmax 1550000B)' $R/onyx_show_interface_congestion_control_json_ansible.json
+expect 3 'format onyx' $R/onyx_show_interface_congestion_control_json_ansible.json
+expect 3 'format onyx' $R/onyx_show_interface_congestion_control_json_ansible.json --format onyx
+expect 1 'FAIL          pfc.roce-priority .*\[Eth1/1, Eth1/1/2, Mpo2, Po1\] PFC not enabled' $R/onyx_pfc_interface_disabled_json_ansible.json
+expect 3 'INDETERMINATE pfc.roce-priority .*\[Eth1/1, Eth1/1/2, Mpo2, Po1\]' $R/onyx_pfc_interface_enabled_json_ansible.json
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done
+
+# A switch configuration with no QoS statement is a finding (issue 13), not bad input: a
+# whole running-config fails (no PFC, no ECN), an excerpt is indeterminate.
+printf '! Command: show running-config\n!\nhostname leaf1\n!\ninterface Ethernet1\n   mtu 9214\n' >"$tmpd/whole.txt"
+printf 'interface Ethernet1\n   mtu 9214\n' >"$tmpd/excerpt.txt"
+expect 1 'a whole running-config with no QoS statement' "$tmpd/whole.txt"
+expect 3 'format switch-config' "$tmpd/excerpt.txt"
 
 # Bad input: one line naming file and line, exit 2.
 expect 2 "malformed_empty.txt:1: .*empty file" $FX/malformed_empty.txt

@@ -62,7 +62,7 @@ done
 [ ! -e "$DB" ] || { echo "FAIL: bad input created the database"; fail=1; }
 # A capture without a time gets the ingest time (UTC now), shown in the output.
 expect 0 "no time: ingest time" -- "$BIN" optics ingest --db "$TMP/now-default.db" $F/sfp_healthy.txt
-grep -Eq "^stored eth2 20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z \(ingest time: the capture carries none\) ethtool-sff8472" "$TMP/out" || { echo "FAIL: ingest time not shown"; cat "$TMP/out"; fail=1; }
+grep -Eq "^$F/sfp_healthy.txt: stored 1 reading of eth2 at 20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z \(ingest time: the capture carries none\), ethtool-sff8472" "$TMP/out" || { echo "FAIL: ingest time not shown"; cat "$TMP/out"; fail=1; }
 expect 2 "bad --at" -- "$BIN" optics ingest --db "$DB" --at yesterday $F/sfp_healthy.txt
 expect 2 "status without db" -- "$BIN" optics status --db "$TMP/none.db"
 echo "plain text" >"$TMP/text.db"
@@ -89,6 +89,7 @@ real sonic_eeprom_dom_all_ports.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid
 real nxos_details_ntc_1.txt 1 "summary: 3 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 real nxos_details_ntc_2.txt 3 "summary: 0 quarantine, 0 watch, 2 invalid-data, 3 healthy"
 real arista_transceiver_ntc_1.txt 3 "summary: 0 quarantine, 0 watch, 1 invalid-data, 4 healthy"
+real arista_transceiver_ntc_2.txt 1 "summary: 1 quarantine, 0 watch, 1 invalid-data, 4 healthy"
 real arista_transceiver_detail_ntc.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 9 healthy"
 real nxos_details_genie_3.txt 3 "summary: 0 quarantine, 1 watch, 3 invalid-data, 3 healthy"
 real junos_diagnostics_optics_genie_2.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
@@ -98,8 +99,59 @@ real iosxr_controllers_optics_genie_4.txt 1 "summary: 4 quarantine, 0 watch, 0 i
 real mlxlink_bf3_qsfp28_dac_m_c.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 2 healthy"
 real ethtool_qsfp_sr4_dark_cumulus.txt 1 "summary: 1 quarantine, 0 watch, 0 invalid-data, 0 healthy"
 real ethtool_qsfp28_sr4_cumulus.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
+real ethtool_cmis_qsfpdd_400g_xdr4_netdev.txt 0 "summary: 0 quarantine, 1 watch, 0 invalid-data, 0 healthy"
+grep -q "temperature 70.49 C at or above high warning 70.00 C" "$TMP/out" || { echo "FAIL: CMIS temperature warning"; cat "$TMP/out"; fail=1; }
+real ethtool_cmis_qsfpdd_dac_netdev.txt 0 "summary: 0 quarantine, 0 watch, 0 invalid-data, 1 healthy"
 expect 0 "verbose line numbers" -- "$BIN" optics ingest --db "$TMP/v.db" --at $AT --verbose $R/ethtool_sfp_10gsr_commented.txt
 grep -q "^$R/ethtool_sfp_10gsr_commented.txt:1: skipped (not a 'key : value' line of ethtool -m output): #!/bin/bash$" "$TMP/out" || { echo "FAIL: verbose line 1"; cat "$TMP/out"; fail=1; }
+
+# Issue 16 item 28: ingest prints one summary line per file, the readings with --verbose.
+expect 0 "ingest summary" -- "$BIN" optics ingest --db "$TMP/sum.db" $F/telemetry_trend.csv $R/iosxr_controllers_optics_genie_4.txt
+[ "$(wc -l <"$TMP/out")" = 2 ] || { echo "FAIL: ingest printed more than one line per file"; cat "$TMP/out"; fail=1; }
+grep -q "^$F/telemetry_trend.csv: stored 6 readings of spine1/swp7 from 2026-03-01T00:00:00Z to 2026-03-06T00:00:00Z, telemetry$" "$TMP/out" || { echo "FAIL: summary line"; cat "$TMP/out"; fail=1; }
+grep -q "^$R/iosxr_controllers_optics_genie_4.txt: stored 4 readings of 4 links at .*; 374 lines not used" "$TMP/out" || { echo "FAIL: summary of 4 links"; cat "$TMP/out"; fail=1; }
+expect 0 "ingest verbose" -- "$BIN" optics ingest --db "$TMP/sum.db" --verbose $F/telemetry_trend.csv
+[ "$(grep -c "^stored spine1/swp7 " "$TMP/out")" = 6 ] || { echo "FAIL: --verbose lists the readings"; cat "$TMP/out"; fail=1; }
+
+# Issue 16 items 15/21: '-' is stdin (a link name is then needed), --json - is stdout,
+# --json PATH writes the file beside the text, a write error is exit 2.
+expect 2 "stdin without a link" -- bash -c "\"$BIN\" optics ingest --db \"$TMP/stdin.db\" - < $F/qsfp28_copper.txt"
+expect 0 "stdin with --link" -- bash -c "\"$BIN\" optics ingest --db \"$TMP/stdin.db\" --at $AT --link leaf9/swp9 - < $F/sfp_healthy.txt"
+grep -q "^-: stored 1 reading of leaf9/swp9 at $AT" "$TMP/out" || { echo "FAIL: stdin ingest"; cat "$TMP/out"; fail=1; }
+expect 0 "--json -" -- "$BIN" optics status --db "$TMP/stdin.db" --json -
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out" || { echo "FAIL: --json - is not JSON"; fail=1; }
+expect 0 "--json PATH" -- "$BIN" optics status --db "$TMP/stdin.db" --json "$TMP/status.json"
+grep -q "^summary: " "$TMP/out" && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/status.json" || { echo "FAIL: --json PATH"; fail=1; }
+expect 2 "stdout write error" -- bash -c "\"$BIN\" optics status --db \"$TMP/stdin.db\" --json > /dev/full"
+grep -q "^error: <stdout>: --json: cannot write the output" "$TMP/err" || { echo "FAIL: write error message"; cat "$TMP/err"; fail=1; }
+expect 2 "unwritable --json" -- "$BIN" optics quarantine --db "$TMP/stdin.db" --json "$TMP/no/such/dir/q.json"
+
+# Issue 16 item 14: control characters from the input or a flag reach the terminal escaped.
+expect 0 "escape control characters" -- "$BIN" optics ingest --db "$TMP/esc.db" --at $AT --link $'leaf\x1b[2Jx' --verbose $F/sfp_healthy.txt
+if grep -q $'\x1b' "$TMP/out"; then echo "FAIL: an ESC byte reached stdout"; fail=1; fi
+grep -q 'leaf\\x1b\[2Jx' "$TMP/out" || { echo "FAIL: escaped link name"; cat "$TMP/out"; fail=1; }
+expect 0 "status escapes" -- "$BIN" optics status --db "$TMP/esc.db"
+if grep -q $'\x1b' "$TMP/out"; then echo "FAIL: an ESC byte reached stdout (status)"; fail=1; fi
+
+# Issue 16 item 12: a database with overwritten pages is refused (with its path) and not
+# written; status does not put a schema into an empty file.
+DB=$TMP/corrupt.db
+expect 0 "ingest before corruption" -- "$BIN" optics ingest --db "$DB" $F/telemetry_trend.csv $F/qsfp28_healthy.txt
+python3 - "$DB" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[2 * 4096 + 100:3 * 4096] = b"\x5a" * (4096 - 100)
+open(sys.argv[1], "wb").write(b)
+PY
+sum_before=$(cksum <"$DB")
+expect 2 "ingest into a corrupt db" -- "$BIN" optics ingest --db "$DB" --at $AT $F/sfp_healthy.txt
+grep -q "^error: $DB: --db: the optics database is corrupt" "$TMP/err" || { echo "FAIL: corrupt db message"; cat "$TMP/err"; fail=1; }
+[ "$(cksum <"$DB")" = "$sum_before" ] || { echo "FAIL: the corrupt database was written"; fail=1; }
+expect 2 "status of a corrupt db" -- "$BIN" optics status --db "$DB"
+grep -q "^error: $DB: --db: " "$TMP/err" || { echo "FAIL: status names the db"; cat "$TMP/err"; fail=1; }
+: >"$TMP/empty.db"
+expect 2 "status of an empty file" -- "$BIN" optics status --db "$TMP/empty.db"
+[ ! -s "$TMP/empty.db" ] && [ ! -e "$TMP/empty.db-wal" ] || { echo "FAIL: status wrote into an empty file"; fail=1; }
 
 # Kill during ingest: the first file stays whole, the second leaves no trace.
 DB=$TMP/kill.db

@@ -101,6 +101,12 @@ ParsedInput ParseInputDetailed(std::string_view text, const std::string& name,
     Reading& r = readings[i];
     if (!options.link.empty()) {
       r.link = options.link;
+    } else if (r.link.empty() && name == "-") {
+      // Standard input has no file name to stand in for the link, and a
+      // made-up one would merge unrelated captures.
+      throw InputError(Location{name, 0, "link"},
+                       "the input names no link and standard input has no file name; give "
+                       "--link NAME (or a '# link:' line)");
     } else if (r.link.empty()) {
       // Several unnamed devices in one file: numbered in order.
       r.link = readings.size() == 1 ? stem : fmt::format("{}#{}", stem, i + 1);

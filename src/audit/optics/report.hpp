@@ -13,9 +13,10 @@
 
 namespace lossless::audit::optics {
 
-// One "stored ..." line per reading of `input` (read from `file`), then the
-// skipped lines: each with its line number and reason when `verbose`, else a
-// count.
+// One summary line for `input` (read from `file`): "FILE: stored N readings
+// of LINK (or of K links) at T (or from T1 to T2), FORMATS", with the count
+// of lines not used. With `verbose`, first one "stored ..." line per reading
+// and every skipped line with its line number and reason.
 std::string FormatIngestText(const std::string& file, const ParsedInput& input, bool verbose);
 
 // One line per link and one per reason, then the summary line; "no <what>"

@@ -132,6 +132,12 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// The first problem PRAGMA quick_check reports, or "ok". Every page is read.
+std::string QuickCheck(sqlite3* db) {
+  Stmt s(db, "PRAGMA quick_check(1)");
+  return s.Step() ? s.Text(0) : std::string("no answer");
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
@@ -161,6 +167,25 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     if (app_id != kApplicationId && (app_id != 0 || tables != 0)) {
       throw InputError(where,
                        "a SQLite database of another application, not a lossless optics database");
+    }
+    if (mode == Mode::kExisting && app_id == 0) {
+      // status and quarantine only read: an empty file gets no schema.
+      throw InputError(where,
+                       "an empty file, not an optics database (run 'lossless optics ingest' "
+                       "first); left unchanged");
+    }
+    // Before anything is written: a database whose pages were overwritten
+    // would otherwise take new readings (SQLite only notices damage on the
+    // pages a statement happens to touch) and fail later somewhere else.
+    // quick_check reads every page, O(size of the database).
+    if (app_id == kApplicationId) {
+      const std::string check = QuickCheck(db_);
+      if (check != "ok") {
+        throw InputError(where, fmt::format("the optics database is corrupt (quick_check: {}); "
+                                            "nothing was written to it: restore it from a "
+                                            "backup or use a new --db",
+                                            check));
+      }
     }
     Exec("PRAGMA journal_mode=WAL");
     Exec("PRAGMA synchronous=FULL");
@@ -274,6 +299,11 @@ int64_t Store::Insert(const std::string& file, const std::vector<Reading>& readi
       }
     }
     Exec("COMMIT");
+  } catch (const std::runtime_error& e) {
+    char* err = nullptr;
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, &err);
+    sqlite3_free(err);
+    Rethrow(e);
   } catch (...) {
     char* err = nullptr;
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, &err);
@@ -283,19 +313,28 @@ int64_t Store::Insert(const std::string& file, const std::vector<Reading>& readi
   return rows_in_txn_;
 }
 
-std::vector<std::string> Store::Links() const {
+void Store::Rethrow(const std::runtime_error& e) const {
+  if (dynamic_cast<const InputError*>(&e) != nullptr) throw;
+  throw InputError({path_, 0, "--db"}, fmt::format("optics database: {}", e.what()));
+}
+
+std::vector<std::string> Store::Links() const try {
   Stmt s(db_, "SELECT DISTINCT link FROM reading ORDER BY link");
   std::vector<std::string> out;
   while (s.Step()) out.push_back(s.Text(0));
   return out;
+} catch (const std::runtime_error& e) {
+  Rethrow(e);
 }
 
-int64_t Store::ReadingCount() const {
+int64_t Store::ReadingCount() const try {
   Stmt s(db_, "SELECT count(*) FROM reading");
   return s.Step() ? s.Int(0) : 0;
+} catch (const std::runtime_error& e) {
+  Rethrow(e);
 }
 
-std::vector<Reading> Store::History(const std::string& link) const {
+std::vector<Reading> Store::History(const std::string& link) const try {
   std::vector<Reading> out;
   std::vector<int64_t> ids;
   std::vector<std::pair<int64_t, int64_t>> expected;  // lanes, thresholds
@@ -370,14 +409,16 @@ std::vector<Reading> Store::History(const std::string& link) const {
       }
     }
     if (static_cast<int64_t>(r.lanes.size()) != expected[i].first || n_thr != expected[i].second) {
-      throw std::runtime_error(fmt::format(
-          "optics database {}: reading of {} at {} is incomplete ({} of {} lanes, {} of {} "
-          "threshold sets)",
-          path_, r.link, FormatTimestamp(*r.time_s), r.lanes.size(), expected[i].first, n_thr,
-          expected[i].second));
+      throw std::runtime_error(
+          fmt::format("reading of {} at {} is incomplete ({} of {} lanes, {} of {} "
+                      "threshold sets)",
+                      r.link, FormatTimestamp(*r.time_s), r.lanes.size(), expected[i].first, n_thr,
+                      expected[i].second));
     }
   }
   return out;
+} catch (const std::runtime_error& e) {
+  Rethrow(e);
 }
 
 std::string Store::IntegrityCheck() const {

@@ -8,12 +8,16 @@
 // (link, time, format) as a stored one replaces it, so re-ingesting a file is
 // idempotent.
 //
-// Errors: a path that is not a SQLite database, or a SQLite database of some
-// other application, throws InputError(path, field "--db"); SQLite failures
-// while working throw std::runtime_error.
+// Errors, all InputError(path, field "--db"): a path that is not a SQLite
+// database, a SQLite database of some other application, a database that
+// fails PRAGMA quick_check on open (checked before anything is written, so a
+// corrupt file is never written into), an empty or missing file in
+// Mode::kExisting (left as it was: no schema is created), and SQLite failures
+// while working (the message names the path).
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,6 +58,8 @@ class Store {
  private:
   void Exec(const char* sql) const;
   void Row();
+  // Throws `e` again as an InputError naming the database (an InputError as is).
+  [[noreturn]] void Rethrow(const std::runtime_error& e) const;
 
   std::string path_;
   sqlite3* db_ = nullptr;

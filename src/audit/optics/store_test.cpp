@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -104,6 +106,52 @@ TEST_F(StoreTest, RefusesForeignFiles) {
   EXPECT_THROW(Store((dir_ / "text.db").string(), Store::Mode::kCreate), InputError);
   EXPECT_THROW(Store((dir_ / "missing.db").string(), Store::Mode::kExisting), InputError);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "missing.db"));
+}
+
+std::string FileBytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Issue 16 item 12: an optics database with overwritten pages took new
+// readings (exit 0) and failed later with "sqlite: database disk image is
+// malformed", naming no file.
+TEST_F(StoreTest, CorruptDatabaseIsRefusedWithItsPathAndNotWritten) {
+  {
+    Store s(db_, Store::Mode::kCreate);
+    IngestOptions o;
+    s.Insert("t", ParseInput(ReadFixture("telemetry_trend.csv"), "t.csv", o));
+    s.Insert("q", Parse("qsfp28_healthy.txt", 100));
+  }
+  std::string bytes = FileBytes(db_);
+  constexpr size_t kPage = 4096;  // SQLite's default page size
+  ASSERT_GE(bytes.size(), 4 * kPage);
+  // Overwrite the third page past its header: the schema and application id
+  // on page 1 still read, the damage is in the data.
+  std::fill(bytes.begin() + 2 * kPage + 100, bytes.begin() + 3 * kPage, '\x5a');
+  { std::ofstream(db_, std::ios::binary | std::ios::trunc) << bytes; }
+  for (auto mode : {Store::Mode::kCreate, Store::Mode::kExisting}) {
+    try {
+      Store s(db_, mode);
+      ADD_FAILURE() << "a corrupt database was opened";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where().file, db_);
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("corrupt"));
+    }
+  }
+  EXPECT_EQ(FileBytes(db_), bytes);
+  EXPECT_FALSE(std::filesystem::exists(db_ + "-wal") &&
+               std::filesystem::file_size(db_ + "-wal") > 0);
+}
+
+TEST_F(StoreTest, ReadOnlyOpenOfAnEmptyFileWritesNothing) {
+  { std::ofstream(db_, std::ios::binary | std::ios::trunc); }
+  EXPECT_THROW(Store(db_, Store::Mode::kExisting), InputError);
+  EXPECT_EQ(std::filesystem::file_size(db_), 0u);
+  EXPECT_FALSE(std::filesystem::exists(db_ + "-wal"));
+  // ingest (kCreate) may still start a database in an empty file.
+  Store s(db_, Store::Mode::kCreate);
+  EXPECT_EQ(s.ReadingCount(), 0);
 }
 
 TEST_F(StoreTest, FailedInsertRollsBack) {

@@ -13,9 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   using lossless::audit::qos::QosFormat;
   const std::optional<QosFormat> formats[] = {
-      std::nullopt,      QosFormat::kSonicJson,  QosFormat::kSonicShow, QosFormat::kNvue,
-      QosFormat::kOnyx,  QosFormat::kEos,        QosFormat::kNxos,      QosFormat::kDellSonic,
-      QosFormat::kJunos, QosFormat::kTrafficConf};
+      std::nullopt,      QosFormat::kSonicJson,   QosFormat::kSonicShow,   QosFormat::kNvue,
+      QosFormat::kOnyx,  QosFormat::kEos,         QosFormat::kNxos,        QosFormat::kDellSonic,
+      QosFormat::kJunos, QosFormat::kTrafficConf, QosFormat::kSwitchConfig};
   for (const auto& f : formats) {
     try {
       lossless::audit::qos::QosConfig cfg = lossless::audit::qos::ParseQosText(text, "fuzz", f);

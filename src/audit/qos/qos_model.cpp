@@ -11,7 +11,7 @@
 namespace lossless::audit::qos {
 
 namespace {
-constexpr std::array<std::pair<QosFormat, std::string_view>, 9> kFormatNames{{
+constexpr std::array<std::pair<QosFormat, std::string_view>, 10> kFormatNames{{
     {QosFormat::kSonicJson, "sonic-json"},
     {QosFormat::kSonicShow, "sonic-show"},
     {QosFormat::kNvue, "nvue"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<QosFormat, std::string_view>, 9> kFormatNames{{
     {QosFormat::kDellSonic, "dell-sonic"},
     {QosFormat::kJunos, "junos"},
     {QosFormat::kTrafficConf, "cumulus-traffic"},
+    {QosFormat::kSwitchConfig, "switch-config"},
 }};
 
 std::string FormatAlpha(double a) {

@@ -30,11 +30,14 @@ enum class QosFormat {
   kNxos,
   kDellSonic,
   kJunos,
-  kTrafficConf
+  kTrafficConf,
+  // A switch configuration (interfaces, hostname) in which no QoS reader
+  // found a statement: no PFC, no ECN, no buffers.
+  kSwitchConfig
 };
 
 // "sonic-json", "sonic-show", "nvue", "onyx", "eos", "nxos", "dell-sonic", "junos",
-// "cumulus-traffic".
+// "cumulus-traffic", "switch-config".
 std::string_view QosFormatName(QosFormat f);
 // Inverse of QosFormatName; nullopt for an unknown name.
 std::optional<QosFormat> QosFormatFromName(std::string_view name);
@@ -74,8 +77,13 @@ struct BufferLimit {
 struct LosslessPg {
   BufferLimit pfc_trigger;               // occupancy at which XOFF is sent
   std::optional<BufferAmount> xon;       // resume threshold / reserve, if stated
-  std::optional<BufferAmount> headroom;  // bytes kept free for in-flight data
-  std::string source;                    // e.g. profile name
+  std::optional<BufferAmount> headroom;  // bytes kept free for in-flight data (SONiC/Onyx xoff)
+  // The PG's reserved buffer when it is meant to hold xon + xoff (a SONiC
+  // profile without xon_offset, NVIDIA Spectrum style): xon above it cannot be
+  // reached. Not set where size is only the PG's guaranteed minimum
+  // (Broadcom-style profiles with xon_offset, where xon above size is normal).
+  std::optional<BufferAmount> reserve;
+  std::string source;  // e.g. profile name
   int64_t line = 0;
 };
 
@@ -114,6 +122,13 @@ struct PortQos {
   // Ingress discards by priority group (SONiC `show priority-group drop counters`):
   // on a lossless PG they mean the headroom overflowed.
   std::map<int, int64_t> pg_drops;
+  // PFC watchdog status per traffic class (NVUE `nv show interface X qos
+  // pfc-watchdog`), when the input has it: deadlocks counted, and the classes
+  // the watchdog reports in DEADLOCK now (a pause storm it is breaking by
+  // dropping that class's traffic).
+  std::map<int, int64_t> pfc_wd_deadlocks;
+  std::set<int> pfc_wd_deadlocked;
+  bool pfc_wd_status = false;  // the input has the per-class watchdog status
   // PFC frames received / sent per priority, when the input has PFC counters.
   std::map<int, int64_t> pfc_rx_frames;
   std::map<int, int64_t> pfc_tx_frames;

@@ -63,8 +63,13 @@ QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) 
       return internal::ParseSonicShow(text, file);
     case QosFormat::kNvue:
       return internal::ParseNvue(text, file);
-    case QosFormat::kOnyx:
+    case QosFormat::kOnyx: {
+      // Onyx JSON output goes through the JSON reader, which recognises it.
+      const size_t first = text.find_first_not_of(" \t\r\n");
+      if (first != std::string_view::npos && (text[first] == '{' || text[first] == '['))
+        return internal::ParseSonicJson(text, file);
       return internal::ParseOnyx(text, file);
+    }
     case QosFormat::kEos:
       return internal::ParseEos(text, file);
     case QosFormat::kNxos:
@@ -75,6 +80,8 @@ QosConfig Dispatch(QosFormat f, std::string_view text, const std::string& file) 
       return internal::ParseJunos(text, file);
     case QosFormat::kTrafficConf:
       return internal::ParseTrafficConf(text, file);
+    case QosFormat::kSwitchConfig:
+      return internal::ParseSwitchConfig(text, file);
   }
   return {};
 }
@@ -134,6 +141,53 @@ void ApplyGlobal(QosConfig& cfg) {
 
 }  // namespace
 
+namespace internal {
+
+bool LooksLikeSwitchConfig(std::string_view text, bool* complete) {
+  static const std::regex kInterface(
+      R"(^interface\s+(ethernet|eth|et-|xe-|ge-|swp|port-channel|po\d|vlan|loopback|mgmt|management|nve|bond))",
+      std::regex::icase);
+  bool iface = false;
+  bool header = false;
+  for (const auto& l : SplitLines(text)) {
+    std::string t(Trim(l.text));
+    if (t.empty()) continue;
+    if (t.find("show running-config") != std::string::npos &&
+        (StartsWith(t, "!") || StartsWith(t, "#")))
+      header = true;
+    if (StartsWith(t, "## Last commit:") || StartsWith(t, "## Last changed:")) header = true;
+    if (l.indent == 0 && std::regex_search(t, kInterface)) iface = true;
+  }
+  if (complete != nullptr) *complete = header;
+  return iface || header;
+}
+
+QosConfig ParseSwitchConfig(std::string_view text, const std::string& /*file*/) {
+  QosConfig cfg;
+  bool complete = false;
+  LooksLikeSwitchConfig(text, &complete);
+  if (!complete) {
+    // An excerpt: the QoS part may be elsewhere. ParseQosText notes that it
+    // states none of the RoCE settings (indeterminate).
+    cfg.notes.push_back(
+        "a switch configuration with no QoS statement (no PFC, ECN, buffer or queue "
+        "setting); if it is the whole running-config, RoCE runs lossy and unmarked: give the "
+        "whole configuration (with its 'show running-config' header) or its QoS part");
+    return cfg;
+  }
+  PortQos all;
+  all.name = "*";
+  all.line = 1;
+  all.pfc_stated = true;
+  cfg.ports.push_back(all);
+  cfg.ecn_stated = true;
+  cfg.notes.push_back(
+      "a whole running-config with no QoS statement: no priority has PFC and no queue has ECN");
+  return cfg;
+}
+
+}  // namespace internal
+
 QosFormat DetectQosFormat(std::string_view text, const std::string& file) {
   CheckIsText(text, file);
   internal::SegmentedText seg = internal::SegmentQosText(text, std::nullopt);
@@ -174,6 +228,16 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
     auto& g = groups[*s.format];
     g.insert(g.end(), s.lines.begin(), s.lines.end());
     weight[*s.format] += static_cast<int>(s.lines.size());
+  }
+  bool complete = false;
+  if (order.empty() && (!format || *format == QosFormat::kSwitchConfig) &&
+      internal::LooksLikeSwitchConfig(text, &complete)) {
+    // Configuration, but no QoS statement in it: a finding, not bad input.
+    order.push_back(QosFormat::kSwitchConfig);
+    for (const auto& s : seg.segments)
+      groups[QosFormat::kSwitchConfig].insert(groups[QosFormat::kSwitchConfig].end(),
+                                              s.lines.begin(), s.lines.end());
+    skipped.clear();
   }
   if (order.empty())
     throw InputError({file, 1, "format"}, "not a switch QoS configuration: " +
@@ -220,10 +284,12 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
     }
     if (!cfg) continue;
     any_read = true;
-    if (cfg->ports.empty()) {
+    if (cfg->ports.empty() && f != QosFormat::kSwitchConfig) {
       merged.notes.push_back("the " + name + " part states none of the RoCE QoS settings");
     }
-    merged.formats.push_back(f);
+    // A reader may say what it read (the JSON reader reads Onyx JSON too).
+    merged.formats.push_back(cfg->formats.empty() ? f : cfg->formats.front());
+    cfg->formats.clear();
     Merge(merged, std::move(*cfg));
   }
   if (!any_read && first_error) throw *first_error;
@@ -241,9 +307,10 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
     all.name = "*";
     all.line = 1;
     merged.ports.push_back(all);
-    merged.notes.push_back(
-        "the input is switch QoS text but states none of the RoCE settings (PFC, ECN, buffers, "
-        "counters): nothing to check it against");
+    if (merged.format != QosFormat::kSwitchConfig)
+      merged.notes.push_back(
+          "the input is switch QoS text but states none of the RoCE settings (PFC, ECN, "
+          "buffers, counters): nothing to check it against");
   }
   std::stable_sort(skipped.begin(), skipped.end(),
                    [](const SkippedLine& a, const SkippedLine& b) { return a.line < b.line; });

@@ -14,6 +14,12 @@
 //         priority strict
 //   qos profile NAME            (same statements; interfaces apply it with
 //      ...                       `service-profile NAME`)
+// `no priority-flow-control [on | mode on]` later in a block turns PFC off
+// again (the running-config keeps the last statement that took effect), `no
+// priority-flow-control priority N` drops N, `no priority-flow-control pause
+// watchdog` the watchdog. An interface that turns PFC off keeps it off
+// whatever its service-profile says (interface configuration takes
+// precedence over the QoS profile).
 // `!` starts a comment. Thresholds in segments are cells. DSCP maps to
 // traffic class DSCP/8 and traffic class to tx-queue identically unless
 // stated (EOS defaults).
@@ -35,6 +41,7 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
   std::vector<PortQos> profiles;               // "qos profile NAME" blocks
   std::map<std::string, std::string> applied;  // interface -> service-profile
   std::map<std::string, bool> pfc_on;          // by port or "profile NAME"
+  std::set<std::string> pfc_off;               // ports that say `no priority-flow-control`
   std::string section;                         // top-level line owning the current block
   PortQos* cur = nullptr;
   int tx_queue = -1;
@@ -130,8 +137,23 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
       }
       continue;
     }
-    if (w[0] == "priority-flow-control") {
+    if (w[0] == "no" && w.size() >= 2 && w[1] == "priority-flow-control") {
       any = true;
+      if (w.size() == 2 || (w.size() == 3 && w[2] == "on") ||
+          (w.size() == 4 && w[2] == "mode" && w[3] == "on")) {
+        pfc_on.erase(p.name);
+        pfc_off.insert(p.name);
+      } else if (w.size() >= 4 && w[2] == "priority") {
+        p.pfc_priorities.erase(
+            ParsePriority(w[3], {file, l.number, field + ".priority-flow-control.priority"}));
+      } else if (t.find("watchdog") != std::string_view::npos) {
+        p.pfc_watchdog = false;
+      } else {
+        skip(l, "not a QoS statement this tool reads (eos)");
+      }
+    } else if (w[0] == "priority-flow-control") {
+      any = true;
+      if (w.size() >= 2 && (w[1] == "on" || w[1] == "mode")) pfc_off.erase(p.name);
       if (w.size() == 2 && w[1] == "on") pfc_on[p.name] = true;
       if (w.size() == 3 && w[1] == "mode" && w[2] == "on") pfc_on[p.name] = true;
       if (w.size() >= 4 && w[1] == "priority") {
@@ -172,7 +194,7 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
     p.ecn.insert(prof->ecn.begin(), prof->ecn.end());
     if (!p.pfc_watchdog) p.pfc_watchdog = prof->pfc_watchdog;
     if (!p.link_pause) p.link_pause = prof->link_pause;
-    if (pfc_on.count(prof->name)) pfc_on[p.name] = true;
+    if (pfc_on.count(prof->name) && !pfc_off.count(p.name)) pfc_on[p.name] = true;
   }
   for (PortQos& prof : profiles) {
     if (used_profiles.count(prof.name)) continue;

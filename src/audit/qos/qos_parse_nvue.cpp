@@ -1,7 +1,13 @@
 // Cumulus Linux NVUE `nv show qos roce`: a key / operational / applied table
 // (mode, cable-length, congestion-control, pfc, trust) followed by the
 // "RoCE PCP/DSCP->SP mapping", "RoCE SP->TC mapping and ETS" and
-// "RoCE pool config" tables. NVUE prints sizes in binary units labelled
+// "RoCE pool config" tables. Also `nv show qos congestion-control PROFILE`
+// ("ECN Configurations": traffic-class ECN RED "Min Th" "Max Th" Probability,
+// thresholds in bytes with a unit) and `nv show interface X qos pfc-watchdog`
+// (`state enabled`, then "PFC WD Status": traffic-class status deadlock-count).
+// And `nv show qos pfc PROFILE` (cable-length, port-buffer, rx, tx,
+// xoff-threshold, xon-threshold, [switch-priority]); as for `nv set qos pfc`,
+// xoff-threshold is read as the PG headroom. NVUE prints sizes in binary units labelled
 // "KB" / "MB" (150 KB = 146.48 KB as shown), read here as KiB / MiB.
 // The output states neither headroom nor link pause; the switch computes
 // headroom from cable-length.
@@ -81,10 +87,11 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
   std::map<std::string, std::pair<std::string, int64_t>> kv;  // "parent.key" -> value, line
   std::map<int, int> sp_to_tc;
   std::map<int, std::set<int>> sp_dscp;
-  enum class Section { kTop, kDscp, kTc, kPool, kOther };
+  enum class Section { kTop, kDscp, kTc, kPool, kEcn, kWd, kOther };
   Section section = Section::kTop;
   std::vector<std::pair<size_t, std::string>> parents;  // (indent, key) of open groups
   std::optional<BufferAmount> roce_pool;
+  bool ecn_table = false;
   for (const TextLine& l : SplitLines(text)) {
     std::string_view t = Trim(l.text);
     if (t.empty() || t.front() == '#') continue;
@@ -100,6 +107,15 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
     }
     if (StartsWith(t, "RoCE Pool") || StartsWith(t, "RoCE pool")) {
       section = Section::kPool;
+      continue;
+    }
+    if (t == "ECN Configurations") {
+      section = Section::kEcn;
+      continue;
+    }
+    if (t == "PFC WD Status") {
+      section = Section::kWd;
+      port.pfc_wd_status = true;
       continue;
     }
     if (StartsWith(t, "RoCE ") || StartsWith(t, "Exception")) {
@@ -129,8 +145,37 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
       continue;
     }
     if (section == Section::kOther) continue;
-    if (c.size() >= 1 && (c[0] == "pcp" || c[0] == "switch-prio")) continue;  // header row
+    if (c.size() >= 1 && (c[0] == "pcp" || c[0] == "switch-prio" || c[0] == "traffic-class"))
+      continue;  // header row
     std::vector<std::string> w = Words(t);
+    if (section == Section::kEcn) {
+      // 4  enable  enable  40000 B  200000 B  100
+      if (w.size() < 8)
+        throw InputError(where, Expected("a row: traffic-class ECN RED min-threshold unit "
+                                         "max-threshold unit probability",
+                                         std::string(t)));
+      int tc = ParsePriority(w[0], {file, l.number, "traffic-class"});
+      EcnQueue e;
+      e.enabled = text::ToLower(w[1]) == "enable";
+      e.kmin = ParseAmount(w[3], w[4], {file, l.number, "min-threshold"}, true);
+      e.kmax = ParseAmount(w[5], w[6], {file, l.number, "max-threshold"}, true);
+      e.pmax_percent = ParseDecimal(w[7], {file, l.number, "probability"}, "a percentage");
+      e.source = "congestion-control";
+      e.line = l.number;
+      port.ecn[tc] = e;
+      ecn_table = true;
+      continue;
+    }
+    if (section == Section::kWd) {
+      // 2  DEADLOCK  2
+      if (w.size() < 3)
+        throw InputError(where,
+                         Expected("a row: traffic-class status deadlock-count", std::string(t)));
+      int tc = ParsePriority(w[0], {file, l.number, "traffic-class"});
+      if (text::ToLower(w[1]) == "deadlock") port.pfc_wd_deadlocked.insert(tc);
+      port.pfc_wd_deadlocks[tc] = ParseInt(w[2], {file, l.number, "deadlock-count"}, "a count");
+      continue;
+    }
     if (section == Section::kDscp) {
       if (w.size() < 4)
         throw InputError(where, Expected("a row: index pcp dscp switch-prio", std::string(t)));
@@ -156,8 +201,41 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
   const std::string kTxDiscard = "tx-stats.tx-roce-stats.unicast-no-buffer-discard";
   const std::string kRxDiscard = "rx-stats.rx-roce-stats.no-buffer-discard";
   const bool counters = get(kTxDiscard) || get(kRxDiscard);
+  if (port.pfc_wd_status) {
+    if (auto st = get("state"); st && !st->first.empty())
+      port.pfc_watchdog = text::ToLower(st->first) == "enabled";
+  }
+  if (ecn_table) cfg.ecn_stated = true;
+  // `nv show qos pfc PROFILE`: the profile's switch priorities, with PFC on
+  // when it sends or honours pause frames.
+  const bool pfc_table = get("[switch-priority]") || get("xoff-threshold");
+  if (pfc_table) {
+    auto on = [&](const char* k) {
+      auto v = get(k);
+      return v && text::ToLower(v->first) == "enable";
+    };
+    port.pfc_stated = true;
+    if (auto sp = get("[switch-priority]"); sp && !sp->first.empty() && (on("tx") || on("rx")))
+      port.pfc_priorities =
+          ParsePriorityList(Words(sp->first)[0], {file, sp->second, "[switch-priority]"});
+    LosslessPg pg;
+    if (auto x = get("xoff-threshold"); x && !x->first.empty()) {
+      std::vector<std::string> w = Words(x->first);
+      pg.headroom =
+          ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xoff-threshold"}, true);
+      pg.line = x->second;
+    }
+    if (auto x = get("xon-threshold"); x && !x->first.empty()) {
+      std::vector<std::string> w = Words(x->first);
+      pg.xon =
+          ParseAmount(w[0], w.size() > 1 ? w[1] : "", {file, x->second, "xon-threshold"}, true);
+    }
+    pg.source = "pfc xoff-threshold";
+    if (pg.headroom || pg.xon)
+      for (int prio : port.pfc_priorities) port.pgs[prio] = pg;
+  }
   if (!get("mode") && !get("pfc.pfc-priority") && !get("congestion-control.enabled-tc") &&
-      sp_to_tc.empty() && !counters)
+      sp_to_tc.empty() && !counters && !ecn_table && !port.pfc_wd_status && !pfc_table)
     throw InputError({file, 1, "format"},
                      "no RoCE settings found: expected the output of 'nv show qos roce'");
   auto amount = [&](const std::string& key) -> std::optional<BufferAmount> {
@@ -174,11 +252,11 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
   std::string mode = get("mode") ? text::ToLower(get("mode")->first) : "lossless";
   // "lossless" and "lossless-single-ipool" (one shared ingress pool) both run PFC.
   const bool lossless = StartsWith(mode, "lossless");
-  port.pfc_stated = get("mode") || get("pfc.pfc-priority");
+  port.pfc_stated = port.pfc_stated || get("mode") || get("pfc.pfc-priority");
   if (auto p = get("pfc.pfc-priority"); p && enabled && lossless)
     port.pfc_priorities = ParsePriorityList(p->first, {file, p->second, "pfc.pfc-priority"});
   if (!get("cable-length") && get("pfc.cable-length")) kv["cable-length"] = kv["pfc.cable-length"];
-  cfg.ecn_stated = get("mode") || get("congestion-control.enabled-tc");
+  cfg.ecn_stated = cfg.ecn_stated || get("mode") || get("congestion-control.enabled-tc");
   if (roce_pool) {
     cfg.lossless_pool = roce_pool;
     cfg.lossless_pool_name = "roce-reserved-ingress";

@@ -32,6 +32,7 @@ class SonicJsonReader {
     std::string pool;
     std::optional<BufferAmount> xon, xoff, size, static_th;
     std::optional<int64_t> dynamic_th;
+    bool xon_offset = false;  // Broadcom-style profile: size is the PG minimum
     int64_t line = 0;
   };
 
@@ -150,6 +151,7 @@ void SonicJsonReader::ReadProfiles() {
     p.xon = BytesField(obj, "BUFFER_PROFILE", name, "xon");
     p.xoff = BytesField(obj, "BUFFER_PROFILE", name, "xoff");
     p.size = BytesField(obj, "BUFFER_PROFILE", name, "size");
+    p.xon_offset = Field(obj, "BUFFER_PROFILE", name, "xon_offset").has_value();
     p.static_th = BytesField(obj, "BUFFER_PROFILE", name, "static_th");
     if (auto dt = Field(obj, "BUFFER_PROFILE", name, "dynamic_th")) {
       Location where = Where("BUFFER_PROFILE", name, "dynamic_th");
@@ -244,17 +246,45 @@ QosConfig SonicJsonReader::Read() {
     for (size_t i = 0; i < byte && i < text_.size(); ++i)
       if (text_[i] == '\n') ++line;
     std::string what = e.what();
+    // The parser quotes everything it read of the failing token ("last read:
+    // '<U+000A><U+000A>...'", thousands of characters after a run of blank
+    // lines): keep the last 40, where it failed.
+    const size_t lr = what.find("last read: '");
+    if (lr != std::string::npos) {
+      const size_t from = lr + 12;
+      size_t to = what.find("'; ", from);
+      if (to == std::string::npos) to = what.rfind('\'');
+      if (to != std::string::npos && to > from + 40)
+        what = what.substr(0, from) + "..." + what.substr(to - 40);
+    }
     size_t cut = what.find("syntax error");
     if (cut == std::string::npos) cut = what.find("invalid");
     throw InputError({file_, line, ""}, "truncated or invalid JSON: " +
                                             (cut == std::string::npos ? what : what.substr(cut)));
   }
+  if (LooksLikeOnyxJson(root_)) return ParseOnyxJson(root_, text_, file_);
   if (!root_.is_object())
     throw InputError({file_, 1, ""}, "expected a JSON object (config_db.json)");
   static const char* kTables[] = {"BUFFER_PG", "BUFFER_PROFILE", "PORT_QOS_MAP", "WRED_PROFILE",
                                   "QUEUE",     "BUFFER_QUEUE",   "BUFFER_POOL",  "PFC_WD"};
   bool any = false;
   for (const char* t : kTables) any = any || root_.contains(t);
+  if (!any && root_.contains("DEVICE_METADATA") && root_.contains("PORT")) {
+    // A whole config_db.json (device metadata and ports) without any QoS
+    // table: the switch runs without PFC, lossless buffers or ECN (SONiC
+    // adds them with `config qos reload`). A finding, not bad input.
+    QosConfig cfg;
+    PortQos all;
+    all.name = "*";
+    all.line = LineOf("PORT", "");
+    all.pfc_stated = true;
+    cfg.ports.push_back(all);
+    cfg.ecn_stated = true;
+    cfg.notes.push_back(
+        "config_db.json with DEVICE_METADATA and PORT but no QoS table (no PORT_QOS_MAP, "
+        "BUFFER_PG, WRED_PROFILE): no priority has PFC and no queue has ECN");
+    return cfg;
+  }
   if (!any)
     throw InputError({file_, 1, "format"},
                      "JSON without SONiC QoS tables: expected config_db.json with BUFFER_POOL, "
@@ -319,6 +349,7 @@ QosConfig SonicJsonReader::Read() {
           l.pfc_trigger = LimitOf(pr);
           l.xon = pr.xon;
           l.headroom = pr.xoff;
+          if (!pr.xon_offset) l.reserve = pr.size;
           l.source = "BUFFER_PROFILE|" + pr.name;
           l.line = pr.line;
           p.pgs[prio] = l;

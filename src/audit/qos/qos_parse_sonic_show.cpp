@@ -343,6 +343,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
         l.pfc_trigger = limit_of(*pg);
         l.xon = bytes_of(*pg, "xon");
         l.headroom = bytes_of(*pg, "xoff");
+        if (!pg->kv.count("xon_offset")) l.reserve = bytes_of(*pg, "size");
         l.source = pg->name;
         l.line = pg->line;
         p.pgs[prio] = l;

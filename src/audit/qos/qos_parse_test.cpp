@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "audit/qos/qos_rules.hpp"
 #include "base/error.hpp"
 
 namespace lossless::audit::qos {
@@ -37,6 +38,79 @@ Location ErrorOf(const std::string& text, const std::string& file = "x.txt") {
   }
   ADD_FAILURE() << "parsed without error";
   return {};
+}
+
+TEST(QosParse, BrokenJsonAfterManyBlankLinesGivesAShortMessage) {
+  // A Markdown page whose JSON-looking block is a template: the JSON parser's
+  // "last read" quote ran to thousands of characters in one message.
+  const std::string text = "{\n\"BUFFER_PROFILE\": {\n" + std::string(400, '\n') + "{%";
+  try {
+    ParseQosText(text, "t.json");
+    ADD_FAILURE() << "parsed without error";
+  } catch (const InputError& e) {
+    EXPECT_LT(std::string(e.what()).size(), 300u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("truncated or invalid JSON"), std::string::npos);
+  }
+}
+
+// Issue 13: configuration without RoCE settings is a finding, not bad input.
+TEST(QosParse, SwitchConfigWithoutQosIsAFindingNotBadInput) {
+  QosConfig excerpt = ParseQosText("interface Ethernet1\n   description uplink\n", "t.txt");
+  EXPECT_EQ(excerpt.format, QosFormat::kSwitchConfig);
+  EXPECT_EQ(AuditQos(excerpt, {}).verdict, Verdict::kIndeterminate);
+  QosConfig whole = ParseQosText(
+      "! Command: show running-config\n!\nhostname leaf1\ninterface Ethernet1\n   mtu 9214\n",
+      "t.txt");
+  EXPECT_EQ(whole.format, QosFormat::kSwitchConfig);
+  EXPECT_EQ(AuditQos(whole, {}).verdict, Verdict::kFail);
+  // A whole config_db.json without QoS tables: fail.
+  QosConfig db = ParseQosText(
+      "{\"DEVICE_METADATA\": {\"localhost\": {\"hostname\": \"sonic\"}},\n"
+      " \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}}}\n",
+      "t.json");
+  EXPECT_EQ(db.format, QosFormat::kSonicJson);
+  EXPECT_EQ(AuditQos(db, {}).verdict, Verdict::kFail);
+  // Not configuration at all: still bad input.
+  EXPECT_EQ(ErrorOf("link s0 s1 count=2\nlink s1 s2\n").field, "format");
+}
+
+TEST(QosParse, OnyxCongestionControlJson) {
+  QosConfig c = ParseQosText(
+      "[ {\"Interface ethernet\": \"1/5\", \"ECN marked packets\": \"0\"},\n"
+      "  {\"header\": \"TC-2\", \"Mode\": \"RED\", \"Threshold mode\": \"relative\",\n"
+      "   \"Minimum threshold\": \"9%\", \"Maximum threshold\": \"90%\"},\n"
+      "  {\"header\": \"TC-3\", \"Mode\": \"ECN\", \"Threshold mode\": \"absolute\",\n"
+      "   \"Minimum threshold\": \"150 KB\", \"Maximum threshold\": \"150 KB\"} ]\n",
+      "t.json");
+  EXPECT_EQ(c.format, QosFormat::kOnyx);
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_EQ(c.ports[0].name, "Eth1/5");
+  ASSERT_TRUE(c.ports[0].ecn.count(3));
+  EXPECT_EQ(c.ports[0].ecn.at(3).kmin->value, 150000);
+  EXPECT_FALSE(c.ports[0].ecn.count(2));  // RED drops, it does not mark
+  // Minimum equal to maximum: a step, no ramp (issue 13's Onyx finding).
+  QosAudit a = AuditQos(c, {});
+  bool seen = false;
+  for (const QosCheck& k : a.checks) {
+    if (k.id != "ecn.kmin-kmax") continue;
+    seen = true;
+    EXPECT_EQ(k.verdict, Verdict::kWarn);
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(QosParse, OnyxPfcPortJson) {
+  QosConfig c = ParseQosText(
+      "{\"Eth1/1\": [{\"PFC admin\": \"Auto\", \"PFC oper\": \"Disabled\"}],\n"
+      " \"Eth1/2\": [{\"PFC admin\": \"on\", \"PFC oper\": \"Enabled\"}]}\n",
+      "t.json");
+  EXPECT_EQ(c.format, QosFormat::kOnyx);
+  ASSERT_EQ(c.ports.size(), 2u);
+  EXPECT_TRUE(c.ports[0].pfc_stated);   // Eth1/1: off
+  EXPECT_FALSE(c.ports[1].pfc_stated);  // Eth1/2: on, priorities not in this output
+  EXPECT_EQ(
+      ErrorOf("{\"Eth1/1\": [{\"PFC admin\": \"on\", \"PFC oper\": \"maybe\"}]}\n", "t.json").field,
+      "Eth1/1.PFC oper");
 }
 
 TEST(QosParse, DetectsEachFormat) {

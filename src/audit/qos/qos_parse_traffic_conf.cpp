@@ -41,6 +41,7 @@ QosConfig ParseTrafficConf(std::string_view text, const std::string& file) {
   QosConfig cfg;
   // section ("pfc", "ecn_red", "link_pause") -> group -> fields
   std::map<std::string, std::map<std::string, Group>> sections;
+  bool ecn_keys = false;  // any ecn_red.* line, the port_group_list included
   for (const TextLine& l : SplitLines(text)) {
     std::string_view t = Trim(l.text);
     if (t.empty() || t.front() == '#') continue;
@@ -54,6 +55,7 @@ QosConfig ParseTrafficConf(std::string_view text, const std::string& file) {
     size_t d1 = key.find('.');
     size_t d2 = d1 == std::string::npos ? std::string::npos : key.find('.', d1 + 1);
     std::string section = key.substr(0, d1);
+    ecn_keys = ecn_keys || section == "ecn_red";
     if ((section != "pfc" && section != "ecn_red" && section != "link_pause") ||
         d2 == std::string::npos) {
       if (key.find("port_group_list") == std::string::npos)
@@ -126,7 +128,11 @@ QosConfig ParseTrafficConf(std::string_view text, const std::string& file) {
   }
   for (const auto& [name, g] : sections["link_pause"])
     if (is_true(g, "rx_enable") || is_true(g, "tx_enable")) port(g).link_pause = true;
-  cfg.ecn_stated = true;
+  // ECN is stated when the text has the ecn_red section (an empty
+  // port_group_list says "none"). Without it the text is another section of
+  // the file (Cumulus 5 qos_features.conf also has a default ECN profile,
+  // default_ecn_red_conf, on egress queue 0): ECN there is unknown.
+  cfg.ecn_stated = ecn_keys;
   if (!sections["pfc"].empty())
     cfg.notes.push_back(
         "traffic.conf xoff_size read as the PG headroom; the PFC trigger is not in "

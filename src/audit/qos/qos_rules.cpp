@@ -35,10 +35,13 @@ constexpr std::array<CellSizePreset, 10> kCellPresets{{
 }};
 
 // Order of checks in the report.
-constexpr std::array<std::string_view, 12> kCheckOrder{
-    "pfc.roce-priority",  "pfc.other-priorities", "pfc.headroom",   "pfc.watchdog",
-    "pause.global",       "ecn.roce-queue",       "ecn.kmin-kmax",  "ecn.kmin-ratio",
-    "ecn.kmax-below-pfc", "cnp.priority",         "drops.lossless", "pfc.frames"};
+constexpr std::array<std::string_view, 14> kCheckOrder{"pfc.roce-priority",  "pfc.other-priorities",
+                                                       "pfc.headroom",       "pfc.xon",
+                                                       "pfc.watchdog",       "pfc.watchdog-events",
+                                                       "pause.global",       "ecn.roce-queue",
+                                                       "ecn.kmin-kmax",      "ecn.kmin-ratio",
+                                                       "ecn.kmax-below-pfc", "cnp.priority",
+                                                       "drops.lossless",     "pfc.frames"};
 
 std::string Bytes(int64_t b) {
   return units::FormatBytes(units::Bytes(b));
@@ -82,6 +85,8 @@ class Auditor {
  private:
   void CheckPfc(const PortQos& p);
   void CheckHeadroom(const PortQos& p);
+  void CheckXon(const PortQos& p);
+  void CheckWatchdogStatus(const PortQos& p);
   void CheckEcn(const PortQos& p);
   void CheckCnp();
   void CheckDrops(const PortQos& p);
@@ -239,6 +244,87 @@ void Auditor::CheckHeadroom(const PortQos& p) {
   }
 }
 
+// A profile whose size is meant to hold xon + xoff (SONiC without
+// xon_offset, NVIDIA Spectrum style: sonic-utilities'
+// scripts/mellanox_buffer_migrator.py derives xoff = size - xon) cannot have
+// xon above its size: the resume level would lie outside the buffer the PG
+// owns. xon is not compared with xoff: in that model xon is a reserve, not a
+// level below the pause level, and the vendor defaults have xon above xoff
+// (Spectrum-1 pg_lossless_25000_5m_profile: size 34816, xon 18432, so xoff
+// 16384; with a shared headroom pool size == xon and xoff is 0). Reported
+// only when the input states both xon and such a size.
+void Auditor::CheckXon(const PortQos& p) {
+  const int r = opts_.roce_priority;
+  auto it = p.pgs.find(r);
+  if (it == p.pgs.end() || !it->second.xon || !it->second.reserve) return;
+  const LosslessPg& pg = it->second;
+  const BufferAmount& xon = *pg.xon;
+  const BufferAmount& size = *pg.reserve;
+  std::optional<bool> above;
+  if (xon.unit == size.unit) {
+    above = xon.value > size.value;
+  } else if (auto a = ToBytes(xon), b = ToBytes(size); a && b) {
+    above = *a > *b;
+  }
+  if (!above) return;
+  const std::string src = pg.source.empty() ? "" : fmt::format(" ({})", pg.source);
+  if (*above) {
+    out_.Add("pfc.xon", Verdict::kFail,
+             fmt::format("xon {} above the profile size {} for priority {}{}: the size is meant "
+                         "to hold xon + xoff, so the profile is inconsistent and the PG cannot "
+                         "hold its resume level",
+                         xon.ToString(), size.ToString(), r, src),
+             p.name);
+  } else {
+    out_.Add("pfc.xon", Verdict::kPass,
+             fmt::format("xon {} within the profile size {}", xon.ToString(), size.ToString()),
+             p.name);
+  }
+}
+
+// The watchdog's own status (NVUE `nv show interface X qos pfc-watchdog`): a
+// class in DEADLOCK is in a pause storm the watchdog is breaking by dropping
+// that class's traffic (on the RoCE class: lossless traffic is being
+// dropped now); deadlock counts are storms that happened.
+void Auditor::CheckWatchdogStatus(const PortQos& p) {
+  if (!p.pfc_wd_status) return;
+  if (!p.pfc_stated && p.pfc_watchdog) {
+    out_.Add("pfc.watchdog", *p.pfc_watchdog ? Verdict::kPass : Verdict::kWarn,
+             *p.pfc_watchdog ? "PFC watchdog enabled"
+                             : "PFC watchdog disabled: a stuck receiver can pause the fabric "
+                               "indefinitely (pause storm)",
+             p.name);
+  }
+  const int tc = cfg_.QueueOf(opts_.roce_priority);
+  std::string counted;
+  for (const auto& [k, n] : p.pfc_wd_deadlocks)
+    if (n > 0) counted += fmt::format("{}{} ({})", counted.empty() ? "" : ", ", k, n);
+  const std::string tail = counted.empty() ? "" : "; deadlocks counted on classes " + counted;
+  if (p.pfc_wd_deadlocked.count(tc)) {
+    out_.Add("pfc.watchdog-events", Verdict::kFail,
+             fmt::format("PFC watchdog in DEADLOCK on traffic class {} (RoCE priority {}): a "
+                         "pause storm, which the watchdog breaks by dropping the lossless "
+                         "traffic{}",
+                         tc, opts_.roce_priority, tail),
+             p.name);
+  } else if (!p.pfc_wd_deadlocked.empty()) {
+    out_.Add("pfc.watchdog-events", Verdict::kWarn,
+             fmt::format("PFC watchdog in DEADLOCK on traffic classes {} (pause storms there, "
+                         "broken by dropping their traffic; the RoCE class {} is not){}",
+                         PrioList(p.pfc_wd_deadlocked), tc, tail),
+             p.name);
+  } else if (!counted.empty()) {
+    out_.Add("pfc.watchdog-events", Verdict::kWarn,
+             fmt::format("no class in DEADLOCK now, but pause storms happened: deadlocks counted "
+                         "on classes {}",
+                         counted),
+             p.name);
+  } else {
+    out_.Add("pfc.watchdog-events", Verdict::kPass, "no PFC watchdog deadlock on any traffic class",
+             p.name);
+  }
+}
+
 const SkippedLine* Auditor::SkippedEcnLine() const {
   static constexpr std::string_view kEcnWords[] = {"ecn",
                                                    "random-detect",
@@ -331,6 +417,17 @@ void Auditor::CheckEcn(const PortQos& p) {
     return;
   }
   const EcnQueue& e = it->second;
+  if (e.pmax_percent && !(*e.pmax_percent >= 0 && *e.pmax_percent <= 100)) {
+    // A switch refuses such a setting (EOS max-mark-probability takes 1-100,
+    // SONiC's WRED drop probability 0-100): the text is not what runs.
+    out_.Add("ecn.roce-queue", Verdict::kFail,
+             fmt::format("ECN on queue {}: marking probability {:g}% is outside 0-100%{}; the "
+                         "switch would refuse it, so the marking that runs is not the one "
+                         "written here",
+                         q, *e.pmax_percent, e.line > 0 ? fmt::format(" (line {})", e.line) : ""),
+             p.name);
+    return;
+  }
   std::string pmax = e.pmax_percent ? fmt::format(", Pmax {:g}%", *e.pmax_percent) : "";
   auto pct_text = [](const std::optional<double>& v) {
     return v ? fmt::format("{:g}% of the queue buffer", *v) : std::string("?");
@@ -610,6 +707,8 @@ QosAudit Auditor::Run() {
   for (const PortQos& p : cfg_.ports) {
     CheckPfc(p);
     CheckHeadroom(p);
+    CheckXon(p);
+    CheckWatchdogStatus(p);
     CheckEcn(p);
     CheckDrops(p);
     CheckPfcFrames(p);

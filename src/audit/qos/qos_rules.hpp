@@ -6,9 +6,14 @@
 //   pfc.roce-priority    PFC enabled on the RoCE priority
 //   pfc.other-priorities PFC enabled on no other priority (0 = fail, others = warn)
 //   pfc.headroom         headroom >= H = 2(MTU+20) + 84 + B(2·L·5 ns/m + 4·t_PHY + t_resp)
+//   pfc.xon              xon not above a profile size meant to hold xon + xoff
+//                        (only when the input states both)
 //   pfc.watchdog         PFC watchdog on lossless ports (when the input can say)
+//   pfc.watchdog-events  no traffic class in watchdog DEADLOCK and no deadlocks
+//                        counted (only with the watchdog's status table)
 //   pause.global         no 802.3x link pause
-//   ecn.roce-queue       ECN marking on the RoCE priority's queue
+//   ecn.roce-queue       ECN marking on the RoCE priority's queue, with a marking
+//                        probability inside 0-100 %
 //   ecn.kmin-kmax        Kmin < Kmax
 //   ecn.kmin-ratio       Kmin about 20-30 % of the buffer available to the queue
 //   ecn.kmax-below-pfc   Kmax below the PFC trigger (XOFF or dynamic threshold)

@@ -1,6 +1,8 @@
 #include "audit/qos/qos_rules.hpp"
 
 #include <fstream>
+#include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -359,6 +361,142 @@ TEST(QosRules, SonicBrokenFindingsHaveNumbers) {
             "data after XOFF overflows and lossless packets are dropped");
   EXPECT_EQ(Check(a, "ecn.kmin-kmax").verdict, Verdict::kFail);
   EXPECT_EQ(Check(a, "cnp.priority").verdict, Verdict::kFail);
+}
+
+// Issue 16 item 18: QoS lint gaps that passed. xon above the profile size
+// fails; xon above xoff does not (the Spectrum defaults have it, see CheckXon).
+bool HasCheck(const QosAudit& a, const std::string& id) {
+  for (const QosCheck& c : a.checks)
+    if (c.id == id) return true;
+  return false;
+}
+
+TEST(QosRules, XonAboveTheProfileSizeFails) {
+  QosConfig c = Healthy();
+  c.ports[0].pgs[3].xon = BufferAmount::Bytes(150'000);  // above xoff (headroom) 120,000
+  EXPECT_FALSE(HasCheck(AuditQos(c, {}), "pfc.xon"));    // no size: not judged
+  c.ports[0].pgs[3].reserve = BufferAmount::Bytes(270'000);
+  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.xon").verdict, Verdict::kPass);
+  c.ports[0].pgs[3].reserve = BufferAmount::Bytes(90'000);
+  QosCheck x = Check(AuditQos(c, {}), "pfc.xon");
+  EXPECT_EQ(x.verdict, Verdict::kFail);
+  EXPECT_NE(x.message.find("xon 150000B above the profile size 90000B"), std::string::npos)
+      << x.message;
+  c.ports[0].pgs[3].xon.reset();
+  EXPECT_FALSE(HasCheck(AuditQos(c, {}), "pfc.xon"));
+}
+
+TEST(QosRules, SonicProfileXonIsComparedWithTheSize) {
+  auto audit = [](const std::string& profile) {
+    const std::string json = R"({"BUFFER_POOL": {"ingress_lossless_pool": {"size": "12000000",
+      "type": "ingress", "mode": "dynamic"}},
+    "BUFFER_PROFILE": {"pg_lossless_25000_5m_profile": {"pool": "ingress_lossless_pool", )" +
+                             profile + R"(, "dynamic_th": "-2"}},
+    "BUFFER_PG": {"Ethernet0|3-4": {"profile": "pg_lossless_25000_5m_profile"}},
+    "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4"}}})";
+    return AuditQos(ParseQosText(json, "t.json"), {});
+  };
+  // The Spectrum-1 default (sonic-utilities mellanox_buffer_migrator.py): xon above xoff.
+  EXPECT_EQ(Check(audit(R"("size": "34816", "xon": "18432", "xoff": "16384")"), "pfc.xon").verdict,
+            Verdict::kPass);
+  // Shared headroom pool: size == xon, xoff 0.
+  EXPECT_EQ(Check(audit(R"("size": "18432", "xon": "18432", "xoff": "0")"), "pfc.xon").verdict,
+            Verdict::kPass);
+  EXPECT_EQ(Check(audit(R"("size": "15000", "xon": "18432", "xoff": "56320")"), "pfc.xon").verdict,
+            Verdict::kFail);
+  // Broadcom-style profile (xon_offset): size is the PG minimum, xon above it is normal (the
+  // DellEMC Z9264f real sample: size 1248, xon 2288, xoff 177632): not judged.
+  EXPECT_FALSE(
+      HasCheck(audit(R"("size": "1248", "xon": "2288", "xon_offset": "2288", "xoff": "177632")"),
+               "pfc.xon"));
+}
+
+TEST(QosRules, EosLaterNoPriorityFlowControlTurnsPfcOff) {
+  const std::string eos =
+      "interface Ethernet1/1\n"
+      "   priority-flow-control on\n"
+      "   priority-flow-control priority 3 no-drop\n"
+      "   priority-flow-control pause watchdog\n"
+      "   tx-queue 3\n"
+      "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes\n"
+      "   no priority-flow-control\n";
+  QosConfig c = ParseQosText(eos, "t.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_TRUE(c.ports[0].pfc_priorities.empty());
+  EXPECT_EQ(Check(AuditQos(c, {}), "pfc.roce-priority").verdict, Verdict::kFail);
+  // The same with the enable last: PFC on.
+  QosConfig on = ParseQosText(
+      "interface Ethernet1/1\n   no priority-flow-control\n   priority-flow-control on\n"
+      "   priority-flow-control priority 3 no-drop\n",
+      "t.txt");
+  EXPECT_EQ(on.ports[0].pfc_priorities, std::set<int>{3});
+  // An interface that turns PFC off overrides the profile it applies.
+  QosConfig prof = ParseQosText(
+      "qos profile ROCE\n   priority-flow-control on\n   priority-flow-control priority 3 "
+      "no-drop\ninterface Ethernet1/1\n   service-profile ROCE\n   no priority-flow-control\n"
+      "interface Ethernet1/2\n   service-profile ROCE\n",
+      "t.txt");
+  ASSERT_EQ(prof.ports.size(), 2u);
+  EXPECT_TRUE(prof.ports[0].pfc_priorities.empty());
+  EXPECT_EQ(prof.ports[1].pfc_priorities, std::set<int>{3});
+  // `no priority-flow-control priority 3` drops the priority only.
+  QosConfig prio = ParseQosText(
+      "interface Ethernet1/1\n   priority-flow-control on\n   priority-flow-control priority 3 "
+      "no-drop\n   priority-flow-control priority 4 no-drop\n   no priority-flow-control "
+      "priority 3\n",
+      "t.txt");
+  EXPECT_EQ(prio.ports[0].pfc_priorities, std::set<int>{4});
+}
+
+TEST(QosRules, MarkProbabilityOutsideAPercentageFails) {
+  const std::string eos =
+      "interface Ethernet1/1\n"
+      "   priority-flow-control on\n"
+      "   priority-flow-control priority 3 no-drop\n"
+      "   tx-queue 3\n"
+      "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
+      "max-mark-probability 250\n";
+  QosCheck e = Check(AuditQos(ParseQosText(eos, "t.txt"), {}), "ecn.roce-queue");
+  EXPECT_EQ(e.verdict, Verdict::kFail);
+  EXPECT_NE(e.message.find("marking probability 250% is outside 0-100% (line 5)"),
+            std::string::npos)
+      << e.message;
+  QosConfig c = Healthy();
+  c.ports[0].ecn[3].pmax_percent = 100;
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kPass);
+}
+
+TEST(QosRules, WatchdogDeadlockOnTheRoceClassFailsElsewhereWarns) {
+  const std::string head =
+      "                 operational  applied \n"
+      "state            enabled      enabled \n"
+      "\n"
+      "PFC WD Status \n"
+      "    traffic-class  status    deadlock-count \n";
+  QosConfig storm = ParseQosText(head + "    3              DEADLOCK  1 \n    7  OK  0\n", "t.txt");
+  ASSERT_EQ(storm.format, QosFormat::kNvue);
+  EXPECT_EQ(Check(AuditQos(storm, {}), "pfc.watchdog-events").verdict, Verdict::kFail);
+  EXPECT_EQ(Check(AuditQos(storm, {}), "pfc.watchdog").verdict, Verdict::kPass);
+  QosConfig other = ParseQosText(head + "    3  OK  0\n    7  DEADLOCK  3\n", "t.txt");
+  EXPECT_EQ(Check(AuditQos(other, {}), "pfc.watchdog-events").verdict, Verdict::kWarn);
+  QosConfig past = ParseQosText(head + "    3  OK  2\n    7  OK  0\n", "t.txt");
+  EXPECT_EQ(Check(AuditQos(past, {}), "pfc.watchdog-events").verdict, Verdict::kWarn);
+  QosConfig calm = ParseQosText(head + "    3  OK  0\n    7  OK  0\n", "t.txt");
+  EXPECT_EQ(Check(AuditQos(calm, {}), "pfc.watchdog-events").verdict, Verdict::kPass);
+}
+
+TEST(QosRules, NvueEcnConfigurationsTableIsRead) {
+  QosConfig c = ParseQosText(
+      "    operational  applied  description\n"
+      "ECN Configurations\n"
+      "    traffic-class  ECN     RED     Min Th   Max Th    Probability\n"
+      "    3              enable  enable  150000 B  1500000 B  100\n",
+      "t.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  ASSERT_TRUE(c.ports[0].ecn.count(3));
+  EXPECT_EQ(c.ports[0].ecn.at(3).kmin->value, 150000);
+  EXPECT_EQ(c.ports[0].ecn.at(3).kmax->value, 1500000);
+  EXPECT_EQ(Check(AuditQos(c, {}), "ecn.roce-queue").verdict, Verdict::kPass);
 }
 
 TEST(QosReport, JsonHasChecksVerdictAndFormat) {

@@ -17,7 +17,10 @@
 
 namespace lossless::audit::qos::internal {
 
+// Formats the segmenter scores and detects: every QosFormat before
+// kSwitchConfig (which ParseQosText chooses when none of them is found).
 inline constexpr size_t kQosFormatCount = 9;
+static_assert(static_cast<size_t>(QosFormat::kSwitchConfig) == kQosFormatCount);
 
 // Evidence for each format in one trimmed line, indexed by QosFormat.
 void ScoreQosLine(std::string_view trimmed, std::array<int, kQosFormatCount>& points);
