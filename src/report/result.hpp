@@ -89,7 +89,11 @@ struct RunResult {
   units::Time sim_time;     // time of the last event
   uint64_t flows = 0;
   uint64_t flows_done = 0;
-  Percentiles fct;  // over completed flows
+  // Flows not finished at the end of the run and the bytes they had not yet
+  // delivered (DECISIONS 3: reported, never an FCT of 0).
+  uint64_t flows_unfinished = 0;
+  int64_t bytes_left = 0;
+  Percentiles fct;  // over completed flows; meaningless when flows_done == 0
   units::Time max_packet_latency;
   double mean_link_utilization = 0;  // over link directions that carried traffic
   double max_link_utilization = 0;

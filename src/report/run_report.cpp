@@ -131,6 +131,12 @@ std::string RunText(const RunResult& r, bool timing) {
         "us\n",
         Us(r.fct.min), Us(r.fct.median), Us(r.fct.p99), Us(r.fct.max), Us(r.fct.mean));
     o += fmt::format("latency    max one-way packet latency {:.3f} us\n", Us(r.max_packet_latency));
+  } else if (r.flows > 0) {
+    o += "fct        no flow finished\n";
+  }
+  if (r.flows_unfinished > 0) {
+    o += fmt::format("unfinished {} flow{}, {} bytes not delivered\n", r.flows_unfinished,
+                     r.flows_unfinished == 1 ? "" : "s", r.bytes_left);
   }
   o += fmt::format(
       "links      utilization mean {:.1f}%  max {:.1f}% (over link directions that carried "
@@ -224,12 +230,20 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
                    {"routing", r.routing}};
   j["result"] = r.stop_reason;
   j["sim_time_ps"] = r.sim_time.ps();
-  j["flows"] = {{"total", r.flows}, {"done", r.flows_done}};
-  j["fct_us"] = {{"min", Us(r.fct.min)},
-                 {"median", Us(r.fct.median)},
-                 {"p99", Us(r.fct.p99)},
-                 {"max", Us(r.fct.max)},
-                 {"mean", Us(r.fct.mean)}};
+  j["flows"] = {{"total", r.flows},
+                {"done", r.flows_done},
+                {"unfinished", r.flows_unfinished},
+                {"bytes_left", r.bytes_left}};
+  // No finished flow, no FCT: null, never 0 (DECISIONS 3).
+  if (r.flows_done > 0) {
+    j["fct_us"] = {{"min", Us(r.fct.min)},
+                   {"median", Us(r.fct.median)},
+                   {"p99", Us(r.fct.p99)},
+                   {"max", Us(r.fct.max)},
+                   {"mean", Us(r.fct.mean)}};
+  } else {
+    j["fct_us"] = nullptr;
+  }
   j["max_packet_latency_us"] = Us(r.max_packet_latency);
   nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
   for (const auto& l : r.busiest)

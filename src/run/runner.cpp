@@ -245,7 +245,12 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   r.sim_time = sim.Now();
   std::vector<units::Time> fcts;
   for (const auto& f : job) {
-    if (f.done()) fcts.push_back(f.fct());
+    if (f.done()) {
+      fcts.push_back(f.fct());
+    } else {
+      ++r.flows_unfinished;
+      r.bytes_left += std::max<int64_t>(0, f.spec.bytes - f.recv_bytes);
+    }
     r.max_packet_latency = std::max(r.max_packet_latency, f.max_latency);
   }
   r.fct = Summarize(std::move(fcts));
