@@ -16,6 +16,7 @@
 #include "audit/topo/topo_rules.hpp"
 #include "audit/verdict.hpp"
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "formats/topo_matrix.hpp"
 
@@ -51,7 +52,7 @@ void AddAuditTopoCommand(CLI::App& audit, Context& ctx) {
     if (opt->json) {
       fmt::print("{}\n", audit::topo::TopoToJson(m, r).dump(2));
     } else {
-      fmt::print("{}", audit::topo::FormatTopoText(r));
+      fmt::print("{}", text::ForTerminal(audit::topo::FormatTopoText(r)));
     }
     // docs/errors.md: 0 pass, 1 fail, 3 indeterminate.
     ctx.exit_code = audit::ExitCode(r.verdict, /*strict=*/false);

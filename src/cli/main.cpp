@@ -1,4 +1,6 @@
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -32,6 +34,15 @@ int main(int argc, char** argv) {
   lossless::cli::AddReportCommand(app, ctx);
   try {
     app.parse(argc, argv);
+    // What a command printed must have arrived: a full disk or a closed pipe
+    // behind standard output is an error, not a silent exit 0.
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      const int err = errno;
+      fmt::print(stderr, "error: <stdout>: cannot write: {}\n",
+                 err != 0 ? std::strerror(err) : "write error");
+      return 2;
+    }
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "base/file.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "report/run_report.hpp"
@@ -28,77 +29,21 @@
 namespace lossless::cli {
 namespace {
 
-// A regular file (or a new one) is written to PATH.tmp and renamed, so a
-// failed write never leaves half a result; other files (/dev/null, a FIFO)
-// are written in place.
-bool WriteViaTemp(const std::string& path) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  return ec || st.type() == std::filesystem::file_type::not_found ||
-         st.type() == std::filesystem::file_type::regular;
-}
-
-// Before a run: an output path that cannot be written is bad input now, not
-// after the whole simulation.
-void CheckWritable(const std::string& path, const char* field) {
-  if (path.empty() || path == "-") return;
-  if (std::filesystem::is_directory(path))
-    throw InputError({path, 0, field}, "is a directory: expected a file to write");
-  const std::string probe = WriteViaTemp(path) ? path + ".tmp" : path;
-  const bool existed = std::filesystem::exists(probe);
-  std::FILE* f = std::fopen(probe.c_str(), "ab");
-  if (f == nullptr)
-    throw InputError({path, 0, field}, fmt::format("cannot write: {}", std::strerror(errno)));
-  std::fclose(f);
-  if (!existed) std::remove(probe.c_str());
-}
-
-// "-" = standard output. Every write error (a full disk, /dev/full) is an
-// InputError naming the path.
-void WriteFile(const std::string& path, const std::string& text,
-               const char* field = "outputs.json") {
-  const auto fail = [&](int err) {
-    throw InputError({path, 0, field}, fmt::format("cannot write: {}", std::strerror(err)));
-  };
-  if (path == "-") {
-    std::fflush(stdout);
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-      fail(errno);
-    return;
-  }
-  const bool temp = WriteViaTemp(path);
-  const std::string target = temp ? path + ".tmp" : path;
-  std::FILE* f = std::fopen(target.c_str(), "wb");
-  if (f == nullptr) fail(errno);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int err = errno;
-  if (std::fclose(f) != 0 || !ok) {
-    const int e = ok ? errno : err;
-    if (temp) std::remove(target.c_str());
-    fail(e);
-  }
-  if (temp && std::rename(target.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(target.c_str());
-    fail(e);
-  }
-}
-
 // Runs and prints the scenario; returns whether it ended in a finding: the
 // online deadlock detector confirmed a deadlock (the report's DEADLOCK line)
 // or an RC queue pair ran out of retries (QP FAILED).
 bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
-  std::string path = json_path.empty() ? s.json_out : json_path;
-  CheckWritable(path, json_path.empty() ? "outputs.json" : "--json");
-  CheckWritable(s.series.csv_out, "outputs.series_csv");
+  const std::string path = json_path.empty() ? s.json_out : json_path;
+  const Location json_where{path, 0, json_path.empty() ? "outputs.json" : "--json"};
+  const Location csv_where{s.series.csv_out, 0, "outputs.series_csv"};
+  CheckOutputPath(path, json_where);
+  CheckOutputPath(s.series.csv_out, csv_where);
   report::RunResult r = run::RunScenario(s);
-  // With the JSON on standard output, the text report goes to standard error.
-  fmt::print(path == "-" ? stderr : stdout, "{}", report::RunText(r, timing));
-  if (!path.empty())
-    WriteFile(path, report::RunJson(r, timing).dump(2) + "\n",
-              json_path.empty() ? "outputs.json" : "--json");
-  if (!s.series.csv_out.empty())
-    WriteFile(s.series.csv_out, report::SeriesCsv(r.series), "outputs.series_csv");
+  // With the JSON or the CSV on standard output, the text report goes to standard error.
+  const bool stdout_taken = path == "-" || s.series.csv_out == "-";
+  fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(report::RunText(r, timing)));
+  if (!path.empty()) WriteOutput(path, report::RunJson(r, timing).dump(2) + "\n", json_where);
+  if (!s.series.csv_out.empty()) WriteOutput(s.series.csv_out, report::SeriesCsv(r.series), csv_where);
   return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty();
 }
 
@@ -226,11 +171,12 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       auto flows = workload::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()), &t);
       if (s.series.interval.ps() > 0) scenario::SeriesPorts(s, t);
       scenario::CheckFaults(s, t, flows.size());
-      fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
-                 t.links.size(), flows.size());
-      for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", w);
+      fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", text::OneLine(*file),
+                 text::OneLine(t.description), t.hosts.size(), t.links.size(), flows.size());
+      for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", text::OneLine(w));
       if (*show) {
-        for (const auto& [k, v] : s.resolved) fmt::print("  {} = {}\n", k, v);
+        for (const auto& [k, v] : s.resolved)
+          fmt::print("  {} = {}\n", text::OneLine(k), text::OneLine(v));
       }
       ctx.exit_code = 0;
     });
@@ -292,9 +238,9 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
           "fabric: {{preset: raw, link_rate: 400Gbps, link_delay: 1us, mtu: 3972, frame_overhead: "
           "30,\n"
           "         switch_latency: 0ns, routing: spray, buffer: 1GiB,\n"
-          "         ecn: {{enabled: true, kmin: 128064, kmax: 132066, pmax: 1}}}}\n"
+          "         ecn: {{enabled: true, kmin: 128064B, kmax: 132066B, pmax: 1}}}}\n"
           "topology: {{kind: ls-ring, gpus: {}, hosts_per_leaf: 8, spines: 8}}\n"
-          "traffic: [{{pattern: permutation, stride: {}, bytes: {}}}]\n",
+          "traffic: [{{pattern: permutation, stride: {}, bytes: {}B}}]\n",
           *hosts, *stride, m * 3972);
       std::vector<std::string> sets;
       if (*lossless_mode == "roce") {

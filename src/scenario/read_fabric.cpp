@@ -135,8 +135,11 @@ void ReadCongestionControl(Fields& f, Scenario& sc) {
     const Location cc_where = f.Find("fabric.cc").where;
     net.dcqcn_params =
         cc::DcqcnParams::Preset(cc == "dcqcn-paper" ? "paper" : "connectx-firmware", cc_where);
-    for (const auto& [name, v] : dcqcn_given)
-      if (name != "cnp_class") net.dcqcn_params.Set(name, v.text, v.where);
+    for (const auto& [name, v] : dcqcn_given) {
+      if (name == "cnp_class") continue;
+      RequireUnit(v, FindParam("fabric.dcqcn." + name)->type);
+      net.dcqcn_params.Set(name, v.text, v.where);
+    }
     try {
       net.dcqcn_params.Validate(sc.clos.link_rate, {cc_where.file, cc_where.line, "fabric.dcqcn"});
     } catch (const InputError& e) {

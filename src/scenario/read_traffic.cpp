@@ -114,6 +114,7 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
     ts.pattern = ParsePattern(f["pattern"].text, f["pattern"].where);
     if (!f.count("bytes"))
       throw InputError(ts.where, "expected 'bytes' (size of each flow, e.g. 16MiB)");
+    RequireUnit(f["bytes"], ParamType::kBytes);
     ts.bytes = units::ParseBytes(f["bytes"].text, f["bytes"].where).count();
     if (ts.bytes <= 0)
       throw InputError(f["bytes"].where, Expected("a size above zero", f["bytes"].text));
@@ -145,6 +146,7 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
           f["every"].where,
           Expected("repeats that end within the clock's range (about 106 days)", f["every"].text));
     if (f.count("rate")) {
+      RequireUnit(f["rate"], ParamType::kRate);
       ts.rate = units::ParseRate(f["rate"].text, f["rate"].where);
       ts.rate_where = f["rate"].where;
     }

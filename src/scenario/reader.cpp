@@ -5,12 +5,15 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "base/text.hpp"
 
 namespace lossless::scenario {
 namespace {
@@ -212,12 +215,34 @@ units::Time Fields::Time(const char* name) {
 
 units::Rate Fields::Rate(const char* name) {
   Value v = Get(name);
+  RequireUnit(v, ParamType::kRate);
   return units::ParseRate(v.text, v.where);
 }
 
 int64_t Fields::Bytes(const char* name) {
   Value v = Get(name);
+  RequireUnit(v, ParamType::kBytes);
   return units::ParseBytes(v.text, v.where).count();
+}
+
+std::string PathInScenario(const Value& v, const std::string& scenario_file) {
+  if (v.text.empty() || v.text == "-" || !v.given || v.where.file != scenario_file) return v.text;
+  const std::filesystem::path p(v.text);
+  const std::filesystem::path folder = std::filesystem::path(scenario_file).parent_path();
+  if (p.is_absolute() || folder.empty()) return v.text;
+  return (folder / p).lexically_normal().string();
+}
+
+void RequireUnit(const Value& v, ParamType type) {
+  if (type != ParamType::kRate && type != ParamType::kBytes) return;
+  const std::string_view t = text::Trim(v.text);
+  if (t.empty() || t.find_first_not_of("0123456789.+-") != std::string_view::npos) return;
+  // Zero is zero in any unit.
+  if (t.find_first_not_of("0.+-") == std::string_view::npos) return;
+  throw InputError(v.where, Expected(type == ParamType::kRate
+                                         ? "a rate with a unit such as 400Gbps"
+                                         : "a size with a unit such as 9KiB or 4096B",
+                                     v.text));
 }
 
 int64_t Fields::Int(const char* name) {

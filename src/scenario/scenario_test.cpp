@@ -42,8 +42,24 @@ TEST(Scenario, UnknownKeyNamesLineAndNearestField) {
 }
 
 TEST(Scenario, MalformedUnitsZeroRatesAndZeroLatency) {
+  // A bare number for a rate or a byte size is refused (DECISIONS 16): it
+  // used to mean 400 bit/s.
   EXPECT_EQ(ErrorOf(kGood, {"fabric.link_rate=400"}),
-            "no error");  // bare number = bit/s is legal...
+            "<--set>: fabric.link_rate: expected a rate with a unit such as 400Gbps, got \"400\"");
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.buffer=32"}),
+            "<--set>: fabric.buffer: expected a size with a unit such as 9KiB or 4096B, got "
+            "\"32\"");
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.ecn.kmin=150.5"}),
+            "<--set>: fabric.ecn.kmin: expected a size with a unit such as 9KiB or 4096B, got "
+            "\"150.5\"");
+  EXPECT_EQ(ErrorOf(kGood, {"traffic.0.bytes=1048576"}),
+            "<--set>: traffic.0.bytes: expected a size with a unit such as 9KiB or 4096B, got "
+            "\"1048576\"");
+  EXPECT_EQ(ErrorOf(kGood, {"stop_time=5"}),
+            "<--set>: stop_time: expected a time such as 1.5us (a unit is required), got \"5\"");
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.buffer=1048576B", "traffic.0.bytes=64KiB"}), "no error");
+  // mtu stays in bytes, counts stay plain numbers.
+  EXPECT_EQ(ErrorOf(kGood, {"fabric.mtu=4096", "topology.gpus=16"}), "no error");
   std::string t = kGood;
   t.replace(t.find("400Gbps"), 7, "fast");
   EXPECT_EQ(ErrorOf(t),

@@ -97,8 +97,72 @@ if [ -e "$tmp/-" ] || ! grep -q 'flows' "$tmp/text.err" ||
    ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json.out" 2>/dev/null; then
   echo "FAIL json-stdout: --json - did not write JSON to standard output"; fail=1
 else echo "ok   json-stdout"; fi
-expect json-dev-full 2 '^error: /dev/full: --json: cannot write: No space left on device$' -- $T "$BIN" run "$tmp/small.yaml" --json /dev/full
-expect json-no-folder 2 "^error: $tmp/none/r.json: --json: cannot write: No such file or directory$" -- $T "$BIN" run "$tmp/small.yaml" --json "$tmp/none/r.json"
+expect json-dev-full 2 '^error: /dev/full: --json: cannot write the file: No space left on device$' -- $T "$BIN" run "$tmp/small.yaml" --json /dev/full
+expect json-no-folder 2 "^error: $tmp/none/r.json: --json: cannot write the file: No such file or directory$" -- $T "$BIN" run "$tmp/small.yaml" --json "$tmp/none/r.json"
 if grep -q 'flows' "$tmp/out"; then echo "FAIL json-no-folder: the run happened before the check"; fail=1; fi
+
+# Item 9: a bare number for a rate or a byte size is bad input (it meant
+# 400 bit/s); mtu stays in bytes and counts are plain.
+expect bare-rate 2 '^error: <--set>: fabric.link_rate: expected a rate with a unit such as 400Gbps, got "400"$' -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set fabric.link_rate=400
+one_line bare-rate
+printf 'fabric: {preset: roce, buffer: 33554432}\ntopology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$tmp/bare.yaml"
+expect bare-buffer 2 "^error: $tmp/bare.yaml:1: fabric.buffer: expected a size with a unit such as 9KiB or 4096B, got \"33554432\"\$" -- \
+  "$BIN" validate "$tmp/bare.yaml"
+expect bare-traffic-bytes 2 'traffic.0.bytes: expected a size with a unit' -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set traffic.0.bytes=65536
+expect plain-mtu-and-counts 0 '' -- "$BIN" validate scenarios/roce-incast.yaml --set fabric.mtu=4096 --set limits.max_flows=1000
+
+# Item 22: paths in a scenario are relative to its folder, not to the
+# working directory: deadlock-ring4 runs from anywhere, and its outputs land
+# beside it.
+root="$(pwd)"
+( cd "$tmp" && "$bin_abs" validate "$root/scenarios/deadlock-ring4.yaml" >ring.out 2>ring.err )
+if grep -q 'ok: explicit topology from .*tests/fixtures/deadlock/ring4.topo' "$tmp/ring.out"; then echo "ok   scenario-relative-topology"
+else echo "FAIL scenario-relative-topology"; cat "$tmp/ring.out" "$tmp/ring.err"; fail=1; fi
+mkdir -p "$tmp/sub/out"
+cp tests/fixtures/deadlock/ring4.topo "$tmp/sub/"
+printf 'fabric: {preset: roce, link_rate: 100Gbps}\ntopology: {kind: file, file: ring4.topo}\ntraffic:\n  - {pattern: permutation, stride: 2, bytes: 64KiB}\noutputs: {json: out/r.json, series_csv: out/s.csv, series: {interval: 10us}}\nstop_time: 1ms\n' >"$tmp/sub/s.yaml"
+( cd / && "$bin_abs" run "$tmp/sub/s.yaml" >"$tmp/sub.out" 2>&1 )
+if [ -s "$tmp/sub/out/r.json" ] && [ -s "$tmp/sub/out/s.csv" ]; then echo "ok   scenario-relative-outputs"
+else echo "FAIL scenario-relative-outputs"; cat "$tmp/sub.out"; fail=1; fi
+# A path given with --set is the user's, relative to the working directory.
+( cd "$tmp" && "$bin_abs" run sub/s.yaml --set outputs.json=cli.json >/dev/null 2>&1 )
+if [ -s "$tmp/cli.json" ]; then echo "ok   set-path-relative-to-cwd"; else echo "FAIL set-path-relative-to-cwd"; fail=1; fi
+
+# Item 14: control characters from input (an ANSI escape and a CR in a
+# scenario's name, an escape in its file name) reach the terminal escaped in
+# what run, validate and deadlock print. (Node names of a topology file
+# cannot hold them: that parser refuses them.)
+esc=$'\033'
+ctl="$tmp/ctl${esc}[31m.yaml"
+printf 'name: "evil\\e[2J\\rname"\nfabric: {preset: roce, link_rate: 100Gbps}\ntopology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$ctl"
+for cmd in run validate deadlock; do
+  "$BIN" $cmd "$ctl" >"$tmp/ctl.out" 2>&1
+  if grep -q "$esc" "$tmp/ctl.out" || grep -q $'\r' "$tmp/ctl.out"; then
+    echo "FAIL control-chars-$cmd: a raw control character reached the terminal"; cat -v "$tmp/ctl.out" | head -5; fail=1
+  elif ! grep -qF '\x1b' "$tmp/ctl.out"; then
+    echo "FAIL control-chars-$cmd: the escape is not shown"; cat -v "$tmp/ctl.out" | head -5; fail=1
+  else echo "ok   control-chars-$cmd"; fi
+done
+
+# Items 15 and 21 beyond run: '-' is standard input for validate, deadlock,
+# audit topo and report, '-o -' standard output for report; a full disk
+# behind standard output is an error, not exit 0.
+expect validate-stdin 0 '^-: ok: ' -- bash -c '"$1" validate - <scenarios/roce-incast.yaml' - "$BIN"
+expect deadlock-stdin 0 'no cyclic buffer dependency' -- bash -c '"$1" deadlock - <scenarios/roce-incast.yaml' - "$BIN"
+expect topo-stdin 0 '' -- bash -c '"$1" audit topo - <tests/fixtures/topo/dgx_h100_8gpu_8nic.txt' - "$BIN"
+expect stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" validate scenarios/roce-incast.yaml >/dev/full' - "$BIN"
+one_line stdout-full
+expect report-stdin-stdout 0 '<html' -- bash -c '"$1" report - -o - <tests/fixtures/compare/sample-results.json' - "$BIN"
+if [ -e "-" ]; then echo "FAIL report-stdin-stdout: a file named '-'"; fail=1; fi
+expect report-dev-full 2 '^error: /dev/full: -o: cannot write the file: No space left on device$' -- \
+  "$BIN" report tests/fixtures/compare/sample-results.json -o /dev/full
+expect report-no-folder 2 "^error: $tmp/none/r.html: -o: cannot write the file: No such file or directory$" -- \
+  "$BIN" report tests/fixtures/compare/sample-results.json -o "$tmp/none/r.html"
+one_line report-no-folder
+# Writing to a device never replaces it (an output renamed over /dev/full
+# replaced the device, as root).
+if [ -c /dev/full ]; then echo "ok   dev-full-still-a-device"; else echo "FAIL dev-full-still-a-device: /dev/full was replaced"; fail=1; fi
 
 exit $fail

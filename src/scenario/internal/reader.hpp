@@ -43,6 +43,19 @@ std::string ToEnum(const Value& v, const ParamInfo& p);
 // An int field of a list entry (traffic, faults.*) from `lo` to `hi`.
 int64_t ToInt(const Value& v, const char* field, double lo, double hi);
 
+// Rates and byte sizes need a unit (DECISIONS 16): a bare number other than
+// zero for a kRate or kBytes field ("400" for fabric.link_rate) is an
+// InputError at v.where: "expected a rate with a unit such as 400Gbps". Times
+// need one already (units::ParseTime); other types pass.
+void RequireUnit(const Value& v, ParamType type);
+
+// A path field (topology.file, outputs.json, outputs.series_csv): a relative
+// path written in the scenario file is relative to that file's folder, so a
+// scenario runs the same from any directory; one from --set or a default is
+// relative to the working directory, as any command-line path. "-" and ""
+// stay as they are; the result is lexically normal ("scenarios/../x" is "x").
+std::string PathInScenario(const Value& v, const std::string& scenario_file);
+
 // Rejects inputs nested deeper than any scenario needs before yaml-cpp sees
 // them (its recursive parser would otherwise exhaust the stack).
 void CheckNesting(const std::string& text, const std::string& file);
