@@ -198,8 +198,10 @@ Value Fields::Find(const std::string& name) const {
   std::string preset = values.count("fabric.preset") ? values["fabric.preset"].text : "roce";
   for (const auto& pv : PresetValues())
     if (preset == pv.preset && name == pv.name)
-      return Value{pv.value, {"<preset " + preset + ">", 0, name}, false};
-  return Value{FindParam(name)->def, {"<default>", 0, name}, false};
+      return Value{pv.value, {ld_.file() + " (preset " + preset + ")", 0, name}, false};
+  // A default that does not fit the rest is reported against the scenario
+  // that left it in place, not a file called "<default>".
+  return Value{FindParam(name)->def, {ld_.file() + " (default)", 0, name}, false};
 }
 
 Value Fields::Get(const char* name) {

@@ -161,8 +161,30 @@ expect report-dev-full 2 '^error: /dev/full: -o: cannot write the file: No space
 expect report-no-folder 2 "^error: $tmp/none/r.html: -o: cannot write the file: No such file or directory$" -- \
   "$BIN" report tests/fixtures/compare/sample-results.json -o "$tmp/none/r.html"
 one_line report-no-folder
+# Item 20: the last one-line cases. A command-line mistake is one line (CLI11
+# added "Run with --help" on a second); a default that does not fit is
+# reported against the scenario, not a file named "<default>"; UTF-16 gets
+# its hint in audit topo too.
+expect cli-missing-arg 2 '^error: <cli>: FILE is required \(usage: lossless run --help\)$' -- "$BIN" run
+one_line cli-missing-arg
+expect cli-unknown-flag 2 '^error: <cli>: The following argument was not expected: --bogus \(usage: lossless validate --help\)$' -- "$BIN" validate x --bogus
+one_line cli-unknown-flag
+expect cli-help 0 'Scenario file' -- "$BIN" run --help
+expect default-location 2 '^error: scenarios/roce-incast.yaml \(default\): fabric.pfc.xoff: expected XOFF plus headroom' -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set fabric.buffer=100KB
+one_line default-location
+iconv -t UTF-16 tests/fixtures/topo/dgx_h100_8gpu_8nic.txt >"$tmp/u16.txt"
+expect topo-utf16 2 'u16.txt:1: UTF-16 text: expected UTF-8 or ASCII \(convert it' -- "$BIN" audit topo "$tmp/u16.txt"
+one_line topo-utf16
+
 # Writing to a device never replaces it (an output renamed over /dev/full
 # replaced the device, as root).
-if [ -c /dev/full ]; then echo "ok   dev-full-still-a-device"; else echo "FAIL dev-full-still-a-device: /dev/full was replaced"; fail=1; fi
+# A binary with that bug breaks /dev/full for everyone on the machine: put the
+# device back (as root) and fail.
+if [ -c /dev/full ]; then echo "ok   dev-full-still-a-device"
+else
+  echo "FAIL dev-full-still-a-device: /dev/full was replaced by a regular file"; fail=1
+  if [ "$(id -u)" = 0 ]; then rm -f /dev/full && mknod -m 666 /dev/full c 1 7 && echo "     (restored /dev/full)"; fi
+fi
 
 exit $fail

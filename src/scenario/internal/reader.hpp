@@ -98,7 +98,9 @@ class Fields {
  public:
   Fields(Loader& ld, Scenario& sc) : ld_(ld), sc_(sc) {}
 
-  // The given value, else the preset's, else the registry default.
+  // The given value, else the preset's, else the registry default; the
+  // latter two located at "<scenario file> (preset NAME)" / "<scenario file>
+  // (default)", line 0.
   Value Find(const std::string& name) const;
   Value Get(const char* name);
   units::Time Time(const char* name);
