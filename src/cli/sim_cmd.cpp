@@ -191,8 +191,11 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       if (*md) {
         fmt::print("{}", scenario::ParamsMarkdown());
       } else {
-        for (const auto& p : scenario::Params())
-          fmt::print("{:<28} {:<10} {}\n", p.name, *p.def ? p.def : "-", p.help);
+        fmt::print("{:<34} {:<26} {:<10} {}\n", "FIELD", "TYPE AND RANGE", "DEFAULT", "MEANING");
+        for (const auto& p : scenario::Params()) {
+          fmt::print("{:<34} {:<26} {:<10} {}\n", p.name, scenario::ParamTypeText(p),
+                     *p.def ? p.def : "-", p.help);
+        }
       }
       ctx.exit_code = 0;
     });

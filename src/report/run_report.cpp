@@ -228,6 +228,9 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
                    {"switches", r.switches},
                    {"links", r.links},
                    {"routing", r.routing}};
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : r.parameters) params[k] = v;
+  j["parameters"] = std::move(params);
   j["result"] = r.stop_reason;
   j["sim_time_ps"] = r.sim_time.ps();
   j["flows"] = {{"total", r.flows},
@@ -245,6 +248,20 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
     j["fct_us"] = nullptr;
   }
   j["max_packet_latency_us"] = Us(r.max_packet_latency);
+  if (r.per_flow_listed) {
+    nlohmann::ordered_json flows = nlohmann::ordered_json::array();
+    for (const auto& f : r.per_flow) {
+      flows.push_back({{"src", f.src},
+                       {"dst", f.dst},
+                       {"bytes", f.bytes},
+                       {"start_ps", f.start.ps()},
+                       {"fct_ps", f.done ? nlohmann::ordered_json(f.fct.ps()) : nullptr},
+                       {"bytes_left", f.bytes_left}});
+    }
+    j["per_flow"] = std::move(flows);
+  } else {
+    j["per_flow"] = nullptr;  // more flows than outputs.per_flow_limit
+  }
   nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
   for (const auto& l : r.busiest)
     busiest.push_back({{"link", l.name}, {"utilization", l.utilization}});

@@ -244,7 +244,18 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   }
   r.sim_time = sim.Now();
   std::vector<units::Time> fcts;
+  // Where the results go is not part of what was simulated: two runs that
+  // differ only in their output paths give the same JSON.
+  for (const auto& kv : s.resolved)
+    if (kv.first != "outputs.json" && kv.first != "outputs.series_csv") r.parameters.push_back(kv);
+  r.per_flow_listed = job.size() <= static_cast<uint64_t>(s.per_flow_limit);
+  if (r.per_flow_listed) r.per_flow.reserve(job.size());
   for (const auto& f : job) {
+    if (r.per_flow_listed) {
+      r.per_flow.push_back({f.spec.src, f.spec.dst, f.spec.bytes, f.spec.start, f.done(),
+                            f.done() ? f.fct() : units::Time(),
+                            f.done() ? 0 : std::max<int64_t>(0, f.spec.bytes - f.recv_bytes)});
+    }
     if (f.done()) {
       fcts.push_back(f.fct());
     } else {

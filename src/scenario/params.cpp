@@ -338,6 +338,11 @@ const std::vector<ParamInfo>& BaseParams() {
        "Also write the series as CSV to this path (one row per sample; docs/series.md; relative "
        "as topology.file; '-' = standard output).",
        ""},
+      {"outputs.per_flow_limit", T::kInt, "100000",
+       "The run JSON lists every flow (hosts, size, start, completion time or bytes left) when "
+       "the run has at most this many flows; above it the list is left out (per_flow: null) to "
+       "bound the JSON's size. 0 = never.",
+       "", 0, 1e9},
       {"tenants.load", T::kDouble, "0",
        "Shared fabric: share of each host link's capacity taken by other tenants' bursty, "
        "seeded traffic on the shared queues: each host's NIC also sends Poisson bursts to "
@@ -420,6 +425,14 @@ const char* TypeName(ParamType t) {
 }
 }  // namespace
 
+std::string ParamTypeText(const ParamInfo& p) {
+  std::string type = TypeName(p.type);
+  if (p.type == ParamType::kEnum) type += fmt::format(" ({})", p.choices);
+  if ((p.type == ParamType::kInt || p.type == ParamType::kDouble) && p.min <= p.max)
+    type += fmt::format(", {:g}..{:g}", p.min, p.max);
+  return type;
+}
+
 std::string ParamsMarkdown() {
   std::string out =
       "# Scenario fields\n\n"
@@ -432,10 +445,7 @@ std::string ParamsMarkdown() {
       "overridden on the command line with `--set name=value`.\n\n"
       "| field | type | default | meaning |\n|---|---|---|---|\n";
   for (const auto& p : Params()) {
-    std::string type = TypeName(p.type);
-    if (p.type == ParamType::kEnum) type += fmt::format(" ({})", p.choices);
-    if ((p.type == ParamType::kInt || p.type == ParamType::kDouble) && p.min <= p.max)
-      type += fmt::format(", {:g}..{:g}", p.min, p.max);
+    std::string type = ParamTypeText(p);
     std::string help = p.help;
     for (auto& c : help)
       if (c == '|') c = '/';

@@ -21,6 +21,7 @@ void ReadDeadlock(Fields& f, Scenario& sc) {
 
 void ReadOutputs(Fields& f, Scenario& sc) {
   sc.json_out = PathInScenario(f.Get("outputs.json"), sc.file);
+  sc.per_flow_limit = f.Int("outputs.per_flow_limit");
   sc.stop_time = f.Time("stop_time");
   if (sc.stop_time.ps() <= 0) {
     throw InputError(f.Find("stop_time").where, "expected a time above zero");

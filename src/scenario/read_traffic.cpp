@@ -29,6 +29,23 @@ Pattern ParsePattern(const std::string& s, const Location& where) {
                                       JoinOptions(names), QuoteForMessage(s), Nearest(s, names)));
 }
 
+const char* PatternName(Pattern p) {
+  switch (p) {
+    case Pattern::kRing:
+      return "ring";
+    case Pattern::kPermutation:
+      return "permutation";
+    case Pattern::kIncast:
+      return "incast";
+    case Pattern::kAllToAll:
+      return "all-to-all";
+    case Pattern::kFlow:
+      return "flow";
+  }
+  return "?";
+}
+
+
 // The entries of `traffic` and their --set overrides, parsed and checked on
 // their own.
 std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
@@ -183,6 +200,32 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
 }
 
 }  // namespace
+
+std::string TrafficText(const TrafficSpec& t) {
+  std::string o = fmt::format("pattern={} bytes={} start={}", PatternName(t.pattern),
+                              units::FormatBytes(units::Bytes(t.bytes)),
+                              units::FormatTime(t.start));
+  if (t.pattern == Pattern::kRing || t.pattern == Pattern::kPermutation)
+    o += fmt::format(" stride={}", t.stride);
+  if (t.pattern == Pattern::kIncast) {
+    o += fmt::format(" target={} senders={}", t.target,
+                     t.senders < 0 ? std::string("all") : std::to_string(t.senders));
+  }
+  if (t.hosts >= 0) o += fmt::format(" hosts={}", t.hosts);
+  if (t.pattern == Pattern::kFlow) o += fmt::format(" src={} dst={}", t.src, t.dst);
+  o += t.tclass < 0 ? std::string(" class=fabric.data_class") : fmt::format(" class={}", t.tclass);
+  o += fmt::format(" repeat={}", t.repeat);
+  if (t.repeat > 1) o += fmt::format(" every={}", units::FormatTime(t.every));
+  o += t.rate.bps() > 0 ? " rate=" + units::FormatRate(t.rate) : std::string(" rate=line");
+  if (!t.path.empty()) {
+    o += " path=";
+    for (size_t i = 0; i < t.path.size(); ++i) {
+      o += (i ? "," : "") + t.path[i].first;
+      if (t.path[i].second >= 0) o += fmt::format(":{}", t.path[i].second);
+    }
+  }
+  return o;
+}
 
 void ReadTraffic(Fields& f, Scenario& sc) {
   Loader& ld = f.loader();

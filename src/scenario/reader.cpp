@@ -227,6 +227,34 @@ int64_t Fields::Bytes(const char* name) {
   return units::ParseBytes(v.text, v.where).count();
 }
 
+void CompleteResolved(Fields& f, Scenario& sc) {
+  std::map<std::string, std::string> read;
+  for (const auto& [k, v] : sc.resolved) read[k] = v;
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ParamInfo& p : Params()) {
+    auto it = read.find(p.name);
+    std::string v = it != read.end() ? it->second : f.Find(p.name).text;
+    const std::string_view t = text::Trim(v);
+    const bool digits = !t.empty() && t.find_first_not_of("0123456789.") == std::string_view::npos;
+    if (v.empty()) {
+      v = "(none)";
+    } else if (digits && p.type == ParamType::kBytes) {
+      v += "B";
+    } else if (digits && p.type == ParamType::kRate) {
+      v += "bps";
+    } else if (digits && std::string_view(p.name) == "fabric.cable_length") {
+      v += "m";
+    } else if (digits && (std::string_view(p.name) == "fabric.mtu" ||
+                          std::string_view(p.name) == "fabric.frame_overhead")) {
+      v += "B";  // given as plain bytes
+    }
+    out.emplace_back(p.name, std::move(v));
+  }
+  for (size_t i = 0; i < sc.traffic.size(); ++i)
+    out.emplace_back(fmt::format("traffic.{}", i), TrafficText(sc.traffic[i]));
+  sc.resolved = std::move(out);
+}
+
 std::string PathInScenario(const Value& v, const std::string& scenario_file) {
   if (v.text.empty() || v.text == "-" || !v.given || v.where.file != scenario_file) return v.text;
   const std::filesystem::path p(v.text);

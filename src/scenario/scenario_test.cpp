@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "scenario/params.hpp"
@@ -39,6 +40,28 @@ TEST(Scenario, UnknownKeyNamesLineAndNearestField) {
       "link_rate, link_delay, cable_length, mtu, frame_overhead, vlan_tag, switch_latency, "
       "cut_through, buffer, alpha, routing, data_class, pcie_rate, ib, ecn, pfc, nic, ber, cc, "
       "dcqcn, ibcc)");
+}
+
+// Every registry field is resolved, in registry order, with its unit; the
+// traffic entries follow (validate --show and the run JSON print this).
+TEST(Scenario, ResolvedListsEveryFieldWithItsUnit) {
+  const Scenario s = LoadScenarioText(kGood, "s.yaml");
+  const auto& params = Params();
+  ASSERT_GE(s.resolved.size(), params.size() + 1);
+  for (size_t i = 0; i < params.size(); ++i) EXPECT_EQ(s.resolved[i].first, params[i].name);
+  auto value = [&](const std::string& name) {
+    for (const auto& [k, v] : s.resolved)
+      if (k == name) return v;
+    return std::string("missing");
+  };
+  EXPECT_EQ(value("fabric.link_rate"), "400Gbps");
+  EXPECT_EQ(value("fabric.mtu"), "4096B");
+  EXPECT_EQ(value("fabric.frame_overhead"), "62B");
+  EXPECT_EQ(value("fabric.cable_length"), "10m");
+  EXPECT_EQ(value("fabric.pcie_rate"), "none (line rate)");
+  EXPECT_EQ(value("outputs.series.interval"), "(none)");
+  EXPECT_THAT(value("fabric.pfc.xon"), ::testing::EndsWith(std::string("B")));
+  EXPECT_THAT(value("traffic.0"), ::testing::StartsWith("pattern=ring bytes="));
 }
 
 TEST(Scenario, MalformedUnitsZeroRatesAndZeroLatency) {

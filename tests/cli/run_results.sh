@@ -32,4 +32,37 @@ expect all-finished 0 '' -- "$BIN" run scenarios/roce-incast.yaml --json "$tmp/i
 jcheck all-finished-json "$tmp/incast.json" 'j["fct_us"]["max"] > 0 and j["flows"]["unfinished"] == 0 and j["flows"]["bytes_left"] == 0'
 if grep -q 'no flow finished\|^unfinished' "$tmp/out"; then echo "FAIL all-finished: unfinished lines"; fail=1; fi
 
+# Item 26: the JSON carries every resolved field with its unit and each
+# flow's completion time; validate --show prints the same fields; params
+# shows each field's type and range.
+jcheck parameters "$tmp/incast.json" 'j["parameters"]["fabric.link_rate"] == "400Gbps" and j["parameters"]["fabric.pfc.xon"].endswith("B") and j["parameters"]["fabric.cable_length"] == "30m" and j["parameters"]["fabric.frame_overhead"] == "62B" and j["parameters"]["traffic.1"].startswith("pattern=incast bytes=2MiB start=50us")'
+jcheck per-flow "$tmp/incast.json" 'len(j["per_flow"]) == j["flows"]["total"] and all(f["fct_ps"] > 0 and f["bytes_left"] == 0 for f in j["per_flow"]) and max(f["fct_ps"] for f in j["per_flow"]) / 1e6 == j["fct_us"]["max"]'
+jcheck per-flow-unfinished "$tmp/e6.json" 'len(j["per_flow"]) == 2 and all(f["fct_ps"] is None and f["bytes_left"] > 0 for f in j["per_flow"])'
+"$BIN" run scenarios/roce-incast.yaml --set outputs.per_flow_limit=10 --json "$tmp/capped.json" >/dev/null
+jcheck per-flow-limit "$tmp/capped.json" 'j["per_flow"] is None and j["parameters"]["outputs.per_flow_limit"] == "10"'
+"$BIN" validate scenarios/roce-incast.yaml --show >"$tmp/show" 2>&1
+"$BIN" params --markdown >"$tmp/params.md"
+python3 - "$tmp/show" "$tmp/params.md" "$tmp/incast.json" <<'PY'
+import json, re, sys
+show = dict(re.findall(r"^  (\S+) = (.*)$", open(sys.argv[1]).read(), re.M))
+fields_table = open(sys.argv[2]).read().split("\n## ")[0]
+types = dict(re.findall(r"^\| `([^`]+)` \| (\w+)", fields_table, re.M))
+fields = [n for n in types if not n.startswith(("traffic", "faults.pause_inject", "faults.cnp_inject", "faults.link_loss"))]
+bad = [n for n in fields if n not in show]
+bad += [f"{n} = {show[n]}" for n in fields if n in show and types[n] in ("time", "rate", "size") and re.fullmatch(r"[0-9.]+", show[n]) and float(show[n]) != 0]
+bad += [n for n in ("traffic.0", "traffic.1") if n not in show]
+if json.load(open(sys.argv[3]))["parameters"] != {k: v for k, v in show.items() if k not in ("outputs.json", "outputs.series_csv")}:
+    bad.append("the JSON's parameters differ from validate --show")
+print("ok   validate-show-every-field" if not bad else "FAIL validate-show-every-field: " + ", ".join(bad[:8]))
+sys.exit(1 if bad else 0)
+PY
+[ $? = 0 ] || fail=1
+expect params-type-range 0 '^fabric\.mtu +integer, 64\.\.65536 +4096 ' -- "$BIN" params
+
+# Item 27: same bytes out by default: no wall-clock figures in the JSON
+# unless --timing asks for them.
+jcheck no-timing-by-default "$tmp/incast.json" '"timing" not in j'
+"$BIN" run scenarios/roce-incast.yaml --timing --json "$tmp/timed.json" >/dev/null
+jcheck timing-on-request "$tmp/timed.json" 'j["timing"]["run_s"] >= 0'
+
 exit $fail

@@ -127,6 +127,14 @@ void ReadNicStall(Fields& f, Scenario& sc);  // faults.nic_stall.* (read_faults.
 void ReadDeadlock(Fields& f, Scenario& sc);  // deadlock.* (read_outputs.cpp)
 void ReadTopology(Fields& f, Scenario& sc);  // topology.* (read_topology.cpp)
 void ReadOutputs(Fields& f, Scenario& sc);   // outputs.*, stop_time (read_outputs.cpp)
+// Last: sc.resolved becomes every registry field in registry order (the
+// value read, else the given / preset / default one; "(none)" when empty),
+// each with its unit (a derived byte count gets "B", a plain length "m"),
+// then one "traffic.N" line per entry (reader.cpp).
+void CompleteResolved(Fields& f, Scenario& sc);
+// "pattern=ring bytes=64KiB start=0s stride=1 ...": every field of the entry
+// with defaults filled in (read_traffic.cpp).
+std::string TrafficText(const TrafficSpec& t);
 void ReadTraffic(Fields& f, Scenario& sc);   // traffic, checked against fabric.* (read_traffic.cpp)
 void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, cnp_inject, link_loss
 void ReadTransport(Fields& f, Scenario& sc);   // transport.*, fabric.ber (read_transport.cpp)
