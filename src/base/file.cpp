@@ -62,7 +62,6 @@ void WriteFileAtomically(const std::string& path, std::string_view text, const L
   }
 }
 
-
 void WriteOutput(const std::string& path, std::string_view text, const Location& where) {
   auto fail = [&](int err) {
     throw InputError(where, std::string("cannot write the file: ") + std::strerror(err));

@@ -11,9 +11,9 @@ namespace lossless {
 // `path`, so a reader never sees a half-written file and a failure leaves an
 // existing `path` as it was (no temporary file is left behind). The file gets
 // mode 0644. A `path` that exists and is not a regular file (/dev/null,
-// /dev/full, a FIFO) is written in place, never replaced. Throws InputError at `where` ("cannot write the file: <reason>")
-// when the folder is missing or not writable, `path` is a folder, or the disk
-// is full.
+// /dev/full, a FIFO) is written in place, never replaced. Throws InputError at `where` ("cannot
+// write the file: <reason>") when the folder is missing or not writable, `path` is a folder, or the
+// disk is full.
 void WriteFileAtomically(const std::string& path, std::string_view text, const Location& where);
 
 // An output named on the command line or in a scenario (docs/errors.md#output-files):

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "base/file.hpp"
+#include "base/progress.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "report/run_report.hpp"
@@ -29,27 +30,57 @@
 namespace lossless::cli {
 namespace {
 
-// Runs and prints the scenario; returns whether it ended in a finding: the
-// online deadlock detector confirmed a deadlock (the report's DEADLOCK line)
-// or an RC queue pair ran out of retries (QP FAILED).
-bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
+// `ps` picoseconds with three significant digits and a unit: "1.88ms".
+std::string ShortTime(double ps) {
+  static constexpr std::pair<double, const char*> kUnits[] = {
+      {1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}};
+  for (const auto& [scale, unit] : kUnits)
+    if (ps >= scale) return fmt::format("{:.3g}{}", ps / scale, unit);
+  return fmt::format("{:.3g}ps", ps);
+}
+
+// Runs and prints the scenario and returns its exit status (docs/errors.md):
+// 1 for a finding (the online deadlock detector confirmed a deadlock: the
+// report's DEADLOCK line; or an RC queue pair ran out of retries: QP
+// FAILED), kExitInterrupted when Ctrl-C ended it (the partial result is
+// still printed and written, "interrupted": true), else 0. `progress`: a
+// status line on a terminal (base/progress.hpp).
+int RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing,
+                bool progress = false) {
   const std::string path = json_path.empty() ? s.json_out : json_path;
   const Location json_where{path, 0, json_path.empty() ? "outputs.json" : "--json"};
   const Location csv_where{s.series.csv_out, 0, "outputs.series_csv"};
   CheckOutputPath(path, json_where);
   CheckOutputPath(s.series.csv_out, csv_where);
-  report::RunResult r = run::RunScenario(s);
+  InterruptScope interrupts;
+  ProgressLine line(progress && ProgressLine::StderrIsTerminal());
+  const auto t0 = std::chrono::steady_clock::now();
+  run::RunHooks hooks;
+  hooks.between_slices = [&](const run::RunStatus& st) {
+    if (InterruptRequested()) return false;
+    if (line.Due()) {
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      line.Draw(fmt::format(
+          "simulated {} of stop_time {} ({:.1f}%), {}/{} flows done, {} simulated per second",
+          units::FormatTime(st.now), units::FormatTime(st.stop_time),
+          100.0 * static_cast<double>(st.now.ps()) / static_cast<double>(st.stop_time.ps()),
+          st.flows_done, st.flows,
+          ShortTime(static_cast<double>(st.now.ps()) / std::max(wall, 1e-9))));
+    }
+    return true;
+  };
+  report::RunResult r = run::RunScenario(s, hooks);
+  line.Clear();
   // With the JSON or the CSV on standard output, the text report goes to standard error.
   const bool stdout_taken = path == "-" || s.series.csv_out == "-";
   fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(report::RunText(r, timing)));
   if (!path.empty()) WriteOutput(path, report::RunJson(r, timing).dump(2) + "\n", json_where);
-  if (!s.series.csv_out.empty()) WriteOutput(s.series.csv_out, report::SeriesCsv(r.series), csv_where);
-  return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty();
+  if (!s.series.csv_out.empty())
+    WriteOutput(s.series.csv_out, report::SeriesCsv(r.series), csv_where);
+  if (r.interrupted) return kExitInterrupted;
+  return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty() ? 1 : 0;
 }
-
-// `lossless run` exit status for a deadlock verdict or a failed QP: a
-// finding, as a failed audit or `lossless deadlock` finding a cycle (docs/errors.md).
-constexpr int kExitDeadlock = 1;
 
 // The built-in reference scenario (until `lossless compare` exists): the same
 // 64-GPU leaf-spine and traffic under the InfiniBand and RoCE presets.
@@ -129,14 +160,16 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     cmd->footer(
         "Exit status: 0 the run finished (completed, time limit or flows incomplete); 1 the "
         "deadlock detector (deadlock.detect) confirmed a PFC deadlock (the DEADLOCK line; also "
-        "when "
-        "a watchdog broke it later); 2 bad input.");
+        "when a watchdog broke it later) or a QP failed; 2 bad input; 130 Ctrl-C ended the run "
+        "(the partial result is printed and written, marked interrupted).");
     auto file = std::make_shared<std::string>();
     auto sets = std::make_shared<std::vector<std::string>>();
     auto json = std::make_shared<std::string>();
     auto timing = std::make_shared<bool>(false);
     auto no_timing = std::make_shared<bool>(false);
-    cmd->add_option("FILE", *file, "Scenario file (YAML or JSON)")->required();
+    auto quiet = std::make_shared<bool>(false);
+    cmd->add_option("FILE", *file, "Scenario file (YAML or JSON; '-' = standard input)")
+        ->required();
     cmd->add_option("--set", *sets,
                     "Override a field: --set fabric.link_rate=800Gbps (repeatable)");
     cmd->add_option("--json", *json,
@@ -147,12 +180,14 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
                   "RSS) to the text and JSON; without it the output is byte-identical per seed");
     cmd->add_flag("--no-timing", *no_timing, "The default (kept for existing scripts)")
         ->excludes("--timing");
+    cmd->add_flag("--quiet", *quiet,
+                  "No progress line (one is drawn on stderr only when it is a terminal)");
     // The callback owns every flag's storage (CLI11 writes through references
     // to them while parsing), the unused --no-timing included.
     cmd->callback([=, &ctx] {
       (void)no_timing;
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
-      ctx.exit_code = RunAndPrint(s, *json, *timing) ? kExitDeadlock : 0;
+      ctx.exit_code = RunAndPrint(s, *json, *timing, !*quiet);
     });
   }
   // --- validate ----------------------------------------------------------

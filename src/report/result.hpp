@@ -95,8 +95,10 @@ struct RunResult {
   uint32_t switches = 0;
   uint32_t links = 0;
   std::string routing;
-  std::string stop_reason;  // "completed", "time limit", "flows incomplete", "deadlock"
-  units::Time sim_time;     // time of the last event
+  bool interrupted = false;  // Ctrl-C ended the run early: a partial result
+  std::string
+      stop_reason;       // "completed", "time limit", "flows incomplete", "deadlock", "interrupted"
+  units::Time sim_time;  // time of the last event
   uint64_t flows = 0;
   uint64_t flows_done = 0;
   // Flows not finished at the end of the run and the bytes they had not yet

@@ -162,9 +162,10 @@ std::string RunText(const RunResult& r, bool timing) {
                      r.cc == "ib-cc" ? "BECNs" : "CNPs");
   }
   if (r.transport == "rc" || r.link_losses > 0) {
-    o += fmt::format("transport  {}: {} frames lost on links; {} data packets resent, {} NAKs, {} "
-                     "ACK timeouts\n",
-                     r.transport, r.link_losses, r.retx_packets, r.naks, r.ack_timeouts);
+    o += fmt::format(
+        "transport  {}: {} frames lost on links; {} data packets resent, {} NAKs, {} "
+        "ACK timeouts\n",
+        r.transport, r.link_losses, r.retx_packets, r.naks, r.ack_timeouts);
   }
   if (!r.qp_failure.empty()) o += "QP FAILED  " + r.qp_failure + "\n";
   o += InjectText(r);
@@ -232,6 +233,7 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
   for (const auto& [k, v] : r.parameters) params[k] = v;
   j["parameters"] = std::move(params);
   j["result"] = r.stop_reason;
+  j["interrupted"] = r.interrupted;
   j["sim_time_ps"] = r.sim_time.ps();
   j["flows"] = {{"total", r.flows},
                 {"done", r.flows_done},

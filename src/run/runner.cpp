@@ -207,7 +207,20 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   RunResult r;
   r.timing.build_s = Since(t0);
   auto t1 = std::chrono::steady_clock::now();
-  sim::StopReason why = sim.Run(s.stop_time);
+  sim::StopReason why;
+  bool interrupted = false;
+  if (hooks.between_slices) {
+    // Slices of events: Run() resumes exactly where the event limit left it.
+    const uint64_t job_flows = flows.size();
+    while ((why = sim.Run(s.stop_time, kEventsPerSlice)) == sim::StopReason::kEventLimit) {
+      if (!hooks.between_slices({sim.Now(), s.stop_time, net.flows_done(), job_flows})) {
+        interrupted = true;
+        break;
+      }
+    }
+  } else {
+    why = sim.Run(s.stop_time);
+  }
   r.timing.run_s = Since(t1);
   if (sampler) r.series = sampler->Collect(topo, s.series.ports == "busy");
 
@@ -228,7 +241,9 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   r.flows_done = net.flows_done();
   const bool deadlocked = detector && detector->first() && s.deadlock.stop &&
                           why == sim::StopReason::kStopped && r.flows_done < r.flows;
-  r.stop_reason = r.flows_done == r.flows              ? "completed"
+  r.interrupted = interrupted;
+  r.stop_reason = interrupted                          ? "interrupted"
+                  : r.flows_done == r.flows            ? "completed"
                   : net.qp_failure() != nullptr        ? "QP failed"
                   : deadlocked                         ? "deadlock"
                   : why == sim::StopReason::kTimeLimit ? "time limit"

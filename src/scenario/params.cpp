@@ -349,8 +349,7 @@ const std::vector<ParamInfo>& BaseParams() {
        "random other hosts on the data class (docs/model/shared-cloud.md). 0 = none.",
        "", 0, 1},
       {"tenants.burst", T::kBytes, "1MiB",
-       "Shared fabric: mean of the exponentially distributed size of another tenant's bursts.",
-       ""},
+       "Shared fabric: mean of the exponentially distributed size of another tenant's bursts.", ""},
       {"virtualization.latency", T::kTime, "0ns",
        "Fixed latency the virtualization layer (hypervisor, SR-IOV virtual function) adds to "
        "every message a host posts (each RDMA message of a collective, each flow of run).",

@@ -45,7 +45,6 @@ const char* PatternName(Pattern p) {
   return "?";
 }
 
-
 // The entries of `traffic` and their --set overrides, parsed and checked on
 // their own.
 std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
@@ -202,9 +201,9 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
 }  // namespace
 
 std::string TrafficText(const TrafficSpec& t) {
-  std::string o = fmt::format("pattern={} bytes={} start={}", PatternName(t.pattern),
-                              units::FormatBytes(units::Bytes(t.bytes)),
-                              units::FormatTime(t.start));
+  std::string o =
+      fmt::format("pattern={} bytes={} start={}", PatternName(t.pattern),
+                  units::FormatBytes(units::Bytes(t.bytes)), units::FormatTime(t.start));
   if (t.pattern == Pattern::kRing || t.pattern == Pattern::kPermutation)
     o += fmt::format(" stride={}", t.stride);
   if (t.pattern == Pattern::kIncast) {

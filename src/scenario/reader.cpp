@@ -269,10 +269,10 @@ void RequireUnit(const Value& v, ParamType type) {
   if (t.empty() || t.find_first_not_of("0123456789.+-") != std::string_view::npos) return;
   // Zero is zero in any unit.
   if (t.find_first_not_of("0.+-") == std::string_view::npos) return;
-  throw InputError(v.where, Expected(type == ParamType::kRate
-                                         ? "a rate with a unit such as 400Gbps"
-                                         : "a size with a unit such as 9KiB or 4096B",
-                                     v.text));
+  throw InputError(v.where,
+                   Expected(type == ParamType::kRate ? "a rate with a unit such as 400Gbps"
+                                                     : "a size with a unit such as 9KiB or 4096B",
+                            v.text));
 }
 
 int64_t Fields::Int(const char* name) {

@@ -118,7 +118,7 @@ struct Scenario {
   int spines = 8;
   std::string topology_file;
   Location topology_file_where;  // of topology.file
-  Location topology_where;  // where topology.gpus (or kind) was given
+  Location topology_where;       // where topology.gpus (or kind) was given
   std::vector<TrafficSpec> traffic;
   int64_t max_flows = 4'000'000;  // limits.max_flows
   Location max_flows_where;

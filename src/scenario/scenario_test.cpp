@@ -265,7 +265,10 @@ TEST(Scenario, TextAfterTheScenarioIsRefused) {
   EXPECT_EQ(ErrorOf(json), "no error");
   // A JSON object followed by "," made yaml-cpp's LoadAll loop forever (the
   // scenario fuzzer's timeout, kept in tests/fuzz/scenario_fuzz/).
-  EXPECT_EQ(ErrorOf(R"({"name": "x"},)" "\n" R"(  "seed": 2})" "\n"),
+  EXPECT_EQ(ErrorOf(R"({"name": "x"},)"
+                    "\n"
+                    R"(  "seed": 2})"
+                    "\n"),
             "s.yaml:1: expected one scenario, got more after it (trailing text or a second YAML "
             "document)");
   EXPECT_EQ(ErrorOf(json + "\n\ntrailing garbage\n"),

@@ -65,4 +65,35 @@ jcheck no-timing-by-default "$tmp/incast.json" '"timing" not in j'
 "$BIN" run scenarios/roce-incast.yaml --timing --json "$tmp/timed.json" >/dev/null
 jcheck timing-on-request "$tmp/timed.json" 'j["timing"]["run_s"] >= 0'
 
+# Item 24: on a terminal a progress line (simulated time, share of
+# stop_time, flows done, rate) is redrawn on stderr and erased before the
+# report; piped or with --quiet there is none. Ctrl-C ends the run at an
+# event boundary with the partial result, marked interrupted, exit 130.
+long=(run scenarios/roce-incast.yaml --set traffic.0.bytes=64MiB)
+if command -v script >/dev/null; then
+  script -qec "$BIN ${long[*]} --json $tmp/tty.json" /dev/null >"$tmp/tty.out" 2>&1
+  if grep -qE $'\rsimulated [0-9.]+[pnum]?s of stop_time 10s \([0-9.]+%\), [0-9]+/144 flows done, [0-9.]+[pnum]?s simulated per second\033\[K' "$tmp/tty.out" &&
+     grep -q $'\r\033\[Kscenario   roce-incast' "$tmp/tty.out"; then echo "ok   progress-on-tty"
+  else echo "FAIL progress-on-tty"; head -c 400 "$tmp/tty.out" | cat -v; echo; fail=1; fi
+  script -qec "$BIN ${long[*]} --quiet" /dev/null >"$tmp/quiet.out" 2>&1
+  if grep -q 'simulated per second' "$tmp/quiet.out"; then echo "FAIL progress-quiet: a line with --quiet"; fail=1
+  else echo "ok   progress-quiet"; fi
+else
+  echo "skip progress-on-tty: no script(1)"
+fi
+"$BIN" "${long[@]}" >"$tmp/piped.out" 2>"$tmp/piped.err"
+if grep -q 'simulated per second' "$tmp/piped.out" "$tmp/piped.err" || [ -s "$tmp/piped.err" ]; then
+  echo "FAIL progress-piped: progress output when piped"; fail=1
+else echo "ok   progress-piped"; fi
+"$BIN" run scenarios/roce-incast.yaml --set traffic.0.bytes=1GiB --json "$tmp/int.json" >"$tmp/int.txt" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 130 ] && grep -q '^result     interrupted: [0-9]*/144 flows done' "$tmp/int.txt"; then echo "ok   interrupt-exit-130"
+else echo "FAIL interrupt-exit-130: exit $rc"; head -5 "$tmp/int.txt"; fail=1; fi
+jcheck interrupt-json "$tmp/int.json" 'j["interrupted"] is True and j["result"] == "interrupted" and j["flows"]["unfinished"] > 0'
+jcheck not-interrupted-json "$tmp/incast.json" 'j["interrupted"] is False'
+
 exit $fail

@@ -135,7 +135,7 @@ void CompleteResolved(Fields& f, Scenario& sc);
 // "pattern=ring bytes=64KiB start=0s stride=1 ...": every field of the entry
 // with defaults filled in (read_traffic.cpp).
 std::string TrafficText(const TrafficSpec& t);
-void ReadTraffic(Fields& f, Scenario& sc);   // traffic, checked against fabric.* (read_traffic.cpp)
+void ReadTraffic(Fields& f, Scenario& sc);  // traffic, checked against fabric.* (read_traffic.cpp)
 void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, cnp_inject, link_loss
 void ReadTransport(Fields& f, Scenario& sc);   // transport.*, fabric.ber (read_transport.cpp)
 // tenants.*, virtualization.*, cost.* (read_profile.cpp): fields of fabric profiles
