@@ -111,6 +111,9 @@ expect bare-buffer 2 "^error: $tmp/bare.yaml:1: fabric.buffer: expected a size w
   "$BIN" validate "$tmp/bare.yaml"
 expect bare-traffic-bytes 2 'traffic.0.bytes: expected a size with a unit' -- \
   "$BIN" validate scenarios/roce-incast.yaml --set traffic.0.bytes=65536
+printf 'defaults rate=400 delay=100ns\nswitch s0\nhost h0\nhost h1\nlink h0 s0\nlink h1 s0\n' >"$tmp/bare.topo"
+expect bare-topology-rate 2 "bare.topo:1: defaults.rate: expected a rate with a unit such as 400Gbps, got \"400\"" -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set topology.kind=file --set "topology.file=$tmp/bare.topo"
 expect plain-mtu-and-counts 0 '' -- "$BIN" validate scenarios/roce-incast.yaml --set fabric.mtu=4096 --set limits.max_flows=1000
 
 # Item 22: paths in a scenario are relative to its folder, not to the
