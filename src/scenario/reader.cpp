@@ -252,6 +252,28 @@ void CompleteResolved(Fields& f, Scenario& sc) {
   }
   for (size_t i = 0; i < sc.traffic.size(); ++i)
     out.emplace_back(fmt::format("traffic.{}", i), TrafficText(sc.traffic[i]));
+  // The fault lists, as the run applies them.
+  for (size_t i = 0; i < sc.pause_inject.size(); ++i) {
+    const PauseInjection& p = sc.pause_inject[i];
+    out.emplace_back(fmt::format("faults.pause_inject.{}", i),
+                     fmt::format("{} at={} class_enable=0x{:02x} quanta={}",
+                                 p.host >= 0 ? fmt::format("host={}", p.host) : "port=" + p.port,
+                                 units::FormatTime(p.at), p.class_enable, p.quanta));
+  }
+  for (size_t i = 0; i < sc.cnp_inject.size(); ++i) {
+    const CnpInjection& c = sc.cnp_inject[i];
+    out.emplace_back(fmt::format("faults.cnp_inject.{}", i),
+                     fmt::format("flow={} count={} first={} last={}", c.flow, c.at.size(),
+                                 c.at.empty() ? std::string("-") : units::FormatTime(c.at.front()),
+                                 c.at.empty() ? std::string("-") : units::FormatTime(c.at.back())));
+  }
+  for (size_t i = 0; i < sc.link_loss.size(); ++i) {
+    const LinkLossFault& l = sc.link_loss[i];
+    out.emplace_back(fmt::format("faults.link_loss.{}", i),
+                     fmt::format("link={} ber={} drop_every={} drop_prob={}", l.link,
+                                 l.ber_given ? fmt::format("{:g}", l.loss.ber) : "fabric.ber",
+                                 l.loss.drop_every, l.loss.drop_prob));
+  }
   sc.resolved = std::move(out);
 }
 

@@ -57,6 +57,8 @@ print("ok   validate-show-every-field" if not bad else "FAIL validate-show-every
 sys.exit(1 if bad else 0)
 PY
 [ $? = 0 ] || fail=1
+"$BIN" run scenarios/experiments/E1-pfc-pause-timing.yaml --json "$tmp/e1.json" >/dev/null
+jcheck parameters-faults "$tmp/e1.json" 'j["parameters"]["faults.pause_inject.0"] == "port=leaf0->host0 at=10us class_enable=0x08 quanta=65535"'
 expect params-type-range 0 '^fabric\.mtu +integer, 64\.\.65536 +4096 ' -- "$BIN" params
 
 # Item 27: same bytes out by default: no wall-clock figures in the JSON

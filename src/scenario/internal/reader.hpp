@@ -130,7 +130,9 @@ void ReadOutputs(Fields& f, Scenario& sc);   // outputs.*, stop_time (read_outpu
 // Last: sc.resolved becomes every registry field in registry order (the
 // value read, else the given / preset / default one; "(none)" when empty),
 // each with its unit (a derived byte count gets "B", a plain length "m"),
-// then one "traffic.N" line per entry (reader.cpp).
+// then one "traffic.N" line per entry and one per fault list entry
+// ("faults.pause_inject.N", "faults.cnp_inject.N", "faults.link_loss.N";
+// reader.cpp).
 void CompleteResolved(Fields& f, Scenario& sc);
 // "pattern=ring bytes=64KiB start=0s stride=1 ...": every field of the entry
 // with defaults filled in (read_traffic.cpp).
