@@ -363,7 +363,10 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
         scenario::Scenario s = scenario::LoadScenarioText(
             kDemoScenario, "<builtin demo>", {fmt::format("fabric.preset={}", preset)});
         fmt::print("== preset {} ==\n", preset);
-        RunAndPrint(s, "", true);
+        if (RunAndPrint(s, "", true) == kExitInterrupted) {  // Ctrl-C: no second preset
+          ctx.exit_code = kExitInterrupted;
+          return;
+        }
         fmt::print("\n");
       }
       ctx.exit_code = 0;
