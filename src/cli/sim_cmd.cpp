@@ -52,6 +52,8 @@ int RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool 
   const Location csv_where{s.series.csv_out, 0, "outputs.series_csv"};
   CheckOutputPath(path, json_where);
   CheckOutputPath(s.series.csv_out, csv_where);
+  if (path == "-" && s.series.csv_out == "-")
+    throw InputError(csv_where, "expected one output on standard output, got the JSON and the CSV");
   InterruptScope interrupts;
   ProgressLine line(progress && ProgressLine::StderrIsTerminal());
   const auto t0 = std::chrono::steady_clock::now();

@@ -97,6 +97,8 @@ if [ -e "$tmp/-" ] || ! grep -q 'flows' "$tmp/text.err" ||
    ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json.out" 2>/dev/null; then
   echo "FAIL json-stdout: --json - did not write JSON to standard output"; fail=1
 else echo "ok   json-stdout"; fi
+expect two-on-stdout 2 '^error: -: outputs.series_csv: expected one output on standard output, got the JSON and the CSV$' -- \
+  "$BIN" run "$tmp/small.yaml" --json - --set outputs.series_csv=- --set outputs.series.interval=1ms
 expect json-dev-full 2 '^error: /dev/full: --json: cannot write the file: No space left on device$' -- $T "$BIN" run "$tmp/small.yaml" --json /dev/full
 expect json-no-folder 2 "^error: $tmp/none/r.json: --json: cannot write the file: No such file or directory$" -- $T "$BIN" run "$tmp/small.yaml" --json "$tmp/none/r.json"
 if grep -q 'flows' "$tmp/out"; then echo "FAIL json-no-folder: the run happened before the check"; fail=1; fi
