@@ -10,10 +10,29 @@
 
 namespace lossless {
 
+namespace {
+bool IsReplaceable(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  return st.type() == std::filesystem::file_type::not_found ||
+         st.type() == std::filesystem::file_type::regular;
+}
+}  // namespace
+
 void WriteFileAtomically(const std::string& path, std::string_view text, const Location& where) {
   auto fail = [&](int err) {
     throw InputError(where, std::string("cannot write the file: ") + std::strerror(err));
   };
+  if (!IsReplaceable(path)) {
+    // A device, FIFO or socket: written in place. Renaming a file over it
+    // would replace /dev/full or /dev/null itself when run as root.
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) fail(errno);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) fail(ok ? errno : err);
+    return;
+  }
   const std::filesystem::path dest(path);
   const std::filesystem::path dir = dest.has_parent_path() ? dest.parent_path() : ".";
   // Appended piece by piece: GCC 12 warns (-Wrestrict) on the one-expression form.
@@ -41,6 +60,40 @@ void WriteFileAtomically(const std::string& path, std::string_view text, const L
     std::remove(tmp.c_str());
     fail(err);
   }
+}
+
+void WriteOutput(const std::string& path, std::string_view text, const Location& where) {
+  auto fail = [&](int err) {
+    throw InputError(where, std::string("cannot write the file: ") + std::strerror(err));
+  };
+  if (path == "-") {
+    std::fflush(stdout);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      fail(errno);
+    return;
+  }
+  WriteFileAtomically(path, text, where);
+}
+
+void CheckOutputPath(const std::string& path, const Location& where) {
+  if (path.empty() || path == "-") return;
+  auto fail = [&](const char* why) {
+    throw InputError(where, std::string("cannot write the file: ") + why);
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("it is a folder");
+  if (!IsReplaceable(path)) {
+    if (::access(path.c_str(), W_OK) != 0) fail(std::strerror(errno));
+    return;
+  }
+  // What WriteFileAtomically needs: a writable folder (it creates the file
+  // there) and, for an existing file, permission to replace what the user
+  // cannot write to.
+  const std::filesystem::path dest(path);
+  const std::string dir = dest.has_parent_path() ? dest.parent_path().string() : ".";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(std::strerror(errno));
+  if (std::filesystem::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
+    fail(std::strerror(errno));
 }
 
 }  // namespace lossless

@@ -68,5 +68,37 @@ TEST_F(WriteFileAtomicallyTest, FailureNamesThePathAndKeepsTheOldFile) {
   EXPECT_EQ(Entries(), 1u);
 }
 
+// A device is written in place, never replaced: renaming a temporary file
+// over /dev/full (as root) replaced the device with a regular file.
+TEST(WriteOutputTest, DevicesAreWrittenInPlaceAndWriteErrorsThrow) {
+  WriteFileAtomically("/dev/null", "text", {"/dev/null", 0, "--json"});
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  try {
+    WriteOutput("/dev/full", "text", {"/dev/full", 0, "--json"});
+    ADD_FAILURE() << "no error writing /dev/full";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "/dev/full: --json: cannot write the file: No space left on device");
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  EXPECT_NO_THROW(CheckOutputPath("/dev/null", {"/dev/null", 0, "-o"}));
+  EXPECT_NO_THROW(CheckOutputPath("-", {"-", 0, "-o"}));
+}
+
+TEST_F(WriteFileAtomicallyTest, CheckOutputPathRefusesFoldersAndMissingFolders) {
+  auto message = [](const std::string& path) {
+    try {
+      CheckOutputPath(path, {path, 0, "-o"});
+    } catch (const InputError& e) {
+      return std::string(e.message());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(dir_.string()), "cannot write the file: it is a folder");
+  EXPECT_EQ(message((dir_ / "none" / "x.json").string()),
+            "cannot write the file: No such file or directory");
+  EXPECT_EQ(message((dir_ / "x.json").string()), "no error");
+  EXPECT_EQ(Entries(), 0u);  // the check leaves nothing behind
+}
+
 }  // namespace
 }  // namespace lossless

@@ -54,12 +54,13 @@ std::string StripAnsi(std::string_view s) {
   return out;
 }
 
-std::string OneLine(std::string_view s) {
+namespace {
+std::string Escape(std::string_view s, bool keep_newlines) {
   std::string out;
   out.reserve(s.size());
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c != 0x7f) {
+    if ((c >= 0x20 && c != 0x7f) || (keep_newlines && c == '\n')) {
       out += ch;
     } else if (c == '\n') {
       out += "\\n";
@@ -75,6 +76,15 @@ std::string OneLine(std::string_view s) {
     }
   }
   return out;
+}
+}  // namespace
+
+std::string OneLine(std::string_view s) {
+  return Escape(s, false);
+}
+
+std::string ForTerminal(std::string_view s) {
+  return Escape(s, true);
 }
 
 }  // namespace lossless::text

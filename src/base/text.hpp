@@ -40,4 +40,11 @@ std::string StripAnsi(std::string_view s);
 // \xHH), so a message stays one line whatever the input held.
 std::string OneLine(std::string_view s);
 
+// `s` (a report of several lines) safe for a terminal: as OneLine, but line
+// feeds stay line feeds. Every report that may quote input (scenario and link
+// names, node names from a topology file, audit findings) goes through it
+// before it is printed, so an ANSI escape or a CR in an input file shows as
+// \x1b or \r instead of acting on the terminal.
+std::string ForTerminal(std::string_view s);
+
 }  // namespace lossless::text

@@ -95,5 +95,11 @@ TEST(Text, OneLineEscapesEveryControlCharacter) {
   EXPECT_EQ(OneLine("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 stays as it is
 }
 
+TEST(Text, ForTerminalKeepsLineFeedsAndEscapesTheRest) {
+  EXPECT_EQ(ForTerminal("a\x1b[31mred\rb\n\tc\n"), "a\\x1b[31mred\\rb\n\\tc\n");
+  EXPECT_EQ(ForTerminal("plain\n"), "plain\n");
+  EXPECT_EQ(ForTerminal("\x7f"), "\\x7f");
+}
+
 }  // namespace
 }  // namespace lossless::text

@@ -19,6 +19,7 @@
 #include "audit/nccl/nccl_rules.hpp"
 #include "audit/verdict.hpp"
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "units/units.hpp"
 
@@ -221,7 +222,7 @@ Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, JsonStrea
     if (json != nullptr) {
       json->Run(nccl::RunToJson(run, rep));
     } else {
-      fmt::print("{}", nccl::FormatRunText(run, rep, index));
+      fmt::print("{}", text::ForTerminal(nccl::FormatRunText(run, rep, index)));
     }
   });
   return verdict;
@@ -259,7 +260,7 @@ void AddAuditNcclCommand(CLI::App& audit, Context& ctx) {
         if (json) json->EndFile(v);
       } catch (const InputError& e) {
         std::fflush(stdout);
-        fmt::print(stderr, "error: {}\n", e.what());
+        fmt::print(stderr, "error: {}\n", text::OneLine(e.what()));
         bad_input = true;
         if (json) json->FileError(e.what());
       }

@@ -1,12 +1,7 @@
 // `lossless audit topo FILE`: nvidia-smi topo -m -> GPU/NIC pairing verdicts.
 // Parsing is formats/topo_matrix; rules and rendering live in src/audit/topo; this
 // file is option handling and wiring.
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,6 +11,8 @@
 #include "audit/topo/topo_rules.hpp"
 #include "audit/verdict.hpp"
 #include "base/error.hpp"
+#include "base/input_file.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "formats/topo_matrix.hpp"
 
@@ -27,13 +24,11 @@ struct TopoOptions {
   bool json = false;
 };
 
+// Read whole with the limits of every reader (base/input_file.hpp: "-" =
+// standard input, a folder, binary data and UTF-16, with its hint, refused
+// at the first block); a matrix is a few KiB.
 formats::TopoMatrix Load(const std::string& path) {
-  if (path == "-") return formats::ParseTopoMatrix(std::cin, path);
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError({path, 0, ""}, "is a directory, expected an nvidia-smi topo -m file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));
+  std::istringstream in(ReadTextInput(path, "an nvidia-smi topo -m matrix"));
   return formats::ParseTopoMatrix(in, path);
 }
 
@@ -51,7 +46,7 @@ void AddAuditTopoCommand(CLI::App& audit, Context& ctx) {
     if (opt->json) {
       fmt::print("{}\n", audit::topo::TopoToJson(m, r).dump(2));
     } else {
-      fmt::print("{}", audit::topo::FormatTopoText(r));
+      fmt::print("{}", text::ForTerminal(audit::topo::FormatTopoText(r)));
     }
     // docs/errors.md: 0 pass, 1 fail, 3 indeterminate.
     ctx.exit_code = audit::ExitCode(r.verdict, /*strict=*/false);

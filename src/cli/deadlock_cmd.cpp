@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "deadlock/buffer_graph.hpp"
 #include "fabric/routing.hpp"
@@ -70,12 +71,14 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
       }
       fmt::print("{}\n", j.dump(2));
     } else if (cycle.empty()) {
-      fmt::print("{}: no cyclic buffer dependency on {} ({} buffers, {} dependencies)\n", *file, on,
-                 g.num_vertices, g.num_edges());
+      fmt::print("{}: no cyclic buffer dependency on {} ({} buffers, {} dependencies)\n",
+                 text::OneLine(*file), on, g.num_vertices, g.num_edges());
     } else {
-      fmt::print("{}: cyclic buffer dependency on {}: {} buffers each wait for the next\n", *file,
-                 on, cycle.size());
-      fmt::print("  {} -> {}\n", fmt::join(labels, " -> "), labels.front());
+      // Buffer labels carry node names from a topology file: escaped.
+      fmt::print("{}: cyclic buffer dependency on {}: {} buffers each wait for the next\n",
+                 text::OneLine(*file), on, cycle.size());
+      fmt::print("  {} -> {}\n", text::OneLine(fmt::format("{}", fmt::join(labels, " -> "))),
+                 text::OneLine(labels.front()));
       fmt::print("  ({} buffers, {} dependencies checked; a deadlock can form under load)\n",
                  g.num_vertices, g.num_edges());
     }

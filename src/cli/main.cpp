@@ -1,4 +1,6 @@
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -32,9 +34,26 @@ int main(int argc, char** argv) {
   lossless::cli::AddReportCommand(app, ctx);
   try {
     app.parse(argc, argv);
+    // What a command printed must have arrived: a full disk or a closed pipe
+    // behind standard output is an error, not a silent exit 0.
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      const int err = errno;
+      fmt::print(stderr, "error: <stdout>: cannot write: {}\n",
+                 err != 0 ? std::strerror(err) : "write error");
+      return 2;
+    }
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, as every error (CLI11 adds "Run with --help ..." on a second).
+    std::string command = "lossless";
+    for (const CLI::App* a = &app; !a->get_subcommands().empty();) {
+      a = a->get_subcommands().front();
+      command += " " + a->get_name();
+    }
+    fmt::print(stderr, "error: <cli>: {} (usage: {} --help)\n", lossless::text::OneLine(e.what()),
+               command);
+    return 2;
   } catch (const std::bad_alloc&) {
     // One line saying what was too large (the innermost AllocationContext
     // the failure left), not "std::bad_alloc".

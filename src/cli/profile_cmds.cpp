@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "profile/profile.hpp"
 #include "tco/tco.hpp"
@@ -22,7 +23,7 @@ void AddProfileCommands(CLI::App& app, Context& ctx) {
         std::string path;
         std::string text = profile::ProfileText(*show, &path, {"<cli>", 0, "--show"});
         profile::Load(*show, 0, {}, {"<cli>", 0, "--show"});  // validates it
-        fmt::print("{}", text);
+        fmt::print("{}", text::ForTerminal(text));
         ctx.exit_code = 0;
         return;
       }
@@ -69,9 +70,9 @@ void AddProfileCommands(CLI::App& app, Context& ctx) {
       if (*json) {
         fmt::print("{}\n", tco::ResultJson(r).dump(2));
       } else {
-        fmt::print("{}", tco::ResultText(r));
+        fmt::print("{}", text::ForTerminal(tco::ResultText(r)));
       }
-      for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}\n", w);
+      for (const auto& w : r.warnings) fmt::print(stderr, "warning: {}\n", text::OneLine(w));
       ctx.exit_code = 0;
     });
   }

@@ -1,11 +1,7 @@
 // `lossless report RESULTS.json [-o report.html]`: renders the HTML report of
 // a saved `lossless compare` results.json (report/compare_html.hpp), written
-// whole or not at all (WriteFileAtomically).
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+// whole or not at all (WriteOutput).
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -13,6 +9,8 @@
 
 #include "base/error.hpp"
 #include "base/file.hpp"
+#include "base/input_file.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "report/compare_html.hpp"
 
@@ -24,15 +22,11 @@ struct ReportOptions {
   std::string output = "report.html";
 };
 
+// "-" = standard input; the limits of every reader (base/input_file.hpp).
 nlohmann::json ReadResults(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError({path, 0, ""}, fmt::format("cannot read the file: {}", std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError({path, 0, ""}, "cannot read the file");
+  const std::string text = ReadTextInput(path, "a results.json written by lossless compare");
   try {
-    return nlohmann::json::parse(text.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...".
     std::string what = e.what();
@@ -49,13 +43,18 @@ void AddReportCommand(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Render the HTML report of a saved `lossless compare` results.json");
-  cmd->add_option("results", o->input, "results.json written by lossless compare")->required();
-  cmd->add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
+  cmd->add_option("results", o->input,
+                  "results.json written by lossless compare ('-' = standard input)")
+      ->required();
+  cmd->add_option("-o,--output", o->output, "HTML file to write ('-' = standard output)")
+      ->capture_default_str();
   cmd->callback([o, &ctx] {
+    const Location where{o->output, 0, "-o"};
+    CheckOutputPath(o->output, where);
     const nlohmann::json results = ReadResults(o->input);
     const std::string html = report::RenderCompareReport(results, o->input);
-    WriteFileAtomically(o->output, html, {o->output, 0, "-o"});
-    fmt::print("wrote {}\n", o->output);
+    WriteOutput(o->output, html, where);
+    if (o->output != "-") fmt::print("wrote {}\n", text::OneLine(o->output));
     ctx.exit_code = 0;
   });
 }

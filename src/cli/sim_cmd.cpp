@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "base/file.hpp"
+#include "base/progress.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "report/run_report.hpp"
@@ -28,83 +30,59 @@
 namespace lossless::cli {
 namespace {
 
-// A regular file (or a new one) is written to PATH.tmp and renamed, so a
-// failed write never leaves half a result; other files (/dev/null, a FIFO)
-// are written in place.
-bool WriteViaTemp(const std::string& path) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  return ec || st.type() == std::filesystem::file_type::not_found ||
-         st.type() == std::filesystem::file_type::regular;
+// `ps` picoseconds with three significant digits and a unit: "1.88ms".
+std::string ShortTime(double ps) {
+  static constexpr std::pair<double, const char*> kUnits[] = {
+      {1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}};
+  for (const auto& [scale, unit] : kUnits)
+    if (ps >= scale) return fmt::format("{:.3g}{}", ps / scale, unit);
+  return fmt::format("{:.3g}ps", ps);
 }
 
-// Before a run: an output path that cannot be written is bad input now, not
-// after the whole simulation.
-void CheckWritable(const std::string& path, const char* field) {
-  if (path.empty() || path == "-") return;
-  if (std::filesystem::is_directory(path))
-    throw InputError({path, 0, field}, "is a directory: expected a file to write");
-  const std::string probe = WriteViaTemp(path) ? path + ".tmp" : path;
-  const bool existed = std::filesystem::exists(probe);
-  std::FILE* f = std::fopen(probe.c_str(), "ab");
-  if (f == nullptr)
-    throw InputError({path, 0, field}, fmt::format("cannot write: {}", std::strerror(errno)));
-  std::fclose(f);
-  if (!existed) std::remove(probe.c_str());
-}
-
-// "-" = standard output. Every write error (a full disk, /dev/full) is an
-// InputError naming the path.
-void WriteFile(const std::string& path, const std::string& text,
-               const char* field = "outputs.json") {
-  const auto fail = [&](int err) {
-    throw InputError({path, 0, field}, fmt::format("cannot write: {}", std::strerror(err)));
+// Runs and prints the scenario and returns its exit status (docs/errors.md):
+// 1 for a finding (the online deadlock detector confirmed a deadlock: the
+// report's DEADLOCK line; or an RC queue pair ran out of retries: QP
+// FAILED), kExitInterrupted when Ctrl-C ended it (the partial result is
+// still printed and written, "interrupted": true), else 0. `progress`: a
+// status line on a terminal (base/progress.hpp).
+int RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing,
+                bool progress = false) {
+  const std::string path = json_path.empty() ? s.json_out : json_path;
+  const Location json_where{path, 0, json_path.empty() ? "outputs.json" : "--json"};
+  const Location csv_where{s.series.csv_out, 0, "outputs.series_csv"};
+  CheckOutputPath(path, json_where);
+  CheckOutputPath(s.series.csv_out, csv_where);
+  if (path == "-" && s.series.csv_out == "-")
+    throw InputError(csv_where, "expected one output on standard output, got the JSON and the CSV");
+  InterruptScope interrupts;
+  ProgressLine line(progress && ProgressLine::StderrIsTerminal());
+  const auto t0 = std::chrono::steady_clock::now();
+  run::RunHooks hooks;
+  hooks.between_slices = [&](const run::RunStatus& st) {
+    if (InterruptRequested()) return false;
+    if (line.Due()) {
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      line.Draw(fmt::format(
+          "simulated {} of stop_time {} ({:.1f}%), {}/{} flows done, {} simulated per second",
+          units::FormatTime(st.now), units::FormatTime(st.stop_time),
+          100.0 * static_cast<double>(st.now.ps()) / static_cast<double>(st.stop_time.ps()),
+          st.flows_done, st.flows,
+          ShortTime(static_cast<double>(st.now.ps()) / std::max(wall, 1e-9))));
+    }
+    return true;
   };
-  if (path == "-") {
-    std::fflush(stdout);
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-      fail(errno);
-    return;
-  }
-  const bool temp = WriteViaTemp(path);
-  const std::string target = temp ? path + ".tmp" : path;
-  std::FILE* f = std::fopen(target.c_str(), "wb");
-  if (f == nullptr) fail(errno);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int err = errno;
-  if (std::fclose(f) != 0 || !ok) {
-    const int e = ok ? errno : err;
-    if (temp) std::remove(target.c_str());
-    fail(e);
-  }
-  if (temp && std::rename(target.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(target.c_str());
-    fail(e);
-  }
-}
-
-// Runs and prints the scenario; returns whether it ended in a finding: the
-// online deadlock detector confirmed a deadlock (the report's DEADLOCK line)
-// or an RC queue pair ran out of retries (QP FAILED).
-bool RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing) {
-  std::string path = json_path.empty() ? s.json_out : json_path;
-  CheckWritable(path, json_path.empty() ? "outputs.json" : "--json");
-  CheckWritable(s.series.csv_out, "outputs.series_csv");
-  report::RunResult r = run::RunScenario(s);
-  // With the JSON on standard output, the text report goes to standard error.
-  fmt::print(path == "-" ? stderr : stdout, "{}", report::RunText(r, timing));
-  if (!path.empty())
-    WriteFile(path, report::RunJson(r, timing).dump(2) + "\n",
-              json_path.empty() ? "outputs.json" : "--json");
+  report::RunResult r = run::RunScenario(s, hooks);
+  line.Clear();
+  // With the JSON or the CSV on standard output, the text report goes to standard error.
+  const bool stdout_taken = path == "-" || s.series.csv_out == "-";
+  fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(report::RunText(r, timing)));
+  if (!path.empty()) WriteOutput(path, report::RunJson(r, timing).dump(2) + "\n", json_where);
   if (!s.series.csv_out.empty())
-    WriteFile(s.series.csv_out, report::SeriesCsv(r.series), "outputs.series_csv");
-  return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty();
+    WriteOutput(s.series.csv_out, report::SeriesCsv(r.series), csv_where);
+  if (r.interrupted) return kExitInterrupted;
+  return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty() ? 1 : 0;
 }
-
-// `lossless run` exit status for a deadlock verdict or a failed QP: a
-// finding, as a failed audit or `lossless deadlock` finding a cycle (docs/errors.md).
-constexpr int kExitDeadlock = 1;
 
 // The built-in reference scenario (until `lossless compare` exists): the same
 // 64-GPU leaf-spine and traffic under the InfiniBand and RoCE presets.
@@ -184,14 +162,16 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     cmd->footer(
         "Exit status: 0 the run finished (completed, time limit or flows incomplete); 1 the "
         "deadlock detector (deadlock.detect) confirmed a PFC deadlock (the DEADLOCK line; also "
-        "when "
-        "a watchdog broke it later); 2 bad input.");
+        "when a watchdog broke it later) or a QP failed; 2 bad input; 130 Ctrl-C ended the run "
+        "(the partial result is printed and written, marked interrupted).");
     auto file = std::make_shared<std::string>();
     auto sets = std::make_shared<std::vector<std::string>>();
     auto json = std::make_shared<std::string>();
     auto timing = std::make_shared<bool>(false);
     auto no_timing = std::make_shared<bool>(false);
-    cmd->add_option("FILE", *file, "Scenario file (YAML or JSON)")->required();
+    auto quiet = std::make_shared<bool>(false);
+    cmd->add_option("FILE", *file, "Scenario file (YAML or JSON; '-' = standard input)")
+        ->required();
     cmd->add_option("--set", *sets,
                     "Override a field: --set fabric.link_rate=800Gbps (repeatable)");
     cmd->add_option("--json", *json,
@@ -202,12 +182,14 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
                   "RSS) to the text and JSON; without it the output is byte-identical per seed");
     cmd->add_flag("--no-timing", *no_timing, "The default (kept for existing scripts)")
         ->excludes("--timing");
+    cmd->add_flag("--quiet", *quiet,
+                  "No progress line (one is drawn on stderr only when it is a terminal)");
     // The callback owns every flag's storage (CLI11 writes through references
     // to them while parsing), the unused --no-timing included.
     cmd->callback([=, &ctx] {
       (void)no_timing;
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
-      ctx.exit_code = RunAndPrint(s, *json, *timing) ? kExitDeadlock : 0;
+      ctx.exit_code = RunAndPrint(s, *json, *timing, !*quiet);
     });
   }
   // --- validate ----------------------------------------------------------
@@ -226,11 +208,12 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       auto flows = workload::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()), &t);
       if (s.series.interval.ps() > 0) scenario::SeriesPorts(s, t);
       scenario::CheckFaults(s, t, flows.size());
-      fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", *file, t.description, t.hosts.size(),
-                 t.links.size(), flows.size());
-      for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", w);
+      fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", text::OneLine(*file),
+                 text::OneLine(t.description), t.hosts.size(), t.links.size(), flows.size());
+      for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", text::OneLine(w));
       if (*show) {
-        for (const auto& [k, v] : s.resolved) fmt::print("  {} = {}\n", k, v);
+        for (const auto& [k, v] : s.resolved)
+          fmt::print("  {} = {}\n", text::OneLine(k), text::OneLine(v));
       }
       ctx.exit_code = 0;
     });
@@ -245,8 +228,11 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       if (*md) {
         fmt::print("{}", scenario::ParamsMarkdown());
       } else {
-        for (const auto& p : scenario::Params())
-          fmt::print("{:<28} {:<10} {}\n", p.name, *p.def ? p.def : "-", p.help);
+        fmt::print("{:<34} {:<26} {:<10} {}\n", "FIELD", "TYPE AND RANGE", "DEFAULT", "MEANING");
+        for (const auto& p : scenario::Params()) {
+          fmt::print("{:<34} {:<26} {:<10} {}\n", p.name, scenario::ParamTypeText(p),
+                     *p.def ? p.def : "-", p.help);
+        }
       }
       ctx.exit_code = 0;
     });
@@ -292,9 +278,9 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
           "fabric: {{preset: raw, link_rate: 400Gbps, link_delay: 1us, mtu: 3972, frame_overhead: "
           "30,\n"
           "         switch_latency: 0ns, routing: spray, buffer: 1GiB,\n"
-          "         ecn: {{enabled: true, kmin: 128064, kmax: 132066, pmax: 1}}}}\n"
+          "         ecn: {{enabled: true, kmin: 128064B, kmax: 132066B, pmax: 1}}}}\n"
           "topology: {{kind: ls-ring, gpus: {}, hosts_per_leaf: 8, spines: 8}}\n"
-          "traffic: [{{pattern: permutation, stride: {}, bytes: {}}}]\n",
+          "traffic: [{{pattern: permutation, stride: {}, bytes: {}B}}]\n",
           *hosts, *stride, m * 3972);
       std::vector<std::string> sets;
       if (*lossless_mode == "roce") {
@@ -379,7 +365,10 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
         scenario::Scenario s = scenario::LoadScenarioText(
             kDemoScenario, "<builtin demo>", {fmt::format("fabric.preset={}", preset)});
         fmt::print("== preset {} ==\n", preset);
-        RunAndPrint(s, "", true);
+        if (RunAndPrint(s, "", true) == kExitInterrupted) {  // Ctrl-C: no second preset
+          ctx.exit_code = kExitInterrupted;
+          return;
+        }
         fmt::print("\n");
       }
       ctx.exit_code = 0;

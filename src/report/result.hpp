@@ -69,6 +69,16 @@ struct CnpInjectReport {
   int64_t cuts = 0, increase_events = 0;
 };
 
+// One flow of the job (traffic), for the JSON's per_flow list.
+struct FlowResult {
+  uint32_t src = 0, dst = 0;  // host ranks
+  int64_t bytes = 0;
+  units::Time start;
+  bool done = false;
+  units::Time fct;         // when done
+  int64_t bytes_left = 0;  // when not done
+};
+
 struct RunTiming {
   double build_s = 0;
   double run_s = 0;
@@ -85,11 +95,24 @@ struct RunResult {
   uint32_t switches = 0;
   uint32_t links = 0;
   std::string routing;
-  std::string stop_reason;  // "completed", "time limit", "flows incomplete", "deadlock"
-  units::Time sim_time;     // time of the last event
+  bool interrupted = false;  // Ctrl-C ended the run early: a partial result
+  std::string
+      stop_reason;       // "completed", "time limit", "flows incomplete", "deadlock", "interrupted"
+  units::Time sim_time;  // time of the last event
   uint64_t flows = 0;
   uint64_t flows_done = 0;
-  Percentiles fct;  // over completed flows
+  // Flows not finished at the end of the run and the bytes they had not yet
+  // delivered (DECISIONS 3: reported, never an FCT of 0).
+  uint64_t flows_unfinished = 0;
+  int64_t bytes_left = 0;
+  Percentiles fct;  // over completed flows; meaningless when flows_done == 0
+  // Every flow, in flow order, when there are at most outputs.per_flow_limit
+  // of them (per_flow_listed); empty otherwise.
+  bool per_flow_listed = false;
+  std::vector<FlowResult> per_flow;
+  // The scenario's every field with its unit (Scenario::resolved) but the
+  // output paths (outputs.json, outputs.series_csv).
+  std::vector<std::pair<std::string, std::string>> parameters;
   units::Time max_packet_latency;
   double mean_link_utilization = 0;  // over link directions that carried traffic
   double max_link_utilization = 0;

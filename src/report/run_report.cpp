@@ -131,6 +131,12 @@ std::string RunText(const RunResult& r, bool timing) {
         "us\n",
         Us(r.fct.min), Us(r.fct.median), Us(r.fct.p99), Us(r.fct.max), Us(r.fct.mean));
     o += fmt::format("latency    max one-way packet latency {:.3f} us\n", Us(r.max_packet_latency));
+  } else if (r.flows > 0) {
+    o += "fct        no flow finished\n";
+  }
+  if (r.flows_unfinished > 0) {
+    o += fmt::format("unfinished {} flow{}, {} bytes not delivered\n", r.flows_unfinished,
+                     r.flows_unfinished == 1 ? "" : "s", r.bytes_left);
   }
   o += fmt::format(
       "links      utilization mean {:.1f}%  max {:.1f}% (over link directions that carried "
@@ -156,9 +162,10 @@ std::string RunText(const RunResult& r, bool timing) {
                      r.cc == "ib-cc" ? "BECNs" : "CNPs");
   }
   if (r.transport == "rc" || r.link_losses > 0) {
-    o += fmt::format("transport  {}: {} frames lost on links; {} data packets resent, {} NAKs, {} "
-                     "ACK timeouts\n",
-                     r.transport, r.link_losses, r.retx_packets, r.naks, r.ack_timeouts);
+    o += fmt::format(
+        "transport  {}: {} frames lost on links; {} data packets resent, {} NAKs, {} "
+        "ACK timeouts\n",
+        r.transport, r.link_losses, r.retx_packets, r.naks, r.ack_timeouts);
   }
   if (!r.qp_failure.empty()) o += "QP FAILED  " + r.qp_failure + "\n";
   o += InjectText(r);
@@ -222,15 +229,41 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
                    {"switches", r.switches},
                    {"links", r.links},
                    {"routing", r.routing}};
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : r.parameters) params[k] = v;
+  j["parameters"] = std::move(params);
   j["result"] = r.stop_reason;
+  j["interrupted"] = r.interrupted;
   j["sim_time_ps"] = r.sim_time.ps();
-  j["flows"] = {{"total", r.flows}, {"done", r.flows_done}};
-  j["fct_us"] = {{"min", Us(r.fct.min)},
-                 {"median", Us(r.fct.median)},
-                 {"p99", Us(r.fct.p99)},
-                 {"max", Us(r.fct.max)},
-                 {"mean", Us(r.fct.mean)}};
+  j["flows"] = {{"total", r.flows},
+                {"done", r.flows_done},
+                {"unfinished", r.flows_unfinished},
+                {"bytes_left", r.bytes_left}};
+  // No finished flow, no FCT: null, never 0 (DECISIONS 3).
+  if (r.flows_done > 0) {
+    j["fct_us"] = {{"min", Us(r.fct.min)},
+                   {"median", Us(r.fct.median)},
+                   {"p99", Us(r.fct.p99)},
+                   {"max", Us(r.fct.max)},
+                   {"mean", Us(r.fct.mean)}};
+  } else {
+    j["fct_us"] = nullptr;
+  }
   j["max_packet_latency_us"] = Us(r.max_packet_latency);
+  if (r.per_flow_listed) {
+    nlohmann::ordered_json flows = nlohmann::ordered_json::array();
+    for (const auto& f : r.per_flow) {
+      flows.push_back({{"src", f.src},
+                       {"dst", f.dst},
+                       {"bytes", f.bytes},
+                       {"start_ps", f.start.ps()},
+                       {"fct_ps", f.done ? nlohmann::ordered_json(f.fct.ps()) : nullptr},
+                       {"bytes_left", f.bytes_left}});
+    }
+    j["per_flow"] = std::move(flows);
+  } else {
+    j["per_flow"] = nullptr;  // more flows than outputs.per_flow_limit
+  }
   nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
   for (const auto& l : r.busiest)
     busiest.push_back({{"link", l.name}, {"utilization", l.utilization}});

@@ -36,5 +36,29 @@ TEST(ClassReport, TextBlockIsCappedAtTwentyLines) {
   EXPECT_EQ(j["ports"][0]["classes"][4]["drops"], 1);
 }
 
+// DECISIONS 3: a run in which no flow finished has no FCT (null, never 0);
+// its unfinished flows are counted with the bytes they had left.
+TEST(RunReport, NoFinishedFlowGivesNullFctAndUnfinishedCounts) {
+  RunResult r;
+  r.cc = "none";
+  r.flows = 2;
+  r.flows_unfinished = 2;
+  r.bytes_left = 3000;
+  const auto j = report::RunJson(r, false);
+  EXPECT_TRUE(j["fct_us"].is_null());
+  EXPECT_EQ(j["flows"]["unfinished"], 2);
+  EXPECT_EQ(j["flows"]["bytes_left"], 3000);
+  const std::string text = report::RunText(r, false);
+  EXPECT_THAT(text, HasSubstr("fct        no flow finished\n"));
+  EXPECT_THAT(text, HasSubstr("unfinished 2 flows, 3000 bytes not delivered\n"));
+  r.flows_done = 1;
+  r.flows_unfinished = 1;
+  r.fct.max = units::Time::Ps(2'000'000);
+  const auto k = report::RunJson(r, false);
+  ASSERT_TRUE(k["fct_us"].is_object());
+  EXPECT_EQ(k["fct_us"]["max"], 2.0);
+  EXPECT_THAT(report::RunText(r, false), Not(HasSubstr("no flow finished")));
+}
+
 }  // namespace
 }  // namespace lossless::report

@@ -207,7 +207,20 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   RunResult r;
   r.timing.build_s = Since(t0);
   auto t1 = std::chrono::steady_clock::now();
-  sim::StopReason why = sim.Run(s.stop_time);
+  sim::StopReason why;
+  bool interrupted = false;
+  if (hooks.between_slices) {
+    // Slices of events: Run() resumes exactly where the event limit left it.
+    const uint64_t job_flows = flows.size();
+    while ((why = sim.Run(s.stop_time, kEventsPerSlice)) == sim::StopReason::kEventLimit) {
+      if (!hooks.between_slices({sim.Now(), s.stop_time, net.flows_done(), job_flows})) {
+        interrupted = true;
+        break;
+      }
+    }
+  } else {
+    why = sim.Run(s.stop_time);
+  }
   r.timing.run_s = Since(t1);
   if (sampler) r.series = sampler->Collect(topo, s.series.ports == "busy");
 
@@ -228,7 +241,9 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   r.flows_done = net.flows_done();
   const bool deadlocked = detector && detector->first() && s.deadlock.stop &&
                           why == sim::StopReason::kStopped && r.flows_done < r.flows;
-  r.stop_reason = r.flows_done == r.flows              ? "completed"
+  r.interrupted = interrupted;
+  r.stop_reason = interrupted                          ? "interrupted"
+                  : r.flows_done == r.flows            ? "completed"
                   : net.qp_failure() != nullptr        ? "QP failed"
                   : deadlocked                         ? "deadlock"
                   : why == sim::StopReason::kTimeLimit ? "time limit"
@@ -244,8 +259,24 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   }
   r.sim_time = sim.Now();
   std::vector<units::Time> fcts;
+  // Where the results go is not part of what was simulated: two runs that
+  // differ only in their output paths give the same JSON.
+  for (const auto& kv : s.resolved)
+    if (kv.first != "outputs.json" && kv.first != "outputs.series_csv") r.parameters.push_back(kv);
+  r.per_flow_listed = job.size() <= static_cast<uint64_t>(s.per_flow_limit);
+  if (r.per_flow_listed) r.per_flow.reserve(job.size());
   for (const auto& f : job) {
-    if (f.done()) fcts.push_back(f.fct());
+    if (r.per_flow_listed) {
+      r.per_flow.push_back({f.spec.src, f.spec.dst, f.spec.bytes, f.spec.start, f.done(),
+                            f.done() ? f.fct() : units::Time(),
+                            f.done() ? 0 : std::max<int64_t>(0, f.spec.bytes - f.recv_bytes)});
+    }
+    if (f.done()) {
+      fcts.push_back(f.fct());
+    } else {
+      ++r.flows_unfinished;
+      r.bytes_left += std::max<int64_t>(0, f.spec.bytes - f.recv_bytes);
+    }
     r.max_packet_latency = std::max(r.max_packet_latency, f.max_latency);
   }
   r.fct = Summarize(std::move(fcts));

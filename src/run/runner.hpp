@@ -14,8 +14,21 @@ namespace lossless::run {
 
 // Test hooks: `before_run` sees the network once flows and faults are in
 // place, before the engine runs (e.g. to install a transmit trace).
+// between_slices: called after every slice of kEventsPerSlice events (and
+// never inside one) with where the run is; returning false ends the run
+// there, as an interrupt (RunResult::interrupted, stop reason
+// "interrupted"). The slices change nothing else: a run that is not stopped
+// gives the same result with or without the hook.
+struct RunStatus {
+  units::Time now;
+  units::Time stop_time;
+  uint64_t flows_done = 0;
+  uint64_t flows = 0;
+};
+inline constexpr uint64_t kEventsPerSlice = uint64_t{1} << 16;
 struct RunHooks {
   std::function<void(fabric::Network&)> before_run;
+  std::function<bool(const RunStatus&)> between_slices;
 };
 
 // Throws InputError (naming outputs.series.*) when the series selection names

@@ -77,6 +77,35 @@ std::string RunErrorOf(const std::string& text, const std::vector<std::string>& 
 // utilization (125 % at 200 ns): the frame still on the wire at the end was
 // counted whole. Busy time is clipped at the end of the run; a host link
 // sending from t = 0 to the end is busy exactly the whole run.
+// Running in slices (the progress and interrupt hook) changes nothing; a
+// hook that says stop ends the run there, marked interrupted.
+TEST(Runner, SlicesChangeNothingAndStoppingIsAnInterrupt) {
+  Scenario s =
+      LoadScenarioText(kGood, "s.yaml", {"fabric.pfc.enabled=false", "traffic.0.bytes=8MiB"});
+  const RunResult plain = RunScenario(s);
+  int slices = 0;
+  RunHooks count;
+  count.between_slices = [&](const RunStatus& st) {
+    EXPECT_LE(st.flows_done, st.flows);
+    ++slices;
+    return true;
+  };
+  const RunResult sliced = RunScenario(s, count);
+  ASSERT_GT(slices, 0);  // the run is longer than one slice
+  EXPECT_EQ(sliced.events, plain.events);
+  EXPECT_EQ(sliced.fct.max, plain.fct.max);
+  EXPECT_EQ(sliced.sim_time, plain.sim_time);
+  EXPECT_EQ(sliced.stop_reason, plain.stop_reason);
+  EXPECT_FALSE(sliced.interrupted);
+  RunHooks stop;
+  stop.between_slices = [](const RunStatus&) { return false; };
+  const RunResult cut = RunScenario(s, stop);
+  EXPECT_TRUE(cut.interrupted);
+  EXPECT_EQ(cut.stop_reason, "interrupted");
+  EXPECT_EQ(cut.events, kEventsPerSlice);
+  EXPECT_LT(cut.flows_done, cut.flows);
+}
+
 TEST(Runner, LinkUtilizationIsClippedAtTheEndOfTheRun) {
   for (const char* stop : {"stop_time=5us", "stop_time=200ns"}) {
     Scenario s = LoadScenarioText(kGood, "s.yaml", {"fabric.link_rate=25Gbps", stop});

@@ -118,6 +118,12 @@ TEST(DcqcnOverride, BadUnitsAndRanges) {
   EXPECT_EQ(ErrorOf(WithDcqcn("    rate_ai: 40 parsecs\n")),
             "s.yaml:9: fabric.dcqcn.rate_ai: expected a rate such as 400Gbps, got \"40 "
             "parsecs\"");
+  EXPECT_EQ(ErrorOf(WithDcqcn("    rate_ai: 40\n")),
+            "s.yaml:9: fabric.dcqcn.rate_ai: expected a rate with a unit such as 400Gbps, got "
+            "\"40\"");
+  EXPECT_EQ(ErrorOf(WithDcqcn("    byte_counter: 10485760\n")),
+            "s.yaml:9: fabric.dcqcn.byte_counter: expected a size with a unit such as 9KiB or "
+            "4096B, got \"10485760\"");
   EXPECT_EQ(ErrorOf(WithDcqcn("    g: 2\n")),
             "s.yaml:9: fabric.dcqcn.g: expected g in (0, 1], got \"2\"");
   EXPECT_EQ(ErrorOf(WithDcqcn("    fast_recovery_steps: 0\n")),

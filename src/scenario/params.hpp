@@ -36,6 +36,10 @@ struct PresetValue {
 const std::vector<PresetValue>& PresetValues();
 std::vector<std::string> PresetNames();
 
+// "rate", "integer, 0..255", "choice (pfc|global)": the type and range that
+// `lossless params` and the Markdown reference print.
+std::string ParamTypeText(const ParamInfo& p);
+
 // Markdown reference of every field (docs/scenarios.md is this text).
 std::string ParamsMarkdown();
 

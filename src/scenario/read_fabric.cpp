@@ -55,6 +55,8 @@ void ReadLink(Fields& f, Scenario& sc) {
   }
   if (f.Given("fabric.frame_overhead"))
     net.framing.frame_overhead = static_cast<int32_t>(f.Int("fabric.frame_overhead"));
+  // The framing's own when not given (validate --show, the run JSON).
+  sc.resolved.emplace_back("fabric.frame_overhead", std::to_string(net.framing.frame_overhead));
   // The topology builders take the link rate and delay from here.
   sc.clos.link_rate = link_rate;
   sc.clos.link_delay = link_delay;
@@ -78,7 +80,11 @@ void ReadSwitch(Fields& f, Scenario& sc) {
                 : routing == "adaptive"   ? fabric::RoutingMode::kAdaptive
                                           : fabric::RoutingMode::kSpray;
   net.nic.data_class = static_cast<uint8_t>(f.Int("fabric.data_class"));
-  if (f.Given("fabric.pcie_rate")) net.nic.pcie_rate = f.Rate("fabric.pcie_rate");
+  if (f.Given("fabric.pcie_rate")) {
+    net.nic.pcie_rate = f.Rate("fabric.pcie_rate");
+  } else {
+    sc.resolved.emplace_back("fabric.pcie_rate", "none (line rate)");
+  }
   fabric::EcnConfig ecn;
   ecn.enabled = f.Bool("fabric.ecn.enabled");
   ecn.kmin = units::Bytes(f.Bytes("fabric.ecn.kmin"));
@@ -135,8 +141,11 @@ void ReadCongestionControl(Fields& f, Scenario& sc) {
     const Location cc_where = f.Find("fabric.cc").where;
     net.dcqcn_params =
         cc::DcqcnParams::Preset(cc == "dcqcn-paper" ? "paper" : "connectx-firmware", cc_where);
-    for (const auto& [name, v] : dcqcn_given)
-      if (name != "cnp_class") net.dcqcn_params.Set(name, v.text, v.where);
+    for (const auto& [name, v] : dcqcn_given) {
+      if (name == "cnp_class") continue;
+      RequireUnit(v, FindParam("fabric.dcqcn." + name)->type);
+      net.dcqcn_params.Set(name, v.text, v.where);
+    }
     try {
       net.dcqcn_params.Validate(sc.clos.link_rate, {cc_where.file, cc_where.line, "fabric.dcqcn"});
     } catch (const InputError& e) {

@@ -20,7 +20,8 @@ void ReadDeadlock(Fields& f, Scenario& sc) {
 }
 
 void ReadOutputs(Fields& f, Scenario& sc) {
-  sc.json_out = f.Get("outputs.json").text;
+  sc.json_out = PathInScenario(f.Get("outputs.json"), sc.file);
+  sc.per_flow_limit = f.Int("outputs.per_flow_limit");
   sc.stop_time = f.Time("stop_time");
   if (sc.stop_time.ps() <= 0) {
     throw InputError(f.Find("stop_time").where, "expected a time above zero");
@@ -29,7 +30,7 @@ void ReadOutputs(Fields& f, Scenario& sc) {
   series.ports = f.Get("outputs.series.ports").text;
   series.ports_where = f.Find("outputs.series.ports").where;
   series.flows = f.Choice("outputs.series.flows") == "all";
-  series.csv_out = f.Get("outputs.series_csv").text;
+  series.csv_out = PathInScenario(f.Get("outputs.series_csv"), sc.file);
   if (f.Given("outputs.series.interval")) {
     Value v = f.Get("outputs.series.interval");
     series.where = v.where;

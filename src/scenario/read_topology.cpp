@@ -42,7 +42,7 @@ void ReadTopology(Fields& f, Scenario& sc) {
   }
   sc.hosts_per_leaf = static_cast<int>(f.Int("topology.hosts_per_leaf"));
   sc.spines = static_cast<int>(f.Int("topology.spines"));
-  sc.topology_file = f.Get("topology.file").text;
+  sc.topology_file = PathInScenario(f.Get("topology.file"), sc.file);
   sc.topology_file_where = f.Find("topology.file").where;
   if (sc.topology_kind == "file" && sc.topology_file.empty()) {
     throw InputError(f.Find("topology.kind").where, "expected topology.file with kind: file");

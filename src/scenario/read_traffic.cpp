@@ -29,6 +29,22 @@ Pattern ParsePattern(const std::string& s, const Location& where) {
                                       JoinOptions(names), QuoteForMessage(s), Nearest(s, names)));
 }
 
+const char* PatternName(Pattern p) {
+  switch (p) {
+    case Pattern::kRing:
+      return "ring";
+    case Pattern::kPermutation:
+      return "permutation";
+    case Pattern::kIncast:
+      return "incast";
+    case Pattern::kAllToAll:
+      return "all-to-all";
+    case Pattern::kFlow:
+      return "flow";
+  }
+  return "?";
+}
+
 // The entries of `traffic` and their --set overrides, parsed and checked on
 // their own.
 std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
@@ -114,6 +130,7 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
     ts.pattern = ParsePattern(f["pattern"].text, f["pattern"].where);
     if (!f.count("bytes"))
       throw InputError(ts.where, "expected 'bytes' (size of each flow, e.g. 16MiB)");
+    RequireUnit(f["bytes"], ParamType::kBytes);
     ts.bytes = units::ParseBytes(f["bytes"].text, f["bytes"].where).count();
     if (ts.bytes <= 0)
       throw InputError(f["bytes"].where, Expected("a size above zero", f["bytes"].text));
@@ -145,6 +162,7 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
           f["every"].where,
           Expected("repeats that end within the clock's range (about 106 days)", f["every"].text));
     if (f.count("rate")) {
+      RequireUnit(f["rate"], ParamType::kRate);
       ts.rate = units::ParseRate(f["rate"].text, f["rate"].where);
       ts.rate_where = f["rate"].where;
     }
@@ -181,6 +199,32 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
 }
 
 }  // namespace
+
+std::string TrafficText(const TrafficSpec& t) {
+  std::string o =
+      fmt::format("pattern={} bytes={} start={}", PatternName(t.pattern),
+                  units::FormatBytes(units::Bytes(t.bytes)), units::FormatTime(t.start));
+  if (t.pattern == Pattern::kRing || t.pattern == Pattern::kPermutation)
+    o += fmt::format(" stride={}", t.stride);
+  if (t.pattern == Pattern::kIncast) {
+    o += fmt::format(" target={} senders={}", t.target,
+                     t.senders < 0 ? std::string("all") : std::to_string(t.senders));
+  }
+  if (t.hosts >= 0) o += fmt::format(" hosts={}", t.hosts);
+  if (t.pattern == Pattern::kFlow) o += fmt::format(" src={} dst={}", t.src, t.dst);
+  o += t.tclass < 0 ? std::string(" class=fabric.data_class") : fmt::format(" class={}", t.tclass);
+  o += fmt::format(" repeat={}", t.repeat);
+  if (t.repeat > 1) o += fmt::format(" every={}", units::FormatTime(t.every));
+  o += t.rate.bps() > 0 ? " rate=" + units::FormatRate(t.rate) : std::string(" rate=line");
+  if (!t.path.empty()) {
+    o += " path=";
+    for (size_t i = 0; i < t.path.size(); ++i) {
+      o += (i ? "," : "") + t.path[i].first;
+      if (t.path[i].second >= 0) o += fmt::format(":{}", t.path[i].second);
+    }
+  }
+  return o;
+}
 
 void ReadTraffic(Fields& f, Scenario& sc) {
   Loader& ld = f.loader();

@@ -5,12 +5,15 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "base/text.hpp"
 
 namespace lossless::scenario {
 namespace {
@@ -195,8 +198,10 @@ Value Fields::Find(const std::string& name) const {
   std::string preset = values.count("fabric.preset") ? values["fabric.preset"].text : "roce";
   for (const auto& pv : PresetValues())
     if (preset == pv.preset && name == pv.name)
-      return Value{pv.value, {"<preset " + preset + ">", 0, name}, false};
-  return Value{FindParam(name)->def, {"<default>", 0, name}, false};
+      return Value{pv.value, {ld_.file() + " (preset " + preset + ")", 0, name}, false};
+  // A default that does not fit the rest is reported against the scenario
+  // that left it in place, not a file called "<default>".
+  return Value{FindParam(name)->def, {ld_.file() + " (default)", 0, name}, false};
 }
 
 Value Fields::Get(const char* name) {
@@ -212,12 +217,84 @@ units::Time Fields::Time(const char* name) {
 
 units::Rate Fields::Rate(const char* name) {
   Value v = Get(name);
+  RequireUnit(v, ParamType::kRate);
   return units::ParseRate(v.text, v.where);
 }
 
 int64_t Fields::Bytes(const char* name) {
   Value v = Get(name);
+  RequireUnit(v, ParamType::kBytes);
   return units::ParseBytes(v.text, v.where).count();
+}
+
+void CompleteResolved(Fields& f, Scenario& sc) {
+  std::map<std::string, std::string> read;
+  for (const auto& [k, v] : sc.resolved) read[k] = v;
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ParamInfo& p : Params()) {
+    auto it = read.find(p.name);
+    std::string v = it != read.end() ? it->second : f.Find(p.name).text;
+    const std::string_view t = text::Trim(v);
+    const bool digits = !t.empty() && t.find_first_not_of("0123456789.") == std::string_view::npos;
+    if (v.empty()) {
+      v = "(none)";
+    } else if (digits && p.type == ParamType::kBytes) {
+      v += "B";
+    } else if (digits && p.type == ParamType::kRate) {
+      v += "bps";
+    } else if (digits && std::string_view(p.name) == "fabric.cable_length") {
+      v += "m";
+    } else if (digits && (std::string_view(p.name) == "fabric.mtu" ||
+                          std::string_view(p.name) == "fabric.frame_overhead")) {
+      v += "B";  // given as plain bytes
+    }
+    out.emplace_back(p.name, std::move(v));
+  }
+  for (size_t i = 0; i < sc.traffic.size(); ++i)
+    out.emplace_back(fmt::format("traffic.{}", i), TrafficText(sc.traffic[i]));
+  // The fault lists, as the run applies them.
+  for (size_t i = 0; i < sc.pause_inject.size(); ++i) {
+    const PauseInjection& p = sc.pause_inject[i];
+    out.emplace_back(fmt::format("faults.pause_inject.{}", i),
+                     fmt::format("{} at={} class_enable=0x{:02x} quanta={}",
+                                 p.host >= 0 ? fmt::format("host={}", p.host) : "port=" + p.port,
+                                 units::FormatTime(p.at), p.class_enable, p.quanta));
+  }
+  for (size_t i = 0; i < sc.cnp_inject.size(); ++i) {
+    const CnpInjection& c = sc.cnp_inject[i];
+    out.emplace_back(fmt::format("faults.cnp_inject.{}", i),
+                     fmt::format("flow={} count={} first={} last={}", c.flow, c.at.size(),
+                                 c.at.empty() ? std::string("-") : units::FormatTime(c.at.front()),
+                                 c.at.empty() ? std::string("-") : units::FormatTime(c.at.back())));
+  }
+  for (size_t i = 0; i < sc.link_loss.size(); ++i) {
+    const LinkLossFault& l = sc.link_loss[i];
+    out.emplace_back(fmt::format("faults.link_loss.{}", i),
+                     fmt::format("link={} ber={} drop_every={} drop_prob={}", l.link,
+                                 l.ber_given ? fmt::format("{:g}", l.loss.ber) : "fabric.ber",
+                                 l.loss.drop_every, l.loss.drop_prob));
+  }
+  sc.resolved = std::move(out);
+}
+
+std::string PathInScenario(const Value& v, const std::string& scenario_file) {
+  if (v.text.empty() || v.text == "-" || !v.given || v.where.file != scenario_file) return v.text;
+  const std::filesystem::path p(v.text);
+  const std::filesystem::path folder = std::filesystem::path(scenario_file).parent_path();
+  if (p.is_absolute() || folder.empty()) return v.text;
+  return (folder / p).lexically_normal().string();
+}
+
+void RequireUnit(const Value& v, ParamType type) {
+  if (type != ParamType::kRate && type != ParamType::kBytes) return;
+  const std::string_view t = text::Trim(v.text);
+  if (t.empty() || t.find_first_not_of("0123456789.+-") != std::string_view::npos) return;
+  // Zero is zero in any unit.
+  if (t.find_first_not_of("0.+-") == std::string_view::npos) return;
+  throw InputError(v.where,
+                   Expected(type == ParamType::kRate ? "a rate with a unit such as 400Gbps"
+                                                     : "a size with a unit such as 9KiB or 4096B",
+                            v.text));
 }
 
 int64_t Fields::Int(const char* name) {

@@ -84,6 +84,7 @@ Scenario Load(const std::string& text, const std::string& file_name,
   ReadTraffic(f, sc);
   ReadInjections(f, sc);
   ReadProfileFields(f, sc);
+  CompleteResolved(f, sc);
   return sc;
 }
 

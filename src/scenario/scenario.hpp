@@ -118,7 +118,7 @@ struct Scenario {
   int spines = 8;
   std::string topology_file;
   Location topology_file_where;  // of topology.file
-  Location topology_where;  // where topology.gpus (or kind) was given
+  Location topology_where;       // where topology.gpus (or kind) was given
   std::vector<TrafficSpec> traffic;
   int64_t max_flows = 4'000'000;  // limits.max_flows
   Location max_flows_where;
@@ -132,6 +132,7 @@ struct Scenario {
   double ber = 0;  // fabric.ber: post-FEC bit error rate of every link direction
   DeadlockOptions deadlock;
   std::string json_out;
+  int64_t per_flow_limit = 100'000;  // outputs.per_flow_limit
   SeriesSpec series;
   units::Time stop_time;
   SharedFabricSpec shared;
@@ -139,7 +140,9 @@ struct Scenario {
   // Configurations a user may want to study but should know are risky
   // (ECN above the PFC trigger, headroom too small for the cable).
   std::vector<std::string> warnings;
-  // Every field's final value as text, in registry order ("fabric.link_rate" -> "400Gbps").
+  // Every field's final value as text with its unit, in registry order
+  // ("fabric.link_rate" -> "400Gbps", "fabric.pfc.xon" -> "195842B", an unset
+  // optional field -> "(none)"), then "traffic.N" -> the entry's fields.
   std::vector<std::pair<std::string, std::string>> resolved;
 };
 

@@ -97,8 +97,99 @@ if [ -e "$tmp/-" ] || ! grep -q 'flows' "$tmp/text.err" ||
    ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json.out" 2>/dev/null; then
   echo "FAIL json-stdout: --json - did not write JSON to standard output"; fail=1
 else echo "ok   json-stdout"; fi
-expect json-dev-full 2 '^error: /dev/full: --json: cannot write: No space left on device$' -- $T "$BIN" run "$tmp/small.yaml" --json /dev/full
-expect json-no-folder 2 "^error: $tmp/none/r.json: --json: cannot write: No such file or directory$" -- $T "$BIN" run "$tmp/small.yaml" --json "$tmp/none/r.json"
+expect two-on-stdout 2 '^error: -: outputs.series_csv: expected one output on standard output, got the JSON and the CSV$' -- \
+  "$BIN" run "$tmp/small.yaml" --json - --set outputs.series_csv=- --set outputs.series.interval=1ms
+expect json-dev-full 2 '^error: /dev/full: --json: cannot write the file: No space left on device$' -- $T "$BIN" run "$tmp/small.yaml" --json /dev/full
+expect json-no-folder 2 "^error: $tmp/none/r.json: --json: cannot write the file: No such file or directory$" -- $T "$BIN" run "$tmp/small.yaml" --json "$tmp/none/r.json"
 if grep -q 'flows' "$tmp/out"; then echo "FAIL json-no-folder: the run happened before the check"; fail=1; fi
+
+# Item 9: a bare number for a rate or a byte size is bad input (it meant
+# 400 bit/s); mtu stays in bytes and counts are plain.
+expect bare-rate 2 '^error: <--set>: fabric.link_rate: expected a rate with a unit such as 400Gbps, got "400"$' -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set fabric.link_rate=400
+one_line bare-rate
+printf 'fabric: {preset: roce, buffer: 33554432}\ntopology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$tmp/bare.yaml"
+expect bare-buffer 2 "^error: $tmp/bare.yaml:1: fabric.buffer: expected a size with a unit such as 9KiB or 4096B, got \"33554432\"\$" -- \
+  "$BIN" validate "$tmp/bare.yaml"
+expect bare-traffic-bytes 2 'traffic.0.bytes: expected a size with a unit' -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set traffic.0.bytes=65536
+printf 'defaults rate=400 delay=100ns\nswitch s0\nhost h0\nhost h1\nlink h0 s0\nlink h1 s0\n' >"$tmp/bare.topo"
+expect bare-topology-rate 2 "bare.topo:1: defaults.rate: expected a rate with a unit such as 400Gbps, got \"400\"" -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set topology.kind=file --set "topology.file=$tmp/bare.topo"
+expect plain-mtu-and-counts 0 '' -- "$BIN" validate scenarios/roce-incast.yaml --set fabric.mtu=4096 --set limits.max_flows=1000
+
+# Item 22: paths in a scenario are relative to its folder, not to the
+# working directory: deadlock-ring4 runs from anywhere, and its outputs land
+# beside it.
+root="$(pwd)"
+( cd "$tmp" && "$bin_abs" validate "$root/scenarios/deadlock-ring4.yaml" >ring.out 2>ring.err )
+if grep -q 'ok: explicit topology from .*tests/fixtures/deadlock/ring4.topo' "$tmp/ring.out"; then echo "ok   scenario-relative-topology"
+else echo "FAIL scenario-relative-topology"; cat "$tmp/ring.out" "$tmp/ring.err"; fail=1; fi
+mkdir -p "$tmp/sub/out"
+cp tests/fixtures/deadlock/ring4.topo "$tmp/sub/"
+printf 'fabric: {preset: roce, link_rate: 100Gbps}\ntopology: {kind: file, file: ring4.topo}\ntraffic:\n  - {pattern: permutation, stride: 2, bytes: 64KiB}\noutputs: {json: out/r.json, series_csv: out/s.csv, series: {interval: 10us}}\nstop_time: 1ms\n' >"$tmp/sub/s.yaml"
+( cd / && "$bin_abs" run "$tmp/sub/s.yaml" >"$tmp/sub.out" 2>&1 )
+if [ -s "$tmp/sub/out/r.json" ] && [ -s "$tmp/sub/out/s.csv" ]; then echo "ok   scenario-relative-outputs"
+else echo "FAIL scenario-relative-outputs"; cat "$tmp/sub.out"; fail=1; fi
+# A path given with --set is the user's, relative to the working directory.
+( cd "$tmp" && "$bin_abs" run sub/s.yaml --set outputs.json=cli.json >/dev/null 2>&1 )
+if [ -s "$tmp/cli.json" ]; then echo "ok   set-path-relative-to-cwd"; else echo "FAIL set-path-relative-to-cwd"; fail=1; fi
+
+# Item 14: control characters from input (an ANSI escape and a CR in a
+# scenario's name, an escape in its file name) reach the terminal escaped in
+# what run, validate and deadlock print. (Node names of a topology file
+# cannot hold them: that parser refuses them.)
+esc=$'\033'
+ctl="$tmp/ctl${esc}[31m.yaml"
+printf 'name: "evil\\e[2J\\rname"\nfabric: {preset: roce, link_rate: 100Gbps}\ntopology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$ctl"
+for cmd in run validate deadlock; do
+  "$BIN" $cmd "$ctl" >"$tmp/ctl.out" 2>&1
+  if grep -q "$esc" "$tmp/ctl.out" || grep -q $'\r' "$tmp/ctl.out"; then
+    echo "FAIL control-chars-$cmd: a raw control character reached the terminal"; cat -v "$tmp/ctl.out" | head -5; fail=1
+  elif ! grep -qF '\x1b' "$tmp/ctl.out"; then
+    echo "FAIL control-chars-$cmd: the escape is not shown"; cat -v "$tmp/ctl.out" | head -5; fail=1
+  else echo "ok   control-chars-$cmd"; fi
+done
+
+# Items 15 and 21 beyond run: '-' is standard input for validate, deadlock,
+# audit topo and report, '-o -' standard output for report; a full disk
+# behind standard output is an error, not exit 0.
+expect validate-stdin 0 '^-: ok: ' -- bash -c '"$1" validate - <scenarios/roce-incast.yaml' - "$BIN"
+expect deadlock-stdin 0 'no cyclic buffer dependency' -- bash -c '"$1" deadlock - <scenarios/roce-incast.yaml' - "$BIN"
+expect topo-stdin 0 '' -- bash -c '"$1" audit topo - <tests/fixtures/topo/dgx_h100_8gpu_8nic.txt' - "$BIN"
+expect stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" validate scenarios/roce-incast.yaml >/dev/full' - "$BIN"
+one_line stdout-full
+expect report-stdin-stdout 0 '<html' -- bash -c '"$1" report - -o - <tests/fixtures/compare/sample-results.json' - "$BIN"
+if [ -e "-" ]; then echo "FAIL report-stdin-stdout: a file named '-'"; fail=1; fi
+expect report-dev-full 2 '^error: /dev/full: -o: cannot write the file: No space left on device$' -- \
+  "$BIN" report tests/fixtures/compare/sample-results.json -o /dev/full
+expect report-no-folder 2 "^error: $tmp/none/r.html: -o: cannot write the file: No such file or directory$" -- \
+  "$BIN" report tests/fixtures/compare/sample-results.json -o "$tmp/none/r.html"
+one_line report-no-folder
+# Item 20: the last one-line cases. A command-line mistake is one line (CLI11
+# added "Run with --help" on a second); a default that does not fit is
+# reported against the scenario, not a file named "<default>"; UTF-16 gets
+# its hint in audit topo too.
+expect cli-missing-arg 2 '^error: <cli>: FILE is required \(usage: lossless run --help\)$' -- "$BIN" run
+one_line cli-missing-arg
+expect cli-unknown-flag 2 '^error: <cli>: The following argument was not expected: --bogus \(usage: lossless validate --help\)$' -- "$BIN" validate x --bogus
+one_line cli-unknown-flag
+expect cli-help 0 'Scenario file' -- "$BIN" run --help
+expect default-location 2 '^error: scenarios/roce-incast.yaml \(default\): fabric.pfc.xoff: expected XOFF plus headroom' -- \
+  "$BIN" validate scenarios/roce-incast.yaml --set fabric.buffer=100KB
+one_line default-location
+iconv -t UTF-16 tests/fixtures/topo/dgx_h100_8gpu_8nic.txt >"$tmp/u16.txt"
+expect topo-utf16 2 'u16.txt:1: UTF-16 text: expected UTF-8 or ASCII \(convert it' -- "$BIN" audit topo "$tmp/u16.txt"
+one_line topo-utf16
+
+# Writing to a device never replaces it (an output renamed over /dev/full
+# replaced the device, as root).
+# A binary with that bug breaks /dev/full for everyone on the machine: put the
+# device back (as root) and fail.
+if [ -c /dev/full ]; then echo "ok   dev-full-still-a-device"
+else
+  echo "FAIL dev-full-still-a-device: /dev/full was replaced by a regular file"; fail=1
+  if [ "$(id -u)" = 0 ]; then rm -f /dev/full && mknod -m 666 /dev/full c 1 7 && echo "     (restored /dev/full)"; fi
+fi
 
 exit $fail

@@ -28,7 +28,7 @@ sample_abs="$(realpath "$sample")"
 [ -f "$tmp/report.html" ] || { echo "FAIL report: no report.html by default"; fail=1; }
 
 cp "$tmp/a.html" "$tmp/keep.html"
-expect "missing input" 2 "^error: $tmp/nope.json: cannot read the file" -- \
+expect "missing input" 2 "^error: $tmp/nope.json: cannot open: No such file or directory" -- \
   "$BIN" report "$tmp/nope.json" -o "$tmp/keep.html"
 printf '{"schema": "lossless.compare/1",\n  oops}' >"$tmp/bad.json"
 expect "bad JSON" 2 "^error: $tmp/bad.json: not valid JSON: parse error at line 2" -- \

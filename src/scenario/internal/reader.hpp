@@ -43,6 +43,19 @@ std::string ToEnum(const Value& v, const ParamInfo& p);
 // An int field of a list entry (traffic, faults.*) from `lo` to `hi`.
 int64_t ToInt(const Value& v, const char* field, double lo, double hi);
 
+// Rates and byte sizes need a unit (DECISIONS 16): a bare number other than
+// zero for a kRate or kBytes field ("400" for fabric.link_rate) is an
+// InputError at v.where: "expected a rate with a unit such as 400Gbps". Times
+// need one already (units::ParseTime); other types pass.
+void RequireUnit(const Value& v, ParamType type);
+
+// A path field (topology.file, outputs.json, outputs.series_csv): a relative
+// path written in the scenario file is relative to that file's folder, so a
+// scenario runs the same from any directory; one from --set or a default is
+// relative to the working directory, as any command-line path. "-" and ""
+// stay as they are; the result is lexically normal ("scenarios/../x" is "x").
+std::string PathInScenario(const Value& v, const std::string& scenario_file);
+
 // Rejects inputs nested deeper than any scenario needs before yaml-cpp sees
 // them (its recursive parser would otherwise exhaust the stack).
 void CheckNesting(const std::string& text, const std::string& file);
@@ -85,7 +98,9 @@ class Fields {
  public:
   Fields(Loader& ld, Scenario& sc) : ld_(ld), sc_(sc) {}
 
-  // The given value, else the preset's, else the registry default.
+  // The given value, else the preset's, else the registry default; the
+  // latter two located at "<scenario file> (preset NAME)" / "<scenario file>
+  // (default)", line 0.
   Value Find(const std::string& name) const;
   Value Get(const char* name);
   units::Time Time(const char* name);
@@ -112,7 +127,17 @@ void ReadNicStall(Fields& f, Scenario& sc);  // faults.nic_stall.* (read_faults.
 void ReadDeadlock(Fields& f, Scenario& sc);  // deadlock.* (read_outputs.cpp)
 void ReadTopology(Fields& f, Scenario& sc);  // topology.* (read_topology.cpp)
 void ReadOutputs(Fields& f, Scenario& sc);   // outputs.*, stop_time (read_outputs.cpp)
-void ReadTraffic(Fields& f, Scenario& sc);   // traffic, checked against fabric.* (read_traffic.cpp)
+// Last: sc.resolved becomes every registry field in registry order (the
+// value read, else the given / preset / default one; "(none)" when empty),
+// each with its unit (a derived byte count gets "B", a plain length "m"),
+// then one "traffic.N" line per entry and one per fault list entry
+// ("faults.pause_inject.N", "faults.cnp_inject.N", "faults.link_loss.N";
+// reader.cpp).
+void CompleteResolved(Fields& f, Scenario& sc);
+// "pattern=ring bytes=64KiB start=0s stride=1 ...": every field of the entry
+// with defaults filled in (read_traffic.cpp).
+std::string TrafficText(const TrafficSpec& t);
+void ReadTraffic(Fields& f, Scenario& sc);  // traffic, checked against fabric.* (read_traffic.cpp)
 void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, cnp_inject, link_loss
 void ReadTransport(Fields& f, Scenario& sc);   // transport.*, fabric.ber (read_transport.cpp)
 // tenants.*, virtualization.*, cost.* (read_profile.cpp): fields of fabric profiles
