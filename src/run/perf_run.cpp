@@ -156,6 +156,11 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                          const std::function<void(const PerfProgress&)>& progress) {
   const int nodes = static_cast<int>(o.nodes);
   const int g = static_cast<int>(o.GpusPerNode());
+  if (o.Ranks() < 2) {
+    throw InputError({"<cli>", 0, "-g"},
+                     "expected 2 or more ranks (-g GPUs per node x --nodes): one rank moves "
+                     "nothing over the fabric");
+  }
   const topology::Topology topo = scenario::BuildTopology(s);
   if (static_cast<int64_t>(topo.hosts.size()) != o.Ranks()) {
     throw InputError({"<cli>", 0, "--nodes"},

@@ -39,9 +39,9 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
 // Runs the sweep of `o` on the fabric and topology of `s` (a profile or
 // scenario sized to o.nodes nodes of o.GpusPerNode() GPUs; its traffic is
 // ignored). `progress`, when set, is called after each iteration. Throws
-// InputError (file "<cli>") for a topology that does not match the ranks. A
-// queue pair that exhausts its retries ends the sweep: the row's #wrong
-// counts its elements and *failure says why.
+// InputError (file "<cli>") for fewer than 2 ranks or a topology that does
+// not match the ranks. A queue pair that exhausts its retries ends the
+// sweep: the row's #wrong counts its elements and *failure says why.
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
                          const std::function<void(const PerfProgress&)>& progress = {});
