@@ -7,11 +7,19 @@
 
 namespace lossless::collective {
 
+int P2pChannelsPerPeer(int comm_channels, int ranks) {
+  int p2p = 1;
+  while (p2p < comm_channels) p2p *= 2;
+  int per_peer = 2;
+  while (per_peer * ranks > p2p * 4 && per_peer > 1) per_peer /= 2;
+  return per_peer;
+}
+
 P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& spec)
     : sim_(sim), net_(net), spec_(spec) {
   if (spec_.ranks < 2 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
       spec_.net_chunk_bytes <= 0 || spec_.nvlink_chunk_bytes <= 0 || spec_.slots <= 0 ||
-      spec_.cts_bytes <= 0 || spec_.nvlink_rate.bps() <= 0)
+      spec_.cts_bytes <= 0 || spec_.nvlink_rate.bps() <= 0 || spec_.channels_per_peer <= 0)
     throw std::invalid_argument("p2p engine: expected 2+ ranks and positive sizes");
   const uint32_t g = static_cast<uint32_t>(spec_.gpus_per_node);
   const uint32_t nics = static_cast<uint32_t>(spec_.nics_per_node);
@@ -45,11 +53,13 @@ P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& s
   };
   // NCCL's p2p schedule visits peers at distance 1, 2, ... (src/enqueue.cc,
   // (rank + i) mod N): the connections are opened and progressed in that order.
-  if (spec_.pattern == P2pPattern::kAllToAll) {
-    for (uint32_t a = 0; a < n; ++a)
-      for (uint32_t i = 1; i < n; ++i) open(a, (a + i) % n);
-  } else {
-    for (uint32_t a = 0; a < n; ++a) open(a, (a + 1) % n);
+  for (int ch = 0; ch < spec_.channels_per_peer; ++ch) {
+    if (spec_.pattern == P2pPattern::kAllToAll) {
+      for (uint32_t a = 0; a < n; ++a)
+        for (uint32_t i = 1; i < n; ++i) open(a, (a + i) % n);
+    } else {
+      for (uint32_t a = 0; a < n; ++a) open(a, (a + 1) % n);
+    }
   }
   nv_busy_.assign(n, 0);
   gpu_entity_.assign(n, 0);
@@ -72,13 +82,16 @@ void P2pEngine::Begin(int64_t bytes, units::Time now) {
   std::fill(recv_.begin(), recv_.end(), 0);
   std::fill(rank_done_.begin(), rank_done_.end(), false);
   nic_sent_.assign(net_.num_hosts(), 0);
-  for (Conn& c : conns_) {
-    if (spec_.pattern == P2pPattern::kAllToAll) {
-      // Peer q's share of the send buffer; the rank's own share stays put.
-      c.bytes = bytes / n + (c.dst < static_cast<uint32_t>(bytes % n) ? 1 : 0);
-    } else {
-      c.bytes = bytes;
-    }
+  const int64_t k = spec_.channels_per_peer;
+  for (size_t id = 0; id < conns_.size(); ++id) {
+    Conn& c = conns_[id];
+    // Peer q's share of the send buffer (alltoall; the rank's own share
+    // stays put) or the whole message (sendrecv), split over the channels.
+    const int64_t pair = spec_.pattern == P2pPattern::kAllToAll
+                             ? bytes / n + (c.dst < static_cast<uint32_t>(bytes % n) ? 1 : 0)
+                             : bytes;
+    const int64_t ch = static_cast<int64_t>(id / (conns_.size() / static_cast<size_t>(k)));
+    c.bytes = pair / k + (ch < pair % k ? 1 : 0);
     c.posted = c.sent_done = c.received = c.cts_back = 0;
     c.msgs = (c.bytes + c.chunk - 1) / c.chunk;
     c.credits = c.send_slots = spec_.slots;

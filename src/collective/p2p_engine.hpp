@@ -41,6 +41,10 @@ struct P2pSpec {
   int nics_per_node = 1;
   units::Rate nvlink_rate = units::Rate::Gbps(3600);
   units::Time nvlink_latency = units::Time::Ns(600);
+  // Connections per peer pair, each with its own queue pairs and slots; a
+  // pair's bytes are split evenly over them (NCCL's p2pnChannelsPerPeer:
+  // P2pChannelsPerPeer).
+  int channels_per_peer = 1;
   int64_t net_chunk_bytes = int64_t{128} << 10;
   int64_t nvlink_chunk_bytes = int64_t{512} << 10;
   int slots = 8;
@@ -51,6 +55,13 @@ struct P2pSpec {
   units::Time net_hop_latency;
   units::Time nvlink_hop_latency;
 };
+
+// NCCL's channels per peer (NVIDIA/nccl src/graph/paths.cc,
+// ncclTopoGetNchannels and ncclTopoComputeP2pChannels, 2.27): 2 per network
+// peer, halved while 2 x ranks > 4 x the p2p channels (the communicator's
+// channels rounded up to a power of 2), at least 1; NVLink peers get at
+// least 2, so the network's count is the minimum every peer uses.
+int P2pChannelsPerPeer(int comm_channels, int ranks);
 
 class P2pEngine final : public fabric::TransportObserver, public sim::EventHandler {
  public:

@@ -73,16 +73,28 @@ TEST(P2pEngineTest, AllToAllMovesEveryShareOnItsRail) {
 
 // sendrecv: rank r sends S to r + 1: only ranks 7 and 15 cross nodes, both
 // to GPU 0 of the other node, so only the two NICs of rail 0 send.
+// The same over NCCL's 2 channels per peer (an odd size splits unevenly).
 TEST(P2pEngineTest, SendRecvSendsToTheNextRank) {
-  const int64_t bytes = int64_t{8} << 20;
-  const Outcome r = RunP2p(testing::TwoNodesOfEight(), TwoNodes(P2pPattern::kSendRecv), bytes);
-  ASSERT_TRUE(r.done);
-  for (uint32_t k = 0; k < 16; ++k) {
-    EXPECT_EQ(r.sent[k], bytes) << k;
-    EXPECT_EQ(r.received[k], bytes) << k;
-    EXPECT_EQ(r.net[k], k % 8 == 7 ? bytes : 0) << k;
+  for (int channels : {1, 2}) {
+    const int64_t bytes = (int64_t{8} << 20) + 3;
+    P2pSpec spec = TwoNodes(P2pPattern::kSendRecv);
+    spec.channels_per_peer = channels;
+    const Outcome r = RunP2p(testing::TwoNodesOfEight(), spec, bytes);
+    ASSERT_TRUE(r.done);
+    for (uint32_t k = 0; k < 16; ++k) {
+      EXPECT_EQ(r.sent[k], bytes) << k;
+      EXPECT_EQ(r.received[k], bytes) << k;
+      EXPECT_EQ(r.net[k], k % 8 == 7 ? bytes : 0) << k;
+    }
+    for (uint32_t h = 0; h < 16; ++h) EXPECT_EQ(r.nic[h], h % 8 == 0 ? bytes : 0) << "NIC " << h;
   }
-  for (uint32_t h = 0; h < 16; ++h) EXPECT_EQ(r.nic[h], h % 8 == 0 ? bytes : 0) << "NIC " << h;
+}
+
+TEST(P2pEngineTest, ChannelsPerPeerFollowNccl) {
+  EXPECT_EQ(P2pChannelsPerPeer(16, 16), 2);   // 2 x 16 <= 4 x 16
+  EXPECT_EQ(P2pChannelsPerPeer(12, 32), 2);   // p2p channels round up to 16: 64 <= 64
+  EXPECT_EQ(P2pChannelsPerPeer(16, 128), 1);  // 256 > 64, halved once
+  EXPECT_EQ(P2pChannelsPerPeer(1, 1024), 1);  // never below 1
 }
 
 // One switch, 8 hosts, large messages: busbw within 2 % of the alpha-beta

@@ -117,6 +117,8 @@ class Engines {
                        ? collective::P2pPattern::kAllToAll
                        : collective::P2pPattern::kSendRecv;
     spec.ranks = static_cast<uint32_t>(o_.Ranks());
+    spec.channels_per_peer =
+        collective::P2pChannelsPerPeer(model_.tuning.CommChannels(), static_cast<int>(o_.Ranks()));
     spec.gpus_per_node = spec.nics_per_node = static_cast<int>(o_.GpusPerNode());
     const Latencies l = LatenciesFor();
     spec.launch_latency = l.launch;
