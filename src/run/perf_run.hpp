@@ -1,14 +1,15 @@
 #pragma once
 // `lossless perf` at packet level: an nccl-tests sweep whose rows are NCCL's
-// ring all-reduce run as RC messages over the modelled fabric
-// (collective::RingAllReduce), on the topology and fabric of a profile or a
-// scenario (docs/perf.md).
+// collectives run as RC messages over the modelled fabric, on the topology
+// and fabric of a profile or a scenario (docs/perf.md).
 //
-// Simulated so far: all_reduce with the Ring algorithm and the Simple
-// protocol at every size, with the channel count NCCL's tuning model derives
-// for the size (where NCCL would pick Tree or LL/LL128, the header says so:
-// those are not simulated yet); one process per node with -g GPUs, one NIC
-// per GPU (rail-optimized). Other collectives are refused with a clear error.
+// Simulated so far: all_reduce, reduce_scatter, all_gather, broadcast and
+// reduce with the Ring algorithm (collective::RingEngine), alltoall and
+// sendrecv as point-to-point sends (collective::P2pEngine), all with the
+// Simple protocol at every size and the channel count NCCL's tuning model
+// derives for the size (where NCCL would pick Tree, LL, LL128, ... the header
+// says so: those are not simulated yet); one process per node with -g GPUs,
+// one NIC per GPU (rail-optimized).
 #include <functional>
 #include <string>
 
