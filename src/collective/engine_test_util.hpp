@@ -21,6 +21,14 @@ inline fabric::NetworkConfig RoceConfig() {
   return cfg;
 }
 
+// The same with PFC on the data class: lossless, for traffic with incast
+// (a tree node receives from its children and its parent at once).
+inline fabric::NetworkConfig LosslessRoceConfig() {
+  fabric::NetworkConfig cfg = RoceConfig();
+  cfg.pfc.enabled = true;
+  return cfg;
+}
+
 inline std::vector<uint32_t> Iota(uint32_t n) {
   std::vector<uint32_t> v(n);
   std::iota(v.begin(), v.end(), 0u);
@@ -41,9 +49,10 @@ inline topology::Topology TwoNodesOfEight() {
   return topology::BuildRailOptimized(p, {"<test>", 0, "topology"});
 }
 
-// The alpha-beta busbw of `c` (Ring, Simple) on `nodes` x `g` GPUs with one
+// The alpha-beta busbw of `c` (`a`, Simple) on `nodes` x `g` GPUs with one
 // NIC of LinkBoundGbs() per GPU and no host latencies.
-inline double ModelBusBwGbs(Collective c, int nodes, int g, int64_t bytes) {
+inline double ModelBusBwGbs(Collective c, int nodes, int g, int64_t bytes,
+                            Algorithm a = Algorithm::kRing) {
   AlphaBetaParams p;
   p.nodes = nodes;
   p.gpus_per_node = p.nics_per_node = g;
@@ -55,7 +64,7 @@ inline double ModelBusBwGbs(Collective c, int nodes, int g, int64_t bytes) {
   for (auto& hw : k.hw_lat_us)
     for (auto& a : hw)
       for (double& v : a) v = 0;
-  const double t = AlphaBeta(c, Algorithm::kRing, Protocol::kSimple, bytes, p, k).TotalUs();
+  const double t = AlphaBeta(c, a, Protocol::kSimple, bytes, p, k).TotalUs();
   return BusBwGbs(c, p.Ranks(), bytes, t);
 }
 

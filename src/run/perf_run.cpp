@@ -11,6 +11,7 @@
 #include "collective/model/tuning.hpp"
 #include "collective/p2p_engine.hpp"
 #include "collective/ring_engine.hpp"
+#include "collective/tree_engine.hpp"
 #include "fabric/network.hpp"
 #include "lossless/version.hpp"
 #include "run/runner.hpp"
@@ -57,32 +58,51 @@ class Engines {
   // Starts the collective of `bytes` rooted at `root` (-1: none) on
   // `channels` channels; done(), start() and finish() then describe it.
   void Begin(int channels, int64_t bytes, int64_t root) {
+    if (o_.algo == "tree") {
+      auto& t = trees_[channels];
+      if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels));
+      ring_ = nullptr;
+      tree_ = t.get();
+      tree_->Begin(bytes, sim_.Now());
+      return;
+    }
     if (IsP2p(o_.collective)) {
       if (!p2p_) p2p_ = std::make_unique<collective::P2pEngine>(sim_, net_, P2pSpecFor());
       ring_ = nullptr;
+      tree_ = nullptr;
       p2p_->Begin(bytes, sim_.Now());
       return;
     }
     auto& e = rings_[channels];
     if (!e) e = std::make_unique<collective::RingEngine>(sim_, net_, RingSpecFor(channels));
     ring_ = e.get();
+    tree_ = nullptr;
     ring_->Begin(bytes, sim_.Now(), static_cast<uint32_t>(std::max<int64_t>(root, 0)));
   }
-  bool done() const { return ring_ != nullptr ? ring_->done() : p2p_->done(); }
+  bool done() const {
+    return ring_ != nullptr ? ring_->done() : tree_ != nullptr ? tree_->done() : p2p_->done();
+  }
   units::Time elapsed() const {
-    return ring_ != nullptr ? ring_->finish() - ring_->start() : p2p_->finish() - p2p_->start();
+    if (ring_ != nullptr) return ring_->finish() - ring_->start();
+    if (tree_ != nullptr) return tree_->finish() - tree_->start();
+    return p2p_->finish() - p2p_->start();
   }
 
  private:
-  // NCCL's Ring/Simple software latencies, as the alpha-beta model uses them.
+  // NCCL's Ring/Simple (Tree/Simple for Tree) software latencies, as the
+  // alpha-beta model uses them.
   struct Latencies {
     units::Time launch, net_hop, nvlink_hop;
   };
   Latencies LatenciesFor() const {
     const int g = static_cast<int>(o_.GpusPerNode());
     const collective::TuningConstants& k = model_.tuning.constants();
-    constexpr int kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
+    constexpr int kTree = 0, kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
     auto us = [](double v) { return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5)); };
+    if (o_.algo == "tree") {
+      return {us(k.base_lat_us[kTree][kSimple]), us(k.hw_lat_us[kNet][kTree][kSimple]),
+              us(k.hw_lat_us[kNvlink][kTree][kSimple])};
+    }
     // NCCL's per-step network overhead raises the intra-node hop latency of
     // multi-node all_reduce, all_gather and reduce_scatter (tuning.cc).
     const bool overhead = o_.nodes > 1 && !IsP2p(o_.collective) &&
@@ -111,6 +131,22 @@ class Engines {
     }
     return spec;
   }
+  collective::TreeSpec TreeSpecFor(int channels) const {
+    const int nodes = static_cast<int>(o_.nodes);
+    const int g = static_cast<int>(o_.GpusPerNode());
+    // NCCL's connect.cc doubles the search channels: [0, C) on tree 0, [C, 2C)
+    // on tree 1, C = half the communicator's channels.
+    const int base = std::max(1, model_.tuning.CommChannels() / 2);
+    collective::TreeSpec spec;
+    spec.gpus_per_node = spec.nics_per_node = g;
+    spec.trees = collective::TreeChannels(nodes, g, g, channels, base);
+    for (int c = 0; c < channels; ++c) spec.nics.push_back(static_cast<uint32_t>(c % base % g));
+    const Latencies l = LatenciesFor();
+    spec.launch_latency = l.launch;
+    spec.net_hop_latency = l.net_hop;
+    spec.nvlink_hop_latency = l.nvlink_hop;
+    return spec;
+  }
   collective::P2pSpec P2pSpecFor() const {
     collective::P2pSpec spec;
     spec.pattern = o_.collective == collective::Collective::kAllToAll
@@ -132,8 +168,10 @@ class Engines {
   const perf::PerfOptions& o_;
   const PerfModel& model_;
   std::map<int, std::unique_ptr<collective::RingEngine>> rings_;
+  std::map<int, std::unique_ptr<collective::TreeEngine>> trees_;
   std::unique_ptr<collective::P2pEngine> p2p_;
   collective::RingEngine* ring_ = nullptr;
+  collective::TreeEngine* tree_ = nullptr;
 };
 
 }  // namespace
@@ -150,7 +188,12 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
   ab.nodes = shape.nodes;
   ab.gpus_per_node = ab.nics_per_node = shape.gpus_per_node;
   ab.nic_gbs = NicPayloadGbs(net, rate);
-  return {collective::TuningModel(shape, collective::DeriveSearchGraph(hw, shape.nodes)), ab};
+  // --algo as NCCL_ALGO: NCCL's channel count for the forced algorithm.
+  collective::TuningOverrides overrides;
+  if (o.algo == "tree") overrides.algo = "Tree";
+  if (o.algo == "ring") overrides.algo = "Ring";
+  return {collective::TuningModel(shape, collective::DeriveSearchGraph(hw, shape.nodes), overrides),
+          ab};
 }
 
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
@@ -216,9 +259,11 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             row.root = root;
             const collective::AlgoChoice nccl = tuning.Choose(o.collective, row.counts.size_bytes);
             row.choice = nccl;
-            row.choice.algorithm = collective::Algorithm::kRing;  // what is simulated
+            const collective::Algorithm algo =
+                o.algo == "tree" ? collective::Algorithm::kTree : collective::Algorithm::kRing;
+            row.choice.algorithm = algo;  // what is simulated
             row.choice.protocol = collective::Protocol::kSimple;
-            row.model_us = collective::AlphaBeta(o.collective, collective::Algorithm::kRing,
+            row.model_us = collective::AlphaBeta(o.collective, algo,
                                                  collective::Protocol::kSimple,
                                                  row.counts.size_bytes, ab)
                                .TotalUs();
@@ -300,7 +345,15 @@ std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
   std::vector<std::string> notes;
   const collective::Collective c = r.options.collective;
   const std::string on = r.fabric.empty() ? "the given scenario" : r.fabric;
-  if (c == collective::Collective::kAllReduce) {
+  if (c == collective::Collective::kAllReduce && r.options.algo == "tree") {
+    notes.push_back(fmt::format(
+        "lossless {}: packet-level simulation of NCCL {}'s double-binary-tree all-reduce (Simple "
+        "protocol, chains inside the nodes) on {}",
+        kVersion, r.nccl_version, on));
+    notes.push_back(
+        "lossless: every size runs Tree/Simple (--algo tree) with NCCL's channel count for Tree; "
+        "where NCCL would pick LL or LL128 (small sizes) the times are Tree/Simple's");
+  } else if (c == collective::Collective::kAllReduce) {
     notes.push_back(fmt::format(
         "lossless {}: packet-level simulation of NCCL {}'s ring all-reduce (Simple protocol) on {}",
         kVersion, r.nccl_version, on));

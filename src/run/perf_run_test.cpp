@@ -139,6 +139,31 @@ TEST(PerfRunTest, EveryCollectiveRunsNearItsNicBound) {
   }
 }
 
+// --algo tree runs NCCL's double binary tree: on 2 nodes each tree crosses
+// the nodes once each way, so busbw passes the 8 NICs' ring ceiling (the
+// reason NCCL's maintainers judge 2-node fabrics with NCCL_ALGO=Ring), and
+// the header names the tree.
+TEST(PerfRunTest, TreeAllReduceOnTwoNodesPassesTheRingCeiling) {
+  const scenario::Scenario s = scenario::LoadFabricText(kTwoNodes, "s.yaml");
+  std::string failure;
+  const perf::PerfResult r =
+      RunPerf(Opts({"all_reduce", "-b", "256M", "-e", "256M", "-g", "8", "--nodes", "2", "-n",
+                    "1", "-w", "0", "--algo", "tree"}),
+              s, "two-dgx", &failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  const perf::SizeResult& row = r.sizes[0];
+  EXPECT_EQ(row.choice.algorithm, collective::Algorithm::kTree);
+  const double busbw = collective::BusBwGbs(collective::Collective::kAllReduce, 16,
+                                            row.counts.size_bytes, row.out_of_place.MeanUs());
+  const double ring_ceiling = 8 * 400e9 / 8 * 4096 / (4122 + 30) / 1e9;
+  std::printf("perf tree all_reduce 2 x 8 GPUs, 256 MiB: busbw %.1f GB/s (ring ceiling %.1f)\n",
+              busbw, ring_ceiling);
+  EXPECT_GT(busbw, 1.1 * ring_ceiling);
+  EXPECT_EQ(row.out_of_place.wrong, std::optional<int64_t>(0));
+  const std::string out = perf::FormatNcclTests(r, PerfNotes(r));
+  EXPECT_NE(out.find("double-binary-tree all-reduce"), std::string::npos);
+}
+
 // Rooted collectives loop over every root with -r -1, one row per root, and
 // a chain's time does not depend on where it starts on a symmetric fabric.
 TEST(PerfRunTest, RootedCollectivesHonourTheRoot) {

@@ -41,6 +41,14 @@ expect "perf: unknown collective" 2 '^error: <cli>: collective: .*did you mean .
   "$BIN" perf allgatherz -g 8 --nodes 2
 expect "perf: a root beyond the ranks" 2 '^error: <cli>: -r: root 16 is not one of the 16 ranks' -- \
   "$BIN" perf broadcast -r 16 -g 8 --nodes 2
+expect "perf --algo tree" 0 'double-binary-tree all-reduce' -- \
+  "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --algo tree
+expect "perf: NCCL_ALGO=Tree" 0 'double-binary-tree all-reduce' -- \
+  env NCCL_ALGO=Tree "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0
+expect "perf: Tree for broadcast" 2 '^error: <cli>: --algo: Tree is an all_reduce algorithm' -- \
+  "$BIN" perf broadcast --algo tree -g 8 --nodes 2
+expect "perf: NCCL_ALGO=NVLS" 2 '^error: <env>: NCCL_ALGO: expected Ring or Tree' -- \
+  env NCCL_ALGO=NVLS "$BIN" perf all_reduce -g 8 --nodes 2
 expect "perf: one rank" 2 '^error: <cli>: -g: expected 2 or more ranks' -- "$BIN" perf all_reduce
 expect "perf: -b above -e" 2 '^error: <cli>: -b' -- "$BIN" perf all_reduce -b 1G -e 8M
 expect "perf: unknown fabric" 2 'unknown profile' -- "$BIN" perf all_reduce --fabric nope
