@@ -131,6 +131,24 @@ TEST(TreeEngineTest, IncastOnOneGpuPerNodeStaysBelowTheModel) {
   EXPECT_GT(o.pauses, 0u);
 }
 
+// One chunk per channel: the reduction climbs the tree and the result comes
+// back down, 2 x depth dependent one-way trips host -> switch -> host in
+// the deeper of the two trees, each at least 2 x 1 us of cable, 300 ns of
+// switch and the 32-KiB chunk serialised once at 400 Gb/s (a rank forwards
+// a chunk only when all of it has arrived); at most that with the chunk
+// serialised twice, plus half.
+TEST(TreeEngineTest, SmallMessagesPayTheTreeDepthTwice) {
+  const Outcome o = RunTree(fabric::testing::LsRing(8, 8, 1), Spec(8, 1, 2), 64 << 10);
+  ASSERT_TRUE(o.done);
+  const int depth = std::max(NodeTreeDepth(8, 0), NodeTreeDepth(8, 1));
+  const double serialise_us = 32768.0 * 8 / 400e3;
+  const double hop_us = 2 * 1.0 + 0.3 + serialise_us;
+  std::printf("tree all-reduce 8 x 64 KiB: %.2f us (2 x depth %d hops >= %.1f us)\n",
+              o.time.ps() / 1e6, depth, 2 * depth * hop_us);
+  EXPECT_GE(o.time.ps() / 1e6, 2 * depth * hop_us);
+  EXPECT_LE(o.time.ps() / 1e6, 2 * depth * (hop_us + serialise_us) * 1.5);
+}
+
 TEST(TreeEngineTest, SameSeedSameTimeAndBackToBack) {
   const Outcome a = RunTree(testing::TwoNodesOfEight(), Spec(2, 8, 4), 8 << 20, 3);
   const Outcome b = RunTree(testing::TwoNodesOfEight(), Spec(2, 8, 4), 8 << 20, 3);
