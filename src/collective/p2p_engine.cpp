@@ -205,7 +205,8 @@ void P2pEngine::DataArrived(uint32_t id, units::Time at) {
   // The receiver copies the chunk out of its slot at once and frees it.
   max_slots_used_ = std::max(max_slots_used_, static_cast<int>(c.received - c.cts_back));
   Post(2 * id + 1, spec_.cts_bytes);
-  MaybeDone(c.dst, at);
+  // Only the last arrival on a connection can finish its receiver.
+  if (c.received == c.msgs) MaybeDone(c.dst, at);
 }
 
 void P2pEngine::CtsArrived(uint32_t id, units::Time at) {
@@ -213,7 +214,7 @@ void P2pEngine::CtsArrived(uint32_t id, units::Time at) {
   ++c.credits;
   ++c.cts_back;
   Progress(id);
-  MaybeDone(c.src, at);
+  if (c.cts_back == c.msgs && c.sent_done == c.msgs) MaybeDone(c.src, at);
 }
 
 void P2pEngine::SendDone(uint32_t id, units::Time at) {
@@ -221,7 +222,7 @@ void P2pEngine::SendDone(uint32_t id, units::Time at) {
   ++c.sent_done;
   ++c.send_slots;
   Progress(id);
-  MaybeDone(c.src, at);
+  if (c.cts_back == c.msgs && c.sent_done == c.msgs) MaybeDone(c.src, at);
 }
 
 void P2pEngine::MaybeDone(uint32_t rank, units::Time at) {
