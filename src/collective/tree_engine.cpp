@@ -7,6 +7,21 @@
 
 namespace lossless::collective {
 
+int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth, int64_t step) {
+  int64_t chunk = step;
+  const int64_t ch = std::max(1, channels);
+  while (bytes / (ch * chunk) < depth * 8 && chunk > 131072) chunk /= 2;
+  while (bytes / (ch * chunk) < depth * 4 && chunk > 65536) chunk /= 2;
+  while (bytes / (ch * chunk) < depth && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
+int TreeDepth(int nodes, int gpus_per_node) {
+  int log2 = 0;
+  while ((2 << log2) <= nodes) ++log2;
+  return gpus_per_node - 1 + log2;
+}
+
 TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec& spec)
     : sim_(sim), net_(net), spec_(spec) {
   if (spec_.trees.empty() || spec_.trees.size() != spec_.nics.size() ||
@@ -78,11 +93,12 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
   net_sent_.assign(n_, 0);
 }
 
-void TreeEngine::Begin(int64_t bytes, units::Time now) {
-  if (bytes <= 0) throw std::invalid_argument("tree all-reduce of no bytes");
+void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
+  if (bytes <= 0 || chunk_bytes < 0) throw std::invalid_argument("tree all-reduce of no bytes");
   if (started_ && !done()) throw std::logic_error("tree engine: the previous all-reduce runs");
   started_ = true;
   records_done_ = 0;
+  chunk_ = chunk_bytes > 0 ? chunk_bytes : spec_.chunk_bytes;
   net_.set_transport_observer(this);
   std::fill(sent_.begin(), sent_.end(), 0);
   std::fill(recv_.begin(), recv_.end(), 0);
@@ -93,7 +109,7 @@ void TreeEngine::Begin(int64_t bytes, units::Time now) {
     Record& r = records_[i];
     const int64_t ch = static_cast<int64_t>(i / n_);
     r.share = bytes / channels + (ch < bytes % channels ? 1 : 0);
-    r.chunks = (r.share + spec_.chunk_bytes - 1) / spec_.chunk_bytes;
+    r.chunks = (r.share + chunk_ - 1) / chunk_;
     r.done = false;
   }
   for (Conn& c : conns_) {
@@ -113,7 +129,7 @@ void TreeEngine::Begin(int64_t bytes, units::Time now) {
 }
 
 int64_t TreeEngine::ChunkBytes(const Record& r, int64_t c) const {
-  return std::min(spec_.chunk_bytes, r.share - c * spec_.chunk_bytes);
+  return std::min(chunk_, r.share - c * chunk_);
 }
 
 void TreeEngine::Progress(uint32_t rec) {

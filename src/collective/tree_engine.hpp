@@ -40,8 +40,8 @@ struct TreeSpec {
   units::Rate nvlink_rate = units::Rate::Gbps(3600);
   units::Time nvlink_latency = units::Time::Ns(600);
   // NCCL Simple, tree: chunk = one step of NCCL_BUFFSIZE / NCCL_STEPS, 8 in
-  // flight per connection (TREE chunkSteps = sliceSteps = 1). NCCL halves the
-  // chunk for small messages (enqueue.cc): not modelled.
+  // flight per connection (TREE chunkSteps = sliceSteps = 1); Begin may
+  // take a smaller one (NcclTreeChunkBytes).
   int64_t chunk_bytes = int64_t{512} << 10;
   int slots = 8;
   int64_t cts_bytes = 64;
@@ -50,6 +50,16 @@ struct TreeSpec {
   units::Time nvlink_hop_latency;
 };
 
+// NCCL's tree chunk for an all-reduce of `bytes` on `channels` channels
+// (NVIDIA/nccl src/enqueue.cc, Tree/Simple, pattern TreeUpDown): from one
+// step (`step`, 512 KiB), halved while bytes / (channels x chunk) is below
+// 8 x depth (down to 128 KiB), 4 x depth (64 KiB), depth (32 KiB); depth is
+// NCCL's approximation in src/graph/connect.cc, GPUs per node - 1 +
+// floor(log2(nodes)) (TreeDepth).
+int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth,
+                           int64_t step = int64_t{512} << 10);
+int TreeDepth(int nodes, int gpus_per_node);
+
 class TreeEngine final : public fabric::TransportObserver, public sim::EventHandler {
  public:
   // Opens the queue pairs. Throws std::invalid_argument for a bad spec (no
@@ -57,9 +67,10 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   // range, too few hosts).
   TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec& spec);
   // Starts an all-reduce of `bytes` per rank at `now`, split over the
-  // channels: installs itself as transport observer, stops the simulator
-  // when done. The previous one must be done.
-  void Begin(int64_t bytes, units::Time now);
+  // channels, in chunks of `chunk_bytes` (0: spec.chunk_bytes): installs
+  // itself as transport observer, stops the simulator when done. The
+  // previous one must be done.
+  void Begin(int64_t bytes, units::Time now, int64_t chunk_bytes = 0);
 
   bool done() const { return started_ && records_done_ == records_.size(); }
   units::Time start() const { return start_; }
@@ -121,6 +132,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<std::vector<int64_t>> delayed_;  // per lane, waiting out the hop latency
   std::vector<size_t> delayed_head_;
   std::vector<int64_t> sent_, recv_, net_sent_, nic_sent_;
+  int64_t chunk_ = 0;  // of the current all-reduce
   size_t records_done_ = 0;
   bool started_ = false, launched_ = false;
   units::Time start_, finish_;

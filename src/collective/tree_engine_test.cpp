@@ -167,6 +167,35 @@ TEST(TreeEngineTest, SameSeedSameTimeAndBackToBack) {
   EXPECT_EQ(times[1], times[2]);
 }
 
+// NCCL's tree depth estimate and chunk rule (enqueue.cc): 2 x 8 GPUs have
+// depth 7 + 1; 16 channels keep the 512-KiB step only from 1 GiB (128 chunks
+// per channel >= 8 x depth), halve it at 256 MiB, and go down to 32 KiB.
+TEST(TreeEngineTest, ChunksShrinkForSmallMessagesAsNcclDoes) {
+  EXPECT_EQ(TreeDepth(2, 8), 8);
+  EXPECT_EQ(TreeDepth(16, 8), 11);
+  EXPECT_EQ(TreeDepth(1, 8), 7);
+  EXPECT_EQ(TreeDepth(3, 1), 1);
+  EXPECT_EQ(NcclTreeChunkBytes(int64_t{1} << 30, 16, 8), 512 << 10);
+  EXPECT_EQ(NcclTreeChunkBytes(int64_t{256} << 20, 16, 8), 256 << 10);
+  EXPECT_EQ(NcclTreeChunkBytes(int64_t{16} << 20, 16, 8), 64 << 10);
+  EXPECT_EQ(NcclTreeChunkBytes(int64_t{1} << 20, 16, 8), 32 << 10);
+  // The engine moves the same bytes in smaller chunks, and sooner.
+  const int64_t bytes = int64_t{4} << 20;
+  sim::Simulator sim(1);
+  fabric::Network net(sim, testing::TwoNodesOfEight(), LosslessRoceConfig());
+  TreeEngine e(sim, net, Spec(2, 8, 4));
+  e.Begin(bytes, sim.Now());
+  sim.Run(sim.Now() + Time::Sec(1));
+  ASSERT_TRUE(e.done());
+  const Time big = e.finish() - e.start();
+  const int64_t sent = e.BytesSent(3);
+  e.Begin(bytes, sim.Now(), NcclTreeChunkBytes(bytes, 4, TreeDepth(2, 8)));
+  sim.Run(sim.Now() + Time::Sec(1));
+  ASSERT_TRUE(e.done());
+  EXPECT_EQ(e.BytesSent(3), sent);
+  EXPECT_LT(e.finish() - e.start(), big);
+}
+
 TEST(TreeEngineTest, RefusesBadSpecs) {
   sim::Simulator sim(1);
   fabric::Network net(sim, fabric::testing::LsRing(4, 4, 1), LosslessRoceConfig());

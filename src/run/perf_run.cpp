@@ -63,7 +63,12 @@ class Engines {
       if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels));
       ring_ = nullptr;
       tree_ = t.get();
-      tree_->Begin(bytes, sim_.Now());
+      // NCCL's smaller tree chunks for small messages.
+      tree_->Begin(bytes, sim_.Now(),
+                   collective::NcclTreeChunkBytes(
+                       bytes, channels,
+                       collective::TreeDepth(static_cast<int>(o_.nodes),
+                                             static_cast<int>(o_.GpusPerNode()))));
       return;
     }
     if (IsP2p(o_.collective)) {
