@@ -164,6 +164,63 @@ TEST(PerfRunTest, TreeAllReduceOnTwoNodesPassesTheRingCeiling) {
   EXPECT_NE(out.find("double-binary-tree all-reduce"), std::string::npos);
 }
 
+// 4 nodes x 8 GPUs, Simple on both: Tree wins up to some size, Ring above,
+// and the simulated crossover falls in the same factor-of-4 bracket of
+// sizes as NCCL's own model (tuning.cc's time per algorithm, Simple).
+TEST(PerfRunTest, RingAndTreeCrossOverWhereNcclsModelSays) {
+  const scenario::Scenario s = scenario::LoadFabricText(R"(name: four-dgx
+fabric:
+  preset: infiniband
+  link_rate: 400Gbps
+  cut_through: true
+topology:
+  kind: rail-optimized
+  gpus: 32
+  gpus_per_node: 8
+  radix: 64
+)",
+                                                        "s.yaml");
+  const std::vector<int64_t> sizes = {int64_t{4} << 20, int64_t{16} << 20, int64_t{64} << 20,
+                                      int64_t{256} << 20};
+  auto times = [&](const std::string& algo) {
+    std::string failure;
+    const perf::PerfResult r =
+        RunPerf(Opts({"all_reduce", "-b", "4M", "-e", "256M", "-f", "4", "-g", "8", "--nodes", "4",
+                      "-n", "1", "-w", "0", "--algo", algo}),
+                s, "four-dgx", &failure);
+    EXPECT_TRUE(failure.empty()) << failure;
+    std::vector<double> t;
+    for (const perf::SizeResult& row : r.sizes) t.push_back(row.out_of_place.MeanUs());
+    return t;
+  };
+  const std::vector<double> ring = times("ring"), tree = times("tree");
+  ASSERT_EQ(ring.size(), sizes.size());
+  ASSERT_EQ(tree.size(), sizes.size());
+  const PerfModel m = PerfModelFor(Opts({"all_reduce", "-g", "8", "--nodes", "4"}), s.net,
+                                   units::Rate::Gbps(400));
+  auto first_ring_win = [&](auto ring_us, auto tree_us) {
+    for (size_t k = 0; k < sizes.size(); ++k)
+      if (ring_us(k) < tree_us(k)) return static_cast<int>(k);
+    return static_cast<int>(sizes.size());
+  };
+  const int sim = first_ring_win([&](size_t k) { return ring[k]; },
+                                 [&](size_t k) { return tree[k]; });
+  auto model = [&](collective::Algorithm a, size_t k) {
+    return *m.tuning.Time(collective::Collective::kAllReduce, a, collective::Protocol::kSimple,
+                          sizes[k]);
+  };
+  const int nccl = first_ring_win([&](size_t k) { return model(collective::Algorithm::kRing, k); },
+                                  [&](size_t k) { return model(collective::Algorithm::kTree, k); });
+  for (size_t k = 0; k < sizes.size(); ++k)
+    std::printf("4 x 8 GPUs, %lld MiB: ring %.1f us, tree %.1f us; NCCL's model ring %.1f, tree "
+                "%.1f\n",
+                static_cast<long long>(sizes[k] >> 20), ring[k], tree[k],
+                model(collective::Algorithm::kRing, k), model(collective::Algorithm::kTree, k));
+  EXPECT_GT(sim, 0);  // Tree wins the smallest size
+  EXPECT_LT(sim, static_cast<int>(sizes.size()));  // Ring wins the largest
+  EXPECT_EQ(sim, nccl);
+}
+
 // Rooted collectives loop over every root with -r -1, one row per root, and
 // a chain's time does not depend on where it starts on a symmetric fabric.
 TEST(PerfRunTest, RootedCollectivesHonourTheRoot) {
