@@ -266,7 +266,8 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             row.choice = nccl;
             const collective::Algorithm algo =
                 o.algo == "tree" ? collective::Algorithm::kTree : collective::Algorithm::kRing;
-            row.choice.algorithm = algo;  // what is simulated
+            row.choice.algorithm = IsP2p(o.collective) ? collective::Algorithm::kP2p
+                                                       : algo;  // what is simulated
             row.choice.protocol = collective::Protocol::kSimple;
             row.model_us = collective::AlphaBeta(o.collective, algo,
                                                  collective::Protocol::kSimple,

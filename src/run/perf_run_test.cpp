@@ -134,6 +134,8 @@ TEST(PerfRunTest, EveryCollectiveRunsNearItsNicBound) {
     EXPECT_EQ(row.out_of_place.wrong, std::optional<int64_t>(0)) << c.name;
     const bool p2p = std::string(c.name) == "alltoall" || std::string(c.name) == "sendrecv";
     EXPECT_EQ(row.in_place.wrong.has_value(), !p2p) << c.name;
+    EXPECT_EQ(row.choice.algorithm,
+              p2p ? collective::Algorithm::kP2p : collective::Algorithm::kRing) << c.name;
     const perf::PerfResult again = RunPerf(Opts(args), s, "two-dgx", &failure);
     EXPECT_EQ(perf::FormatNcclTests(r, PerfNotes(r)), perf::FormatNcclTests(again, PerfNotes(again)));
   }
