@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,10 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
   cmd->allow_extras();
   cmd->callback([cmd, &ctx] {
     const std::vector<std::string> args = cmd->remaining();
-    const perf::PerfOptions o = perf::ParsePerfArgs(args);
+    perf::PerfOptions o = perf::ParsePerfArgs(args);
+    // NCCL_ALGO as NCCL reads it, unless --algo says otherwise.
+    if (const char* env = std::getenv("NCCL_ALGO"); env != nullptr && o.algo.empty() && !o.help)
+      perf::SetAlgo(o, env, {"<env>", 0, "NCCL_ALGO"});
     if (o.help) {
       fmt::print("{}", perf::PerfUsage());
       return;

@@ -142,6 +142,10 @@ const std::vector<Flag>& Flags() {
     f.push_back(
         {0, "model", Kind::kFlag,
          [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.model = true; }});
+    f.push_back({0, "algo", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+                   SetAlgo(o, v, w);  // checked against the collective after parsing
+                 }});
     return f;
   }();
   return flags;
@@ -159,6 +163,19 @@ std::optional<int64_t> ParseInt(std::string_view s) {
 }
 
 }  // namespace
+
+void SetAlgo(PerfOptions& o, std::string_view value, const Location& where) {
+  const std::string v = text::ToLower(value);
+  if (v != "ring" && v != "tree") {
+    throw InputError(where, Expected("Ring or Tree (the algorithms lossless simulates)",
+                                     std::string(value)));
+  }
+  if (v == "tree" && o.collective != collective::Collective::kAllReduce) {
+    throw InputError(where, fmt::format("Tree is an all_reduce algorithm in NCCL; {} runs Ring",
+                                        collective::CollectiveName(o.collective)));
+  }
+  o.algo = v;
+}
 
 std::optional<int64_t> ParseSize(std::string_view text_in) {
   std::string_view t = text::Trim(text_in);
@@ -286,6 +303,7 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args) {
                      fmt::format("the sweep from {} to {} bytes has {} sizes; at most {}",
                                  o.min_bytes, o.max_bytes, n, kMaxSizes));
   }
+  if (!o.algo.empty()) SetAlgo(o, o.algo, Cli("--algo"));
   if (o.root >= o.Ranks()) {
     throw InputError(Cli("-r"),
                      fmt::format("root {} is not one of the {} ranks", o.root, o.Ranks()));
@@ -363,6 +381,7 @@ std::string PerfUsage() {
          "  lossless flags:\n"
          "    --nodes <n> (1)  --fabric <name>  --scenario <file>  --format <g3|g2> (g3)\n"
          "    --json <file> (lossless.perf/1)  --model (the alpha-beta model beside each row)\n"
+         "    --algo <ring|tree> (NCCL's choice of channels, Ring; NCCL_ALGO=Ring|Tree too)\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";
 }
 

@@ -71,6 +71,10 @@ struct PerfOptions {
   // Not a flag: false runs only the out-of-place half (its in-place twin moves
   // the same packets; `compare` reads out-of-place busbw only).
   bool in_place = true;
+  // --algo ring|tree, or NCCL_ALGO=Ring|Tree (SetAlgo): "" = Ring, NCCL's
+  // channel count from its own choice; "ring"/"tree" force the algorithm as
+  // NCCL_ALGO does (tree: all_reduce only).
+  std::string algo;
 
   int64_t GpusPerNode() const { return n_threads * n_gpus; }
   int64_t Ranks() const { return nodes * GpusPerNode(); }
@@ -86,6 +90,12 @@ struct PerfOptions {
 // negative threads, GPUs or nodes, a root outside the ranks, values outside a
 // flag's range, -N 0. With -h the rest is not validated.
 PerfOptions ParsePerfArgs(std::span<const std::string> args);
+
+// Sets o.algo from `value` ("ring" or "tree", any case, as --algo or
+// NCCL_ALGO spell it) and checks it against o.collective. Throws
+// InputError{where} for another name or Tree with a collective other than
+// all_reduce (NCCL has no Tree for it).
+void SetAlgo(PerfOptions& o, std::string_view value, const Location& where);
 
 // nccl-tests' parsesize: "<number>[ ]<K|M|G>" (case-insensitive, powers of 1024),
 // rounded down to whole bytes. nullopt when malformed, negative or above 2^62.

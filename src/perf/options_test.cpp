@@ -126,6 +126,24 @@ TEST(PerfOptions, BadInputNamesTheFlag) {
   EXPECT_TRUE(Parse({"-h", "-b", "1G", "-e", "1M"}).help);
 }
 
+// --algo ring|tree in any case, as NCCL_ALGO spells it; Tree is
+// all_reduce's only, whichever side of the collective's name the flag is.
+TEST(PerfOptions, AlgoIsRingOrTreeForAllReduce) {
+  EXPECT_EQ(Parse({"all_reduce"}).algo, "");
+  EXPECT_EQ(Parse({"all_reduce", "--algo", "Tree"}).algo, "tree");
+  EXPECT_EQ(Parse({"--algo=RING", "broadcast"}).algo, "ring");
+  EXPECT_EQ(ErrorField({"all_reduce", "--algo", "NVLS"}), "--algo");
+  EXPECT_EQ(ErrorField({"broadcast", "--algo", "tree"}), "--algo");
+  EXPECT_EQ(ErrorField({"--algo", "tree", "alltoall"}), "--algo");
+  PerfOptions o = Parse({"reduce"});
+  try {
+    SetAlgo(o, "Tree", {"<env>", 0, "NCCL_ALGO"});
+    ADD_FAILURE() << "Tree accepted for reduce";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().field, "NCCL_ALGO");
+  }
+}
+
 TEST(PerfOptions, RootsPerCollective) {
   EXPECT_EQ(Parse({"all_reduce", "-g", "4"}).Roots(), std::vector<int64_t>{-1});
   EXPECT_EQ(Parse({"reduce", "-g", "4", "-r", "2"}).Roots(), std::vector<int64_t>{2});

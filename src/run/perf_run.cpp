@@ -9,7 +9,9 @@
 #include "collective/model/alpha_beta.hpp"
 #include "collective/model/orders.hpp"
 #include "collective/model/tuning.hpp"
-#include "collective/ring_allreduce.hpp"
+#include "collective/p2p_engine.hpp"
+#include "collective/ring_engine.hpp"
+#include "collective/tree_engine.hpp"
 #include "fabric/network.hpp"
 #include "lossless/version.hpp"
 #include "run/runner.hpp"
@@ -19,7 +21,6 @@
 namespace lossless::run {
 namespace {
 
-const Location kCli{"<cli>", 0, "collective"};
 const units::Time kStuck = units::Time::Sec(60);
 
 // Payload GB/s of one NIC after framing (what the alpha-beta model calls nic_gbs).
@@ -27,6 +28,156 @@ double NicPayloadGbs(const fabric::NetworkConfig& net, units::Rate rate) {
   const double mtu = net.framing.mtu_payload;
   return static_cast<double>(rate.bps()) / 8e9 * mtu / static_cast<double>(net.framing.WireBytes(net.framing.mtu_payload));
 }
+
+bool IsP2p(collective::Collective c) {
+  return c == collective::Collective::kAllToAll || c == collective::Collective::kSendRecv;
+}
+
+collective::RingPlan PlanOf(collective::Collective c) {
+  switch (c) {
+    case collective::Collective::kReduceScatter:
+      return collective::RingPlan::kReduceScatter;
+    case collective::Collective::kAllGather:
+      return collective::RingPlan::kAllGather;
+    case collective::Collective::kBroadcast:
+      return collective::RingPlan::kBroadcast;
+    case collective::Collective::kReduce:
+      return collective::RingPlan::kReduce;
+    default:
+      return collective::RingPlan::kAllReduce;
+  }
+}
+
+// The engine of one collective: a ring engine per channel count, or the
+// point-to-point engine; their queue pairs live for the run.
+class Engines {
+ public:
+  Engines(sim::Simulator& sim, fabric::Network& net, const perf::PerfOptions& o,
+          const PerfModel& model)
+      : sim_(sim), net_(net), o_(o), model_(model) {}
+  // Starts the collective of `bytes` rooted at `root` (-1: none) on
+  // `channels` channels; done(), start() and finish() then describe it.
+  void Begin(int channels, int64_t bytes, int64_t root) {
+    if (o_.algo == "tree") {
+      auto& t = trees_[channels];
+      if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels));
+      ring_ = nullptr;
+      tree_ = t.get();
+      // NCCL's smaller tree chunks for small messages.
+      tree_->Begin(bytes, sim_.Now(),
+                   collective::NcclTreeChunkBytes(
+                       bytes, channels,
+                       collective::TreeDepth(static_cast<int>(o_.nodes),
+                                             static_cast<int>(o_.GpusPerNode()))));
+      return;
+    }
+    if (IsP2p(o_.collective)) {
+      if (!p2p_) p2p_ = std::make_unique<collective::P2pEngine>(sim_, net_, P2pSpecFor());
+      ring_ = nullptr;
+      tree_ = nullptr;
+      p2p_->Begin(bytes, sim_.Now());
+      return;
+    }
+    auto& e = rings_[channels];
+    if (!e) e = std::make_unique<collective::RingEngine>(sim_, net_, RingSpecFor(channels));
+    ring_ = e.get();
+    tree_ = nullptr;
+    ring_->Begin(bytes, sim_.Now(), static_cast<uint32_t>(std::max<int64_t>(root, 0)));
+  }
+  bool done() const {
+    return ring_ != nullptr ? ring_->done() : tree_ != nullptr ? tree_->done() : p2p_->done();
+  }
+  units::Time elapsed() const {
+    if (ring_ != nullptr) return ring_->finish() - ring_->start();
+    if (tree_ != nullptr) return tree_->finish() - tree_->start();
+    return p2p_->finish() - p2p_->start();
+  }
+
+ private:
+  // NCCL's Ring/Simple (Tree/Simple for Tree) software latencies, as the
+  // alpha-beta model uses them.
+  struct Latencies {
+    units::Time launch, net_hop, nvlink_hop;
+  };
+  Latencies LatenciesFor() const {
+    const int g = static_cast<int>(o_.GpusPerNode());
+    const collective::TuningConstants& k = model_.tuning.constants();
+    constexpr int kTree = 0, kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
+    auto us = [](double v) { return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5)); };
+    if (o_.algo == "tree") {
+      return {us(k.base_lat_us[kTree][kSimple]), us(k.hw_lat_us[kNet][kTree][kSimple]),
+              us(k.hw_lat_us[kNvlink][kTree][kSimple])};
+    }
+    // NCCL's per-step network overhead raises the intra-node hop latency of
+    // multi-node all_reduce, all_gather and reduce_scatter (tuning.cc).
+    const bool overhead = o_.nodes > 1 && !IsP2p(o_.collective) &&
+                          !collective::HasRoot(o_.collective);
+    return {us(k.base_lat_us[kRing][kSimple]), us(k.hw_lat_us[kNet][g == 1 ? 0 : kRing][kSimple]),
+            us(std::max(k.hw_lat_us[kNvlink][kRing][kSimple],
+                        overhead ? 3 * model_.ab.net_overhead_us : 0.0))};
+  }
+  collective::RingSpec RingSpecFor(int channels) const {
+    const int nodes = static_cast<int>(o_.nodes);
+    const int g = static_cast<int>(o_.GpusPerNode());
+    collective::RingSpec spec;
+    spec.plan = PlanOf(o_.collective);
+    collective::SetNcclSimpleSteps(spec);
+    spec.gpus_per_node = g;
+    spec.nics_per_node = g;
+    const Latencies l = LatenciesFor();
+    spec.launch_latency = l.launch;
+    spec.net_hop_latency = l.net_hop;
+    spec.nvlink_hop_latency = l.nvlink_hop;
+    for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
+      collective::Ring ring;
+      ring.nic = static_cast<uint32_t>(r.nic);
+      for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
+      spec.rings.push_back(ring);
+    }
+    return spec;
+  }
+  collective::TreeSpec TreeSpecFor(int channels) const {
+    const int nodes = static_cast<int>(o_.nodes);
+    const int g = static_cast<int>(o_.GpusPerNode());
+    // NCCL's connect.cc doubles the search channels: [0, C) on tree 0, [C, 2C)
+    // on tree 1, C = half the communicator's channels.
+    const int base = std::max(1, model_.tuning.CommChannels() / 2);
+    collective::TreeSpec spec;
+    spec.gpus_per_node = spec.nics_per_node = g;
+    spec.trees = collective::TreeChannels(nodes, g, g, channels, base);
+    for (int c = 0; c < channels; ++c) spec.nics.push_back(static_cast<uint32_t>(c % base % g));
+    const Latencies l = LatenciesFor();
+    spec.launch_latency = l.launch;
+    spec.net_hop_latency = l.net_hop;
+    spec.nvlink_hop_latency = l.nvlink_hop;
+    return spec;
+  }
+  collective::P2pSpec P2pSpecFor() const {
+    collective::P2pSpec spec;
+    spec.pattern = o_.collective == collective::Collective::kAllToAll
+                       ? collective::P2pPattern::kAllToAll
+                       : collective::P2pPattern::kSendRecv;
+    spec.ranks = static_cast<uint32_t>(o_.Ranks());
+    spec.channels_per_peer =
+        collective::P2pChannelsPerPeer(model_.tuning.CommChannels(), static_cast<int>(o_.Ranks()));
+    spec.gpus_per_node = spec.nics_per_node = static_cast<int>(o_.GpusPerNode());
+    const Latencies l = LatenciesFor();
+    spec.launch_latency = l.launch;
+    spec.net_hop_latency = l.net_hop;
+    spec.nvlink_hop_latency = l.nvlink_hop;
+    return spec;
+  }
+
+  sim::Simulator& sim_;
+  fabric::Network& net_;
+  const perf::PerfOptions& o_;
+  const PerfModel& model_;
+  std::map<int, std::unique_ptr<collective::RingEngine>> rings_;
+  std::map<int, std::unique_ptr<collective::TreeEngine>> trees_;
+  std::unique_ptr<collective::P2pEngine> p2p_;
+  collective::RingEngine* ring_ = nullptr;
+  collective::TreeEngine* tree_ = nullptr;
+};
 
 }  // namespace
 
@@ -42,21 +193,24 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
   ab.nodes = shape.nodes;
   ab.gpus_per_node = ab.nics_per_node = shape.gpus_per_node;
   ab.nic_gbs = NicPayloadGbs(net, rate);
-  return {collective::TuningModel(shape, collective::DeriveSearchGraph(hw, shape.nodes)), ab};
+  // --algo as NCCL_ALGO: NCCL's channel count for the forced algorithm.
+  collective::TuningOverrides overrides;
+  if (o.algo == "tree") overrides.algo = "Tree";
+  if (o.algo == "ring") overrides.algo = "Ring";
+  return {collective::TuningModel(shape, collective::DeriveSearchGraph(hw, shape.nodes), overrides),
+          ab};
 }
 
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
                          const std::function<void(const PerfProgress&)>& progress) {
-  if (o.collective != collective::Collective::kAllReduce) {
-    throw InputError(kCli, fmt::format("expected all_reduce: it is the only collective simulated "
-                                       "at packet level so far ({} is not; `perf {} --model` "
-                                       "prints NCCL's analytic model of it)",
-                                       collective::CollectiveName(o.collective),
-                                       collective::CollectiveName(o.collective)));
-  }
   const int nodes = static_cast<int>(o.nodes);
   const int g = static_cast<int>(o.GpusPerNode());
+  if (o.Ranks() < 2) {
+    throw InputError({"<cli>", 0, "-g"},
+                     "expected 2 or more ranks (-g GPUs per node x --nodes): one rank moves "
+                     "nothing over the fabric");
+  }
   const topology::Topology topo = scenario::BuildTopology(s);
   if (static_cast<int64_t>(topo.hosts.size()) != o.Ranks()) {
     throw InputError({"<cli>", 0, "--nodes"},
@@ -79,32 +233,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   // Other tenants share the NICs and queues for the whole sweep (nothing
   // when tenants.load is 0); virtualization.* is in net_cfg.virt.
   workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});
-  // One engine per channel count (its queue pairs live for the run).
-  std::map<int, std::unique_ptr<collective::RingAllReduce>> engines;
-  auto engine = [&](int channels) -> collective::RingAllReduce& {
-    auto& e = engines[channels];
-    if (!e) {
-      collective::RingAllReduceSpec spec;
-      spec.gpus_per_node = g;
-      spec.nics_per_node = g;
-      // NCCL's Ring/Simple software latencies, as the alpha-beta model uses them.
-      const collective::TuningConstants& k = tuning.constants();
-      constexpr int kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
-      auto us = [](double v) { return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5)); };
-      spec.launch_latency = us(k.base_lat_us[kRing][kSimple]);
-      spec.net_hop_latency = us(k.hw_lat_us[kNet][g == 1 ? 0 : kRing][kSimple]);
-      spec.nvlink_hop_latency =
-          us(std::max(k.hw_lat_us[kNvlink][kRing][kSimple], nodes > 1 ? 3 * ab.net_overhead_us : 0.0));
-      for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
-        collective::Ring ring;
-        ring.nic = static_cast<uint32_t>(r.nic);
-        for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
-        spec.rings.push_back(ring);
-      }
-      e = std::make_unique<collective::RingAllReduce>(sim, net, spec);
-    }
-    return *e;
-  };
+  Engines engines(sim, net, o, model);
 
   perf::PerfResult r;
   r.options = o;
@@ -135,9 +264,12 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             row.root = root;
             const collective::AlgoChoice nccl = tuning.Choose(o.collective, row.counts.size_bytes);
             row.choice = nccl;
-            row.choice.algorithm = collective::Algorithm::kRing;  // what is simulated
+            const collective::Algorithm algo =
+                o.algo == "tree" ? collective::Algorithm::kTree : collective::Algorithm::kRing;
+            row.choice.algorithm = IsP2p(o.collective) ? collective::Algorithm::kP2p
+                                                       : algo;  // what is simulated
             row.choice.protocol = collective::Protocol::kSimple;
-            row.model_us = collective::AlphaBeta(o.collective, collective::Algorithm::kRing,
+            row.model_us = collective::AlphaBeta(o.collective, algo,
                                                  collective::Protocol::kSimple,
                                                  row.counts.size_bytes, ab)
                                .TotalUs();
@@ -146,27 +278,33 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             pg.iteration = 0;
             for (perf::HalfResult* half : {&row.out_of_place, &row.in_place}) {
               if (half == &row.in_place && !o.in_place) break;
-              half->wrong = o.check ? std::optional<int64_t>(0) : std::nullopt;
+              // nccl-tests checks neither alltoall's nor sendrecv's in-place half.
+              const bool checked =
+                  o.check && (half == &row.out_of_place || collective::ChecksInPlace(o.collective));
+              half->wrong = checked ? std::optional<int64_t>(0) : std::nullopt;
               for (int64_t it = 0; it < o.warmup_iters + o.iters && !failed; ++it) {
                 double total_us = 0;
                 for (int64_t a = 0; a < o.agg_iters && !failed; ++a) {
                   if (bytes == 0) break;  // nothing to move: nccl-tests times an empty launch
-                  collective::RingAllReduce& e = engine(std::max(1, nccl.channels));
-                  e.Begin(bytes, sim.Now());
+                  engines.Begin(std::max(1, nccl.channels), bytes, root);
                   // A collective that has not ended after a simulated minute
                   // is stuck (a PFC deadlock keeps refreshing pauses forever).
                   sim.Run(sim.Now() + kStuck);
-                  if (!e.done()) {
+                  if (!engines.done()) {
                     failed = true;
                     *failure = net.qp_failure() != nullptr
                                    ? net.qp_failure()->what
-                                   : fmt::format("the all-reduce of {} B did not complete within "
+                                   : fmt::format("the {} of {} B did not complete within "
                                                  "{} of simulated time",
+                                                 o.collective == collective::Collective::kAllReduce
+                                                     ? std::string("all-reduce")
+                                                     : std::string(collective::CollectiveName(
+                                                           o.collective)),
                                                  bytes, units::FormatTime(kStuck));
                     half->wrong = row.counts.count;  // none of it verified
                     break;
                   }
-                  total_us += static_cast<double>((e.finish() - e.start()).ps()) / 1e6;
+                  total_us += static_cast<double>(engines.elapsed().ps()) / 1e6;
                 }
                 if (it >= o.warmup_iters)
                   half->samples_us.push_back(total_us / static_cast<double>(o.agg_iters));
@@ -212,12 +350,41 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
 
 std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
   std::vector<std::string> notes;
-  notes.push_back(fmt::format(
-      "lossless {}: packet-level simulation of NCCL {}'s ring all-reduce (Simple protocol) on {}",
-      kVersion, r.nccl_version, r.fabric.empty() ? "the given scenario" : r.fabric));
-  notes.push_back(
-      "lossless: every size runs Ring/Simple with NCCL's channel count; where NCCL would pick Tree, "
-      "LL or LL128 (small sizes) the times are Ring/Simple's, not NCCL's (not simulated yet)");
+  const collective::Collective c = r.options.collective;
+  const std::string on = r.fabric.empty() ? "the given scenario" : r.fabric;
+  if (c == collective::Collective::kAllReduce && r.options.algo == "tree") {
+    notes.push_back(fmt::format(
+        "lossless {}: packet-level simulation of NCCL {}'s double-binary-tree all-reduce (Simple "
+        "protocol, chains inside the nodes) on {}",
+        kVersion, r.nccl_version, on));
+    notes.push_back(
+        "lossless: every size runs Tree/Simple (--algo tree) with NCCL's channel count for Tree; "
+        "where NCCL would pick LL or LL128 (small sizes) the times are Tree/Simple's");
+  } else if (c == collective::Collective::kAllReduce) {
+    notes.push_back(fmt::format(
+        "lossless {}: packet-level simulation of NCCL {}'s ring all-reduce (Simple protocol) on {}",
+        kVersion, r.nccl_version, on));
+    notes.push_back(
+        "lossless: every size runs Ring/Simple with NCCL's channel count; where NCCL would pick "
+        "Tree, LL or LL128 (small sizes) the times are Ring/Simple's, not NCCL's (not simulated "
+        "yet)");
+  } else if (IsP2p(c)) {
+    notes.push_back(fmt::format(
+        "lossless {}: packet-level simulation of NCCL {}'s {} as point-to-point sends (Simple "
+        "protocol, PXN on the destination's rail) on {}",
+        kVersion, r.nccl_version, collective::CollectiveName(c), on));
+    notes.push_back(
+        "lossless: every size runs Simple; where NCCL would pick LL or LL128 (small sizes) the "
+        "times are Simple's, not NCCL's (not simulated yet)");
+  } else {
+    notes.push_back(fmt::format(
+        "lossless {}: packet-level simulation of NCCL {}'s ring {} (Simple protocol) on {}",
+        kVersion, r.nccl_version, collective::CollectiveName(c), on));
+    notes.push_back(
+        "lossless: every size runs Ring/Simple with NCCL's channel count; where NCCL would pick "
+        "LL, LL128, PAT or NVLS (small sizes, one GPU per node, NVSwitch) the times are "
+        "Ring/Simple's, not NCCL's (not simulated yet)");
+  }
   if (r.tenant_load > 0) {
     notes.push_back(fmt::format(
         "lossless: other tenants' Poisson bursts (mean {}) offer {:g} of every NIC's link on the "

@@ -1,14 +1,15 @@
 #pragma once
 // `lossless perf` at packet level: an nccl-tests sweep whose rows are NCCL's
-// ring all-reduce run as RC messages over the modelled fabric
-// (collective::RingAllReduce), on the topology and fabric of a profile or a
-// scenario (docs/perf.md).
+// collectives run as RC messages over the modelled fabric, on the topology
+// and fabric of a profile or a scenario (docs/perf.md).
 //
-// Simulated so far: all_reduce with the Ring algorithm and the Simple
-// protocol at every size, with the channel count NCCL's tuning model derives
-// for the size (where NCCL would pick Tree or LL/LL128, the header says so:
-// those are not simulated yet); one process per node with -g GPUs, one NIC
-// per GPU (rail-optimized). Other collectives are refused with a clear error.
+// Simulated so far: all_reduce, reduce_scatter, all_gather, broadcast and
+// reduce with the Ring algorithm (collective::RingEngine), alltoall and
+// sendrecv as point-to-point sends (collective::P2pEngine), all with the
+// Simple protocol at every size and the channel count NCCL's tuning model
+// derives for the size (where NCCL would pick Tree, LL, LL128, ... the header
+// says so: those are not simulated yet); one process per node with -g GPUs,
+// one NIC per GPU (rail-optimized).
 #include <functional>
 #include <string>
 
@@ -39,9 +40,9 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
 // Runs the sweep of `o` on the fabric and topology of `s` (a profile or
 // scenario sized to o.nodes nodes of o.GpusPerNode() GPUs; its traffic is
 // ignored). `progress`, when set, is called after each iteration. Throws
-// InputError (file "<cli>") for what is not simulated yet or a topology
-// that does not match the ranks. A queue pair that exhausts its retries ends
-// the sweep: the row's #wrong counts its elements and *failure says why.
+// InputError (file "<cli>") for fewer than 2 ranks or a topology that does
+// not match the ranks. A queue pair that exhausts its retries ends the
+// sweep: the row's #wrong counts its elements and *failure says why.
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
                          const std::function<void(const PerfProgress&)>& progress = {});

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `lossless perf` end to end: nccl-tests' layout that `lossless audit nccl -`
 # reads with a real log's verdict; --json with its schema; the same bytes on a
-# second run; --model labelled as the analytic model; bad input and what is not
-# simulated exit 2 with one line naming the flag; a QP out of retries exits 1.
+# second run; every collective at packet level, read back by the audit;
+# --model labelled as the analytic model; bad input exits 2 with one line
+# naming the flag; a QP out of retries exits 1.
 set -u
 source "$(dirname "$0")/lib/require.sh"
 require python3
@@ -30,8 +31,25 @@ assert len(j["results"]) == 2
 PY
 expect "perf --model is labelled" 0 'ANALYTIC MODEL, NOT A SIMULATION' -- \
   "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2 --model
-expect "perf refuses a collective it does not simulate" 2 'only collective simulated' -- \
-  "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2
+for coll in reduce_scatter all_gather broadcast reduce alltoall sendrecv; do
+  expect "perf $coll at packet level" 0 "packet-level simulation of NCCL .*$coll" -- \
+    "$BIN" perf $coll -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0
+  expect "audit nccl reads perf $coll" 0 'overall verdict: pass' -- \
+    bash -c "\"$BIN\" perf $coll -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 | \"$BIN\" audit nccl -"
+done
+expect "perf: unknown collective" 2 '^error: <cli>: collective: .*did you mean .all_gather.' -- \
+  "$BIN" perf allgatherz -g 8 --nodes 2
+expect "perf: a root beyond the ranks" 2 '^error: <cli>: -r: root 16 is not one of the 16 ranks' -- \
+  "$BIN" perf broadcast -r 16 -g 8 --nodes 2
+expect "perf --algo tree" 0 'double-binary-tree all-reduce' -- \
+  "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --algo tree
+expect "perf: NCCL_ALGO=Tree" 0 'double-binary-tree all-reduce' -- \
+  env NCCL_ALGO=Tree "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0
+expect "perf: Tree for broadcast" 2 '^error: <cli>: --algo: Tree is an all_reduce algorithm' -- \
+  "$BIN" perf broadcast --algo tree -g 8 --nodes 2
+expect "perf: NCCL_ALGO=NVLS" 2 '^error: <env>: NCCL_ALGO: expected Ring or Tree' -- \
+  env NCCL_ALGO=NVLS "$BIN" perf all_reduce -g 8 --nodes 2
+expect "perf: one rank" 2 '^error: <cli>: -g: expected 2 or more ranks' -- "$BIN" perf all_reduce
 expect "perf: -b above -e" 2 '^error: <cli>: -b' -- "$BIN" perf all_reduce -b 1G -e 8M
 expect "perf: unknown fabric" 2 'unknown profile' -- "$BIN" perf all_reduce --fabric nope
 cat > "$tmp/lossy.yaml" <<'YAML'

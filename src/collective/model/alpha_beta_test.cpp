@@ -152,6 +152,27 @@ TEST(AlphaBeta, OtherCollectives) {
             0);
 }
 
+// The bytes the busiest NIC carries, per collective, against the formula the
+// packet-level engines' tests check per NIC (2 x 8 GPUs, 8 NICs per node).
+TEST(AlphaBeta, NicBytesFollowEachCollectivesFormula) {
+  const auto p = Cluster(2);
+  const double s = static_cast<double>(kHuge);
+  auto nic = [&](Collective c) {
+    return AlphaBeta(c, Algorithm::kRing, Protocol::kSimple, kHuge, p).nic_bytes;
+  };
+  EXPECT_DOUBLE_EQ(nic(Collective::kReduceScatter), 15.0 / 16 * s / 8);
+  EXPECT_DOUBLE_EQ(nic(Collective::kAllGather), 15.0 / 16 * s / 8);
+  EXPECT_DOUBLE_EQ(nic(Collective::kBroadcast), s / 8);
+  EXPECT_DOUBLE_EQ(nic(Collective::kReduce), s / 8);
+  EXPECT_DOUBLE_EQ(nic(Collective::kAllToAll), 8 * s / 16);
+  EXPECT_DOUBLE_EQ(nic(Collective::kSendRecv), s);
+  // Chains and reduce_scatter/all_gather pay N - 1 hops, 2 of them between nodes.
+  const AlphaBetaTime b =
+      AlphaBeta(Collective::kBroadcast, Algorithm::kRing, Protocol::kSimple, kHuge, p);
+  EXPECT_EQ(b.inter_hops + b.intra_hops, 15);
+  EXPECT_EQ(b.inter_hops, 2);
+}
+
 TEST(AlphaBeta, BandwidthHelpers) {
   // The reference layout's first row: 1 MiB in 71.52 us is 14.66 GB/s, busbw x 1.5 on 4 ranks.
   EXPECT_NEAR(AlgBwGbs(1 << 20, 71.52), 14.661, 0.001);

@@ -1,6 +1,7 @@
 #pragma once
-// NCCL-style ring all-reduce as real packets over the modelled fabric
-// (docs/model/collective-engine.md). Ranks are GPUs, node-major (rank =
+// NCCL-style ring collectives as real packets over the modelled fabric
+// (docs/model/collective-engine.md): one engine, parameterised by the
+// collective's step plan (RingPlan). Ranks are GPUs, node-major (rank =
 // node x G + gpu); consecutive ranks of a ring in one node talk over NVLink
 // (modelled per message: each GPU's NVLink egress serialises what it sends
 // at the NVLink rate, plus a latency), ranks in different nodes over the
@@ -8,10 +9,21 @@
 // each channel has its own ring order and its own queue pairs, so ECMP
 // spreads them. With one GPU and one NIC per node a rank is a host.
 //
-// Per channel the buffer is cut into loops of N x chunk bytes; in each loop
-// rank r runs NCCL's 2(N - 1) ring steps (reduce-scatter then all-gather):
-// at step k it sends chunk (r - k) mod N (reduce-scatter) or
-// (r + 1 - (k - N + 1)) mod N (all-gather) to the next rank, cut into slices.
+// Step plans (NVIDIA/nccl src/device/{all_reduce,reduce_scatter,all_gather,
+// broadcast,reduce}.h, runRing). Per channel the buffer is cut into loops;
+// in each loop the rank at position p sends at step k the part
+// PartAt(plan, n, p, k) of the loop (none: -1), cut into slices:
+// - all_reduce: loops of N x chunk, N parts, 2(N - 1) steps: part (p - k)
+//   mod N for k < N - 1 (reduce-scatter), then (p + 1 - (k - N + 1)) mod N
+//   (all-gather);
+// - reduce_scatter, all_gather: loops of N x chunk (the whole N-rank buffer),
+//   N parts, N - 1 steps, part (p - k) mod N. The two move the same bytes in
+//   the same order; they differ in what the GPU does with them (reduce or
+//   copy), which costs no time here;
+// - broadcast, reduce: a pipelined chain of N - 1 hops around the ring:
+//   loops of one chunk, one part; the rank j hops after the chain's start
+//   (broadcast: the root; reduce: the rank after the root, so the chain ends
+//   at the root) sends at step j, the chain's last rank sends nothing.
 // A slice of step k >= 1 may leave only when the slice it depends on (step
 // k - 1, same slice) has arrived from the previous rank, a local send slot
 // is free (freed when the RC send completes) and the next rank has a free
@@ -34,7 +46,17 @@ struct Ring {
   uint32_t nic = 0;             // the NIC (rail) every node uses on this channel
 };
 
-struct RingAllReduceSpec {
+enum class RingPlan { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce };
+
+// Steps per loop, parts per loop, and the part the rank at position p (for
+// broadcast and reduce: p hops after the chain's start) sends at step k, or
+// -1. n >= 2.
+int RingSteps(RingPlan plan, int64_t n);
+int64_t RingParts(RingPlan plan, int64_t n);
+int64_t PartAt(RingPlan plan, int64_t n, int64_t p, int64_t k);
+
+struct RingSpec {
+  RingPlan plan = RingPlan::kAllReduce;
   // Per channel, the ranks in ring order (each a permutation of the same set
   // of at least 2 ranks).
   std::vector<Ring> rings;
@@ -48,10 +70,16 @@ struct RingAllReduceSpec {
   // NVIDIA/nccl src/graph/tuning.cc).
   units::Rate nvlink_rate = units::Rate::Gbps(3600);
   units::Time nvlink_latency = units::Time::Ns(600);
-  int64_t bytes = 0;  // per rank buffer for Start (every rank reduces it), split over the channels
+  // The buffer for Start, split over the channels: the all_reduce, broadcast
+  // or reduce buffer; for reduce_scatter and all_gather the whole N-rank
+  // buffer (nccl-tests' size column).
+  int64_t bytes = 0;
   // NCCL Simple protocol defaults: NCCL_BUFFSIZE 4 MiB over NCCL_STEPS 8
   // steps of 512 KiB; a chunk is 4 steps, a slice 2 steps, so 4 slices are
-  // in flight per connection (NVIDIA/nccl src/include/collectives.h).
+  // in flight per connection (NVIDIA/nccl src/include/collectives.h,
+  // ALLREDUCE/ALLGATHER/REDUCESCATTER_CHUNKSTEPS and _SLICESTEPS). Broadcast
+  // and reduce use chunk = slice = one step and 8 slots (BROADCAST_*STEPS,
+  // REDUCE_*STEPS = 1): SetNcclSimpleSteps sets them.
   int64_t chunk_bytes = int64_t{2} << 20;
   int64_t slice_bytes = int64_t{1} << 20;
   int slots = 4;
@@ -66,18 +94,23 @@ struct RingAllReduceSpec {
   units::Time nvlink_hop_latency;
 };
 
-class RingAllReduce final : public fabric::TransportObserver, public sim::EventHandler {
+// Sets spec's chunk, slice and slots to NCCL's Simple defaults for its plan.
+void SetNcclSimpleSteps(RingSpec& spec);
+
+class RingEngine final : public fabric::TransportObserver, public sim::EventHandler {
  public:
   // Opens the queue pairs and installs itself as the network's transport
   // observer. Throws std::invalid_argument for a bad spec.
-  RingAllReduce(sim::Simulator& sim, fabric::Network& net, const RingAllReduceSpec& spec);
-  // Starts an all-reduce of spec.bytes (Start) or `bytes` per rank (Begin)
-  // at `now` (the simulator's current time): posts what can leave; when it is
-  // done it stops the simulator (sim::Simulator::Stop). The same
-  // queue pairs serve one all-reduce after another; the previous one must be
-  // done.
-  void Start(units::Time now);
-  void Begin(int64_t bytes, units::Time now);
+  RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec& spec);
+  // Starts a collective of spec.bytes (Start) or `bytes` (Begin) at `now`
+  // (the simulator's current time), rooted at rank `root` for broadcast and
+  // reduce (ignored otherwise): (re)installs itself as the network's
+  // transport observer, posts what can leave; when it is done it stops the
+  // simulator (sim::Simulator::Stop). The same queue pairs serve one
+  // collective after another; the previous one must be done. Throws
+  // std::invalid_argument for no bytes or a root that is not in the rings.
+  void Start(units::Time now, uint32_t root = 0);
+  void Begin(int64_t bytes, units::Time now, uint32_t root = 0);
 
   bool done() const { return ranks_done_ == ranks_.size(); }
   units::Time start() const { return start_; }
@@ -85,12 +118,19 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   // slots back (nothing of the collective left in flight).
   units::Time finish() const { return finish_; }
   // Data bytes rank `rank` sent (payload, first transmissions) over all
-  // channels, over the network and over NVLink.
+  // channels, over the network and over NVLink; what it received; what
+  // network host (NIC) `host` sent for this collective. All of the current
+  // (or last) collective.
   int64_t BytesSent(uint32_t rank) const;
   int64_t NetworkBytesSent(uint32_t rank) const;
-  // What every rank must send by the ring's formula: 2 (N - 1) / N x bytes
-  // (exact when each channel's share divides into N equal parts per loop).
+  int64_t BytesReceived(uint32_t rank) const;
+  int64_t NicBytesSent(uint32_t host) const;
+  // all_reduce, reduce_scatter, all_gather: what every rank must send by the
+  // ring's formula, 2 (N - 1) / N x bytes or (N - 1) / N x bytes (exact when
+  // each channel's share divides into N equal parts per loop); 0 for the
+  // chains, where it depends on the rank's place in each channel's chain.
   int64_t ExpectedBytesPerRank() const;
+  const RingSpec& spec() const { return spec_; }
   uint64_t messages() const { return messages_; }
   // The most receive slots any rank held at once (received, not yet
   // forwarded): never above spec.slots while the clear-to-send flow works.
@@ -122,6 +162,7 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   // Per (channel, rank).
   struct Rank {
     uint32_t rank = 0;
+    uint32_t host = 0;     // network host of its NIC on this channel
     uint32_t data = 0;     // connection to the next rank
     uint32_t cts = 0;      // connection to the previous rank
     size_t prev = 0;       // index of the previous rank's record
@@ -138,6 +179,7 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
     int send_slots = 0;    // free local send slots
     int64_t sent_bytes = 0;
     int64_t net_bytes = 0;
+    int64_t recv_bytes = 0;
     bool done = false;
   };
   void Progress(size_t i);
@@ -148,7 +190,7 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
 
   sim::Simulator& sim_;
   fabric::Network& net_;
-  RingAllReduceSpec spec_;
+  RingSpec spec_;
   std::vector<Rank> ranks_;           // channel-major
   std::vector<Conn> conns_;
   std::vector<uint32_t> qp_conn_;     // QP -> connection, UINT32_MAX if not ours
@@ -159,7 +201,8 @@ class RingAllReduce final : public fabric::TransportObserver, public sim::EventH
   std::vector<size_t> delayed_head_;
   bool launched_ = false;
   size_t ranks_done_ = 0;
-  int64_t bytes_ = 0;  // of the current all-reduce
+  int64_t bytes_ = 0;  // of the current collective
+  std::vector<int64_t> nic_sent_;  // per network host, of the current collective
   bool started_ = false;
   units::Time start_, finish_;
   uint64_t messages_ = 0;

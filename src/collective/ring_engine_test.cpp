@@ -1,7 +1,7 @@
 // The packet-level ring all-reduce: data movement against the ring's formula,
 // bus bandwidth against the alpha-beta bound of the same links and framing,
 // a slow NIC halving the ring, determinism (docs/model/collective-engine.md).
-#include "collective/ring_allreduce.hpp"
+#include "collective/ring_engine.hpp"
 
 #include <cstdio>
 #include <numeric>
@@ -44,14 +44,14 @@ Outcome RunRing(topology::Topology topo, uint32_t hosts, int channels, int64_t b
                 uint64_t seed = 1) {
   sim::Simulator sim(seed);
   fabric::Network net(sim, topo, RoceConfig());
-  RingAllReduceSpec spec;
+  RingSpec spec;
   for (int c = 0; c < channels; ++c) {
     std::vector<uint32_t> ring = Iota(hosts);
     if (c % 2 == 1) std::reverse(ring.begin(), ring.end());  // the other direction
     spec.rings.push_back({ring, 0});
   }
   spec.bytes = bytes;
-  RingAllReduce ar(sim, net, spec);
+  RingEngine ar(sim, net, spec);
   ar.Start(sim.Now());
   sim.Run(Time::Sec(1));
   Outcome o;
@@ -70,7 +70,7 @@ double BusBwGBs(int64_t bytes, uint32_t n, Time t) {
          1e9;
 }
 
-TEST(RingAllReduceTest, EveryRankSendsWhatTheRingFormulaSays) {
+TEST(RingEngineTest, EveryRankSendsWhatTheRingFormulaSays) {
   const uint32_t n = 4;
   const int64_t bytes = int64_t{32} << 20;  // 8 MiB per rank share, 4 loops of 2 MiB chunks
   const Outcome o = RunRing(fabric::testing::LsRing(n, 4, 1), n, 2, bytes);
@@ -79,7 +79,7 @@ TEST(RingAllReduceTest, EveryRankSendsWhatTheRingFormulaSays) {
   for (uint32_t h = 0; h < n; ++h) EXPECT_EQ(o.sent[h], o.expected) << "host " << h;
 }
 
-TEST(RingAllReduceTest, UnevenSizesStillMoveEveryByte) {
+TEST(RingEngineTest, UnevenSizesStillMoveEveryByte) {
   const uint32_t n = 3;
   const int64_t bytes = 10'000'001;
   const Outcome o = RunRing(fabric::testing::LsRing(n, 3, 1), n, 1, bytes);
@@ -93,7 +93,7 @@ TEST(RingAllReduceTest, UnevenSizesStillMoveEveryByte) {
 // Uncongested single switch, large message: bus bandwidth within 2 % of what
 // the host link carries in payload: 400 Gb/s x 4,096 / (4,178 + 86), the
 // data frame plus the ACK each data packet draws on the same uplink.
-TEST(RingAllReduceTest, LargeMessageBusBandwidthMatchesTheLinkBound) {
+TEST(RingEngineTest, LargeMessageBusBandwidthMatchesTheLinkBound) {
   const uint32_t n = 8;
   const int64_t bytes = int64_t{256} << 20;
   const Outcome o = RunRing(fabric::testing::LsRing(n, 8, 1), n, 1, bytes);
@@ -108,7 +108,7 @@ TEST(RingAllReduceTest, LargeMessageBusBandwidthMatchesTheLinkBound) {
 }
 
 // One NIC at half rate: every ring step waits for it, so the ring runs at its pace.
-TEST(RingAllReduceTest, HalvingOneNicHalvesRingBusBandwidth) {
+TEST(RingEngineTest, HalvingOneNicHalvesRingBusBandwidth) {
   const uint32_t n = 8;
   const int64_t bytes = int64_t{128} << 20;
   topology::Topology slow = fabric::testing::LsRing(n, 8, 1);
@@ -129,7 +129,7 @@ TEST(RingAllReduceTest, HalvingOneNicHalvesRingBusBandwidth) {
 // channels (channel c on NIC c, entering and leaving each node at GPU c,
 // NVLink inside): each channel's ring is bound by its two network hops, so
 // busbw = 8 x the per-NIC bound.
-TEST(RingAllReduceTest, TwoNodesOfEightGpusRunAtEightNicBounds) {
+TEST(RingEngineTest, TwoNodesOfEightGpusRunAtEightNicBounds) {
   topology::ClosParams p;
   p.gpus = 16;
   p.gpus_per_node = 8;
@@ -137,7 +137,7 @@ TEST(RingAllReduceTest, TwoNodesOfEightGpusRunAtEightNicBounds) {
   const topology::Topology topo = topology::BuildRailOptimized(p, {"<test>", 0, "topology"});
   sim::Simulator sim(1);
   fabric::Network net(sim, topo, RoceConfig());
-  RingAllReduceSpec spec;
+  RingSpec spec;
   spec.gpus_per_node = 8;
   spec.nics_per_node = 8;
   for (uint32_t c = 0; c < 8; ++c) {
@@ -148,7 +148,7 @@ TEST(RingAllReduceTest, TwoNodesOfEightGpusRunAtEightNicBounds) {
     spec.rings.push_back(ring);
   }
   spec.bytes = int64_t{1} << 30;
-  RingAllReduce ar(sim, net, spec);
+  RingEngine ar(sim, net, spec);
   ar.Start(sim.Now());
   sim.Run(Time::Sec(1));
   ASSERT_TRUE(ar.done());
@@ -172,12 +172,12 @@ TEST(RingAllReduceTest, TwoNodesOfEightGpusRunAtEightNicBounds) {
 // The same queue pairs serve one all-reduce after another (perf's
 // iterations): nothing is left in flight, so repeats take the same time and
 // move the same bytes.
-TEST(RingAllReduceTest, BackToBackAllReducesReuseTheQueuePairs) {
+TEST(RingEngineTest, BackToBackAllReducesReuseTheQueuePairs) {
   sim::Simulator sim(1);
   fabric::Network net(sim, fabric::testing::LsRing(4, 4, 1), RoceConfig());
-  RingAllReduceSpec spec;
+  RingSpec spec;
   spec.rings.push_back({Iota(4), 0});
-  RingAllReduce ar(sim, net, spec);
+  RingEngine ar(sim, net, spec);
   std::vector<Time> times;
   for (int64_t bytes : {int64_t{8} << 20, int64_t{8} << 20, int64_t{8} << 20, int64_t{1} << 20}) {
     ar.Begin(bytes, sim.Now());
@@ -196,7 +196,7 @@ TEST(RingAllReduceTest, BackToBackAllReducesReuseTheQueuePairs) {
 // A small all-reduce is a chain of 2(N - 1) dependent steps, each a one-way
 // trip host -> switch -> host (2 x 1 us of cable, 300 ns of switch, the frame
 // twice): it cannot end sooner than 2(N - 1) such trips.
-TEST(RingAllReduceTest, SmallMessagesPayEveryStepOfTheChain) {
+TEST(RingEngineTest, SmallMessagesPayEveryStepOfTheChain) {
   const uint32_t n = 8;
   const Outcome o = RunRing(fabric::testing::LsRing(n, 8, 1), n, 1, 8 * 1024);
   ASSERT_TRUE(o.done);
@@ -207,7 +207,7 @@ TEST(RingAllReduceTest, SmallMessagesPayEveryStepOfTheChain) {
   EXPECT_LE(o.time.ps() / 1e6, 2 * (n - 1) * hop_us * 1.5);
 }
 
-TEST(RingAllReduceTest, SameSeedSameTime) {
+TEST(RingEngineTest, SameSeedSameTime) {
   const Outcome a = RunRing(fabric::testing::LsRing(8, 4, 2), 8, 2, int64_t{16} << 20, 7);
   const Outcome b = RunRing(fabric::testing::LsRing(8, 4, 2), 8, 2, int64_t{16} << 20, 7);
   ASSERT_TRUE(a.done);

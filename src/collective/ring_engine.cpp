@@ -1,4 +1,4 @@
-#include "collective/ring_allreduce.hpp"
+#include "collective/ring_engine.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -13,19 +13,23 @@ struct Block {
   int64_t slices = 0;  // messages of this (loop, step)
 };
 
-// The messages of the rank at ring position p, in order (loop, step, slice),
-// and the (loop, step) blocks that index them.
-void BuildSends(const RingAllReduceSpec& s, int64_t bytes, int64_t n, int64_t p,
+bool IsChain(RingPlan plan) { return plan == RingPlan::kBroadcast || plan == RingPlan::kReduce; }
+
+// The messages of the rank at position p (ring position; for a chain, hops
+// after the chain's start), in order (loop, step, slice), and the (loop,
+// step) blocks that index them (no messages where it sends nothing).
+void BuildSends(const RingSpec& s, int64_t bytes, int64_t n, int64_t p,
                 std::vector<std::pair<int64_t, int>>& out,  // (bytes, step)
                 std::vector<std::vector<Block>>& blocks) {
-  const int64_t steps = 2 * (n - 1);
-  for (int64_t offset = 0; offset < bytes; offset += n * s.chunk_bytes) {
-    const int64_t loop = std::min(n * s.chunk_bytes, bytes - offset);
-    const int64_t part = (loop + n - 1) / n;
+  const int64_t steps = RingSteps(s.plan, n);
+  const int64_t parts = RingParts(s.plan, n);
+  for (int64_t offset = 0; offset < bytes; offset += parts * s.chunk_bytes) {
+    const int64_t loop = std::min(parts * s.chunk_bytes, bytes - offset);
+    const int64_t part = (loop + parts - 1) / parts;
     std::vector<Block>& b = blocks.emplace_back(static_cast<size_t>(steps));
     for (int64_t k = 0; k < steps; ++k) {
-      const int64_t idx = k < n - 1 ? ((p - k) % n + n) % n : ((p + 1 - (k - n + 1)) % n + n) % n;
-      const int64_t c = std::clamp(loop - idx * part, int64_t{0}, part);
+      const int64_t idx = PartAt(s.plan, n, p, k);
+      const int64_t c = idx < 0 ? 0 : std::clamp(loop - idx * part, int64_t{0}, part);
       b[static_cast<size_t>(k)].first = static_cast<int64_t>(out.size());
       const int64_t slices = (c + s.slice_bytes - 1) / s.slice_bytes;
       b[static_cast<size_t>(k)].slices = slices;
@@ -37,14 +41,43 @@ void BuildSends(const RingAllReduceSpec& s, int64_t bytes, int64_t n, int64_t p,
 
 }  // namespace
 
-RingAllReduce::RingAllReduce(sim::Simulator& sim, fabric::Network& net,
-                             const RingAllReduceSpec& spec)
+int RingSteps(RingPlan plan, int64_t n) {
+  return static_cast<int>(plan == RingPlan::kAllReduce ? 2 * (n - 1) : n - 1);
+}
+
+int64_t RingParts(RingPlan plan, int64_t n) { return IsChain(plan) ? 1 : n; }
+
+int64_t PartAt(RingPlan plan, int64_t n, int64_t p, int64_t k) {
+  switch (plan) {
+    case RingPlan::kAllReduce:
+      return k < n - 1 ? ((p - k) % n + n) % n : ((p + 1 - (k - n + 1)) % n + n) % n;
+    case RingPlan::kReduceScatter:
+    case RingPlan::kAllGather:
+      return ((p - k) % n + n) % n;
+    case RingPlan::kBroadcast:
+    case RingPlan::kReduce:
+      return k == p && p < n - 1 ? 0 : -1;
+  }
+  return -1;
+}
+
+void SetNcclSimpleSteps(RingSpec& spec) {
+  constexpr int64_t kStep = int64_t{512} << 10;  // NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8
+  constexpr int kNcclSteps = 8;
+  const int chunk_steps = IsChain(spec.plan) ? 1 : 4;  // *_CHUNKSTEPS
+  const int slice_steps = IsChain(spec.plan) ? 1 : 2;  // *_SLICESTEPS
+  spec.chunk_bytes = chunk_steps * kStep;
+  spec.slice_bytes = slice_steps * kStep;
+  spec.slots = kNcclSteps / slice_steps;
+}
+
+RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec& spec)
     : sim_(sim), net_(net), spec_(spec) {
   if (spec_.rings.empty() || spec_.rings[0].ranks.size() < 2 || spec_.bytes < 0 ||
       spec_.chunk_bytes <= 0 || spec_.slice_bytes <= 0 || spec_.slots <= 0 ||
       spec_.cts_bytes <= 0 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
       spec_.nvlink_rate.bps() <= 0)
-    throw std::invalid_argument("ring all-reduce: expected rings of 2+ ranks and positive sizes");
+    throw std::invalid_argument("ring engine: expected rings of 2+ ranks and positive sizes");
   const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
   uint32_t max_rank = 0;
   for (const Ring& ring : spec_.rings) {
@@ -52,16 +85,16 @@ RingAllReduce::RingAllReduce(sim::Simulator& sim, fabric::Network& net,
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     if (a != b || std::adjacent_find(a.begin(), a.end()) != a.end())
-      throw std::invalid_argument("ring all-reduce: every ring must order the same distinct ranks");
+      throw std::invalid_argument("ring engine: every ring must order the same distinct ranks");
     if (ring.nic >= static_cast<uint32_t>(spec_.nics_per_node))
-      throw std::invalid_argument(fmt::format("ring all-reduce: NIC {} of {}", ring.nic,
+      throw std::invalid_argument(fmt::format("ring engine: NIC {} of {}", ring.nic,
                                               spec_.nics_per_node));
     max_rank = std::max(max_rank, a.back());
   }
   const uint32_t g = static_cast<uint32_t>(spec_.gpus_per_node);
   const uint32_t nics = static_cast<uint32_t>(spec_.nics_per_node);
   if ((max_rank / g + 1) * nics > net_.num_hosts())
-    throw std::invalid_argument(fmt::format("ring all-reduce: rank {} needs {} hosts, the network "
+    throw std::invalid_argument(fmt::format("ring engine: rank {} needs {} hosts, the network "
                                             "has {}",
                                             max_rank, (max_rank / g + 1) * nics, net_.num_hosts()));
   nv_busy_.assign(max_rank + 1, 0);
@@ -100,21 +133,36 @@ RingAllReduce::RingAllReduce(sim::Simulator& sim, fabric::Network& net,
       Rank& r = ranks_[i];
       const uint32_t rec = static_cast<uint32_t>(i);
       r.data = connect(r.rank, ranks_[r.next].rank, ring.nic, rec, false);
+      r.host = r.rank / g * nics + ring.nic;
       r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, true);
     }
   }
   net_.set_transport_observer(this);
 }
 
-void RingAllReduce::Start(units::Time now) { Begin(spec_.bytes, now); }
+void RingEngine::Start(units::Time now, uint32_t root) { Begin(spec_.bytes, now, root); }
 
-void RingAllReduce::Begin(int64_t bytes, units::Time now) {
-  if (bytes <= 0) throw std::invalid_argument("ring all-reduce of no bytes");
-  if (!done() && started_) throw std::logic_error("ring all-reduce: the previous one runs");
+void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
+  if (bytes <= 0) throw std::invalid_argument("ring collective of no bytes");
+  if (!done() && started_) throw std::logic_error("ring engine: the previous collective runs");
+  const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
+  // The chain's start in each channel's ring: the root (broadcast) or the
+  // rank after it (reduce, so that the chain ends at the root).
+  std::vector<int64_t> start(spec_.rings.size(), 0);
+  if (IsChain(spec_.plan)) {
+    for (size_t ch = 0; ch < spec_.rings.size(); ++ch) {
+      const auto& order = spec_.rings[ch].ranks;
+      const auto it = std::find(order.begin(), order.end(), root);
+      if (it == order.end())
+        throw std::invalid_argument(fmt::format("ring engine: root {} is not in the rings", root));
+      start[ch] = (it - order.begin() + (spec_.plan == RingPlan::kReduce ? 1 : 0)) % n;
+    }
+  }
   started_ = true;
   bytes_ = bytes;
   ranks_done_ = 0;
-  const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
+  net_.set_transport_observer(this);  // another engine may have had it meanwhile
+  nic_sent_.assign(net_.num_hosts(), 0);
   const int64_t channels = static_cast<int64_t>(spec_.rings.size());
   for (size_t ch = 0; ch < spec_.rings.size(); ++ch) {
     const size_t base = ch * static_cast<size_t>(n);
@@ -123,14 +171,16 @@ void RingAllReduce::Begin(int64_t bytes, units::Time now) {
     const int64_t share = bytes / channels + (static_cast<int64_t>(ch) < bytes % channels);
     std::vector<std::vector<std::vector<Block>>> blocks(static_cast<size_t>(n));
     std::vector<std::vector<std::pair<int64_t, int>>> lists(static_cast<size_t>(n));
-    for (int64_t p = 0; p < n; ++p) BuildSends(spec_, share, n, p, lists[p], blocks[p]);
+    // Indexed by ring position; the plan sees the hops after the chain's start.
+    for (int64_t p = 0; p < n; ++p)
+      BuildSends(spec_, share, n, (p - start[ch] + n) % n, lists[p], blocks[p]);
     for (int64_t p = 0; p < n; ++p) {
       Rank& r = ranks_[base + static_cast<size_t>(p)];
       r.sends.clear();
       r.next_send = r.sends_done = r.received = r.consumed = 0;
       r.credits = spec_.slots;
       r.send_slots = spec_.slots;
-      r.sent_bytes = r.net_bytes = 0;
+      r.sent_bytes = r.net_bytes = r.recv_bytes = 0;
       r.done = false;
       const auto& prev_blocks = blocks[static_cast<size_t>((p + n - 1) % n)];
       for (size_t l = 0; l < blocks[p].size(); ++l) {
@@ -169,7 +219,7 @@ void RingAllReduce::Begin(int64_t bytes, units::Time now) {
   for (size_t i = 0; i < ranks_.size(); ++i) MaybeDone(i, now);
 }
 
-void RingAllReduce::Post(uint32_t conn, int64_t bytes) {
+void RingEngine::Post(uint32_t conn, int64_t bytes) {
   const Conn& c = conns_[conn];
   if (!c.nvlink && spec_.net_hop_latency.ps() > 0) {
     // The proxy posts it a hop latency later; same delay for all, so in order.
@@ -181,7 +231,7 @@ void RingAllReduce::Post(uint32_t conn, int64_t bytes) {
   PostNow(conn, bytes);
 }
 
-void RingAllReduce::PostNow(uint32_t conn, int64_t bytes) {
+void RingEngine::PostNow(uint32_t conn, int64_t bytes) {
   const Conn& c = conns_[conn];
   if (!c.nvlink) {
     net_.PostSend(c.id, bytes, 0);
@@ -199,7 +249,7 @@ void RingAllReduce::PostNow(uint32_t conn, int64_t bytes) {
       gpu_entity_[v.src_gpu], this, kNvDelivered, conn);
 }
 
-void RingAllReduce::OnEvent(uint32_t kind, uint64_t arg) {
+void RingEngine::OnEvent(uint32_t kind, uint64_t arg) {
   const uint32_t conn = static_cast<uint32_t>(arg);
   if (kind == kLaunch) {
     launched_ = true;
@@ -226,7 +276,7 @@ void RingAllReduce::OnEvent(uint32_t kind, uint64_t arg) {
   }
 }
 
-void RingAllReduce::Progress(size_t i) {
+void RingEngine::Progress(size_t i) {
   if (!launched_) return;
   Rank& r = ranks_[i];
   while (r.next_send < r.sends.size()) {
@@ -237,14 +287,17 @@ void RingAllReduce::Progress(size_t i) {
     --r.credits;
     --r.send_slots;
     r.sent_bytes += m.bytes;
-    if (!conns_[r.data].nvlink) r.net_bytes += m.bytes;
+    if (!conns_[r.data].nvlink) {
+      r.net_bytes += m.bytes;
+      nic_sent_[r.host] += m.bytes;
+    }
     ++r.next_send;
     ++messages_;
   }
   FreeSlots(i);
 }
 
-void RingAllReduce::FreeSlots(size_t i) {
+void RingEngine::FreeSlots(size_t i) {
   Rank& r = ranks_[i];
   while (r.consumed < r.received) {
     const int32_t by = r.needed_by[r.consumed];
@@ -254,7 +307,7 @@ void RingAllReduce::FreeSlots(size_t i) {
   }
 }
 
-void RingAllReduce::MaybeDone(size_t i, units::Time at) {
+void RingEngine::MaybeDone(size_t i, units::Time at) {
   Rank& r = ranks_[i];
   // Done when its data is sent and acknowledged, everything it expects has
   // arrived and been released, and every receive slot it lent the next rank
@@ -268,7 +321,7 @@ void RingAllReduce::MaybeDone(size_t i, units::Time at) {
   if (done()) sim_.Stop();  // the caller's Run returns here
 }
 
-void RingAllReduce::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
+void RingEngine::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
   const Conn& c = conns_[qp_conn_[qp]];
   if (c.cts) return;
@@ -279,12 +332,12 @@ void RingAllReduce::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
   MaybeDone(c.rank, at);
 }
 
-void RingAllReduce::OnRecvComplete(uint32_t qp, units::Time at) {
+void RingEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
   Delivered(qp_conn_[qp], at);
 }
 
-void RingAllReduce::Delivered(uint32_t conn, units::Time at) {
+void RingEngine::Delivered(uint32_t conn, units::Time at) {
   const Conn& c = conns_[conn];
   const Rank& sender = ranks_[c.rank];
   if (c.cts) {
@@ -297,6 +350,7 @@ void RingAllReduce::Delivered(uint32_t conn, units::Time at) {
     return;
   }
   const size_t i = sender.next;
+  ranks_[i].recv_bytes += sender.sends[ranks_[i].received].bytes;
   ++ranks_[i].received;
   Progress(i);
   // Receive slots in use once the rank has done what it can with the arrival.
@@ -304,23 +358,44 @@ void RingAllReduce::Delivered(uint32_t conn, units::Time at) {
   MaybeDone(i, at);
 }
 
-int64_t RingAllReduce::BytesSent(uint32_t rank) const {
+int64_t RingEngine::BytesSent(uint32_t rank) const {
   int64_t sum = 0;
   for (const Rank& r : ranks_)
     if (r.rank == rank) sum += r.sent_bytes;
   return sum;
 }
 
-int64_t RingAllReduce::NetworkBytesSent(uint32_t rank) const {
+int64_t RingEngine::NetworkBytesSent(uint32_t rank) const {
   int64_t sum = 0;
   for (const Rank& r : ranks_)
     if (r.rank == rank) sum += r.net_bytes;
   return sum;
 }
 
-int64_t RingAllReduce::ExpectedBytesPerRank() const {
+int64_t RingEngine::BytesReceived(uint32_t rank) const {
+  int64_t sum = 0;
+  for (const Rank& r : ranks_)
+    if (r.rank == rank) sum += r.recv_bytes;
+  return sum;
+}
+
+int64_t RingEngine::NicBytesSent(uint32_t host) const {
+  return host < nic_sent_.size() ? nic_sent_[host] : 0;
+}
+
+int64_t RingEngine::ExpectedBytesPerRank() const {
   const int64_t n = static_cast<int64_t>(spec_.rings[0].ranks.size());
-  return 2 * (n - 1) * bytes_ / n;
+  switch (spec_.plan) {
+    case RingPlan::kAllReduce:
+      return 2 * (n - 1) * bytes_ / n;
+    case RingPlan::kReduceScatter:
+    case RingPlan::kAllGather:
+      return (n - 1) * bytes_ / n;
+    case RingPlan::kBroadcast:
+    case RingPlan::kReduce:
+      return 0;
+  }
+  return 0;
 }
 
 }  // namespace lossless::collective

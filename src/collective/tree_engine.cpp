@@ -1,0 +1,325 @@
+#include "collective/tree_engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace lossless::collective {
+
+int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth, int64_t step) {
+  int64_t chunk = step;
+  const int64_t ch = std::max(1, channels);
+  while (bytes / (ch * chunk) < depth * 8 && chunk > 131072) chunk /= 2;
+  while (bytes / (ch * chunk) < depth * 4 && chunk > 65536) chunk /= 2;
+  while (bytes / (ch * chunk) < depth && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
+int TreeDepth(int nodes, int gpus_per_node) {
+  int log2 = 0;
+  while ((2 << log2) <= nodes) ++log2;
+  return gpus_per_node - 1 + log2;
+}
+
+TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec& spec)
+    : sim_(sim), net_(net), spec_(spec) {
+  if (spec_.trees.empty() || spec_.trees.size() != spec_.nics.size() ||
+      spec_.trees[0].ranks.size() < 2 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
+      spec_.chunk_bytes <= 0 || spec_.slots <= 0 || spec_.cts_bytes <= 0 ||
+      spec_.nvlink_rate.bps() <= 0)
+    throw std::invalid_argument("tree engine: expected trees of 2+ ranks, a NIC per tree and "
+                                "positive sizes");
+  n_ = static_cast<uint32_t>(spec_.trees[0].ranks.size());
+  const uint32_t g = static_cast<uint32_t>(spec_.gpus_per_node);
+  const uint32_t nics = static_cast<uint32_t>(spec_.nics_per_node);
+  if (((n_ - 1) / g + 1) * nics > net_.num_hosts())
+    throw std::invalid_argument(fmt::format("tree engine: {} ranks need {} hosts, the network has {}",
+                                            n_, ((n_ - 1) / g + 1) * nics, net_.num_hosts()));
+  for (size_t ch = 0; ch < spec_.trees.size(); ++ch) {
+    const TreeChannel& t = spec_.trees[ch];
+    int roots = 0;
+    for (const TreeLinks& l : t.ranks) {
+      roots += l.up < 0;
+      if (l.up >= static_cast<int>(n_))
+        throw std::invalid_argument("tree engine: a parent outside the ranks");
+    }
+    if (t.ranks.size() != n_ || roots != 1 || spec_.nics[ch] >= nics)
+      throw std::invalid_argument(
+          fmt::format("tree engine: channel {} is not one tree over {} ranks on a NIC of {}", ch,
+                      n_, nics));
+  }
+  records_.resize(spec_.trees.size() * n_);
+  auto open = [&](uint32_t from, uint32_t to, bool up, uint32_t nic) {
+    Conn c;
+    c.from = from;
+    c.to = to;
+    c.up = up;
+    const uint32_t a = records_[from].rank, b = records_[to].rank;
+    c.nvlink = a / g == b / g;
+    if (!c.nvlink) {
+      c.host = a / g * nics + nic;
+      const uint32_t peer = b / g * nics + nic;
+      c.data_qp = net_.AddQp(fabric::FlowSpec::Of(c.host, peer, 0));
+      c.cts_qp = net_.AddQp(fabric::FlowSpec::Of(peer, c.host, 0));
+      qp_lane_.resize(std::max<size_t>(qp_lane_.size(), c.cts_qp + 1), UINT32_MAX);
+      const uint32_t id = static_cast<uint32_t>(conns_.size());
+      qp_lane_[c.data_qp] = 2 * id;
+      qp_lane_[c.cts_qp] = 2 * id + 1;
+    }
+    conns_.push_back(c);
+    return static_cast<uint32_t>(conns_.size() - 1);
+  };
+  for (size_t ch = 0; ch < spec_.trees.size(); ++ch) {
+    const uint32_t base = static_cast<uint32_t>(ch) * n_;
+    for (uint32_t r = 0; r < n_; ++r) records_[base + r].rank = r;
+    for (uint32_t r = 0; r < n_; ++r) {
+      const int up = spec_.trees[ch].ranks[r].up;
+      if (up < 0) continue;
+      const uint32_t child = base + r, parent = base + static_cast<uint32_t>(up);
+      const uint32_t u = open(child, parent, true, spec_.nics[ch]);
+      const uint32_t d = open(parent, child, false, spec_.nics[ch]);
+      records_[child].up_out = static_cast<int32_t>(u);
+      records_[child].down_in = static_cast<int32_t>(d);
+      records_[parent].up_in.push_back(u);
+      records_[parent].down_out.push_back(d);
+    }
+  }
+  nv_busy_.assign(n_, 0);
+  gpu_entity_.assign(n_, 0);
+  for (uint32_t& e : gpu_entity_) e = sim_.AddEntity();
+  sent_.assign(n_, 0);
+  recv_.assign(n_, 0);
+  net_sent_.assign(n_, 0);
+}
+
+void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
+  if (bytes <= 0 || chunk_bytes < 0) throw std::invalid_argument("tree all-reduce of no bytes");
+  if (started_ && !done()) throw std::logic_error("tree engine: the previous all-reduce runs");
+  started_ = true;
+  records_done_ = 0;
+  chunk_ = chunk_bytes > 0 ? chunk_bytes : spec_.chunk_bytes;
+  net_.set_transport_observer(this);
+  std::fill(sent_.begin(), sent_.end(), 0);
+  std::fill(recv_.begin(), recv_.end(), 0);
+  std::fill(net_sent_.begin(), net_sent_.end(), 0);
+  nic_sent_.assign(net_.num_hosts(), 0);
+  const int64_t channels = static_cast<int64_t>(spec_.trees.size());
+  for (size_t i = 0; i < records_.size(); ++i) {
+    Record& r = records_[i];
+    const int64_t ch = static_cast<int64_t>(i / n_);
+    r.share = bytes / channels + (ch < bytes % channels ? 1 : 0);
+    r.chunks = (r.share + chunk_ - 1) / chunk_;
+    r.done = false;
+  }
+  for (Conn& c : conns_) {
+    c.sent = c.sent_done = c.received = c.consumed = c.cts_back = 0;
+    c.credits = c.send_slots = spec_.slots;
+  }
+  delayed_.assign(2 * conns_.size(), {});
+  delayed_head_.assign(2 * conns_.size(), 0);
+  start_ = finish_ = now;
+  launched_ = spec_.launch_latency.ps() == 0;
+  if (!launched_) {
+    sim_.Schedule(now + spec_.launch_latency, gpu_entity_[0], this, kLaunch, 0);
+    return;
+  }
+  for (uint32_t i = 0; i < records_.size(); ++i) Progress(i);
+  for (uint32_t i = 0; i < records_.size(); ++i) MaybeDone(i, now);
+}
+
+int64_t TreeEngine::ChunkBytes(const Record& r, int64_t c) const {
+  return std::min(chunk_, r.share - c * chunk_);
+}
+
+void TreeEngine::Progress(uint32_t rec) {
+  if (!launched_) return;
+  Record& r = records_[rec];
+  auto send = [&](uint32_t id) {
+    Conn& o = conns_[id];
+    const int64_t b = ChunkBytes(r, o.sent);
+    ++o.sent;
+    --o.credits;
+    --o.send_slots;
+    sent_[r.rank] += b;
+    if (!o.nvlink) {
+      net_sent_[r.rank] += b;
+      nic_sent_[o.host] += b;
+    }
+    Post(2 * id, b);
+  };
+  auto from_children = [&](int64_t c) {
+    for (uint32_t in : r.up_in)
+      if (conns_[in].received <= c) return false;
+    return true;
+  };
+  // Reduce: chunk c goes up once every child's chunk c is here.
+  if (r.up_out >= 0) {
+    const uint32_t id = static_cast<uint32_t>(r.up_out);
+    while (conns_[id].sent < r.chunks && conns_[id].credits > 0 && conns_[id].send_slots > 0 &&
+           from_children(conns_[id].sent))
+      send(id);
+  }
+  // Broadcast: the root sends the reduced chunk, the others forward their parent's.
+  for (uint32_t id : r.down_out) {
+    while (conns_[id].sent < r.chunks && conns_[id].credits > 0 && conns_[id].send_slots > 0) {
+      const int64_t c = conns_[id].sent;
+      const bool ready = r.down_in < 0 ? from_children(c)
+                                       : conns_[static_cast<uint32_t>(r.down_in)].received > c;
+      if (!ready) break;
+      send(id);
+    }
+  }
+  Consume(rec);
+}
+
+bool TreeEngine::Consumable(const Conn& in, int64_t chunk) const {
+  const Record& r = records_[in.to];
+  // A child's chunk is done with once reduced into the up send (the root:
+  // once its result went down to every child); the parent's once forwarded
+  // to every child (a leaf: at once).
+  if (in.up && r.up_out >= 0) return conns_[static_cast<uint32_t>(r.up_out)].sent > chunk;
+  for (uint32_t out : r.down_out)
+    if (conns_[out].sent <= chunk) return false;
+  return true;
+}
+
+void TreeEngine::Consume(uint32_t rec) {
+  Record& r = records_[rec];
+  auto drain = [&](uint32_t id) {
+    Conn& in = conns_[id];
+    while (in.consumed < in.received && Consumable(in, in.consumed)) {
+      ++in.consumed;
+      Post(2 * id + 1, spec_.cts_bytes);
+    }
+  };
+  for (uint32_t id : r.up_in) drain(id);
+  if (r.down_in >= 0) drain(static_cast<uint32_t>(r.down_in));
+}
+
+void TreeEngine::Post(uint32_t lane, int64_t bytes) {
+  const Conn& c = conns_[lane / 2];
+  if (!c.nvlink && spec_.net_hop_latency.ps() > 0) {
+    delayed_[lane].push_back(bytes);
+    const uint32_t gpu = records_[lane % 2 == 0 ? c.from : c.to].rank;
+    sim_.Schedule(sim_.Now() + spec_.net_hop_latency, gpu_entity_[gpu], this, kNetPost, lane);
+    return;
+  }
+  PostNow(lane, bytes);
+}
+
+void TreeEngine::PostNow(uint32_t lane, int64_t bytes) {
+  const Conn& c = conns_[lane / 2];
+  const bool cts = lane % 2 == 1;
+  if (!c.nvlink) {
+    net_.PostSend(cts ? c.cts_qp : c.data_qp, bytes, 0);
+    return;
+  }
+  // The sender's NVLink egress sends one message at a time, in order.
+  const uint32_t gpu = records_[cts ? c.to : c.from].rank;
+  const int64_t begin = std::max(sim_.Now().ps(), nv_busy_[gpu]);
+  const int64_t end = begin + units::SerializationTime(units::Bytes(bytes), spec_.nvlink_rate).ps();
+  nv_busy_[gpu] = end;
+  sim_.Schedule(units::Time::Ps(end + spec_.nvlink_latency.ps() + spec_.nvlink_hop_latency.ps()),
+                gpu_entity_[gpu], this, cts ? kNvCts : kNvData, lane / 2);
+}
+
+void TreeEngine::OnEvent(uint32_t kind, uint64_t arg) {
+  const uint32_t x = static_cast<uint32_t>(arg);
+  switch (kind) {
+    case kLaunch:
+      launched_ = true;
+      for (uint32_t i = 0; i < records_.size(); ++i) Progress(i);
+      return;
+    case kNetPost: {
+      const int64_t bytes = delayed_[x][delayed_head_[x]++];
+      if (delayed_head_[x] == delayed_[x].size()) {
+        delayed_[x].clear();
+        delayed_head_[x] = 0;
+      }
+      PostNow(x, bytes);
+      return;
+    }
+    case kNvData:
+      DataArrived(x, sim_.Now());
+      SendDone(x, sim_.Now());
+      return;
+    case kNvCts:
+      CtsArrived(x, sim_.Now());
+      return;
+  }
+}
+
+void TreeEngine::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
+  if (qp >= qp_lane_.size() || qp_lane_[qp] == UINT32_MAX || qp_lane_[qp] % 2 == 1) return;
+  SendDone(qp_lane_[qp] / 2, at);
+}
+
+void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
+  if (qp >= qp_lane_.size() || qp_lane_[qp] == UINT32_MAX) return;
+  const uint32_t lane = qp_lane_[qp];
+  if (lane % 2 == 1) {
+    CtsArrived(lane / 2, at);
+  } else {
+    DataArrived(lane / 2, at);
+  }
+}
+
+void TreeEngine::DataArrived(uint32_t id, units::Time at) {
+  Conn& c = conns_[id];
+  const Record& to = records_[c.to];
+  recv_[to.rank] += ChunkBytes(to, c.received);
+  ++c.received;
+  Progress(c.to);
+  max_slots_used_ = std::max(max_slots_used_, static_cast<int>(c.received - c.consumed));
+  MaybeDone(c.to, at);
+}
+
+void TreeEngine::CtsArrived(uint32_t id, units::Time at) {
+  Conn& c = conns_[id];
+  ++c.credits;
+  ++c.cts_back;
+  Progress(c.from);
+  MaybeDone(c.from, at);
+}
+
+void TreeEngine::SendDone(uint32_t id, units::Time at) {
+  Conn& c = conns_[id];
+  ++c.sent_done;
+  ++c.send_slots;
+  Progress(c.from);
+  MaybeDone(c.from, at);
+}
+
+void TreeEngine::MaybeDone(uint32_t rec, units::Time at) {
+  Record& r = records_[rec];
+  if (r.done) return;
+  // Its data sent, acknowledged and its slots back; everything it expects
+  // arrived and released: nothing of this all-reduce left in flight.
+  auto out_done = [&](uint32_t id) {
+    return conns_[id].sent_done == r.chunks && conns_[id].cts_back == r.chunks;
+  };
+  auto in_done = [&](uint32_t id) {
+    return conns_[id].received == r.chunks && conns_[id].consumed == r.chunks;
+  };
+  if (r.up_out >= 0 && (!out_done(static_cast<uint32_t>(r.up_out)) ||
+                        !in_done(static_cast<uint32_t>(r.down_in))))
+    return;
+  for (uint32_t id : r.down_out)
+    if (!out_done(id)) return;
+  for (uint32_t id : r.up_in)
+    if (!in_done(id)) return;
+  r.done = true;
+  ++records_done_;
+  finish_ = std::max(finish_, at);
+  if (done()) sim_.Stop();
+}
+
+int64_t TreeEngine::BytesSent(uint32_t rank) const { return sent_[rank]; }
+int64_t TreeEngine::BytesReceived(uint32_t rank) const { return recv_[rank]; }
+int64_t TreeEngine::NetworkBytesSent(uint32_t rank) const { return net_sent_[rank]; }
+int64_t TreeEngine::NicBytesSent(uint32_t host) const {
+  return host < nic_sent_.size() ? nic_sent_[host] : 0;
+}
+
+}  // namespace lossless::collective

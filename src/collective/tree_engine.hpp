@@ -1,0 +1,142 @@
+#pragma once
+// NCCL's tree all-reduce as real packets over the modelled fabric
+// (docs/model/collective-engine.md#tree-all-reduce): per channel, NCCL's
+// double binary tree across nodes with a chain inside each node
+// (collective::TreeChannels, orders.hpp); channels [0, C) use tree 0, [C, 2C)
+// tree 1, so each tree carries half of the buffer.
+//
+// Per channel the share of the buffer moves in chunks of one Simple step
+// (512 KiB). NCCL's split tree kernel (NVIDIA/nccl src/device/all_reduce.h,
+// runTreeSplit) runs both halves at once: a rank sends chunk c up to its
+// parent once chunk c has arrived from every child (reduce); the root, once
+// it has chunk c from every child, sends the result down; every other rank
+// forwards chunk c down to its children once it has arrived from its parent
+// (broadcast). Each direction of each tree edge is a connection with
+// NCCL_STEPS = 8 slots and the ring engine's clear-to-send flow control
+// (a slot is freed when the chunk in it has been reduced into the up send,
+// or forwarded to every child); NVLink inside a node, RC queue pairs between
+// nodes through the channel's NIC (rail) at both ends (PXN: the GPU that
+// attaches to the other node hands its data to the rail GPU for free).
+// Reduction costs no time; every dependency between ranks travels as
+// packets or NVLink messages.
+#include <cstdint>
+#include <vector>
+
+#include "collective/model/orders.hpp"
+#include "fabric/network.hpp"
+#include "sim/simulator.hpp"
+
+namespace lossless::collective {
+
+struct TreeSpec {
+  // One tree per channel over the same ranks (>= 2), and the NIC index (rail)
+  // its inter-node edges use at both ends.
+  std::vector<TreeChannel> trees;
+  std::vector<uint32_t> nics;  // per channel
+  // As RingSpec: node-major ranks; NIC k of node n is network host n x
+  // nics_per_node + k; NVLink rate and latency per GPU and direction.
+  int gpus_per_node = 1;
+  int nics_per_node = 1;
+  units::Rate nvlink_rate = units::Rate::Gbps(3600);
+  units::Time nvlink_latency = units::Time::Ns(600);
+  // NCCL Simple, tree: chunk = one step of NCCL_BUFFSIZE / NCCL_STEPS, 8 in
+  // flight per connection (TREE chunkSteps = sliceSteps = 1); Begin may
+  // take a smaller one (NcclTreeChunkBytes).
+  int64_t chunk_bytes = int64_t{512} << 10;
+  int slots = 8;
+  int64_t cts_bytes = 64;
+  units::Time launch_latency;
+  units::Time net_hop_latency;
+  units::Time nvlink_hop_latency;
+};
+
+// NCCL's tree chunk for an all-reduce of `bytes` on `channels` channels
+// (NVIDIA/nccl src/enqueue.cc, Tree/Simple, pattern TreeUpDown): from one
+// step (`step`, 512 KiB), halved while bytes / (channels x chunk) is below
+// 8 x depth (down to 128 KiB), 4 x depth (64 KiB), depth (32 KiB); depth is
+// NCCL's approximation in src/graph/connect.cc, GPUs per node - 1 +
+// floor(log2(nodes)) (TreeDepth).
+int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth,
+                           int64_t step = int64_t{512} << 10);
+int TreeDepth(int nodes, int gpus_per_node);
+
+class TreeEngine final : public fabric::TransportObserver, public sim::EventHandler {
+ public:
+  // Opens the queue pairs. Throws std::invalid_argument for a bad spec (no
+  // channels, a channel that is not one tree over all ranks, a NIC out of
+  // range, too few hosts).
+  TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec& spec);
+  // Starts an all-reduce of `bytes` per rank at `now`, split over the
+  // channels, in chunks of `chunk_bytes` (0: spec.chunk_bytes): installs
+  // itself as transport observer, stops the simulator when done. The
+  // previous one must be done.
+  void Begin(int64_t bytes, units::Time now, int64_t chunk_bytes = 0);
+
+  bool done() const { return started_ && records_done_ == records_.size(); }
+  units::Time start() const { return start_; }
+  units::Time finish() const { return finish_; }
+  // Of the current (or last) all-reduce: data bytes rank `rank` sent and
+  // received (network and NVLink), sent over the network; what network
+  // host `host` sent.
+  int64_t BytesSent(uint32_t rank) const;
+  int64_t BytesReceived(uint32_t rank) const;
+  int64_t NetworkBytesSent(uint32_t rank) const;
+  int64_t NicBytesSent(uint32_t host) const;
+  int max_slots_used() const { return max_slots_used_; }
+
+  void OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) override;
+  void OnRecvComplete(uint32_t qp, units::Time at) override;
+  void OnEvent(uint32_t kind, uint64_t arg) override;
+
+ private:
+  // One direction of a tree edge in one channel.
+  struct Conn {
+    uint32_t from = 0, to = 0;  // records (channel x N + rank)
+    bool up = false;            // child -> parent (reduce) or parent -> child (broadcast)
+    bool nvlink = false;
+    uint32_t data_qp = 0, cts_qp = 0;
+    uint32_t host = 0;  // sending NIC (network only)
+    int64_t sent = 0, sent_done = 0, received = 0, consumed = 0, cts_back = 0;
+    int credits = 0, send_slots = 0;
+  };
+  struct Record {  // one rank in one channel
+    uint32_t rank = 0;
+    int64_t chunks = 0, share = 0;
+    int32_t up_out = -1;            // connection to the parent
+    int32_t down_in = -1;           // from the parent
+    std::vector<uint32_t> up_in;    // from each child
+    std::vector<uint32_t> down_out; // to each child
+    bool done = false;
+  };
+  enum EventKind : uint32_t { kNvData = 0, kNvCts = 1, kNetPost = 2, kLaunch = 3 };
+  int64_t ChunkBytes(const Record& r, int64_t c) const;
+  void Progress(uint32_t rec);
+  void Consume(uint32_t rec);
+  bool Consumable(const Conn& in, int64_t chunk) const;
+  void Post(uint32_t lane, int64_t bytes);
+  void PostNow(uint32_t lane, int64_t bytes);
+  void DataArrived(uint32_t conn, units::Time at);
+  void CtsArrived(uint32_t conn, units::Time at);
+  void SendDone(uint32_t conn, units::Time at);
+  void MaybeDone(uint32_t rec, units::Time at);
+
+  sim::Simulator& sim_;
+  fabric::Network& net_;
+  TreeSpec spec_;
+  uint32_t n_ = 0;
+  std::vector<Record> records_;  // channel-major
+  std::vector<Conn> conns_;
+  std::vector<uint32_t> qp_lane_;  // QP -> connection x 2 + (1 if CTS)
+  std::vector<int64_t> nv_busy_;   // per GPU (ps)
+  std::vector<uint32_t> gpu_entity_;
+  std::vector<std::vector<int64_t>> delayed_;  // per lane, waiting out the hop latency
+  std::vector<size_t> delayed_head_;
+  std::vector<int64_t> sent_, recv_, net_sent_, nic_sent_;
+  int64_t chunk_ = 0;  // of the current all-reduce
+  size_t records_done_ = 0;
+  bool started_ = false, launched_ = false;
+  units::Time start_, finish_;
+  int max_slots_used_ = 0;
+};
+
+}  // namespace lossless::collective
