@@ -30,8 +30,11 @@ demo: build
 	@echo "open $(CURDIR)/lossless-report/report.html"
 
 sanitize: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLOSSLESS_WERROR=ON -DLOSSLESS_SANITIZE=ON \
-	  '-DCMAKE_CXX_FLAGS_DEBUG=-g -O1'  # -O1: asserts stay on; the tests run much faster than at -O0
+	# -O1 (asserts stay on): the tier runs several times faster than at -O0. Warnings are not
+	# errors here: make test's Release build already fails on any warning, and GCC 12 at -O1
+	# with ASan reports false maybe-uninitialized warnings inside libstdc++'s <regex>.
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLOSSLESS_WERROR=OFF -DLOSSLESS_SANITIZE=ON \
+	  '-DCMAKE_CXX_FLAGS_DEBUG=-g -O1'
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE slow
