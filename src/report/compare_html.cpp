@@ -560,6 +560,63 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
   out += "</svg>\n";
 }
 
+// --full's scaling rows (scaling_busbw_<nodes>): busbw of the 1 GiB
+// all-reduce against the node count, one line per profile, linear axes.
+bool HasScaling(const Doc& d) {
+  for (const Row& r : d.rows)
+    if (r.key.rfind("scaling_busbw_", 0) == 0) return true;
+  return false;
+}
+
+void ScalingChart(std::string& out, const Doc& d, const Reader& in) {
+  std::vector<std::vector<std::pair<double, double>>> data(d.profiles.size());
+  double nmax = 0, ymax = 0;
+  for (const Row& r : d.rows) {
+    if (r.key.rfind("scaling_busbw_", 0) != 0) continue;
+    const std::string tail = r.key.substr(14);
+    const double nodes = std::strtod(tail.c_str(), nullptr);
+    if (!(nodes > 0)) in.Fail("rows." + r.key, "expected scaling_busbw_<nodes>");
+    for (size_t i = 0; i < d.profiles.size() && i < r.values.size(); ++i) {
+      const json* v = r.values[i];
+      if (v == nullptr || !v->is_number()) continue;
+      data[i].emplace_back(nodes, v->get<double>());
+      nmax = std::max(nmax, nodes);
+      ymax = std::max(ymax, v->get<double>());
+    }
+  }
+  std::vector<size_t> shown;
+  for (size_t i = 0; i < data.size(); ++i)
+    if (!data[i].empty()) {
+      std::sort(data[i].begin(), data[i].end());
+      shown.push_back(i);
+    }
+  const double height = 400;
+  Open(out, "scaling", kW, height, "All-reduce bus bandwidth against the number of nodes");
+  Plot p{75, 20, kW - 75 - 215, height - 20 - 65, 0, 0, 0, 0, false};
+  if (shown.empty()) {
+    NoData(out, kW / 2, height / 2, "no data: every scaling run failed");
+    out += "</svg>\n";
+    return;
+  }
+  p.xlo = 0;
+  p.xhi = nmax * 1.08;
+  p.ylo = 0;
+  p.yhi = NiceMax(ymax);
+  Ticks xt;
+  std::set<double> nodes;
+  for (size_t i : shown)
+    for (const auto& pt : data[i]) nodes.insert(pt.first);
+  for (double n : nodes) xt.emplace_back(n, TickText(n, 1));
+  Axes(out, p, xt, "nodes", "bus bandwidth (GB/s)");
+  for (size_t i : shown) {
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& pt : data[i]) pts.emplace_back(p.X(pt.first), p.Y(pt.second));
+    Series(out, pts, i, 1);
+  }
+  ProfileLegend(out, d, shown, p.x0 + p.w + 22, p.y0 + 12);
+  out += "</svg>\n";
+}
+
 // Log ticks at 1, 2, 5 x 10^k inside [lo, hi].
 Ticks LogTicks(double lo, double hi) {
   Ticks out;
@@ -1334,6 +1391,11 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
          "Bus bandwidth as nccl-tests reports it, per message size; dotted lines: line rate and "
          "the checklist's 92 % mark.",
          BusbwChart, d, in);
+  if (HasScaling(d))
+    Figure(out, "All-reduce bus bandwidth against cluster size",
+           "Bus bandwidth of the 1 GiB all-reduce at each node count (--full): how busbw holds up "
+           "as the ring grows.",
+           ScalingChart, d, in);
   Figure(out, "Small-message RDMA latency (CDF)",
          "Share of messages delivered within a latency: the whole distribution (top) and its tail "
          "from p90 up, stretched (bottom); the further right a curve ends, the worse its tail.",
