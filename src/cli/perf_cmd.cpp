@@ -2,8 +2,6 @@
 // packet-level collective engine (run/perf_run.hpp), or from the analytic
 // model with --model. Flags are nccl-tests' own (perf/options.hpp), so they
 // are parsed there, not by CLI11.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "base/file.hpp"
+#include "base/progress.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "perf/model_run.hpp"
 #include "perf/options.hpp"
@@ -61,6 +61,11 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
       name = o.fabric.empty() ? kDefaultFabric : o.fabric;
       s = profile::Load(name, o.nodes, {fmt::format("topology.gpus_per_node={}", o.GpusPerNode())});
     }
+    // Where the JSON goes is checked before anything is simulated; with it on
+    // standard output (`--json -`), the nccl-tests text goes to standard error.
+    const Location json_where{o.json, 0, "--json"};
+    CheckOutputPath(o.json, json_where);
+    std::FILE* text_out = o.json == "-" ? stderr : stdout;
     perf::PerfResult r;
     std::vector<std::string> notes;
     std::string failure;
@@ -70,24 +75,31 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
       r.fabric = name;
       notes = perf::ModelNotes(r.nccl_version, "");
     } else {
-      const bool tty = isatty(STDERR_FILENO) != 0;
-      r = run::RunPerf(o, s, name, &failure, [tty](const run::PerfProgress& p) {
-        if (!tty) return;
-        fmt::print(stderr, "\r  size {} B ({}/{}), iteration {}/{}   ", p.bytes, p.row + 1, p.rows,
-                   p.iteration, p.iterations);
-        std::fflush(stderr);
+      // A status line on a terminal; Ctrl-C ends the sweep after the rows
+      // finished so far, which are printed and written (base/progress.hpp).
+      InterruptScope interrupts;
+      ProgressLine line(ProgressLine::StderrIsTerminal());
+      r = run::RunPerf(o, s, name, &failure, [&line](const run::PerfProgress& p) {
+        if (InterruptRequested()) return false;
+        if (line.Due())
+          line.Draw(fmt::format("size {} B ({}/{}), iteration {}/{}", p.bytes, p.row + 1, p.rows,
+                                p.iteration, p.iterations));
+        return true;
       });
-      if (tty) fmt::print(stderr, "\r{:70}\r", "");
+      line.Clear();
       notes = run::PerfNotes(r);
+      if (r.interrupted)
+        notes.push_back(fmt::format("interrupted (Ctrl-C): {} of the sweep's rows finished",
+                                    r.sizes.size()));
     }
-    fmt::print("{}", perf::FormatNcclTests(r, notes));
-    if (!o.json.empty())
-      WriteFileAtomically(o.json, perf::ToJson(r).dump(2) + "\n", {o.json, 0, "--json"});
+    fmt::print(text_out, "{}", text::ForTerminal(perf::FormatNcclTests(r, notes)));
+    if (!o.json.empty()) WriteOutput(o.json, perf::ToJson(r).dump(2) + "\n", json_where);
     if (!failure.empty()) {
-      std::fflush(stdout);
-      fmt::print(stderr, "error: {}\n", failure);
+      std::fflush(text_out);
+      fmt::print(stderr, "error: {}\n", text::ForTerminal(failure));
       ctx.exit_code = 1;
     }
+    if (r.interrupted) ctx.exit_code = kExitInterrupted;
   });
 }
 

@@ -130,6 +130,7 @@ nlohmann::json ToJson(const PerfResult& r) {
   j["results"] = std::move(results);
   j["avg_busbw_gbs"] = sums.AvgBusBw();
   j["out_of_bounds"] = sums.OutOfBounds();
+  j["interrupted"] = r.interrupted;
   if (r.simulated) {
     j["ack_timeouts"] = r.ack_timeouts;
     j["naks"] = r.naks;

@@ -62,6 +62,8 @@ struct PerfResult {
   std::string fabric;      // profile or scenario name; may be empty
   std::string nccl_version = collective::Nccl2_27Constants().nccl_version;
   std::vector<SizeResult> sizes;  // in output order (cycles x types x ops x roots x sizes)
+  // Ctrl-C ended the sweep: `sizes` holds the rows finished before it.
+  bool interrupted = false;
   std::vector<LinkCounters> links;
   // RC transport over the run: local ACK timeouts (each waits 4.096 us x
   // 2^transport.timeout) and NAKs the requesters received.
@@ -93,7 +95,7 @@ std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>&
 //  "results": [{"size", "count", "type", "redop", "root", "algorithm", "protocol",
 //  "channels", "model_us", "nccl_model_us", "out_of_place": {"time_us", "algbw_gbs", "busbw_gbs",
 //  "wrong", "iterations", "p50_us", "p99_us", "max_us"}, "in_place": {...}}],
-//  "avg_busbw_gbs", "out_of_bounds", "links": [...]}
+//  "avg_busbw_gbs", "out_of_bounds", "interrupted", "links": [...]}
 nlohmann::json ToJson(const PerfResult& r);
 
 }  // namespace lossless::perf

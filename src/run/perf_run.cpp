@@ -203,7 +203,7 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
 
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
-                         const std::function<void(const PerfProgress&)>& progress) {
+                         const std::function<bool(const PerfProgress&)>& progress) {
   const int nodes = static_cast<int>(o.nodes);
   const int g = static_cast<int>(o.GpusPerNode());
   if (o.Ranks() < 2) {
@@ -249,13 +249,24 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                                                            o.Roots().size() * sizes.size());
   PerfProgress pg;
   pg.rows = rows;
-  pg.iterations = 2 * (o.warmup_iters + o.iters * o.agg_iters);
-  bool failed = false;
-  for (int64_t cycle = 0; cycle < o.run_cycles; ++cycle) {
+  pg.iterations = (o.in_place ? 2 : 1) * (o.warmup_iters + o.iters);
+  bool stop = false;  // a failure or Ctrl-C ends the sweep
+  // Runs the current collective to its end, in slices of events so that
+  // `progress` can stop it (Run resumes exactly where a slice ended, so the
+  // result does not depend on the slicing). False when it was stopped.
+  auto run_collective = [&] {
+    const units::Time until = sim.Now() + kStuck;
+    while (sim.Run(until, kEventsPerSlice) == sim::StopReason::kEventLimit) {
+      if (progress && !progress(pg)) return false;
+    }
+    return true;
+  };
+  for (int64_t cycle = 0; cycle < o.run_cycles && !stop; ++cycle) {
     for (collective::DataType type : o.types) {
       for (collective::RedOp op : o.ops) {
         for (int64_t root : o.Roots()) {
           for (int64_t requested : sizes) {
+            if (stop) break;
             perf::SizeResult row;
             row.requested_bytes = requested;
             row.counts = collective::CountsFor(o.collective, requested, type, o.Ranks());
@@ -282,16 +293,19 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
               const bool checked =
                   o.check && (half == &row.out_of_place || collective::ChecksInPlace(o.collective));
               half->wrong = checked ? std::optional<int64_t>(0) : std::nullopt;
-              for (int64_t it = 0; it < o.warmup_iters + o.iters && !failed; ++it) {
+              for (int64_t it = 0; it < o.warmup_iters + o.iters && !stop; ++it) {
                 double total_us = 0;
-                for (int64_t a = 0; a < o.agg_iters && !failed; ++a) {
+                for (int64_t a = 0; a < o.agg_iters && !stop; ++a) {
                   if (bytes == 0) break;  // nothing to move: nccl-tests times an empty launch
                   engines.Begin(std::max(1, nccl.channels), bytes, root);
+                  if (!run_collective()) {
+                    r.interrupted = stop = true;
+                    break;
+                  }
                   // A collective that has not ended after a simulated minute
                   // is stuck (a PFC deadlock keeps refreshing pauses forever).
-                  sim.Run(sim.Now() + kStuck);
                   if (!engines.done()) {
-                    failed = true;
+                    stop = true;
                     *failure = net.qp_failure() != nullptr
                                    ? net.qp_failure()->what
                                    : fmt::format("the {} of {} B did not complete within "
@@ -306,16 +320,18 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                   }
                   total_us += static_cast<double>(engines.elapsed().ps()) / 1e6;
                 }
+                if (stop) break;
                 if (it >= o.warmup_iters)
                   half->samples_us.push_back(total_us / static_cast<double>(o.agg_iters));
                 ++pg.iteration;
-                if (progress) progress(pg);
+                if (progress && !progress(pg)) r.interrupted = stop = true;
               }
             }
-            r.sizes.push_back(std::move(row));
+            // An interrupted row is incomplete: dropped. A failed one is kept
+            // (its #wrong says what was not verified).
+            if (!r.interrupted) r.sizes.push_back(std::move(row));
             ++pg.row;
             r.tenant_bytes = tenants.bytes_posted();
-            if (failed) return r;
           }
         }
       }

@@ -39,13 +39,16 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
 
 // Runs the sweep of `o` on the fabric and topology of `s` (a profile or
 // scenario sized to o.nodes nodes of o.GpusPerNode() GPUs; its traffic is
-// ignored). `progress`, when set, is called after each iteration. Throws
+// ignored). `progress`, when set, is called after each iteration and, while a
+// collective runs, between slices of events (the same figures); when it
+// returns false the sweep ends there (Ctrl-C): the rows finished so far are
+// kept, the unfinished one is dropped and r.interrupted is set. Throws
 // InputError (file "<cli>") for fewer than 2 ranks or a topology that does
 // not match the ranks. A queue pair that exhausts its retries ends the
 // sweep: the row's #wrong counts its elements and *failure says why.
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
-                         const std::function<void(const PerfProgress&)>& progress = {});
+                         const std::function<bool(const PerfProgress&)>& progress = {});
 
 // The header notes of a simulated run (what produced it, what is modelled).
 std::vector<std::string> PerfNotes(const perf::PerfResult& r);

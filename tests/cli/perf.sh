@@ -61,4 +61,35 @@ faults:
 YAML
 expect "perf: a QP out of retries exits 1 and names it" 1 'retry count 0 exhausted' -- \
   "$BIN" perf all_reduce -b 64M -e 64M -g 8 --nodes 2 --scenario "$tmp/lossy.yaml"
+# Issue 16 items 15/21/24: `--json -` puts the JSON on standard output (the
+# nccl-tests text on standard error); an unwritable --json path is refused
+# before anything is simulated; a progress line on a terminal only; Ctrl-C
+# ends the sweep with the rows finished so far, marked interrupted, exit 130.
+"$BIN" "${run[@]}" --json - >"$tmp/stdout.json" 2>"$tmp/stderr.txt"
+if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["schema"]=="lossless.perf/1" and j["interrupted"] is False' "$tmp/stdout.json" &&
+   grep -q '^# Avg bus bandwidth' "$tmp/stderr.txt"; then echo "ok   perf --json -"
+else echo "FAIL perf --json -"; head -c 300 "$tmp/stdout.json"; fail=1; fi
+expect "perf: unwritable --json before simulating" 2 '^error: .*--json' -- \
+  "$BIN" perf all_reduce -b 4G -e 4G -g 8 --nodes 64 --json /nonexistent-dir/p.json
+if command -v script >/dev/null; then
+  script -qec "$BIN perf all_reduce -b 1G -e 1G -g 8 --nodes 2 -n 3 -w 0" /dev/null >"$tmp/tty.out" 2>&1
+  if grep -qE $'\rsize 1073741824 B \(1/1\), iteration [0-9]+/6\033\[K' "$tmp/tty.out"; then echo "ok   perf progress on a terminal"
+  else echo "FAIL perf progress on a terminal"; head -c 400 "$tmp/tty.out" | cat -v; echo; fail=1; fi
+fi
+if grep -q 'iteration' "$tmp/first"; then echo "FAIL perf: progress when piped"; fail=1
+else echo "ok   perf: no progress when piped"; fi
+"$BIN" perf all_reduce -b 64M -e 64G -f 2 -g 8 --nodes 2 -n 5 -w 0 --json "$tmp/int.json" >"$tmp/int.txt" 2>&1 &
+pid=$!
+sleep 6
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 130 ] && grep -q '^# interrupted (Ctrl-C): [0-9]* of the sweep.s rows finished' "$tmp/int.txt"; then echo "ok   perf interrupt-exit-130"
+else echo "FAIL perf interrupt-exit-130: exit $rc"; head -20 "$tmp/int.txt"; fail=1; fi
+python3 - "$tmp/int.json" <<'PY' || { echo "FAIL perf interrupt json"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["interrupted"] is True
+assert 0 < len(j["results"]) < 11, len(j["results"])
+PY
 exit $fail
