@@ -1,12 +1,12 @@
 // `lossless compare`: every fabric profile through the same cases, side by
 // side (docs/compare.md); writes results.json, results.csv and report.html.
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +15,8 @@
 
 #include "base/error.hpp"
 #include "base/file.hpp"
+#include "base/progress.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "compare/compare.hpp"
 #include "perf/options.hpp"
@@ -123,18 +125,25 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
     if (opt.jobs < 1) throw InputError({"<cli>", 0, "--jobs"}, fmt::format("expected 1 or more, got {}", opt.jobs));
     compare::Check(opt);
     PrepareDir(*dir);
-    const bool tty = !*quiet && isatty(STDERR_FILENO) != 0;
+    // A status line on a terminal; Ctrl-C ends the comparison early with what
+    // finished (base/progress.hpp).
+    InterruptScope interrupts;
+    ProgressLine line(!*quiet && ProgressLine::StderrIsTerminal());
     std::map<std::string, compare::Progress> state;
-    const nlohmann::json doc = compare::Run(opt, [&](const compare::Progress& p) {
-      if (!tty) return;
-      state[p.profile] = p;
-      std::string line;
-      for (const auto& [name, s] : state)
-        line += fmt::format("{} {:.0f}% {}  ", name, 100 * s.done, s.stage);
-      fmt::print(stderr, "\r{:<110.110}", line);
-      std::fflush(stderr);
-    });
-    if (tty) fmt::print(stderr, "\r{:110}\r", "");
+    std::mutex line_mu;
+    const nlohmann::json doc = compare::Run(
+        opt,
+        [&](const compare::Progress& p) {
+          std::lock_guard<std::mutex> lock(line_mu);
+          state[p.profile] = p;
+          if (!line.Due()) return;
+          std::string text;
+          for (const auto& [name, st] : state)
+            text += fmt::format("{} {:.0f}% {}  ", name, 100 * st.done, st.stage);
+          line.Draw(text);
+        },
+        [] { return InterruptRequested(); });
+    line.Clear();
     if (opt.timing && doc.contains("timing")) {
       for (const auto& [name, stages] : doc["timing"].items()) {
         std::string line;
@@ -153,9 +162,9 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
              {"results.csv", compare::MatrixCsv(doc)},
              {"report.html", html}})
       WriteFileAtomically((std::filesystem::path(*dir) / name).string(), body, {*dir, 0, "-o"});
-    fmt::print("{}", text);
+    fmt::print("{}", text::ForTerminal(text));
     fmt::print("\nwrote {0}/report.html, {0}/results.json and {0}/results.csv\n", *dir);
-    ctx.exit_code = 0;
+    ctx.exit_code = doc.value("interrupted", false) ? kExitInterrupted : 0;
   });
 }
 

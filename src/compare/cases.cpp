@@ -348,7 +348,8 @@ IncastResult RunIncast(const scenario::Scenario& s, int senders, int64_t bytes,
 }
 
 CollectiveRun RunRepeated(const scenario::Scenario& s, const std::string& name, int64_t nodes,
-                          int64_t gpus_per_node, int64_t bytes, int64_t iterations) {
+                          int64_t gpus_per_node, int64_t bytes, int64_t iterations,
+                          const std::function<bool()>& keep_going) {
   perf::PerfOptions o;
   o.nodes = nodes;
   o.n_gpus = gpus_per_node;
@@ -356,7 +357,10 @@ CollectiveRun RunRepeated(const scenario::Scenario& s, const std::string& name, 
   o.iters = iterations;
   o.warmup_iters = 1;
   CollectiveRun c;
-  c.perf = run::RunPerf(o, s, name, &c.failure);
+  c.perf = run::RunPerf(o, s, name, &c.failure, [&](const run::PerfProgress&) {
+    return !keep_going || keep_going();
+  });
+  c.interrupted = c.perf.interrupted;
   for (const perf::SizeResult& row : c.perf.sizes)
     for (const perf::HalfResult* h : {&row.out_of_place, &row.in_place})
       c.iterations_us.insert(c.iterations_us.end(), h->samples_us.begin(), h->samples_us.end());

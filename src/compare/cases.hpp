@@ -4,6 +4,7 @@
 // profile (or scenario) sized by the caller. Engine-level drivers: they post
 // RDMA messages and flows on fabric::Network directly and read its counters.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,9 +68,13 @@ struct CollectiveRun {
   std::vector<double> iterations_us;
   perf::PerfResult perf;
   std::string failure;  // a QP that ran out of retries, a stuck collective
+  bool interrupted = false;  // keep_going said stop: the run is incomplete
 };
+// `keep_going` (when set) is asked between slices of events; false ends the
+// run early, marked interrupted.
 CollectiveRun RunRepeated(const scenario::Scenario& s, const std::string& name, int64_t nodes,
-                          int64_t gpus_per_node, int64_t bytes, int64_t iterations);
+                          int64_t gpus_per_node, int64_t bytes, int64_t iterations,
+                          const std::function<bool()>& keep_going = {});
 
 // Nearest-rank percentile (p in 0..100) of `v` (unsorted); 0 when empty.
 double Percentile(std::vector<double> v, double p);

@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -26,6 +27,7 @@ using units::Time;
 
 const Location kCli{"<cli>", 0, "compare"};
 constexpr double kCheck1 = 0.92;  // checklist check 1: busbw >= 92 % of line rate
+constexpr int64_t kLatencyBytes = 8;  // ib_write_lat -s 8
 constexpr int kIncastSenders = 16;
 constexpr int64_t kIncastBytes = int64_t{1} << 20;
 constexpr int64_t kScalingBytes = int64_t{1} << 30;  // --full: busbw at 2, 4, 8, 16 nodes
@@ -111,6 +113,9 @@ struct ProfileData {
   IncastResult incast;
   tco::Result tco;
   double line_rate_gbs = 0;
+  // Which tasks finished (Ctrl-C can end the run before some do; their rows
+  // are then null, marked "not run").
+  bool ran_small = false, ran_sweep = false, ran_jitter_stall = false, ran_degraded = false;
   // Wall-clock seconds per stage, in run order (in the document only with
   // --timing: the same options give the same bytes otherwise).
   std::vector<std::pair<std::string, double>> wall_s;
@@ -143,7 +148,12 @@ void PrepareProfile(const Options& o, ProfileData& d) {
   d.line_rate_gbs = static_cast<double>(g) * static_cast<double>(d.s.clos.link_rate.bps()) / 8e9;
 }
 
-void RunSweep(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+// `keep_going`: false ends a task's simulation early (Ctrl-C); the task then
+// leaves its ran_* flag false.
+using KeepGoing = std::function<bool()>;
+
+void RunSweep(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage,
+              const KeepGoing& keep_going) {
   stage("all-reduce sweep");
   perf::PerfOptions po;
   po.nodes = SweepNodes(o);
@@ -156,7 +166,9 @@ void RunSweep(const Options& o, ProfileData& d, const std::function<void(const c
   for (int64_t b : o.sizes) {
     po.min_bytes = po.max_bytes = b;
     std::string failure;
-    perf::PerfResult r = run::RunPerf(po, d.s, d.col.name, &failure);
+    perf::PerfResult r = run::RunPerf(po, d.s, d.col.name, &failure,
+                                      [&](const run::PerfProgress&) { return keep_going(); });
+    if (r.interrupted) return;
     if (sweep.sizes.empty()) sweep = r;
     else sweep.sizes.insert(sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
     if (!failure.empty() && d.sweep_failure.empty()) d.sweep_failure = failure;
@@ -164,13 +176,16 @@ void RunSweep(const Options& o, ProfileData& d, const std::function<void(const c
     if (o.stop_at_plateau && AtPlateau(sweep, po.Ranks())) break;
   }
   d.sweep = sweep;
+  d.ran_sweep = true;
 }
 
-void RunJitterAndStall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+void RunJitterAndStall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage,
+                       const KeepGoing& keep_going) {
   const int64_t nodes = SweepNodes(o);
   const int64_t g = d.s.clos.gpus_per_node;
   stage("jitter");
-  d.jitter = RunRepeated(d.s, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations);
+  d.jitter = RunRepeated(d.s, d.col.name, nodes, g, o.jitter_bytes, o.jitter_iterations, keep_going);
+  if (d.jitter.interrupted) return;
   stage("fault: stalled NIC");
   scenario::Scenario f = d.s;
   // The stall starts in the third measured iteration: one warm-up and two
@@ -181,10 +196,12 @@ void RunJitterAndStall(const Options& o, ProfileData& d, const std::function<voi
   f.nic_stall.at = d.stall_at;
   f.nic_stall.until = d.stall_at + o.stall;
   f.nic_stall.where = {"<cli>", 0, "--stall"};
-  d.stall = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.fault_iterations);
+  d.stall = RunRepeated(f, d.col.name, nodes, g, o.jitter_bytes, o.fault_iterations, keep_going);
+  d.ran_jitter_stall = !d.stall.interrupted;
 }
 
-void RunDegradedLink(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+void RunDegradedLink(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage,
+                     const KeepGoing& keep_going) {
   stage("fault: degraded link");
   scenario::Scenario f = d.s;
   scenario::LinkLossFault l;
@@ -203,12 +220,13 @@ void RunDegradedLink(const Options& o, ProfileData& d, const std::function<void(
   f.link_loss.push_back(l);
   f.net.rc.timeout_exp = std::min(f.net.rc.timeout_exp, o.fault_timeout_exp);
   d.ber = RunRepeated(f, d.col.name, SweepNodes(o), d.s.clos.gpus_per_node, o.jitter_bytes,
-                      o.fault_iterations);
+                      o.fault_iterations, keep_going);
+  d.ran_degraded = !d.ber.interrupted;
 }
 
 void RunSmall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
   stage("latency");
-  d.latency = RunLatency(d.s, o.latency_samples);
+  d.latency = RunLatency(d.s, o.latency_samples, kLatencyBytes);
   stage("incast");
   d.incast = RunIncast(d.s, kIncastSenders, kIncastBytes, Time::Us(1));
   stage("tco");
@@ -219,15 +237,20 @@ void RunSmall(const Options& o, ProfileData& d, const std::function<void(const c
   t.server_capex = o.server_capex;
   t.sets = d.col.sets;
   d.tco = tco::Run(t);
+  d.ran_small = true;
 }
 
-double RunScaling(const Options& o, const ProfileData& d, int64_t n,
-                  const std::function<void(const char*)>& stage) {
+// The busbw of the 1 GiB all-reduce on n nodes (0: it failed), nullopt when
+// interrupted.
+std::optional<double> RunScaling(const Options& o, const ProfileData& d, int64_t n,
+                                 const std::function<void(const char*)>& stage,
+                                 const KeepGoing& keep_going) {
   const std::string name = fmt::format("scaling {} nodes", n);
   stage(name.c_str());
   const int64_t g = d.s.clos.gpus_per_node;
   const scenario::Scenario sn = LoadColumn(d.col, n, o);
-  const CollectiveRun c = RunRepeated(sn, d.col.name, n, g, kScalingBytes, o.iterations);
+  const CollectiveRun c = RunRepeated(sn, d.col.name, n, g, kScalingBytes, o.iterations, keep_going);
+  if (c.interrupted) return std::nullopt;
   if (!c.failure.empty() || c.perf.sizes.empty()) return 0;
   return perf::ToRow(c.perf.sizes[0], collective::Collective::kAllReduce, n * g).out_of_place.busbw_gbs;
 }
@@ -363,6 +386,42 @@ std::vector<std::string> PlaceholderNames(const tco::Result& t) {
   return names;
 }
 
+// Whether `d` finished the task a row of `section` and `key` comes from.
+bool RanRow(const Options& o, const ProfileData& d, const std::string& section,
+            const std::string& key) {
+  if (key == "line_rate_gbs") return true;  // the profile's, not measured
+  if (section == "latency" || section == "incast" || section == "tco") return d.ran_small;
+  if (section == "jitter") return d.ran_jitter_stall;
+  if (section == "fault") return key.starts_with("ber_") ? d.ran_degraded : d.ran_jitter_stall;
+  if (key.starts_with("scaling_busbw_")) {
+    const int64_t n = std::stoll(key.substr(std::string("scaling_busbw_").size()));
+    for (const auto& sc : d.scaling)
+      if (sc.first == n) return true;
+    return std::find(ScalingNodes(o).begin(), ScalingNodes(o).end(), n) == ScalingNodes(o).end();
+  }
+  return d.ran_sweep;  // the other collective rows
+}
+
+// Whether any task of any profile did not finish.
+bool Interrupted(const Options& o, const std::vector<ProfileData>& data) {
+  for (const ProfileData& d : data) {
+    if (!d.ran_small || !d.ran_sweep || !d.ran_jitter_stall || !d.ran_degraded) return true;
+    if (d.scaling.size() != ScalingNodes(o).size()) return true;
+  }
+  return false;
+}
+
+// Rows whose task did not finish: value null, note "not run".
+void MarkNotRun(const Options& o, const std::vector<ProfileData>& data, json& rows) {
+  for (json& r : rows) {
+    for (const ProfileData& d : data) {
+      if (RanRow(o, d, r.at("section").get<std::string>(), r.at("key").get<std::string>())) continue;
+      r["values"][d.col.name] = nullptr;
+      r["notes"][d.col.name] = std::string(kNotRunNote) + ": the comparison was interrupted (Ctrl-C)";
+    }
+  }
+}
+
 json Document(const Options& o, const std::vector<ProfileData>& data) {
   json doc;
   doc["schema"] = "lossless.compare/1";
@@ -438,7 +497,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   auto ib_notes = [&](const char* text) { return notes_where(true, text); };
   auto roce_notes = [&](const char* text) { return notes_where(false, text); };
   // Latency.
-  const std::string lat = fmt::format("RDMA write latency, {} B", data.empty() ? 8 : data[0].latency.bytes);
+  const std::string lat = fmt::format("RDMA write latency, {} B", kLatencyBytes);
   rb.Add("latency", "latency_p50_us", lat + ", p50", "us", "lower",
          each([](const ProfileData& d) { return Num(Percentile(d.latency.samples_us, 50), 3); }));
   rb.Add("latency", "latency_p99_us", lat + ", p99", "us", "lower",
@@ -486,8 +545,9 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     rb.Add("collective", fmt::format("scaling_busbw_{}", n),
            fmt::format("all_reduce busbw, {} on {} nodes", SizeLabel(kScalingBytes), n), "GB/s",
            "higher", each([&](const ProfileData& d) -> json {
-             if (k >= d.scaling.size() || d.scaling[k].second <= 0) return nullptr;
-             return Num(d.scaling[k].second, 2);
+             for (const auto& [nodes_run, busbw] : d.scaling)
+               if (nodes_run == n && busbw > 0) return Num(busbw, 2);
+             return nullptr;
            }));
   }
   // Jitter.
@@ -643,6 +703,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
            return per_gpu_busbw > 0 ? Num(d.tco.per_gpu_year / per_gpu_busbw, 2) : json(nullptr);
          }),
          per_gpu_notes);
+  MarkNotRun(o, data, rb.rows);
   doc["rows"] = rb.rows;
 
   // Series for the report.
@@ -748,7 +809,15 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   if (worst_tail != nullptr)
     summary.push_back(fmt::format("Worst small-message tail: {} (p99 {:.2f} us).", worst_tail->col.name,
                                   Percentile(worst_tail->latency.samples_us, 99)));
+  if (Interrupted(o, data)) {
+    // Conclusions need every case: none is drawn from a partial run.
+    summary = json::array();
+    summary.push_back(
+        "Interrupted (Ctrl-C) before every case finished: the rows of the cases that did not "
+        "finish are null and marked \"not run\"; no conclusion is drawn.");
+  }
   doc["summary"] = summary;
+  doc["interrupted"] = Interrupted(o, data);
 
   json caveats = json::array();
   caveats.push_back(
@@ -830,7 +899,8 @@ void Check(const Options& o) {
     throw InputError({"<cli>", 0, "--fault-ber"}, fmt::format("expected a BER in (0, 0.01], got {:g}", o.fault_ber));
 }
 
-json Run(const Options& in, const std::function<void(const Progress&)>& progress) {
+json Run(const Options& in, const std::function<void(const Progress&)>& progress,
+         const std::function<bool()>& stop) {
   Options o = in;
   Check(o);
   // The default reduced sweep stops at its plateau (a size that gains less
@@ -859,6 +929,7 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
   std::vector<double> total(data.size(), 0), done(data.size(), 0);
   for (const TaskRef& t : tasks) total[t.profile] += t.weight;
   std::mutex mu;
+  const KeepGoing keep_going = [&stop] { return !stop || !stop(); };
   using Clock = std::chrono::steady_clock;
   auto run_task = [&](const TaskRef& t) {
     ProfileData& d = data[t.profile];
@@ -879,13 +950,14 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
     };
     switch (t.task) {
       case Task::kSmall: RunSmall(o, d, stage); break;
-      case Task::kSweep: RunSweep(o, d, stage); break;
-      case Task::kJitterAndStall: RunJitterAndStall(o, d, stage); break;
-      case Task::kDegradedLink: RunDegradedLink(o, d, stage); break;
+      case Task::kSweep: RunSweep(o, d, stage, keep_going); break;
+      case Task::kJitterAndStall: RunJitterAndStall(o, d, stage, keep_going); break;
+      case Task::kDegradedLink: RunDegradedLink(o, d, stage, keep_going); break;
       case Task::kScaling: {
-        const double busbw = RunScaling(o, d, t.nodes, stage);
+        const std::optional<double> busbw = RunScaling(o, d, t.nodes, stage, keep_going);
+        if (!busbw) break;
         std::lock_guard<std::mutex> lock(mu);
-        d.scaling.emplace_back(t.nodes, busbw);
+        d.scaling.emplace_back(t.nodes, *busbw);
         break;
       }
     }
@@ -905,7 +977,8 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
         size_t i;
         {
           std::lock_guard<std::mutex> lock(mu);
-          if (next >= tasks.size()) return;
+          // After Ctrl-C no task starts; those running end at their next slice.
+          if (next >= tasks.size() || !keep_going()) return;
           i = next++;
         }
         try {

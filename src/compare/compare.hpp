@@ -53,6 +53,9 @@ struct Options {
   bool timing = false;            // wall-clock seconds per stage in the document ("timing")
 };
 
+// The note of a row whose case did not finish (Ctrl-C); its value is null.
+inline constexpr const char* kNotRunNote = "not run";
+
 // What one profile's run reports while it goes (called from its thread).
 struct Progress {
   std::string profile;
@@ -67,8 +70,12 @@ void Check(const Options& o);
 
 // Runs every case on every profile and returns the lossless.compare/1
 // document. Deterministic: the same options give the same document whatever
-// `jobs` is.
-nlohmann::json Run(const Options& o, const std::function<void(const Progress&)>& progress = {});
+// `jobs` is. `stop` (when set) is asked between slices of simulation: true
+// (Ctrl-C) starts no further task and ends the running ones early; the
+// document then has "interrupted": true, the rows of unfinished cases are
+// null with the note "not run", and the summary draws no conclusion.
+nlohmann::json Run(const Options& o, const std::function<void(const Progress&)>& progress = {},
+                   const std::function<bool()>& stop = {});
 
 // The comparison matrix as text (one column per profile).
 std::string MatrixText(const nlohmann::json& results);

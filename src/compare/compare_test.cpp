@@ -72,6 +72,55 @@ TEST(Compare, SameOptionsSameDocumentWhateverTheJobs) {
   const json b = compare::Run(o);
   EXPECT_EQ(a.dump(), b.dump());
   EXPECT_EQ(a.at("schema"), "lossless.compare/1");
+  EXPECT_EQ(a.at("interrupted"), false);
+}
+
+// Ctrl-C (issue 16 item 24): `stop` asked from the start runs no case; every
+// measured row is null with a "not run" note, the profile's own line rate
+// stays, the summary draws no conclusion. Stopped after some slices of one
+// job, the cases that finished keep their values and the others are "not run".
+TEST(Compare, InterruptedRunMarksWhatDidNotFinish) {
+  Options o = Small();
+  o.profiles = {"ib-ndr", "roce-tuned"};
+  o.jobs = 1;
+  const json none = compare::Run(o, {}, [] { return true; });
+  EXPECT_EQ(none.at("interrupted"), true);
+  ASSERT_EQ(none.at("summary").size(), 1u);
+  EXPECT_EQ(none.at("summary")[0].get<std::string>().rfind("Interrupted (Ctrl-C)", 0), 0u);
+  for (const json& r : none.at("rows")) {
+    for (const char* p : {"ib-ndr", "roce-tuned"}) {
+      if (r.at("key") == "line_rate_gbs") {
+        EXPECT_FALSE(r.at("values").at(p).is_null());
+        continue;
+      }
+      EXPECT_TRUE(r.at("values").at(p).is_null()) << r.at("key");
+      EXPECT_EQ(r.at("notes").at(p).get<std::string>().rfind(kNotRunNote, 0), 0u) << r.at("key");
+    }
+  }
+  // Stopped part way: with one job the tasks run heaviest first, the sweeps
+  // before the jitter case; stopped when the first jitter case starts, the
+  // sweeps have finished and the rest have not.
+  bool jitter_started = false;
+  const json part = compare::Run(
+      o, [&](const Progress& p) { jitter_started = jitter_started || p.stage == "jitter"; },
+      [&] { return jitter_started; });
+  EXPECT_EQ(part.at("interrupted"), true);
+  int ran = 0, not_run = 0;
+  for (const json& r : part.at("rows")) {
+    if (r.at("key") == "line_rate_gbs") continue;
+    const json& v = r.at("values").at("ib-ndr");
+    const bool marked = r.contains("notes") && r.at("notes").contains("ib-ndr") &&
+                        r.at("notes").at("ib-ndr").get<std::string>().rfind(kNotRunNote, 0) == 0;
+    if (marked) {
+      EXPECT_TRUE(v.is_null()) << r.at("key");
+      ++not_run;
+    } else {
+      ++ran;
+    }
+  }
+  EXPECT_GT(ran, 0);
+  EXPECT_GT(not_run, 0);
+  EXPECT_FALSE(Row(part, "peak_busbw_gbs").at("values").at("ib-ndr").is_null());
 }
 
 // The matrix of the small comparison against tests/golden/compare-small.json.

@@ -77,6 +77,8 @@ std::string MatrixText(const json& doc) {
       "lossless compare: {} profiles, all-reduce on {} nodes x {} GPUs, TCO for {} GPUs, {}, seed {}\n",
       names.size(), o.at("sweep_nodes").get<int64_t>(), o.at("gpus_per_node").get<int64_t>(),
       o.at("tco_gpus").get<int64_t>(), o.at("rate").get<std::string>(), o.at("seed").get<uint64_t>());
+  if (doc.value("interrupted", false))
+    out += "interrupted (Ctrl-C): the cases marked \"not run\" did not finish; no conclusion is drawn\n";
   std::string section;
   std::vector<std::string> footnotes;
   for (const json& r : doc.at("rows")) {
@@ -94,7 +96,10 @@ std::string MatrixText(const json& doc) {
     for (size_t i = 0; i < names.size(); ++i) {
       const json& v = r.at("values").contains(names[i]) ? r.at("values").at(names[i]) : json(nullptr);
       std::string c = Cell(v);
-      if (r.contains("notes") && r.at("notes").contains(names[i])) {
+      if (r.contains("notes") && r.at("notes").contains(names[i]) &&
+          r.at("notes").at(names[i]).get<std::string>().starts_with(kNotRunNote)) {
+        c = "not run";  // explained once, above the matrix
+      } else if (r.contains("notes") && r.at("notes").contains(names[i])) {
         footnotes.push_back(fmt::format("{}, {}: {}", r.at("key").get<std::string>(), names[i],
                                         r.at("notes").at(names[i]).get<std::string>()));
         c += fmt::format(" [{}]", footnotes.size());

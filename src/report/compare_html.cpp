@@ -1226,6 +1226,11 @@ void Matrix(std::string& out, const Doc& d) {
       const json* v = r.values[i];
       const std::string& note = r.notes[i];
       std::string sup;
+      // A case that did not finish (Ctrl-C, docs/compare-results.md): said once, above the table.
+      if (note.starts_with("not run") && (v == nullptr || v->is_null())) {
+        out += "<td class=\"null\" title=\"" + HtmlEscape(note) + "\">not run</td>";
+        continue;
+      }
       if (!note.empty())
         sup = fmt::format("<sup>[{}]</sup>", footnote(d.profiles[i].name, r.label, note));
       if (v == nullptr || v->is_null()) {

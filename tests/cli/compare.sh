@@ -43,4 +43,29 @@ fi
 expect "folder is a file" 2 'cannot create the output folder' -- \
   bash -c "touch \"$tmp/file\" && \"$BIN\" ${small[*]} -o \"$tmp/file\""
 if [ -e "$tmp/x/results.json" ]; then echo "FAIL compare: bad input left a result"; fail=1; fi
+# Issue 16 item 24: Ctrl-C ends the comparison early: what finished is
+# written, the rest is null and marked "not run", no conclusion is drawn,
+# exit 130. (The default comparison takes most of a minute: interrupted
+# after a few seconds, its sweeps cannot all have finished.)
+"$BIN" compare --jobs 1 -o "$tmp/int" >"$tmp/int.txt" 2>&1 &
+pid=$!
+sleep 5
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 130 ]; then echo "ok   compare: Ctrl-C exits 130"
+else echo "FAIL compare: Ctrl-C exit $rc"; tail -5 "$tmp/int.txt"; fail=1; fi
+python3 - "$tmp/int" <<'PY' || { echo "FAIL compare: interrupted results.json"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1] + "/results.json"))
+assert j["interrupted"] is True
+assert len(j["summary"]) == 1 and j["summary"][0].startswith("Interrupted (Ctrl-C)"), j["summary"]
+notrun = [r for r in j["rows"] for p, n in r.get("notes", {}).items() if n.startswith("not run")]
+assert notrun, "no row marked not run"
+for r in notrun:
+    for p, n in r["notes"].items():
+        if n.startswith("not run"):
+            assert r["values"][p] is None, (r["key"], p)
+PY
+[ -s "$tmp/int/report.html" ] && echo "ok   compare: interrupted report written" || { echo "FAIL compare: no report after Ctrl-C"; fail=1; }
 exit $fail
