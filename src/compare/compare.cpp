@@ -386,6 +386,19 @@ std::vector<std::string> PlaceholderNames(const tco::Result& t) {
   return names;
 }
 
+// Under which prices "30-50 % cheaper" holds (issue 11): the factor on one
+// fabric's hardware prices, the other's unchanged (tco::SavingUnderPrices).
+std::string ClaimWindowSentence(const tco::SavingWindow& w) {
+  auto range = [](double low, double high, const char* who) {
+    if (high <= 0) return fmt::format("no {} hardware price reaches it", who);
+    return fmt::format("{} hardware at {:.2f}-{:.2f}x these prices", who, low, high);
+  };
+  return fmt::format(
+      "The claim holds with {}, or with {}, the other fabric's prices, energy and operations "
+      "unchanged.",
+      range(w.eth_low, w.eth_high, "Ethernet"), range(w.ib_low, w.ib_high, "InfiniBand"));
+}
+
 // Whether `d` finished the task a row of `section` and `key` comes from.
 bool RanRow(const Options& o, const ProfileData& d, const std::string& section,
             const std::string& key) {
@@ -775,6 +788,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   const ProfileData* ib = find("ib-ndr");
   const ProfileData* tuned = find("roce-tuned");
   const ProfileData* untuned = find("roce-untuned");
+  json claim = nullptr;  // where "30-50 % cheaper" holds
   if (ib != nullptr && tuned != nullptr) {
     int64_t at = 0;
     const double a = PeakBusbw(ib->sweep, ranks, &at), b = PeakBusbw(tuned->sweep, ranks, &at);
@@ -791,6 +805,12 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
           gpus, ib->col.name, ib->tco.per_gpu_year, tuned->col.name, tuned->tco.per_gpu_year,
           std::abs(saving), saving >= 0 ? "cheaper" : "dearer",
           saving >= 30 && saving <= 50 ? "holds" : "does not hold"));
+      const tco::SavingWindow w = tco::SavingUnderPrices(ib->tco, tuned->tco, 0.30, 0.50);
+      summary.push_back(ClaimWindowSentence(w));
+      claim = {{"fabrics", {ib->col.name, tuned->col.name}},
+               {"saving_pct", Num(100 * w.saving, 2)},
+               {"ethernet_hardware_factor", {Num(w.eth_low, 4), Num(w.eth_high, 4)}},
+               {"infiniband_hardware_factor", {Num(w.ib_low, 4), Num(w.ib_high, 4)}}};
     }
   }
   if (tuned != nullptr && untuned != nullptr) {
@@ -817,6 +837,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         "finish are null and marked \"not run\"; no conclusion is drawn.");
   }
   doc["summary"] = summary;
+  doc["claim_30_50"] = Interrupted(o, data) ? json(nullptr) : claim;
   doc["interrupted"] = Interrupted(o, data);
 
   json caveats = json::array();

@@ -367,4 +367,35 @@ Result Run(const Options& o) {
   return Compute(s, path, o.gpus, prices, rate);
 }
 
+namespace {
+
+// The part of the annual cost that scales with hardware prices.
+double HardwareShare(const Result& r) {
+  double v = 0;
+  for (const CostLine& c : r.annual)
+    if (c.item == "amortization" || c.item == "support") v += c.usd_per_year;
+  return v;
+}
+
+}  // namespace
+
+SavingWindow SavingUnderPrices(const Result& ib, const Result& eth, double lo, double hi) {
+  SavingWindow w;
+  const double i = ib.annual_usd, e = eth.annual_usd;
+  if (i <= 0 || e <= 0) return w;
+  w.saving = 1 - e / i;
+  // eth(m) = m x Eh + (e - Eh) in [(1 - hi) i, (1 - lo) i]
+  const double eh = HardwareShare(eth), ih = HardwareShare(ib);
+  if (eh > 0) {
+    w.eth_low = std::max(0.0, ((1 - hi) * i - (e - eh)) / eh);
+    w.eth_high = std::max(0.0, ((1 - lo) * i - (e - eh)) / eh);
+  }
+  // ib(k) = k x Ih + (i - Ih) in [e / (1 - lo), e / (1 - hi)]
+  if (ih > 0) {
+    w.ib_low = std::max(0.0, (e / (1 - lo) - (i - ih)) / ih);
+    w.ib_high = std::max(0.0, (e / (1 - hi) - (i - ih)) / ih);
+  }
+  return w;
+}
+
 }  // namespace lossless::tco

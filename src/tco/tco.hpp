@@ -103,6 +103,19 @@ struct Result {
   std::vector<std::string> warnings;     // grade-D placeholders still used, sanity bands
 };
 
+// Under which hardware prices a saving of `eth` against `ib` falls in [lo,
+// hi] (fractions, e.g. 0.30 and 0.50 for "30-50 % cheaper"): the factor on
+// every hardware price of one fabric (switches, NICs, optics, fibre: what
+// amortization and support scale with), the other fabric, energy and
+// operations unchanged. A bound below 0 is unreachable by prices alone; the
+// factor range is then clipped at 0 (empty when the upper bound is < 0).
+struct SavingWindow {
+  double saving = 0;                  // 1 - eth / ib at the prices used
+  double eth_low = 0, eth_high = 0;   // Ethernet hardware x [low, high]
+  double ib_low = 0, ib_high = 0;     // InfiniBand hardware x [low, high]
+};
+SavingWindow SavingUnderPrices(const Result& ib, const Result& eth, double lo, double hi);
+
 // The model for a loaded profile: `gpus` GPUs (a multiple of the profile's
 // gpus_per_node), hardware from the profile's link layer and rate (or
 // `rate_gbps` > 0), prices from `prices`. Throws InputError for a GPU count no
