@@ -116,6 +116,7 @@ struct ProfileData {
   // Which tasks finished (Ctrl-C can end the run before some do; their rows
   // are then null, marked "not run").
   bool ran_small = false, ran_sweep = false, ran_jitter_stall = false, ran_degraded = false;
+  std::string tco_caveat;  // --scenario: why TCO did not follow its topology
   // Wall-clock seconds per stage, in run order (in the document only with
   // --timing: the same options give the same bytes otherwise).
   std::vector<std::pair<std::string, double>> wall_s;
@@ -236,6 +237,22 @@ void RunSmall(const Options& o, ProfileData& d, const std::function<void(const c
   t.prices_file = o.prices_file;
   t.server_capex = o.server_capex;
   t.sets = d.col.sets;
+  if (!o.scenario.empty()) {
+    // TCO prices the scenario's topology when it is one the sizing knows;
+    // a topology file or LS-RING is priced as the profile's fabric, and a
+    // caveat says so.
+    const std::string& kind = d.s.topology_kind;
+    if (kind == "rail-optimized" || kind == "leaf-spine" || kind == "fat-tree") {
+      t.sets.push_back("topology.kind=" + kind);
+      t.sets.push_back(fmt::format("topology.radix={}", d.s.clos.radix));
+      t.sets.push_back(fmt::format("topology.oversubscription={:g}", d.s.clos.oversubscription));
+    } else {
+      d.tco_caveat = fmt::format(
+          "{}: TCO prices the profile's own fabric for {} GPUs: the scenario's {} topology "
+          "cannot be sized from parts.",
+          d.col.name, t.gpus, kind);
+    }
+  }
   d.tco = tco::Run(t);
   d.ran_small = true;
 }
@@ -873,6 +890,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
       "A simulated idle fabric has no noise: latency percentiles spread only where a profile has "
       "a source of randomness (other tenants, virtualization jitter, random routing).");
   for (const ProfileData& d : data) {
+    if (!d.tco_caveat.empty()) caveats.push_back(d.tco_caveat);
     for (const std::string& w : d.tco.warnings)
       if (w.rfind("placeholder ", 0) != 0) caveats.push_back(d.col.name + ": " + w);
     const std::vector<std::string> names = PlaceholderNames(d.tco);

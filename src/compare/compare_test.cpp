@@ -9,6 +9,7 @@
 #include "base/error.hpp"
 #include "compare/cases.hpp"
 #include "profile/profile.hpp"
+#include "tco/tco.hpp"
 
 namespace lossless::compare {
 namespace {
@@ -229,6 +230,15 @@ TEST(Compare, ScenarioTopologyReplacesTheProfiles) {
   EXPECT_NE(doc.at("profiles")[0].at("topology").get<std::string>().find("leaf-spine"),
             std::string::npos)
       << doc.at("profiles")[0].at("topology");
+  // TCO prices the scenario's leaf-spine of radix 8, not the profile's rail-optimized fabric.
+  tco::Options t;
+  t.gpus = 16;
+  t.fabric = "ib-ndr";
+  const double profile_switches = static_cast<double>(tco::Run(t).sizing.switches);
+  t.sets = {"topology.kind=leaf-spine", "topology.radix=8", "topology.oversubscription=1"};
+  const double scenario_switches = static_cast<double>(tco::Run(t).sizing.switches);
+  ASSERT_NE(profile_switches, scenario_switches);
+  EXPECT_EQ(Value(doc, "tco_switches_count", "ib-ndr"), scenario_switches);
   std::ofstream(path) << "name: odd\ntopology:\n  kind: leaf-spine\n  gpus: 12\n  radix: 8\n";
   EXPECT_THROW(compare::Run(o), InputError);  // not whole nodes of 8 GPUs
 }
