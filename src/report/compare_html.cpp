@@ -1371,8 +1371,10 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
     const Profile& p = d.profiles[i];
     const Style st = StyleOf(i);
     std::string ph;
-    for (size_t k = 0; k < p.placeholders.size(); ++k)
-      ph += (k ? ", " : "") + HtmlEscape(p.placeholders[k]);
+    for (size_t k = 0; k < p.placeholders.size(); ++k) {
+      if (k > 0) ph += ", ";
+      ph += HtmlEscape(p.placeholders[k]);
+    }
     std::string link = p.link_layer == "infiniband" ? "InfiniBand"
                        : p.link_layer == "roce"     ? "RoCE v2"
                                                     : HtmlEscape(p.link_layer);
