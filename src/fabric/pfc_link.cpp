@@ -79,6 +79,7 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
   const int64_t until = reception_end + flowctl::PauseDurationPs(quanta, p.rate_bps);
   bool resume = false;
   mask = static_cast<uint8_t>(mask & ~p.wd_active);  // the watchdog ignores PAUSE while restoring
+  p.wd_unpaused = static_cast<uint8_t>(p.wd_unpaused & ~mask);
   for (unsigned m = mask; m != 0; m &= m - 1) {
     int c = __builtin_ctz(m);
     // Paused time, on every flow-controlled class the frame holds (all of
@@ -257,6 +258,7 @@ void Network::WatchdogRestored(uint32_t port, int c) {
   // The restore period ends: PFC is honoured again.
   Port& p = ports_[port];
   p.wd_active = static_cast<uint8_t>(p.wd_active & ~(1u << c));
+  p.wd_unpaused = static_cast<uint8_t>(p.wd_unpaused | (1u << c));
   wd_[static_cast<size_t>(port) * kMaxClasses + c].state.stalled = -1;  // next poll: new baseline
 }
 

@@ -491,7 +491,13 @@ std::string ParamsMarkdown() {
       "the k-th copy starting at `start + k x every` |\n"
       "| `every` | all | — | time between repeats (required with `repeat`) |\n"
       "| `rate` | all | line rate | pacing rate of each flow (wire bytes, e.g. `80Gbps`); not with "
-      "DCQCN, whose reaction point sets the rate |\n";
+      "DCQCN, whose reaction point sets the rate |\n"
+      "| `path` | flow | the routing's choice | explicit route: the switches from the source's "
+      "switch to the destination's (`[leaf2, spine0, leaf1]`, or `leaf2,spine0,leaf1` in "
+      "`--set`); `switch/N` sends on class N from that switch on (a priority change at that "
+      "hop) |\n"
+      "| `name` | all | — | a label for the entry; `lossless deadlock` names flows by it "
+      "(docs/deadlock.md) |\n";
   out +=
       "\n## Injected PFC frames and CNPs\n\n"
       "`faults.pause_inject` and `faults.cnp_inject` each take one mapping or a list of them; "
