@@ -28,7 +28,27 @@ struct Frames {
   std::map<uint32_t, std::vector<std::pair<int64_t, bool>>> data;
   // Per port: PAUSE frames sent, as (start, quanta); quanta 0 = XON.
   std::map<uint32_t, std::vector<std::pair<int64_t, int>>> pause;
+  // Per port: the sample times (1 us apart) by which each watchdog action
+  // had happened.
+  std::map<uint32_t, std::vector<int64_t>> actions;
 };
+
+void Record(E9Run& e, Frames& fr) {
+  e.on_tx = [&fr](uint32_t port, const Packet& pk, int64_t start) {
+    if (pk.kind == PacketKind::kPause) {
+      fr.pause[port].emplace_back(start, static_cast<int>(pk.payload));
+    } else if (pk.kind == PacketKind::kData) {
+      fr.data[port].emplace_back(start, (pk.flags & fabric::kPacketAfterRestore) != 0);
+    }
+  };
+  e.on_sample = [&fr](const fabric::Network& net, int64_t t) {
+    for (uint32_t p = 0; p < net.num_ports(); ++p) {
+      const uint64_t n = net.port_stats(p).wd_actions;
+      auto& v = fr.actions[p];
+      while (v.size() < n) v.push_back(t);
+    }
+  };
+}
 
 E9Run GlobalPauseRun(uint64_t seed, Frames& fr) {
   E9Run e;
@@ -39,13 +59,7 @@ E9Run GlobalPauseRun(uint64_t seed, Frames& fr) {
   e.watchdog = true;
   e.horizon = Time::Ms(30);
   e.step = Time::Us(1);
-  e.on_tx = [&fr](uint32_t port, const Packet& pk, int64_t start) {
-    if (pk.kind == PacketKind::kPause) {
-      fr.pause[port].emplace_back(start, static_cast<int>(pk.payload));
-    } else if (pk.kind == PacketKind::kData) {
-      fr.data[port].emplace_back(start, (pk.flags & fabric::kPacketAfterRestore) != 0);
-    }
-  };
+  Record(e, fr);
   e.Run();
   return e;
 }
@@ -90,12 +104,39 @@ constexpr int64_t kUs = 1'000'000;
 
 // Times of E9's links (100G, 500 ns, 2,017.28 ns response, 300 ns switch).
 struct Link {
-  int64_t frame_ps = (4096 + 74) * 80;   // one 4096-B RoCE v2 frame on the wire, about
+  int64_t wire = fabric::Framing::RoceV2(4096).WireBytes(4096);
+  int64_t frame_ps = wire * 80;          // one 4096-B RoCE v2 frame on the wire
   int64_t pause_ps = (64 + 20) * 80;     // a PAUSE frame with preamble and gap
   int64_t delay_ps = 500'000;
   int64_t response_ps = 201'728 * 10;
   int64_t refresh_ps = flowctl::RefreshIntervalPs(65535, 100'000'000'000);
 };
+
+// The flag (and so the counter) is right: a queue's flagged frames start
+// after one of its restore periods ended and before any PAUSE from its peer
+// was applied since (a frame's application: its end, the cable, the
+// response time).
+void ExpectFlaggedOnlyAfterARestore(const E9Run& e, const Frames& fr, const std::string& tag) {
+  const Link l;
+  for (const Episode& ep : Episodes(fr)) {
+    int64_t restored_by = -1;  // the latest restore end before the episode, upper bound
+    auto a = fr.actions.find(ep.port);
+    if (a != fr.actions.end())
+      for (int64_t t : a->second)
+        if (t + e.wd_restore.ps() - kUs <= ep.start) restored_by = t + e.wd_restore.ps();
+    ASSERT_GE(restored_by, 0) << e9::NameOf(e, ep.port) << " flagged at "
+                              << static_cast<double>(ep.start) / kMs << " ms, " << tag;
+    auto it = fr.pause.find(fabric::RoutingTable::PortPeer(ep.port));
+    if (it == fr.pause.end()) continue;
+    for (auto [t, q] : it->second) {
+      const int64_t applied = t + l.pause_ps + l.delay_ps + l.response_ps;
+      EXPECT_FALSE(applied > restored_by && applied < ep.start)
+          << e9::NameOf(e, ep.port) << ": a PAUSE applied at " << static_cast<double>(applied) / kMs
+          << " ms, after the restore and before the flagged frames from "
+          << static_cast<double>(ep.start) / kMs << " ms, " << tag;
+    }
+  }
+}
 
 // The restore hazard, frame by frame (seeds 1 and 2 of E9's run 2 under
 // global pause: A and B on class 0, C and D on class 3, watchdog timers
@@ -113,7 +154,7 @@ TEST(WatchdogRestoreHazard, GlobalPauseDropsUntilTheNextRefreshArrives) {
   const Link l;
   // The headroom the harness gives (docs/model/pfc.md#headroom) at line rate
   // lasts far less than a refresh interval.
-  const int64_t headroom_ps = (3 * (4096 + 74) + 84) * 80 + 1'000'000 + l.response_ps + 300'000;
+  const int64_t headroom_ps = (3 * l.wire + 84) * 80 + 1'000'000 + l.response_ps + 300'000;
   ASSERT_LT(headroom_ps, l.refresh_ps / 20);
   for (uint64_t seed : {1, 2}) {
     Frames fr;
@@ -147,6 +188,7 @@ TEST(WatchdogRestoreHazard, GlobalPauseDropsUntilTheNextRefreshArrives) {
           static_cast<double>(applied) / kMs);
     }
     ASSERT_FALSE(hazards.empty()) << tag;
+    ExpectFlaggedOnlyAfterARestore(e, fr, tag);
     // Every drop (1 us samples: one at t covers (t - 1 us, t]) falls within
     // a hazard episode: after its first frame, and before its last frame
     // reaches the next switch (wire, cable, pipeline).
@@ -196,14 +238,10 @@ TEST(WatchdogRestoreHazard, PfcRestoresIntoAnIngressThatSentXon) {
   e.seed = 1;
   e.watchdog = true;
   e.horizon = Time::Ms(30);
-  e.on_tx = [&fr](uint32_t port, const Packet& pk, int64_t start) {
-    if (pk.kind == PacketKind::kPause) {
-      fr.pause[port].emplace_back(start, static_cast<int>(pk.payload));
-    } else if (pk.kind == PacketKind::kData) {
-      fr.data[port].emplace_back(start, (pk.flags & fabric::kPacketAfterRestore) != 0);
-    }
-  };
+  e.step = Time::Us(1);
+  Record(e, fr);
   e.Run();
+  ExpectFlaggedOnlyAfterARestore(e, fr, "PFC");
   EXPECT_EQ(e.lossless_drops, 0u);
   EXPECT_EQ(e.lossless_after_restore, 0u);
   const std::vector<Episode> eps = Episodes(fr);

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "run/runner.hpp"
+
 namespace lossless::run {
 namespace {
 
@@ -169,6 +171,26 @@ TEST(DeadlockCheck, BuiltInTopologiesHaveNoCycle) {
       }
     }
   }
+}
+
+// The run report counts lossless drops after a watchdog restore
+// (docs/deadlock.md#the-watchdog-restore-hazard): E9's scenario under global
+// pause with A and B on class 0 and the 1/100 watchdog timers has them, and
+// they are all its lossless drops; under PFC it has none.
+TEST(RunReport, CountsLosslessDropsAfterAWatchdogRestore) {
+  const std::vector<std::string> wd = {"fabric.pfc.watchdog.enabled=true",
+                                       "fabric.pfc.watchdog.poll=1ms",
+                                       "fabric.pfc.watchdog.restore=2ms", "stop_time=10ms"};
+  std::vector<std::string> global = wd;
+  for (const char* x : {"fabric.pfc.mode=global", "traffic.2.class=0", "traffic.3.class=0"})
+    global.emplace_back(x);
+  const report::RunResult g = RunScenario(scenario::LoadScenarioFile(kE9, global));
+  EXPECT_EQ(g.lossless_drops_after_restore, 363u);
+  EXPECT_EQ(g.lossless_drops, g.lossless_drops_after_restore);
+  const report::RunResult p = RunScenario(scenario::LoadScenarioFile(kE9, wd));
+  EXPECT_GT(p.watchdog_actions, 0u);
+  EXPECT_EQ(p.lossless_drops, 0u);
+  EXPECT_EQ(p.lossless_drops_after_restore, 0u);
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ struct E9Run {
   // frames: PacketKind::kPause with the quanta in `payload`), before the
   // harness's own tracing.
   std::function<void(uint32_t port, const Packet& pk, int64_t start)> on_tx;
+  // Called after each sampling step (every `step`) with the network.
+  std::function<void(const Network& net, int64_t t)> on_sample;
 
   // Results.
   std::map<std::string, uint32_t> port;  // "leaf0->spine0" -> port id
@@ -247,6 +249,7 @@ struct E9Run {
         s.lossless_after_restore += st.lossless_drops_after_restore;
       }
       samples.push_back(s);
+      if (on_sample) on_sample(n, t.ps());
     }
     if (t_f < 0 && max_end > 0 && horizon.ps() - max_end >= kMs) t_f = max_end;
     for (auto& [key, end] : last_end) max_gap[key] = std::max(max_gap[key], horizon.ps() - end);
