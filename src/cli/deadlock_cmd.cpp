@@ -54,8 +54,13 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
     const std::string traffic =
         c.traffic_known
             ? fmt::format("known statically: the scenario's {} flows ({} on explicit paths, {} "
-                          "on every route the routing may choose)",
-                          c.flows, c.explicit_routes, c.flows - c.explicit_routes)
+                          "on every route the routing may choose){}",
+                          c.flows, c.explicit_routes, c.flows - c.explicit_routes,
+                          c.return_flows == 0
+                              ? std::string()
+                              : fmt::format(", and {} flows of ACKs, CNPs or BECNs back on every "
+                                            "route the routing may choose",
+                                            c.return_flows))
             : fmt::format("not known statically ({}): every host pair on every route the "
                           "routing may choose",
                           c.why);
@@ -73,7 +78,8 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
            {{"known", c.traffic_known},
             {"why_not", c.traffic_known ? nlohmann::json() : nlohmann::json(c.why)},
             {"flows", c.flows},
-            {"explicit_routes", c.explicit_routes}}},
+            {"explicit_routes", c.explicit_routes},
+            {"return_flows", c.return_flows}}},
           {"cyclic", !c.cycle.empty()},
           {"cycle", nlohmann::json::array()}};
       const auto& nodes = t.nodes;

@@ -27,12 +27,25 @@ int QueueOf(const scenario::Scenario& s, int cls) {
   return vl < fabric::kMaxClasses ? vl : cls;
 }
 
+// Flows with what is needed to name them (built only for the witness).
 struct Traffic {
+  enum Kind : uint8_t { kData, kAcks, kCnps, kBecns };
   std::vector<fabric::FlowSpec> flows;
-  std::vector<std::string> names;
+  std::vector<uint32_t> entry;  // traffic entry of each flow
+  std::vector<Kind> kind;
+
+  std::string Name(const scenario::Scenario& s, uint32_t f) const {
+    static constexpr const char* kWhat[] = {"", "ACKs of ", "CNPs of ", "BECNs of "};
+    const auto& t = s.traffic[entry[f]];
+    const fabric::FlowSpec& d = flows[f];
+    // Reverse flows run dst -> src: name the data flow's pair.
+    const uint32_t src = kind[f] == kData ? d.src : d.dst, dst = kind[f] == kData ? d.dst : d.src;
+    return fmt::format("{}{} (host{}->host{})", kWhat[kind[f]],
+                       t.name.empty() ? fmt::format("traffic.{}", entry[f]) : t.name, src, dst);
+  }
 };
 
-// The scenario's traffic, entry by entry, with names, and the flows of the
+// The scenario's traffic, entry by entry (each flow with its entry), and the flows of the
 // packets the receivers send back on routed paths (RC ACKs on the flow's
 // class, DCQCN CNPs on fabric.dcqcn.cnp_class, IB CC BECNs on the flow's VL).
 Traffic ExpandNamed(const scenario::Scenario& s, const topology::Topology& t, uint32_t hosts) {
@@ -40,23 +53,25 @@ Traffic ExpandNamed(const scenario::Scenario& s, const topology::Topology& t, ui
   scenario::Scenario one = s;
   for (size_t i = 0; i < s.traffic.size(); ++i) {
     one.traffic = {s.traffic[i]};
-    const std::vector<fabric::FlowSpec> flows = workload::ExpandTraffic(one, hosts, &t);
-    const std::string entry =
-        s.traffic[i].name.empty() ? fmt::format("traffic.{}", i) : s.traffic[i].name;
-    for (fabric::FlowSpec f : flows) {
+    std::vector<fabric::FlowSpec> flows = workload::ExpandTraffic(one, hosts, &t);
+    for (fabric::FlowSpec& f : flows) {
       const int sl = f.tclass < 0 ? s.net.nic.data_class : f.tclass;
       f.tclass = QueueOf(s, sl);
-      const std::string pair = fmt::format("(host{}->host{})", f.src, f.dst);
-      auto reverse = [&](int cls, const char* what) {
-        fabric::FlowSpec r = fabric::FlowSpec::Of(f.dst, f.src, 1, f.start, cls);
-        out.flows.push_back(r);
-        out.names.push_back(fmt::format("{} of {} {}", what, entry, pair));
+      auto add = [&](fabric::FlowSpec g, Traffic::Kind k) {
+        out.flows.push_back(std::move(g));
+        out.entry.push_back(static_cast<uint32_t>(i));
+        out.kind.push_back(k);
       };
-      out.flows.push_back(f);
-      out.names.push_back(fmt::format("{} {}", entry, pair));
-      if (s.rc) reverse(f.tclass, "ACKs");
-      if (s.net.dcqcn) reverse(s.net.cnp_class, "CNPs");
-      if (s.net.ib_cc) reverse(f.tclass, "BECNs");
+      const uint32_t src = f.src, dst = f.dst;
+      const units::Time start = f.start;
+      const int cls = f.tclass;
+      auto reverse = [&](int c, Traffic::Kind k) {
+        add(fabric::FlowSpec::Of(dst, src, 1, start, c), k);
+      };
+      add(std::move(f), Traffic::kData);
+      if (s.rc) reverse(cls, Traffic::kAcks);
+      if (s.net.dcqcn) reverse(s.net.cnp_class, Traffic::kCnps);
+      if (s.net.ib_cc) reverse(cls, Traffic::kBecns);
     }
   }
   return out;
@@ -80,8 +95,14 @@ DeadlockCheck CheckDeadlockStatically(const scenario::Scenario& s, const topolog
   Traffic tr;
   if (c.traffic_known) {
     tr = ExpandNamed(s, t, routes.num_hosts());
-    c.flows = tr.flows.size();
-    for (const auto& f : tr.flows) c.explicit_routes += f.route.empty() ? 0 : 1;
+    for (size_t f = 0; f < tr.flows.size(); ++f) {
+      if (tr.kind[f] != Traffic::kData) {
+        ++c.return_flows;
+        continue;
+      }
+      ++c.flows;
+      c.explicit_routes += tr.flows[f].route.empty() ? 0 : 1;
+    }
     c.priority = priority;
     c.graph = deadlock::BuildTrafficBufferGraph(routes, tr.flows, global, priority);
   } else {
@@ -104,7 +125,7 @@ DeadlockCheck CheckDeadlockStatically(const scenario::Scenario& s, const topolog
   if (c.traffic_known && !c.cycle.empty()) {
     for (const auto& on : deadlock::FlowsOnCycle(routes, tr.flows, c.graph, c.cycle)) {
       std::vector<std::string> names;
-      for (size_t k = 0; k < on.size() && k < kMaxNamed; ++k) names.push_back(tr.names[on[k]]);
+      for (size_t k = 0; k < on.size() && k < kMaxNamed; ++k) names.push_back(tr.Name(s, on[k]));
       if (on.size() > kMaxNamed) names.push_back(fmt::format("and {} more", on.size() - kMaxNamed));
       c.cycle_flows.push_back(std::move(names));
     }

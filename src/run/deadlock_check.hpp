@@ -22,8 +22,9 @@ struct DeadlockCheck {
   // says which reason applied.
   bool traffic_known = false;
   std::string why;
-  uint64_t flows = 0;            // flows followed (known traffic; reverse ACK/CNP flows included)
+  uint64_t flows = 0;            // data flows followed (known traffic)
   uint64_t explicit_routes = 0;  // of them, on an explicit path
+  uint64_t return_flows = 0;     // ACK, CNP or BECN flows back over routed paths
   int priority = 0;              // the one analysed priority, or -1: every class the traffic uses
   std::vector<int> classes;      // classes of the buffers in the graph, increasing
   deadlock::BufferGraph graph;

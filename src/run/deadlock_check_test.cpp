@@ -142,6 +142,15 @@ TEST(DeadlockCheck, CandidateRoutesOfTheRingCloseACycle) {
     ASSERT_FALSE(names.empty());
     EXPECT_EQ(names.front().rfind("traffic.0 (host", 0), 0u) << names.front();
   }
+  // RC ACKs go back over routed paths on the data class: flows of their own.
+  const DeadlockCheck rc =
+      Check(LOSSLESS_SOURCE_DIR "/scenarios/deadlock-ring4.yaml", {"transport.kind=rc"});
+  EXPECT_EQ(rc.flows, 4u);
+  EXPECT_EQ(rc.return_flows, 4u);
+  bool acks = false;
+  for (const auto& names : rc.cycle_flows)
+    for (const auto& n : names) acks |= n.rfind("ACKs of traffic.0 (host", 0) == 0;
+  EXPECT_TRUE(acks);
   // Hosts one hop apart only (stride 1 on four hosts) never transit a switch
   // buffer into another ring buffer: no cycle.
   EXPECT_TRUE(Check(LOSSLESS_SOURCE_DIR "/scenarios/deadlock-ring4.yaml",
