@@ -227,6 +227,34 @@ TEST(WatchdogRestoreHazard, GlobalPauseDropsUntilTheNextRefreshArrives) {
   }
 }
 
+// The cause, tested by removing it: with fabric.pfc.watchdog.pause_memory
+// the PAUSE frames a queue ignored in its restore period still set its pause
+// timer, so a pause in force when the period ends is honoured at once. The
+// same global-pause runs then have no lossless drop at all, and the watchdog
+// still acts and drops.
+TEST(WatchdogRestoreHazard, PauseMemoryRemovesTheDrops) {
+  for (uint64_t seed : {1, 2}) {
+    E9Run e;
+    e.global = true;
+    e.cd_class = 3;
+    e.ab_class = 0;
+    e.seed = seed;
+    e.watchdog = true;
+    e.wd_pause_memory = true;
+    e.horizon = Time::Ms(30);
+    e.Run();
+    std::printf("seed %llu, pause_memory: %llu watchdog actions, %llu drops, %llu lossless\n",
+                static_cast<unsigned long long>(seed),
+                static_cast<unsigned long long>(e.wd_actions),
+                static_cast<unsigned long long>(e.drops),
+                static_cast<unsigned long long>(e.lossless_drops));
+    EXPECT_GT(e.wd_actions, 0u) << seed;
+    EXPECT_GT(e.wd_drops, 0u) << seed;
+    EXPECT_EQ(e.lossless_drops, 0u) << seed;
+    EXPECT_EQ(e.lossless_after_restore, 0u) << seed;
+  }
+}
+
 // The same run under PFC (E9 run 2, fast tier): when a restore period ends
 // the ingress the queue sends into has drained (its priority-3 buffer held
 // only what the queue, dropping meanwhile, would have sent) and sent XON, so

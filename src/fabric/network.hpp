@@ -529,6 +529,8 @@ class Network final : public sim::EventHandler {
     PacketRef head = kNoPacket;  // head at the last poll (with its identity)
     uint32_t head_flow = 0, head_seq = 0;
     flowctl::WatchdogQueue state;
+    // End of the last PAUSE received while restoring (pause_memory only).
+    int64_t ignored_until = 0;
   };
 
   int64_t Ser(Port& p, int64_t wire);

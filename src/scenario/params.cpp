@@ -214,6 +214,13 @@ const std::vector<ParamInfo>& BaseParams() {
        "Each switch's watchdog timer starts at its own phase (from the seed) in the first poll "
        "period, as unsynchronised switches do; false: all poll at multiples of poll.",
        ""},
+      {"fabric.pfc.watchdog.pause_memory", T::kBool, "false",
+       "false: PAUSE frames a queue receives in its restore period leave no state, so it honours "
+       "PFC again only from the next frame after the period (the peer's next XOFF refresh). "
+       "true: they still set its pause timer, and a pause still in force when the period ends "
+       "is honoured at once. Which one a given switch does is not documented publicly "
+       "(docs/deadlock.md#the-watchdog-restore-hazard).",
+       ""},
       {"fabric.nic.pause_storm_timeout", T::kString, "8s",
        "NIC PFC stall prevention (ConnectX): once the NIC's receive pipeline has been stuck this "
        "long it stops sending PAUSE. A time (device range 80ms..8s), auto (= 100ms) or off.",

@@ -48,6 +48,7 @@ struct E9Run {
   Time wd_poll = Time::Ms(1);  // 1/100 of Juniper's 100 ms
   Time wd_restore = Time::Ms(2);
   bool wd_stagger = true;
+  bool wd_pause_memory = false;
   // Run 5: offered rate per flow (0 = line rate) and start times jittered
   // uniformly in [0, start_jitter] from the seed.
   Rate offered;
@@ -196,6 +197,7 @@ struct E9Run {
     cfg.pfc.watchdog.poll = wd_poll;
     cfg.pfc.watchdog.restore = wd_restore;
     cfg.pfc.watchdog.stagger = wd_stagger;
+    cfg.pfc.watchdog.pause_memory = wd_pause_memory;
     cfg.stop_when_flows_done = false;
     Network n(sim, topo, cfg);
     net = &n;
