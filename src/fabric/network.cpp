@@ -392,6 +392,8 @@ void Network::TryTransmit(uint32_t pi) {
   }
   Packet& pk = pool_[r];
   if (start != now && pk.hops == 0) pk.sent_ps = start;
+  pk.flags = static_cast<uint8_t>((pk.flags & ~kPacketAfterRestore) |
+                                  ((p.wd_unpaused >> pk.tclass & 1) ? kPacketAfterRestore : 0));
   const int64_t ser = Ser(p, pk.wire);
   const int64_t end = std::max(start + ser, pk.tail_ps);
   p.busy_until = end;
@@ -592,6 +594,8 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
     Port& in = ports_[pk.ingress];
     if (pfc_.Overruns(in.ingress, ci, size) || size > free_bytes) {
       ++e.stats.classes[c].lossless_drops;  // headroom exhausted: PFC was configured too tight
+      if (pk.flags & kPacketAfterRestore) [[unlikely]]
+        ++e.stats.classes[c].lossless_drops_after_restore;
       DropPacket(r, &e);
       return;
     }
@@ -606,7 +610,11 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
       (size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
                                               cfg_.sw.alpha * static_cast<double>(free_bytes)));
   if (!admit) {
-    if (lossless) ++e.stats.classes[c].lossless_drops;
+    if (lossless) {
+      ++e.stats.classes[c].lossless_drops;
+      if (pk.flags & kPacketAfterRestore) [[unlikely]]
+        ++e.stats.classes[c].lossless_drops_after_restore;
+    }
     DropPacket(r, &e);
     return;
   }
@@ -652,6 +660,7 @@ PortStats Network::port_stats(uint32_t port) const {
     st.cnp_tx += c.cnp_tx;
     st.drops += c.drops;
     st.lossless_drops += c.lossless_drops;
+    st.lossless_drops_after_restore += c.lossless_drops_after_restore;
     st.wd_drops += c.wd_drops;
     st.fcp_tx += c.fcp_tx;
     st.fcp_rx += c.fcp_rx;

@@ -444,6 +444,9 @@ class Network final : public sim::EventHandler {
     uint8_t xon_mask = 0;        // classes of a pending XON frame
     uint8_t xoff_sent = 0;       // priorities held paused upstream
     uint8_t wd_active = 0;       // watchdog restore period, per class
+    // Per class: the restore period has ended and no PAUSE has been applied
+    // since; packets sent meanwhile carry kPacketAfterRestore.
+    uint8_t wd_unpaused = 0;
     uint8_t rr = 0;              // DWRR cursor
     uint8_t nonempty = 0;        // bit c set = class c has packets
     uint16_t pause_quanta = 0;   // its pause time
@@ -526,6 +529,8 @@ class Network final : public sim::EventHandler {
     PacketRef head = kNoPacket;  // head at the last poll (with its identity)
     uint32_t head_flow = 0, head_seq = 0;
     flowctl::WatchdogQueue state;
+    // End of the last PAUSE received while restoring (pause_memory only).
+    int64_t ignored_until = 0;
   };
 
   int64_t Ser(Port& p, int64_t wire);

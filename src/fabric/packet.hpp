@@ -25,6 +25,12 @@ inline constexpr uint8_t kPacketFecn = 2;
 // expected PSN (an ACK's `seq` is the last PSN placed in order).
 inline constexpr uint8_t kPacketLast = 4;
 inline constexpr uint8_t kPacketNak = 8;
+// kPacketAfterRestore: sent by a switch egress queue after its PFC watchdog
+// restore period ended and before it applied a PAUSE again; a lossless drop
+// of it at the next switch counts as a lossless drop after a watchdog restore
+// (docs/deadlock.md#the-watchdog-restore-hazard). Set or cleared at every
+// transmission.
+inline constexpr uint8_t kPacketAfterRestore = 16;
 
 // ECN codepoint (RFC 3168): 0 Not-ECT, 2 ECT(0), 3 CE.
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;

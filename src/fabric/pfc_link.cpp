@@ -78,7 +78,12 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
   const int64_t now = sim_.Now().ps();
   const int64_t until = reception_end + flowctl::PauseDurationPs(quanta, p.rate_bps);
   bool resume = false;
+  if ((mask & p.wd_active) != 0 && cfg_.pfc.watchdog.pause_memory) [[unlikely]] {
+    for (unsigned m = mask & p.wd_active; m != 0; m &= m - 1)
+      wd_[static_cast<size_t>(port) * kMaxClasses + __builtin_ctz(m)].ignored_until = until;
+  }
   mask = static_cast<uint8_t>(mask & ~p.wd_active);  // the watchdog ignores PAUSE while restoring
+  p.wd_unpaused = static_cast<uint8_t>(p.wd_unpaused & ~mask);
   for (unsigned m = mask; m != 0; m &= m - 1) {
     int c = __builtin_ctz(m);
     // Paused time, on every flow-controlled class the frame holds (all of
@@ -171,6 +176,7 @@ void Network::WatchdogAct(uint32_t pi, int c) {
   }
   p.wd_active = static_cast<uint8_t>(p.wd_active | (1u << c));
   wd_[static_cast<size_t>(pi) * kMaxClasses + c].state.stalled = 0;
+  wd_[static_cast<size_t>(pi) * kMaxClasses + c].ignored_until = 0;
   sim_.Schedule(sim_.Now() + cfg_.pfc.watchdog.restore, p.entity, this, kWdRestore,
                 (uint64_t{pi} << 3) | static_cast<uint64_t>(c));
   Kick(pi);
@@ -257,7 +263,19 @@ void Network::WatchdogRestored(uint32_t port, int c) {
   // The restore period ends: PFC is honoured again.
   Port& p = ports_[port];
   p.wd_active = static_cast<uint8_t>(p.wd_active & ~(1u << c));
-  wd_[static_cast<size_t>(port) * kMaxClasses + c].state.stalled = -1;  // next poll: new baseline
+  WdQueue& w = wd_[static_cast<size_t>(port) * kMaxClasses + c];
+  w.state.stalled = -1;  // next poll: new baseline
+  const int64_t now = sim_.Now().ps();
+  if (cfg_.pfc.watchdog.pause_memory && w.ignored_until > now) {
+    // The pause still in force is honoured from now on (pause_memory).
+    const int64_t change = flowctl::PausedTimeChange(p.paused_until[c], w.ignored_until, now);
+    p.stats.classes[c].paused_ps += change;
+    w.state.paused_acc += change;
+    p.paused_until[c] = w.ignored_until;
+    p.ever_paused = true;
+    return;
+  }
+  p.wd_unpaused = static_cast<uint8_t>(p.wd_unpaused | (1u << c));
 }
 
 }  // namespace lossless::fabric

@@ -25,6 +25,9 @@ struct ClassStats {
   uint64_t drops = 0;           // every drop of this class at the port (the ones below too)
   uint64_t lossless_drops = 0;  // of a flow-controlled class (headroom or buffer exhausted)
   uint64_t wd_drops = 0;        // by the PFC watchdog
+  // Of lossless_drops: packets the upstream queue sent after its PFC watchdog
+  // restore period ended and before it honoured a PAUSE again.
+  uint64_t lossless_drops_after_restore = 0;
   uint64_t fcp_tx = 0;          // IB flow-control packets for this VL sent
   uint64_t fcp_rx = 0;          // ... received (lost ones excluded)
   bool Any() const {
@@ -47,6 +50,7 @@ struct PortStats {
   int64_t max_queue_bytes = 0;  // (the four above are the packet path's: Port keeps them hot)
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
+  uint64_t lossless_drops_after_restore = 0;  // of them (ClassStats)
   uint64_t ecn_marks = 0;
   uint64_t pause_tx = 0;          // PFC frames sent (XOFF, refresh and XON)
   uint64_t pause_rx = 0;          // PFC frames received

@@ -30,6 +30,12 @@ struct PfcWatchdogConfig {
   // phase drawn from the seed in (0, poll] (real switches' timers are not
   // aligned); else every switch polls at multiples of `poll`.
   bool stagger = true;
+  // PAUSE frames received during the restore period: ignored and forgotten
+  // (false), or ignored but still setting the queue's pause timer (true), so
+  // that a pause in force when the period ends is honoured at once. Not
+  // documented by vendors; false is the reading of "PFC disabled on the queue
+  // for the recovery time" (docs/deadlock.md#the-watchdog-restore-hazard).
+  bool pause_memory = false;
 
   // Throws std::invalid_argument unless poll > 0, restore >= 0,
   // detect_polls >= 1 and threshold in (0, 1] (the scenario checks these

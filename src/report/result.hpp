@@ -119,6 +119,10 @@ struct RunResult {
   std::vector<LinkUse> busiest;  // up to 5
   uint64_t drops = 0;
   uint64_t lossless_drops = 0;
+  // Of lossless_drops: packets a switch queue sent after its PFC watchdog
+  // restore period ended and before it honoured a PAUSE again
+  // (docs/deadlock.md#the-watchdog-restore-hazard).
+  uint64_t lossless_drops_after_restore = 0;
   uint64_t ecn_marks = 0;
   std::string cc;                  // fabric.cc
   uint64_t cnps = 0;               // DCQCN CNPs or IB CC BECNs sent

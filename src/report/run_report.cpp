@@ -170,8 +170,11 @@ std::string RunText(const RunResult& r, bool timing) {
   if (!r.qp_failure.empty()) o += "QP FAILED  " + r.qp_failure + "\n";
   o += InjectText(r);
   if (r.watchdog_actions > 0) {
-    o += fmt::format("watchdog   {} PFC watchdog actions, first at {}; {} packets dropped by it\n",
-                     r.watchdog_actions, FormatTime(r.watchdog_first), r.watchdog_drops);
+    o += fmt::format(
+        "watchdog   {} PFC watchdog actions, first at {}; {} packets dropped by it; {} lossless "
+        "drops after a watchdog restore\n",
+        r.watchdog_actions, FormatTime(r.watchdog_first), r.watchdog_drops,
+        r.lossless_drops_after_restore);
     for (const auto& p : r.ports) {
       if (p.stats.wd_actions == 0) continue;
       o += fmt::format("           {} actions (first at {}), {} drops  {}\n", p.stats.wd_actions,
@@ -200,9 +203,13 @@ std::string RunText(const RunResult& r, bool timing) {
           FormatTime(r.deadlock.formed), FormatTime(r.deadlock.detected), r.deadlock.count, cycle);
     }
   }
-  if (r.lossless_drops > 0) {
+  if (r.lossless_drops > r.lossless_drops_after_restore) {
     o += "WARNING    lossless-class drops: PFC headroom (or the buffer) is too small for this "
          "fabric\n";
+  }
+  if (r.lossless_drops_after_restore > 0) {
+    o += "WARNING    lossless-class drops after PFC watchdog restores: a restored queue sends "
+         "until the next PAUSE refresh reaches it (docs/deadlock.md#the-watchdog-restore-hazard)\n";
   }
   for (const auto& w : r.warnings) o += "WARNING    " + w + "\n";
   if (r.series.interval.ps() > 0) o += SeriesText(r.series);
@@ -270,7 +277,9 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
   j["links"] = {{"mean_utilization", r.mean_link_utilization},
                 {"max_utilization", r.max_link_utilization},
                 {"busiest", busiest}};
-  j["drops"] = {{"total", r.drops}, {"lossless", r.lossless_drops}};
+  j["drops"] = {{"total", r.drops},
+                {"lossless", r.lossless_drops},
+                {"lossless_after_watchdog_restore", r.lossless_drops_after_restore}};
   j["ecn_marks"] = r.ecn_marks;
   if (r.transport == "rc" || r.link_losses > 0) {
     j["transport"] = {{"kind", r.transport},
@@ -332,6 +341,7 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
   j["pfc_watchdog"] = {
       {"actions", r.watchdog_actions},
       {"drops", r.watchdog_drops},
+      {"lossless_drops_after_restore", r.lossless_drops_after_restore},
       {"first_action_ps", r.watchdog_actions > 0 ? r.watchdog_first.ps() : int64_t{-1}}};
   j["nic_stall"] = {{"pause_storm_error_events", r.pause_storm_errors},
                     {"rx_stall_drops", r.rx_stall_drops}};

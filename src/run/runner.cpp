@@ -59,6 +59,7 @@ void GatherPorts(const fabric::Network& net, RunResult& r) {
     const auto& st = net.port_stats(p);
     r.drops += st.drops;
     r.lossless_drops += st.lossless_drops;
+    r.lossless_drops_after_restore += st.lossless_drops_after_restore;
     r.ecn_marks += st.ecn_marks;
     r.pause_frames += st.pause_tx;
     r.fcp_frames += st.fcp_tx;

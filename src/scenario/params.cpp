@@ -214,6 +214,13 @@ const std::vector<ParamInfo>& BaseParams() {
        "Each switch's watchdog timer starts at its own phase (from the seed) in the first poll "
        "period, as unsynchronised switches do; false: all poll at multiples of poll.",
        ""},
+      {"fabric.pfc.watchdog.pause_memory", T::kBool, "false",
+       "false: PAUSE frames a queue receives in its restore period leave no state, so it honours "
+       "PFC again only from the next frame after the period (the peer's next XOFF refresh). "
+       "true: they still set its pause timer, and a pause still in force when the period ends "
+       "is honoured at once. Which one a given switch does is not documented publicly "
+       "(docs/deadlock.md#the-watchdog-restore-hazard).",
+       ""},
       {"fabric.nic.pause_storm_timeout", T::kString, "8s",
        "NIC PFC stall prevention (ConnectX): once the NIC's receive pipeline has been stuck this "
        "long it stops sending PAUSE. A time (device range 80ms..8s), auto (= 100ms) or off.",
@@ -491,7 +498,13 @@ std::string ParamsMarkdown() {
       "the k-th copy starting at `start + k x every` |\n"
       "| `every` | all | — | time between repeats (required with `repeat`) |\n"
       "| `rate` | all | line rate | pacing rate of each flow (wire bytes, e.g. `80Gbps`); not with "
-      "DCQCN, whose reaction point sets the rate |\n";
+      "DCQCN, whose reaction point sets the rate |\n"
+      "| `path` | flow | the routing's choice | explicit route: the switches from the source's "
+      "switch to the destination's (`[leaf2, spine0, leaf1]`, or `leaf2,spine0,leaf1` in "
+      "`--set`); `switch/N` sends on class N from that switch on (a priority change at that "
+      "hop) |\n"
+      "| `name` | all | — | a label for the entry; `lossless deadlock` names flows by it "
+      "(docs/deadlock.md) |\n";
   out +=
       "\n## Injected PFC frames and CNPs\n\n"
       "`faults.pause_inject` and `faults.cnp_inject` each take one mapping or a list of them; "

@@ -150,6 +150,7 @@ void ReadPfc(Fields& f, Scenario& sc) {
   wd.restore = f.Time("fabric.pfc.watchdog.restore");
   wd.threshold = f.Number("fabric.pfc.watchdog.threshold");
   wd.stagger = f.Bool("fabric.pfc.watchdog.stagger");
+  wd.pause_memory = f.Bool("fabric.pfc.watchdog.pause_memory");
   if (wd.poll.ps() <= 0) {
     f.Fail("fabric.pfc.watchdog.poll", "a poll period above zero");
   }

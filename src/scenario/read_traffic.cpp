@@ -111,7 +111,7 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
   }
   static const std::vector<std::string> kKeys = {"pattern", "bytes", "start", "stride", "target",
                                                  "senders", "hosts", "src",   "dst",    "class",
-                                                 "repeat",  "every", "path",  "rate"};
+                                                 "repeat",  "every", "path",  "rate",   "name"};
   std::vector<TrafficSpec> out;
   for (size_t i = 0; i < entries.size(); ++i) {
     auto& f = entries[i];
@@ -128,6 +128,11 @@ std::vector<TrafficSpec> ParseTraffic(Loader& ld) {
       throw InputError(ts.where,
                        "expected a 'pattern' (ring, permutation, incast, all-to-all, flow)");
     ts.pattern = ParsePattern(f["pattern"].text, f["pattern"].where);
+    if (f.count("name")) {
+      ts.name = f["name"].text;
+      if (ts.name.empty() || ts.name.find_first_of("\n\r\t") != std::string::npos)
+        throw InputError(f["name"].where, Expected("a one-line name", ts.name));
+    }
     if (!f.count("bytes"))
       throw InputError(ts.where, "expected 'bytes' (size of each flow, e.g. 16MiB)");
     RequireUnit(f["bytes"], ParamType::kBytes);
@@ -223,6 +228,7 @@ std::string TrafficText(const TrafficSpec& t) {
       if (t.path[i].second >= 0) o += fmt::format(":{}", t.path[i].second);
     }
   }
+  if (!t.name.empty()) o += " name=" + t.name;
   return o;
 }
 

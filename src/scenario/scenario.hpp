@@ -18,6 +18,7 @@ namespace lossless::scenario {
 enum class Pattern { kRing, kPermutation, kIncast, kAllToAll, kFlow };
 
 struct TrafficSpec {
+  std::string name;  // optional label ("" = none), used by lossless deadlock's witness
   Pattern pattern = Pattern::kRing;
   int64_t bytes = 0;
   units::Time start;

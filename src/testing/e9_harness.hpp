@@ -6,6 +6,7 @@
 // fast tests (scaled watchdog timers) and the slow ones (real timers).
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -47,6 +48,7 @@ struct E9Run {
   Time wd_poll = Time::Ms(1);  // 1/100 of Juniper's 100 ms
   Time wd_restore = Time::Ms(2);
   bool wd_stagger = true;
+  bool wd_pause_memory = false;
   // Run 5: offered rate per flow (0 = line rate) and start times jittered
   // uniformly in [0, start_jitter] from the seed.
   Rate offered;
@@ -57,6 +59,12 @@ struct E9Run {
   // traced as "priority 3" is in E9 (t_f, cycle_busy).
   bool global = false;
   int cd_class = 3, ab_class = 3;
+  // Called for every frame a port starts sending (data, control and PAUSE
+  // frames: PacketKind::kPause with the quanta in `payload`), before the
+  // harness's own tracing.
+  std::function<void(uint32_t port, const Packet& pk, int64_t start)> on_tx;
+  // Called after each sampling step (every `step`) with the network.
+  std::function<void(const Network& net, int64_t t)> on_sample;
 
   // Results.
   std::map<std::string, uint32_t> port;  // "leaf0->spine0" -> port id
@@ -75,11 +83,13 @@ struct E9Run {
     uint64_t drops;
     int64_t cycle_paused_ps;
     uint64_t lossless_drops = 0;  // all ports
+    uint64_t lossless_after_restore = 0;  // of them, after a watchdog restore (all ports)
   };
   std::vector<Sample> samples;
   int64_t t_w = -1;        // first watchdog action anywhere
   int64_t t_w_cycle = -1;  // first watchdog action on one of the four cycle queues
   uint64_t wd_actions = 0, wd_drops = 0, drops = 0, lossless_drops = 0;
+  uint64_t lossless_after_restore = 0;
   std::optional<DeadlockVerdict> verdict;
   uint64_t deadlocks = 0;
   uint64_t waits_seen = 0;  // wait edges the detector was told about
@@ -119,6 +129,7 @@ struct E9Run {
 
   static void Trace(void* ctx, uint32_t p, const Packet& pk, Time start) {
     auto& e = *static_cast<E9Run*>(ctx);
+    if (e.on_tx) e.on_tx(p, pk, start.ps());
     if (pk.kind == PacketKind::kPause && pk.payload == 0) {
       for (size_t i = 0; i < e.cycle_in.size(); ++i)
         if (e.cycle_in[i] == p) e.xon_at[i].push_back(start.ps());
@@ -186,6 +197,7 @@ struct E9Run {
     cfg.pfc.watchdog.poll = wd_poll;
     cfg.pfc.watchdog.restore = wd_restore;
     cfg.pfc.watchdog.stagger = wd_stagger;
+    cfg.pfc.watchdog.pause_memory = wd_pause_memory;
     cfg.stop_when_flows_done = false;
     Network n(sim, topo, cfg);
     net = &n;
@@ -233,9 +245,13 @@ struct E9Run {
       sim.Run(t);
       Sample s{t.ps(), n.drops(), 0};
       for (uint32_t p : cycle) s.cycle_paused_ps += n.port_stats(p).paused_ps;
-      for (uint32_t p = 0; p < n.num_ports(); ++p)
-        s.lossless_drops += n.port_stats(p).lossless_drops;
+      for (uint32_t p = 0; p < n.num_ports(); ++p) {
+        const auto st = n.port_stats(p);
+        s.lossless_drops += st.lossless_drops;
+        s.lossless_after_restore += st.lossless_drops_after_restore;
+      }
       samples.push_back(s);
+      if (on_sample) on_sample(n, t.ps());
     }
     if (t_f < 0 && max_end > 0 && horizon.ps() - max_end >= kMs) t_f = max_end;
     for (auto& [key, end] : last_end) max_gap[key] = std::max(max_gap[key], horizon.ps() - end);
@@ -249,6 +265,7 @@ struct E9Run {
       wd_actions += st.wd_actions;
       wd_drops += st.wd_drops;
       lossless_drops += st.lossless_drops;
+      lossless_after_restore += st.lossless_drops_after_restore;
       if (st.wd_first_action_ps >= 0 && (t_w < 0 || st.wd_first_action_ps < t_w))
         t_w = st.wd_first_action_ps;
       const bool on_cycle = std::find(cycle.begin(), cycle.end(), p) != cycle.end();

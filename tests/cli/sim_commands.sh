@@ -62,5 +62,13 @@ check e9-bad-path 2 "<--set>: traffic.2.path: expected consecutive switches to b
 check e9-watchdog 1 "^watchdog   [0-9]+ PFC watchdog actions, first at" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set fabric.pfc.watchdog.enabled=true --set fabric.pfc.watchdog.poll=1ms --set fabric.pfc.watchdog.restore=2ms --set stop_time=10ms
 grep -q '^DEADLOCK   PFC deadlock formed at' "$tmp/out" \
   && echo "ok   e9 watchdog run reports the deadlock" || { echo "FAIL e9 watchdog verdict"; cat "$tmp/out"; fail=1; }
+check e9-watchdog-pfc-no-restore-drops 1 "; 0 lossless drops after a watchdog restore$" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set fabric.pfc.watchdog.enabled=true --set fabric.pfc.watchdog.poll=1ms --set fabric.pfc.watchdog.restore=2ms --set stop_time=10ms
+# Under global pause (A and B on class 0) the restore hazard
+# (docs/deadlock.md#the-watchdog-restore-hazard): every lossless drop is one
+# after a watchdog restore, counted in the text and the JSON.
+check e9-global-restore-drops 1 "; 363 lossless drops after a watchdog restore$" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set fabric.pfc.mode=global --set traffic.2.class=0 --set traffic.3.class=0 --set fabric.pfc.watchdog.enabled=true --set fabric.pfc.watchdog.poll=1ms --set fabric.pfc.watchdog.restore=2ms --set stop_time=10ms --json "$tmp/gp.json"
+grep -q '^drops      28990 (lossless class: 363)' "$tmp/out" && grep -q '"lossless_after_watchdog_restore": 363' "$tmp/gp.json" \
+  && echo "ok   e9 global-pause restore drops in text and JSON" || { echo "FAIL e9 global-pause restore drops"; cat "$tmp/out"; fail=1; }
+check e9-global-pause-memory 1 "^drops      28627 \(lossless class: 0\)" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set fabric.pfc.mode=global --set traffic.2.class=0 --set traffic.3.class=0 --set fabric.pfc.watchdog.enabled=true --set fabric.pfc.watchdog.poll=1ms --set fabric.pfc.watchdog.restore=2ms --set stop_time=10ms --set fabric.pfc.watchdog.pause_memory=true
 check e9-updown 0 "^deadlock   none detected" -- "$BIN" run scenarios/experiments/E9-pfc-deadlock.yaml --no-timing --set traffic.2.path=leaf2,spine0,leaf3 --set traffic.3.path=leaf3,spine1,leaf2 --set stop_time=10ms
 exit $fail
