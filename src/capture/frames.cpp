@@ -72,6 +72,19 @@ uint32_t Crc32Update(uint32_t state, std::string_view bytes) {
   return state;
 }
 
+uint32_t RoceIcrc(std::string_view ip) {
+  // 64 one bits for the absent LRH, then the IPv4 header with TOS, TTL and
+  // checksum as ones, the UDP header with its checksum as ones, the BTH with
+  // its resv8a byte (FECN, BECN, reserved) as ones, and the rest as sent.
+  std::string masked(ip);
+  if (masked.size() < 20 + 8 + 12) return 0;
+  masked[1] = masked[8] = masked[10] = masked[11] = '\xFF';
+  masked[20 + 6] = masked[20 + 7] = '\xFF';
+  masked[20 + 8 + 4] = '\xFF';
+  uint32_t crc = Crc32Update(0xFFFFFFFFu, "\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF");
+  return ~Crc32Update(crc, masked);
+}
+
 uint16_t Ipv4Checksum(std::string_view h) {
   uint32_t sum = 0;
   for (size_t i = 0; i + 1 < h.size(); i += 2)
@@ -117,19 +130,9 @@ uint32_t AppendRoce(std::string& out, const RoceAddr& a, const Bth& b, uint32_t 
   Put16(f, 4791);
   Put16(f, 8 + transport);
   Put16(f, 0);
-  const size_t bth = f.size();
   PutBth(f, b);
   PutPayload(f, b);
-  // ICRC (RoCE v2 annex A17.3.3): 64 one bits for the absent LRH, then the
-  // IP header with TOS, TTL and checksum as ones, the UDP header with its
-  // checksum as ones, the BTH with its resv8a byte as ones, and the rest.
-  std::string masked = f.substr(ip);
-  masked[1] = masked[8] = masked[10] = masked[11] = '\xFF';
-  masked[20 + 6] = masked[20 + 7] = '\xFF';
-  masked[bth - ip + 4] = '\xFF';
-  uint32_t crc = Crc32Update(0xFFFFFFFFu, "\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF");
-  crc = ~Crc32Update(crc, masked);
-  PutLe32(f, crc);
+  PutLe32(f, RoceIcrc(std::string_view(f).substr(ip)));
   const uint32_t len = static_cast<uint32_t>(f.size());
   if (len < 60) f.append(60 - len, '\0');  // Ethernet minimum (not reached: 66 B at least)
   const uint32_t whole = static_cast<uint32_t>(f.size());

@@ -20,6 +20,11 @@ uint16_t Ipv4Checksum(std::string_view header);
 // 0x100B, seed 0xFFFF, bits reflected, result complemented).
 uint16_t IbCrc16(std::string_view bytes);
 
+// ICRC of a RoCE v2 packet over IPv4 (RoCE v2 annex A17.3.3): `ip` runs
+// from the IPv4 header to the end of the payload and pad (the ICRC itself
+// excluded). The value goes on the wire least significant byte first.
+uint32_t RoceIcrc(std::string_view ip);
+
 // BTH opcodes (IBA 1.4 table 38, RoCE v2 annex A17 for the CNP).
 inline constexpr uint8_t kOpSendFirst = 0x00, kOpSendMiddle = 0x01, kOpSendLast = 0x02,
                          kOpSendOnly = 0x04, kOpAck = 0x11, kOpCnp = 0x81;

@@ -83,7 +83,7 @@ void PacketCapture::Record(uint32_t port, const Packet& p, int64_t start_ps) {
     case PacketKind::kCnp:
       b.opcode = kOpCnp;
       b.dest_qp = RequesterQpn(p.flow);
-      b.becn = ib_;
+      b.becn = true;  // as ConnectX adapters send them (tests/fixtures/real/capture)
       b.payload = p.payload;
       break;
   }
