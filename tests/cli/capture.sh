@@ -39,6 +39,35 @@ for kind in roce ib; do
   done
 done
 
+# E9's deadlock and, with the watchdog on, its actions: the verdict instant
+# carries the witness cycle, one watchdog instant per port that acted, at its first action.
+e9=scenarios/experiments/E9-pfc-deadlock.yaml
+"$BIN" run $e9 --set stop_time=2ms --json "$tmp/e9.json" --set outputs.trace="$tmp/e9.trace.json" \
+  >/dev/null 2>&1
+"$BIN" run $e9 --set stop_time=2ms --set fabric.pfc.watchdog.enabled=true \
+  --set fabric.pfc.watchdog.poll=100us --set fabric.pfc.watchdog.restore=200us \
+  --json "$tmp/e9w.json" --set outputs.trace="$tmp/e9w.trace.json" >/dev/null 2>&1
+if python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+run, trace = json.load(open(f"{d}/e9.json")), json.load(open(f"{d}/e9.trace.json"))
+v = [e for e in trace["traceEvents"] if e["name"] == "PFC deadlock"]
+assert run["deadlock"]["detected"] and len(run["deadlock"]["cycle"]) == 4, run["deadlock"]
+assert len(v) == 1 and v[0]["args"]["cycle"] == run["deadlock"]["cycle"], v
+assert round(v[0]["ts"] * 1e6) == run["deadlock"]["confirmed_ps"], v
+assert v[0]["args"]["formed_ps"] == run["deadlock"]["formed_ps"], v
+run, trace = json.load(open(f"{d}/e9w.json")), json.load(open(f"{d}/e9w.trace.json"))
+names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
+got = sorted((names[e["pid"]], round(e["ts"] * 1e6), e["args"]["actions"])
+             for e in trace["traceEvents"] if e["name"] == "watchdog action")
+want = sorted((p["link"], p["watchdog_first_action_ps"], p["watchdog_actions"])
+              for p in run["ports"] if p["watchdog_actions"] > 0)
+assert got == want and len(want) > 0, (got, want)
+print(f"ok   E9: the deadlock instant names the cycle {v[0]['args']['cycle']}; "
+      f"{len(got)} watchdog instants match the ports' first actions")
+PY
+then :; else echo "FAIL E9 verdict or watchdog instants"; fail=1; fi
+
 # Picosecond timestamps, a window and a snap length: headers whole, lengths on the wire kept.
 roce=$dir/roce-incast-rc.yaml
 expect "snaplen 64, ps resolution, window" 0 "" -- "$BIN" run $roce \
