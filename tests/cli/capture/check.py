@@ -181,11 +181,11 @@ def main():
         pfc = fields(pcap, lambda f: f["macc.opcode"] != "" and int(f["macc.opcode"], 0) == 0x0101, "frame.interface_name", "macc.cbfc.enbv",
                      *[f"macc.cbfc.pause_time.c{c}" for c in range(8)])
         quanta = int(params["fabric.pfc.quanta"])
-        frames = collections.Counter()
+        pfc_frames = collections.Counter()
         per_class = collections.Counter()
         quanta_ok = True
         for row in pfc:
-            frames[row[0]] += 1
+            pfc_frames[row[0]] += 1
             enbv = int(row[1], 0)
             times = [int(t) for t in row[2:]]
             for c in range(8):
@@ -204,7 +204,7 @@ def main():
         for p in run["ports"]:
             name = p["link"]
             check(f"CE-marked frames sent by {name}", ce[name], p["ecn_marks"])
-            check(f"PFC frames sent by {name}", frames[name], p["pause_tx"])
+            check(f"PFC frames sent by {name}", pfc_frames[name], p["pause_tx"])
             for c in p["classes"]:
                 check(f"PFC frames for class {c['class']} sent by {name}",
                       per_class[(name, c["class"])], c["pause_tx"])
@@ -213,7 +213,7 @@ def main():
         check("CNPs in the capture", sum(cnps[h] for h in hosts), run["cc"]["notifications"])
         check("NAKs in the capture", sum(naks[h] for h in hosts), run["transport"]["naks"])
         check("CE-marked frames in the capture", sum(ce.values()), run["ecn_marks"])
-        check("PFC frames in the capture", sum(frames.values()), run["pfc"]["pause_frames"])
+        check("PFC frames in the capture", sum(pfc_frames.values()), run["pfc"]["pause_frames"])
         check_psns(pcap, run, set(hosts), n_packets)
     else:
         fcps = by_interface(fields(pcap, lambda f: f["erf.types.type"] == "25", "frame.interface_name"))
