@@ -28,7 +28,7 @@ def tshark(path, *args):
     return out.stdout
 
 
-FIELDS = ["frame.interface_name", "_ws.malformed", "_ws.expert.severity", "ip.dsfield.ecn",
+FIELDS = ["frame.interface_name", "_ws.malformed", "_ws.short", "_ws.expert.severity", "ip.dsfield.ecn",
           "macc.opcode", "macc.cbfc.enbv", *[f"macc.cbfc.pause_time.c{c}" for c in range(8)],
           "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
           "infiniband.aeth.syndrome.opcode", "erf.types.type", "infiniband.lrh.pktlen",
@@ -66,7 +66,9 @@ def check_dissection(pcap):
     print(f"     {frames} frames")
     if frames == 0:
         failures.append("FAIL capture: no frames")
+    short = len(fields(pcap, lambda f: f["_ws.short"] != "", "frame.len"))
     check("frames tshark marks malformed", malformed, 0)
+    check("frames tshark finds cut short", short, 0)
     check("frames with an expert warning or error", expert, 0)
     summary = tshark(pcap, "-q", "-z", "expert")
     for bad in ("Malformed", "Error", "Warning"):
