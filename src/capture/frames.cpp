@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
+#include <vector>
 
 namespace lossless::capture {
 namespace {
@@ -50,15 +52,89 @@ void PutBth(std::string& s, const Bth& b) {
   Put24(s, b.psn & 0xFFFFFF);
 }
 
-// The transport part after the BTH: AETH (counted in payload) and zeros.
-void PutPayload(std::string& s, const Bth& b) {
+// The AETH when b.aeth (counted in b.payload); returns the zero bytes that
+// follow (the rest of the payload and the pad).
+uint32_t PutAeth(std::string& s, const Bth& b) {
   uint32_t rest = b.payload;
   if (b.aeth && rest >= 4) {
     Put8(s, b.syndrome);
     Put24(s, 0);  // MSN: not modelled
     rest -= 4;
   }
-  s.append(rest + Pad(b.payload), '\0');
+  return rest + Pad(b.payload);
+}
+
+// One reflected CRC step over a zero byte is linear in the state, so n zero
+// bytes are a fixed linear map: its columns (the images of the unit states)
+// are computed once per length n and applied in `bits` XORs.
+template <int bits, class Step>
+uint32_t ZerosMap(uint32_t state, uint32_t n, std::unordered_map<uint32_t, std::vector<uint32_t>>& cache,
+                  Step step) {
+  auto it = cache.find(n);
+  if (it == cache.end()) {
+    std::vector<uint32_t> cols(bits);
+    for (int i = 0; i < bits; ++i) {
+      uint32_t v = uint32_t{1} << i;
+      for (uint32_t k = 0; k < n; ++k) v = step(v);
+      cols[static_cast<size_t>(i)] = v;
+    }
+    it = cache.emplace(n, std::move(cols)).first;
+  }
+  uint32_t out = 0;
+  for (int i = 0; i < bits; ++i)
+    if (state >> i & 1) out ^= it->second[static_cast<size_t>(i)];
+  return out;
+}
+
+uint32_t Crc16Step(uint32_t crc, unsigned char c) {
+  crc ^= c;
+  for (int k = 0; k < 8; ++k) crc = (crc & 1) ? (crc >> 1) ^ 0xD008u : crc >> 1;  // 0x100B reflected
+  return crc;
+}
+uint32_t Crc16Update(uint32_t crc, std::string_view bytes) {
+  for (unsigned char c : bytes) crc = Crc16Step(crc, c);
+  return crc;
+}
+
+uint32_t Crc32Zeros(uint32_t state, uint32_t n) {
+  thread_local std::unordered_map<uint32_t, std::vector<uint32_t>> cache;
+  return ZerosMap<32>(state, n, cache,
+                      [](uint32_t v) { return kCrc32[v & 0xFF] ^ (v >> 8); });
+}
+uint32_t Crc16Zeros(uint32_t state, uint32_t n) {
+  thread_local std::unordered_map<uint32_t, std::vector<uint32_t>> cache;
+  return ZerosMap<16>(state, n, cache, [](uint32_t v) { return Crc16Step(v, 0); });
+}
+
+// ICRC of a RoCE v2 packet whose bytes from the IPv4 header are `ip` followed by `zeros` zero bytes.
+uint32_t RoceIcrcOf(std::string_view ip, uint32_t zeros) {
+  // 64 one bits for the absent LRH, then the IPv4 header with TOS, TTL and
+  // checksum as ones, the UDP header with its checksum as ones, the BTH with
+  // its resv8a byte (FECN, BECN, reserved) as ones, and the rest as sent.
+  std::string masked(ip);
+  if (masked.size() < 20 + 8 + 12) return 0;
+  masked[1] = masked[8] = masked[10] = masked[11] = '\xFF';
+  masked[20 + 6] = masked[20 + 7] = '\xFF';
+  masked[20 + 8 + 4] = '\xFF';
+  uint32_t crc = Crc32Update(0xFFFFFFFFu, "\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF");
+  return ~Crc32Zeros(Crc32Update(crc, masked), zeros);
+}
+
+// Appends head, `zeros` zero bytes and tail to `out`, cut at `snaplen`
+// bytes in all (0 = whole); returns the whole length.
+uint32_t Emit(std::string& out, std::string_view head, uint32_t zeros, std::string_view tail,
+              uint32_t snaplen) {
+  const uint32_t whole = static_cast<uint32_t>(head.size() + zeros + tail.size());
+  uint32_t room = snaplen == 0 ? whole : std::min(whole, snaplen);
+  const auto take = [&](uint32_t n) {
+    n = std::min(n, room);
+    room -= n;
+    return n;
+  };
+  out.append(head.substr(0, take(static_cast<uint32_t>(head.size()))));
+  out.append(take(zeros), '\0');
+  out.append(tail.substr(0, take(static_cast<uint32_t>(tail.size()))));
+  return whole;
 }
 
 void PutLe32(std::string& s, uint32_t v) {
@@ -72,18 +148,7 @@ uint32_t Crc32Update(uint32_t state, std::string_view bytes) {
   return state;
 }
 
-uint32_t RoceIcrc(std::string_view ip) {
-  // 64 one bits for the absent LRH, then the IPv4 header with TOS, TTL and
-  // checksum as ones, the UDP header with its checksum as ones, the BTH with
-  // its resv8a byte (FECN, BECN, reserved) as ones, and the rest as sent.
-  std::string masked(ip);
-  if (masked.size() < 20 + 8 + 12) return 0;
-  masked[1] = masked[8] = masked[10] = masked[11] = '\xFF';
-  masked[20 + 6] = masked[20 + 7] = '\xFF';
-  masked[20 + 8 + 4] = '\xFF';
-  uint32_t crc = Crc32Update(0xFFFFFFFFu, "\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF");
-  return ~Crc32Update(crc, masked);
-}
+uint32_t RoceIcrc(std::string_view ip) { return RoceIcrcOf(ip, 0); }
 
 uint16_t Ipv4Checksum(std::string_view h) {
   uint32_t sum = 0;
@@ -95,17 +160,11 @@ uint16_t Ipv4Checksum(std::string_view h) {
 }
 
 uint16_t IbCrc16(std::string_view bytes) {
-  uint32_t crc = 0xFFFF;
-  for (unsigned char c : bytes) {
-    crc ^= c;
-    for (int k = 0; k < 8; ++k) crc = (crc & 1) ? (crc >> 1) ^ 0xD008u : crc >> 1;  // 0x100B reflected
-  }
-  return static_cast<uint16_t>(~crc & 0xFFFF);
+  return static_cast<uint16_t>(~Crc16Update(0xFFFF, bytes) & 0xFFFF);
 }
 
 uint32_t AppendRoce(std::string& out, const RoceAddr& a, const Bth& b, uint32_t snaplen) {
   std::string f;
-  f.reserve(64 + b.payload);
   PutMac(f, 0, a.dst_host);
   PutMac(f, 0, a.src_host);
   Put16(f, 0x8100);                                    // 802.1Q
@@ -131,13 +190,12 @@ uint32_t AppendRoce(std::string& out, const RoceAddr& a, const Bth& b, uint32_t 
   Put16(f, 8 + transport);
   Put16(f, 0);
   PutBth(f, b);
-  PutPayload(f, b);
-  PutLe32(f, RoceIcrc(std::string_view(f).substr(ip)));
-  const uint32_t len = static_cast<uint32_t>(f.size());
-  if (len < 60) f.append(60 - len, '\0');  // Ethernet minimum (not reached: 66 B at least)
-  const uint32_t whole = static_cast<uint32_t>(f.size());
-  out.append(f, 0, snaplen == 0 ? whole : std::min(whole, snaplen));
-  return whole;
+  const uint32_t zeros = PutAeth(f, b);
+  std::string tail;
+  PutLe32(tail, RoceIcrcOf(std::string_view(f).substr(ip), zeros));
+  const size_t len = f.size() + zeros + tail.size();
+  if (len < 60) tail.append(60 - len, '\0');  // Ethernet minimum (not reached: 66 B at least)
+  return Emit(out, f, zeros, tail, snaplen);
 }
 
 uint32_t AppendPfc(std::string& out, uint32_t port, uint8_t class_enable, uint16_t quanta) {
@@ -155,7 +213,6 @@ uint32_t AppendPfc(std::string& out, uint32_t port, uint8_t class_enable, uint16
 uint32_t AppendIb(std::string& out, uint32_t src_host, uint32_t dst_host, uint8_t vl, const Bth& b,
                   uint32_t snaplen) {
   std::string f;
-  f.reserve(32 + b.payload);
   const uint32_t words = (8 + 12 + b.payload + Pad(b.payload) + 4) / 4;  // LRH .. ICRC
   Put8(f, static_cast<uint32_t>(vl & 0xF) << 4);                      // VL, LVer 0
   Put8(f, (static_cast<uint32_t>(vl & 0xF) << 4) | 0x2);              // SL, LNH = IBA local (BTH)
@@ -163,18 +220,18 @@ uint32_t AppendIb(std::string& out, uint32_t src_host, uint32_t dst_host, uint8_
   Put16(f, words & 0x7FF);
   Put16(f, src_host + 1);
   PutBth(f, b);
-  PutPayload(f, b);
+  const uint32_t zeros = PutAeth(f, b);
   // ICRC (IBA 7.8.1): the variant fields (LRH VL, BTH resv8a) as ones.
   std::string masked = f;
   masked[0] = static_cast<char>(masked[0] | 0xF0);
   masked[8 + 4] = '\xFF';
-  PutLe32(f, ~Crc32Update(0xFFFFFFFFu, masked));
-  const uint16_t vcrc = IbCrc16(f);
-  Put8(f, vcrc);
-  Put8(f, vcrc >> 8);
-  const uint32_t whole = static_cast<uint32_t>(f.size());
-  out.append(f, 0, snaplen == 0 ? whole : std::min(whole, snaplen));
-  return whole;
+  std::string tail;
+  PutLe32(tail, ~Crc32Zeros(Crc32Update(0xFFFFFFFFu, masked), zeros));
+  const uint32_t vcrc =
+      ~Crc16Update(Crc16Zeros(Crc16Update(0xFFFF, f), zeros), tail) & 0xFFFF;
+  Put8(tail, vcrc);
+  Put8(tail, vcrc >> 8);
+  return Emit(out, f, zeros, tail, snaplen);
 }
 
 uint32_t AppendFcp(std::string& out, uint8_t vl, uint16_t fctbs, uint16_t fccl) {

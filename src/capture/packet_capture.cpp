@@ -57,6 +57,17 @@ void PacketCapture::Record(uint32_t port, const Packet& p, int64_t start_ps) {
     if (source) DataBth(p, true);  // keeps the message ends seen at the source
     return;
   }
+  // The frame's length, to skip encoding it once the file is full.
+  const uint32_t pad = (4 - p.payload % 4) % 4;
+  uint32_t whole = p.kind == PacketKind::kPause     ? 60
+                   : p.kind == PacketKind::kControl ? 8
+                   : ib_                            ? 8 + 12 + p.payload + pad + 4 + 2
+                                                    : std::max(60u, 58 + p.payload + pad + 4);
+  if (opt_.snaplen != 0) whole = std::min(whole, opt_.snaplen);
+  if (!w_.Fits(whole + (ib_ ? 16 : 0))) {
+    if (source) DataBth(p, true);
+    return;
+  }
   frame_.clear();
   uint32_t orig = 0;
   Bth b;

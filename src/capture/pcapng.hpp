@@ -25,6 +25,13 @@ class PcapngWriter {
   // resolution): `data` is what was captured, `orig_len` its length on the
   // wire. Outbound direction (epb_flags). False when the limit cut it.
   bool AddPacket(uint32_t iface, int64_t time_ps, std::string_view data, uint32_t orig_len);
+  // Whether a packet of `caplen` captured bytes still fits; when it does
+  // not, counts it as cut (the caller then skips encoding it).
+  bool Fits(size_t caplen) {
+    if (static_cast<int64_t>(buf_.size() + 44 + (caplen + 3) / 4 * 4) <= limit_) return true;
+    ++cut_;
+    return false;
+  }
   const std::string& bytes() const { return buf_; }
   uint64_t packets() const { return packets_; }
   uint64_t cut() const { return cut_; }
