@@ -36,6 +36,9 @@ class PacketCapture {
   // One frame port `port` starts to send at `start_ps` (Network::TxTrace).
   void Record(uint32_t port, const fabric::Packet& p, int64_t start_ps);
   const PcapngWriter& writer() const { return w_; }
+  // Streams the capture to `sink` from now on (Finish flushes the rest).
+  void set_sink(OutputStream* sink) { w_.set_sink(sink); }
+  void Finish() { w_.Flush(); }
 
  private:
   Bth DataBth(const fabric::Packet& p, bool at_source);

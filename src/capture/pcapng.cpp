@@ -65,7 +65,7 @@ bool PcapngWriter::AddPacket(uint32_t iface, int64_t time_ps, std::string_view d
                              uint32_t orig_len) {
   const size_t padded = (data.size() + 3) / 4 * 4;
   const int64_t size = static_cast<int64_t>(12 + 20 + padded + 12);
-  if (static_cast<int64_t>(buf_.size()) + size > limit_) {
+  if (this->size() + size > limit_) {
     ++cut_;
     return false;
   }
@@ -86,7 +86,15 @@ bool PcapngWriter::AddPacket(uint32_t iface, int64_t time_ps, std::string_view d
   Le32(buf_, 0);  // opt_endofopt
   Le32(buf_, total);
   ++packets_;
+  if (sink_ != nullptr && buf_.size() >= (size_t{1} << 20)) Flush();
   return true;
+}
+
+void PcapngWriter::Flush() {
+  if (sink_ == nullptr || buf_.empty()) return;
+  sink_->Write(buf_);
+  flushed_ += static_cast<int64_t>(buf_.size());
+  buf_.clear();
 }
 
 }  // namespace lossless::capture

@@ -1,12 +1,14 @@
 #pragma once
-// A pcapng file built in memory (the pcapng format, IETF draft
-// draft-ietf-opsawg-pcapng): a section header, one interface description per
-// captured port, then enhanced packet blocks, little-endian. Bounded: a
-// packet that would take the file past `limit` bytes is not written but
-// counted (cut()).
+// A pcapng file (the pcapng format, IETF draft draft-ietf-opsawg-pcapng): a
+// section header, one interface description per captured port, then
+// enhanced packet blocks, little-endian. Held in memory, or with a sink
+// streamed to it in pieces of about 1 MiB. Bounded: a packet that would take
+// the file past `limit` bytes is not written but counted (cut()).
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "base/file.hpp"
 
 namespace lossless::capture {
 
@@ -28,17 +30,28 @@ class PcapngWriter {
   // Whether a packet of `caplen` captured bytes still fits; when it does
   // not, counts it as cut (the caller then skips encoding it).
   bool Fits(size_t caplen) {
-    if (static_cast<int64_t>(buf_.size() + 44 + (caplen + 3) / 4 * 4) <= limit_) return true;
+    if (size() + 44 + static_cast<int64_t>((caplen + 3) / 4 * 4) <= limit_) return true;
     ++cut_;
     return false;
   }
+  // Streams what is written from now on (and what was before) to `sink`.
+  void set_sink(OutputStream* sink) {
+    sink_ = sink;
+    Flush();
+  }
+  // Hands the bytes held to the sink (nothing without one).
+  void Flush();
+  // The file so far (without a sink; with one, the part not yet flushed).
   const std::string& bytes() const { return buf_; }
+  int64_t size() const { return flushed_ + static_cast<int64_t>(buf_.size()); }
   uint64_t packets() const { return packets_; }
   uint64_t cut() const { return cut_; }
   bool ps_resolution() const { return ps_; }
 
  private:
   std::string buf_;
+  OutputStream* sink_ = nullptr;
+  int64_t flushed_ = 0;
   int64_t limit_;
   bool ps_;
   uint32_t interfaces_ = 0;

@@ -20,6 +20,8 @@ Captures::Captures(const scenario::Scenario& s, const topology::Topology& topo,
     o.snaplen = static_cast<uint32_t>(c.pcap_snaplen);
     o.ps_resolution = c.pcap_ps;
     pcap_ = std::make_unique<capture::PacketCapture>(net, std::move(o));
+    pcap_out_ = std::make_unique<OutputStream>(c.pcap, Location{c.pcap, 0, "outputs.pcap"});
+    pcap_->set_sink(pcap_out_.get());
   }
   if (!c.trace.empty()) {
     capture::TraceOptions o;
@@ -52,7 +54,8 @@ void Captures::Finish(report::RunResult& r, units::Time end) {
           "{} left out",
           c.pcap_limit, w.packets(), w.cut()));
     }
-    WriteOutput(c.pcap, w.bytes(), Location{c.pcap, 0, "outputs.pcap"});
+    pcap_->Finish();
+    pcap_out_->Commit();
   }
   if (trace_) {
     capture::TraceVerdict v;

@@ -1,7 +1,8 @@
 #pragma once
 // outputs.pcap and outputs.trace of a run (docs/capture.md): installs the
 // packet capture and the timeline recorder on the network's transmit and
-// pause traces, and writes both files when the run ends. Without either
+// pause traces; streams the capture to its file while the run goes (renamed
+// into place at the end) and writes the timeline when the run ends. Without either
 // output it installs nothing (the packet path keeps its one null test).
 #include <memory>
 
@@ -28,6 +29,7 @@ class Captures {
   static void OnPause(void* ctx, uint32_t port, uint8_t mask, units::Time now, units::Time until);
 
   const scenario::Scenario& s_;
+  std::unique_ptr<OutputStream> pcap_out_;  // the capture is streamed to its file
   std::unique_ptr<capture::PacketCapture> pcap_;
   std::unique_ptr<capture::TraceRecorder> trace_;
 };
