@@ -19,7 +19,9 @@ constexpr std::array<uint32_t, 256> MakeCrc32Table() {
 }
 constexpr std::array<uint32_t, 256> kCrc32 = MakeCrc32Table();
 
-void Put8(std::string& s, uint32_t v) { s.push_back(static_cast<char>(v & 0xFF)); }
+void Put8(std::string& s, uint32_t v) {
+  s.push_back(static_cast<char>(v & 0xFF));
+}
 void Put16(std::string& s, uint32_t v) {
   Put8(s, v >> 8);
   Put8(s, v);
@@ -39,7 +41,9 @@ void PutMac(std::string& s, uint8_t kind, uint32_t index) {
   Put24(s, index);
 }
 
-uint8_t Pad(uint32_t payload) { return static_cast<uint8_t>((4 - payload % 4) % 4); }
+uint8_t Pad(uint32_t payload) {
+  return static_cast<uint8_t>((4 - payload % 4) % 4);
+}
 
 // BTH (12 bytes) and the AETH when b.aeth.
 void PutBth(std::string& s, const Bth& b) {
@@ -68,8 +72,8 @@ uint32_t PutAeth(std::string& s, const Bth& b) {
 // bytes are a fixed linear map: its columns (the images of the unit states)
 // are computed once per length n and applied in `bits` XORs.
 template <int bits, class Step>
-uint32_t ZerosMap(uint32_t state, uint32_t n, std::unordered_map<uint32_t, std::vector<uint32_t>>& cache,
-                  Step step) {
+uint32_t ZerosMap(uint32_t state, uint32_t n,
+                  std::unordered_map<uint32_t, std::vector<uint32_t>>& cache, Step step) {
   auto it = cache.find(n);
   if (it == cache.end()) {
     std::vector<uint32_t> cols(bits);
@@ -88,7 +92,8 @@ uint32_t ZerosMap(uint32_t state, uint32_t n, std::unordered_map<uint32_t, std::
 
 uint32_t Crc16Step(uint32_t crc, unsigned char c) {
   crc ^= c;
-  for (int k = 0; k < 8; ++k) crc = (crc & 1) ? (crc >> 1) ^ 0xD008u : crc >> 1;  // 0x100B reflected
+  for (int k = 0; k < 8; ++k)
+    crc = (crc & 1) ? (crc >> 1) ^ 0xD008u : crc >> 1;  // 0x100B reflected
   return crc;
 }
 uint32_t Crc16Update(uint32_t crc, std::string_view bytes) {
@@ -98,15 +103,15 @@ uint32_t Crc16Update(uint32_t crc, std::string_view bytes) {
 
 uint32_t Crc32Zeros(uint32_t state, uint32_t n) {
   thread_local std::unordered_map<uint32_t, std::vector<uint32_t>> cache;
-  return ZerosMap<32>(state, n, cache,
-                      [](uint32_t v) { return kCrc32[v & 0xFF] ^ (v >> 8); });
+  return ZerosMap<32>(state, n, cache, [](uint32_t v) { return kCrc32[v & 0xFF] ^ (v >> 8); });
 }
 uint32_t Crc16Zeros(uint32_t state, uint32_t n) {
   thread_local std::unordered_map<uint32_t, std::vector<uint32_t>> cache;
   return ZerosMap<16>(state, n, cache, [](uint32_t v) { return Crc16Step(v, 0); });
 }
 
-// ICRC of a RoCE v2 packet whose bytes from the IPv4 header are `ip` followed by `zeros` zero bytes.
+// ICRC of a RoCE v2 packet whose bytes from the IPv4 header are `ip` followed by `zeros` zero
+// bytes.
 uint32_t RoceIcrcOf(std::string_view ip, uint32_t zeros) {
   // 64 one bits for the absent LRH, then the IPv4 header with TOS, TTL and
   // checksum as ones, the UDP header with its checksum as ones, the BTH with
@@ -148,7 +153,9 @@ uint32_t Crc32Update(uint32_t state, std::string_view bytes) {
   return state;
 }
 
-uint32_t RoceIcrc(std::string_view ip) { return RoceIcrcOf(ip, 0); }
+uint32_t RoceIcrc(std::string_view ip) {
+  return RoceIcrcOf(ip, 0);
+}
 
 uint16_t Ipv4Checksum(std::string_view h) {
   uint32_t sum = 0;
@@ -167,7 +174,7 @@ uint32_t AppendRoce(std::string& out, const RoceAddr& a, const Bth& b, uint32_t 
   std::string f;
   PutMac(f, 0, a.dst_host);
   PutMac(f, 0, a.src_host);
-  Put16(f, 0x8100);                                    // 802.1Q
+  Put16(f, 0x8100);                                       // 802.1Q
   Put16(f, static_cast<uint32_t>(a.priority & 7) << 13);  // PCP, DEI 0, VID 0 (priority tag)
   Put16(f, 0x0800);
   const size_t ip = f.size();
@@ -214,8 +221,8 @@ uint32_t AppendIb(std::string& out, uint32_t src_host, uint32_t dst_host, uint8_
                   uint32_t snaplen) {
   std::string f;
   const uint32_t words = (8 + 12 + b.payload + Pad(b.payload) + 4) / 4;  // LRH .. ICRC
-  Put8(f, static_cast<uint32_t>(vl & 0xF) << 4);                      // VL, LVer 0
-  Put8(f, (static_cast<uint32_t>(vl & 0xF) << 4) | 0x2);              // SL, LNH = IBA local (BTH)
+  Put8(f, static_cast<uint32_t>(vl & 0xF) << 4);                         // VL, LVer 0
+  Put8(f, (static_cast<uint32_t>(vl & 0xF) << 4) | 0x2);  // SL, LNH = IBA local (BTH)
   Put16(f, dst_host + 1);
   Put16(f, words & 0x7FF);
   Put16(f, src_host + 1);
@@ -227,8 +234,7 @@ uint32_t AppendIb(std::string& out, uint32_t src_host, uint32_t dst_host, uint8_
   masked[8 + 4] = '\xFF';
   std::string tail;
   PutLe32(tail, ~Crc32Zeros(Crc32Update(0xFFFFFFFFu, masked), zeros));
-  const uint32_t vcrc =
-      ~Crc16Update(Crc16Zeros(Crc16Update(0xFFFF, f), zeros), tail) & 0xFFFF;
+  const uint32_t vcrc = ~Crc16Update(Crc16Zeros(Crc16Update(0xFFFF, f), zeros), tail) & 0xFFFF;
   Put8(tail, vcrc);
   Put8(tail, vcrc >> 8);
   return Emit(out, f, zeros, tail, snaplen);

@@ -37,16 +37,17 @@ struct Bth {
   bool ack_req = false;
   bool fecn = false;  // InfiniBand congestion control bits
   bool becn = false;
-  bool aeth = false;       // an AETH follows (ACK / NAK)
-  uint8_t syndrome = 0;    // AETH syndrome: 0x1F = ACK (no credit count), 0x60 = NAK (PSN error)
-  uint32_t payload = 0;    // bytes after the transport headers (the AETH counted in it)
+  bool aeth = false;     // an AETH follows (ACK / NAK)
+  uint8_t syndrome = 0;  // AETH syndrome: 0x1F = ACK (no credit count), 0x60 = NAK (PSN error)
+  uint32_t payload = 0;  // bytes after the transport headers (the AETH counted in it)
 };
 
 // Addresses of one RoCE v2 packet.
 struct RoceAddr {
-  uint32_t src_host = 0, dst_host = 0;  // host ranks: MAC 02:00:00:xx:xx:xx, IP 10.0.0.0/8 + rank + 1
-  uint8_t priority = 0;                 // 802.1Q PCP; DSCP = 8 x priority (class selector)
-  uint8_t ecn = 0;                      // IPv4 ECN field
+  uint32_t src_host = 0,
+           dst_host = 0;  // host ranks: MAC 02:00:00:xx:xx:xx, IP 10.0.0.0/8 + rank + 1
+  uint8_t priority = 0;   // 802.1Q PCP; DSCP = 8 x priority (class selector)
+  uint8_t ecn = 0;        // IPv4 ECN field
   uint8_t ttl = 64;
   uint16_t udp_src = 0;
 };

@@ -12,8 +12,12 @@
 namespace lossless::capture {
 namespace {
 
-uint8_t At(const std::string& s, size_t i) { return static_cast<uint8_t>(s[i]); }
-uint32_t Be16(const std::string& s, size_t i) { return (At(s, i) << 8) | At(s, i + 1); }
+uint8_t At(const std::string& s, size_t i) {
+  return static_cast<uint8_t>(s[i]);
+}
+uint32_t Be16(const std::string& s, size_t i) {
+  return (At(s, i) << 8) | At(s, i + 1);
+}
 uint32_t Le32(const std::string& s, size_t i) {
   return At(s, i) | (At(s, i + 1) << 8) | (At(s, i + 2) << 16) | (uint32_t{At(s, i + 3)} << 24);
 }
@@ -38,8 +42,8 @@ TEST(Frames, Crc32HasTheIeeeCheckValue) {
 // A CNP a ConnectX-4 Lx sent (tests/fixtures/real/SOURCES.md): the IPv4
 // checksum and the ICRC computed here equal the adapter's.
 TEST(Frames, IcrcAndIpChecksumMatchAConnectX4LxCnp) {
-  const std::string pkt =
-      ReadHexcap(std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/real/capture/roce_cnp_connectx4lx.hexcap");
+  const std::string pkt = ReadHexcap(std::string(LOSSLESS_SOURCE_DIR) +
+                                     "/tests/fixtures/real/capture/roce_cnp_connectx4lx.hexcap");
   ASSERT_EQ(pkt.size(), 74u);
   std::string header = pkt.substr(14, 20);
   EXPECT_EQ(Be16(header, 10), 0x9161u);
@@ -75,7 +79,7 @@ TEST(Frames, RoceDataFrameHasTheHeadersOfItsPacket) {
   EXPECT_EQ(Be16(f, ip + 2), len - 18);
   EXPECT_EQ(At(f, ip + 8), 63u);
   EXPECT_EQ(Ipv4Checksum(f.substr(ip, 20)), 0u);  // a correct header sums to all ones
-  EXPECT_EQ(Be16(f, ip + 16 + 2), 0x0204u);      // 10.1.2.4: host 0x10203 + 1
+  EXPECT_EQ(Be16(f, ip + 16 + 2), 0x0204u);       // 10.1.2.4: host 0x10203 + 1
   const size_t udp = ip + 20;
   EXPECT_EQ(Be16(f, udp), 0xC123u);
   EXPECT_EQ(Be16(f, udp + 2), 4791u);
@@ -127,12 +131,12 @@ TEST(Frames, InfiniBandPacketAndFlowControlPacket) {
   b.fecn = true;
   const uint32_t len = AppendIb(f, 0, 9, 2, b, 0);
   EXPECT_EQ(len, 8u + 12 + 4096 + 4 + 2);
-  EXPECT_EQ(At(f, 0), 0x20u);               // VL 2, LVer 0
-  EXPECT_EQ(At(f, 1), 0x22u);               // SL 2, LNH 2 (BTH next)
-  EXPECT_EQ(Be16(f, 2), 10u);               // DLID
-  EXPECT_EQ(Be16(f, 4), (len - 2) / 4);     // PktLen in words, VCRC excluded
-  EXPECT_EQ(Be16(f, 6), 1u);                // SLID
-  EXPECT_EQ(At(f, 8 + 4), 0x80u);           // FECN
+  EXPECT_EQ(At(f, 0), 0x20u);            // VL 2, LVer 0
+  EXPECT_EQ(At(f, 1), 0x22u);            // SL 2, LNH 2 (BTH next)
+  EXPECT_EQ(Be16(f, 2), 10u);            // DLID
+  EXPECT_EQ(Be16(f, 4), (len - 2) / 4);  // PktLen in words, VCRC excluded
+  EXPECT_EQ(Be16(f, 6), 1u);             // SLID
+  EXPECT_EQ(At(f, 8 + 4), 0x80u);        // FECN
   EXPECT_EQ(IbCrc16(f.substr(0, len - 2)), At(f, len - 2) | (At(f, len - 1) << 8));
   std::string fcp;
   EXPECT_EQ(AppendFcp(fcp, 3, 0x123, 0xABC), 6u);

@@ -46,7 +46,10 @@ Bth PacketCapture::DataBth(const Packet& p, bool at_source) {
       last = static_cast<int64_t>(p.seq) + 1 >= packets;
     }
   }
-  b.opcode = first && last ? kOpSendOnly : first ? kOpSendFirst : last ? kOpSendLast : kOpSendMiddle;
+  b.opcode = first && last ? kOpSendOnly
+             : first       ? kOpSendFirst
+             : last        ? kOpSendLast
+                           : kOpSendMiddle;
   return b;
 }
 

@@ -27,8 +27,12 @@ struct PcapOptions {
 
 // Queue-pair numbers in the BTH: flow f's requester is 0x100 + 2f, its
 // responder 0x101 + 2f (mod 2^24).
-inline uint32_t RequesterQpn(uint32_t flow) { return (0x100 + 2 * flow) & 0xFFFFFF; }
-inline uint32_t ResponderQpn(uint32_t flow) { return (0x101 + 2 * flow) & 0xFFFFFF; }
+inline uint32_t RequesterQpn(uint32_t flow) {
+  return (0x100 + 2 * flow) & 0xFFFFFF;
+}
+inline uint32_t ResponderQpn(uint32_t flow) {
+  return (0x101 + 2 * flow) & 0xFFFFFF;
+}
 
 class PacketCapture {
  public:
@@ -47,9 +51,9 @@ class PacketCapture {
   PcapOptions opt_;
   bool ib_;
   PcapngWriter w_;
-  std::vector<int32_t> iface_;     // by port: interface id, -1 = not captured
-  std::vector<int64_t> msg_end_;   // by flow: PSN of the last message end sent (-1 none)
-  std::string frame_;              // scratch
+  std::vector<int32_t> iface_;    // by port: interface id, -1 = not captured
+  std::vector<int64_t> msg_end_;  // by flow: PSN of the last message end sent (-1 none)
+  std::string frame_;             // scratch
 };
 
 }  // namespace lossless::capture

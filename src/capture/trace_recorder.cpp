@@ -9,10 +9,14 @@ namespace lossless::capture {
 using fabric::Packet;
 using fabric::PacketKind;
 
-std::string TraceTs(int64_t ps) { return fmt::format("{}.{:06}", ps / 1'000'000, ps % 1'000'000); }
+std::string TraceTs(int64_t ps) {
+  return fmt::format("{}.{:06}", ps / 1'000'000, ps % 1'000'000);
+}
 
 namespace {
-std::string Quote(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string Quote(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
 }  // namespace
 
 TraceRecorder::TraceRecorder(const fabric::Network& net, TraceOptions opt)
@@ -33,14 +37,17 @@ TraceRecorder::TraceRecorder(const fabric::Network& net, TraceOptions opt)
     selected_[p] = 1;
     Add(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":0,"args":{{"name":{}}}}})",
                     Pid(p), Quote(net.PortName(p))));
-    Add(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
-                    Pid(p), Pid(p)));
+    Add(fmt::format(
+        R"({{"name":"process_sort_index","ph":"M","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
+        Pid(p), Pid(p)));
     for (int c = 0; c < 8; ++c) {
-      Add(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"paused prio {}"}}}})",
-                      Pid(p), c + 1, c));
+      Add(fmt::format(
+          R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"paused prio {}"}}}})",
+          Pid(p), c + 1, c));
     }
-    Add(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":100,"args":{{"name":"events"}}}})",
-                    Pid(p)));
+    Add(fmt::format(
+        R"({{"name":"thread_name","ph":"M","pid":{},"tid":100,"args":{{"name":"events"}}}})",
+        Pid(p)));
   }
 }
 
@@ -61,26 +68,30 @@ void TraceRecorder::Record(uint32_t port, const Packet& p, int64_t start_ps) {
     const int64_t q = net_.QueueBytes(port, c);
     if (q != queue_[port][c]) {
       queue_[port][c] = q;
-      Add(fmt::format(R"({{"name":"queue prio {}","ph":"C","ts":{},"pid":{},"tid":0,"args":{{"bytes":{}}}}})",
-                      c, TraceTs(start_ps), Pid(port), q));
+      Add(fmt::format(
+          R"({{"name":"queue prio {}","ph":"C","ts":{},"pid":{},"tid":0,"args":{{"bytes":{}}}}})",
+          c, TraceTs(start_ps), Pid(port), q));
     }
     const uint64_t marks = net_.EcnMarks(port, c);
     if (marks != marks_[port][c]) {
       marks_[port][c] = marks;
-      Add(fmt::format(R"({{"name":"ECN mark","ph":"i","s":"t","ts":{},"pid":{},"tid":100,"args":{{"class":{},"flow":{},"psn":{}}}}})",
-                      TraceTs(start_ps), Pid(port), c, p.flow, p.seq));
+      Add(fmt::format(
+          R"({{"name":"ECN mark","ph":"i","s":"t","ts":{},"pid":{},"tid":100,"args":{{"class":{},"flow":{},"psn":{}}}}})",
+          TraceTs(start_ps), Pid(port), c, p.flow, p.seq));
     }
   }
   if (p.kind == PacketKind::kCnp && p.hops == 0) {
-    Add(fmt::format(R"({{"name":"CNP","ph":"i","s":"t","ts":{},"pid":{},"tid":100,"args":{{"class":{},"flow":{}}}}})",
-                    TraceTs(start_ps), Pid(port), c, p.flow));
+    Add(fmt::format(
+        R"({{"name":"CNP","ph":"i","s":"t","ts":{},"pid":{},"tid":100,"args":{{"class":{},"flow":{}}}}})",
+        TraceTs(start_ps), Pid(port), c, p.flow));
   }
 }
 
 void TraceRecorder::Slice(uint32_t port, int c, int64_t from, int64_t to) {
   if (to <= from) return;
-  Add(fmt::format(R"({{"name":"paused","ph":"X","ts":{},"dur":{},"pid":{},"tid":{},"args":{{"class":{},"ps":{}}}}})",
-                  TraceTs(from), TraceTs(to - from), Pid(port), c + 1, c, to - from));
+  Add(fmt::format(
+      R"({{"name":"paused","ph":"X","ts":{},"dur":{},"pid":{},"tid":{},"args":{{"class":{},"ps":{}}}}})",
+      TraceTs(from), TraceTs(to - from), Pid(port), c + 1, c, to - from));
 }
 
 void TraceRecorder::Pause(uint32_t port, uint8_t mask, int64_t now, int64_t until) {
@@ -107,8 +118,9 @@ std::string TraceRecorder::Finish(const TraceVerdict& v, int64_t end_ps) {
     }
     const fabric::PortStats st = net_.port_stats(p);
     if (st.wd_actions > 0) {
-      Add(fmt::format(R"({{"name":"watchdog action","ph":"i","s":"t","ts":{},"pid":{},"tid":100,"args":{{"first_action":true,"actions":{},"drops":{}}}}})",
-                      TraceTs(st.wd_first_action_ps), Pid(p), st.wd_actions, st.wd_drops));
+      Add(fmt::format(
+          R"({{"name":"watchdog action","ph":"i","s":"t","ts":{},"pid":{},"tid":100,"args":{{"first_action":true,"actions":{},"drops":{}}}}})",
+          TraceTs(st.wd_first_action_ps), Pid(p), st.wd_actions, st.wd_drops));
     }
   }
   const auto& flows = net_.flows();
@@ -116,16 +128,19 @@ std::string TraceRecorder::Finish(const TraceVerdict& v, int64_t end_ps) {
     const fabric::FlowStats& fs = flows[f];
     const int64_t from = fs.spec.start.ps();
     const int64_t to = fs.done() ? fs.finish.ps() : std::max(end_ps, from);
-    Add(fmt::format(R"({{"name":"thread_name","ph":"M","pid":1,"tid":{},"args":{{"name":"flow {}"}}}})",
-                    f + 1, f));
-    Add(fmt::format(R"({{"name":"flow {} host{}->host{}","ph":"X","ts":{},"dur":{},"pid":1,"tid":{},"args":{{"bytes":{},"done":{},"bytes_received":{}}}}})",
-                    f, fs.spec.src, fs.spec.dst, TraceTs(from), TraceTs(to - from), f + 1,
-                    fs.spec.bytes, fs.done() ? "true" : "false", fs.recv_bytes));
+    Add(fmt::format(
+        R"({{"name":"thread_name","ph":"M","pid":1,"tid":{},"args":{{"name":"flow {}"}}}})", f + 1,
+        f));
+    Add(fmt::format(
+        R"({{"name":"flow {} host{}->host{}","ph":"X","ts":{},"dur":{},"pid":1,"tid":{},"args":{{"bytes":{},"done":{},"bytes_received":{}}}}})",
+        f, fs.spec.src, fs.spec.dst, TraceTs(from), TraceTs(to - from), f + 1, fs.spec.bytes,
+        fs.done() ? "true" : "false", fs.recv_bytes));
   }
   if (!v.cycle.empty()) {
     nlohmann::json cycle = v.cycle;
-    Add(fmt::format(R"({{"name":"PFC deadlock","ph":"i","s":"g","ts":{},"pid":2,"tid":1,"args":{{"formed_ps":{},"cycle":{}}}}})",
-                    TraceTs(v.detected_ps), v.formed_ps, cycle.dump()));
+    Add(fmt::format(
+        R"({{"name":"PFC deadlock","ph":"i","s":"g","ts":{},"pid":2,"tid":1,"args":{{"formed_ps":{},"cycle":{}}}}})",
+        TraceTs(v.detected_ps), v.formed_ps, cycle.dump()));
   }
   std::string out = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"schema\":\"lossless.trace/1\"";
   out += fmt::format(",\"events_cut\":{}}},\n\"traceEvents\":[\n", cut_);

@@ -49,10 +49,10 @@ class TraceRecorder {
 
   const fabric::Network& net_;
   TraceOptions opt_;
-  std::vector<uint8_t> selected_;                       // by port
-  std::vector<std::array<uint64_t, 8>> marks_;          // by port: ECN marks seen
-  std::vector<std::array<int64_t, 8>> queue_;           // by port: last queue bytes written
-  std::vector<std::array<int64_t, 8>> pause_from_;      // by port: open paused interval
+  std::vector<uint8_t> selected_;                   // by port
+  std::vector<std::array<uint64_t, 8>> marks_;      // by port: ECN marks seen
+  std::vector<std::array<int64_t, 8>> queue_;       // by port: last queue bytes written
+  std::vector<std::array<int64_t, 8>> pause_from_;  // by port: open paused interval
   std::vector<std::array<int64_t, 8>> pause_until_;
   std::string body_;
   uint64_t events_ = 0;

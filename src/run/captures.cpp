@@ -39,8 +39,7 @@ void Captures::OnTx(void* ctx, uint32_t port, const fabric::Packet& p, units::Ti
   if (self->trace_) self->trace_->Record(port, p, start.ps());
 }
 
-void Captures::OnPause(void* ctx, uint32_t port, uint8_t mask, units::Time now,
-                       units::Time until) {
+void Captures::OnPause(void* ctx, uint32_t port, uint8_t mask, units::Time now, units::Time until) {
   static_cast<Captures*>(ctx)->trace_->Pause(port, mask, now.ps(), until.ps());
 }
 

@@ -138,11 +138,10 @@ std::vector<uint32_t> SelectPorts(const std::string& sel, const Location& where,
         out.push_back(p);
     if (out.size() == before) {
       throw InputError(
-          where,
-          Expected(fmt::format("busy, all, none or comma-separated link directions of this "
-                               "topology such as {}",
-                               SomePortNames(t)),
-                   want));
+          where, Expected(fmt::format("busy, all, none or comma-separated link directions of this "
+                                      "topology such as {}",
+                                      SomePortNames(t)),
+                          want));
     }
   }
   return out;

@@ -51,7 +51,7 @@ struct SeriesSpec {
 
 // Packet capture and timeline (outputs.pcap*, outputs.trace*; docs/capture.md).
 struct CaptureSpec {
-  std::string pcap;               // "" = no capture
+  std::string pcap;                // "" = no capture
   std::string pcap_ports = "all";  // as SeriesSpec::ports
   Location pcap_ports_where;
   units::Time pcap_from;
