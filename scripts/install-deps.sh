@@ -8,7 +8,7 @@ PKGS=(
   libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   clang libclang-rt-14-dev clang-tidy
-  chromium chromium-driver python3-selenium
+  chromium chromium-driver python3-selenium tshark
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,5 +1,6 @@
 #include "base/file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,6 +74,69 @@ void WriteOutput(const std::string& path, std::string_view text, const Location&
     return;
   }
   WriteFileAtomically(path, text, where);
+}
+
+OutputStream::OutputStream(std::string path, Location where)
+    : path_(std::move(path)), where_(std::move(where)) {
+  if (path_ == "-") {
+    std::fflush(stdout);
+    fd_ = STDOUT_FILENO;
+    return;
+  }
+  if (!IsReplaceable(path_)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd_ < 0) Fail(errno);
+    return;
+  }
+  const std::filesystem::path dest(path_);
+  const std::filesystem::path dir = dest.has_parent_path() ? dest.parent_path() : ".";
+  tmp_ = dir.string();
+  tmp_ += "/.";
+  tmp_ += dest.filename().string();
+  tmp_ += ".XXXXXX";
+  fd_ = ::mkstemp(tmp_.data());
+  if (fd_ < 0) {
+    tmp_.clear();
+    Fail(errno);
+  }
+}
+
+OutputStream::~OutputStream() {
+  if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
+  if (!committed_ && !tmp_.empty()) std::remove(tmp_.c_str());
+}
+
+void OutputStream::Fail(int err) {
+  throw InputError(where_, std::string("cannot write the file: ") + std::strerror(err));
+}
+
+void OutputStream::Write(std::string_view bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) Fail(n < 0 ? errno : EIO);
+    done += static_cast<size_t>(n);
+  }
+}
+
+void OutputStream::Commit() {
+  if (fd_ == STDOUT_FILENO) {
+    committed_ = true;
+    return;
+  }
+  if (tmp_.empty()) {  // a device, written in place
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) Fail(errno);
+    committed_ = true;
+    return;
+  }
+  int err = ::fchmod(fd_, 0644) != 0 ? errno : 0;  // mkstemp makes it 0600
+  if (::close(fd_) != 0 && err == 0) err = errno;
+  fd_ = -1;
+  if (err == 0 && std::rename(tmp_.c_str(), path_.c_str()) != 0) err = errno;
+  if (err != 0) Fail(err);  // the destructor removes the temporary file
+  committed_ = true;
 }
 
 void CheckOutputPath(const std::string& path, const Location& where) {

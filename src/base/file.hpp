@@ -23,6 +23,29 @@ void WriteFileAtomically(const std::string& path, std::string_view text, const L
 // ("cannot write the file: <reason>").
 void WriteOutput(const std::string& path, std::string_view text, const Location& where);
 
+// An output written piece by piece (a packet capture too large to hold in
+// memory) with WriteOutput's guarantees: "-" is standard output; a device or
+// FIFO is written in place; anything else goes to a temporary file beside
+// `path` that Commit() renames over it, so a reader never sees half a file.
+// Destroyed without Commit(), it removes the temporary file. Every error
+// throws InputError at `where` ("cannot write the file: <reason>").
+class OutputStream {
+ public:
+  OutputStream(std::string path, Location where);
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+  void Write(std::string_view bytes);
+  void Commit();
+
+ private:
+  [[noreturn]] void Fail(int err);
+  std::string path_, tmp_;
+  Location where_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
 // Before the work that produces an output: InputError at `where` when `path`
 // cannot be written (a folder, a missing or read-only folder, a file without
 // write permission), so that a long run does not end in that error. "" and

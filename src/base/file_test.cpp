@@ -100,5 +100,31 @@ TEST_F(WriteFileAtomicallyTest, CheckOutputPathRefusesFoldersAndMissingFolders) 
   EXPECT_EQ(Entries(), 0u);  // the check leaves nothing behind
 }
 
+// OutputStream: pieces go to a hidden temporary file, renamed over the
+// path at Commit(); without Commit() nothing is left and an old file stays.
+TEST_F(WriteFileAtomicallyTest, OutputStreamCommitsWholeOrLeavesTheOldFile) {
+  const fs::path p = dir_ / "cap.pcapng";
+  {
+    OutputStream out(p.string(), Location{p.string(), 0, "outputs.pcap"});
+    out.Write("abc");
+    out.Write("def");
+    EXPECT_FALSE(fs::exists(p));
+    EXPECT_EQ(Entries(), 1u);  // the temporary file
+    out.Commit();
+  }
+  EXPECT_EQ(Read(p), "abcdef");
+  EXPECT_EQ(fs::status(p).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
+  {
+    OutputStream out(p.string(), Location{p.string(), 0, "outputs.pcap"});
+    out.Write("partial");
+  }
+  EXPECT_EQ(Read(p), "abcdef");
+  EXPECT_EQ(Entries(), 1u);
+  EXPECT_THROW(OutputStream((dir_ / "no" / "x").string(), Location{"x", 0, "outputs.pcap"}),
+               InputError);
+}
+
 }  // namespace
 }  // namespace lossless

@@ -52,8 +52,18 @@ int RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool 
   const Location csv_where{s.series.csv_out, 0, "outputs.series_csv"};
   CheckOutputPath(path, json_where);
   CheckOutputPath(s.series.csv_out, csv_where);
+  const Location pcap_where{s.capture.pcap, 0, "outputs.pcap"};
+  const Location trace_where{s.capture.trace, 0, "outputs.trace"};
+  CheckOutputPath(s.capture.pcap, pcap_where);
+  CheckOutputPath(s.capture.trace, trace_where);
   if (path == "-" && s.series.csv_out == "-")
     throw InputError(csv_where, "expected one output on standard output, got the JSON and the CSV");
+  const int on_stdout = (path == "-") + (s.series.csv_out == "-") + (s.capture.pcap == "-") +
+                        (s.capture.trace == "-");
+  if (on_stdout > 1 && (s.capture.pcap == "-" || s.capture.trace == "-")) {
+    throw InputError(s.capture.pcap == "-" ? pcap_where : trace_where,
+                     "expected one output on standard output, got more than one");
+  }
   InterruptScope interrupts;
   ProgressLine line(progress && ProgressLine::StderrIsTerminal());
   const auto t0 = std::chrono::steady_clock::now();
@@ -75,7 +85,7 @@ int RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool 
   report::RunResult r = run::RunScenario(s, hooks);
   line.Clear();
   // With the JSON or the CSV on standard output, the text report goes to standard error.
-  const bool stdout_taken = path == "-" || s.series.csv_out == "-";
+  const bool stdout_taken = on_stdout > 0;
   fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(report::RunText(r, timing)));
   if (!path.empty()) WriteOutput(path, report::RunJson(r, timing).dump(2) + "\n", json_where);
   if (!s.series.csv_out.empty())
@@ -207,6 +217,10 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
       topology::Topology t = scenario::BuildTopology(s);
       auto flows = workload::ExpandTraffic(s, static_cast<uint32_t>(t.hosts.size()), &t);
       if (s.series.interval.ps() > 0) scenario::SeriesPorts(s, t);
+      if (!s.capture.pcap.empty())
+        scenario::SelectPorts(s.capture.pcap_ports, s.capture.pcap_ports_where, t);
+      if (!s.capture.trace.empty())
+        scenario::SelectPorts(s.capture.trace_ports, s.capture.trace_ports_where, t);
       scenario::CheckFaults(s, t, flows.size());
       fmt::print("{}: ok: {}; {} hosts, {} links; {} flows\n", text::OneLine(*file),
                  text::OneLine(t.description), t.hosts.size(), t.links.size(), flows.size());

@@ -189,6 +189,7 @@ int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
       pf.kind = PacketKind::kControl;
       pf.tclass = static_cast<uint8_t>(vl);
       pf.payload = fccl;
+      pf.seq = r.vls[vl].fctbs;  // the FCP's FCTBS
       pf.wire = static_cast<uint32_t>(wire);
       tx_trace_(tx_trace_ctx_, port, pf, units::Time::Ps(t));
     }

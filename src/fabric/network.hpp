@@ -364,6 +364,16 @@ class Network final : public sim::EventHandler {
     tx_trace_ = fn;
     tx_trace_ctx_ = ctx;
   }
+  // Called each time a received PAUSE takes effect at `port` (outputs.trace):
+  // flow-controlled classes `mask` (less those the watchdog ignores) are
+  // paused from `now` until `until` (until <= now: resumed). Off unless set.
+  using PauseTrace = void (*)(void* ctx, uint32_t port, uint8_t mask, Time now, Time until);
+  void set_pause_trace(PauseTrace fn, void* ctx) {
+    pause_trace_ = fn;
+    pause_trace_ctx_ = ctx;
+  }
+  // ECN marks port `p` has made on class c so far (cheap; for traces).
+  uint64_t EcnMarks(uint32_t p, int c) const { return ports_[p].stats.classes[c].ecn_marks; }
   // Delivers a PFC frame to `port` as if its reception ended now (for tests
   // of the sender side, docs/model/pfc.md#pause-timing, experiment E1).
   void ReceivePause(uint32_t port, uint8_t class_enable, uint16_t quanta);
@@ -694,6 +704,8 @@ class Network final : public sim::EventHandler {
   int num_lossless_ = 0;
   TxTrace tx_trace_ = nullptr;
   void* tx_trace_ctx_ = nullptr;
+  PauseTrace pause_trace_ = nullptr;
+  void* pause_trace_ctx_ = nullptr;
   flowctl::PfcThresholds pfc_;  // resolved thresholds and decisions
   size_t flows_done_ = 0;
   uint64_t packet_hops_ = 0;

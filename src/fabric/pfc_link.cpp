@@ -84,6 +84,9 @@ void Network::ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t r
   }
   mask = static_cast<uint8_t>(mask & ~p.wd_active);  // the watchdog ignores PAUSE while restoring
   p.wd_unpaused = static_cast<uint8_t>(p.wd_unpaused & ~mask);
+  if (pause_trace_ != nullptr) [[unlikely]]
+    pause_trace_(pause_trace_ctx_, port, static_cast<uint8_t>(mask & pfc_.classes()), Time::Ps(now),
+                 Time::Ps(until));
   for (unsigned m = mask; m != 0; m &= m - 1) {
     int c = __builtin_ctz(m);
     // Paused time, on every flow-controlled class the frame holds (all of

@@ -13,6 +13,7 @@
 #include "base/error.hpp"
 #include "deadlock/deadlock_detector.hpp"
 #include "report/series.hpp"
+#include "run/captures.hpp"
 #include "workload/tenants.hpp"
 #include "workload/traffic.hpp"
 
@@ -169,6 +170,8 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   topology::Topology topo = scenario::BuildTopology(s);
   sim::Simulator sim(s.seed);
   fabric::Network net(sim, topo, s.net);
+  // outputs.pcap, outputs.trace: before the flows, whose first packets may leave at once.
+  Captures captures(s, topo, net);
   std::unique_ptr<deadlock::DeadlockDetector> detector;
   if (s.deadlock.detect && s.net.pfc.enabled) {
     detector =
@@ -263,7 +266,9 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   // Where the results go is not part of what was simulated: two runs that
   // differ only in their output paths give the same JSON.
   for (const auto& kv : s.resolved)
-    if (kv.first != "outputs.json" && kv.first != "outputs.series_csv") r.parameters.push_back(kv);
+    if (kv.first != "outputs.json" && kv.first != "outputs.series_csv" &&
+        kv.first != "outputs.pcap" && kv.first != "outputs.trace")
+      r.parameters.push_back(kv);
   r.per_flow_listed = job.size() <= static_cast<uint64_t>(s.per_flow_limit);
   if (r.per_flow_listed) r.per_flow.reserve(job.size());
   for (const auto& f : job) {
@@ -298,6 +303,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   r.bytes_per_packet = fabric::PacketPool::kBytesPerPacket;
   r.timing.packet_hops_per_s =
       r.timing.run_s > 0 ? static_cast<double>(r.packet_hops) / r.timing.run_s : 0;
+  captures.Finish(r, sim.Now());
   r.timing.peak_rss_mb = PeakRssMb();
   return r;
 }

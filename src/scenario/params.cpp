@@ -345,6 +345,38 @@ const std::vector<ParamInfo>& BaseParams() {
        "Also write the series as CSV to this path (one row per sample; docs/series.md; relative "
        "as topology.file; '-' = standard output).",
        ""},
+      {"outputs.pcap", T::kString, "",
+       "Write the frames the outputs.pcap_ports send as a pcapng capture to this path, for "
+       "Wireshark or tshark (docs/capture.md; relative as topology.file). Empty = no capture.",
+       ""},
+      {"outputs.pcap_ports", T::kString, "all",
+       "Link directions captured, one pcapng interface each: all, none, or a comma-separated "
+       "list of names such as S->R (busy means all here).",
+       ""},
+      {"outputs.pcap_from", T::kTime, "0s",
+       "Capture frames that start at or after this time.", ""},
+      {"outputs.pcap_until", T::kTime, "",
+       "Capture frames that start before this time; empty = until the end of the run.", ""},
+      {"outputs.pcap_limit", T::kBytes, "256MiB",
+       "Largest capture file; frames beyond it are left out and the run says how many.", ""},
+      {"outputs.pcap_snaplen", T::kInt, "0",
+       "Bytes of each frame kept in the capture (its length on the wire is recorded); 0 = whole "
+       "frames.",
+       "", 0, 65535},
+      {"outputs.pcap_resolution", T::kEnum, "ns",
+       "Timestamp resolution of the capture: ns (nanoseconds, rounded down) or ps "
+       "(the simulator's picoseconds).",
+       "ns|ps"},
+      {"outputs.trace", T::kString, "",
+       "Write a timeline as Chrome trace-event JSON to this path, for ui.perfetto.dev "
+       "(docs/capture.md; relative as topology.file; '-' = standard output). Empty = none.",
+       ""},
+      {"outputs.trace_ports", T::kString, "all",
+       "Link directions with tracks in the timeline (paused intervals, queue occupancy, ECN "
+       "marks, CNPs, watchdog): all, none, or a comma-separated list of names such as S->R.",
+       ""},
+      {"outputs.trace_limit", T::kBytes, "256MiB",
+       "Largest timeline file; events beyond it are left out and the run says how many.", ""},
       {"outputs.per_flow_limit", T::kInt, "100000",
        "The run JSON lists every flow (hosts, size, start, completion time or bytes left) when "
        "the run has at most this many flows; above it the list is left out (per_flow: null) to "

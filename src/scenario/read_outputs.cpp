@@ -26,6 +26,30 @@ void ReadOutputs(Fields& f, Scenario& sc) {
   if (sc.stop_time.ps() <= 0) {
     throw InputError(f.Find("stop_time").where, "expected a time above zero");
   }
+  CaptureSpec& cap = sc.capture;
+  cap.pcap = PathInScenario(f.Get("outputs.pcap"), sc.file);
+  cap.pcap_ports = f.Get("outputs.pcap_ports").text;
+  cap.pcap_ports_where = f.Find("outputs.pcap_ports").where;
+  cap.pcap_from = f.Time("outputs.pcap_from");
+  if (cap.pcap_from.ps() < 0) f.Fail("outputs.pcap_from", "a time at or after 0s");
+  if (f.Given("outputs.pcap_until")) {
+    cap.pcap_until = f.Time("outputs.pcap_until");
+    if (cap.pcap_until <= cap.pcap_from) {
+      f.Fail("outputs.pcap_until",
+             "a time after outputs.pcap_from (" + units::FormatTime(cap.pcap_from) + ")");
+    }
+  } else {
+    f.Get("outputs.pcap_until");
+  }
+  cap.pcap_limit = f.Bytes("outputs.pcap_limit");
+  if (cap.pcap_limit < 4096) f.Fail("outputs.pcap_limit", "a size of at least 4KiB");
+  cap.pcap_snaplen = f.Int("outputs.pcap_snaplen");
+  cap.pcap_ps = f.Choice("outputs.pcap_resolution") == "ps";
+  cap.trace = PathInScenario(f.Get("outputs.trace"), sc.file);
+  cap.trace_ports = f.Get("outputs.trace_ports").text;
+  cap.trace_ports_where = f.Find("outputs.trace_ports").where;
+  cap.trace_limit = f.Bytes("outputs.trace_limit");
+  if (cap.trace_limit < 4096) f.Fail("outputs.trace_limit", "a size of at least 4KiB");
   SeriesSpec& series = sc.series;
   series.ports = f.Get("outputs.series.ports").text;
   series.ports_where = f.Find("outputs.series.ports").where;

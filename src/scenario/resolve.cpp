@@ -118,8 +118,12 @@ void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows) {
 }
 
 std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t) {
+  return SelectPorts(s.series.ports, s.series.ports_where, t);
+}
+
+std::vector<uint32_t> SelectPorts(const std::string& sel, const Location& where,
+                                  const topology::Topology& t) {
   std::vector<uint32_t> out;
-  const std::string& sel = s.series.ports;
   if (sel == "none") return out;
   if (sel == "all" || sel == "busy") {
     for (uint32_t p = 0; p < NumPorts(t); ++p) out.push_back(p);
@@ -134,11 +138,10 @@ std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t
         out.push_back(p);
     if (out.size() == before) {
       throw InputError(
-          s.series.ports_where,
-          Expected(fmt::format("busy, all, none or comma-separated link directions of this "
-                               "topology such as {}",
-                               SomePortNames(t)),
-                   want));
+          where, Expected(fmt::format("busy, all, none or comma-separated link directions of this "
+                                      "topology such as {}",
+                                      SomePortNames(t)),
+                          want));
     }
   }
   return out;

@@ -50,6 +50,22 @@ struct SeriesSpec {
   Location ports_where;             // of outputs.series.ports
 };
 
+// Packet capture and timeline (outputs.pcap*, outputs.trace*; docs/capture.md).
+struct CaptureSpec {
+  std::string pcap;                // "" = no capture
+  std::string pcap_ports = "all";  // as SeriesSpec::ports
+  Location pcap_ports_where;
+  units::Time pcap_from;
+  units::Time pcap_until = units::Time::Max();
+  int64_t pcap_limit = int64_t{256} << 20;
+  int64_t pcap_snaplen = 0;
+  bool pcap_ps = false;  // picosecond timestamps
+  std::string trace;     // "" = no timeline
+  std::string trace_ports = "all";
+  Location trace_ports_where;
+  int64_t trace_limit = int64_t{256} << 20;
+};
+
 // Largest number of samples one series may hold (stop_time / interval).
 inline constexpr int64_t kMaxSeriesSamples = 1'000'000;
 
@@ -135,6 +151,7 @@ struct Scenario {
   std::string json_out;
   int64_t per_flow_limit = 100'000;  // outputs.per_flow_limit
   SeriesSpec series;
+  CaptureSpec capture;
   units::Time stop_time;
   SharedFabricSpec shared;
   std::string cost_model = "on-prem";  // cost.model: on-prem | cloud (lossless tco)
@@ -178,5 +195,11 @@ void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows);
 // for busy and all. Throws InputError naming outputs.series.ports for a name
 // that matches no link direction of `t`.
 std::vector<uint32_t> SeriesPorts(const Scenario& s, const topology::Topology& t);
+
+// The ports that a selector (busy | all | none | comma-separated link
+// directions) names; InputError at `where` for a name that matches no link
+// direction of `t`. SeriesPorts is this on outputs.series.ports.
+std::vector<uint32_t> SelectPorts(const std::string& selector, const Location& where,
+                                  const topology::Topology& t);
 
 }  // namespace lossless::scenario
