@@ -586,9 +586,11 @@ struct NcclLogParser::State {
       run->avg_busbw_gbs = *v;
       run->last_line = line_no;
       phase = Phase::kDone;
-      // An unnamed run may be named by the "Collective test concluded" line that
-      // follows (G3): hold it until that line or any other content.
-      if (run->collective == Collective::kUnknown && run->binary.empty())
+      // An unnamed G3 run (a paste cut above its "starting" line) may be named by the
+      // "Collective test concluded" line that follows: hold it until that line or any
+      // other content. Older layouts print no such line and are emitted here.
+      if (run->generation == NcclGeneration::kG3Current &&
+          run->collective == Collective::kUnknown && run->binary.empty())
         hold_for_name = true;
       else
         Emit();
