@@ -67,6 +67,8 @@ declare -A REAL_RC=(
   [dlperf_v100_8gpu_1nic.txt]='1|GPU4 -> mlx5_0 \(mlx5_0\) is SYS'
   [fleetx_v100_8gpu_1nic_node.txt]='1|GPU7 +mlx5_0 x8 +NODE'
   [stelline_rtx6000ada_4gpu_4nic.txt]='1|no NIC order fixes the failing pairs'
+  [della_a100_2gpu_2nic_tabs.txt]='1|GPU1 +mlx5_1 +NODE +yes +1 +fail'
+  [traverse_v100_4gpu_4nic_tabs.txt]='1|GPU3 +mlx5_3 +NODE +yes +8 +fail'
 )
 for f in "$R"/*; do
   b=$(basename "$f")

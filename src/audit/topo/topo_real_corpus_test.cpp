@@ -50,6 +50,13 @@ TEST(TopoRealCorpus, EveryCaptureGetsTheExpertVerdict) {
       // their own: the nearest NIC of every GPU is NODE, and a NIC per GPU is available.
       {"stelline_rtx6000ada_4gpu_4nic.txt", Verdict::kFail, 4, 4,
        {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}, {NODE, NODE, NODE, NODE}, 1},
+      // Princeton Della: a 2-GPU A100 node, a NIC per socket, each on its own root port;
+      // old tab-separated layout with the NICs named by device.
+      {"della_a100_2gpu_2nic_tabs.txt", Verdict::kFail, 2, 2, {"mlx5_0", "mlx5_1"},
+       {NODE, NODE}, 1},
+      // Princeton Traverse (POWER9, NV3 pairs): two dual-port cards, NUMA nodes 0 and 8.
+      {"traverse_v100_4gpu_4nic_tabs.txt", Verdict::kFail, 4, 4,
+       {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}, {NODE, NODE, NODE, NODE}, 1},
   };
   std::set<std::string> listed;
   for (const Case& c : cases) listed.insert(c.sample);
