@@ -85,6 +85,8 @@ declare -A REAL_RC=(
   [oci_b4_a100_2x8_elided_ranks.log]='0|16 ranks on 2 nodes'
   [oci_mi300x_2x8_rccl.log]='0|list 4 of 16 ranks'
   [oci_gb200_32x4_cut_top.log]='1|all_reduce \[G3 current\], 128 ranks$'
+  [llminsights_a40_4gpu_sys_p2p_off_table_only.log]='0|unknown \[G2 classic\], ranks unknown'
+  [llminsights_dgxa100_4gpu_inplace_dip_table_only.log]='1|all_reduce \(inferred from the table\) \[G2 classic\], ranks unknown'
 )
 for f in "$R"/*; do
   b=$(basename "$f")

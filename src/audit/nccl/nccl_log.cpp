@@ -275,6 +275,8 @@ int64_t NcclRun::RankCount() const {
 
 namespace {
 
+constexpr int64_t kMaxInferRanks = 1 << 16;  // rank counts tried when none is listed
+
 // Guess the collective from the table when the log does not name the binary:
 // redop/root columns, whether in-place is checked and busbw/algbw = factor(n).
 void InferCollective(NcclRun& run, const Layout& layout) {
@@ -322,9 +324,18 @@ void InferCollective(NcclRun& run, const Layout& layout) {
       }
     }
     if (op_checked && ip_unchecked != unchecked_ip) continue;
-    if (ratio && n >= 1) {
-      double f = BusBwFactor(c, n);
-      if (std::fabs(*ratio - f) > 0.02 * std::max(f, 0.05)) continue;
+    auto fits = [&](int64_t k) {
+      double f = BusBwFactor(c, k);
+      return std::fabs(*ratio - f) <= 0.02 * std::max(f, 0.05);
+    };
+    if (ratio && n >= 1 && !fits(n)) continue;
+    if (ratio && n < 1) {
+      // A table pasted without its Rank lines: keep the collectives whose factor
+      // matches the ratio for some rank count (all_reduce's 2(n-1)/n reaches 1.5 at
+      // n = 4; reduce_scatter's (n-1)/n never exceeds 1).
+      bool any = false;
+      for (int64_t k = 2; k <= kMaxInferRanks && !any; ++k) any = fits(k);
+      if (!any) continue;
     }
     candidates.push_back(c);
   }

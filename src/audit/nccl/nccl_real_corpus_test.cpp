@@ -64,6 +64,15 @@ TEST(NcclRealCorpus, EveryLogGetsTheExpertVerdict) {
       // 31% at 1 GiB, in both halves, then recovers.
       {"oci_gb200_32x4_cut_top.log", Verdict::kFail, G3, AR, false, 128, std::nullopt, 683.57,
        {"rank_list_incomplete", "falling_busbw", "no_line_rate"}},
+      // Table-only pastes from a tutorial (no Rank lines, no name). 4 A40s across a socket
+      // boundary with NVLink P2P disabled: 1.4 GB/s. algbw < 1 GB/s is too coarse to infer
+      // the collective; nothing in the table itself is wrong.
+      {"llminsights_a40_4gpu_sys_p2p_off_table_only.log", Verdict::kPass, G2,
+       Collective::kUnknown, false, 0, std::nullopt, 1.44, {"no_line_rate"}},
+      // 4 A100s on NVSwitch: busbw/algbw = 1.5 makes it an all_reduce of 4 ranks; the
+      // in-place half at 4 GiB is 30% below the out-of-place half.
+      {"llminsights_dgxa100_4gpu_inplace_dip_table_only.log", Verdict::kFail, G2, AR, true, 0,
+       std::nullopt, 234.74, {"inplace_low", "no_line_rate"}},
   };
   std::set<std::string> listed;
   for (const Case& c : cases) listed.insert(c.sample);
