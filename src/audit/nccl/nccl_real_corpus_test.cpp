@@ -119,3 +119,29 @@ TEST(NcclRealCorpus, ShortenedRankListIsNotASingleNodeRun) {
 
 }  // namespace
 }  // namespace lossless::audit::nccl
+
+namespace lossless::audit::nccl {
+namespace {
+
+// Streaming: the cut G3 run is held after its footer and emitted, named, at the
+// "Collective test concluded" line; nothing waits for the end of the input.
+TEST(NcclRealCorpus, CutG3RunIsEmittedAtItsConcludedLine) {
+  std::vector<Collective> seen;
+  NcclLogParser p("gb200", [&](NcclRun&& r) { seen.push_back(r.collective); });
+  std::ifstream in(kDir + "oci_gb200_32x4_cut_top.log", std::ios::binary);
+  for (std::string l; std::getline(in, l);) {
+    const bool concluded = l.rfind("# Collective test concluded:", 0) == 0;
+    if (concluded) {
+      EXPECT_TRUE(seen.empty());  // footer read, run still held for its name
+    }
+    p.FeedLine(l);
+    if (concluded) {
+      EXPECT_EQ(seen, (std::vector<Collective>{Collective::kAllReduce}));
+    }
+  }
+  p.Finish();
+  EXPECT_EQ(seen.size(), 1u);
+}
+
+}  // namespace
+}  // namespace lossless::audit::nccl
