@@ -76,5 +76,24 @@ PY
 then echo "ok   json_fields"; else echo "FAIL json_fields"; fails=$((fails + 1)); fi
 check json_error 2 '"verdict": "error"' -- $F/empty.log --json
 
+# Real logs (tests/fixtures/real/SOURCES.md): exit code and the key line each; a file in
+# the folder without an entry here fails.
+R=tests/fixtures/real/nccl
+declare -A REAL_RC=(
+  [aws_p4d_a100_2x8_efa_mpi_tagged.log]='0|all_reduce \(inferred from the table\) \[G1 legacy\], 16 ranks on 2 nodes'
+  [gcp_a3mega_h100_2x8_tcpxo.log]='0|peak busbw 338\.82 GB/s'
+  [oci_b4_a100_2x8_elided_ranks.log]='0|16 ranks on 2 nodes'
+  [oci_mi300x_2x8_rccl.log]='0|list 4 of 16 ranks'
+  [oci_gb200_32x4_cut_top.log]='1|all_reduce \[G3 current\], 128 ranks$'
+  [llminsights_a40_4gpu_sys_p2p_off_table_only.log]='0|unknown \[G2 classic\], ranks unknown'
+  [llminsights_dgxa100_4gpu_inplace_dip_table_only.log]='1|all_reduce \(inferred from the table\) \[G2 classic\], ranks unknown'
+)
+for f in "$R"/*; do
+  b=$(basename "$f")
+  if [[ -z ${REAL_RC[$b]+x} ]]; then echo "FAIL real_$b: no expected exit code here"; fails=$((fails + 1)); continue; fi
+  check "real_$b" "${REAL_RC[$b]%%|*}" "${REAL_RC[$b]#*|}" -- "$f"
+done
+check real_b4_line_rate 0 'best 94\.2%' -- $R/oci_b4_a100_2x8_elided_ranks.log --nic-gbps 100 --nics-per-node 16
+
 [[ $fails -eq 0 ]] || { echo "$fails check(s) failed"; exit 1; }
 echo "all audit nccl checks passed"

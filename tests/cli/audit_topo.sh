@@ -60,5 +60,21 @@ assert p[0]["link"] == "PIX" and p[0]["numa_match"] is True and p[0]["verdict"] 
 PY
 then echo "ok   json_fields"; else echo "FAIL json_fields"; fails=$((fails + 1)); fi
 
+# Real captures (tests/fixtures/real/SOURCES.md): exit code and the key line each; a file
+# in the folder without an entry here fails.
+R=tests/fixtures/real/topo
+declare -A REAL_RC=(
+  [dlperf_v100_8gpu_1nic.txt]='1|GPU4 -> mlx5_0 \(mlx5_0\) is SYS'
+  [fleetx_v100_8gpu_1nic_node.txt]='1|GPU7 +mlx5_0 x8 +NODE'
+  [stelline_rtx6000ada_4gpu_4nic.txt]='1|no NIC order fixes the failing pairs'
+  [della_a100_2gpu_2nic_tabs.txt]='1|GPU1 +mlx5_1 +NODE +yes +1 +fail'
+  [traverse_v100_4gpu_4nic_tabs.txt]='1|GPU3 +mlx5_3 +NODE +yes +8 +fail'
+)
+for f in "$R"/*; do
+  b=$(basename "$f")
+  if [[ -z ${REAL_RC[$b]+x} ]]; then echo "FAIL real_$b: no expected exit code here"; fails=$((fails + 1)); continue; fi
+  check "real_$b" "${REAL_RC[$b]%%|*}" "${REAL_RC[$b]#*|}" -- "$f"
+done
+
 [[ $fails -eq 0 ]] || { echo "$fails check(s) failed"; exit 1; }
 echo "all audit topo checks passed"

@@ -267,7 +267,15 @@ std::vector<std::string> NcclRun::Hosts() const {
   return out;
 }
 
+int64_t NcclRun::RankCount() const {
+  int64_t top = -1;
+  for (const auto& r : ranks) top = std::max(top, r.rank);
+  return top + 1;
+}
+
 namespace {
+
+constexpr int64_t kMaxInferRanks = 1 << 16;  // rank counts tried when none is listed
 
 // Guess the collective from the table when the log does not name the binary:
 // redop/root columns, whether in-place is checked and busbw/algbw = factor(n).
@@ -290,7 +298,7 @@ void InferCollective(NcclRun& run, const Layout& layout) {
     std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
     ratio = ratios[ratios.size() / 2];
   }
-  const int64_t n = static_cast<int64_t>(run.ranks.size());
+  const int64_t n = run.RankCount();
   std::vector<Collective> candidates;
   for (const auto& info : kCollectives) {
     Collective c = info.c;
@@ -316,9 +324,18 @@ void InferCollective(NcclRun& run, const Layout& layout) {
       }
     }
     if (op_checked && ip_unchecked != unchecked_ip) continue;
-    if (ratio && n >= 1) {
-      double f = BusBwFactor(c, n);
-      if (std::fabs(*ratio - f) > 0.02 * std::max(f, 0.05)) continue;
+    auto fits = [&](int64_t k) {
+      double f = BusBwFactor(c, k);
+      return std::fabs(*ratio - f) <= 0.02 * std::max(f, 0.05);
+    };
+    if (ratio && n >= 1 && !fits(n)) continue;
+    if (ratio && n < 1) {
+      // A table pasted without its Rank lines: keep the collectives whose factor
+      // matches the ratio for some rank count (all_reduce's 2(n-1)/n reaches 1.5 at
+      // n = 4; reduce_scatter's (n-1)/n never exceeds 1).
+      bool any = false;
+      for (int64_t k = 2; k <= kMaxInferRanks && !any; ++k) any = fits(k);
+      if (!any) continue;
     }
     candidates.push_back(c);
   }
@@ -350,6 +367,7 @@ struct NcclLogParser::State {
   Phase phase = Phase::kPreamble;
   Layout layout;
   bool has_params = false;
+  bool hold_for_name = false;  // footer read, waiting for a "concluded" line to name the run
 
   Location Where(std::string field = "") const { return Location{file, line_no, std::move(field)}; }
 
@@ -579,7 +597,14 @@ struct NcclLogParser::State {
       run->avg_busbw_gbs = *v;
       run->last_line = line_no;
       phase = Phase::kDone;
-      Emit();
+      // An unnamed G3 run (a paste cut above its "starting" line) may be named by the
+      // "Collective test concluded" line that follows: hold it until that line or any
+      // other content. Older layouts print no such line and are emitted here.
+      if (run->generation == NcclGeneration::kG3Current &&
+          run->collective == Collective::kUnknown && run->binary.empty())
+        hold_for_name = true;
+      else
+        Emit();
     }
   }
 
@@ -596,6 +621,10 @@ struct NcclLogParser::State {
     }
     std::string_view line = Trim(StripLauncherPrefix(raw));
     if (line.empty()) return;
+    if (hold_for_name && line != "#" && !StartsWith(line, "# Collective test concluded:")) {
+      hold_for_name = false;
+      Emit();
+    }
     if (bad_row && (line.front() == '#' || (line.front() >= '0' && line.front() <= '9')))
       throw *bad_row;
     if (line.front() == '#') {
@@ -614,7 +643,16 @@ struct NcclLogParser::State {
         r.binary = bin;
         r.collective = CollectiveFromText(bin);
       } else if (StartsWith(body, "Collective test concluded:")) {
-        // closes the run printed above; nothing to record
+        // Closes the run printed above; names it when the log was cut above the
+        // "starting" line (a paste that begins inside the Rank list).
+        if (run && run->collective == Collective::kUnknown && run->binary.empty()) {
+          run->binary = std::string(Trim(body.substr(body.find(':') + 1)));
+          run->collective = CollectiveFromText(run->binary);
+        }
+        if (hold_for_name) {
+          hold_for_name = false;
+          Emit();
+        }
       } else if (StartsWith(body, "nThread ")) {
         ParseParams(body);
       } else if (StartsWith(body, "Rank ")) {

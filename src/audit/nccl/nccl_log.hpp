@@ -103,6 +103,11 @@ struct NcclRun {
 
   // Distinct host names of the Rank lines, in order of first appearance.
   std::vector<std::string> Hosts() const;
+  // Ranks in the run: the highest rank index listed plus one. A pasted log often
+  // lists only some Rank lines (the first and last of each host, or the tail of a
+  // long list cut at the top), so this can exceed ranks.size(); 0 without Rank lines.
+  int64_t RankCount() const;
+  bool RankListIncomplete() const { return RankCount() > static_cast<int64_t>(ranks.size()); }
 };
 
 struct NcclLog {

@@ -74,9 +74,20 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
   rep.generation = run.generation;
   rep.collective = run.collective;
   rep.collective_inferred = run.collective_inferred;
-  rep.ranks = static_cast<int64_t>(run.ranks.size());
-  if (!run.ranks.empty()) rep.nodes = static_cast<int64_t>(run.Hosts().size());
+  rep.ranks = run.RankCount();
+  const int64_t hosts = static_cast<int64_t>(run.Hosts().size());
+  // A shortened Rank list still proves the hosts it names; one host named out of
+  // a longer list says nothing about the node count.
+  const bool partial = run.RankListIncomplete();
+  if (!run.ranks.empty() && !(partial && hosts == 1)) rep.nodes = hosts;
   auto& F = rep.findings;
+  if (partial)
+    F.push_back({"rank_list_incomplete", Verdict::kPass, 0,
+                 fmt::format("Rank lines list {} of {} ranks (rank {} is the highest named): "
+                             "the list was shortened, so {}",
+                             run.ranks.size(), rep.ranks, rep.ranks - 1,
+                             hosts > 1 ? fmt::format("{} nodes is a lower bound", hosts)
+                                       : std::string("the node count is unknown"))});
 
   if (run.rows.empty()) {
     F.push_back({"no_results", Verdict::kFail, run.last_line,
@@ -203,7 +214,7 @@ NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg) {
                  "efficiency not judged: give --nic-gbps and --nics-per-node (or --preset)"});
   } else if (!single_node) {
     const std::string nics = fmt::format("{} x {:g} Gb/s NICs", *cfg.nics_per_node, *cfg.nic_gbps);
-    if (!rep.nodes)
+    if (!rep.nodes && run.ranks.empty())
       F.push_back(
           {"nodes_unknown", Verdict::kPass, 0,
            "no Rank lines: node count unknown, efficiency judged as if the run spans nodes"});
