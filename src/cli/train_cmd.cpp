@@ -34,7 +34,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--model", o->model, "Model preset: 7b, 13b, 70b (Llama 2; default 70b)");
-  cmd->add_option("--strategy", o->strategy, "ddp or fsdp (default fsdp)");
+  cmd->add_option("--strategy", o->strategy,
+                  "ddp, fsdp or hsdp (FSDP inside each node, replicated across nodes; default fsdp)");
   cmd->add_option("--tp", o->tp, "Tensor-parallel degree inside a node (default 1)");
   cmd->add_option("--nodes", o->nodes, "Nodes (default 16)");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, one NIC each (default 8)");
@@ -71,8 +72,10 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       c.strategy = train::Strategy::kDdp;
     else if (o->strategy == "fsdp")
       c.strategy = train::Strategy::kFsdp;
+    else if (o->strategy == "hsdp")
+      c.strategy = train::Strategy::kHsdp;
     else
-      throw InputError({"<cli>", 0, "--strategy"}, Expected("ddp or fsdp", o->strategy));
+      throw InputError({"<cli>", 0, "--strategy"}, Expected("ddp, fsdp or hsdp", o->strategy));
     if (o->recompute == "auto")
       c.recompute = train::Recompute::kAuto;
     else if (o->recompute == "none")

@@ -69,41 +69,60 @@ FabricComm::FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool e
   tenants_ = std::make_unique<workload::TenantTraffic>(
       sim_, *net_, workload::TenantConfig{s.shared.tenant_load, s.shared.tenant_burst});
   entity_ = sim_.AddEntity();
-  const units::Rate rate = topo_.links.empty() ? units::Rate::Gbps(400) : topo_.links[0].rate;
-  collective::CommShape shape;
-  shape.nodes = c.nodes;
-  shape.gpus_per_node = dp_per_node_;
-  collective::NodeHardware hw;
-  hw.gpus = hw.nics = dp_per_node_;
-  hw.nic_gbs = static_cast<double>(rate.bps()) / 8e9;
-  tuning_ = std::make_unique<collective::TuningModel>(
-      shape, collective::DeriveSearchGraph(hw, shape.nodes), collective::TuningOverrides{});
+  rate_ = topo_.links.empty() ? units::Rate::Gbps(400) : topo_.links[0].rate;
 }
 
-int FabricComm::Channels(CommKind kind, int64_t bytes) const {
-  return std::max(1, tuning_->Choose(CollectiveOf(kind), bytes).channels);
+std::pair<int, int> FabricComm::Shape(CommGroup group) const {
+  switch (group) {
+    case CommGroup::kNode:
+      return {1, dp_per_node_};
+    case CommGroup::kAcross:
+      return {c_.nodes, 1};
+    default:
+      return {c_.nodes, dp_per_node_};
+  }
 }
 
-collective::RingEngine& FabricComm::EngineFor(CommKind kind, int channels) {
-  auto& e = engines_[{static_cast<int>(kind), channels}];
+const collective::TuningModel& FabricComm::Tuning(CommGroup group) {
+  auto& t = tuning_[static_cast<int>(group)];
+  if (!t) {
+    const auto [nodes, g] = Shape(group);
+    collective::CommShape shape;
+    shape.nodes = nodes;
+    shape.gpus_per_node = g;
+    collective::NodeHardware hw;
+    hw.gpus = hw.nics = g;
+    hw.nic_gbs = static_cast<double>(rate_.bps()) / 8e9;
+    t = std::make_unique<collective::TuningModel>(
+        shape, collective::DeriveSearchGraph(hw, shape.nodes), collective::TuningOverrides{});
+  }
+  return *t;
+}
+
+int FabricComm::Channels(CommKind kind, CommGroup group, int64_t bytes) {
+  return std::max(1, Tuning(group).Choose(CollectiveOf(kind), bytes).channels);
+}
+
+collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, int channels) {
+  auto& e = engines_[{static_cast<int>(kind), static_cast<int>(group), channels}];
   if (e) return *e;
   // As `perf` builds it (run/perf_run.cpp): NCCL's Ring/Simple steps and
   // software latencies, NCCL's ring orders over the group's GPUs and NICs.
-  const int g = dp_per_node_;
+  const auto [nodes, g] = Shape(group);
   collective::RingSpec spec;
   spec.plan = PlanOf(kind);
   collective::SetNcclSimpleSteps(spec);
   spec.gpus_per_node = g;
   spec.nics_per_node = c_.gpus_per_node;
   spec.nvlink_rate = c_.gpu.nvlink_rate;
-  const collective::TuningConstants& k = tuning_->constants();
+  const collective::TuningConstants& k = Tuning(group).constants();
   constexpr int kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
   spec.launch_latency = Us(k.base_lat_us[kRing][kSimple]);
   spec.net_hop_latency = Us(k.hw_lat_us[kNet][g == 1 ? 0 : kRing][kSimple]);
   spec.nvlink_hop_latency =
       Us(std::max(k.hw_lat_us[kNvlink][kRing][kSimple],
-                  c_.nodes > 1 ? 3 * collective::AlphaBetaParams{}.net_overhead_us : 0.0));
-  for (const collective::RingOrder& r : collective::RingOrders(c_.nodes, g, g, channels)) {
+                  nodes > 1 ? 3 * collective::AlphaBetaParams{}.net_overhead_us : 0.0));
+  for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
     collective::Ring ring;
     ring.nic = static_cast<uint32_t>(r.nic * c_.tp);  // the group's rails
     for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
@@ -115,10 +134,10 @@ collective::RingEngine& FabricComm::EngineFor(CommKind kind, int channels) {
 
 void FabricComm::OnEvent(uint32_t /*kind*/, uint64_t /*arg*/) { sim_.Stop(); }
 
-CommCost FabricComm::Run(CommKind kind, int64_t bytes, units::Time start) {
+CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) {
   CommCost cost;
-  if (bytes <= 0 || c_.DpRanks() < 2) return cost;
-  const std::pair<int, int64_t> key{static_cast<int>(kind), bytes};
+  if (bytes <= 0 || GroupRanks(c_, group) < 2) return cost;
+  const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
   if (!exact_) {
     if (auto it = measured_.find(key); it != measured_.end()) {
       cost = it->second;
@@ -131,7 +150,7 @@ CommCost FabricComm::Run(CommKind kind, int64_t bytes, units::Time start) {
     sim_.Schedule(start, entity_, this, 0, 0);
     sim_.Run();
   }
-  collective::RingEngine& e = EngineFor(kind, Channels(kind, bytes));
+  collective::RingEngine& e = EngineFor(kind, group, Channels(kind, group, bytes));
   e.Begin(bytes, sim_.Now());
   sim_.Run(sim_.Now() + kStuck);
   if (!e.done()) {

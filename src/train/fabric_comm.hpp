@@ -9,7 +9,11 @@
 // 0, t, 2t, ...). The other t - 1 groups move the same bytes at the same
 // time on their own rails and are taken to need the same time; on a rail-
 // optimized fabric they share no link below the spines, so spine contention
-// between groups is what this leaves out.
+// between groups is what this leaves out. HSDP's groups: the shard group
+// is a node's g/t data-parallel GPUs (node 0's, NVLink only; every node runs
+// the same at once on its own NVLink); the replica group is one GPU per node
+// across the nodes, the one on rail 0 at packet level, the others taken to
+// need the same time on their rails.
 //
 // Reuse (DECISIONS, issue 12): a collective of the same kind and size as one
 // already simulated takes that one's measured time and bytes instead of
@@ -19,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "collective/model/tuning.hpp"
@@ -57,18 +62,21 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   // c.gpus_per_node GPUs, one NIC each). Throws InputError ("<cli>",
   // "--nodes") when the topology has another host count.
   FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool exact);
-  CommCost Run(CommKind kind, int64_t bytes, units::Time start) override;
+  CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override;
   void OnEvent(uint32_t kind, uint64_t arg) override;  // the clock reached a start
 
   FabricCounters Counters() const;
   units::Time Now() const { return sim_.Now(); }
   uint64_t events() const { return sim_.events_executed(); }
   int simulated() const { return simulated_; }
-  // The ring engine's channel count for a collective of `bytes`.
-  int Channels(CommKind kind, int64_t bytes) const;
+  // The ring engine's channel count for a collective of `bytes` on `group`.
+  int Channels(CommKind kind, CommGroup group, int64_t bytes);
 
  private:
-  collective::RingEngine& EngineFor(CommKind kind, int channels);
+  // A group's shape: nodes, and GPUs per node that take part.
+  std::pair<int, int> Shape(CommGroup group) const;
+  const collective::TuningModel& Tuning(CommGroup group);
+  collective::RingEngine& EngineFor(CommKind kind, CommGroup group, int channels);
 
   TrainConfig c_;
   bool exact_;
@@ -77,10 +85,12 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   topology::Topology topo_;
   std::unique_ptr<fabric::Network> net_;
   std::unique_ptr<workload::TenantTraffic> tenants_;
-  std::unique_ptr<collective::TuningModel> tuning_;
+  units::Rate rate_;
+  std::map<int, std::unique_ptr<collective::TuningModel>> tuning_;  // per group
   uint32_t entity_ = 0;
-  std::map<std::pair<int, int>, std::unique_ptr<collective::RingEngine>> engines_;
-  std::map<std::pair<int, int64_t>, CommCost> measured_;
+  // Keyed on (kind, group, channels) and (kind, group, bytes).
+  std::map<std::tuple<int, int, int>, std::unique_ptr<collective::RingEngine>> engines_;
+  std::map<std::tuple<int, int, int64_t>, CommCost> measured_;
   int simulated_ = 0;
 };
 

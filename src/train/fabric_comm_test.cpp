@@ -57,7 +57,7 @@ TEST(TrainFabricTest, ZeroComputeDdpStepIsTheSumOfBucketAllReducesAlone) {
   for (const Task& t : tasks) {
     if (!t.comm) continue;
     FabricComm fresh(s, c, true);
-    alone = alone + fresh.Run(t.kind, t.bytes, units::Time::Zero()).time;
+    alone = alone + fresh.Run(t.kind, t.group, t.bytes, units::Time::Zero()).time;
     ++buckets;
   }
   std::printf("zero compute: DDP step %.3f us, %d bucket all-reduces alone %.3f us\n",
@@ -71,9 +71,10 @@ TEST(TrainFabricTest, ZeroComputeDdpStepIsTheSumOfBucketAllReducesAlone) {
 
 // Issue 12, check 3: what a GPU sends per step, as the engine counts it,
 // against the textbook formulas (DDP 2 (n - 1)/n of the gradient, FSDP
-// 3 (n - 1)/n), for 8 data-parallel ranks.
+// 3 (n - 1)/n, HSDP 3 (k - 1)/k inside the node and 2 (m - 1)/m of the 1/k
+// shard across nodes), for 8 data-parallel ranks on 2 nodes.
 TEST(TrainFabricTest, BytesPerGpuMatchTheTextbookFormulas) {
-  for (Strategy strat : {Strategy::kDdp, Strategy::kFsdp}) {
+  for (Strategy strat : {Strategy::kDdp, Strategy::kFsdp, Strategy::kHsdp}) {
     TrainConfig c = Small(strat);
     const scenario::Scenario s = ScenarioFor(c);
     const TrainResult r = RunTraining(c, s, "small-ib", /*exact=*/false);

@@ -81,7 +81,9 @@ std::vector<std::string> GpuNames() {
   return v;
 }
 
-const char* StrategyName(Strategy s) { return s == Strategy::kDdp ? "ddp" : "fsdp"; }
+const char* StrategyName(Strategy s) {
+  return s == Strategy::kDdp ? "ddp" : s == Strategy::kHsdp ? "hsdp" : "fsdp";
+}
 const char* RecomputeName(Recompute r) {
   return r == Recompute::kFull ? "full" : r == Recompute::kNone ? "none" : "auto";
 }
@@ -105,8 +107,8 @@ Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
   const ModelSpec& m = c.model;
   Memory mem;
   const int64_t params = m.TotalParams() / c.tp;
-  mem.states = c.strategy == Strategy::kFsdp ? 16 * params / c.DpRanks() : 16 * params;
-  if (c.strategy == Strategy::kFsdp) {
+  mem.states = 16 * params / c.ShardRanks();
+  if (c.strategy != Strategy::kDdp) {
     const int64_t unit = std::max({m.LayerParams(), m.EmbeddingParams(), m.HeadParams()}) / c.tp;
     mem.gathered = 3 * 2 * unit;
   }
@@ -141,6 +143,11 @@ void Validate(TrainConfig& c) {
                                  c.model.heads, c.model.kv_heads, c.tp));
   if (c.DpRanks() * static_cast<int64_t>(c.tp) < 2)
     throw InputError({"<cli>", 0, "--nodes"}, "expected 2 or more GPUs: one GPU moves nothing");
+  if (c.strategy == Strategy::kHsdp && c.ShardRanks() < 2)
+    throw InputError({"<cli>", 0, "--strategy"},
+                     fmt::format("expected 2 or more data-parallel GPUs per node to shard over "
+                                 "with hsdp, got {} (GPUs per node / tp)",
+                                 c.ShardRanks()));
   if (c.micro_batch < 1)
     throw InputError({"<cli>", 0, "--micro-batch"},
                      fmt::format("expected 1 or more sequences, got {}", c.micro_batch));
@@ -166,7 +173,7 @@ void Validate(TrainConfig& c) {
   const Memory m = c.recompute == Recompute::kFull ? full : none;
   if (m.Total() > hbm) {
     throw InputError(
-        {"<cli>", 0, c.strategy == Strategy::kDdp ? "--strategy" : "--nodes"},
+        {"<cli>", 0, c.strategy == Strategy::kFsdp ? "--nodes" : "--strategy"},
         fmt::format("{} with {} on {} GPUs (tp {}, recompute {}) needs {:.1f} GB per GPU "
                     "(weights, gradients and Adam states {:.1f} GB, gathered layers {:.1f} GB, "
                     "activations {:.1f} GB), {:.1f} GB more than the {}'s {:.1f} GB of HBM",
@@ -208,6 +215,11 @@ int64_t DpBytesPerGpu(const TrainConfig& c) {
   double grad = 0;
   for (const Unit& u : Units(c)) grad += 2.0 * static_cast<double>(u.params);
   if (c.strategy == Strategy::kDdp) return static_cast<int64_t>(2.0 * (n - 1) / n * grad);
+  if (c.strategy == Strategy::kHsdp) {
+    const double k = c.ShardRanks(), m = c.nodes;
+    return static_cast<int64_t>(static_cast<double>(c.Accumulation()) *
+                                (3.0 * (k - 1) / k * grad + 2.0 * (m - 1) / m * grad / k));
+  }
   return static_cast<int64_t>(static_cast<double>(c.Accumulation()) * 3.0 * (n - 1) / n * grad);
 }
 

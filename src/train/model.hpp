@@ -62,7 +62,8 @@ struct GpuSpec {
 GpuSpec FindGpu(const std::string& name, const std::string& field = "--gpu");
 std::vector<std::string> GpuNames();
 
-enum class Strategy { kDdp, kFsdp };
+// kHsdp: hybrid sharding, FSDP inside each node, replicas across nodes.
+enum class Strategy { kDdp, kFsdp, kHsdp };
 enum class Recompute { kAuto, kNone, kFull };
 const char* StrategyName(Strategy s);
 const char* RecomputeName(Recompute r);
@@ -81,6 +82,11 @@ struct TrainConfig {
   int steps = 1;
 
   int DpRanks() const { return nodes * gpus_per_node / tp; }
+  // Ranks one parameter is sharded over: all data-parallel ranks (FSDP),
+  // the node's (HSDP), none (DDP: 1).
+  int ShardRanks() const {
+    return strategy == Strategy::kFsdp ? DpRanks() : strategy == Strategy::kHsdp ? gpus_per_node / tp : 1;
+  }
   int64_t GlobalBatch() const { return global_batch > 0 ? global_batch : micro_batch * DpRanks(); }
   int64_t Accumulation() const { return GlobalBatch() / (micro_batch * DpRanks()); }
   int64_t TokensPerMicroBatch() const { return micro_batch * model.seq_len; }
@@ -133,7 +139,9 @@ units::Time NvlinkAllReduce(int64_t bytes, int ranks, units::Rate rate, units::T
 // Bytes of gradient (bf16) per GPU per step, and the textbook bytes each GPU
 // sends per step over the data-parallel collectives: DDP 2 (n - 1)/n of the
 // gradient per all-reduce; FSDP per micro-batch two parameter all-gathers and
-// one gradient reduce-scatter of (n - 1)/n each; TP 2 all-reduces of b s h
+// one gradient reduce-scatter of (n - 1)/n each; HSDP the same inside the
+// node (k ranks) plus an all-reduce of the 1/k shard across the m nodes,
+// 2 (m - 1)/m; TP 2 all-reduces of b s h
 // activations per layer forward and 2 backward, 2 (t - 1)/t each.
 int64_t DpBytesPerGpu(const TrainConfig& c);
 int64_t TpBytesPerGpu(const TrainConfig& c);

@@ -86,6 +86,13 @@ TEST(TrainModelTest, FsdpShardsSixteenBytesPerParameter) {
   const Memory m = MemoryPerGpu(c, c.recompute);
   EXPECT_EQ(m.states, 16 * FindModel("70b").TotalParams() / 128);
   EXPECT_LE(m.Total(), c.gpu.hbm_bytes);
+  // HSDP shards over the node's 8 GPUs only.
+  TrainConfig h = Config("13b", Strategy::kHsdp, 16);
+  Validate(h);
+  EXPECT_EQ(MemoryPerGpu(h, h.recompute).states, 16 * FindModel("13b").TotalParams() / 8);
+  EXPECT_NE(ErrorOf(Config("13b", Strategy::kHsdp, 16, 8)).find("2 or more data-parallel GPUs per node"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Config("70b", Strategy::kHsdp, 16)).find("more than the h100's"), std::string::npos);
   TrainConfig d = Config("7b", Strategy::kDdp, 2, 2);
   Validate(d);
   EXPECT_EQ(MemoryPerGpu(d, d.recompute).states, 16 * (FindModel("7b").TotalParams() / 2));

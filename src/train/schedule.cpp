@@ -28,10 +28,12 @@ class Builder {
     tasks_.push_back(std::move(t));
     return tasks_.size() - 1;
   }
-  size_t Comm(CommKind k, int64_t bytes, std::string label, std::vector<size_t> deps) {
+  size_t Comm(CommKind k, int64_t bytes, std::string label, std::vector<size_t> deps,
+              CommGroup g = CommGroup::kData) {
     Task t;
     t.comm = true;
     t.kind = k;
+    t.group = g;
     t.bytes = bytes;
     t.label = std::move(label);
     t.deps = std::move(deps);
@@ -89,10 +91,14 @@ void BuildDdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b) 
 // before its forward and again before its backward, one unit ahead
 // (forward_prefetch / BACKWARD_PRE), and its gradient reduce-scattered after
 // its backward. The next unit's gather is issued when a unit's compute
-// starts, so at most two units are gathered at once.
+// starts, so at most two units are gathered at once. HSDP gathers and
+// scatters inside the node, then all-reduces the node's gradient shard with
+// the other nodes (PyTorch's HYBRID_SHARD), on the same stream.
 void BuildFsdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b) {
   const size_t n = units.size();
-  const bool comm = c.DpRanks() >= 2;
+  const bool hybrid = c.strategy == Strategy::kHsdp;
+  const CommGroup shard = hybrid ? CommGroup::kNode : CommGroup::kData;
+  const bool comm = c.ShardRanks() >= 2;
   for (int64_t m = 0; m < c.Accumulation(); ++m) {
     std::vector<size_t> fwd(n), bwd(n), ag_f(n), ag_b(n);
     // Issue order on the one stream follows the compute that issues it, so
@@ -103,7 +109,7 @@ void BuildFsdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b)
       return b.Comm(CommKind::kAllGather, bytes,
                     fmt::format("all-gather {} {} mb {}", units[u].name,
                                 backward ? "backward" : "forward", m),
-                    std::move(deps));
+                    std::move(deps), shard);
     };
     auto deps_of = [](size_t g) { return g == SIZE_MAX ? std::vector<size_t>{} : std::vector<size_t>{g}; };
     ag_f[0] = gather(0, false, {});
@@ -118,9 +124,15 @@ void BuildFsdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b)
       if (k >= 1) ag_b[k - 1] = gather(k - 1, true, {k + 1 < n ? bwd[k + 1] : fwd[n - 1]});
       bwd[k] = b.Compute(units[k].backward, units[k].tp_backward,
                          fmt::format("backward {} mb {}", units[k].name, m), deps_of(ag_b[k]));
-      if (comm && units[k].params > 0)
-        b.Comm(CommKind::kReduceScatter, 2 * units[k].params,
-               fmt::format("reduce-scatter {} mb {}", units[k].name, m), {bwd[k]});
+      if (comm && units[k].params > 0) {
+        const size_t rs = b.Comm(CommKind::kReduceScatter, 2 * units[k].params,
+                                 fmt::format("reduce-scatter {} mb {}", units[k].name, m),
+                                 {bwd[k]}, shard);
+        if (hybrid && c.nodes >= 2)
+          b.Comm(CommKind::kAllReduce, 2 * units[k].params / c.ShardRanks(),
+                 fmt::format("all-reduce shard {} mb {}", units[k].name, m), {rs},
+                 CommGroup::kAcross);
+      }
     }
   }
 }
@@ -138,9 +150,20 @@ const char* CommKindName(CommKind k) {
   }
 }
 
-CommCost InstantComm::Run(CommKind kind, int64_t bytes, units::Time /*start*/) {
+int GroupRanks(const TrainConfig& c, CommGroup g) {
+  switch (g) {
+    case CommGroup::kNode:
+      return c.gpus_per_node / c.tp;
+    case CommGroup::kAcross:
+      return c.nodes;
+    default:
+      return c.DpRanks();
+  }
+}
+
+CommCost InstantComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::Time /*start*/) {
   CommCost c;
-  const double n = ranks_;
+  const double n = GroupRanks(c_, group);
   const double f = kind == CommKind::kAllReduce ? 2.0 * (n - 1) / n : (n - 1) / n;
   c.bytes_sent = static_cast<int64_t>(f * static_cast<double>(bytes));
   return c;
@@ -181,7 +204,7 @@ StepTimes Schedule(std::vector<Task>& tasks, CommBackend& comm, units::Time at) 
         if (!ready) break;
         t.start = start;
         if (t.comm) {
-          t.cost = comm.Run(t.kind, t.bytes, start);
+          t.cost = comm.Run(t.kind, t.group, t.bytes, start);
           t.finish = start + t.cost.time;
           st.dp_comm = st.dp_comm + t.cost.time;
           st.dp_bytes += t.cost.bytes_sent;

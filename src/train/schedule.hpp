@@ -18,6 +18,11 @@ namespace lossless::train {
 
 enum class CommKind { kAllReduce, kAllGather, kReduceScatter };
 const char* CommKindName(CommKind k);
+// Who takes part: every data-parallel rank (DDP, FSDP); HSDP's shard group
+// inside a node, or its replica group of one GPU per node across the nodes.
+enum class CommGroup { kData, kNode, kAcross };
+// Ranks of `g` in `c`.
+int GroupRanks(const TrainConfig& c, CommGroup g);
 
 // What a collective cost: its time, and what one GPU sent for it.
 struct CommCost {
@@ -30,26 +35,27 @@ class CommBackend {
  public:
   virtual ~CommBackend() = default;
   // The collective of `bytes` (nccl-tests' size: the all-reduce buffer, the
-  // whole N-rank buffer of all-gather and reduce-scatter) over the data-
-  // parallel group, started at `start`. Calls come with non-decreasing starts,
-  // each at or after the previous one's end.
-  virtual CommCost Run(CommKind kind, int64_t bytes, units::Time start) = 0;
+  // whole N-rank buffer of all-gather and reduce-scatter) over `group`,
+  // started at `start`. Calls come with non-decreasing starts, each at or
+  // after the previous one's end.
+  virtual CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) = 0;
 };
 
 // Every collective takes no time and moves the ring formula's bytes: the
 // infinitely fast network.
 class InstantComm final : public CommBackend {
  public:
-  explicit InstantComm(int ranks) : ranks_(ranks) {}
-  CommCost Run(CommKind kind, int64_t bytes, units::Time start) override;
+  explicit InstantComm(const TrainConfig& c) : c_(c) {}
+  CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override;
 
  private:
-  int ranks_;
+  TrainConfig c_;
 };
 
 struct Task {
   bool comm = false;
   CommKind kind = CommKind::kAllReduce;
+  CommGroup group = CommGroup::kData;
   int64_t bytes = 0;          // comm
   units::Time duration;       // compute: its time, TP all-reduces included
   units::Time tp;             // of which TP all-reduces

@@ -14,10 +14,10 @@ namespace {
 // Every collective costs alpha + the ring's bytes per rank / beta.
 class AlphaBetaComm final : public CommBackend {
  public:
-  AlphaBetaComm(int ranks, units::Time alpha, double bytes_per_s)
-      : ranks_(ranks), alpha_(alpha), bps_(bytes_per_s) {}
-  CommCost Run(CommKind kind, int64_t bytes, units::Time start) override {
-    CommCost c = InstantComm(ranks_).Run(kind, bytes, start);
+  AlphaBetaComm(const TrainConfig& c, units::Time alpha, double bytes_per_s)
+      : c_(c), alpha_(alpha), bps_(bytes_per_s) {}
+  CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override {
+    CommCost c = InstantComm(c_).Run(kind, group, bytes, start);
     c.time = alpha_ + units::Time::Ps(static_cast<int64_t>(static_cast<double>(c.bytes_sent) / bps_ * 1e12));
     starts.push_back(start);
     return c;
@@ -25,7 +25,7 @@ class AlphaBetaComm final : public CommBackend {
   std::vector<units::Time> starts;
 
  private:
-  int ranks_;
+  TrainConfig c_;
   units::Time alpha_;
   double bps_;
 };
@@ -53,13 +53,13 @@ units::Time ComputeOf(const std::vector<Unit>& units, int64_t micro) {
 // Issue 12, check 1: with an infinitely fast network the step is the compute
 // model's time, TP all-reduces included, for every strategy.
 TEST(TrainScheduleTest, InfinitelyFastNetworkGivesTheComputeTime) {
-  for (Strategy s : {Strategy::kDdp, Strategy::kFsdp}) {
+  for (Strategy s : {Strategy::kDdp, Strategy::kFsdp, Strategy::kHsdp}) {
     for (int tp : {1, 2}) {
       TrainConfig c = Small(s, 2, tp);
       c.global_batch = 2 * c.DpRanks();  // 2 micro-batches
       const std::vector<Unit> units = Units(c);
       std::vector<Task> tasks = BuildStep(c, units);
-      InstantComm instant(c.DpRanks());
+      InstantComm instant(c);
       const StepTimes st = Schedule(tasks, instant, units::Time::Us(5));
       EXPECT_EQ(st.step.ps(), ComputeOf(units, 2).ps()) << StrategyName(s) << " tp " << tp;
       EXPECT_EQ((st.compute + st.tp).ps(), st.step.ps());
@@ -109,7 +109,7 @@ TEST(TrainScheduleTest, ZeroComputeDdpStepIsTheSumOfItsAllReduces) {
   std::vector<Unit> units = Units(c);
   for (Unit& u : units) u.forward = u.backward = u.tp_forward = u.tp_backward = units::Time::Zero();
   std::vector<Task> tasks = BuildStep(c, units);
-  AlphaBetaComm ab(c.DpRanks(), units::Time::Us(20), 50e9);
+  AlphaBetaComm ab(c, units::Time::Us(20), 50e9);
   const StepTimes st = Schedule(tasks, ab, units::Time::Zero());
   units::Time sum;
   for (const Task& t : tasks)
@@ -135,7 +135,7 @@ TEST(TrainScheduleTest, FsdpComputeWaitsForItsGathers) {
   }
   EXPECT_EQ(gathers, 2 * static_cast<int>(n));
   EXPECT_EQ(scatters, static_cast<int>(n));
-  AlphaBetaComm slow(c.DpRanks(), units::Time::Ms(10), 1e12);
+  AlphaBetaComm slow(c, units::Time::Ms(10), 1e12);
   const StepTimes st = Schedule(tasks, slow, units::Time::Zero());
   for (const Task& t : tasks) {
     for (size_t d : t.deps) EXPECT_GE(t.start.ps(), tasks[d].finish.ps()) << t.label;
@@ -162,7 +162,7 @@ TEST(TrainScheduleTest, DdpExposedCommunicationIsUShapedInBucketSize) {
   auto exposed = [&](int64_t bucket) {
     c.bucket_bytes = bucket;
     std::vector<Task> tasks = BuildStep(c, Units(c));
-    AlphaBetaComm ab(c.DpRanks(), units::Time::Us(50), 100e9);
+    AlphaBetaComm ab(c, units::Time::Us(50), 100e9);
     return Schedule(tasks, ab, units::Time::Zero()).exposed;
   };
   const units::Time one_bucket = exposed(int64_t{16} << 30);

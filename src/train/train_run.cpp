@@ -14,8 +14,8 @@ class Counted final : public CommBackend {
  public:
   Counted(CommBackend& inner, int total, int step, const std::function<void(int, int, int)>& f)
       : inner_(inner), total_(total), step_(step), f_(f) {}
-  CommCost Run(CommKind kind, int64_t bytes, units::Time start) override {
-    CommCost c = inner_.Run(kind, bytes, start);
+  CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override {
+    CommCost c = inner_.Run(kind, group, bytes, start);
     if (f_) f_(step_, ++done_, total_);
     return c;
   }
@@ -33,10 +33,16 @@ std::vector<std::string> Notes(const TrainResult& r) {
       "lossless {}: data-parallel collectives simulated at packet level (NCCL ring, Simple "
       "protocol) on {}; compute is a time budget from peak FLOP/s x {:g} ({}), not simulated",
       kVersion, r.fabric, c.gpu.efficiency, c.gpu.name));
-  if (c.strategy == Strategy::kFsdp)
+  if (c.strategy == Strategy::kHsdp)
+    n.push_back(fmt::format(
+        "approximation: HSDP's {} replica groups (one GPU per node each) all-reduce at the same "
+        "time on their own rails; the group on rail 0 runs at packet level and the others are "
+        "taken to need the same time; gathers and scatters inside a node run on NVLink only",
+        c.ShardRanks()));
+  if (c.strategy != Strategy::kDdp)
     n.push_back(
-        "approximation: FSDP's all-gathers and reduce-scatters share one communication stream "
-        "(serialized), where PyTorch overlaps them on two");
+        "approximation: FSDP's all-gathers, reduce-scatters (and HSDP's all-reduces) share one "
+        "communication stream (serialized), where PyTorch overlaps them on two");
   else
     n.push_back(
         "approximation: DDP buckets are cut at exactly the bucket size in reverse layer order, "
@@ -73,7 +79,7 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
   r.tp_bytes_per_gpu = TpBytesPerGpu(c);
   {
     std::vector<Task> tasks = BuildStep(c, units);
-    InstantComm instant(c.DpRanks());
+    InstantComm instant(c);
     r.ideal_step = Schedule(tasks, instant, units::Time::Zero()).step;
   }
   FabricComm fabric(s, c, exact);

@@ -36,6 +36,7 @@ expect "train --json - writes the document to stdout" 0 '"schema": "lossless.tra
   "$BIN" "${run[@]}" --json -
 expect "train ddp with tensor parallelism" 0 'tensor-parallel all-reduces are analytic over NVLink' -- \
   "$BIN" train --model 7b --strategy ddp --tp 2 --nodes 2 --bucket-mb 50
+expect "train hsdp" 0 '^# approximation: HSDP' -- "$BIN" train --model 13b --strategy hsdp --nodes 2
 expect "train: 70B under DDP does not fit" 2 \
   '^error: <cli>: --strategy: 70b with ddp on 128 GPUs .* GB more than the h100.s 80.0 GB of HBM' -- \
   "$BIN" train --model 70b --strategy ddp --nodes 16
@@ -45,7 +46,7 @@ expect "train: global batch not divisible" 2 '^error: <cli>: --global-batch: exp
   "$BIN" train --model 7b --nodes 2 --global-batch 17
 expect "train: unknown model" 2 "^error: <cli>: --model: expected one of 7b, 13b, 70b, got '8b'" -- \
   "$BIN" train --model 8b
-expect "train: unknown strategy" 2 '^error: <cli>: --strategy: expected ddp or fsdp' -- \
+expect "train: unknown strategy" 2 '^error: <cli>: --strategy: expected ddp, fsdp or hsdp' -- \
   "$BIN" train --strategy zero2
 expect "train: unknown fabric" 2 'unknown profile' -- "$BIN" train --model 7b --nodes 2 --fabric nope
 expect "train: efficiency out of range" 2 '^error: <cli>: --efficiency' -- \
