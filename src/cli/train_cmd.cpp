@@ -29,7 +29,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     std::string recompute = "auto", json;
     int nodes = 16, gpus_per_node = 8, tp = 1, steps = 1;
     int64_t micro_batch = 1, global_batch = 0;
-    double bucket_mb = 25, efficiency = -1;
+    double bucket_mb = 25, efficiency = -1, stall_us = 0;
+    int stall_step = -1;
     bool exact = false, quiet = false, timing = false;
   };
   auto o = std::make_shared<Opts>();
@@ -53,6 +54,9 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--recompute", o->recompute,
                   "Activation recomputation: auto (full only when needed to fit), none, full");
   cmd->add_option("--steps", o->steps, "Steps (default 1)");
+  cmd->add_option("--stall-step", o->stall_step,
+                  "A step (from 0) at whose first collective GPU 0's NIC stops receiving");
+  cmd->add_option("--stall-us", o->stall_us, "How long that NIC stops receiving, us (default 200)");
   cmd->add_option("--json", o->json, "Write the lossless.train/1 document to FILE (- = stdout)");
   cmd->add_flag("--exact", o->exact,
                 "Simulate every collective (default: identical ones reuse a measured time)");
@@ -97,6 +101,19 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     if (o->steps > 100000)
       throw InputError({"<cli>", 0, "--steps"}, fmt::format("expected at most 100000, got {}", o->steps));
     train::Validate(c);
+    train::StallSpec stall;
+    if (o->stall_step != -1 || o->stall_us != 0) {
+      if (o->stall_step < 0 || o->stall_step >= c.steps)
+        throw InputError({"<cli>", 0, "--stall-step"},
+                         fmt::format("expected a step from 0 to {} (--steps {}), got {}",
+                                     c.steps - 1, c.steps, o->stall_step));
+      const double us = o->stall_us == 0 ? 200 : o->stall_us;
+      if (!(us > 0 && us <= 1e6))
+        throw InputError({"<cli>", 0, "--stall-us"},
+                         fmt::format("expected 0 < us <= 1e6, got {:g}", o->stall_us));
+      stall.step = o->stall_step;
+      stall.duration = units::Time::Ps(static_cast<int64_t>(us * 1e6));
+    }
     scenario::Scenario s;
     std::string name;
     if (!o->scenario.empty()) {
@@ -117,7 +134,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       r = train::RunTraining(c, s, name, o->exact, [&](int step, int done, int total) {
         if (line.Due())
           line.Draw(fmt::format("step {}/{}: collective {}/{}", step + 1, c.steps, done, total));
-      });
+      }, stall);
     } catch (const train::TrainFailure& e) {
       line.Clear();
       fmt::print(stderr, "error: {}\n", e.what());

@@ -138,7 +138,9 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   CommCost cost;
   if (bytes <= 0 || GroupRanks(c_, group) < 2) return cost;
   const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
-  if (!exact_) {
+  // Inside a stall's window nothing is reused or kept for reuse.
+  const bool reusable = !exact_ && !stall_pending_ && start >= stall_end_;
+  if (reusable) {
     if (auto it = measured_.find(key); it != measured_.end()) {
       cost = it->second;
       cost.reused = true;
@@ -149,6 +151,11 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   if (start > sim_.Now()) {
     sim_.Schedule(start, entity_, this, 0, 0);
     sim_.Run();
+  }
+  if (stall_pending_) {
+    net_->StallNicReceive(0, sim_.Now(), sim_.Now() + stall_);
+    stall_end_ = sim_.Now() + stall_;
+    stall_pending_ = false;
   }
   collective::RingEngine& e = EngineFor(kind, group, Channels(kind, group, bytes));
   e.Begin(bytes, sim_.Now());
@@ -163,7 +170,7 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   cost.time = e.finish() - e.start();
   cost.bytes_sent = e.BytesSent(0);
   ++simulated_;
-  measured_[key] = cost;
+  if (reusable) measured_[key] = cost;
   return cost;
 }
 

@@ -65,6 +65,18 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override;
   void OnEvent(uint32_t kind, uint64_t arg) override;  // the clock reached a start
 
+  // A stalled NIC during one step (issue 12's faults during training): from
+  // the start of the first collective of step `step`, the NIC of GPU 0
+  // (node 0, rail 0: every simulated group uses it) stops receiving for
+  // `duration` (fabric::Network::StallNicReceive: a pause storm on RoCE, no
+  // credits returned on InfiniBand). Collectives that start before the stall
+  // ends are simulated and their times not reused.
+  void SetStall(int step, units::Time duration) {
+    stall_step_ = step;
+    stall_ = duration;
+  }
+  void BeginStep(int step) { stall_pending_ = step == stall_step_; }
+
   FabricCounters Counters() const;
   units::Time Now() const { return sim_.Now(); }
   uint64_t events() const { return sim_.events_executed(); }
@@ -92,6 +104,9 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   std::map<std::tuple<int, int, int>, std::unique_ptr<collective::RingEngine>> engines_;
   std::map<std::tuple<int, int, int64_t>, CommCost> measured_;
   int simulated_ = 0;
+  int stall_step_ = -1;
+  units::Time stall_, stall_end_;
+  bool stall_pending_ = false;
 };
 
 }  // namespace lossless::train

@@ -119,6 +119,35 @@ TEST(TrainFabricTest, FabricStepIsAtLeastTheIdealStepAndDeterministic) {
   EXPECT_LT(a.steps[0].mfu, c.gpu.efficiency);
 }
 
+// A NIC that stops receiving for T during one step of a communication-bound
+// step stretches that step by about T (the check DECISIONS asks of a pause
+// of T on one ring link, issue 10) and leaves the steps around it as they
+// were; on RoCE the stalled NIC pauses its link.
+TEST(TrainFabricTest, StalledNicStretchesItsStepByAboutTheStall) {
+  const units::Time stall = units::Time::Us(300);
+  for (const char* preset : {"infiniband", "roce"}) {
+    TrainConfig c = Small(Strategy::kFsdp);
+    c.steps = 3;
+    std::string text = Fabric(8, 4);
+    text.replace(text.find("infiniband"), 10, preset);
+    const scenario::Scenario s = scenario::LoadFabricText(text, "t.yaml");
+    const TrainResult r = RunTraining(c, s, "small", false, {}, StallSpec{1, stall});
+    ASSERT_EQ(r.steps.size(), 3u);
+    const double base = static_cast<double>(r.steps[0].times.step.ps());
+    const double hit = static_cast<double>(r.steps[1].times.step.ps());
+    std::printf("%s: step %.3f us, with a %.0f us stall %.3f us, after %.3f us\n", preset, base / 1e6,
+                static_cast<double>(stall.ps()) / 1e6, hit / 1e6,
+                static_cast<double>(r.steps[2].times.step.ps()) / 1e6);
+    EXPECT_GT(hit - base, 0.5 * static_cast<double>(stall.ps())) << preset;
+    EXPECT_LT(hit - base, 1.5 * static_cast<double>(stall.ps())) << preset;
+    EXPECT_EQ(r.steps[2].times.step.ps(), r.steps[0].times.step.ps()) << preset;
+    if (std::string(preset) == "roce") {
+      EXPECT_GT(r.steps[1].counters.pause_frames, 0);
+      EXPECT_EQ(r.steps[0].counters.pause_frames, 0);
+    }
+  }
+}
+
 TEST(TrainFabricTest, TopologyOfAnotherSizeIsBadInput) {
   TrainConfig c = Small(Strategy::kDdp);
   const scenario::Scenario s = scenario::LoadFabricText(Fabric(16, 4), "t.yaml");

@@ -59,6 +59,11 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "{} collectives simulated, {} reused the time of an identical collective measured "
         "before (--exact simulates every one); counters cover the simulated ones",
         r.simulated, r.reused));
+  if (r.stall.step >= 0)
+    n.push_back(fmt::format(
+        "fault: the NIC of GPU 0 (node 0, rail 0) stops receiving for {} from the first "
+        "collective of step {}",
+        units::FormatTime(r.stall.duration), r.stall.step));
   n.push_back("not modelled: optimizer step, data loading, kernel launch gaps, pipeline parallelism");
   return n;
 }
@@ -67,11 +72,13 @@ std::vector<std::string> Notes(const TrainResult& r) {
 
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
-                        const std::function<void(int, int, int)>& progress) {
+                        const std::function<void(int, int, int)>& progress,
+                        const StallSpec& stall) {
   TrainResult r;
   r.config = c;
   r.fabric = fabric_name;
   r.exact = exact;
+  r.stall = stall;
   r.memory = MemoryPerGpu(c, c.recompute);
   const std::vector<Unit> units = Units(c);
   for (const Unit& u : units) r.model_flops_per_gpu += u.model_flops;
@@ -83,6 +90,7 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
     r.ideal_step = Schedule(tasks, instant, units::Time::Zero()).step;
   }
   FabricComm fabric(s, c, exact);
+  fabric.SetStall(stall.step, stall.duration);
   units::Time at = fabric.Now();
   for (int k = 0; k < c.steps; ++k) {
     std::vector<Task> tasks = BuildStep(c, units);
@@ -90,6 +98,7 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
     for (const Task& t : tasks) total += t.comm ? 1 : 0;
     Counted counted(fabric, total, k, progress);
     const FabricCounters before = fabric.Counters();
+    fabric.BeginStep(k);
     StepResult sr;
     sr.times = Schedule(tasks, counted, at);
     sr.counters = fabric.Counters() - before;
@@ -143,6 +152,13 @@ std::string FormatTrain(const TrainResult& r) {
         s.counters.retransmissions);
   }
   out += "# fabric: step time over the step on an infinitely fast network; exposed = step - compute\n";
+  if (r.stall.step >= 0 && r.stall.step < static_cast<int>(r.steps.size()) && r.steps.size() > 1) {
+    const units::Time hit = r.steps[static_cast<size_t>(r.stall.step)].times.step;
+    const units::Time base = r.steps[r.stall.step == 0 ? 1 : 0].times.step;
+    out += fmt::format("# stall at step {}: {:+.3f} ms against step {} ({:+.2f}% of a step)\n",
+                       r.stall.step, Ms(hit - base), r.stall.step == 0 ? 1 : 0,
+                       100.0 * static_cast<double>((hit - base).ps()) / static_cast<double>(base.ps()));
+  }
   return out;
 }
 
@@ -171,6 +187,10 @@ nlohmann::json TrainJson(const TrainResult& r) {
                  {"bucket_bytes", c.bucket_bytes},
                  {"recompute", RecomputeName(c.recompute)},
                  {"exact", r.exact}};
+  j["stall"] = r.stall.step >= 0 ? nlohmann::json{{"step", r.stall.step},
+                                                  {"gpu", 0},
+                                                  {"duration_us", static_cast<double>(r.stall.duration.ps()) / 1e6}}
+                                 : nlohmann::json(nullptr);
   j["memory_bytes"] = {{"states", r.memory.states},
                        {"gathered", r.memory.gathered},
                        {"activations", r.memory.activations},

@@ -24,6 +24,13 @@ struct StepResult {
   double mfu = 0;
 };
 
+// A NIC that stops receiving during one step (FabricComm::SetStall); step -1:
+// none.
+struct StallSpec {
+  int step = -1;
+  units::Time duration;
+};
+
 struct TrainResult {
   TrainConfig config;  // validated (recompute resolved)
   std::string fabric;
@@ -35,13 +42,15 @@ struct TrainResult {
   int simulated = 0, reused = 0;   // collectives, over all steps
   uint64_t events = 0;
   bool exact = false;
+  StallSpec stall;
 };
 
 // c must have passed Validate. `progress`, when set, hears after every
 // collective: step index, collectives done in the step, in the step.
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
-                        const std::function<void(int, int, int)>& progress = {});
+                        const std::function<void(int, int, int)>& progress = {},
+                        const StallSpec& stall = {});
 
 // Text report (what was modelled and approximated first) and the
 // "lossless.train/1" document (docs/train.md).

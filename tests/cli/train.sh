@@ -37,6 +37,10 @@ expect "train --json - writes the document to stdout" 0 '"schema": "lossless.tra
 expect "train ddp with tensor parallelism" 0 'tensor-parallel all-reduces are analytic over NVLink' -- \
   "$BIN" train --model 7b --strategy ddp --tp 2 --nodes 2 --bucket-mb 50
 expect "train hsdp" 0 '^# approximation: HSDP' -- "$BIN" train --model 13b --strategy hsdp --nodes 2
+expect "train: a stalled NIC at step 1" 0 '^# stall at step 1: \+[0-9.]+ ms against step 0' -- \
+  "$BIN" train --model 7b --nodes 2 --fabric roce-tuned --steps 2 --stall-step 1 --stall-us 300
+expect "train: a stall after the last step" 2 '^error: <cli>: --stall-step: expected a step from 0 to 1' -- \
+  "$BIN" train --model 7b --nodes 2 --steps 2 --stall-step 2
 expect "train: 70B under DDP does not fit" 2 \
   '^error: <cli>: --strategy: 70b with ddp on 128 GPUs .* GB more than the h100.s 80.0 GB of HBM' -- \
   "$BIN" train --model 70b --strategy ddp --nodes 16
