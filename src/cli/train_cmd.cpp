@@ -128,6 +128,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     }
     if (!o->json.empty() && o->json != "-") CheckOutputPath(o->json, {o->json, 0, "--json"});
     ProgressLine line(!o->quiet && ProgressLine::StderrIsTerminal());
+    InterruptScope interrupts;
     const auto t0 = std::chrono::steady_clock::now();
     train::TrainResult r;
     try {
@@ -153,7 +154,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     if (o->timing)
       fmt::print(stderr, "timing: {:.1f} s wall, {} events, {} collectives simulated, {} reused\n",
                  wall, r.events, r.simulated, r.reused);
-    ctx.exit_code = 0;
+    ctx.exit_code = r.interrupted ? kExitInterrupted : 0;
   });
 }
 

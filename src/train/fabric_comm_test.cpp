@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.hpp"
+#include "base/progress.hpp"
 #include "scenario/scenario.hpp"
 #include "train/train_run.hpp"
 
@@ -146,6 +147,24 @@ TEST(TrainFabricTest, StalledNicStretchesItsStepByAboutTheStall) {
       EXPECT_EQ(r.steps[0].counters.pause_frames, 0);
     }
   }
+}
+
+// Ctrl-C (DECISIONS 5): the run stops after the collective under way and
+// says so; the steps done before stay.
+TEST(TrainFabricTest, InterruptStopsAtACollectiveAndSaysSo) {
+  TrainConfig c = Small(Strategy::kFsdp);
+  c.steps = 3;
+  const scenario::Scenario s = ScenarioFor(c);
+  InterruptScope scope;
+  int seen = 0;
+  const TrainResult r = RunTraining(c, s, "small", false, [&](int step, int, int) {
+    if (step == 1 && ++seen == 2) RequestInterrupt();
+  });
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(seen, 2);
+  EXPECT_EQ(TrainJson(r)["interrupted"], true);
+  EXPECT_NE(FormatTrain(r).find("# interrupted: 1 of 3 steps done"), std::string::npos);
 }
 
 TEST(TrainFabricTest, TopologyOfAnotherSizeIsBadInput) {

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "base/progress.hpp"
 #include "lossless/version.hpp"
 
 namespace lossless::train {
 namespace {
 
 double Ms(units::Time t) { return static_cast<double>(t.ps()) / 1e9; }
+
+struct StopRequested {};
 
 // Forwards to a backend and reports each collective.
 class Counted final : public CommBackend {
@@ -17,6 +20,7 @@ class Counted final : public CommBackend {
   CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override {
     CommCost c = inner_.Run(kind, group, bytes, start);
     if (f_) f_(step_, ++done_, total_);
+    if (InterruptRequested()) throw StopRequested{};
     return c;
   }
 
@@ -100,7 +104,12 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
     const FabricCounters before = fabric.Counters();
     fabric.BeginStep(k);
     StepResult sr;
-    sr.times = Schedule(tasks, counted, at);
+    try {
+      sr.times = Schedule(tasks, counted, at);
+    } catch (const StopRequested&) {
+      r.interrupted = true;
+      break;
+    }
     sr.counters = fabric.Counters() - before;
     sr.mfu = r.model_flops_per_gpu /
              (static_cast<double>(sr.times.step.ps()) / 1e12 * c.gpu.peak_bf16_tflops * 1e12);
@@ -152,6 +161,8 @@ std::string FormatTrain(const TrainResult& r) {
         s.counters.retransmissions);
   }
   out += "# fabric: step time over the step on an infinitely fast network; exposed = step - compute\n";
+  if (r.interrupted)
+    out += fmt::format("# interrupted: {} of {} steps done\n", r.steps.size(), c.steps);
   if (r.stall.step >= 0 && r.stall.step < static_cast<int>(r.steps.size()) && r.steps.size() > 1) {
     const units::Time hit = r.steps[static_cast<size_t>(r.stall.step)].times.step;
     const units::Time base = r.steps[r.stall.step == 0 ? 1 : 0].times.step;
@@ -221,6 +232,7 @@ nlohmann::json TrainJson(const TrainResult& r) {
                      {"credit_starved_us", s.counters.credit_starved_us}});
   }
   j["steps"] = steps;
+  j["interrupted"] = r.interrupted;
   return j;
 }
 

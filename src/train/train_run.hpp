@@ -43,10 +43,13 @@ struct TrainResult {
   uint64_t events = 0;
   bool exact = false;
   StallSpec stall;
+  bool interrupted = false;  // Ctrl-C: `steps` holds the steps completed before it
 };
 
 // c must have passed Validate. `progress`, when set, hears after every
-// collective: step index, collectives done in the step, in the step.
+// collective: step index, collectives done in the step, in the step. Polls
+// InterruptRequested() (base/progress.hpp) after every collective; when set,
+// the step under way is dropped and the result is marked interrupted.
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
                         const std::function<void(int, int, int)>& progress = {},
