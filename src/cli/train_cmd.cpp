@@ -35,8 +35,9 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--model", o->model, "Model preset: 7b, 13b, 70b (Llama 2; default 70b)");
-  cmd->add_option("--strategy", o->strategy,
-                  "ddp, fsdp or hsdp (FSDP inside each node, replicated across nodes; default fsdp)");
+  cmd->add_option(
+      "--strategy", o->strategy,
+      "ddp, fsdp or hsdp (FSDP inside each node, replicated across nodes; default fsdp)");
   cmd->add_option("--tp", o->tp, "Tensor-parallel degree inside a node (default 1)");
   cmd->add_option("--nodes", o->nodes, "Nodes (default 16)");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, one NIC each (default 8)");
@@ -45,8 +46,9 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
                   "A scenario file whose fabric and topology replace the profile's (its traffic "
                   "is ignored)");
   cmd->add_option("--gpu", o->gpu, "GPU generation: a100, h100, h200, b200 (default h100)");
-  cmd->add_option("--efficiency", o->efficiency,
-                  "Achieved fraction of the GPU's dense BF16 peak (default per GPU, docs/train.md)");
+  cmd->add_option(
+      "--efficiency", o->efficiency,
+      "Achieved fraction of the GPU's dense BF16 peak (default per GPU, docs/train.md)");
   cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per micro-batch (default 1)");
   cmd->add_option("--global-batch", o->global_batch,
                   "Sequences per step (default micro-batch x data-parallel ranks)");
@@ -99,7 +101,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     c.global_batch = o->global_batch;
     c.steps = o->steps;
     if (o->steps > 100000)
-      throw InputError({"<cli>", 0, "--steps"}, fmt::format("expected at most 100000, got {}", o->steps));
+      throw InputError({"<cli>", 0, "--steps"},
+                       fmt::format("expected at most 100000, got {}", o->steps));
     train::Validate(c);
     train::StallSpec stall;
     if (o->stall_step != -1 || o->stall_us != 0) {
@@ -132,10 +135,14 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     const auto t0 = std::chrono::steady_clock::now();
     train::TrainResult r;
     try {
-      r = train::RunTraining(c, s, name, o->exact, [&](int step, int done, int total) {
-        if (line.Due())
-          line.Draw(fmt::format("step {}/{}: collective {}/{}", step + 1, c.steps, done, total));
-      }, stall);
+      r = train::RunTraining(
+          c, s, name, o->exact,
+          [&](int step, int done, int total) {
+            if (line.Due())
+              line.Draw(
+                  fmt::format("step {}/{}: collective {}/{}", step + 1, c.steps, done, total));
+          },
+          stall);
     } catch (const train::TrainFailure& e) {
       line.Clear();
       fmt::print(stderr, "error: {}\n", e.what());
@@ -143,7 +150,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       return;
     }
     line.Clear();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (o->json == "-") {
       fmt::print("{}\n", train::TrainJson(r).dump(2));
     } else {

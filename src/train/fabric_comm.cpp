@@ -36,7 +36,9 @@ collective::RingPlan PlanOf(CommKind k) {
   }
 }
 
-units::Time Us(double v) { return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5)); }
+units::Time Us(double v) {
+  return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5));
+}
 
 }  // namespace
 
@@ -132,7 +134,9 @@ collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, in
   return *e;
 }
 
-void FabricComm::OnEvent(uint32_t /*kind*/, uint64_t /*arg*/) { sim_.Stop(); }
+void FabricComm::OnEvent(uint32_t /*kind*/, uint64_t /*arg*/) {
+  sim_.Stop();
+}
 
 CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) {
   CommCost cost;

@@ -98,8 +98,9 @@ TEST(TrainFabricTest, ReuseStaysWithinTwoPercentOfExactOnSixteenGpus) {
   const TrainResult reuse = RunTraining(c, s, "small-ib", false);
   const double e = static_cast<double>(exact.steps[0].times.step.ps());
   const double r = static_cast<double>(reuse.steps[0].times.step.ps());
-  std::printf("16 GPUs FSDP: exact %.3f ms (%d simulated), reuse %.3f ms (%d simulated, %d reused)\n",
-              e / 1e9, exact.simulated, r / 1e9, reuse.simulated, reuse.reused);
+  std::printf(
+      "16 GPUs FSDP: exact %.3f ms (%d simulated), reuse %.3f ms (%d simulated, %d reused)\n",
+      e / 1e9, exact.simulated, r / 1e9, reuse.simulated, reuse.reused);
   EXPECT_EQ(exact.reused, 0);
   EXPECT_GT(reuse.reused, 10);
   EXPECT_LT(reuse.simulated, exact.simulated / 4);
@@ -136,8 +137,8 @@ TEST(TrainFabricTest, StalledNicStretchesItsStepByAboutTheStall) {
     ASSERT_EQ(r.steps.size(), 3u);
     const double base = static_cast<double>(r.steps[0].times.step.ps());
     const double hit = static_cast<double>(r.steps[1].times.step.ps());
-    std::printf("%s: step %.3f us, with a %.0f us stall %.3f us, after %.3f us\n", preset, base / 1e6,
-                static_cast<double>(stall.ps()) / 1e6, hit / 1e6,
+    std::printf("%s: step %.3f us, with a %.0f us stall %.3f us, after %.3f us\n", preset,
+                base / 1e6, static_cast<double>(stall.ps()) / 1e6, hit / 1e6,
                 static_cast<double>(r.steps[2].times.step.ps()) / 1e6);
     EXPECT_GT(hit - base, 0.5 * static_cast<double>(stall.ps())) << preset;
     EXPECT_LT(hit - base, 1.5 * static_cast<double>(stall.ps())) << preset;

@@ -44,7 +44,9 @@ units::Time Seconds(double s) {
   return units::Time::Ps(static_cast<int64_t>(std::llround(s * 1e12)));
 }
 
-double GB(int64_t b) { return static_cast<double>(b) / 1e9; }
+double GB(int64_t b) {
+  return static_cast<double>(b) / 1e9;
+}
 
 }  // namespace
 
@@ -52,7 +54,9 @@ int64_t ModelSpec::LayerMatmulParams() const {
   const int64_t head_dim = hidden / heads;
   return 2 * hidden * hidden + 2 * hidden * kv_heads * head_dim + 3 * hidden * ffn;
 }
-int64_t ModelSpec::LayerParams() const { return LayerMatmulParams() + 2 * hidden; }
+int64_t ModelSpec::LayerParams() const {
+  return LayerMatmulParams() + 2 * hidden;
+}
 int64_t ModelSpec::TotalParams() const {
   return layers * LayerParams() + EmbeddingParams() + HeadParams();
 }
@@ -60,8 +64,8 @@ int64_t ModelSpec::TotalParams() const {
 ModelSpec FindModel(const std::string& name, const std::string& field) {
   for (const ModelSpec& m : kModels)
     if (m.name == name) return m;
-  throw InputError({"<cli>", 0, field},
-                   fmt::format("expected one of {}, got '{}'", fmt::join(ModelNames(), ", "), name));
+  throw InputError({"<cli>", 0, field}, fmt::format("expected one of {}, got '{}'",
+                                                    fmt::join(ModelNames(), ", "), name));
 }
 std::vector<std::string> ModelNames() {
   std::vector<std::string> v;
@@ -127,7 +131,9 @@ Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
 }
 
 void Validate(TrainConfig& c) {
-  if (c.nodes < 1) throw InputError({"<cli>", 0, "--nodes"}, fmt::format("expected 1 or more nodes, got {}", c.nodes));
+  if (c.nodes < 1)
+    throw InputError({"<cli>", 0, "--nodes"},
+                     fmt::format("expected 1 or more nodes, got {}", c.nodes));
   if (c.gpus_per_node < 1)
     throw InputError({"<cli>", 0, "--gpus-per-node"},
                      fmt::format("expected 1 or more GPUs per node, got {}", c.gpus_per_node));
@@ -152,15 +158,16 @@ void Validate(TrainConfig& c) {
     throw InputError({"<cli>", 0, "--micro-batch"},
                      fmt::format("expected 1 or more sequences, got {}", c.micro_batch));
   if (c.global_batch < 0 || c.GlobalBatch() % (c.micro_batch * c.DpRanks()) != 0)
-    throw InputError({"<cli>", 0, "--global-batch"},
-                     fmt::format("expected a multiple of micro-batch x data-parallel ranks = {} x "
-                                 "{} = {} sequences, got {}",
-                                 c.micro_batch, c.DpRanks(), c.micro_batch * c.DpRanks(),
-                                 c.global_batch));
+    throw InputError(
+        {"<cli>", 0, "--global-batch"},
+        fmt::format("expected a multiple of micro-batch x data-parallel ranks = {} x "
+                    "{} = {} sequences, got {}",
+                    c.micro_batch, c.DpRanks(), c.micro_batch * c.DpRanks(), c.global_batch));
   if (c.bucket_bytes < 1)
     throw InputError({"<cli>", 0, "--bucket-mb"}, "expected a bucket of more than 0 MB");
   if (c.steps < 1)
-    throw InputError({"<cli>", 0, "--steps"}, fmt::format("expected 1 or more steps, got {}", c.steps));
+    throw InputError({"<cli>", 0, "--steps"},
+                     fmt::format("expected 1 or more steps, got {}", c.steps));
   const int64_t hbm = c.gpu.hbm_bytes;
   const Recompute asked = c.recompute;
   const Memory none = MemoryPerGpu(c, Recompute::kNone);
@@ -198,14 +205,23 @@ std::vector<Unit> Units(const TrainConfig& c) {
   units.push_back({"embedding", m.EmbeddingParams() / c.tp, {}, {}, {}, {}, 0});
   const double layer_f = LayerForwardFlopsPerToken(m) * tokens / t;
   for (int64_t l = 0; l < m.layers; ++l) {
-    Unit u{fmt::format("layer {}", l), m.LayerParams() / c.tp, Seconds(layer_f / rate),
-           Seconds((recompute ? 3 : 2) * layer_f / rate), tp_pair,
-           recompute ? units::Time::Ps(2 * tp_pair.ps()) : tp_pair, 3 * layer_f};
+    Unit u{fmt::format("layer {}", l),
+           m.LayerParams() / c.tp,
+           Seconds(layer_f / rate),
+           Seconds((recompute ? 3 : 2) * layer_f / rate),
+           tp_pair,
+           recompute ? units::Time::Ps(2 * tp_pair.ps()) : tp_pair,
+           3 * layer_f};
     units.push_back(u);
   }
   const double head_f = HeadForwardFlopsPerToken(m) * tokens / t;
-  units.push_back({"output", m.HeadParams() / c.tp, Seconds(head_f / rate),
-                   Seconds(2 * head_f / rate), {}, {}, 3 * head_f});
+  units.push_back({"output",
+                   m.HeadParams() / c.tp,
+                   Seconds(head_f / rate),
+                   Seconds(2 * head_f / rate),
+                   {},
+                   {},
+                   3 * head_f});
   return units;
 }
 

@@ -74,9 +74,9 @@ struct TrainConfig {
   Strategy strategy = Strategy::kFsdp;
   int nodes = 1;
   int gpus_per_node = 8;
-  int tp = 1;                // tensor-parallel degree, inside a node
-  int64_t micro_batch = 1;   // sequences per GPU per micro-batch
-  int64_t global_batch = 0;  // sequences per step; 0: micro_batch x DP ranks
+  int tp = 1;                                // tensor-parallel degree, inside a node
+  int64_t micro_batch = 1;                   // sequences per GPU per micro-batch
+  int64_t global_batch = 0;                  // sequences per step; 0: micro_batch x DP ranks
   int64_t bucket_bytes = int64_t{25} << 20;  // DDP (PyTorch bucket_cap_mb = 25)
   Recompute recompute = Recompute::kAuto;    // resolved by Validate
   int steps = 1;
@@ -85,7 +85,9 @@ struct TrainConfig {
   // Ranks one parameter is sharded over: all data-parallel ranks (FSDP),
   // the node's (HSDP), none (DDP: 1).
   int ShardRanks() const {
-    return strategy == Strategy::kFsdp ? DpRanks() : strategy == Strategy::kHsdp ? gpus_per_node / tp : 1;
+    return strategy == Strategy::kFsdp   ? DpRanks()
+           : strategy == Strategy::kHsdp ? gpus_per_node / tp
+                                         : 1;
   }
   int64_t GlobalBatch() const { return global_batch > 0 ? global_batch : micro_batch * DpRanks(); }
   int64_t Accumulation() const { return GlobalBatch() / (micro_batch * DpRanks()); }
@@ -118,10 +120,10 @@ struct Unit {
   std::string name;
   int64_t params = 0;  // on this GPU
   units::Time forward;
-  units::Time backward;     // with the recomputed forward when recompute is on
-  units::Time tp_forward;   // its TP all-reduces over NVLink (on the critical path)
+  units::Time backward;    // with the recomputed forward when recompute is on
+  units::Time tp_forward;  // its TP all-reduces over NVLink (on the critical path)
   units::Time tp_backward;
-  double model_flops = 0;   // forward + backward without recomputation
+  double model_flops = 0;  // forward + backward without recomputation
 };
 std::vector<Unit> Units(const TrainConfig& c);
 

@@ -12,8 +12,8 @@ namespace {
 units::Time Fraction(units::Time t, int64_t part, int64_t whole) {
   if (whole <= 0) return units::Time::Zero();
   // Exact for the sizes here: times below 2^53 ps (2.5 hours) round once.
-  return units::Time::Ps(static_cast<int64_t>(
-      std::llround(static_cast<double>(t.ps()) * static_cast<double>(part) / static_cast<double>(whole))));
+  return units::Time::Ps(static_cast<int64_t>(std::llround(
+      static_cast<double>(t.ps()) * static_cast<double>(part) / static_cast<double>(whole))));
 }
 
 class Builder {
@@ -53,7 +53,8 @@ void BuildDdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b) 
   const int64_t micro = c.Accumulation();
   for (int64_t m = 0; m < micro; ++m) {
     for (size_t u = 0; u < n; ++u)
-      b.Compute(units[u].forward, units[u].tp_forward, fmt::format("forward {} mb {}", units[u].name, m));
+      b.Compute(units[u].forward, units[u].tp_forward,
+                fmt::format("forward {} mb {}", units[u].name, m));
     const bool sync = m + 1 == micro && c.DpRanks() >= 2;
     int64_t filled = 0;  // bytes in the open bucket
     int buckets = 0;
@@ -72,12 +73,13 @@ void BuildDdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b) 
         const int64_t from = done;
         done += take;
         filled += take;
-        last = b.Compute(Fraction(unit.backward, done, grad) - Fraction(unit.backward, from, grad),
-                         Fraction(unit.tp_backward, done, grad) -
-                             Fraction(unit.tp_backward, from, grad),
-                         fmt::format("backward {} mb {}", unit.name, m));
+        last = b.Compute(
+            Fraction(unit.backward, done, grad) - Fraction(unit.backward, from, grad),
+            Fraction(unit.tp_backward, done, grad) - Fraction(unit.tp_backward, from, grad),
+            fmt::format("backward {} mb {}", unit.name, m));
         if (filled == c.bucket_bytes) {
-          b.Comm(CommKind::kAllReduce, filled, fmt::format("all-reduce bucket {}", buckets++), {last});
+          b.Comm(CommKind::kAllReduce, filled, fmt::format("all-reduce bucket {}", buckets++),
+                 {last});
           filled = 0;
         }
       }
@@ -111,11 +113,15 @@ void BuildFsdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b)
                                 backward ? "backward" : "forward", m),
                     std::move(deps), shard);
     };
-    auto deps_of = [](size_t g) { return g == SIZE_MAX ? std::vector<size_t>{} : std::vector<size_t>{g}; };
+    auto deps_of = [](size_t g) {
+      return g == SIZE_MAX ? std::vector<size_t>{} : std::vector<size_t>{g};
+    };
     ag_f[0] = gather(0, false, {});
     for (size_t u = 0; u < n; ++u) {
       // The prefetch of u + 1 is issued when forward u starts (after forward u - 1).
-      if (u + 1 < n) ag_f[u + 1] = gather(u + 1, false, u >= 1 ? std::vector<size_t>{fwd[u - 1]} : std::vector<size_t>{});
+      if (u + 1 < n)
+        ag_f[u + 1] =
+            gather(u + 1, false, u >= 1 ? std::vector<size_t>{fwd[u - 1]} : std::vector<size_t>{});
       fwd[u] = b.Compute(units[u].forward, units[u].tp_forward,
                          fmt::format("forward {} mb {}", units[u].name, m), deps_of(ag_f[u]));
     }
@@ -125,9 +131,9 @@ void BuildFsdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b)
       bwd[k] = b.Compute(units[k].backward, units[k].tp_backward,
                          fmt::format("backward {} mb {}", units[k].name, m), deps_of(ag_b[k]));
       if (comm && units[k].params > 0) {
-        const size_t rs = b.Comm(CommKind::kReduceScatter, 2 * units[k].params,
-                                 fmt::format("reduce-scatter {} mb {}", units[k].name, m),
-                                 {bwd[k]}, shard);
+        const size_t rs =
+            b.Comm(CommKind::kReduceScatter, 2 * units[k].params,
+                   fmt::format("reduce-scatter {} mb {}", units[k].name, m), {bwd[k]}, shard);
         if (hybrid && c.nodes >= 2)
           b.Comm(CommKind::kAllReduce, 2 * units[k].params / c.ShardRanks(),
                  fmt::format("all-reduce shard {} mb {}", units[k].name, m), {rs},

@@ -56,10 +56,10 @@ struct Task {
   bool comm = false;
   CommKind kind = CommKind::kAllReduce;
   CommGroup group = CommGroup::kData;
-  int64_t bytes = 0;          // comm
-  units::Time duration;       // compute: its time, TP all-reduces included
-  units::Time tp;             // of which TP all-reduces
-  std::vector<size_t> deps;   // indices of earlier-listed tasks it waits for
+  int64_t bytes = 0;         // comm
+  units::Time duration;      // compute: its time, TP all-reduces included
+  units::Time tp;            // of which TP all-reduces
+  std::vector<size_t> deps;  // indices of earlier-listed tasks it waits for
   std::string label;
   // Filled by Schedule.
   units::Time start, finish;

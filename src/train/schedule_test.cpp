@@ -18,7 +18,8 @@ class AlphaBetaComm final : public CommBackend {
       : c_(c), alpha_(alpha), bps_(bytes_per_s) {}
   CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override {
     CommCost c = InstantComm(c_).Run(kind, group, bytes, start);
-    c.time = alpha_ + units::Time::Ps(static_cast<int64_t>(static_cast<double>(c.bytes_sent) / bps_ * 1e12));
+    c.time = alpha_ +
+             units::Time::Ps(static_cast<int64_t>(static_cast<double>(c.bytes_sent) / bps_ * 1e12));
     starts.push_back(start);
     return c;
   }
@@ -149,7 +150,8 @@ TEST(TrainScheduleTest, FsdpComputeWaitsForItsGathers) {
   EXPECT_LT(st.step.ps(), (st.dp_comm + st.compute).ps());
   EXPECT_GT(st.exposed.ps(), st.dp_comm.ps() * 9 / 10);
   // Nothing runs on the stream out of order: starts never go back.
-  for (size_t i = 1; i < slow.starts.size(); ++i) EXPECT_GE(slow.starts[i].ps(), slow.starts[i - 1].ps());
+  for (size_t i = 1; i < slow.starts.size(); ++i)
+    EXPECT_GE(slow.starts[i].ps(), slow.starts[i - 1].ps());
 }
 
 // Issue 12, overlap: DDP's exposed communication shrinks as buckets get

@@ -8,7 +8,9 @@
 namespace lossless::train {
 namespace {
 
-double Ms(units::Time t) { return static_cast<double>(t.ps()) / 1e9; }
+double Ms(units::Time t) {
+  return static_cast<double>(t.ps()) / 1e9;
+}
 
 struct StopRequested {};
 
@@ -68,7 +70,8 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "fault: the NIC of GPU 0 (node 0, rail 0) stops receiving for {} from the first "
         "collective of step {}",
         units::FormatTime(r.stall.duration), r.stall.step));
-  n.push_back("not modelled: optimizer step, data loading, kernel launch gaps, pipeline parallelism");
+  n.push_back(
+      "not modelled: optimizer step, data loading, kernel launch gaps, pipeline parallelism");
   return n;
 }
 
@@ -131,23 +134,22 @@ std::string FormatTrain(const TrainResult& r) {
       "tp {} dp {}, micro-batch {}, global batch {} ({} micro-batches per step), recompute {}\n",
       c.model.name, c.model.source, static_cast<double>(c.model.TotalParams()) / 1e9,
       c.model.layers, c.model.hidden, c.model.seq_len, c.nodes, c.gpus_per_node, c.gpu.name,
-      StrategyName(c.strategy), c.tp, c.DpRanks(), c.micro_batch, c.GlobalBatch(),
-      c.Accumulation(), RecomputeName(c.recompute));
+      StrategyName(c.strategy), c.tp, c.DpRanks(), c.micro_batch, c.GlobalBatch(), c.Accumulation(),
+      RecomputeName(c.recompute));
   if (c.strategy == Strategy::kDdp)
     out += fmt::format("# DDP bucket {}\n", units::FormatBytes(units::Bytes(c.bucket_bytes)));
   out += fmt::format(
       "# memory per GPU {:.1f} GB (states {:.1f}, gathered {:.1f}, activations {:.1f}) of "
       "{:.1f} GB HBM\n",
       static_cast<double>(r.memory.Total()) / 1e9, static_cast<double>(r.memory.states) / 1e9,
-      static_cast<double>(r.memory.gathered) / 1e9,
-      static_cast<double>(r.memory.activations) / 1e9,
+      static_cast<double>(r.memory.gathered) / 1e9, static_cast<double>(r.memory.activations) / 1e9,
       static_cast<double>(c.gpu.hbm_bytes) / 1e9);
   out += fmt::format("# step on an infinitely fast network: {:.3f} ms\n", Ms(r.ideal_step));
-  out += fmt::format("{:>5} {:>11} {:>11} {:>10} {:>11} {:>11} {:>6} {:>7} {:>11} {:>10} {:>7} "
-                     "{:>10} {:>9} {:>8} {:>7}\n",
-                     "step", "step(ms)", "compute(ms)", "tp(ms)", "dp_comm(ms)", "exposed(ms)",
-                     "MFU%", "fabric", "dp_GB/GPU", "tp_GB/GPU", "pause", "paused(us)", "ecn",
-                     "cnp", "retx");
+  out += fmt::format(
+      "{:>5} {:>11} {:>11} {:>10} {:>11} {:>11} {:>6} {:>7} {:>11} {:>10} {:>7} "
+      "{:>10} {:>9} {:>8} {:>7}\n",
+      "step", "step(ms)", "compute(ms)", "tp(ms)", "dp_comm(ms)", "exposed(ms)", "MFU%", "fabric",
+      "dp_GB/GPU", "tp_GB/GPU", "pause", "paused(us)", "ecn", "cnp", "retx");
   for (size_t k = 0; k < r.steps.size(); ++k) {
     const StepResult& s = r.steps[k];
     out += fmt::format(
@@ -160,15 +162,17 @@ std::string FormatTrain(const TrainResult& r) {
         s.counters.pause_frames, s.counters.paused_us, s.counters.ecn_marks, s.counters.cnps,
         s.counters.retransmissions);
   }
-  out += "# fabric: step time over the step on an infinitely fast network; exposed = step - compute\n";
+  out +=
+      "# fabric: step time over the step on an infinitely fast network; exposed = step - compute\n";
   if (r.interrupted)
     out += fmt::format("# interrupted: {} of {} steps done\n", r.steps.size(), c.steps);
   if (r.stall.step >= 0 && r.stall.step < static_cast<int>(r.steps.size()) && r.steps.size() > 1) {
     const units::Time hit = r.steps[static_cast<size_t>(r.stall.step)].times.step;
     const units::Time base = r.steps[r.stall.step == 0 ? 1 : 0].times.step;
-    out += fmt::format("# stall at step {}: {:+.3f} ms against step {} ({:+.2f}% of a step)\n",
-                       r.stall.step, Ms(hit - base), r.stall.step == 0 ? 1 : 0,
-                       100.0 * static_cast<double>((hit - base).ps()) / static_cast<double>(base.ps()));
+    out += fmt::format(
+        "# stall at step {}: {:+.3f} ms against step {} ({:+.2f}% of a step)\n", r.stall.step,
+        Ms(hit - base), r.stall.step == 0 ? 1 : 0,
+        100.0 * static_cast<double>((hit - base).ps()) / static_cast<double>(base.ps()));
   }
   return out;
 }
@@ -198,10 +202,12 @@ nlohmann::json TrainJson(const TrainResult& r) {
                  {"bucket_bytes", c.bucket_bytes},
                  {"recompute", RecomputeName(c.recompute)},
                  {"exact", r.exact}};
-  j["stall"] = r.stall.step >= 0 ? nlohmann::json{{"step", r.stall.step},
-                                                  {"gpu", 0},
-                                                  {"duration_us", static_cast<double>(r.stall.duration.ps()) / 1e6}}
-                                 : nlohmann::json(nullptr);
+  j["stall"] =
+      r.stall.step >= 0
+          ? nlohmann::json{{"step", r.stall.step},
+                           {"gpu", 0},
+                           {"duration_us", static_cast<double>(r.stall.duration.ps()) / 1e6}}
+          : nlohmann::json(nullptr);
   j["memory_bytes"] = {{"states", r.memory.states},
                        {"gathered", r.memory.gathered},
                        {"activations", r.memory.activations},

@@ -39,7 +39,7 @@ struct TrainResult {
   units::Time ideal_step;          // with an infinitely fast network
   int64_t tp_bytes_per_gpu = 0;    // per step, NVLink (analytic)
   std::vector<StepResult> steps;
-  int simulated = 0, reused = 0;   // collectives, over all steps
+  int simulated = 0, reused = 0;  // collectives, over all steps
   uint64_t events = 0;
   bool exact = false;
   StallSpec stall;
