@@ -1,6 +1,7 @@
 // `lossless train --model 70b --strategy fsdp --nodes 16 --fabric ib-ndr`:
 // training steps with their data-parallel collectives at packet level over a
 // profile's fabric (docs/train.md, train/train_run.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -138,9 +139,12 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       r = train::RunTraining(
           c, s, name, o->exact,
           [&](int step, int done, int total) {
-            if (line.Due())
-              line.Draw(
-                  fmt::format("step {}/{}: collective {}/{}", step + 1, c.steps, done, total));
+            if (!line.Due()) return;
+            const double share = (step + static_cast<double>(done) / std::max(1, total)) / c.steps;
+            const double secs =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            line.Draw(fmt::format("step {}/{}: collective {}/{}, {:.0f}% done, {:.0f} s", step + 1,
+                                  c.steps, done, total, 100 * share, secs));
           },
           stall);
     } catch (const train::TrainFailure& e) {
