@@ -20,6 +20,7 @@ void AddOpticsCommand(CLI::App& app, Context& ctx);       // optics ingest|statu
 void AddDeadlockCommand(CLI::App& app, Context& ctx);     // deadlock (static CBD check)
 void AddProfileCommands(CLI::App& app, Context& ctx);     // profiles, tco
 void AddPerfCommand(CLI::App& app, Context& ctx);         // perf (nccl-tests at packet level)
+void AddTrainCommand(CLI::App& app, Context& ctx);        // train (training steps over the fabric)
 void AddCompareCommand(CLI::App& app, Context& ctx);      // compare (profiles side by side)
 void AddReportCommand(CLI::App& app, Context& ctx);       // report (HTML from results.json)
 

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddDeadlockCommand(app, ctx);
   lossless::cli::AddProfileCommands(app, ctx);
   lossless::cli::AddPerfCommand(app, ctx);
+  lossless::cli::AddTrainCommand(app, ctx);
   lossless::cli::AddCompareCommand(app, ctx);
   lossless::cli::AddReportCommand(app, ctx);
   try {

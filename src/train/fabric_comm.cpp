@@ -1,0 +1,196 @@
+#include "train/fabric_comm.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "collective/model/alpha_beta.hpp"
+#include "collective/model/orders.hpp"
+#include "run/runner.hpp"
+
+namespace lossless::train {
+namespace {
+
+const units::Time kStuck = units::Time::Sec(60);
+
+collective::Collective CollectiveOf(CommKind k) {
+  switch (k) {
+    case CommKind::kAllGather:
+      return collective::Collective::kAllGather;
+    case CommKind::kReduceScatter:
+      return collective::Collective::kReduceScatter;
+    default:
+      return collective::Collective::kAllReduce;
+  }
+}
+
+collective::RingPlan PlanOf(CommKind k) {
+  switch (k) {
+    case CommKind::kAllGather:
+      return collective::RingPlan::kAllGather;
+    case CommKind::kReduceScatter:
+      return collective::RingPlan::kReduceScatter;
+    default:
+      return collective::RingPlan::kAllReduce;
+  }
+}
+
+units::Time Us(double v) {
+  return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5));
+}
+
+}  // namespace
+
+FabricCounters FabricCounters::operator-(const FabricCounters& o) const {
+  FabricCounters d;
+  d.pause_frames = pause_frames - o.pause_frames;
+  d.paused_us = paused_us - o.paused_us;
+  d.ecn_marks = ecn_marks - o.ecn_marks;
+  d.cnps = cnps - o.cnps;
+  d.retransmissions = retransmissions - o.retransmissions;
+  d.drops = drops - o.drops;
+  d.credit_starved_us = credit_starved_us - o.credit_starved_us;
+  return d;
+}
+
+FabricComm::FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool exact)
+    : c_(c), exact_(exact), dp_per_node_(c.gpus_per_node / c.tp), sim_(s.seed) {
+  topo_ = scenario::BuildTopology(s);
+  const int64_t hosts = static_cast<int64_t>(c.nodes) * c.gpus_per_node;
+  if (static_cast<int64_t>(topo_.hosts.size()) != hosts)
+    throw InputError({"<cli>", 0, "--nodes"},
+                     fmt::format("expected a topology of {} NICs ({} nodes x {} GPUs, one NIC "
+                                 "each), the fabric has {}",
+                                 hosts, c.nodes, c.gpus_per_node, topo_.hosts.size()));
+  fabric::NetworkConfig cfg = s.net;
+  cfg.stop_when_flows_done = false;
+  net_ = std::make_unique<fabric::Network>(sim_, topo_, cfg);
+  run::ApplyLinkLoss(s, topo_, *net_);
+  run::ApplyNicStall(s, topo_, *net_);
+  tenants_ = std::make_unique<workload::TenantTraffic>(
+      sim_, *net_, workload::TenantConfig{s.shared.tenant_load, s.shared.tenant_burst});
+  entity_ = sim_.AddEntity();
+  rate_ = topo_.links.empty() ? units::Rate::Gbps(400) : topo_.links[0].rate;
+}
+
+std::pair<int, int> FabricComm::Shape(CommGroup group) const {
+  switch (group) {
+    case CommGroup::kNode:
+      return {1, dp_per_node_};
+    case CommGroup::kAcross:
+      return {c_.nodes, 1};
+    default:
+      return {c_.nodes, dp_per_node_};
+  }
+}
+
+const collective::TuningModel& FabricComm::Tuning(CommGroup group) {
+  auto& t = tuning_[static_cast<int>(group)];
+  if (!t) {
+    const auto [nodes, g] = Shape(group);
+    collective::CommShape shape;
+    shape.nodes = nodes;
+    shape.gpus_per_node = g;
+    collective::NodeHardware hw;
+    hw.gpus = hw.nics = g;
+    hw.nic_gbs = static_cast<double>(rate_.bps()) / 8e9;
+    t = std::make_unique<collective::TuningModel>(
+        shape, collective::DeriveSearchGraph(hw, shape.nodes), collective::TuningOverrides{});
+  }
+  return *t;
+}
+
+int FabricComm::Channels(CommKind kind, CommGroup group, int64_t bytes) {
+  return std::max(1, Tuning(group).Choose(CollectiveOf(kind), bytes).channels);
+}
+
+collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, int channels) {
+  auto& e = engines_[{static_cast<int>(kind), static_cast<int>(group), channels}];
+  if (e) return *e;
+  // As `perf` builds it (run/perf_run.cpp): NCCL's Ring/Simple steps and
+  // software latencies, NCCL's ring orders over the group's GPUs and NICs.
+  const auto [nodes, g] = Shape(group);
+  collective::RingSpec spec;
+  spec.plan = PlanOf(kind);
+  collective::SetNcclSimpleSteps(spec);
+  spec.gpus_per_node = g;
+  spec.nics_per_node = c_.gpus_per_node;
+  spec.nvlink_rate = c_.gpu.nvlink_rate;
+  const collective::TuningConstants& k = Tuning(group).constants();
+  constexpr int kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
+  spec.launch_latency = Us(k.base_lat_us[kRing][kSimple]);
+  spec.net_hop_latency = Us(k.hw_lat_us[kNet][g == 1 ? 0 : kRing][kSimple]);
+  spec.nvlink_hop_latency =
+      Us(std::max(k.hw_lat_us[kNvlink][kRing][kSimple],
+                  nodes > 1 ? 3 * collective::AlphaBetaParams{}.net_overhead_us : 0.0));
+  for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
+    collective::Ring ring;
+    ring.nic = static_cast<uint32_t>(r.nic * c_.tp);  // the group's rails
+    for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
+    spec.rings.push_back(ring);
+  }
+  e = std::make_unique<collective::RingEngine>(sim_, *net_, spec);
+  return *e;
+}
+
+void FabricComm::OnEvent(uint32_t /*kind*/, uint64_t /*arg*/) {
+  sim_.Stop();
+}
+
+CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) {
+  CommCost cost;
+  if (bytes <= 0 || GroupRanks(c_, group) < 2) return cost;
+  const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
+  // Inside a stall's window nothing is reused or kept for reuse.
+  const bool reusable = !exact_ && !stall_pending_ && start >= stall_end_;
+  if (reusable) {
+    if (auto it = measured_.find(key); it != measured_.end()) {
+      cost = it->second;
+      cost.reused = true;
+      return cost;
+    }
+  }
+  // Bring the clock to the start (other tenants' traffic runs meanwhile).
+  if (start > sim_.Now()) {
+    sim_.Schedule(start, entity_, this, 0, 0);
+    sim_.Run();
+  }
+  if (stall_pending_) {
+    net_->StallNicReceive(0, sim_.Now(), sim_.Now() + stall_);
+    stall_end_ = sim_.Now() + stall_;
+    stall_pending_ = false;
+  }
+  collective::RingEngine& e = EngineFor(kind, group, Channels(kind, group, bytes));
+  e.Begin(bytes, sim_.Now());
+  sim_.Run(sim_.Now() + kStuck);
+  if (!e.done()) {
+    throw TrainFailure(net_->qp_failure() != nullptr
+                           ? net_->qp_failure()->what
+                           : fmt::format("the {} of {} B did not complete within {} of simulated "
+                                         "time",
+                                         CommKindName(kind), bytes, units::FormatTime(kStuck)));
+  }
+  cost.time = e.finish() - e.start();
+  cost.bytes_sent = e.BytesSent(0);
+  ++simulated_;
+  if (reusable) measured_[key] = cost;
+  return cost;
+}
+
+FabricCounters FabricComm::Counters() const {
+  FabricCounters f;
+  for (uint32_t p = 0; p < net_->num_ports(); ++p) {
+    const fabric::PortStats st = net_->port_stats(p);
+    f.pause_frames += static_cast<int64_t>(st.pause_tx);
+    f.paused_us += static_cast<double>(st.paused_ps) / 1e6;
+    f.ecn_marks += static_cast<int64_t>(st.ecn_marks);
+    f.cnps += static_cast<int64_t>(st.cnp_tx);
+    f.retransmissions += static_cast<int64_t>(st.retx_packets);
+    f.drops += static_cast<int64_t>(st.drops + st.link_losses);
+    f.credit_starved_us += static_cast<double>(st.credit_starved_ps) / 1e6;
+  }
+  return f;
+}
+
+}  // namespace lossless::train

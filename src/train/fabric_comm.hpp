@@ -1,0 +1,112 @@
+#pragma once
+// The data-parallel collectives of a training step at packet level: NCCL's
+// ring (Simple protocol, NCCL's channel count for the size) through the
+// collective engine (collective::RingEngine) over the network a profile or
+// scenario describes, one collective at a time (docs/train.md).
+//
+// With tensor parallelism of degree t the data-parallel group of TP rank 0
+// runs at packet level: its g/t GPUs per node on their own NICs (rails
+// 0, t, 2t, ...). The other t - 1 groups move the same bytes at the same
+// time on their own rails and are taken to need the same time; on a rail-
+// optimized fabric they share no link below the spines, so spine contention
+// between groups is what this leaves out. HSDP's groups: the shard group
+// is a node's g/t data-parallel GPUs (node 0's, NVLink only; every node runs
+// the same at once on its own NVLink); the replica group is one GPU per node
+// across the nodes, the one on rail 0 at packet level, the others taken to
+// need the same time on their rails.
+//
+// Reuse (DECISIONS, issue 12): a collective of the same kind and size as one
+// already simulated takes that one's measured time and bytes instead of
+// being simulated again (the group and algorithm are fixed for a run, and
+// collectives never overlap on the one stream); `exact` turns it off.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "collective/model/tuning.hpp"
+#include "collective/ring_engine.hpp"
+#include "fabric/network.hpp"
+#include "scenario/scenario.hpp"
+#include "sim/simulator.hpp"
+#include "topology/topology.hpp"
+#include "train/schedule.hpp"
+#include "workload/tenants.hpp"
+
+namespace lossless::train {
+
+// A collective that did not complete (a queue pair out of retries, or no end
+// within a simulated minute): the run failed (exit 1), not bad input.
+class TrainFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Fabric counters summed over every link direction.
+struct FabricCounters {
+  int64_t pause_frames = 0;
+  double paused_us = 0;
+  int64_t ecn_marks = 0;
+  int64_t cnps = 0;
+  int64_t retransmissions = 0;
+  int64_t drops = 0;
+  double credit_starved_us = 0;
+  FabricCounters operator-(const FabricCounters& o) const;
+};
+
+class FabricComm final : public CommBackend, public sim::EventHandler {
+ public:
+  // Builds the topology and network of `s` (sized to c.nodes nodes of
+  // c.gpus_per_node GPUs, one NIC each). Throws InputError ("<cli>",
+  // "--nodes") when the topology has another host count.
+  FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool exact);
+  CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override;
+  void OnEvent(uint32_t kind, uint64_t arg) override;  // the clock reached a start
+
+  // A stalled NIC during one step (issue 12's faults during training): from
+  // the start of the first collective of step `step`, the NIC of GPU 0
+  // (node 0, rail 0: every simulated group uses it) stops receiving for
+  // `duration` (fabric::Network::StallNicReceive: a pause storm on RoCE, no
+  // credits returned on InfiniBand). Collectives that start before the stall
+  // ends are simulated and their times not reused.
+  void SetStall(int step, units::Time duration) {
+    stall_step_ = step;
+    stall_ = duration;
+  }
+  void BeginStep(int step) { stall_pending_ = step == stall_step_; }
+
+  FabricCounters Counters() const;
+  units::Time Now() const { return sim_.Now(); }
+  uint64_t events() const { return sim_.events_executed(); }
+  int simulated() const { return simulated_; }
+  // The ring engine's channel count for a collective of `bytes` on `group`.
+  int Channels(CommKind kind, CommGroup group, int64_t bytes);
+
+ private:
+  // A group's shape: nodes, and GPUs per node that take part.
+  std::pair<int, int> Shape(CommGroup group) const;
+  const collective::TuningModel& Tuning(CommGroup group);
+  collective::RingEngine& EngineFor(CommKind kind, CommGroup group, int channels);
+
+  TrainConfig c_;
+  bool exact_;
+  int dp_per_node_;  // data-parallel GPUs per node
+  sim::Simulator sim_;
+  topology::Topology topo_;
+  std::unique_ptr<fabric::Network> net_;
+  std::unique_ptr<workload::TenantTraffic> tenants_;
+  units::Rate rate_;
+  std::map<int, std::unique_ptr<collective::TuningModel>> tuning_;  // per group
+  uint32_t entity_ = 0;
+  // Keyed on (kind, group, channels) and (kind, group, bytes).
+  std::map<std::tuple<int, int, int>, std::unique_ptr<collective::RingEngine>> engines_;
+  std::map<std::tuple<int, int, int64_t>, CommCost> measured_;
+  int simulated_ = 0;
+  int stall_step_ = -1;
+  units::Time stall_, stall_end_;
+  bool stall_pending_ = false;
+};
+
+}  // namespace lossless::train

@@ -1,0 +1,251 @@
+#include "train/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "collective/ring_engine.hpp"
+
+namespace lossless::train {
+namespace {
+
+// Llama 2 (Touvron et al. 2023, "Llama 2: Open Foundation and Fine-Tuned Chat
+// Models", table 1: 4k context, GQA for 70B) with the dimensions of Meta's
+// released configurations (config.json of meta-llama/Llama-2-{7b,13b,70b}-hf:
+// hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
+// num_key_value_heads, vocab_size 32000).
+const ModelSpec kModels[] = {
+    {"7b", 32, 4096, 32, 32, 11008, 32000, 4096, "Llama 2 7B (Touvron et al. 2023; config.json)"},
+    {"13b", 40, 5120, 40, 40, 13824, 32000, 4096, "Llama 2 13B (Touvron et al. 2023; config.json)"},
+    {"70b", 80, 8192, 64, 8, 28672, 32000, 4096, "Llama 2 70B (Touvron et al. 2023; config.json)"},
+};
+
+constexpr int64_t kGB = 1000LL * 1000 * 1000;
+
+// Dense BF16 peaks from NVIDIA's datasheets (the sparsity figures halved):
+// A100 SXM4 80GB 312 TFLOPS, NVLink 3 600 GB/s; H100 SXM5 989 TFLOPS,
+// NVLink 4 900 GB/s; H200 SXM 989 TFLOPS, 141 GB, NVLink 900 GB/s; HGX B200
+// 36 PFLOPS sparse FP16/BF16 for 8 GPUs (2.25 dense per GPU), 1.4 TB HBM3e
+// (180 GB per GPU), NVLink 5 1.8 TB/s. NVLink figures are both directions
+// together; the rate here is one direction. Efficiencies (docs/train.md):
+// A100 0.52, the 163 of 312 TFLOP/s per GPU of Narayanan et al. 2021; H100
+// 0.43, the upper end of the 38-43% BF16 MFU of Llama 3 405B on H100
+// (Dubey et al. 2024, table 4); H200 and B200 take H100's (unverified).
+const GpuSpec kGpus[] = {
+    {"a100", 312, 0.52, 80 * kGB, units::Rate::Gbps(2400)},
+    {"h100", 989, 0.43, 80 * kGB, units::Rate::Gbps(3600)},
+    {"h200", 989, 0.43, 141 * kGB, units::Rate::Gbps(3600)},
+    {"b200", 2250, 0.43, 180 * kGB, units::Rate::Gbps(7200)},
+};
+
+units::Time Seconds(double s) {
+  return units::Time::Ps(static_cast<int64_t>(std::llround(s * 1e12)));
+}
+
+double GB(int64_t b) {
+  return static_cast<double>(b) / 1e9;
+}
+
+}  // namespace
+
+int64_t ModelSpec::LayerMatmulParams() const {
+  const int64_t head_dim = hidden / heads;
+  return 2 * hidden * hidden + 2 * hidden * kv_heads * head_dim + 3 * hidden * ffn;
+}
+int64_t ModelSpec::LayerParams() const {
+  return LayerMatmulParams() + 2 * hidden;
+}
+int64_t ModelSpec::TotalParams() const {
+  return layers * LayerParams() + EmbeddingParams() + HeadParams();
+}
+
+ModelSpec FindModel(const std::string& name, const std::string& field) {
+  for (const ModelSpec& m : kModels)
+    if (m.name == name) return m;
+  throw InputError({"<cli>", 0, field}, fmt::format("expected one of {}, got '{}'",
+                                                    fmt::join(ModelNames(), ", "), name));
+}
+std::vector<std::string> ModelNames() {
+  std::vector<std::string> v;
+  for (const ModelSpec& m : kModels) v.push_back(m.name);
+  return v;
+}
+
+GpuSpec FindGpu(const std::string& name, const std::string& field) {
+  for (const GpuSpec& g : kGpus)
+    if (g.name == name) return g;
+  throw InputError({"<cli>", 0, field},
+                   fmt::format("expected one of {}, got '{}'", fmt::join(GpuNames(), ", "), name));
+}
+std::vector<std::string> GpuNames() {
+  std::vector<std::string> v;
+  for (const GpuSpec& g : kGpus) v.push_back(g.name);
+  return v;
+}
+
+const char* StrategyName(Strategy s) {
+  return s == Strategy::kDdp ? "ddp" : s == Strategy::kHsdp ? "hsdp" : "fsdp";
+}
+const char* RecomputeName(Recompute r) {
+  return r == Recompute::kFull ? "full" : r == Recompute::kNone ? "none" : "auto";
+}
+
+double LayerForwardFlopsPerToken(const ModelSpec& m) {
+  return 2.0 * static_cast<double>(m.LayerMatmulParams()) +
+         4.0 * static_cast<double>(m.seq_len) * static_cast<double>(m.hidden);
+}
+double HeadForwardFlopsPerToken(const ModelSpec& m) {
+  return 2.0 * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+}
+
+units::Time NvlinkAllReduce(int64_t bytes, int ranks, units::Rate rate, units::Time latency) {
+  if (ranks < 2 || bytes <= 0) return units::Time::Zero();
+  const double n = ranks;
+  const double per_step = static_cast<double>(bytes) / n * 8.0 / static_cast<double>(rate.bps());
+  return Seconds(2.0 * (n - 1) * per_step) + units::Time::Ps(2 * (ranks - 1) * latency.ps());
+}
+
+Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
+  const ModelSpec& m = c.model;
+  Memory mem;
+  const int64_t params = m.TotalParams() / c.tp;
+  mem.states = 16 * params / c.ShardRanks();
+  if (c.strategy != Strategy::kDdp) {
+    const int64_t unit = std::max({m.LayerParams(), m.EmbeddingParams(), m.HeadParams()}) / c.tp;
+    mem.gathered = 3 * 2 * unit;
+  }
+  const double s = static_cast<double>(m.seq_len), b = static_cast<double>(c.micro_batch),
+               h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads),
+               t = static_cast<double>(c.tp);
+  // Korthikanti et al. 2022: s b h (10 + 24/t + 5 a s / (h t)) bytes per layer
+  // without recomputation (eq. 4 without sequence parallelism); with full
+  // recomputation each layer keeps its input (2 s b h) and one layer's
+  // activations live while it is recomputed.
+  const double layer = s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+  const double kept = r == Recompute::kFull ? 2.0 * s * b * h : layer;
+  const double act = static_cast<double>(m.layers) * kept + (r == Recompute::kFull ? layer : 0.0);
+  mem.activations = static_cast<int64_t>(act);
+  return mem;
+}
+
+void Validate(TrainConfig& c) {
+  if (c.nodes < 1)
+    throw InputError({"<cli>", 0, "--nodes"},
+                     fmt::format("expected 1 or more nodes, got {}", c.nodes));
+  if (c.gpus_per_node < 1)
+    throw InputError({"<cli>", 0, "--gpus-per-node"},
+                     fmt::format("expected 1 or more GPUs per node, got {}", c.gpus_per_node));
+  if (c.tp < 1 || c.tp > c.gpus_per_node || c.gpus_per_node % c.tp != 0)
+    throw InputError({"<cli>", 0, "--tp"},
+                     fmt::format("expected a tensor-parallel degree that divides the {} GPUs per "
+                                 "node (tensor parallelism stays inside a node), got {}",
+                                 c.gpus_per_node, c.tp));
+  if (c.model.heads % c.tp != 0 || c.model.kv_heads % c.tp != 0)
+    throw InputError({"<cli>", 0, "--tp"},
+                     fmt::format("expected a tensor-parallel degree that divides the model's {} "
+                                 "attention heads and {} key-value heads, got {}",
+                                 c.model.heads, c.model.kv_heads, c.tp));
+  if (c.DpRanks() * static_cast<int64_t>(c.tp) < 2)
+    throw InputError({"<cli>", 0, "--nodes"}, "expected 2 or more GPUs: one GPU moves nothing");
+  if (c.strategy == Strategy::kHsdp && c.ShardRanks() < 2)
+    throw InputError({"<cli>", 0, "--strategy"},
+                     fmt::format("expected 2 or more data-parallel GPUs per node to shard over "
+                                 "with hsdp, got {} (GPUs per node / tp)",
+                                 c.ShardRanks()));
+  if (c.micro_batch < 1)
+    throw InputError({"<cli>", 0, "--micro-batch"},
+                     fmt::format("expected 1 or more sequences, got {}", c.micro_batch));
+  if (c.global_batch < 0 || c.GlobalBatch() % (c.micro_batch * c.DpRanks()) != 0)
+    throw InputError(
+        {"<cli>", 0, "--global-batch"},
+        fmt::format("expected a multiple of micro-batch x data-parallel ranks = {} x "
+                    "{} = {} sequences, got {}",
+                    c.micro_batch, c.DpRanks(), c.micro_batch * c.DpRanks(), c.global_batch));
+  if (c.bucket_bytes < 1)
+    throw InputError({"<cli>", 0, "--bucket-mb"}, "expected a bucket of more than 0 MB");
+  if (c.steps < 1)
+    throw InputError({"<cli>", 0, "--steps"},
+                     fmt::format("expected 1 or more steps, got {}", c.steps));
+  const int64_t hbm = c.gpu.hbm_bytes;
+  const Recompute asked = c.recompute;
+  const Memory none = MemoryPerGpu(c, Recompute::kNone);
+  const Memory full = MemoryPerGpu(c, Recompute::kFull);
+  if (asked == Recompute::kNone || (asked == Recompute::kAuto && none.Total() <= hbm)) {
+    c.recompute = Recompute::kNone;
+  } else {
+    c.recompute = Recompute::kFull;
+  }
+  const Memory m = c.recompute == Recompute::kFull ? full : none;
+  if (m.Total() > hbm) {
+    throw InputError(
+        {"<cli>", 0, c.strategy == Strategy::kFsdp ? "--nodes" : "--strategy"},
+        fmt::format("{} with {} on {} GPUs (tp {}, recompute {}) needs {:.1f} GB per GPU "
+                    "(weights, gradients and Adam states {:.1f} GB, gathered layers {:.1f} GB, "
+                    "activations {:.1f} GB), {:.1f} GB more than the {}'s {:.1f} GB of HBM",
+                    c.model.name, StrategyName(c.strategy), c.DpRanks() * c.tp, c.tp,
+                    RecomputeName(c.recompute), GB(m.Total()), GB(m.states), GB(m.gathered),
+                    GB(m.activations), GB(m.Total() - hbm), c.gpu.name, GB(hbm)));
+  }
+}
+
+std::vector<Unit> Units(const TrainConfig& c) {
+  const ModelSpec& m = c.model;
+  const double tokens = static_cast<double>(c.TokensPerMicroBatch());
+  const double rate = c.gpu.peak_bf16_tflops * 1e12 * c.gpu.efficiency;
+  const double t = static_cast<double>(c.tp);
+  const bool recompute = c.recompute == Recompute::kFull;
+  // Megatron's TP layer: 2 all-reduces of b s h bf16 activations forward, 2 backward.
+  const int64_t act_bytes = 2 * c.micro_batch * m.seq_len * m.hidden;
+  const collective::RingSpec nv;  // the engine's NVLink latency
+  const units::Time tp_pair = units::Time::Ps(
+      2 * NvlinkAllReduce(act_bytes, c.tp, c.gpu.nvlink_rate, nv.nvlink_latency).ps());
+  std::vector<Unit> units;
+  units.push_back({"embedding", m.EmbeddingParams() / c.tp, {}, {}, {}, {}, 0});
+  const double layer_f = LayerForwardFlopsPerToken(m) * tokens / t;
+  for (int64_t l = 0; l < m.layers; ++l) {
+    Unit u{fmt::format("layer {}", l),
+           m.LayerParams() / c.tp,
+           Seconds(layer_f / rate),
+           Seconds((recompute ? 3 : 2) * layer_f / rate),
+           tp_pair,
+           recompute ? units::Time::Ps(2 * tp_pair.ps()) : tp_pair,
+           3 * layer_f};
+    units.push_back(u);
+  }
+  const double head_f = HeadForwardFlopsPerToken(m) * tokens / t;
+  units.push_back({"output",
+                   m.HeadParams() / c.tp,
+                   Seconds(head_f / rate),
+                   Seconds(2 * head_f / rate),
+                   {},
+                   {},
+                   3 * head_f});
+  return units;
+}
+
+int64_t DpBytesPerGpu(const TrainConfig& c) {
+  const double n = c.DpRanks();
+  if (c.DpRanks() < 2) return 0;
+  double grad = 0;
+  for (const Unit& u : Units(c)) grad += 2.0 * static_cast<double>(u.params);
+  if (c.strategy == Strategy::kDdp) return static_cast<int64_t>(2.0 * (n - 1) / n * grad);
+  if (c.strategy == Strategy::kHsdp) {
+    const double k = c.ShardRanks(), m = c.nodes;
+    return static_cast<int64_t>(static_cast<double>(c.Accumulation()) *
+                                (3.0 * (k - 1) / k * grad + 2.0 * (m - 1) / m * grad / k));
+  }
+  return static_cast<int64_t>(static_cast<double>(c.Accumulation()) * 3.0 * (n - 1) / n * grad);
+}
+
+int64_t TpBytesPerGpu(const TrainConfig& c) {
+  if (c.tp < 2) return 0;
+  const double t = c.tp;
+  const double act = 2.0 * static_cast<double>(c.micro_batch * c.model.seq_len * c.model.hidden);
+  const double per_layer = (c.recompute == Recompute::kFull ? 6.0 : 4.0) * 2.0 * (t - 1) / t * act;
+  return static_cast<int64_t>(per_layer * static_cast<double>(c.model.layers) *
+                              static_cast<double>(c.Accumulation()));
+}
+
+}  // namespace lossless::train

@@ -1,0 +1,139 @@
+// The training model without the engine: presets against their published
+// parameter counts, the FLOP formula against Narayanan et al. 2021, memory
+// and the errors of configurations that do not fit.
+#include "train/model.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/error.hpp"
+
+namespace lossless::train {
+namespace {
+
+TrainConfig Config(const std::string& model, Strategy s, int nodes, int tp = 1) {
+  TrainConfig c;
+  c.model = FindModel(model);
+  c.gpu = FindGpu("h100");
+  c.strategy = s;
+  c.nodes = nodes;
+  c.tp = tp;
+  return c;
+}
+
+std::string ErrorOf(TrainConfig c) {
+  try {
+    Validate(c);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The parameter counts of Meta's Llama 2 checkpoints (the model cards' 7B,
+// 13B and 70B; exact counts of the released weights).
+TEST(TrainModelTest, PresetsHaveTheLlama2ParameterCounts) {
+  EXPECT_EQ(FindModel("7b").TotalParams(), 6738415616);
+  EXPECT_EQ(FindModel("13b").TotalParams(), 13015864320);
+  EXPECT_EQ(FindModel("70b").TotalParams(), 68976648192);
+  EXPECT_THROW(FindModel("65b"), InputError);
+}
+
+// Narayanan et al. 2021: a GPT layer's forward is 24 B s h^2 + 4 B s^2 h
+// FLOPs; a layer with GPT's 12 h^2 weights (multi-head attention, 8 h^2 in
+// the MLP: ffn = 8h/3 with three SwiGLU matrices) gives the same per token.
+TEST(TrainModelTest, LayerFlopsFollowNarayanan2021) {
+  ModelSpec m{"gpt", 1, 3072, 24, 24, 8192, 50000, 2048, ""};
+  const double h = 3072, s = 2048;
+  EXPECT_DOUBLE_EQ(LayerForwardFlopsPerToken(m), 24 * h * h + 4 * s * h);
+  EXPECT_DOUBLE_EQ(HeadForwardFlopsPerToken(m), 2.0 * 50000 * h);
+}
+
+TEST(TrainModelTest, LayerTimesAreFlopsOverAchievedPeak) {
+  TrainConfig c = Config("7b", Strategy::kFsdp, 2);
+  c.recompute = Recompute::kNone;
+  const std::vector<Unit> u = Units(c);
+  ASSERT_EQ(u.size(), 34u);  // embedding, 32 layers, output
+  const double flops = LayerForwardFlopsPerToken(c.model) * 4096;
+  const double s = flops / (989e12 * 0.43);
+  EXPECT_NEAR(static_cast<double>(u[1].forward.ps()) / 1e12, s, 1e-12);
+  EXPECT_EQ(u[1].backward.ps(), 2 * u[1].forward.ps());
+  EXPECT_EQ(u[0].forward.ps(), 0);
+  c.recompute = Recompute::kFull;  // the backward recomputes the forward
+  EXPECT_NEAR(static_cast<double>(Units(c)[1].backward.ps()), 3.0 * u[1].forward.ps(), 1);
+  c.tp = 2;  // half the work per GPU, and 2 + 2 all-reduces (4 with recompute: 2 + 2 + 2)
+  const std::vector<Unit> t = Units(c);
+  EXPECT_NEAR(static_cast<double>(t[1].forward.ps()), u[1].forward.ps() / 2.0, 1);
+  EXPECT_GT(t[1].tp_forward.ps(), 0);
+  EXPECT_EQ(t[1].tp_backward.ps(), 2 * t[1].tp_forward.ps());
+}
+
+// A ring all-reduce over NVLink: 2 (n - 1) steps of bytes / n at the rate,
+// each with the hop latency.
+TEST(TrainModelTest, NvlinkAllReduceIsTheRingFormula) {
+  const units::Time t =
+      NvlinkAllReduce(int64_t{8} << 20, 4, units::Rate::Gbps(3600), units::Time::Ns(600));
+  const double expect = 6.0 * (8 << 20) / 4 * 8 / 3600e9 + 6 * 600e-9;
+  EXPECT_NEAR(static_cast<double>(t.ps()) / 1e12, expect, 1e-12);
+  EXPECT_EQ(NvlinkAllReduce(1 << 20, 1, units::Rate::Gbps(3600), units::Time::Ns(600)).ps(), 0);
+}
+
+TEST(TrainModelTest, FsdpShardsSixteenBytesPerParameter) {
+  TrainConfig c = Config("70b", Strategy::kFsdp, 16);
+  Validate(c);
+  EXPECT_EQ(c.recompute, Recompute::kFull);  // 80 layers of activations do not fit without
+  const Memory m = MemoryPerGpu(c, c.recompute);
+  EXPECT_EQ(m.states, 16 * FindModel("70b").TotalParams() / 128);
+  EXPECT_LE(m.Total(), c.gpu.hbm_bytes);
+  // HSDP shards over the node's 8 GPUs only.
+  TrainConfig h = Config("13b", Strategy::kHsdp, 16);
+  Validate(h);
+  EXPECT_EQ(MemoryPerGpu(h, h.recompute).states, 16 * FindModel("13b").TotalParams() / 8);
+  EXPECT_NE(
+      ErrorOf(Config("13b", Strategy::kHsdp, 16, 8)).find("2 or more data-parallel GPUs per node"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(Config("70b", Strategy::kHsdp, 16)).find("more than the h100's"),
+            std::string::npos);
+  TrainConfig d = Config("7b", Strategy::kDdp, 2, 2);
+  Validate(d);
+  EXPECT_EQ(MemoryPerGpu(d, d.recompute).states, 16 * (FindModel("7b").TotalParams() / 2));
+}
+
+TEST(TrainModelTest, WhatDoesNotFitIsSaidWithTheShortfall) {
+  // 70B under DDP: 16 B x 69e9 parameters on every GPU.
+  const std::string ddp = ErrorOf(Config("70b", Strategy::kDdp, 16));
+  EXPECT_NE(ddp.find("--strategy"), std::string::npos) << ddp;
+  EXPECT_NE(ddp.find("more than the h100's 80.0 GB of HBM"), std::string::npos) << ddp;
+  EXPECT_NE(ddp.find("1103.6 GB"), std::string::npos) << ddp;  // the states alone
+  const std::string tp = ErrorOf(Config("70b", Strategy::kFsdp, 16, 16));
+  EXPECT_NE(tp.find("--tp"), std::string::npos) << tp;
+  EXPECT_NE(ErrorOf(Config("70b", Strategy::kFsdp, 16, 3)).find("divides the 8 GPUs"),
+            std::string::npos);
+  TrainConfig b = Config("7b", Strategy::kFsdp, 2);
+  b.global_batch = 20;  // not a multiple of 16 ranks x 1
+  EXPECT_NE(ErrorOf(b).find("--global-batch"), std::string::npos);
+  b.global_batch = 32;
+  EXPECT_EQ(ErrorOf(b), "");
+  EXPECT_EQ(b.Accumulation(), 2);
+  TrainConfig none = Config("70b", Strategy::kFsdp, 16);
+  none.recompute = Recompute::kNone;
+  EXPECT_NE(ErrorOf(none).find("recompute none"), std::string::npos);
+}
+
+// The textbook bytes: DDP 2 (n - 1)/n of the bf16 gradient; FSDP two
+// all-gathers and a reduce-scatter of (n - 1)/n each; TP 2 + 2 all-reduces
+// of b s h bf16 activations per layer, 2 (t - 1)/t each.
+TEST(TrainModelTest, TextbookBytesPerGpu) {
+  TrainConfig c = Config("7b", Strategy::kDdp, 2);
+  const double grad = 2.0 * static_cast<double>(FindModel("7b").TotalParams());
+  EXPECT_NEAR(static_cast<double>(DpBytesPerGpu(c)), 2.0 * 15 / 16 * grad, 8);
+  c.strategy = Strategy::kFsdp;
+  EXPECT_NEAR(static_cast<double>(DpBytesPerGpu(c)), 3.0 * 15 / 16 * grad, 8);
+  c.tp = 2;
+  c.recompute = Recompute::kNone;
+  EXPECT_EQ(TpBytesPerGpu(c), int64_t{4} * 32 * (2 * 4096 * 4096));  // 2 (t - 1)/t = 1
+}
+
+}  // namespace
+}  // namespace lossless::train

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `lossless train` end to end: the per-step table and its notes, the same
+# bytes twice, --json with its schema and an MFU below the compute fraction,
+# DDP with tensor parallelism, and bad input (exit 2, one line naming the
+# flag and what does not fit).
+set -u
+source "$(dirname "$0")/lib/require.sh"
+require python3
+BIN="$1"
+fail=0
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+source "$(dirname "$0")/lib/expect.sh"
+
+run=(train --model 7b --strategy fsdp --nodes 2 --fabric ib-ndr)
+expect "train prints a step row" 0 '^ +0 +[0-9]+\.[0-9]{3} ' -- "$BIN" "${run[@]}"
+cp "$tmp/out" "$tmp/first"
+expect "train says what is approximate" 0 '^# approximation: FSDP' -- "$BIN" "${run[@]}"
+if ! cmp -s "$tmp/first" "$tmp/out"; then echo "FAIL train: two runs differ"; fail=1; else echo "ok   train: same bytes twice"; fi
+expect "train --json" 0 '' -- "$BIN" "${run[@]}" --steps 2 --json "$tmp/t.json"
+python3 - "$tmp/t.json" <<'PY' || { echo "FAIL train --json document"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["schema"] == "lossless.train/1", j["schema"]
+assert j["config"]["recompute"] == "full", j["config"]
+assert len(j["steps"]) == 2
+for s in j["steps"]:
+    assert 0 < s["mfu"] < j["config"]["efficiency"], s
+    assert s["step_ms"] >= j["ideal_step_ms"], s
+    assert abs(s["exposed_ms"] - (s["step_ms"] - s["compute_ms"])) < 1e-6, s
+    for k in ("pause_frames", "paused_us", "ecn_marks", "cnps", "retransmissions"):
+        assert k in s, k
+PY
+expect "train --json - writes the document to stdout" 0 '"schema": "lossless.train/1"' -- \
+  "$BIN" "${run[@]}" --json -
+expect "train ddp with tensor parallelism" 0 'tensor-parallel all-reduces are analytic over NVLink' -- \
+  "$BIN" train --model 7b --strategy ddp --tp 2 --nodes 2 --bucket-mb 50
+expect "train hsdp" 0 '^# approximation: HSDP' -- "$BIN" train --model 13b --strategy hsdp --nodes 2
+expect "train: a stalled NIC at step 1" 0 '^# stall at step 1: \+[0-9.]+ ms against step 0' -- \
+  "$BIN" train --model 7b --nodes 2 --fabric roce-tuned --steps 2 --stall-step 1 --stall-us 300
+expect "train: a stall after the last step" 2 '^error: <cli>: --stall-step: expected a step from 0 to 1' -- \
+  "$BIN" train --model 7b --nodes 2 --steps 2 --stall-step 2
+expect "train: 70B under DDP does not fit" 2 \
+  '^error: <cli>: --strategy: 70b with ddp on 128 GPUs .* GB more than the h100.s 80.0 GB of HBM' -- \
+  "$BIN" train --model 70b --strategy ddp --nodes 16
+expect "train: TP above the GPUs per node" 2 '^error: <cli>: --tp: expected a tensor-parallel degree that divides the 8 GPUs per node' -- \
+  "$BIN" train --model 7b --tp 16 --nodes 2
+expect "train: global batch not divisible" 2 '^error: <cli>: --global-batch: expected a multiple of' -- \
+  "$BIN" train --model 7b --nodes 2 --global-batch 17
+expect "train: unknown model" 2 "^error: <cli>: --model: expected one of 7b, 13b, 70b, got '8b'" -- \
+  "$BIN" train --model 8b
+expect "train: unknown strategy" 2 '^error: <cli>: --strategy: expected ddp, fsdp or hsdp' -- \
+  "$BIN" train --strategy zero2
+expect "train: unknown fabric" 2 'unknown profile' -- "$BIN" train --model 7b --nodes 2 --fabric nope
+expect "train: efficiency out of range" 2 '^error: <cli>: --efficiency' -- \
+  "$BIN" train --model 7b --nodes 2 --efficiency 1.5
+expect "train: zero steps" 2 '^error: <cli>: --steps' -- "$BIN" train --model 7b --nodes 2 --steps 0
+exit $fail
