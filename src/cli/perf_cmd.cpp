@@ -61,11 +61,26 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
       name = o.fabric.empty() ? kDefaultFabric : o.fabric;
       s = profile::Load(name, o.nodes, {fmt::format("topology.gpus_per_node={}", o.GpusPerNode())});
     }
-    // Where the JSON goes is checked before anything is simulated; with it on
+    // --trace / --pcap stand for the scenario's outputs.trace / outputs.pcap
+    // (its other outputs.* fields apply; a profile has none, so the defaults).
+    if (!o.trace.empty()) s.capture.trace = o.trace;
+    if (!o.pcap.empty()) s.capture.pcap = o.pcap;
+    if (o.model && (!s.capture.trace.empty() || !s.capture.pcap.empty()))
+      throw InputError({"<cli>", 0, !o.trace.empty() ? "--trace" : "--pcap"},
+                       "expected no --trace or --pcap with --model (the model sends no packets)");
+    // Where the outputs go is checked before anything is simulated; with one on
     // standard output (`--json -`), the nccl-tests text goes to standard error.
     const Location json_where{o.json, 0, "--json"};
+    const Location trace_where{s.capture.trace, 0, o.trace.empty() ? "outputs.trace" : "--trace"};
+    const Location pcap_where{s.capture.pcap, 0, o.pcap.empty() ? "outputs.pcap" : "--pcap"};
     CheckOutputPath(o.json, json_where);
-    std::FILE* text_out = o.json == "-" ? stderr : stdout;
+    CheckOutputPath(s.capture.trace, trace_where);
+    CheckOutputPath(s.capture.pcap, pcap_where);
+    const int on_stdout = (o.json == "-") + (s.capture.trace == "-") + (s.capture.pcap == "-");
+    if (on_stdout > 1)
+      throw InputError(s.capture.pcap == "-" ? pcap_where : trace_where,
+                       "expected one output on standard output, got more than one");
+    std::FILE* text_out = on_stdout > 0 ? stderr : stdout;
     perf::PerfResult r;
     std::vector<std::string> notes;
     std::string failure;
@@ -93,6 +108,8 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
                                     r.sizes.size()));
     }
     fmt::print(text_out, "{}", text::ForTerminal(perf::FormatNcclTests(r, notes)));
+    for (const std::string& w : r.warnings)
+      fmt::print(stderr, "warning: {}\n", text::ForTerminal(w));
     if (!o.json.empty()) WriteOutput(o.json, perf::ToJson(r).dump(2) + "\n", json_where);
     if (!failure.empty()) {
       std::fflush(text_out);

@@ -189,6 +189,8 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
           for (int64_t j = 0; j < mine.slices; ++j) {
             Msg m;
             m.bytes = lists[p][static_cast<size_t>(mine.first + j)].first;
+            m.loop = static_cast<int32_t>(l);
+            m.step = static_cast<int32_t>(k);
             if (k > 0) m.dep = static_cast<int32_t>(prev_blocks[l][k - 1].first + j);
             r.sends.push_back(m);
           }
@@ -269,6 +271,7 @@ void RingEngine::OnEvent(uint32_t kind, uint64_t arg) {
   Delivered(conn, sim_.Now());
   if (!conns_[conn].cts) {
     const size_t i = conns_[conn].rank;
+    if (step_obs_ != nullptr) StepDone(i, sim_.Now());
     ++ranks_[i].sends_done;
     ++ranks_[i].send_slots;
     Progress(i);
@@ -284,6 +287,12 @@ void RingEngine::Progress(size_t i) {
     if (m.dep >= 0 && r.received <= static_cast<size_t>(m.dep)) break;  // data not here yet
     if (r.credits == 0 || r.send_slots == 0) break;
     Post(r.data, m.bytes);
+    if (step_obs_ != nullptr) {
+      const size_t n = spec_.rings[0].ranks.size();
+      step_obs_->OnStepPost({r.rank, static_cast<uint32_t>(i / n), ranks_[r.next].rank, m.loop,
+                             m.step, m.bytes, conns_[r.data].nvlink},
+                            sim_.Now());
+    }
     --r.credits;
     --r.send_slots;
     r.sent_bytes += m.bytes;
@@ -326,6 +335,7 @@ void RingEngine::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
   const Conn& c = conns_[qp_conn_[qp]];
   if (c.cts) return;
   Rank& r = ranks_[c.rank];
+  if (step_obs_ != nullptr) StepDone(c.rank, at);
   ++r.sends_done;
   ++r.send_slots;
   Progress(c.rank);
@@ -356,6 +366,11 @@ void RingEngine::Delivered(uint32_t conn, units::Time at) {
   // Receive slots in use once the rank has done what it can with the arrival.
   max_slots_used_ = std::max(max_slots_used_, ranks_[i].received - ranks_[i].consumed);
   MaybeDone(i, at);
+}
+
+void RingEngine::StepDone(size_t i, units::Time at) {
+  step_obs_->OnStepSendDone(ranks_[i].rank,
+                            static_cast<uint32_t>(i / spec_.rings[0].ranks.size()), at);
 }
 
 int64_t RingEngine::BytesSent(uint32_t rank) const {

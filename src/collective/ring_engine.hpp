@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collective/step_observer.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 
@@ -135,6 +136,9 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   // The most receive slots any rank held at once (received, not yet
   // forwarded): never above spec.slots while the clear-to-send flow works.
   size_t max_slots_used() const { return max_slots_used_; }
+  // Tells `obs` (null: nobody) about every message posted and completed
+  // (channel = index into spec.rings, step as in PartAt).
+  void set_step_observer(StepObserver* obs) { step_obs_ = obs; }
 
   void OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) override;
   void OnRecvComplete(uint32_t qp, units::Time at) override;
@@ -158,6 +162,7 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   struct Msg {
     int64_t bytes = 0;
     int32_t dep = -1;  // index of the received message it forwards (-1: step 0)
+    int32_t loop = 0, step = 0;
   };
   // Per (channel, rank).
   struct Rank {
@@ -185,6 +190,7 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   void Progress(size_t i);
   void FreeSlots(size_t i);  // sends CTS for received messages no longer needed
   void MaybeDone(size_t i, units::Time at);
+  void StepDone(size_t i, units::Time at);  // tells step_obs_
 
   void Delivered(uint32_t conn, units::Time at);
 
@@ -207,6 +213,7 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   units::Time start_, finish_;
   uint64_t messages_ = 0;
   size_t max_slots_used_ = 0;
+  StepObserver* step_obs_ = nullptr;
 };
 
 }  // namespace lossless::collective

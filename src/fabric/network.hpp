@@ -372,6 +372,15 @@ class Network final : public sim::EventHandler {
     pause_trace_ = fn;
     pause_trace_ctx_ = ctx;
   }
+  // Called at each PFC watchdog action on (`port`, class `c`) (restore =
+  // false; `flushed` packets dropped from the queue) and at the end of each
+  // restore period (restore = true, flushed = 0) (outputs.trace). Off unless set.
+  using WatchdogTrace = void (*)(void* ctx, uint32_t port, int c, Time at, bool restore,
+                                 uint64_t flushed);
+  void set_watchdog_trace(WatchdogTrace fn, void* ctx) {
+    wd_trace_ = fn;
+    wd_trace_ctx_ = ctx;
+  }
   // ECN marks port `p` has made on class c so far (cheap; for traces).
   uint64_t EcnMarks(uint32_t p, int c) const { return ports_[p].stats.classes[c].ecn_marks; }
   // Delivers a PFC frame to `port` as if its reception ended now (for tests
@@ -706,6 +715,8 @@ class Network final : public sim::EventHandler {
   void* tx_trace_ctx_ = nullptr;
   PauseTrace pause_trace_ = nullptr;
   void* pause_trace_ctx_ = nullptr;
+  WatchdogTrace wd_trace_ = nullptr;
+  void* wd_trace_ctx_ = nullptr;
   flowctl::PfcThresholds pfc_;  // resolved thresholds and decisions
   size_t flows_done_ = 0;
   uint64_t packet_hops_ = 0;

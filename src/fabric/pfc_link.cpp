@@ -169,7 +169,10 @@ void Network::WatchdogAct(uint32_t pi, int c) {
   const int64_t now = sim_.Now().ps();
   ++p.stats.wd_actions;
   if (p.stats.wd_first_action_ps < 0) p.stats.wd_first_action_ps = now;
+  const uint64_t dropped = p.stats.classes[c].wd_drops;
   FlushQueue(pi, c, true);
+  if (wd_trace_ != nullptr)
+    wd_trace_(wd_trace_ctx_, pi, c, Time::Ps(now), false, p.stats.classes[c].wd_drops - dropped);
   // Ignore the PAUSE in force: the queue is no longer paused.
   if (p.paused_until[c] > now) {
     const int64_t cut = p.paused_until[c] - now;
@@ -269,6 +272,7 @@ void Network::WatchdogRestored(uint32_t port, int c) {
   WdQueue& w = wd_[static_cast<size_t>(port) * kMaxClasses + c];
   w.state.stalled = -1;  // next poll: new baseline
   const int64_t now = sim_.Now().ps();
+  if (wd_trace_ != nullptr) wd_trace_(wd_trace_ctx_, port, c, Time::Ps(now), true, 0);
   if (cfg_.pfc.watchdog.pause_memory && w.ignored_until > now) {
     // The pause still in force is honoured from now on (pause_memory).
     const int64_t change = flowctl::PausedTimeChange(p.paused_until[c], w.ignored_until, now);
@@ -276,6 +280,9 @@ void Network::WatchdogRestored(uint32_t port, int c) {
     w.state.paused_acc += change;
     p.paused_until[c] = w.ignored_until;
     p.ever_paused = true;
+    if (pause_trace_ != nullptr)
+      pause_trace_(pause_trace_ctx_, port, static_cast<uint8_t>(1u << c), Time::Ps(now),
+                   Time::Ps(w.ignored_until));
     return;
   }
   p.wd_unpaused = static_cast<uint8_t>(p.wd_unpaused | (1u << c));

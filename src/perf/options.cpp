@@ -139,6 +139,16 @@ const std::vector<Flag>& Flags() {
                    if (v.empty()) throw InputError(w, "expected a file name, got an empty string");
                    o.json = v;
                  }});
+    f.push_back({0, "trace", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+                   if (v.empty()) throw InputError(w, "expected a file name, got an empty string");
+                   o.trace = v;
+                 }});
+    f.push_back({0, "pcap", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+                   if (v.empty()) throw InputError(w, "expected a file name, got an empty string");
+                   o.pcap = v;
+                 }});
     f.push_back(
         {0, "model", Kind::kFlag,
          [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.model = true; }});
@@ -381,6 +391,7 @@ std::string PerfUsage() {
          "  lossless flags:\n"
          "    --nodes <n> (1)  --fabric <name>  --scenario <file>  --format <g3|g2> (g3)\n"
          "    --json <file> (lossless.perf/1)  --model (the alpha-beta model beside each row)\n"
+         "    --trace <file> (timeline for ui.perfetto.dev)  --pcap <file> (pcapng for Wireshark)\n"
          "    --algo <ring|tree> (NCCL's choice of channels, Ring; NCCL_ALGO=Ring|Tree too)\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";
 }

@@ -67,6 +67,8 @@ struct PerfOptions {
   std::string scenario;  // --scenario FILE
   OutputFormat format = OutputFormat::kG3;  // --format g3|g2
   std::string json;                         // --json FILE (lossless.perf/1)
+  std::string trace;  // --trace FILE: outputs.trace, the timeline (docs/capture.md)
+  std::string pcap;   // --pcap FILE: outputs.pcap, the packet capture
   bool model = false;                       // --model: print the alpha-beta model beside each row
   // Not a flag: false runs only the out-of-place half (its in-place twin moves
   // the same packets; `compare` reads out-of-place busbw only).

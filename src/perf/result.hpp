@@ -78,6 +78,9 @@ struct PerfResult {
   int64_t tenant_bytes = 0;
   double virt_latency_us = 0;
   double virt_jitter_us = 0;
+  // Outputs a limit cut (outputs.pcap_limit, outputs.trace_limit): printed
+  // on standard error, not in the JSON.
+  std::vector<std::string> warnings;
 };
 
 // The nccl-tests row of one size: time = mean, algbw = size / time, busbw =

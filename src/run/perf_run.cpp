@@ -14,6 +14,7 @@
 #include "collective/tree_engine.hpp"
 #include "fabric/network.hpp"
 #include "lossless/version.hpp"
+#include "run/captures.hpp"
 #include "run/runner.hpp"
 #include "sim/simulator.hpp"
 #include "workload/tenants.hpp"
@@ -52,9 +53,10 @@ collective::RingPlan PlanOf(collective::Collective c) {
 // point-to-point engine; their queue pairs live for the run.
 class Engines {
  public:
+  // `steps` (null: none) hears the ring engines' steps (outputs.trace).
   Engines(sim::Simulator& sim, fabric::Network& net, const perf::PerfOptions& o,
-          const PerfModel& model)
-      : sim_(sim), net_(net), o_(o), model_(model) {}
+          const PerfModel& model, collective::StepObserver* steps)
+      : sim_(sim), net_(net), o_(o), model_(model), steps_(steps) {}
   // Starts the collective of `bytes` rooted at `root` (-1: none) on
   // `channels` channels; done(), start() and finish() then describe it.
   void Begin(int channels, int64_t bytes, int64_t root) {
@@ -79,13 +81,19 @@ class Engines {
       return;
     }
     auto& e = rings_[channels];
-    if (!e) e = std::make_unique<collective::RingEngine>(sim_, net_, RingSpecFor(channels));
+    if (!e) {
+      e = std::make_unique<collective::RingEngine>(sim_, net_, RingSpecFor(channels));
+      e->set_step_observer(steps_);
+    }
     ring_ = e.get();
     tree_ = nullptr;
     ring_->Begin(bytes, sim_.Now(), static_cast<uint32_t>(std::max<int64_t>(root, 0)));
   }
   bool done() const {
     return ring_ != nullptr ? ring_->done() : tree_ != nullptr ? tree_->done() : p2p_->done();
+  }
+  units::Time finish() const {
+    return ring_ != nullptr ? ring_->finish() : tree_ != nullptr ? tree_->finish() : p2p_->finish();
   }
   units::Time elapsed() const {
     if (ring_ != nullptr) return ring_->finish() - ring_->start();
@@ -172,6 +180,7 @@ class Engines {
   fabric::Network& net_;
   const perf::PerfOptions& o_;
   const PerfModel& model_;
+  collective::StepObserver* steps_;
   std::map<int, std::unique_ptr<collective::RingEngine>> rings_;
   std::map<int, std::unique_ptr<collective::TreeEngine>> trees_;
   std::unique_ptr<collective::P2pEngine> p2p_;
@@ -233,7 +242,14 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   // Other tenants share the NICs and queues for the whole sweep (nothing
   // when tenants.load is 0); virtualization.* is in net_cfg.virt.
   workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});
-  Engines engines(sim, net, o, model);
+  // outputs.pcap / outputs.trace (--pcap, --trace, or the scenario's):
+  // nothing installed without them.
+  std::unique_ptr<Captures> captures;
+  if (!s.capture.pcap.empty() || !s.capture.trace.empty())
+    captures = std::make_unique<Captures>(s, topo, net, false);
+  Engines engines(sim, net, o, model,
+                  captures && captures->tracing() ? captures.get() : nullptr);
+  const std::string collective_name(collective::CollectiveName(o.collective));
 
   perf::PerfResult r;
   r.options = o;
@@ -297,6 +313,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                 double total_us = 0;
                 for (int64_t a = 0; a < o.agg_iters && !stop; ++a) {
                   if (bytes == 0) break;  // nothing to move: nccl-tests times an empty launch
+                  if (captures) captures->CollectiveBegin(collective_name, bytes, sim.Now());
                   engines.Begin(std::max(1, nccl.channels), bytes, root);
                   if (!run_collective()) {
                     r.interrupted = stop = true;
@@ -318,6 +335,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                     half->wrong = row.counts.count;  // none of it verified
                     break;
                   }
+                  if (captures) captures->CollectiveEnd(engines.finish());
                   total_us += static_cast<double>(engines.elapsed().ps()) / 1e6;
                 }
                 if (stop) break;
@@ -361,6 +379,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     lc.credit_starved_us = static_cast<double>(st.credit_starved_ps) / 1e6;
     r.links.push_back(lc);
   }
+  if (captures) r.warnings = captures->Finish(sim.Now());
   return r;
 }
 

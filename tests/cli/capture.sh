@@ -40,7 +40,10 @@ for kind in roce ib; do
 done
 
 # E9's deadlock and, with the watchdog on, its actions: the verdict instant
-# carries the witness cycle, one watchdog instant per port that acted, at its first action.
+# carries the witness cycle; every watchdog action is an instant on its port
+# (ports act more than once here: poll 100us, restore 200us over 2ms), the
+# first at the run's first action; the paused time per port and class equals
+# the run's in both runs (pauses cut by an action, or in force at the end).
 e9=scenarios/experiments/E9-pfc-deadlock.yaml
 "$BIN" run $e9 --set stop_time=2ms --json "$tmp/e9.json" --set outputs.trace="$tmp/e9.trace.json" \
   >/dev/null 2>&1
@@ -48,23 +51,50 @@ e9=scenarios/experiments/E9-pfc-deadlock.yaml
   --set fabric.pfc.watchdog.poll=100us --set fabric.pfc.watchdog.restore=200us \
   --json "$tmp/e9w.json" --set outputs.trace="$tmp/e9w.trace.json" >/dev/null 2>&1
 if python3 - "$tmp" <<'PY'
-import json, sys
+import collections, json, sys
 d = sys.argv[1]
+
+
+def paused_ok(run, trace):
+    names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
+    got = collections.Counter()
+    for e in trace["traceEvents"]:
+        if e["name"] == "paused":
+            got[(names[e["pid"]], e["args"]["class"])] += e["args"]["ps"]
+    bad = [(p["link"], c["class"], got[(p["link"], c["class"])], c["paused_fraction"] * run["sim_time_ps"])
+           for p in run["ports"] for c in p["classes"]
+           if abs(got[(p["link"], c["class"])] - c["paused_fraction"] * run["sim_time_ps"])
+           > 1 + 1e-9 * c["paused_fraction"] * run["sim_time_ps"]]
+    assert not bad, bad
+    return sum(got.values())
+
+
 run, trace = json.load(open(f"{d}/e9.json")), json.load(open(f"{d}/e9.trace.json"))
 v = [e for e in trace["traceEvents"] if e["name"] == "PFC deadlock"]
 assert run["deadlock"]["detected"] and len(run["deadlock"]["cycle"]) == 4, run["deadlock"]
 assert len(v) == 1 and v[0]["args"]["cycle"] == run["deadlock"]["cycle"], v
 assert round(v[0]["ts"] * 1e6) == run["deadlock"]["confirmed_ps"], v
 assert v[0]["args"]["formed_ps"] == run["deadlock"]["formed_ps"], v
+p0 = paused_ok(run, trace)
 run, trace = json.load(open(f"{d}/e9w.json")), json.load(open(f"{d}/e9w.trace.json"))
 names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
-got = sorted((names[e["pid"]], round(e["ts"] * 1e6), e["args"]["actions"])
-             for e in trace["traceEvents"] if e["name"] == "watchdog action")
-want = sorted((p["link"], p["watchdog_first_action_ps"], p["watchdog_actions"])
+acts = collections.defaultdict(list)
+restores = collections.Counter()
+for e in trace["traceEvents"]:
+    if e["name"] == "watchdog action":
+        acts[names[e["pid"]]].append(round(e["ts"] * 1e6))
+    elif e["name"] == "watchdog restore":
+        restores[names[e["pid"]]] += 1
+got = sorted((port, len(ts), min(ts)) for port, ts in acts.items())
+want = sorted((p["link"], p["watchdog_actions"], p["watchdog_first_action_ps"])
               for p in run["ports"] if p["watchdog_actions"] > 0)
 assert got == want and len(want) > 0, (got, want)
+assert max(n for _, n, _ in want) > 1, "no port acted twice: the test needs one"
+assert all(0 < restores[port] <= n for port, n, _ in want), (restores, want)
+p1 = paused_ok(run, trace)
 print(f"ok   E9: the deadlock instant names the cycle {v[0]['args']['cycle']}; "
-      f"{len(got)} watchdog instants match the ports' first actions")
+      f"watchdog instants per port = the run's actions {[(p, n) for p, n, _ in got]}, "
+      f"{sum(restores.values())} restores; paused time = the run's ({p0} ps, {p1} ps with the watchdog)")
 PY
 then :; else echo "FAIL E9 verdict or watchdog instants"; fail=1; fi
 

@@ -139,6 +139,7 @@ def check_trace(trace_path, run):
     name_of = {pid: name for name, pid in pids.items()}
     ecn = collections.Counter()
     cnp = collections.Counter()
+    pfc = collections.Counter()
     paused = collections.defaultdict(int)
     for e in events:
         port = name_of.get(e["pid"])
@@ -146,12 +147,15 @@ def check_trace(trace_path, run):
             ecn[port] += 1
         elif e["name"] == "CNP":
             cnp[port] += 1
+        elif e["name"] == "PFC frame":
+            pfc[port] += 1
         elif e["name"] == "paused":
             paused[(port, e["args"]["class"])] += e["args"]["ps"]
     sim_ps = run["sim_time_ps"]
     for p in run["ports"]:
         check(f"trace ECN marks at {p['link']}", ecn[p["link"]], p["ecn_marks"])
         check(f"trace CNPs from {p['link']}", cnp[p["link"]], p["cnps"])
+        check(f"trace PFC frames from {p['link']}", pfc[p["link"]], p.get("pause_tx", 0))
         for c in p["classes"]:
             got = paused[(p["link"], c["class"])]
             want = c["paused_fraction"] * sim_ps
