@@ -5,7 +5,7 @@
 # its field counts (CE marks, PFC frames per class and their quanta, CNPs,
 # NAKs, flow-control packets, PSNs per QP) equal the run's JSON counters; the
 # trace-event timeline follows the trace-event rules and its counts (ECN
-# marks, CNPs, paused time, flows) equal them too (tests/cli/capture/check.py).
+# marks, CNPs, PFC frames, paused time, flows) equal them too (tests/cli/capture/check.py).
 # Same seed, same bytes; a snap length and a size limit; bad fields exit 2.
 set -u
 source "$(dirname "$0")/lib/require.sh"
