@@ -186,8 +186,7 @@ void TraceRecorder::StepSendDone(uint32_t rank, uint32_t channel, int64_t at) {
 void TraceRecorder::CloseStep(uint32_t rank, uint32_t channel, StepTrack& t, int64_t at) {
   const bool clipped = t.outstanding > 0;
   const int64_t to = clipped ? at : std::max(t.from, t.last_done);
-  t.open = false;
-  ++t.next_serial;  // later completions of this step's messages match no open step
+  t.open = false;  // later completions of its messages match no open step (serials differ)
   Add(fmt::format(
       R"({{"name":"{} step {}","ph":"X","ts":{},"dur":{},"pid":{},"tid":{},"args":{{"collective":"{}","size":{},"iteration":{},"channel":{},"loop":{},"step":{},"peer":{},"bytes":{},"messages":{},"link":"{}","clipped":{}}}}})",
       collective_, t.step, TraceTs(t.from), TraceTs(to - t.from), RankPid(rank), channel + 1,
