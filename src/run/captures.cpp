@@ -76,7 +76,9 @@ void Captures::Finish(report::RunResult& r, units::Time end) {
   for (std::string& w : Write(v, end)) r.warnings.push_back(std::move(w));
 }
 
-std::vector<std::string> Captures::Finish(units::Time end) { return Write({}, end); }
+std::vector<std::string> Captures::Finish(units::Time end) {
+  return Write({}, end);
+}
 
 std::vector<std::string> Captures::Write(const capture::TraceVerdict& v, units::Time end) {
   std::vector<std::string> warnings;

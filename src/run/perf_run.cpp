@@ -247,8 +247,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   std::unique_ptr<Captures> captures;
   if (!s.capture.pcap.empty() || !s.capture.trace.empty())
     captures = std::make_unique<Captures>(s, topo, net, false);
-  Engines engines(sim, net, o, model,
-                  captures && captures->tracing() ? captures.get() : nullptr);
+  Engines engines(sim, net, o, model, captures && captures->tracing() ? captures.get() : nullptr);
   const std::string collective_name(collective::CollectiveName(o.collective));
 
   perf::PerfResult r;
