@@ -35,7 +35,6 @@ TraceRecorder::TraceRecorder(const fabric::Network& net, TraceOptions opt)
   for (auto& a : pause_until_) a.fill(-1);
   Add(R"({"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"flows"}})");
   Add(R"({"name":"process_name","ph":"M","pid":2,"tid":0,"args":{"name":"verdicts"}})");
-  Add(R"({"name":"process_name","ph":"M","pid":3,"tid":0,"args":{"name":"collectives"}})");
   for (uint32_t p : opt_.ports) {
     selected_[p] = 1;
     Add(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":0,"args":{{"name":{}}}}})",
@@ -130,6 +129,8 @@ void TraceRecorder::Watchdog(uint32_t port, int c, int64_t at, bool restore, uin
 
 void TraceRecorder::CollectiveBegin(const std::string& name, int64_t bytes, int64_t at) {
   CollectiveEnd(at);
+  if (collectives_ == 0)
+    Add(R"({"name":"process_name","ph":"M","pid":3,"tid":0,"args":{"name":"collectives"}})");
   collective_ = name;
   collective_bytes_ = bytes;
   collective_from_ = at;
