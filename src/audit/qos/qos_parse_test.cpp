@@ -179,6 +179,35 @@ TEST(QosParse, SonicShowReadsTablesAndCounters) {
   EXPECT_EQ(PortNamed(h, "Ethernet0").pfc_watchdog, true);
 }
 
+// Multi-ASIC `mmuconfig -l` titles its tables "Pool for namespace asicN: NAME", and
+// `show queue counters --voq` has a Voq column; both layouts as sonic-utilities
+// prints them (tests/fixtures/real/qos/sonic_mmuconfig_l_masic.txt,
+// sonic_show_queue_voq_counters.txt).
+TEST(QosParse, SonicShowReadsMultiAsicMmuconfigAndVoqCounters) {
+  QosConfig m = ParseQosText(
+      "Profile for namespace asic1: headroom_profile\n"
+      "----------  ---------------------\n"
+      "dynamic_th  0\n"
+      "pool        ingress_lossless_pool\n"
+      "xon         18432\n"
+      "xoff        32768\n"
+      "size        51200\n"
+      "----------  ---------------------\n",
+      "m.txt");
+  ASSERT_EQ(m.ports.size(), 1u);
+  EXPECT_EQ(m.ports[0].pgs.at(3).headroom->value, 32768);
+  QosConfig v = ParseQosText(
+      "For namespace :\n"
+      "            Port    Voq    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n"
+      "----------------  -----  --------------  ---------------  -----------  ------------\n"
+      "testsw|Ethernet0   VOQ2              82                7           39            21\n"
+      "testsw|Ethernet0   VOQ3              11               59           12            94\n",
+      "v.txt");
+  const PortQos& p = PortNamed(v, "testsw|Ethernet0");
+  EXPECT_EQ(p.queue_drops.at(3), 12);
+  EXPECT_EQ(p.queue_drops.at(2), 39);
+}
+
 TEST(QosParse, NvueReadsBinaryUnitsAndTables) {
   QosConfig c = Load("nvue_healthy.txt");
   ASSERT_EQ(c.ports.size(), 1u);
@@ -244,6 +273,25 @@ TEST(QosParse, NxosFollowsAppliedPolicies) {
   EXPECT_FALSE(b.ports[0].ecn.at(3).enabled);                // WRED without ecn
   QosConfig crlf = Load("nxos_healthy_crlf.txt");
   EXPECT_EQ(crlf.ports[0].ecn.at(3).kmin->value, 150000);
+}
+
+// The Cisco N9364E example of ROCm's RoCE guide applies its interface settings to a
+// range (tests/fixtures/real/qos/nxos_dcqcn_n9364e_rocm.txt): the range is the port.
+TEST(QosParse, NxosInterfaceRangeIsOneBlockNamedByItsRange) {
+  QosConfig c = ParseQosText(
+      "policy-map type network-qos qos_network\n"
+      "  class type network-qos c-8q-nq3\n"
+      "    pause pfc-cos 3\n"
+      "system qos\n"
+      "  service-policy type network-qos qos_network\n"
+      "interface Ethernet1/1/1 - 2\n"
+      "  priority-flow-control mode on\n"
+      "  priority-flow-control watch-dog-interval on\n",
+      "r.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_EQ(c.ports[0].name, "Ethernet1/1/1 - 2");
+  EXPECT_EQ(c.ports[0].pfc_watchdog, true);
+  EXPECT_EQ(c.ports[0].pfc_priorities, (std::set<int>{3}));
 }
 
 TEST(QosParse, ExplicitFormatOverridesDetection) {
