@@ -151,7 +151,7 @@ expect 0 'WARN          pfc.frames .*\[all 6 ports\] PFC frames on priorities 0,
 expect 0 'WARN          drops.lossless .*\[Ethernet8\] discards on the RoCE priority.s queue (queue 3: 63 dropped)' $R/sonic_show_queue_counters_port.txt
 expect 0 'WARN          drops.lossless .*\[testsw|Ethernet4\] discards on the RoCE priority.s queue (queue 3: 82 dropped)' $R/sonic_show_queue_voq_counters.txt
 expect 0 'WARN          pfc.watchdog .*\[et-\*\] no PFC watchdog' $R/junos_cos_dcqcn_qfx5240_rocm.txt
-expect 0 'PASS          ecn.roce-queue .*queue 4 (Kmin 45% of the queue buffer, Kmax 90% of the queue buffer)' $R/junos_cos_dcqcn_qfx5240_rocm.txt
+expect 0 'PASS          ecn.roce-queue .*queue 4 (Kmin 45% of the queue buffer, Kmax 90% of the queue buffer, Pmax 100%)' $R/junos_cos_dcqcn_qfx5240_rocm.txt
 expect 0 'WARN          ecn.kmin-ratio .*Kmin is 45.0% of the queue.s buffer' $R/junos_cos_dcqcn_qfx5240_rocm.txt
 expect 3 'PASS          ecn.roce-queue .*\[Ethernet1/1/1 - 2\] ECN marking enabled on queue 3 (Kmin 950000B, Kmax 3000000B, Pmax 7%)' $R/nxos_dcqcn_n9364e_rocm.txt
 expect 3 'PASS          pfc.watchdog .*PFC watchdog enabled' $R/nxos_dcqcn_n9364e_rocm.txt

@@ -522,6 +522,39 @@ TEST(QosParse, JunosSetAndBraceFormsReadTheSame) {
   }
 }
 
+// ROCm's QFX5240 example (tests/fixtures/real/qos/junos_cos_dcqcn_qfx5240_rocm.txt) puts
+// `drop-probability [ 0 100 ]` on its own line under `interpolate`: the ramp's top is the
+// marking probability at Kmax.
+TEST(QosParse, JunosDropProbabilityIsTheMarkingProbabilityAtKmax) {
+  const std::string brace =
+      "forwarding-classes {\n    class NO-LOSS queue-num 4 no-loss pfc-priority 3;\n}\n"
+      "drop-profiles {\n    dp1 {\n        interpolate {\n"
+      "            fill-level [ 45 90 ];\n            drop-probability [ 0 100 ];\n"
+      "        }\n    }\n}\n"
+      "scheduler-maps {\n    sm1 {\n        forwarding-class NO-LOSS scheduler s1;\n    }\n}\n"
+      "schedulers {\n    s1 {\n"
+      "        drop-profile-map loss-priority any protocol any drop-profile dp1;\n"
+      "        explicit-congestion-notification;\n    }\n}\n"
+      "interfaces {\n    et-0/0/1 {\n        scheduler-map sm1;\n    }\n}\n";
+  const std::string set =
+      "set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3\n"
+      "set class-of-service drop-profiles dp1 interpolate fill-level [ 45 90 ]\n"
+      "set class-of-service drop-profiles dp1 interpolate drop-probability 0\n"
+      "set class-of-service drop-profiles dp1 interpolate drop-probability 20\n"
+      "set class-of-service scheduler-maps sm1 forwarding-class NO-LOSS scheduler s1\n"
+      "set class-of-service schedulers s1 drop-profile-map loss-priority any protocol any "
+      "drop-profile dp1\n"
+      "set class-of-service schedulers s1 explicit-congestion-notification\n"
+      "set class-of-service interfaces et-0/0/1 scheduler-map sm1\n";
+  QosConfig b = ParseQosText(brace, "b.txt");
+  const EcnQueue& e = PortNamed(b, "et-0/0/1").ecn.at(4);
+  EXPECT_DOUBLE_EQ(*e.kmin_percent, 45.0);
+  EXPECT_DOUBLE_EQ(*e.pmax_percent, 100.0);
+  EXPECT_TRUE(b.skipped.empty());
+  QosConfig s = ParseQosText(set, "s.txt");
+  EXPECT_DOUBLE_EQ(*PortNamed(s, "et-0/0/1").ecn.at(4).pmax_percent, 20.0);
+}
+
 TEST(QosParse, CumulusTrafficConfReadsPfcAndEcnGroups) {
   QosConfig c = ParseQosText(
       "pfc.port_group_list = [ROCE]\npfc.ROCE.port_set = swp1\npfc.ROCE.cos_list = [3]\n"
