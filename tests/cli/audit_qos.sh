@@ -157,6 +157,9 @@ expect 3 'PASS          ecn.roce-queue .*\[Ethernet1/1/1 - 2\] ECN marking enabl
 expect 3 'PASS          pfc.watchdog .*PFC watchdog enabled' $R/nxos_dcqcn_n9364e_rocm.txt
 expect 1 'FAIL          pfc.roce-priority .*\[1/13-1/16\] PFC not enabled on RoCE priority 3 (PFC priorities: none)' $R/onyx_roce_deployment_netarbiter_prompts.md
 expect 1 'PASS          ecn.roce-queue .*Kmin 150000B, Kmax 1500000B' $R/onyx_roce_deployment_netarbiter_prompts.md
+expect 0 'WARN          pfc.other-priorities .*\[Ethernet0\] PFC also enabled on priorities 4' $R/sonic_config_db_update_fragment.json
+expect 0 'INDETERMINATE ecn.roce-queue .*WRED profile "AZURE_LOSSLESS" is not defined in the input' $R/sonic_config_db_update_fragment.json
+expect 3 'INDETERMINATE pfc.headroom .*\[Ethernet16, Ethernet20, Ethernet24, Ethernet28\] the input states no headroom for priority 3 (cable length 5 m' $R/sonic_config_db_dump_dynamic_buffer.json
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done

@@ -208,6 +208,41 @@ TEST(QosParse, SonicShowReadsMultiAsicMmuconfigAndVoqCounters) {
   EXPECT_EQ(p.queue_drops.at(2), 39);
 }
 
+// A database dump keys every entry "TABLE|key" at the top level
+// (tests/fixtures/real/qos/sonic_config_db_dump_dynamic_buffer.json); a fragment such as
+// the tables `config qos reload` updates (sonic_config_db_update_fragment.json) names
+// profiles defined elsewhere. Both are QoS input, not bad input.
+TEST(QosParse, SonicJsonDatabaseDumpAndFragmentsAreRead) {
+  QosConfig d = ParseQosText(
+      "{\n"
+      "  \"BUFFER_PG|Ethernet8|3-4\": {\"profile\": \"pg_lossless\"},\n"
+      "  \"BUFFER_PROFILE|pg_lossless\": {\"type\": \"hash\", \"value\": {\"xon\": \"18432\",\n"
+      "    \"xoff\": \"40960\", \"size\": \"59392\", \"dynamic_th\": \"0\",\n"
+      "    \"pool\": \"ingress_lossless_pool\"}},\n"
+      "  \"PORT_QOS_MAP|Ethernet8\": {\"pfc_enable\": \"3,4\"}\n"
+      "}\n",
+      "dump.json");
+  const PortQos& p = PortNamed(d, "Ethernet8");
+  EXPECT_EQ(p.pfc_priorities, (std::set<int>{3, 4}));
+  EXPECT_EQ(p.pgs.at(3).headroom->value, 40960);
+  QosConfig f = ParseQosText(
+      "{\"BUFFER_PG\": {\"Ethernet0|3-4\": {\"profile\": \"pg_lossless_100000_5m_profile\"}},\n"
+      " \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}},\n"
+      " \"QUEUE\": {\"Ethernet0|3\": {\"wred_profile\": \"AZURE_LOSSLESS\"}}}\n",
+      "fragment.json");
+  const PortQos& q = PortNamed(f, "Ethernet0");
+  EXPECT_TRUE(q.pgs.empty());
+  EXPECT_FALSE(q.ecn.count(3));
+  ASSERT_EQ(f.skipped.size(), 1u);
+  EXPECT_TRUE(f.skipped[0].unreadable);
+  EXPECT_NE(f.skipped[0].text.find("wred_profile AZURE_LOSSLESS"), std::string::npos);
+  // With BUFFER_PROFILE in the input, a name missing from it is still an error.
+  EXPECT_THROW(ParseQosText("{\"BUFFER_PROFILE\": {}, \"BUFFER_PG\": {\"Ethernet0|3\": "
+                            "{\"profile\": \"nope\"}}}",
+                            "bad.json"),
+               InputError);
+}
+
 TEST(QosParse, NvueReadsBinaryUnitsAndTables) {
   QosConfig c = Load("nvue_healthy.txt");
   ASSERT_EQ(c.ports.size(), 1u);
@@ -321,7 +356,10 @@ TEST(QosParse, BadValuesNameLineAndField) {
   Location w = ErrorOf("{\n\"BUFFER_PROFILE\": {\n  \"p\": {\"xoff\": \"lots\"}\n}\n}\n");
   EXPECT_EQ(w.line, 3);
   EXPECT_EQ(w.field, "BUFFER_PROFILE.p.xoff");
-  Location pg = ErrorOf("{\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"missing\"}}}");
+  // A dangling reference is an error when BUFFER_PROFILE is in the input; a fragment
+  // without the table names profiles defined elsewhere (SonicJsonDatabaseDumpAndFragmentsAreRead).
+  Location pg = ErrorOf(
+      "{\"BUFFER_PROFILE\": {}, \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"missing\"}}}");
   EXPECT_EQ(pg.field, "BUFFER_PG.Ethernet0|3.profile");
 }
 
