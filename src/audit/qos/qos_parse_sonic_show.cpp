@@ -125,6 +125,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       block_rules = 0;
       continue;
     }
+    if (StartsWith(t, "For namespace")) continue;  // multi-ASIC title above a counter table
     if (StartsWith(t, "Lossless traffic pattern")) {
       mode = Mode::kSkipBlock;
       continue;
