@@ -82,7 +82,7 @@ expect 2 'no/such/q.json: --json: cannot write the file' $FX/sonic_broken.json -
 expect 1 'FAIL          drops.lossless .*queue 3: 19 dropped, queue 4: 12 dropped' $FX/mixed_sonic_session.txt
 expect 1 'skipped line 28: not interpretable as sonic-show' $FX/mixed_sonic_session.txt --verbose
 expect 1 'skipped line 42: elision: \.\.\.' $FX/mixed_sonic_session.txt --verbose
-expect 1 '9 input lines skipped' $FX/mixed_sonic_session.txt
+expect 1 '8 input lines skipped' $FX/mixed_sonic_session.txt
 expect 1 '"skipped": \[' $FX/mixed_sonic_session.txt --json --verbose
 
 # Real corpus (tests/fixtures/real/SOURCES.md, section QoS): every sample parses and gets the
