@@ -82,7 +82,7 @@ expect 2 'no/such/q.json: --json: cannot write the file' $FX/sonic_broken.json -
 expect 1 'FAIL          drops.lossless .*queue 3: 19 dropped, queue 4: 12 dropped' $FX/mixed_sonic_session.txt
 expect 1 'skipped line 28: not interpretable as sonic-show' $FX/mixed_sonic_session.txt --verbose
 expect 1 'skipped line 42: elision: \.\.\.' $FX/mixed_sonic_session.txt --verbose
-expect 1 '9 input lines skipped' $FX/mixed_sonic_session.txt
+expect 1 '8 input lines skipped' $FX/mixed_sonic_session.txt
 expect 1 '"skipped": \[' $FX/mixed_sonic_session.txt --json --verbose
 
 # Real corpus (tests/fixtures/real/SOURCES.md, section QoS): every sample parses and gets the
@@ -145,6 +145,21 @@ expect 3 'format onyx' $R/onyx_show_interface_congestion_control_json_ansible.js
 expect 3 'format onyx' $R/onyx_show_interface_congestion_control_json_ansible.json --format onyx
 expect 1 'FAIL          pfc.roce-priority .*\[Eth1/1, Eth1/1/2, Mpo2, Po1\] PFC not enabled' $R/onyx_pfc_interface_disabled_json_ansible.json
 expect 3 'INDETERMINATE pfc.roce-priority .*\[Eth1/1, Eth1/1/2, Mpo2, Po1\]' $R/onyx_pfc_interface_enabled_json_ansible.json
+# Added 2026-12-04 (SOURCES.md, QoS).
+expect 3 'headroom 32KiB, but the port speed is unknown' $R/sonic_mmuconfig_l_masic.txt
+expect 0 'WARN          pfc.frames .*\[all 6 ports\] PFC frames on priorities 0,1,2,4,5,6,7' $R/sonic_show_pfc_counters_masic.txt
+expect 0 'WARN          drops.lossless .*\[Ethernet8\] discards on the RoCE priority.s queue (queue 3: 63 dropped)' $R/sonic_show_queue_counters_port.txt
+expect 0 'WARN          drops.lossless .*\[testsw|Ethernet4\] discards on the RoCE priority.s queue (queue 3: 82 dropped)' $R/sonic_show_queue_voq_counters.txt
+expect 0 'WARN          pfc.watchdog .*\[et-\*\] no PFC watchdog' $R/junos_cos_dcqcn_qfx5240_rocm.txt
+expect 0 'PASS          ecn.roce-queue .*queue 4 (Kmin 45% of the queue buffer, Kmax 90% of the queue buffer, Pmax 100%)' $R/junos_cos_dcqcn_qfx5240_rocm.txt
+expect 0 'WARN          ecn.kmin-ratio .*Kmin is 45.0% of the queue.s buffer' $R/junos_cos_dcqcn_qfx5240_rocm.txt
+expect 3 'PASS          ecn.roce-queue .*\[Ethernet1/1/1 - 2\] ECN marking enabled on queue 3 (Kmin 950000B, Kmax 3000000B, Pmax 7%)' $R/nxos_dcqcn_n9364e_rocm.txt
+expect 3 'PASS          pfc.watchdog .*PFC watchdog enabled' $R/nxos_dcqcn_n9364e_rocm.txt
+expect 1 'FAIL          pfc.roce-priority .*\[1/13-1/16\] PFC not enabled on RoCE priority 3 (PFC priorities: none)' $R/onyx_roce_deployment_netarbiter_prompts.md
+expect 1 'PASS          ecn.roce-queue .*Kmin 150000B, Kmax 1500000B' $R/onyx_roce_deployment_netarbiter_prompts.md
+expect 0 'WARN          pfc.other-priorities .*\[Ethernet0\] PFC also enabled on priorities 4' $R/sonic_config_db_update_fragment.json
+expect 0 'INDETERMINATE ecn.roce-queue .*WRED profile "AZURE_LOSSLESS" is not defined in the input' $R/sonic_config_db_update_fragment.json
+expect 3 'INDETERMINATE pfc.headroom .*\[Ethernet16, Ethernet20, Ethernet24, Ethernet28\] the input states no headroom for priority 3 (cable length 5 m' $R/sonic_config_db_dump_dynamic_buffer.json
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done

@@ -119,7 +119,8 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
   std::map<std::string, bool> sched_strict;
   std::map<std::string, std::map<std::string, std::string>> smap;  // map -> fc -> scheduler
   std::map<std::string, std::string> drop_levels;
-  std::map<std::string, std::pair<double, double>> drop_pct;          // first and last fill level
+  std::map<std::string, std::pair<double, double>> drop_pct;  // first and last fill level
+  std::map<std::string, double> drop_pmax;  // highest drop-probability of an interpolate profile
   std::map<std::string, std::string> sched_dp;                        // scheduler -> drop profile
   std::map<std::string, std::pair<std::string, std::string>> ifaces;  // name -> (cnp, smap)
   std::vector<std::string> if_order;
@@ -185,7 +186,24 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
     } else if (p.size() >= 5 && p[0] == "scheduler-maps" && p[2] == "forwarding-class") {
       smap[p[1]][p[3]] = after("scheduler");
       any = true;
-    } else if (p.size() >= 3 && p[0] == "drop-profiles" && has("fill-level")) {
+    } else if (p.size() >= 3 && p[0] == "drop-profiles" &&
+               (has("fill-level") || has("drop-probability"))) {
+      // `interpolate { fill-level [ 45 90 ]; drop-probability [ 0 100 ]; }` (each list
+      // on its own line in brace form) or one `set ... drop-probability N` per point.
+      // The probability's top is the marking probability at Kmax (ECN marks where the
+      // profile would drop).
+      bool in_prob = false;
+      for (const std::string& x : p) {
+        if (x == "drop-probability") {
+          in_prob = true;
+          continue;
+        }
+        if (!in_prob || x == "[") continue;
+        if (x == "]" || x == "fill-level") break;
+        double v = ParseDecimal(x, where, "a drop probability in percent");
+        drop_pmax[p[1]] = std::max(drop_pmax.count(p[1]) ? drop_pmax[p[1]] : v, v);
+      }
+      if (!has("fill-level")) continue;
       std::string levels;
       bool in_list = false;
       for (const std::string& x : p) {
@@ -249,6 +267,8 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
         e.kmax_percent = d->second.second;
         e.source += ", drop profile " + d->first;
       }
+      if (auto d = drop_pmax.find(sched_dp[sched]); d != drop_pmax.end())
+        e.pmax_percent = d->second;
       q.ecn[f->second.queue] = e;
     }
   };

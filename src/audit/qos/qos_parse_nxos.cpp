@@ -76,7 +76,10 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       if (is(w, {"system", "qos"})) system_qos = true;
       if (w[0] == "interface" && w.size() >= 2) {
         PortQos p;
+        // A range or list ("interface Ethernet1/1/1 - 2", "Ethernet1/1, Ethernet1/5")
+        // is one configuration block: keep its whole text as the name.
         p.name = w[1];
+        for (size_t i = 2; i < w.size(); ++i) p.name += " " + w[i];
         p.line = l.number;
         ports.push_back(p);
       }

@@ -47,7 +47,16 @@ class SonicJsonReader {
   int64_t LineOf(const std::string& table, const std::string& key) const {
     std::string tneedle = "\"" + table + "\"";
     size_t tpos = text_.find(tneedle);
-    if (tpos == std::string_view::npos) return 0;
+    if (tpos == std::string_view::npos) {
+      // A flattened dump: "TABLE|key" at the top level.
+      tpos = text_.find("\"" + table + "|" + key + "\"");
+      if (tpos == std::string_view::npos) tpos = text_.find("\"" + table + "|");
+      if (tpos == std::string_view::npos) return 0;
+      int64_t line = 1;
+      for (size_t i = 0; i < tpos; ++i)
+        if (text_[i] == '\n') ++line;
+      return line;
+    }
     size_t pos = tpos;
     if (!key.empty()) {
       size_t kpos = text_.find("\"" + key + "\"", tpos);
@@ -112,6 +121,37 @@ class SonicJsonReader {
     }
     indices =
         ParseIntList(key.substr(bar + 1), 0, 15, Where(table, key), "queue or PG indices 0-15");
+  }
+
+  // A database dump (`sonic-db-dump -n CONFIG_DB`, the db_migrator test vectors)
+  // keys each entry "TABLE|key" at the top level, its value either the fields or
+  // {"type": "hash", "value": {fields}}: regroup it as config_db.json tables.
+  void Unflatten() {
+    Json grouped = Json::object();
+    for (const auto& [k, v] : root_.items()) {
+      size_t bar = k.find('|');
+      if (bar == std::string::npos || bar == 0 || bar + 1 == k.size()) continue;
+      const Json& fields =
+          (v.is_object() && v.contains("value") && v.contains("type") && v["value"].is_object())
+              ? v["value"]
+              : v;
+      grouped[k.substr(0, bar)][k.substr(bar + 1)] = fields;
+    }
+    if (!grouped.empty()) root_ = std::move(grouped);
+  }
+  // A profile a BUFFER_PG / BUFFER_QUEUE entry names: nullptr (and a note) when the
+  // input is a fragment without a BUFFER_PROFILE table; an error when the table is
+  // there and lacks it.
+  const Profile* ProfileRef(const std::string& name, const Location& where,
+                            std::set<std::string>& missing) const {
+    auto it = profiles_.find(name);
+    if (it != profiles_.end()) return &it->second;
+    if (!root_.contains("BUFFER_PROFILE")) {
+      missing.insert(name);
+      return nullptr;
+    }
+    throw InputError(
+        where, "buffer profile " + QuoteForMessage(name) + " is not defined in BUFFER_PROFILE");
   }
 
   void ReadPools();
@@ -269,6 +309,8 @@ QosConfig SonicJsonReader::Read() {
                                   "QUEUE",     "BUFFER_QUEUE",   "BUFFER_POOL",  "PFC_WD"};
   bool any = false;
   for (const char* t : kTables) any = any || root_.contains(t);
+  if (!any) Unflatten();
+  for (const char* t : kTables) any = any || root_.contains(t);
   if (!any && root_.contains("DEVICE_METADATA") && root_.contains("PORT")) {
     // A whole config_db.json (device metadata and ports) without any QoS
     // table: the switch runs without PFC, lossless buffers or ECN (SONiC
@@ -320,20 +362,18 @@ QosConfig SonicJsonReader::Read() {
   }
   std::vector<std::string> key_ports;
   std::set<int> indices;
+  std::set<std::string> missing;       // profiles named but not defined in a fragment
+  std::set<std::string> wred_missing;  // QUEUE keys whose WRED profile is not in the input
   if (const Json* t = Table("BUFFER_PG")) {
     for (const auto& [key, obj] : t->items()) {
       SplitKey("BUFFER_PG", key, key_ports, indices);
       auto ref = Field(obj, "BUFFER_PG", key, "profile");
       if (!ref) continue;
       std::string prof = RefName(*ref);
-      auto pit = profiles_.find(prof);
-      if (pit == profiles_.end()) {
-        if (prof == "NULL") continue;
-        throw InputError(
-            Where("BUFFER_PG", key, "profile"),
-            "buffer profile " + QuoteForMessage(prof) + " is not defined in BUFFER_PROFILE");
-      }
-      const Profile& pr = pit->second;
+      if (prof == "NULL" && !profiles_.count(prof)) continue;
+      const Profile* found = ProfileRef(prof, Where("BUFFER_PG", key, "profile"), missing);
+      if (found == nullptr) continue;
+      const Profile& pr = *found;
       if (!pr.xoff && !pr.xon) continue;  // lossy PG
       for (const std::string& port : key_ports) {
         PortQos& p = touch(port, LineOf("BUFFER_PG", key));
@@ -366,7 +406,18 @@ QosConfig SonicJsonReader::Read() {
       for (const std::string& port : key_ports) {
         PortQos& p = touch(port, LineOf("QUEUE", key));
         for (int q : indices) {
-          if (wred) p.ecn[q] = ReadWred(RefName(*wred));
+          if (wred && !Table("WRED_PROFILE")) {
+            // A fragment (e.g. the QUEUE table `config qos reload` updates) binds a
+            // profile defined elsewhere: ECN on the queue is unknown, not absent.
+            if (wred_missing.insert(key).second)
+              cfg.skipped.push_back({LineOf("QUEUE", key),
+                                     "QUEUE|" + key + " wred_profile " + RefName(*wred),
+                                     "WRED profile " + QuoteForMessage(RefName(*wred)) +
+                                         " is not defined in the input (no WRED_PROFILE table)",
+                                     true});
+          } else if (wred) {
+            p.ecn[q] = ReadWred(RefName(*wred));
+          }
           if (sref && sched) {
             std::string sname = RefName(*sref);
             auto sit = sched->find(sname);
@@ -387,14 +438,12 @@ QosConfig SonicJsonReader::Read() {
       SplitKey("BUFFER_QUEUE", key, key_ports, indices);
       auto ref = Field(obj, "BUFFER_QUEUE", key, "profile");
       if (!ref) continue;
-      auto pit = profiles_.find(RefName(*ref));
-      if (pit == profiles_.end())
-        throw InputError(Where("BUFFER_QUEUE", key, "profile"),
-                         "buffer profile " + QuoteForMessage(RefName(*ref)) +
-                             " is not defined in BUFFER_PROFILE");
+      const Profile* found =
+          ProfileRef(RefName(*ref), Where("BUFFER_QUEUE", key, "profile"), missing);
+      if (found == nullptr) continue;
       for (const std::string& port : key_ports) {
         PortQos& p = touch(port, LineOf("BUFFER_QUEUE", key));
-        for (int q : indices) p.queue_limit[q] = LimitOf(pit->second);
+        for (int q : indices) p.queue_limit[q] = LimitOf(*found);
       }
     }
   }
@@ -462,6 +511,14 @@ QosConfig SonicJsonReader::Read() {
   }
 
   for (const std::string& n : name_notes) cfg.notes.push_back(n);
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+    cfg.notes.push_back(
+        "buffer profiles named but not defined in the input (a fragment without "
+        "BUFFER_PROFILE): " +
+        list + "; their headroom and thresholds are unknown");
+  }
 
   // Switch-wide maps, from the first port (SONiC applies them per port; they are
   // the same on every port in practice).

@@ -1,7 +1,7 @@
 // SONiC show text: `mmuconfig -l` / `show buffer configuration` (Pool: and
-// Profile: blocks), `show ecn` (Profile: blocks with green_* keys),
-// `show pfc priority`, `show queue counters`, `show pfcwd config` and
-// `show interfaces status`, in any order and combination in one file.
+// Profile: blocks, "Pool for namespace asicN:" on multi-ASIC switches), `show ecn` (Profile: blocks
+// with green_* keys), `show pfc priority`, `show queue counters` (also `--voq`), `show pfcwd
+// config` and `show interfaces status`, in any order and combination in one file.
 //
 // Show text does not say which port uses which profile. The parser applies
 // the lossless PG profile (the one with the smallest xoff when there are
@@ -50,6 +50,18 @@ bool IsCommandEcho(std::string_view t) {
 
 }  // namespace
 
+bool IsBlockTitle(std::string_view t) {
+  // "Pool: NAME", or on a multi-ASIC switch "Pool for namespace asic0: NAME".
+  for (std::string_view kind : {"Pool", "Profile"}) {
+    if (!StartsWith(t, kind)) continue;
+    std::string_view rest = t.substr(kind.size());
+    if (StartsWith(rest, ": ")) return true;
+    if (StartsWith(rest, " for namespace ") && rest.find(": ") != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
 QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
   QosConfig cfg;
   std::vector<TextLine> lines = SplitLines(text);
@@ -68,7 +80,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
     return it->second;
   };
   bool saw_pfcwd = false;
-  static const std::regex kQueue(R"(^UC(\d+)$)");
+  static const std::regex kQueue(R"(^(?:UC|VOQ)(\d+)$)");
 
   enum class Mode {
     kNone,
@@ -103,9 +115,9 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       if (mode == Mode::kBlock && ++block_rules == 2) mode = Mode::kNone;
       continue;
     }
-    if (StartsWith(t, "Pool: ") || StartsWith(t, "Profile: ")) {
+    if (IsBlockTitle(t)) {
       Block b;
-      b.kind = StartsWith(t, "Pool: ") ? "Pool" : "Profile";
+      b.kind = StartsWith(t, "Pool") ? "Pool" : "Profile";
       b.name = std::string(Trim(t.substr(t.find(':') + 1)));
       b.line = l.number;
       blocks.push_back(b);
@@ -113,6 +125,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       block_rules = 0;
       continue;
     }
+    if (StartsWith(t, "For namespace")) continue;  // multi-ASIC title above a counter table
     if (StartsWith(t, "Lossless traffic pattern")) {
       mode = Mode::kSkipBlock;
       continue;
@@ -134,7 +147,10 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
       mode = Mode::kPfc;
       continue;
     }
-    if (t.find("TxQ") != std::string_view::npos && t.find("Drop/pkts") != std::string_view::npos) {
+    if ((t.find("TxQ") != std::string_view::npos || t.find("Voq") != std::string_view::npos) &&
+        t.find("Drop/pkts") != std::string_view::npos) {
+      // `show queue counters` (TxQ) or its `--voq` form (Voq: one row per
+      // system port and virtual output queue of a chassis).
       mode = Mode::kCounters;
       auto it = std::find(cols.begin(), cols.end(), "Drop/pkts");
       drop_col = static_cast<size_t>(it - cols.begin());

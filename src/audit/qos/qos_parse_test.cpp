@@ -179,6 +179,71 @@ TEST(QosParse, SonicShowReadsTablesAndCounters) {
   EXPECT_EQ(PortNamed(h, "Ethernet0").pfc_watchdog, true);
 }
 
+// Multi-ASIC `mmuconfig -l` titles its tables "Pool for namespace asicN: NAME", and
+// `show queue counters --voq` has a Voq column; both layouts as sonic-utilities
+// prints them (tests/fixtures/real/qos/sonic_mmuconfig_l_masic.txt,
+// sonic_show_queue_voq_counters.txt).
+TEST(QosParse, SonicShowReadsMultiAsicMmuconfigAndVoqCounters) {
+  QosConfig m = ParseQosText(
+      "Profile for namespace asic1: headroom_profile\n"
+      "----------  ---------------------\n"
+      "dynamic_th  0\n"
+      "pool        ingress_lossless_pool\n"
+      "xon         18432\n"
+      "xoff        32768\n"
+      "size        51200\n"
+      "----------  ---------------------\n",
+      "m.txt");
+  ASSERT_EQ(m.ports.size(), 1u);
+  EXPECT_EQ(m.ports[0].pgs.at(3).headroom->value, 32768);
+  QosConfig v = ParseQosText(
+      "For namespace :\n"
+      "            Port    Voq    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n"
+      "----------------  -----  --------------  ---------------  -----------  ------------\n"
+      "testsw|Ethernet0   VOQ2              82                7           39            21\n"
+      "testsw|Ethernet0   VOQ3              11               59           12            94\n",
+      "v.txt");
+  const PortQos& p = PortNamed(v, "testsw|Ethernet0");
+  EXPECT_EQ(p.queue_drops.at(3), 12);
+  EXPECT_EQ(p.queue_drops.at(2), 39);
+  EXPECT_TRUE(v.skipped.empty());  // "For namespace :" is the table's title
+}
+
+// A database dump keys every entry "TABLE|key" at the top level
+// (tests/fixtures/real/qos/sonic_config_db_dump_dynamic_buffer.json); a fragment such as
+// the tables `config qos reload` updates (sonic_config_db_update_fragment.json) names
+// profiles defined elsewhere. Both are QoS input, not bad input.
+TEST(QosParse, SonicJsonDatabaseDumpAndFragmentsAreRead) {
+  QosConfig d = ParseQosText(
+      "{\n"
+      "  \"BUFFER_PG|Ethernet8|3-4\": {\"profile\": \"pg_lossless\"},\n"
+      "  \"BUFFER_PROFILE|pg_lossless\": {\"type\": \"hash\", \"value\": {\"xon\": \"18432\",\n"
+      "    \"xoff\": \"40960\", \"size\": \"59392\", \"dynamic_th\": \"0\",\n"
+      "    \"pool\": \"ingress_lossless_pool\"}},\n"
+      "  \"PORT_QOS_MAP|Ethernet8\": {\"pfc_enable\": \"3,4\"}\n"
+      "}\n",
+      "dump.json");
+  const PortQos& p = PortNamed(d, "Ethernet8");
+  EXPECT_EQ(p.pfc_priorities, (std::set<int>{3, 4}));
+  EXPECT_EQ(p.pgs.at(3).headroom->value, 40960);
+  QosConfig f = ParseQosText(
+      "{\"BUFFER_PG\": {\"Ethernet0|3-4\": {\"profile\": \"pg_lossless_100000_5m_profile\"}},\n"
+      " \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}},\n"
+      " \"QUEUE\": {\"Ethernet0|3\": {\"wred_profile\": \"AZURE_LOSSLESS\"}}}\n",
+      "fragment.json");
+  const PortQos& q = PortNamed(f, "Ethernet0");
+  EXPECT_TRUE(q.pgs.empty());
+  EXPECT_FALSE(q.ecn.count(3));
+  ASSERT_EQ(f.skipped.size(), 1u);
+  EXPECT_TRUE(f.skipped[0].unreadable);
+  EXPECT_NE(f.skipped[0].text.find("wred_profile AZURE_LOSSLESS"), std::string::npos);
+  // With BUFFER_PROFILE in the input, a name missing from it is still an error.
+  EXPECT_THROW(ParseQosText("{\"BUFFER_PROFILE\": {}, \"BUFFER_PG\": {\"Ethernet0|3\": "
+                            "{\"profile\": \"nope\"}}}",
+                            "bad.json"),
+               InputError);
+}
+
 TEST(QosParse, NvueReadsBinaryUnitsAndTables) {
   QosConfig c = Load("nvue_healthy.txt");
   ASSERT_EQ(c.ports.size(), 1u);
@@ -246,6 +311,25 @@ TEST(QosParse, NxosFollowsAppliedPolicies) {
   EXPECT_EQ(crlf.ports[0].ecn.at(3).kmin->value, 150000);
 }
 
+// The Cisco N9364E example of ROCm's RoCE guide applies its interface settings to a
+// range (tests/fixtures/real/qos/nxos_dcqcn_n9364e_rocm.txt): the range is the port.
+TEST(QosParse, NxosInterfaceRangeIsOneBlockNamedByItsRange) {
+  QosConfig c = ParseQosText(
+      "policy-map type network-qos qos_network\n"
+      "  class type network-qos c-8q-nq3\n"
+      "    pause pfc-cos 3\n"
+      "system qos\n"
+      "  service-policy type network-qos qos_network\n"
+      "interface Ethernet1/1/1 - 2\n"
+      "  priority-flow-control mode on\n"
+      "  priority-flow-control watch-dog-interval on\n",
+      "r.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_EQ(c.ports[0].name, "Ethernet1/1/1 - 2");
+  EXPECT_EQ(c.ports[0].pfc_watchdog, true);
+  EXPECT_EQ(c.ports[0].pfc_priorities, (std::set<int>{3}));
+}
+
 TEST(QosParse, ExplicitFormatOverridesDetection) {
   std::ifstream in(Fixture("eos_healthy.txt"));
   QosConfig c = ParseQosConfig(in, "eos_healthy.txt", QosFormat::kEos);
@@ -273,7 +357,10 @@ TEST(QosParse, BadValuesNameLineAndField) {
   Location w = ErrorOf("{\n\"BUFFER_PROFILE\": {\n  \"p\": {\"xoff\": \"lots\"}\n}\n}\n");
   EXPECT_EQ(w.line, 3);
   EXPECT_EQ(w.field, "BUFFER_PROFILE.p.xoff");
-  Location pg = ErrorOf("{\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"missing\"}}}");
+  // A dangling reference is an error when BUFFER_PROFILE is in the input; a fragment
+  // without the table names profiles defined elsewhere (SonicJsonDatabaseDumpAndFragmentsAreRead).
+  Location pg = ErrorOf(
+      "{\"BUFFER_PROFILE\": {}, \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"missing\"}}}");
   EXPECT_EQ(pg.field, "BUFFER_PG.Ethernet0|3.profile");
 }
 
@@ -472,6 +559,39 @@ TEST(QosParse, JunosSetAndBraceFormsReadTheSame) {
     ASSERT_TRUE(p.ecn.count(3));
     EXPECT_TRUE(p.ecn.at(3).enabled);
   }
+}
+
+// ROCm's QFX5240 example (tests/fixtures/real/qos/junos_cos_dcqcn_qfx5240_rocm.txt) puts
+// `drop-probability [ 0 100 ]` on its own line under `interpolate`: the ramp's top is the
+// marking probability at Kmax.
+TEST(QosParse, JunosDropProbabilityIsTheMarkingProbabilityAtKmax) {
+  const std::string brace =
+      "forwarding-classes {\n    class NO-LOSS queue-num 4 no-loss pfc-priority 3;\n}\n"
+      "drop-profiles {\n    dp1 {\n        interpolate {\n"
+      "            fill-level [ 45 90 ];\n            drop-probability [ 0 100 ];\n"
+      "        }\n    }\n}\n"
+      "scheduler-maps {\n    sm1 {\n        forwarding-class NO-LOSS scheduler s1;\n    }\n}\n"
+      "schedulers {\n    s1 {\n"
+      "        drop-profile-map loss-priority any protocol any drop-profile dp1;\n"
+      "        explicit-congestion-notification;\n    }\n}\n"
+      "interfaces {\n    et-0/0/1 {\n        scheduler-map sm1;\n    }\n}\n";
+  const std::string set =
+      "set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3\n"
+      "set class-of-service drop-profiles dp1 interpolate fill-level [ 45 90 ]\n"
+      "set class-of-service drop-profiles dp1 interpolate drop-probability 0\n"
+      "set class-of-service drop-profiles dp1 interpolate drop-probability 20\n"
+      "set class-of-service scheduler-maps sm1 forwarding-class NO-LOSS scheduler s1\n"
+      "set class-of-service schedulers s1 drop-profile-map loss-priority any protocol any "
+      "drop-profile dp1\n"
+      "set class-of-service schedulers s1 explicit-congestion-notification\n"
+      "set class-of-service interfaces et-0/0/1 scheduler-map sm1\n";
+  QosConfig b = ParseQosText(brace, "b.txt");
+  const EcnQueue& e = PortNamed(b, "et-0/0/1").ecn.at(4);
+  EXPECT_DOUBLE_EQ(*e.kmin_percent, 45.0);
+  EXPECT_DOUBLE_EQ(*e.pmax_percent, 100.0);
+  EXPECT_TRUE(b.skipped.empty());
+  QosConfig s = ParseQosText(set, "s.txt");
+  EXPECT_DOUBLE_EQ(*PortNamed(s, "et-0/0/1").ecn.at(4).pmax_percent, 20.0);
 }
 
 TEST(QosParse, CumulusTrafficConfReadsPfcAndEcnGroups) {

@@ -13,6 +13,9 @@ namespace lossless::audit::qos::internal {
 
 QosConfig ParseSonicJson(std::string_view text, const std::string& file);
 QosConfig ParseSonicShow(std::string_view text, const std::string& file);
+// A trimmed line that opens an `mmuconfig -l` table: "Pool: NAME", "Profile:
+// NAME", or "Pool for namespace asic0: NAME" on a multi-ASIC switch.
+bool IsBlockTitle(std::string_view t);
 QosConfig ParseNvue(std::string_view text, const std::string& file);
 // The `nv set` lines of NVUE text (qos_parse_nvue_set.cpp); ParseNvue calls it.
 QosConfig ParseNvueSet(std::string_view text, const std::string& file);

@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "audit/qos/qos_parsers.hpp"
 #include "audit/qos/qos_text.hpp"
 
 namespace lossless::audit::qos::internal {
@@ -124,10 +125,11 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
   if (t.empty()) return;
   std::string s(t);
 
-  if (StartsWith(t, "Pool: ") || StartsWith(t, "Profile: ")) add(QosFormat::kSonicShow, 2);
+  if (IsBlockTitle(t)) add(QosFormat::kSonicShow, 2);
   if (Contains(t, "Lossless priorities")) add(QosFormat::kSonicShow, 3);
   if (Contains(t, "Lossless traffic pattern")) add(QosFormat::kSonicShow, 3);
-  if (Contains(t, "TxQ") && Contains(t, "Drop/pkts")) add(QosFormat::kSonicShow, 3);
+  if ((Contains(t, "TxQ") || Contains(t, "Voq")) && Contains(t, "Drop/pkts"))
+    add(QosFormat::kSonicShow, 3);
   if (Contains(t, "PFC0") && Contains(t, "PFC7") && Contains(t, "Port"))
     add(QosFormat::kSonicShow, 3);
   if (StartsWith(t, "Ingress PG dropped packets") || StartsWith(t, "Ingress headroom per PG") ||
