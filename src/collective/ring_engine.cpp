@@ -257,7 +257,9 @@ void RingEngine::PostData(size_t i, int64_t payload) {
 
 void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[conn];
-  if (!c.nvlink) delay_ps += spec_.net_hop_latency.ps();
+  // NCCL's hop latency is a step's (data's) cost; a clear-to-send is the
+  // receiver's proxy posting a buffer and pays only the fabric.
+  if (!c.nvlink && !c.cts) delay_ps += spec_.net_hop_latency.ps();
   if (delay_ps > 0) {
     // The proxy posts it a hop latency later (and after the GPU wrote it):
     // per connection the delays never decrease, so messages stay in order.

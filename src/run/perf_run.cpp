@@ -308,8 +308,10 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             // is what is simulated; point-to-point runs Simple.
             const collective::AlgoChoice nccl = tuning.Choose(o.collective, row.counts.size_bytes);
             row.choice = nccl;
+            collective::AlphaBetaParams row_ab = ab;
+            row_ab.gpu_write_gbs = tuning.ProtocolCapGbs(nccl.algorithm, nccl.protocol);
             row.model_us = collective::AlphaBeta(o.collective, nccl.algorithm, nccl.protocol,
-                                                 row.counts.size_bytes, ab)
+                                                 row.counts.size_bytes, row_ab)
                                .TotalUs();
             const int64_t bytes = row.counts.size_bytes;
             pg.bytes = bytes;
