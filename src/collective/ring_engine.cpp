@@ -245,10 +245,12 @@ void RingEngine::PostData(size_t i, int64_t payload) {
   if (spec_.wire.gpu_rate.bps() > 0) {
     // The GPU writes its channels' lines one message after another.
     const int64_t now = sim_.Now().ps();
+    // Lines are forwarded as they are written (a flag per line), so a
+    // message waits for the GPU's earlier writes, not for its own.
     const int64_t begin = std::max(now, write_busy_[r.rank]);
     write_busy_[r.rank] =
         begin + units::SerializationTime(units::Bytes(payload), spec_.wire.gpu_rate).ps();
-    delay = write_busy_[r.rank] - now;
+    delay = begin - now;
   }
   const int64_t wire = spec_.wire.WireBytes(payload);
   if (!conns_[r.data].nvlink) nic_sent_[r.host] += wire;

@@ -152,10 +152,12 @@ void TreeEngine::Progress(uint32_t rec) {
     if (spec_.wire.gpu_rate.bps() > 0) {
       // The GPU writes its lines one chunk after another, over all channels.
       const int64_t now = sim_.Now().ps();
+      // Lines are forwarded as they are written (a flag per line), so a
+      // chunk waits for the GPU's earlier writes, not for its own.
       const int64_t begin = std::max(now, write_busy_[r.rank]);
       write_busy_[r.rank] =
           begin + units::SerializationTime(units::Bytes(b), spec_.wire.gpu_rate).ps();
-      delay = write_busy_[r.rank] - now;
+      delay = begin - now;
     }
     Post(2 * id, wire, delay);
   };
