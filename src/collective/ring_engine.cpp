@@ -259,9 +259,10 @@ void RingEngine::PostData(size_t i, int64_t payload) {
 
 void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[conn];
-  // NCCL's hop latency is a step's (data's) cost; a clear-to-send is the
-  // receiver's proxy posting a buffer and pays only the fabric.
-  if (!c.nvlink && !c.cts) delay_ps += spec_.net_hop_latency.ps();
+  // A clear-to-send pays the hop latency too: it is the receiver's proxy
+  // posting a buffer and the sender's proxy noticing it, which is where
+  // NCCL's network hop latency is spent (docs/model/collective-engine.md).
+  if (!c.nvlink) delay_ps += spec_.net_hop_latency.ps();
   if (delay_ps > 0) {
     // The proxy posts it a hop latency later (and after the GPU wrote it):
     // per connection the delays never decrease, so messages stay in order.

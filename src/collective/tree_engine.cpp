@@ -212,9 +212,8 @@ void TreeEngine::Consume(uint32_t rec) {
 
 void TreeEngine::Post(uint32_t lane, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[lane / 2];
-  // NCCL's hop latency is a step's (data's) cost; a clear-to-send (odd
-  // lane) is the receiver's proxy posting a buffer and pays only the fabric.
-  if (!c.nvlink && lane % 2 == 0) delay_ps += spec_.net_hop_latency.ps();
+  // Data and clear-to-send (the proxies' work) both pay the hop latency.
+  if (!c.nvlink) delay_ps += spec_.net_hop_latency.ps();
   if (delay_ps > 0) {
     // Per lane the delays never decrease (the GPU's writes end in order, the
     // hop latency is the same for all), so messages stay in order.
