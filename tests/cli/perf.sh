@@ -31,7 +31,7 @@ assert len(j["results"]) == 2
 PY
 expect "perf --model prints the model beside the simulated rows" 0 'alpha-beta model beside it' -- \
   "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --model
-expect "perf --model: a row of the model block" 0 '^# +8388608 +Ring +Simple +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' -- \
+expect "perf --model: a row of the model block" 0 '^# +8388608 +Ring +LL128 +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' -- \
   "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --model
 expect "audit nccl reads perf --model" 0 'overall verdict: pass' -- \
   bash -c "\"$BIN\" perf all_reduce -b 8 -e 64M -f 64 -g 8 --nodes 2 -n 1 -w 0 --model | \"$BIN\" audit nccl -"
