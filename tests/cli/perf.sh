@@ -58,7 +58,7 @@ expect "perf: unknown collective" 2 '^error: <cli>: collective: .*did you mean .
 expect "perf: a root beyond the ranks" 2 '^error: <cli>: -r: root 16 is not one of the 16 ranks' -- \
   "$BIN" perf broadcast -r 16 -g 8 --nodes 2
 expect "perf --algo tree" 0 '^# +8388608 +Tree ' -- \
-  "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --algo ring --algo tree
+  "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --algo tree
 expect "perf: NCCL_ALGO=Tree" 0 'forced: NCCL_ALGO=tree' -- \
   env NCCL_ALGO=Tree "$BIN" perf all_reduce -b 256M -e 256M -g 8 --nodes 2 -n 1 -w 0
 expect "perf: Tree for broadcast" 2 '^error: <cli>: --algo: Tree is an all_reduce algorithm' -- \
