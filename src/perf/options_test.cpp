@@ -234,7 +234,9 @@ TEST(PerfOptions, ProtocolsAndNcclEnvironment) {
   EXPECT_EQ(env_error({{"NCCL_BUFFSIZE", "4194305"}}), "NCCL_BUFFSIZE");
   // --proto wins over NCCL_PROTO.
   PerfOptions flag = Parse({"all_reduce", "--proto", "Simple"});
-  ApplyNcclEnv(flag, [](const char*) -> const char* { return "LL"; });
+  ApplyNcclEnv(flag, [](const char* name) -> const char* {
+    return std::string(name) == "NCCL_PROTO" ? "LL" : nullptr;
+  });
   EXPECT_EQ(flag.proto, "Simple");
 }
 
