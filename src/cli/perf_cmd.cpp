@@ -1,6 +1,6 @@
 // `lossless perf <collective> [nccl-tests flags]`: nccl-tests' output from the
-// packet-level collective engine (run/perf_run.hpp), or from the analytic
-// model with --model. Flags are nccl-tests' own (perf/options.hpp), so they
+// packet-level collective engine (run/perf_run.hpp); --model adds the
+// analytic model beside each row. Flags are nccl-tests' own (perf/options.hpp), so they
 // are parsed there, not by CLI11.
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +13,6 @@
 #include "base/progress.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
-#include "perf/model_run.hpp"
 #include "perf/options.hpp"
 #include "perf/result.hpp"
 #include "profile/profile.hpp"
@@ -38,9 +37,9 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
   cmd->callback([cmd, &ctx] {
     const std::vector<std::string> args = cmd->remaining();
     perf::PerfOptions o = perf::ParsePerfArgs(args);
-    // NCCL_ALGO as NCCL reads it, unless --algo says otherwise.
-    if (const char* env = std::getenv("NCCL_ALGO"); env != nullptr && o.algo.empty() && !o.help)
-      perf::SetAlgo(o, env, {"<env>", 0, "NCCL_ALGO"});
+    // NCCL_ALGO, NCCL_PROTO, NCCL_{MIN,MAX}_NCHANNELS and NCCL_BUFFSIZE as
+    // NCCL reads them (--algo and --proto win).
+    if (!o.help) perf::ApplyNcclEnv(o, [](const char* name) { return std::getenv(name); });
     if (o.help) {
       fmt::print("{}", perf::PerfUsage());
       return;
@@ -84,14 +83,11 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
     perf::PerfResult r;
     std::vector<std::string> notes;
     std::string failure;
-    if (o.model) {
-      const run::PerfModel m = run::PerfModelFor(o, s.net, s.clos.link_rate);
-      r = perf::ModelRun(o, m.ab, m.tuning);
-      r.fabric = name;
-      notes = perf::ModelNotes(r.nccl_version, "");
-    } else {
+    {
       // A status line on a terminal; Ctrl-C ends the sweep after the rows
       // finished so far, which are printed and written (base/progress.hpp).
+      // With --model the alpha-beta model is printed beside each simulated
+      // row (after the footer) and in the JSON.
       InterruptScope interrupts;
       ProgressLine line(ProgressLine::StderrIsTerminal());
       r = run::RunPerf(o, s, name, &failure, [&line](const run::PerfProgress& p) {

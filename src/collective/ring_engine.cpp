@@ -71,6 +71,25 @@ void SetNcclSimpleSteps(RingSpec& spec) {
   spec.slots = kNcclSteps / slice_steps;
 }
 
+void SetNcclSteps(RingSpec& spec, Protocol p, units::Rate gpu_rate, int64_t simple_buffsize) {
+  spec.wire = WireOf(p, gpu_rate);
+  if (p == Protocol::kSimple) {
+    SetNcclSimpleSteps(spec);
+    const int64_t step = simple_buffsize / 8;
+    spec.slice_bytes = spec.slice_bytes / (int64_t{512} << 10) * step;
+    spec.chunk_bytes = spec.chunk_bytes / (int64_t{512} << 10) * step;
+    return;
+  }
+  // LL and LL128: chunk = slice = one step, NCCL_STEPS slots.
+  const Collective c = spec.plan == RingPlan::kAllReduce       ? Collective::kAllReduce
+                       : spec.plan == RingPlan::kBroadcast      ? Collective::kBroadcast
+                       : spec.plan == RingPlan::kReduce         ? Collective::kReduce
+                       : spec.plan == RingPlan::kAllGather      ? Collective::kAllGather
+                                                                : Collective::kReduceScatter;
+  spec.chunk_bytes = spec.slice_bytes = ChunkBytes(c, Algorithm::kRing, p);
+  spec.slots = 8;
+}
+
 RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec& spec)
     : sim_(sim), net_(net), spec_(spec) {
   if (spec_.rings.empty() || spec_.rings[0].ranks.size() < 2 || spec_.bytes < 0 ||
@@ -98,6 +117,7 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
                                             "has {}",
                                             max_rank, (max_rank / g + 1) * nics, net_.num_hosts()));
   nv_busy_.assign(max_rank + 1, 0);
+  write_busy_.assign(max_rank + 1, 0);
   gpu_entity_.assign(max_rank + 1, 0);
   for (uint32_t& e : gpu_entity_) e = sim_.AddEntity();
   // A connection from rank a to rank b on `nic`: NVLink inside a node, else
@@ -221,12 +241,35 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
   for (size_t i = 0; i < ranks_.size(); ++i) MaybeDone(i, now);
 }
 
-void RingEngine::Post(uint32_t conn, int64_t bytes) {
+void RingEngine::PostData(size_t i, int64_t payload) {
+  const Rank& r = ranks_[i];
+  int64_t delay = 0;
+  if (spec_.wire.gpu_rate.bps() > 0) {
+    // The GPU writes its channels' lines one message after another.
+    const int64_t now = sim_.Now().ps();
+    // Lines are forwarded as they are written (a flag per line), so a
+    // message waits for the GPU's earlier writes, not for its own.
+    const int64_t begin = std::max(now, write_busy_[r.rank]);
+    write_busy_[r.rank] =
+        begin + units::SerializationTime(units::Bytes(payload), spec_.wire.gpu_rate).ps();
+    delay = begin - now;
+  }
+  const int64_t wire = spec_.wire.WireBytes(payload);
+  if (!conns_[r.data].nvlink) nic_sent_[r.host] += wire;
+  Post(r.data, wire, delay);
+}
+
+void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[conn];
-  if (!c.nvlink && spec_.net_hop_latency.ps() > 0) {
-    // The proxy posts it a hop latency later; same delay for all, so in order.
+  // A clear-to-send pays the hop latency too: it is the receiver's proxy
+  // posting a buffer and the sender's proxy noticing it, which is where
+  // NCCL's network hop latency is spent (docs/model/collective-engine.md).
+  if (!c.nvlink) delay_ps += spec_.net_hop_latency.ps();
+  if (delay_ps > 0) {
+    // The proxy posts it a hop latency later (and after the GPU wrote it):
+    // per connection the delays never decrease, so messages stay in order.
     delayed_[conn].push_back(bytes);
-    sim_.Schedule(sim_.Now() + spec_.net_hop_latency, gpu_entity_[ranks_[c.rank].rank], this,
+    sim_.Schedule(sim_.Now() + units::Time::Ps(delay_ps), gpu_entity_[ranks_[c.rank].rank], this,
                   kNetPost, conn);
     return;
   }
@@ -286,7 +329,7 @@ void RingEngine::Progress(size_t i) {
     const Msg& m = r.sends[r.next_send];
     if (m.dep >= 0 && r.received <= static_cast<size_t>(m.dep)) break;  // data not here yet
     if (r.credits == 0 || r.send_slots == 0) break;
-    Post(r.data, m.bytes);
+    PostData(i, m.bytes);
     if (step_obs_ != nullptr) {
       const size_t n = spec_.rings[0].ranks.size();
       step_obs_->OnStepPost({r.rank, static_cast<uint32_t>(i / n), ranks_[r.next].rank, m.loop,
@@ -296,10 +339,7 @@ void RingEngine::Progress(size_t i) {
     --r.credits;
     --r.send_slots;
     r.sent_bytes += m.bytes;
-    if (!conns_[r.data].nvlink) {
-      r.net_bytes += m.bytes;
-      nic_sent_[r.host] += m.bytes;
-    }
+    if (!conns_[r.data].nvlink) r.net_bytes += m.bytes;
     ++r.next_send;
     ++messages_;
   }

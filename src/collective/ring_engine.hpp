@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collective/protocol.hpp"
 #include "collective/step_observer.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
@@ -93,10 +94,21 @@ struct RingSpec {
   units::Time launch_latency;
   units::Time net_hop_latency;
   units::Time nvlink_hop_latency;
+  // The protocol (collective/protocol.hpp): every data message of P payload
+  // bytes goes out as wire.WireBytes(P) bytes, each GPU writes at most
+  // wire.gpu_rate of payload. Simple by default.
+  WireProtocol wire;
 };
 
 // Sets spec's chunk, slice and slots to NCCL's Simple defaults for its plan.
 void SetNcclSimpleSteps(RingSpec& spec);
+// Sets spec's protocol, chunk, slice and slots for protocol `p`: Simple as
+// SetNcclSimpleSteps with a step of simple_buffsize / NCCL_STEPS; LL and
+// LL128 one step per slice and chunk, 8 slots, a step of 32 KiB (LL: 64 KiB
+// of lines) or 576,000 B (LL128: 614,400 B of lines) of payload
+// (NVIDIA/nccl src/include/collectives.h, src/enqueue.cc).
+void SetNcclSteps(RingSpec& spec, Protocol p, units::Rate gpu_rate = units::Rate(),
+                  int64_t simple_buffsize = int64_t{1} << 22);
 
 class RingEngine final : public fabric::TransportObserver, public sim::EventHandler {
  public:
@@ -157,7 +169,11 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t conn = 0;     // index into conns_
   };
   enum EventKind : uint32_t { kNvDelivered = 0, kNetPost = 1, kLaunch = 2 };
-  void Post(uint32_t conn, int64_t bytes);
+  // Posts `bytes` on `conn` after `delay` (plus the network hop latency).
+  void Post(uint32_t conn, int64_t bytes, int64_t delay_ps = 0);
+  // A data message of `payload` bytes from record i: paced by its GPU's
+  // protocol rate, posted in the protocol's lines.
+  void PostData(size_t i, int64_t payload);
   void PostNow(uint32_t conn, int64_t bytes);
   struct Msg {
     int64_t bytes = 0;
@@ -202,6 +218,7 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<uint32_t> qp_conn_;     // QP -> connection, UINT32_MAX if not ours
   std::vector<NvConn> nv_;            // NVLink connections
   std::vector<int64_t> nv_busy_;      // per GPU (rank): its NVLink egress is busy until
+  std::vector<int64_t> write_busy_;   // per GPU: writing protocol lines until (gpu_rate)
   std::vector<uint32_t> gpu_entity_;  // per GPU: engine entity of its NVLink events
   std::vector<std::vector<int64_t>> delayed_;  // per connection: bytes waiting out the hop latency
   std::vector<size_t> delayed_head_;

@@ -86,6 +86,7 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
     }
   }
   nv_busy_.assign(n_, 0);
+  write_busy_.assign(n_, 0);
   gpu_entity_.assign(n_, 0);
   for (uint32_t& e : gpu_entity_) e = sim_.AddEntity();
   sent_.assign(n_, 0);
@@ -142,11 +143,23 @@ void TreeEngine::Progress(uint32_t rec) {
     --o.credits;
     --o.send_slots;
     sent_[r.rank] += b;
+    const int64_t wire = spec_.wire.WireBytes(b);
     if (!o.nvlink) {
       net_sent_[r.rank] += b;
-      nic_sent_[o.host] += b;
+      nic_sent_[o.host] += wire;
     }
-    Post(2 * id, b);
+    int64_t delay = 0;
+    if (spec_.wire.gpu_rate.bps() > 0) {
+      // The GPU writes its lines one chunk after another, over all channels.
+      const int64_t now = sim_.Now().ps();
+      // Lines are forwarded as they are written (a flag per line), so a
+      // chunk waits for the GPU's earlier writes, not for its own.
+      const int64_t begin = std::max(now, write_busy_[r.rank]);
+      write_busy_[r.rank] =
+          begin + units::SerializationTime(units::Bytes(b), spec_.wire.gpu_rate).ps();
+      delay = begin - now;
+    }
+    Post(2 * id, wire, delay);
   };
   auto from_children = [&](int64_t c) {
     for (uint32_t in : r.up_in)
@@ -197,12 +210,16 @@ void TreeEngine::Consume(uint32_t rec) {
   if (r.down_in >= 0) drain(static_cast<uint32_t>(r.down_in));
 }
 
-void TreeEngine::Post(uint32_t lane, int64_t bytes) {
+void TreeEngine::Post(uint32_t lane, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[lane / 2];
-  if (!c.nvlink && spec_.net_hop_latency.ps() > 0) {
+  // Data and clear-to-send (the proxies' work) both pay the hop latency.
+  if (!c.nvlink) delay_ps += spec_.net_hop_latency.ps();
+  if (delay_ps > 0) {
+    // Per lane the delays never decrease (the GPU's writes end in order, the
+    // hop latency is the same for all), so messages stay in order.
     delayed_[lane].push_back(bytes);
     const uint32_t gpu = records_[lane % 2 == 0 ? c.from : c.to].rank;
-    sim_.Schedule(sim_.Now() + spec_.net_hop_latency, gpu_entity_[gpu], this, kNetPost, lane);
+    sim_.Schedule(sim_.Now() + units::Time::Ps(delay_ps), gpu_entity_[gpu], this, kNetPost, lane);
     return;
   }
   PostNow(lane, bytes);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collective/model/orders.hpp"
+#include "collective/protocol.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 
@@ -48,6 +49,11 @@ struct TreeSpec {
   units::Time launch_latency;
   units::Time net_hop_latency;
   units::Time nvlink_hop_latency;
+  // The protocol (collective/protocol.hpp): a chunk of P payload bytes goes
+  // out as wire.WireBytes(P), each GPU writes at most wire.gpu_rate of
+  // payload. Simple by default. For LL and LL128 the chunk is one step of
+  // that protocol (ChunkBytes in collective/model/tuning.hpp).
+  WireProtocol wire;
 };
 
 // NCCL's tree chunk for an all-reduce of `bytes` on `channels` channels
@@ -76,8 +82,8 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   units::Time start() const { return start_; }
   units::Time finish() const { return finish_; }
   // Of the current (or last) all-reduce: data bytes rank `rank` sent and
-  // received (network and NVLink), sent over the network; what network
-  // host `host` sent.
+  // received (network and NVLink), sent over the network (payload); what
+  // network host `host` sent in protocol bytes (the protocol's lines).
   int64_t BytesSent(uint32_t rank) const;
   int64_t BytesReceived(uint32_t rank) const;
   int64_t NetworkBytesSent(uint32_t rank) const;
@@ -113,7 +119,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   void Progress(uint32_t rec);
   void Consume(uint32_t rec);
   bool Consumable(const Conn& in, int64_t chunk) const;
-  void Post(uint32_t lane, int64_t bytes);
+  void Post(uint32_t lane, int64_t bytes, int64_t delay_ps = 0);
   void PostNow(uint32_t lane, int64_t bytes);
   void DataArrived(uint32_t conn, units::Time at);
   void CtsArrived(uint32_t conn, units::Time at);
@@ -128,6 +134,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<Conn> conns_;
   std::vector<uint32_t> qp_lane_;  // QP -> connection x 2 + (1 if CTS)
   std::vector<int64_t> nv_busy_;   // per GPU (ps)
+  std::vector<int64_t> write_busy_;  // per GPU: writing protocol lines until (ps)
   std::vector<uint32_t> gpu_entity_;
   std::vector<std::vector<int64_t>> delayed_;  // per lane, waiting out the hop latency
   std::vector<size_t> delayed_head_;

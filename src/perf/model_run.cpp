@@ -28,8 +28,10 @@ PerfResult ModelRun(const PerfOptions& o, const collective::AlphaBetaParams& par
             s.op = op;
             s.root = root;
             s.choice = tuning.Choose(o.collective, s.counts.size_bytes);
+            collective::AlphaBetaParams row = params;
+            row.gpu_write_gbs = tuning.ProtocolCapGbs(s.choice.algorithm, s.choice.protocol);
             const double t = collective::AlphaBeta(o.collective, s.choice.algorithm,
-                                                   s.choice.protocol, s.counts.size_bytes, params)
+                                                   s.choice.protocol, s.counts.size_bytes, row)
                                  .TotalUs();
             s.model_us = t;
             s.out_of_place.samples_us.assign(static_cast<size_t>(o.iters), t);

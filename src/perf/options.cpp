@@ -156,6 +156,10 @@ const std::vector<Flag>& Flags() {
                  [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    SetAlgo(o, v, w);  // checked against the collective after parsing
                  }});
+    f.push_back({0, "proto", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+                   SetProto(o, v, w);
+                 }});
     return f;
   }();
   return flags;
@@ -185,6 +189,60 @@ void SetAlgo(PerfOptions& o, std::string_view value, const Location& where) {
                                         collective::CollectiveName(o.collective)));
   }
   o.algo = v;
+}
+
+void SetProto(PerfOptions& o, std::string_view value, const Location& where) {
+  std::string_view v = text::Trim(value);
+  std::string out;
+  if (!v.empty() && v.front() == '^') {
+    out = "^";
+    v.remove_prefix(1);
+  }
+  bool any = false;
+  while (true) {
+    const size_t comma = v.find(',');
+    const std::string name = text::ToLower(text::Trim(v.substr(0, comma)));
+    const char* canonical = name == "ll"       ? "LL"
+                            : name == "ll128"  ? "LL128"
+                            : name == "simple" ? "Simple"
+                                               : nullptr;
+    if (canonical == nullptr) {
+      throw InputError(where, Expected("LL, LL128 or Simple (a comma-separated list, '^' to "
+                                       "exclude)",
+                                       std::string(value)));
+    }
+    if (any) out.push_back(',');
+    out.append(canonical);
+    any = true;
+    if (comma == std::string_view::npos) break;
+    v.remove_prefix(comma + 1);
+  }
+  o.proto = out;
+}
+
+void ApplyNcclEnv(PerfOptions& o, const std::function<const char*(const char*)>& get) {
+  if (const char* v = get("NCCL_ALGO"); v != nullptr && o.algo.empty())
+    SetAlgo(o, v, {"<env>", 0, "NCCL_ALGO"});
+  if (const char* v = get("NCCL_PROTO"); v != nullptr && o.proto.empty())
+    SetProto(o, v, {"<env>", 0, "NCCL_PROTO"});
+  auto integer = [&](const char* name, int64_t lo, int64_t hi, int64_t multiple,
+                     int64_t& field) {
+    const char* v = get(name);
+    if (v == nullptr) return;
+    const std::optional<int64_t> n = ParseInt(v);
+    if (!n || *n < lo || *n > hi || *n % multiple != 0) {
+      throw InputError({"<env>", 0, name},
+                       Expected(multiple > 1 ? fmt::format("an integer from {} to {}, a multiple "
+                                                           "of {}",
+                                                           lo, hi, multiple)
+                                             : fmt::format("an integer from {} to {}", lo, hi),
+                                std::string(v)));
+    }
+    field = *n;
+  };
+  integer("NCCL_MIN_NCHANNELS", 1, 64, 1, o.min_channels);
+  integer("NCCL_MAX_NCHANNELS", 1, 64, 1, o.max_channels);
+  integer("NCCL_BUFFSIZE", int64_t{64} << 10, int64_t{1} << 30, 4096, o.buffsize);
 }
 
 std::optional<int64_t> ParseSize(std::string_view text_in) {
@@ -392,7 +450,9 @@ std::string PerfUsage() {
          "    --nodes <n> (1)  --fabric <name>  --scenario <file>  --format <g3|g2> (g3)\n"
          "    --json <file> (lossless.perf/1)  --model (the alpha-beta model beside each row)\n"
          "    --trace <file> (timeline for ui.perfetto.dev)  --pcap <file> (pcapng for Wireshark)\n"
-         "    --algo <ring|tree> (NCCL's choice of channels, Ring; NCCL_ALGO=Ring|Tree too)\n"
+         "    --algo <ring|tree> (NCCL's choice per size; NCCL_ALGO=Ring|Tree too)\n"
+         "    --proto <LL|LL128|Simple> (NCCL's choice per size; NCCL_PROTO too, lists and ^)\n"
+         "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE as NCCL reads them\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";
 }
 

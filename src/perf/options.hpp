@@ -14,6 +14,7 @@
 // Ranks: lossless models one process per node with `-t` threads of `-g` GPUs each
 // (as `mpirun -N 1 all_reduce_perf -g 8` on every node), so ranks = nodes x t x g.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -77,6 +78,15 @@ struct PerfOptions {
   // channel count from its own choice; "ring"/"tree" force the algorithm as
   // NCCL_ALGO does (tree: all_reduce only).
   std::string algo;
+  // --proto ll|ll128|simple, or NCCL_PROTO (SetProto): "" = NCCL's choice per
+  // size; otherwise NCCL_PROTO's list syntax as NCCL takes it ("LL128",
+  // "^LL128", "LL,Simple"), names as NCCL spells them.
+  std::string proto;
+  // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (-1: unset) and NCCL_BUFFSIZE (the
+  // Simple protocol's buffer per connection; its step is an eighth of it).
+  int64_t min_channels = -1;
+  int64_t max_channels = -1;
+  int64_t buffsize = int64_t{1} << 22;
 
   int64_t GpusPerNode() const { return n_threads * n_gpus; }
   int64_t Ranks() const { return nodes * GpusPerNode(); }
@@ -98,6 +108,19 @@ PerfOptions ParsePerfArgs(std::span<const std::string> args);
 // InputError{where} for another name or Tree with a collective other than
 // all_reduce (NCCL has no Tree for it).
 void SetAlgo(PerfOptions& o, std::string_view value, const Location& where);
+
+// Sets o.proto from `value`: a comma-separated list of LL, LL128 and Simple
+// (any case), optionally led by '^' (all but these), as --proto or
+// NCCL_PROTO spell it; stored with NCCL's spelling. Throws InputError{where}
+// for an unknown name or an empty list.
+void SetProto(PerfOptions& o, std::string_view value, const Location& where);
+
+// NCCL's environment as perf reads it: NCCL_ALGO and NCCL_PROTO (unless
+// --algo / --proto were given), NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS
+// (1..64), NCCL_BUFFSIZE (bytes, 64 KiB .. 1 GiB, a multiple of 4 KiB).
+// `get` returns a variable's value or nullptr. Throws InputError{"<env>", 0,
+// NAME} for a bad value.
+void ApplyNcclEnv(PerfOptions& o, const std::function<const char*(const char*)>& get);
 
 // nccl-tests' parsesize: "<number>[ ]<K|M|G>" (case-insensitive, powers of 1024),
 // rounded down to whole bytes. nullopt when malformed, negative or above 2^62.

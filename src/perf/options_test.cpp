@@ -1,5 +1,8 @@
 #include "perf/options.hpp"
 
+#include <map>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "base/error.hpp"
@@ -186,6 +189,55 @@ TEST(PerfOptions, UsageMentionsEveryFlagGroup) {
        {"-b,--minbytes", "-f,--stepfactor", "--nodes", "--format", "--model", "--json"}) {
     EXPECT_NE(u.find(s), std::string::npos) << s;
   }
+}
+
+// --proto and NCCL_PROTO take NCCL's list syntax (names in any case, '^'
+// to exclude) and store NCCL's spelling; the channel and buffer variables
+// take integers in range; anything else is bad input naming the variable.
+TEST(PerfOptions, ProtocolsAndNcclEnvironment) {
+  EXPECT_EQ(Parse({"all_reduce", "--proto", "ll128"}).proto, "LL128");
+  EXPECT_EQ(Parse({"all_reduce", "--proto", "^ll, simple"}).proto, "^LL,Simple");
+  EXPECT_EQ(ErrorField({"all_reduce", "--proto", "LL256"}), "--proto");
+  EXPECT_EQ(ErrorField({"all_reduce", "--proto", ""}), "--proto");
+  auto env = [](std::map<std::string, std::string> vars) {
+    PerfOptions o = Parse({"all_reduce"});
+    ApplyNcclEnv(o, [&vars](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    });
+    return o;
+  };
+  auto env_error = [&env](std::map<std::string, std::string> vars) -> std::string {
+    try {
+      env(std::move(vars));
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where().file, "<env>");
+      return e.where().field;
+    }
+    return "";
+  };
+  const PerfOptions o = env({{"NCCL_PROTO", "LL"},
+                             {"NCCL_ALGO", "tree"},
+                             {"NCCL_MIN_NCHANNELS", "2"},
+                             {"NCCL_MAX_NCHANNELS", "4"},
+                             {"NCCL_BUFFSIZE", "8388608"}});
+  EXPECT_EQ(o.proto, "LL");
+  EXPECT_EQ(o.algo, "tree");
+  EXPECT_EQ(o.min_channels, 2);
+  EXPECT_EQ(o.max_channels, 4);
+  EXPECT_EQ(o.buffsize, int64_t{8} << 20);
+  EXPECT_EQ(env({}).buffsize, int64_t{4} << 20);
+  EXPECT_EQ(env_error({{"NCCL_PROTO", "LL129"}}), "NCCL_PROTO");
+  EXPECT_EQ(env_error({{"NCCL_MAX_NCHANNELS", "0"}}), "NCCL_MAX_NCHANNELS");
+  EXPECT_EQ(env_error({{"NCCL_MIN_NCHANNELS", "lots"}}), "NCCL_MIN_NCHANNELS");
+  EXPECT_EQ(env_error({{"NCCL_BUFFSIZE", "1000"}}), "NCCL_BUFFSIZE");
+  EXPECT_EQ(env_error({{"NCCL_BUFFSIZE", "4194305"}}), "NCCL_BUFFSIZE");
+  // --proto wins over NCCL_PROTO.
+  PerfOptions flag = Parse({"all_reduce", "--proto", "Simple"});
+  ApplyNcclEnv(flag, [](const char* name) -> const char* {
+    return std::string(name) == "NCCL_PROTO" ? "LL" : nullptr;
+  });
+  EXPECT_EQ(flag.proto, "Simple");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "collective/model/alpha_beta.hpp"
 
 namespace lossless::perf {
@@ -60,6 +62,35 @@ std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>&
     out += w.AddRow(ToRow(s, r.options.collective, r.options.Ranks(), r.options.per_iter_skip));
   }
   out += w.Footer();
+  if (r.simulated && !r.sizes.empty()) out += ChoiceTable(r);
+  return out;
+}
+
+std::string ChoiceTable(const PerfResult& r) {
+  const PerfOptions& o = r.options;
+  std::string out = o.model ? "# lossless: per size, what ran (NCCL's choice) and the alpha-beta "
+                              "model beside it (out-of-place)\n"
+                            : "# lossless: per size, what ran (NCCL's choice)\n";
+  out += fmt::format("# {:>12}  {:>5}  {:>6}  {:>3}  {:>10}", "size", "algo", "proto", "nch",
+                     "nccl(us)");
+  if (o.model) out += fmt::format("  {:>10}  {:>10}  {:>9}  {:>8}", "sim(us)", "model(us)",
+                                  "sim/model", "busbw");
+  out += "\n";
+  for (const SizeResult& s : r.sizes) {
+    out += fmt::format("# {:>12}  {:>5}  {:>6}  {:>3}  {:>10.2f}", s.counts.size_bytes,
+                       collective::AlgorithmName(s.choice.algorithm),
+                       collective::ProtocolName(s.choice.protocol), s.choice.channels,
+                       s.choice.time_us);
+    if (o.model) {
+      const double sim = s.out_of_place.MeanUs();
+      const double model = s.model_us.value_or(0);
+      out += fmt::format("  {:>10.2f}  {:>10.2f}  {:>9.3f}  {:>8.2f}", sim, model,
+                         model > 0 ? sim / model : 0.0,
+                         collective::BusBwGbs(o.collective, o.Ranks(), s.counts.size_bytes,
+                                              model));
+    }
+    out += "\n";
+  }
   return out;
 }
 
@@ -122,6 +153,10 @@ nlohmann::json ToJson(const PerfResult& r) {
     e["protocol"] = std::string(collective::ProtocolName(s.choice.protocol));
     e["channels"] = s.choice.channels;
     e["model_us"] = s.model_us ? nlohmann::json(*s.model_us) : nlohmann::json(nullptr);
+    e["model_busbw_gbs"] =
+        s.model_us ? nlohmann::json(collective::BusBwGbs(o.collective, o.Ranks(),
+                                                         row.size_bytes, *s.model_us))
+                   : nlohmann::json(nullptr);
     e["nccl_model_us"] = s.choice.time_us;
     e["out_of_place"] = HalfJson(s.out_of_place, row.out_of_place);
     e["in_place"] = HalfJson(s.in_place, row.in_place);

@@ -93,10 +93,17 @@ Row ToRow(const SizeResult& s, collective::Collective c, int64_t n_ranks,
 // into the header (what produced the numbers).
 std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>& notes);
 
+// The block FormatNcclTests prints after the footer of a simulation, every
+// line a comment so nccl-tests parsers skip it: per size the algorithm,
+// protocol and channels that ran (NCCL's choice) with NCCL's predicted time;
+// with --model also the simulated out-of-place time, the alpha-beta model's
+// time, their ratio and the model's busbw.
+std::string ChoiceTable(const PerfResult& r);
+
 // {"schema": "lossless.perf/1", "kind": "model"|"simulation", "collective", "binary",
 //  "nodes", "gpus_per_node", "ranks", "nccl_version", "fabric", "options": {...},
 //  "results": [{"size", "count", "type", "redop", "root", "algorithm", "protocol",
-//  "channels", "model_us", "nccl_model_us", "out_of_place": {"time_us", "algbw_gbs", "busbw_gbs",
+//  "channels", "model_us", "model_busbw_gbs", "nccl_model_us", "out_of_place": {"time_us", "algbw_gbs", "busbw_gbs",
 //  "wrong", "iterations", "p50_us", "p99_us", "max_us"}, "in_place": {...}}],
 //  "avg_busbw_gbs", "out_of_bounds", "interrupted", "links": [...]}
 nlohmann::json ToJson(const PerfResult& r);

@@ -82,8 +82,11 @@ TEST(PerfResult, ModelRunTimesAreTheAlphaBetaOfNcclsChoice) {
     const auto choice = tuning.Choose(Collective::kAllReduce, s.counts.size_bytes);
     EXPECT_EQ(s.choice.algorithm, choice.algorithm);
     EXPECT_EQ(s.choice.protocol, choice.protocol);
+    // With the protocol's GPU cap (NCCL's llMaxBw, perChMax*LL128Bw) applied.
+    auto capped = params;
+    capped.gpu_write_gbs = tuning.ProtocolCapGbs(choice.algorithm, choice.protocol);
     const double t = collective::AlphaBeta(Collective::kAllReduce, choice.algorithm,
-                                           choice.protocol, s.counts.size_bytes, params)
+                                           choice.protocol, s.counts.size_bytes, capped)
                          .TotalUs();
     EXPECT_DOUBLE_EQ(s.out_of_place.MeanUs(), t);
     EXPECT_EQ(s.model_us, t);

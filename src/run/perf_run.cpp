@@ -10,6 +10,7 @@
 #include "collective/model/orders.hpp"
 #include "collective/model/tuning.hpp"
 #include "collective/p2p_engine.hpp"
+#include "collective/protocol.hpp"
 #include "collective/ring_engine.hpp"
 #include "collective/tree_engine.hpp"
 #include "fabric/network.hpp"
@@ -49,44 +50,59 @@ collective::RingPlan PlanOf(collective::Collective c) {
   }
 }
 
-// The engine of one collective: a ring engine per channel count, or the
-// point-to-point engine; their queue pairs live for the run.
+// NCCL's NVLink hop latency (hwLat) is the whole hop as NCCL sees it, the
+// link's own latency included: the engine adds only what hwLat has on top of
+// the link's latency, so an NVLink hop costs hwLat (not hwLat + the link's).
+units::Time NvlinkHopExtra(units::Time hw_lat, units::Time link_latency) {
+  return std::max(units::Time::Zero(), hw_lat - link_latency);
+}
+
+// The engine of one collective: a ring or tree engine per (protocol,
+// channel count), or the point-to-point engine; their queue pairs live for
+// the run.
 class Engines {
  public:
   // `steps` (null: none) hears the ring engines' steps (outputs.trace).
   Engines(sim::Simulator& sim, fabric::Network& net, const perf::PerfOptions& o,
           const PerfModel& model, collective::StepObserver* steps)
       : sim_(sim), net_(net), o_(o), model_(model), steps_(steps) {}
-  // Starts the collective of `bytes` rooted at `root` (-1: none) on
-  // `channels` channels; done(), start() and finish() then describe it.
-  void Begin(int channels, int64_t bytes, int64_t root) {
-    if (o_.algo == "tree") {
-      auto& t = trees_[channels];
-      if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels));
-      ring_ = nullptr;
-      tree_ = t.get();
-      // NCCL's smaller tree chunks for small messages.
-      tree_->Begin(bytes, sim_.Now(),
-                   collective::NcclTreeChunkBytes(
-                       bytes, channels,
-                       collective::TreeDepth(static_cast<int>(o_.nodes),
-                                             static_cast<int>(o_.GpusPerNode()))));
-      return;
-    }
+  // Starts the collective of `bytes` rooted at `root` (-1: none) with the
+  // algorithm, protocol and channel count of `choice`; done(), start() and
+  // finish() then describe it.
+  void Begin(const collective::AlgoChoice& choice, int64_t bytes, int64_t root) {
+    const int channels = std::max(1, choice.channels);
+    const collective::Protocol p = choice.protocol;
+    const int key = channels * 3 + static_cast<int>(p);
+    ring_ = nullptr;
+    tree_ = nullptr;
     if (IsP2p(o_.collective)) {
       if (!p2p_) p2p_ = std::make_unique<collective::P2pEngine>(sim_, net_, P2pSpecFor());
-      ring_ = nullptr;
-      tree_ = nullptr;
       p2p_->Begin(bytes, sim_.Now());
       return;
     }
-    auto& e = rings_[channels];
+    if (choice.algorithm == collective::Algorithm::kTree) {
+      auto& t = trees_[key];
+      if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels, p));
+      tree_ = t.get();
+      // Simple: NCCL's smaller tree chunks for small messages; LL and LL128:
+      // one step of the protocol.
+      const int64_t chunk =
+          p == collective::Protocol::kSimple
+              ? collective::NcclTreeChunkBytes(
+                    bytes, channels,
+                    collective::TreeDepth(static_cast<int>(o_.nodes),
+                                          static_cast<int>(o_.GpusPerNode())),
+                    o_.buffsize / 8)
+              : 0;
+      tree_->Begin(bytes, sim_.Now(), chunk);
+      return;
+    }
+    auto& e = rings_[key];
     if (!e) {
-      e = std::make_unique<collective::RingEngine>(sim_, net_, RingSpecFor(channels));
+      e = std::make_unique<collective::RingEngine>(sim_, net_, RingSpecFor(channels, p));
       e->set_step_observer(steps_);
     }
     ring_ = e.get();
-    tree_ = nullptr;
     ring_->Begin(bytes, sim_.Now(), static_cast<uint32_t>(std::max<int64_t>(root, 0)));
   }
   bool done() const {
@@ -102,40 +118,46 @@ class Engines {
   }
 
  private:
-  // NCCL's Ring/Simple (Tree/Simple for Tree) software latencies, as the
-  // alpha-beta model uses them.
+  // NCCL's software latencies of the algorithm and protocol (baseLat, hwLat),
+  // as the alpha-beta model uses them.
   struct Latencies {
     units::Time launch, net_hop, nvlink_hop;
   };
-  Latencies LatenciesFor() const {
+  Latencies LatenciesFor(collective::Algorithm a, collective::Protocol p) const {
     const int g = static_cast<int>(o_.GpusPerNode());
     const collective::TuningConstants& k = model_.tuning.constants();
-    constexpr int kTree = 0, kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
+    constexpr int kTree = 0, kRing = 1, kNvlink = 0, kNet = 2;
+    const int pi = static_cast<int>(p);
     auto us = [](double v) { return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5)); };
-    if (o_.algo == "tree") {
-      return {us(k.base_lat_us[kTree][kSimple]), us(k.hw_lat_us[kNet][kTree][kSimple]),
-              us(k.hw_lat_us[kNvlink][kTree][kSimple])};
+    if (a == collective::Algorithm::kTree) {
+      return {us(k.base_lat_us[kTree][pi]), us(k.hw_lat_us[kNet][kTree][pi]),
+              us(k.hw_lat_us[kNvlink][kTree][pi])};
     }
-    // NCCL's per-step network overhead raises the intra-node hop latency of
-    // multi-node all_reduce, all_gather and reduce_scatter (tuning.cc).
+    // NCCL's per-step network overhead (x3 for Simple) raises the intra-node
+    // hop latency of multi-node all_reduce, all_gather and reduce_scatter
+    // (tuning.cc).
     const bool overhead = o_.nodes > 1 && !IsP2p(o_.collective) &&
                           !collective::HasRoot(o_.collective);
-    return {us(k.base_lat_us[kRing][kSimple]), us(k.hw_lat_us[kNet][g == 1 ? 0 : kRing][kSimple]),
-            us(std::max(k.hw_lat_us[kNvlink][kRing][kSimple],
-                        overhead ? 3 * model_.ab.net_overhead_us : 0.0))};
+    const double net_overhead =
+        model_.ab.net_overhead_us * (p == collective::Protocol::kSimple ? 3 : 1);
+    return {us(k.base_lat_us[kRing][pi]), us(k.hw_lat_us[kNet][g == 1 ? kTree : kRing][pi]),
+            us(std::max(k.hw_lat_us[kNvlink][kRing][pi], overhead ? net_overhead : 0.0))};
   }
-  collective::RingSpec RingSpecFor(int channels) const {
+  units::Rate GpuRate(collective::Algorithm a, collective::Protocol p) const {
+    return units::Rate::Bps(static_cast<int64_t>(model_.tuning.ProtocolCapGbs(a, p) * 8e9));
+  }
+  collective::RingSpec RingSpecFor(int channels, collective::Protocol p) const {
     const int nodes = static_cast<int>(o_.nodes);
     const int g = static_cast<int>(o_.GpusPerNode());
     collective::RingSpec spec;
     spec.plan = PlanOf(o_.collective);
-    collective::SetNcclSimpleSteps(spec);
+    collective::SetNcclSteps(spec, p, GpuRate(collective::Algorithm::kRing, p), o_.buffsize);
     spec.gpus_per_node = g;
     spec.nics_per_node = g;
-    const Latencies l = LatenciesFor();
+    const Latencies l = LatenciesFor(collective::Algorithm::kRing, p);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
-    spec.nvlink_hop_latency = l.nvlink_hop;
+    spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
     for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
       collective::Ring ring;
       ring.nic = static_cast<uint32_t>(r.nic);
@@ -144,7 +166,7 @@ class Engines {
     }
     return spec;
   }
-  collective::TreeSpec TreeSpecFor(int channels) const {
+  collective::TreeSpec TreeSpecFor(int channels, collective::Protocol p) const {
     const int nodes = static_cast<int>(o_.nodes);
     const int g = static_cast<int>(o_.GpusPerNode());
     // NCCL's connect.cc doubles the search channels: [0, C) on tree 0, [C, 2C)
@@ -154,10 +176,15 @@ class Engines {
     spec.gpus_per_node = spec.nics_per_node = g;
     spec.trees = collective::TreeChannels(nodes, g, g, channels, base);
     for (int c = 0; c < channels; ++c) spec.nics.push_back(static_cast<uint32_t>(c % base % g));
-    const Latencies l = LatenciesFor();
+    const Latencies l = LatenciesFor(collective::Algorithm::kTree, p);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
-    spec.nvlink_hop_latency = l.nvlink_hop;
+    spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
+    spec.wire = collective::WireOf(p, GpuRate(collective::Algorithm::kTree, p));
+    spec.chunk_bytes = p == collective::Protocol::kSimple
+                           ? o_.buffsize / 8
+                           : collective::ChunkBytes(collective::Collective::kAllReduce,
+                                                    collective::Algorithm::kTree, p);
     return spec;
   }
   collective::P2pSpec P2pSpecFor() const {
@@ -169,10 +196,10 @@ class Engines {
     spec.channels_per_peer =
         collective::P2pChannelsPerPeer(model_.tuning.CommChannels(), static_cast<int>(o_.Ranks()));
     spec.gpus_per_node = spec.nics_per_node = static_cast<int>(o_.GpusPerNode());
-    const Latencies l = LatenciesFor();
+    const Latencies l = LatenciesFor(collective::Algorithm::kRing, collective::Protocol::kSimple);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
-    spec.nvlink_hop_latency = l.nvlink_hop;
+    spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
     return spec;
   }
 
@@ -202,10 +229,14 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
   ab.nodes = shape.nodes;
   ab.gpus_per_node = ab.nics_per_node = shape.gpus_per_node;
   ab.nic_gbs = NicPayloadGbs(net, rate);
-  // --algo as NCCL_ALGO: NCCL's channel count for the forced algorithm.
+  // --algo and --proto as NCCL_ALGO and NCCL_PROTO, and NCCL's other knobs.
   collective::TuningOverrides overrides;
   if (o.algo == "tree") overrides.algo = "Tree";
   if (o.algo == "ring") overrides.algo = "Ring";
+  overrides.proto = o.proto;
+  overrides.min_channels = static_cast<int>(o.min_channels);
+  overrides.max_channels = static_cast<int>(o.max_channels);
+  overrides.buffsize = o.buffsize;
   return {collective::TuningModel(shape, collective::DeriveSearchGraph(hw, shape.nodes), overrides),
           ab};
 }
@@ -288,16 +319,14 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
             row.type = type;
             row.op = op;
             row.root = root;
+            // NCCL's choice for the size (under NCCL_ALGO, NCCL_PROTO, ...)
+            // is what is simulated; point-to-point runs Simple.
             const collective::AlgoChoice nccl = tuning.Choose(o.collective, row.counts.size_bytes);
             row.choice = nccl;
-            const collective::Algorithm algo =
-                o.algo == "tree" ? collective::Algorithm::kTree : collective::Algorithm::kRing;
-            row.choice.algorithm = IsP2p(o.collective) ? collective::Algorithm::kP2p
-                                                       : algo;  // what is simulated
-            row.choice.protocol = collective::Protocol::kSimple;
-            row.model_us = collective::AlphaBeta(o.collective, algo,
-                                                 collective::Protocol::kSimple,
-                                                 row.counts.size_bytes, ab)
+            collective::AlphaBetaParams row_ab = ab;
+            row_ab.gpu_write_gbs = tuning.ProtocolCapGbs(nccl.algorithm, nccl.protocol);
+            row.model_us = collective::AlphaBeta(o.collective, nccl.algorithm, nccl.protocol,
+                                                 row.counts.size_bytes, row_ab)
                                .TotalUs();
             const int64_t bytes = row.counts.size_bytes;
             pg.bytes = bytes;
@@ -313,7 +342,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                 for (int64_t a = 0; a < o.agg_iters && !stop; ++a) {
                   if (bytes == 0) break;  // nothing to move: nccl-tests times an empty launch
                   if (captures) captures->CollectiveBegin(collective_name, bytes, sim.Now());
-                  engines.Begin(std::max(1, nccl.channels), bytes, root);
+                  engines.Begin(nccl, bytes, root);
                   if (!run_collective()) {
                     r.interrupted = stop = true;
                     break;
@@ -386,38 +415,29 @@ std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
   std::vector<std::string> notes;
   const collective::Collective c = r.options.collective;
   const std::string on = r.fabric.empty() ? "the given scenario" : r.fabric;
-  if (c == collective::Collective::kAllReduce && r.options.algo == "tree") {
-    notes.push_back(fmt::format(
-        "lossless {}: packet-level simulation of NCCL {}'s double-binary-tree all-reduce (Simple "
-        "protocol, chains inside the nodes) on {}",
-        kVersion, r.nccl_version, on));
-    notes.push_back(
-        "lossless: every size runs Tree/Simple (--algo tree) with NCCL's channel count for Tree; "
-        "where NCCL would pick LL or LL128 (small sizes) the times are Tree/Simple's");
-  } else if (c == collective::Collective::kAllReduce) {
-    notes.push_back(fmt::format(
-        "lossless {}: packet-level simulation of NCCL {}'s ring all-reduce (Simple protocol) on {}",
-        kVersion, r.nccl_version, on));
-    notes.push_back(
-        "lossless: every size runs Ring/Simple with NCCL's channel count; where NCCL would pick "
-        "Tree, LL or LL128 (small sizes) the times are Ring/Simple's, not NCCL's (not simulated "
-        "yet)");
-  } else if (IsP2p(c)) {
+  const std::string forced =
+      r.options.algo.empty() && r.options.proto.empty()
+          ? std::string()
+          : fmt::format(" (forced:{}{})",
+                        r.options.algo.empty() ? "" : " NCCL_ALGO=" + r.options.algo,
+                        r.options.proto.empty() ? "" : " NCCL_PROTO=" + r.options.proto);
+  if (IsP2p(c)) {
     notes.push_back(fmt::format(
         "lossless {}: packet-level simulation of NCCL {}'s {} as point-to-point sends (Simple "
         "protocol, PXN on the destination's rail) on {}",
         kVersion, r.nccl_version, collective::CollectiveName(c), on));
     notes.push_back(
-        "lossless: every size runs Simple; where NCCL would pick LL or LL128 (small sizes) the "
-        "times are Simple's, not NCCL's (not simulated yet)");
+        "lossless: every size runs Simple; where NCCL would send small messages with LL the "
+        "times are Simple's");
   } else {
     notes.push_back(fmt::format(
-        "lossless {}: packet-level simulation of NCCL {}'s ring {} (Simple protocol) on {}",
-        kVersion, r.nccl_version, collective::CollectiveName(c), on));
+        "lossless {}: packet-level simulation of NCCL {}'s {} on {}; per size the algorithm "
+        "(Ring{}), protocol (LL, LL128, Simple) and channels NCCL's tuning model picks{}",
+        kVersion, r.nccl_version, collective::CollectiveName(c), on,
+        c == collective::Collective::kAllReduce ? ", Tree" : "", forced));
     notes.push_back(
-        "lossless: every size runs Ring/Simple with NCCL's channel count; where NCCL would pick "
-        "LL, LL128, PAT or NVLS (small sizes, one GPU per node, NVSwitch) the times are "
-        "Ring/Simple's, not NCCL's (not simulated yet)");
+        "lossless: the choice per size is listed after the footer; PAT, NVLS, NVLSTree and "
+        "CollNet are not modelled");
   }
   if (r.tenant_load > 0) {
     notes.push_back(fmt::format(

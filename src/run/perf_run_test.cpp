@@ -150,7 +150,7 @@ TEST(PerfRunTest, TreeAllReduceOnTwoNodesPassesTheRingCeiling) {
   std::string failure;
   const perf::PerfResult r =
       RunPerf(Opts({"all_reduce", "-b", "256M", "-e", "256M", "-g", "8", "--nodes", "2", "-n",
-                    "1", "-w", "0", "--algo", "tree"}),
+                    "1", "-w", "0", "--algo", "tree", "--proto", "Simple"}),
               s, "two-dgx", &failure);
   ASSERT_TRUE(failure.empty()) << failure;
   const perf::SizeResult& row = r.sizes[0];
@@ -163,7 +163,8 @@ TEST(PerfRunTest, TreeAllReduceOnTwoNodesPassesTheRingCeiling) {
   EXPECT_GT(busbw, 1.1 * ring_ceiling);
   EXPECT_EQ(row.out_of_place.wrong, std::optional<int64_t>(0));
   const std::string out = perf::FormatNcclTests(r, PerfNotes(r));
-  EXPECT_NE(out.find("double-binary-tree all-reduce"), std::string::npos);
+  EXPECT_NE(out.find("(forced: NCCL_ALGO=tree NCCL_PROTO=Simple)"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n#    268435456   Tree  Simple"), std::string::npos) << out;
 }
 
 // 4 nodes x 8 GPUs, Simple on both: Tree wins up to some size, Ring above,
@@ -188,7 +189,7 @@ topology:
     std::string failure;
     const perf::PerfResult r =
         RunPerf(Opts({"all_reduce", "-b", "4M", "-e", "256M", "-f", "4", "-g", "8", "--nodes", "4",
-                      "-n", "1", "-w", "0", "--algo", algo}),
+                      "-n", "1", "-w", "0", "--algo", algo, "--proto", "Simple"}),
                 s, "four-dgx", &failure);
     EXPECT_TRUE(failure.empty()) << failure;
     std::vector<double> t;
@@ -230,7 +231,7 @@ TEST(PerfRunTest, RootedCollectivesHonourTheRoot) {
   std::string failure;
   const perf::PerfResult all = RunPerf(
       Opts({"broadcast", "-b", "8M", "-e", "8M", "-g", "8", "--nodes", "2", "-n", "1", "-w", "0",
-            "-r", "-1"}),
+            "-r", "-1", "--proto", "Simple"}),
       s, "two-dgx", &failure);
   ASSERT_TRUE(failure.empty()) << failure;
   ASSERT_EQ(all.sizes.size(), 16u);

@@ -2,7 +2,7 @@
 # `lossless perf` end to end: nccl-tests' layout that `lossless audit nccl -`
 # reads with a real log's verdict; --json with its schema; the same bytes on a
 # second run; every collective at packet level, read back by the audit;
-# --model labelled as the analytic model; bad input exits 2 with one line
+# NCCL's choice per size and the protocols; --model beside the rows; bad input exits 2 with one line
 # naming the flag; a QP out of retries exits 1.
 set -u
 source "$(dirname "$0")/lib/require.sh"
@@ -29,8 +29,24 @@ assert j["schema"] == "lossless.perf/1", j["schema"]
 assert j["kind"] == "simulation"
 assert len(j["results"]) == 2
 PY
-expect "perf --model is labelled" 0 'ANALYTIC MODEL, NOT A SIMULATION' -- \
-  "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2 --model
+expect "perf --model prints the model beside the simulated rows" 0 'alpha-beta model beside it' -- \
+  "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --model
+expect "perf --model: a row of the model block" 0 '^# +8388608 +Ring +LL128 +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' -- \
+  "$BIN" perf all_gather -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --model
+expect "audit nccl reads perf --model" 0 'overall verdict: pass' -- \
+  bash -c "\"$BIN\" perf all_reduce -b 8 -e 64M -f 64 -g 8 --nodes 2 -n 1 -w 0 --model | \"$BIN\" audit nccl -"
+expect "perf: NCCL's choice per size" 0 '^# +8 +Tree +LL +1 ' -- \
+  "$BIN" perf all_reduce -b 8 -e 8 -g 8 --nodes 2 -n 1 -w 0
+expect "perf --proto LL128" 0 '^# +1048576 +Ring +LL128 ' -- \
+  "$BIN" perf all_reduce -b 1M -e 1M -g 8 --nodes 2 -n 1 -w 0 --algo ring --proto ll128
+expect "perf: NCCL_PROTO=LL256" 2 '^error: <env>: NCCL_PROTO: expected LL, LL128 or Simple' -- \
+  env NCCL_PROTO=LL256 "$BIN" perf all_reduce -g 8 --nodes 2
+expect "perf: --proto LL256" 2 '^error: <cli>: --proto: expected LL, LL128 or Simple' -- \
+  "$BIN" perf all_reduce -g 8 --nodes 2 --proto LL256
+expect "perf: NCCL_BUFFSIZE not a multiple of 4 KiB" 2 '^error: <env>: NCCL_BUFFSIZE: expected an integer' -- \
+  env NCCL_BUFFSIZE=100000 "$BIN" perf all_reduce -g 8 --nodes 2
+expect "perf: NCCL_MAX_NCHANNELS=0" 2 '^error: <env>: NCCL_MAX_NCHANNELS' -- \
+  env NCCL_MAX_NCHANNELS=0 "$BIN" perf all_reduce -g 8 --nodes 2
 for coll in reduce_scatter all_gather broadcast reduce alltoall sendrecv; do
   expect "perf $coll at packet level" 0 "packet-level simulation of NCCL .*$coll" -- \
     "$BIN" perf $coll -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0
@@ -41,10 +57,10 @@ expect "perf: unknown collective" 2 '^error: <cli>: collective: .*did you mean .
   "$BIN" perf allgatherz -g 8 --nodes 2
 expect "perf: a root beyond the ranks" 2 '^error: <cli>: -r: root 16 is not one of the 16 ranks' -- \
   "$BIN" perf broadcast -r 16 -g 8 --nodes 2
-expect "perf --algo tree" 0 'double-binary-tree all-reduce' -- \
+expect "perf --algo tree" 0 '^# +8388608 +Tree ' -- \
   "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --algo tree
-expect "perf: NCCL_ALGO=Tree" 0 'double-binary-tree all-reduce' -- \
-  env NCCL_ALGO=Tree "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0
+expect "perf: NCCL_ALGO=Tree" 0 'forced: NCCL_ALGO=tree' -- \
+  env NCCL_ALGO=Tree "$BIN" perf all_reduce -b 256M -e 256M -g 8 --nodes 2 -n 1 -w 0
 expect "perf: Tree for broadcast" 2 '^error: <cli>: --algo: Tree is an all_reduce algorithm' -- \
   "$BIN" perf broadcast --algo tree -g 8 --nodes 2
 expect "perf: NCCL_ALGO=NVLS" 2 '^error: <env>: NCCL_ALGO: expected Ring or Tree' -- \

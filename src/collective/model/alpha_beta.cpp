@@ -45,6 +45,8 @@ std::string_view BottleneckName(Bottleneck b) {
       return "network";
     case Bottleneck::kNvlink:
       return "nvlink";
+    case Bottleneck::kGpu:
+      return "gpu";
   }
   return "?";
 }
@@ -74,6 +76,7 @@ AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
 
   double nic_bytes = 0;     // per NIC, per direction
   double nvlink_bytes = 0;  // per GPU, sent
+  double gpu_bytes = 0;     // per GPU, sent in all (the protocol cap paces it)
   if (p2p) {
     if (c == Collective::kAllToAll) {
       // Each rank sends S/n to every rank; (n - g) of those shares leave the node.
@@ -107,6 +110,7 @@ AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
         per_rank = s;
         break;
     }
+    gpu_bytes = per_rank;
     // Every channel leaves each node once; channels spread evenly over the NICs.
     nic_bytes = nodes > 1 ? per_rank / params.nics_per_node : 0;
     // A GPU's outgoing edge is intra-node except on the channels it exits the node.
@@ -134,6 +138,8 @@ AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
     // Chain inside the node: a middle GPU sends S_t up and S_t down; averaged over
     // the channels' rotations a GPU sends 2 S (g - 1) / g over both trees.
     nvlink_bytes = g > 1 ? 2 * s * (g - 1) / g : 0;
+    // A GPU in the middle of the chains sends S/2 up and S/2 down per tree.
+    gpu_bytes = 2 * s;
     const int depth = nodes > 1 ? std::max(NodeTreeDepth(nodes, 0), NodeTreeDepth(nodes, 1)) : 0;
     t.inter_hops = 2 * depth;
     t.intra_hops = 2 * (g - 1);
@@ -154,6 +160,12 @@ AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
   } else if (t_nvl > 0) {
     t.bandwidth_us = t_nvl;
     t.bottleneck = Bottleneck::kNvlink;
+  }
+  t.gpu_bytes = gpu_bytes;
+  if (p != Protocol::kSimple && params.gpu_write_gbs > 0 &&
+      gpu_bytes / (params.gpu_write_gbs * 1e3) > t.bandwidth_us) {
+    t.bandwidth_us = gpu_bytes / (params.gpu_write_gbs * 1e3);
+    t.bottleneck = Bottleneck::kGpu;
   }
   return t;
 }

@@ -40,6 +40,10 @@ struct AlphaBetaParams {
   // NCCL's per-step network overhead (us; Intel x86 1.0, AMD 2.0; x3 for Simple),
   // a host cost: the intra-node hop latency of a multi-node ring is at least this.
   double net_overhead_us = 1.0;
+  // Payload one GPU writes per second with LL or LL128, over all its channels
+  // (NCCL's protocol cap, TuningModel::ProtocolCapGbs); 0 = none. The engines
+  // pace each GPU's sends by the same figure (collective/protocol.hpp).
+  double gpu_write_gbs = 0;
   int Ranks() const { return nodes * gpus_per_node; }
 };
 
@@ -47,8 +51,8 @@ struct AlphaBetaParams {
 // of data), LL128 120/128 (one 8-byte flag word per 128-byte line).
 double PayloadShare(Protocol p);
 
-enum class Bottleneck { kNone, kNetwork, kNvlink };
-std::string_view BottleneckName(Bottleneck b);  // "none", "network", "nvlink"
+enum class Bottleneck { kNone, kNetwork, kNvlink, kGpu };
+std::string_view BottleneckName(Bottleneck b);  // "none", "network", "nvlink", "gpu"
 
 struct AlphaBetaTime {
   double launch_us = 0;     // NCCL's baseLat for the pair
@@ -57,6 +61,7 @@ struct AlphaBetaTime {
   Bottleneck bottleneck = Bottleneck::kNone;
   double nic_bytes = 0;     // bytes the busiest NIC sends (or receives), per direction
   double nvlink_bytes = 0;  // bytes the busiest GPU sends over NVLink
+  double gpu_bytes = 0;     // payload one GPU sends in all (what gpu_write_gbs paces)
   int inter_hops = 0;       // inter-node hops on the critical path
   int intra_hops = 0;       // intra-node hops on the critical path
   double TotalUs() const { return launch_us + latency_us + bandwidth_us; }

@@ -65,6 +65,22 @@ TEST(AlphaBeta, ProtocolPayloadShareScalesBandwidth) {
   EXPECT_DOUBLE_EQ(PayloadShare(Protocol::kLL128), 0.9375);
 }
 
+// The protocol's GPU cap (NCCL's llMaxBw for LL): a ring all-reduce's busbw
+// is what each GPU sends per second, so it tends to the cap; Simple ignores it.
+TEST(AlphaBeta, ProtocolGpuCapBoundsLlBusBw) {
+  AlphaBetaParams p = Cluster(4);
+  p.gpu_write_gbs = 20.4;
+  EXPECT_NEAR(BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL, kHuge, p), 20.4,
+              0.01);
+  EXPECT_EQ(AlphaBeta(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL, kHuge, p).bottleneck,
+            Bottleneck::kGpu);
+  // Tree: a GPU sends the buffer up and down (2 S); algbw tends to cap / 2.
+  const double t =
+      AlphaBeta(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL, kHuge, p).bandwidth_us;
+  EXPECT_NEAR(t, 2.0 * static_cast<double>(kHuge) / (20.4 * 1e3), 1.0);
+  EXPECT_GT(BusBw(Collective::kAllReduce, Algorithm::kRing, Protocol::kSimple, kHuge, p), 300.0);
+}
+
 TEST(AlphaBeta, PcieCapLimitsTheNic) {
   auto p = Cluster(2);
   p.pcie_gbs = 25.0;

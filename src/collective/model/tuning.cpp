@@ -400,6 +400,18 @@ double TuningModel::Latency(Collective c, Algorithm a, Protocol p) const {
   return lat_[*f][static_cast<int>(a)][static_cast<int>(p)];
 }
 
+double TuningModel::ProtocolCapGbs(Algorithm a, Protocol p) const {
+  if (p == Protocol::kSimple || a == Algorithm::kP2p) return 0;
+  const TuningConstants& k = *constants_;
+  const int nodes = shape_.nodes;
+  const int arch = ArchIndex(shape_.arch);
+  const int index2 = nodes <= 2 ? nodes - 1 : 2;
+  const int index1 = nodes == 1 ? arch : (shape_.cpu == CpuVendor::kAmd ? 1 : 0);
+  if (p == Protocol::kLL) return k.ll_max_bw[index1][index2];
+  return graph_.channels * (a == Algorithm::kRing ? k.per_ch_max_ring_ll128_bw[arch][index2]
+                                                  : k.per_ch_max_tree_ll128_bw[arch][index2]);
+}
+
 std::optional<double> TuningModel::Time(Collective c, Algorithm a, Protocol p,
                                         int64_t nbytes) const {
   double bw = Bandwidth(c, a, p);

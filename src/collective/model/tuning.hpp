@@ -143,6 +143,13 @@ class TuningModel {
   // comm->latencies (us). kP2p and alltoall/sendrecv give 0.
   double Bandwidth(Collective c, Algorithm a, Protocol p) const;
   double Latency(Collective c, Algorithm a, Protocol p) const;
+  // The cap NCCL's model puts on a protocol's bandwidth because the GPU writes
+  // its lines (GB/s of payload per GPU, summed over channels; 0 = none):
+  // Ring/LL and Tree/LL llMaxBw, Ring/LL128 search channels x
+  // perChMaxRingLL128Bw, Tree/LL128 search channels x perChMaxTreeLL128Bw;
+  // Simple none. The engines pace each GPU's sends by it
+  // (collective/protocol.hpp).
+  double ProtocolCapGbs(Algorithm a, Protocol p) const;
   // ncclTopoGetAlgoTime for one operation (numPipeOps = 1); nullopt when bandwidth is 0.
   std::optional<double> Time(Collective c, Algorithm a, Protocol p, int64_t nbytes) const;
   // The fastest enabled pair and its channel and thread counts. `nbytes` is NCCL's
