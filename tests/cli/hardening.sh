@@ -135,6 +135,21 @@ else echo "FAIL scenario-relative-outputs"; cat "$tmp/sub.out"; fail=1; fi
 ( cd "$tmp" && "$bin_abs" run sub/s.yaml --set outputs.json=cli.json >/dev/null 2>&1 )
 if [ -s "$tmp/cli.json" ]; then echo "ok   set-path-relative-to-cwd"; else echo "FAIL set-path-relative-to-cwd"; fail=1; fi
 
+# Item 10 (headroom of a topology file): the default PFC headroom follows the
+# links the file declares (500 ns in ring4.topo), not fabric.cable_length's
+# 50 ns: deadlock-ring4 dropped 12 lossless frames ("headroom too small") and
+# left 2 flows unfinished; the run says which link the default is for.
+expect file-headroom 0 '^drops      0 \(lossless class: 0\)' -- "$BIN" run scenarios/deadlock-ring4.yaml
+cp "$tmp/out" "$tmp/ring4.txt"
+expect file-headroom-basis 0 '^           headroom 43348 B above XOFF \(default for the topology file.s link that needs the most \(h0 -- sw0, 500ns at 100Gbps\)\)$' -- \
+  cat "$tmp/ring4.txt"
+expect file-headroom-given 0 '^           headroom 20000 B above XOFF \(fabric.pfc.headroom\)$' -- \
+  "$BIN" run scenarios/deadlock-ring4.yaml --set fabric.pfc.headroom=20KB
+if ! grep -q '^warning: fabric.pfc.headroom: 20000 B is below the 43348 B' "$tmp/err" &&
+   ! grep -q 'WARNING    fabric.pfc.headroom: 20000 B is below the 43348 B' "$tmp/out"; then
+  echo "FAIL file-headroom-given: no warning against the file's links"; cat "$tmp/err"; fail=1
+fi
+
 # Item 14: control characters from input (an ANSI escape and a CR in a
 # scenario's name, an escape in its file name) reach the terminal escaped in
 # what run, validate and deadlock print. (Node names of a topology file
