@@ -206,7 +206,7 @@ Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, JsonStrea
   if (path != "-") {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-      throw InputError({path, 0, ""}, "is a directory, expected an nccl-tests log file");
+      throw InputError({path, 0, ""}, "is a directory: expected an nccl-tests log");
     file.open(path, std::ios::binary);
     if (!file)
       throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));

@@ -197,6 +197,40 @@ iconv -t UTF-16 tests/fixtures/topo/dgx_h100_8gpu_8nic.txt >"$tmp/u16.txt"
 expect topo-utf16 2 'u16.txt:1: UTF-16 text: expected UTF-8 or ASCII \(convert it' -- "$BIN" audit topo "$tmp/u16.txt"
 one_line topo-utf16
 
+# Item 20 over every command that reads a file: a folder, a missing file,
+# binary data, UTF-16 and an empty file each give one line naming the file,
+# exit 2, before any simulation (`timeout`: compare --prices was read only
+# after the whole comparison).
+mkdir -p "$tmp/adir"
+printf 'a\0b\n' >"$tmp/nul.bin"
+: >"$tmp/empty.in"
+iconv -t UTF-16 scenarios/roce-incast.yaml >"$tmp/u16.in"
+readers=(
+  "run @" "validate @" "deadlock @" "perf all_reduce -b 8M -e 8M --nodes 2 --scenario @"
+  "perf all_reduce -b 8M -e 8M --nodes 2 --fabric @" "compare --profiles ib-ndr -o $tmp/cmp --scenario @"
+  "compare --profiles ib-ndr -o $tmp/cmp --prices @" "train --model 7b --nodes 2 --scenario @"
+  "audit nccl @" "audit topo @" "audit qos @" "optics ingest --db $tmp/r.db @" "report @ -o $tmp/r.html"
+  "tco --gpus 64 --fabric ib-ndr --prices @" "tco --gpus 64 --fabric @" "profiles --show @")
+for r in "${readers[@]}"; do
+  for input in adir missing nul.bin u16.in empty.in; do
+    f="$tmp/$input"
+    case $input in
+      adir) want="^error: $f: is a directory: expected " ;;
+      missing) want="^error: $f: cannot open: No such file or directory\$" ;;
+      nul.bin) want="^error: $f:1: binary data \\(NUL byte\\): expected " ;;
+      u16.in) want="^error: $f:1: UTF-16 text: expected UTF-8 or ASCII \\(convert it" ;;
+      empty.in) want="^error: $f:1: (expected .*got an empty file|expected a mapping of price names)" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "reader ${r%% @*} $input" 2 "$want" -- $T "$BIN" ${r/@/$f}
+    one_line "reader ${r%% @*} $input"
+  done
+done
+expect optics-db-folder 2 "^error: $tmp/adir: --db: is a directory: expected an optics database file" -- \
+  "$BIN" optics status --db "$tmp/adir"
+printf '{"schema": "lossless.compare/1",\n  oops}' >"$tmp/bad.json"
+expect report-json-line 2 "^error: $tmp/bad.json:2: expected JSON" -- "$BIN" report "$tmp/bad.json" -o "$tmp/r.html"
+
 # Writing to a device never replaces it (an output renamed over /dev/full
 # replaced the device, as root).
 # A binary with that bug breaks /dev/full for everyone on the machine: put the
