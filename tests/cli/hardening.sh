@@ -174,6 +174,10 @@ expect deadlock-stdin 0 'no cyclic buffer dependency' -- bash -c '"$1" deadlock 
 expect topo-stdin 0 '' -- bash -c '"$1" audit topo - <tests/fixtures/topo/dgx_h100_8gpu_8nic.txt' - "$BIN"
 expect stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" validate scenarios/roce-incast.yaml >/dev/full' - "$BIN"
 one_line stdout-full
+# fmt's own "cannot write to file" (tco --json, params) now names standard output.
+expect tco-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- \
+  bash -c '"$1" tco --gpus 64 --fabric ib-ndr --json >/dev/full' - "$BIN"
+expect params-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" params >/dev/full' - "$BIN"
 expect report-stdin-stdout 0 '<html' -- bash -c '"$1" report - -o - <tests/fixtures/compare/sample-results.json' - "$BIN"
 if [ -e "-" ]; then echo "FAIL report-stdin-stdout: a file named '-'"; fail=1; fi
 expect report-dev-full 2 '^error: /dev/full: -o: cannot write the file: No space left on device$' -- \
