@@ -157,13 +157,14 @@ fi
 esc=$'\033'
 ctl="$tmp/ctl${esc}[31m.yaml"
 printf 'name: "evil\\e[2J\\rname"\nfabric: {preset: roce, link_rate: 100Gbps}\ntopology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$ctl"
-for cmd in run validate deadlock; do
+for cmd in run validate deadlock "perf all_reduce -b 8M -e 8M --nodes 2 -g 8 --scenario" "train --model 7b --nodes 2 --scenario"; do
+  # shellcheck disable=SC2086
   "$BIN" $cmd "$ctl" >"$tmp/ctl.out" 2>&1
   if grep -q "$esc" "$tmp/ctl.out" || grep -q $'\r' "$tmp/ctl.out"; then
-    echo "FAIL control-chars-$cmd: a raw control character reached the terminal"; cat -v "$tmp/ctl.out" | head -5; fail=1
+    echo "FAIL control-chars-${cmd%% *}: a raw control character reached the terminal"; cat -v "$tmp/ctl.out" | head -5; fail=1
   elif ! grep -qF '\x1b' "$tmp/ctl.out"; then
-    echo "FAIL control-chars-$cmd: the escape is not shown"; cat -v "$tmp/ctl.out" | head -5; fail=1
-  else echo "ok   control-chars-$cmd"; fi
+    echo "FAIL control-chars-${cmd%% *}: the escape is not shown"; cat -v "$tmp/ctl.out" | head -5; fail=1
+  else echo "ok   control-chars-${cmd%% *}"; fi
 done
 
 # Items 15 and 21 beyond run: '-' is standard input for validate, deadlock,
