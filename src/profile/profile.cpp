@@ -21,7 +21,7 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 }
 
 bool LooksLikePath(const std::string& s) {
-  return s.find('/') != std::string::npos || EndsWith(s, ".yaml") || EndsWith(s, ".yml") ||
+  return s == "-" || s.find('/') != std::string::npos || EndsWith(s, ".yaml") || EndsWith(s, ".yml") ||
          EndsWith(s, ".json");
 }
 
@@ -65,9 +65,14 @@ std::string ProfileText(const std::string& name_or_path, std::string* path, cons
                                  QuoteForMessage(name_or_path), list,
                                  near.Close(3) ? " (did you mean '" + near.name + "'?)" : ""));
   }
-  text = ReadTextInput(name_or_path, "a profile", size_t{1} << 20);
   if (path != nullptr) *path = name_or_path;
-  return text;
+  if (name_or_path == "-") {
+    // Standard input can be read once, and a command may load its profile
+    // more than once (validate, then size it): keep what was read.
+    static const std::string stdin_text = ReadTextInput("-", "a profile", size_t{1} << 20);
+    return stdin_text;
+  }
+  return ReadTextInput(name_or_path, "a profile", size_t{1} << 20);
 }
 
 scenario::Scenario Load(const std::string& name_or_path, int64_t nodes,

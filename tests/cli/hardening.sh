@@ -173,6 +173,10 @@ done
 expect validate-stdin 0 '^-: ok: ' -- bash -c '"$1" validate - <scenarios/roce-incast.yaml' - "$BIN"
 expect deadlock-stdin 0 'no cyclic buffer dependency' -- bash -c '"$1" deadlock - <scenarios/roce-incast.yaml' - "$BIN"
 expect topo-stdin 0 '' -- bash -c '"$1" audit topo - <tests/fixtures/topo/dgx_h100_8gpu_8nic.txt' - "$BIN"
+# A profile from standard input (it was taken for a profile named "-"),
+# read once though the command loads it more than once.
+expect profile-stdin 0 '^# ib-ndr: ' -- bash -c '"$1" profiles --show - <profiles/ib-ndr.yaml' - "$BIN"
+expect tco-profile-stdin 0 'ib-ndr' -- bash -c '"$1" tco --gpus 64 --fabric - <profiles/ib-ndr.yaml' - "$BIN"
 expect stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" validate scenarios/roce-incast.yaml >/dev/full' - "$BIN"
 one_line stdout-full
 # fmt's own "cannot write to file" (tco --json, params) now names standard output.
