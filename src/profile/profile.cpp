@@ -66,12 +66,6 @@ std::string ProfileText(const std::string& name_or_path, std::string* path, cons
                                  near.Close(3) ? " (did you mean '" + near.name + "'?)" : ""));
   }
   if (path != nullptr) *path = name_or_path;
-  if (name_or_path == "-") {
-    // Standard input can be read once, and a command may load its profile
-    // more than once (validate, then size it): keep what was read.
-    static const std::string stdin_text = ReadTextInput("-", "a profile", size_t{1} << 20);
-    return stdin_text;
-  }
   return ReadTextInput(name_or_path, "a profile", size_t{1} << 20);
 }
 
