@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -144,7 +145,10 @@ class JsonStream {
     head_["verdict"] = verdict;
     const std::string rest = Dump(head_, 0);  // "{\n  \"large_from_bytes\": ...\n}"
     fmt::print("\n  ],\n{}\n", rest.substr(2));
-    std::fflush(stdout);
+    // A full disk shows here for a small document: keep the reason (main
+    // reports "<stdout>: cannot write: REASON").
+    if (std::fflush(stdout) != 0)
+      throw std::system_error(errno, std::generic_category(), "cannot write to file");
   }
 
  private:

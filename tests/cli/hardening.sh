@@ -180,6 +180,8 @@ expect tco-profile-stdin 0 'ib-ndr' -- bash -c '"$1" tco --gpus 64 --fabric - <p
 expect stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" validate scenarios/roce-incast.yaml >/dev/full' - "$BIN"
 one_line stdout-full
 # fmt's own "cannot write to file" (tco --json, params) now names standard output.
+expect nccl-json-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- \
+  bash -c '"$1" audit nccl tests/fixtures/nccl/g2_allreduce_healthy.log --preset ib-ndr --nics-per-node 8 --json >/dev/full' - "$BIN"
 expect tco-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- \
   bash -c '"$1" tco --gpus 64 --fabric ib-ndr --json >/dev/full' - "$BIN"
 expect params-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" params >/dev/full' - "$BIN"
