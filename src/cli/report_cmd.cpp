@@ -39,9 +39,9 @@ nlohmann::json ReadResults(const std::string& path) {
         what.rfind("[json.", 0) == 0 && end != std::string::npos)
       what = what.substr(end + 2);
     int line = 0, column = 0, used = 0;
-    if (std::sscanf(what.c_str(), "parse error at line %d, column %d: %n", &line, &column,
-                    &used) == 2 &&
-        used > 0) {
+    const int got =
+        std::sscanf(what.c_str(), "parse error at line %d, column %d: %n", &line, &column, &used);
+    if (got == 2 && used > 0) {
       throw InputError({path, line, ""},
                        fmt::format("expected JSON ({}), column {}: {}", kWhat, column,
                                    what.substr(static_cast<size_t>(used))));

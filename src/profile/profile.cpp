@@ -21,8 +21,8 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 }
 
 bool LooksLikePath(const std::string& s) {
-  return s == "-" || s.find('/') != std::string::npos || EndsWith(s, ".yaml") || EndsWith(s, ".yml") ||
-         EndsWith(s, ".json");
+  return s == "-" || s.find('/') != std::string::npos || EndsWith(s, ".yaml") ||
+         EndsWith(s, ".yml") || EndsWith(s, ".json");
 }
 
 std::string Resolved(const scenario::Scenario& s, const std::string& name) {

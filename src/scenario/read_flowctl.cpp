@@ -130,7 +130,6 @@ void ReadPfc(Fields& f, Scenario& sc) {
   }
 }
 
-
 units::Bytes PfcHeadroomFor(const fabric::NetworkConfig& net, units::Rate rate, units::Time delay) {
   // docs/model/pfc.md#headroom without the PHY term (two frames, the PAUSE
   // frame, the cable both ways, the sender's response time), plus what this
@@ -169,8 +168,8 @@ void ResolvePfcHeadroom(Fields& f, Scenario& sc) {
       delay = worst->delay;
       needed = worst_need;
       basis = fmt::format("the topology file's link that needs the most ({} -- {}, {} at {})",
-                          t.nodes[worst->a].name, t.nodes[worst->b].name,
-                          units::FormatTime(delay), units::FormatRate(rate));
+                          t.nodes[worst->a].name, t.nodes[worst->b].name, units::FormatTime(delay),
+                          units::FormatRate(rate));
     }
   }
   const bool given = f.Given("fabric.pfc.headroom");
@@ -192,10 +191,10 @@ void ResolvePfcHeadroom(Fields& f, Scenario& sc) {
     f.Fail("fabric.pfc.headroom", fmt::format("headroom of at least one frame ({} B)", max_frame));
   }
   if (headroom < needed) {
-    sc.warnings.push_back(fmt::format(
-        "fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on {} "
-        "(docs/model/pfc.md#headroom): expect lossless drops",
-        headroom, needed, basis));
+    sc.warnings.push_back(
+        fmt::format("fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on {} "
+                    "(docs/model/pfc.md#headroom): expect lossless drops",
+                    headroom, needed, basis));
   }
 }
 

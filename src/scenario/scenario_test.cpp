@@ -328,9 +328,9 @@ TEST(Scenario, PfcHeadroomDefaultFollowsTheTopologyFilesLinks) {
                               "host h0\nhost h1\nhost h2\nlink h0 s0\nlink h1 s0\n"
                               "link s0 s1 delay=2us\nlink h2 s1\n";
   const Scenario file = LoadScenarioText(
-      kGood, "s.yaml", {"topology.kind=file", "topology.file=" + topo_path, "traffic.0.bytes=4KiB"});
-  const Scenario same =
-      LoadScenarioText(kGood, "s.yaml", {"fabric.link_delay=2us"});
+      kGood, "s.yaml",
+      {"topology.kind=file", "topology.file=" + topo_path, "traffic.0.bytes=4KiB"});
+  const Scenario same = LoadScenarioText(kGood, "s.yaml", {"fabric.link_delay=2us"});
   const Scenario fabric_only = LoadScenarioText(kGood, "s.yaml");
   EXPECT_EQ(file.net.pfc.headroom.count(), same.net.pfc.headroom.count());
   // The cable term: 2 x 1.9 us more at 400 Gb/s is 190,000 B more.
