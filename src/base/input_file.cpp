@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -53,7 +55,28 @@ void CheckTextBlock(std::string_view block, const std::string& file, std::string
   throw InputError({file, line, ""}, fmt::format("binary data (NUL byte): expected {}", expected));
 }
 
+namespace {
+// Standard input as first read: a command that loads its input more than once
+// (a profile validated then sized, compare's --scenario per profile) gets the
+// same text again rather than an empty stream.
+std::mutex stdin_mutex;
+std::optional<std::string> stdin_text;
+
+std::string ReadOnce(const std::string& path, std::string_view expected, size_t max_bytes);
+}  // namespace
+
 std::string ReadTextInput(const std::string& path, std::string_view expected, size_t max_bytes) {
+  if (path != "-") return ReadOnce(path, expected, max_bytes);
+  const std::lock_guard<std::mutex> lock(stdin_mutex);
+  if (!stdin_text) stdin_text = ReadOnce(path, expected, max_bytes);
+  if (stdin_text->size() > max_bytes)
+    throw InputError({path, 0, ""}, fmt::format("expected {} of at most {}, got more", expected,
+                                                FormatByteLimit(max_bytes)));
+  return *stdin_text;
+}
+
+namespace {
+std::string ReadOnce(const std::string& path, std::string_view expected, size_t max_bytes) {
   std::FILE* f = stdin;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> owned(nullptr, &std::fclose);
   if (path != "-") {
@@ -85,5 +108,6 @@ std::string ReadTextInput(const std::string& path, std::string_view expected, si
   if (std::ferror(f)) throw InputError({path, 0, ""}, "read error");
   return text;
 }
+}  // namespace
 
 }  // namespace lossless

@@ -27,7 +27,8 @@ void CheckTextBlock(std::string_view block, const std::string& file, std::string
 // reading (InputError) as soon as more than `max_bytes` arrived, so
 // /dev/zero or an endless pipe costs one block, not the machine.
 // InputError also for a directory, a path that cannot be opened (with the
-// system's reason) and a read error.
+// system's reason) and a read error. Standard input is read once per process:
+// later calls with "-" return the same text (thread-safe).
 std::string ReadTextInput(const std::string& path, std::string_view expected,
                           size_t max_bytes = kMaxInputBytes);
 

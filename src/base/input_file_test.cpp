@@ -77,6 +77,17 @@ TEST_F(InputFileTest, DirectoryAndMissingFile) {
             (dir_ / "none.yaml").string() + ": cannot open: No such file or directory");
 }
 
+// Issue 16, item 21: a command that reads its "-" input twice (a profile
+// validated then sized; compare's --scenario once per profile) got an empty
+// stream the second time ("expected a scenario, got an empty file").
+TEST_F(InputFileTest, StandardInputIsReadOnceAndKept) {
+  const std::string path = Write("in.yaml", "name: from-stdin\n");
+  ASSERT_NE(std::freopen(path.c_str(), "rb", stdin), nullptr);
+  EXPECT_EQ(ReadTextInput("-", "a profile"), "name: from-stdin\n");
+  EXPECT_EQ(ReadTextInput("-", "a scenario"), "name: from-stdin\n");
+  EXPECT_EQ(ErrorOf("-", 4), "-: expected a scenario of at most 4 B, got more");
+}
+
 TEST(FormatByteLimit, PicksTheLargestExactUnit) {
   EXPECT_EQ(FormatByteLimit(64u << 20), "64 MiB");
   EXPECT_EQ(FormatByteLimit(1024), "1 KiB");

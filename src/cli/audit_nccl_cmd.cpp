@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -144,7 +145,10 @@ class JsonStream {
     head_["verdict"] = verdict;
     const std::string rest = Dump(head_, 0);  // "{\n  \"large_from_bytes\": ...\n}"
     fmt::print("\n  ],\n{}\n", rest.substr(2));
-    std::fflush(stdout);
+    // A full disk shows here for a small document: keep the reason (main
+    // reports "<stdout>: cannot write: REASON").
+    if (std::fflush(stdout) != 0)
+      throw std::system_error(errno, std::generic_category(), "cannot write to file");
   }
 
  private:
@@ -206,7 +210,7 @@ Verdict AuditFile(const std::string& path, const NcclRulesConfig& cfg, JsonStrea
   if (path != "-") {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-      throw InputError({path, 0, ""}, "is a directory, expected an nccl-tests log file");
+      throw InputError({path, 0, ""}, "is a directory: expected an nccl-tests log");
     file.open(path, std::ios::binary);
     if (!file)
       throw InputError({path, 0, ""}, fmt::format("cannot open: {}", std::strerror(errno)));

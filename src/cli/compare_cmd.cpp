@@ -21,6 +21,7 @@
 #include "compare/compare.hpp"
 #include "perf/options.hpp"
 #include "report/compare_html.hpp"
+#include "tco/prices.hpp"
 
 namespace lossless::cli {
 namespace {
@@ -124,6 +125,10 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
     opt.stall = units::Time::Ps(static_cast<int64_t>(*stall_us * 1e6));
     if (opt.jobs < 1) throw InputError({"<cli>", 0, "--jobs"}, fmt::format("expected 1 or more, got {}", opt.jobs));
     compare::Check(opt);
+    // A price file that cannot be used is bad input now, not after the
+    // simulations (issue 16, item 15); standard input is read once, later.
+    if (!opt.prices_file.empty() && opt.prices_file != "-")
+      tco::PriceTable::Defaults().OverrideFile(opt.prices_file);
     PrepareDir(*dir);
     // A status line on a terminal; Ctrl-C ends the comparison early with what
     // finished (base/progress.hpp).

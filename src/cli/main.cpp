@@ -4,6 +4,8 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -68,6 +70,16 @@ int main(int argc, char** argv) {
   } catch (const lossless::InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", lossless::text::OneLine(e.what()));
+    return 2;
+  } catch (const std::system_error& e) {
+    // fmt::print to a full disk or a closed pipe throws "cannot write to
+    // file: ..." without saying which: nearly always standard output.
+    std::fflush(stdout);
+    if (std::string_view(e.what()).rfind("cannot write to file", 0) == 0) {
+      fmt::print(stderr, "error: <stdout>: cannot write: {}\n", e.code().message());
+    } else {
+      fmt::print(stderr, "error: {}\n", lossless::text::OneLine(e.what()));
+    }
     return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);

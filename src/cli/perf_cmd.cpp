@@ -55,7 +55,7 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
       name = s.name;
       if (!s.traffic.empty())
         fmt::print(stderr, "lossless perf: the traffic of {} is ignored (perf makes its own)\n",
-                   o.scenario);
+                   text::OneLine(o.scenario));
     } else {
       name = o.fabric.empty() ? kDefaultFabric : o.fabric;
       s = profile::Load(name, o.nodes, {fmt::format("topology.gpus_per_node={}", o.GpusPerNode())});

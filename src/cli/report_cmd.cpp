@@ -1,6 +1,7 @@
 // `lossless report RESULTS.json [-o report.html]`: renders the HTML report of
 // a saved `lossless compare` results.json (report/compare_html.hpp), written
 // whole or not at all (WriteOutput).
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -24,16 +25,28 @@ struct ReportOptions {
 
 // "-" = standard input; the limits of every reader (base/input_file.hpp).
 nlohmann::json ReadResults(const std::string& path) {
-  const std::string text = ReadTextInput(path, "a results.json written by lossless compare");
+  constexpr const char* kWhat = "a results.json written by lossless compare";
+  const std::string text = ReadTextInput(path, kWhat);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError({path, 1, ""}, fmt::format("expected {}, got an empty file", kWhat));
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...".
+    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ...":
+    // the line goes where every error puts it (docs/errors.md).
     std::string what = e.what();
     if (const size_t end = what.find("] ");
         what.rfind("[json.", 0) == 0 && end != std::string::npos)
       what = what.substr(end + 2);
-    throw InputError({path, 0, ""}, "not valid JSON: " + what);
+    int line = 0, column = 0, used = 0;
+    const int got =
+        std::sscanf(what.c_str(), "parse error at line %d, column %d: %n", &line, &column, &used);
+    if (got == 2 && used > 0) {
+      throw InputError({path, line, ""},
+                       fmt::format("expected JSON ({}), column {}: {}", kWhat, column,
+                                   what.substr(static_cast<size_t>(used))));
+    }
+    throw InputError({path, 0, ""}, fmt::format("expected JSON ({}): {}", kWhat, what));
   }
 }
 

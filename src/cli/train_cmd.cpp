@@ -13,6 +13,7 @@
 #include "base/error.hpp"
 #include "base/file.hpp"
 #include "base/progress.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "profile/profile.hpp"
 #include "scenario/scenario.hpp"
@@ -125,7 +126,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       name = s.name;
       if (!s.traffic.empty())
         fmt::print(stderr, "lossless train: the traffic of {} is ignored (train makes its own)\n",
-                   o->scenario);
+                   text::OneLine(o->scenario));
     } else {
       name = o->fabric;
       s = profile::Load(name, c.nodes, {fmt::format("topology.gpus_per_node={}", c.gpus_per_node)});
@@ -149,7 +150,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
           stall);
     } catch (const train::TrainFailure& e) {
       line.Clear();
-      fmt::print(stderr, "error: {}\n", e.what());
+      fmt::print(stderr, "error: {}\n", text::OneLine(e.what()));
       ctx.exit_code = 1;
       return;
     }
@@ -159,7 +160,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     if (o->json == "-") {
       fmt::print("{}\n", train::TrainJson(r).dump(2));
     } else {
-      fmt::print("{}", train::FormatTrain(r));
+      // The profile or scenario name came from a file: escape its control characters.
+      fmt::print("{}", text::ForTerminal(train::FormatTrain(r)));
       if (!o->json.empty())
         WriteFileAtomically(o->json, train::TrainJson(r).dump(2) + "\n", {o->json, 0, "--json"});
     }

@@ -223,7 +223,7 @@ TopoMatrix ParseTopoMatrix(std::istream& in, const std::string& file) {
   }
   if (m.devices.empty()) {
     if (reader.line_no() == 0 || !seen_text)
-      throw InputError({file, 0, ""}, "empty file: no nvidia-smi topo -m matrix");
+      throw InputError({file, 1, ""}, "expected an nvidia-smi topo -m matrix, got an empty file");
     if (looks_nccl)
       throw InputError({file, nccl_line, ""},
                        "this is nccl-tests output, not an nvidia-smi topo -m matrix (use 'lossless "

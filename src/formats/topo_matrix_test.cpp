@@ -79,7 +79,7 @@ TEST(TopoMatrixErrors, NameLineAndField) {
   ExpectError("bad_diagonal.txt", 7, "NIC1/NIC1", "X on the diagonal");
   ExpectError("bad_asymmetric.txt", 7, "NIC1/GPU1", "not symmetric");
   ExpectError("bad_missing_row.txt", 5, "row", "row of GPU3");
-  ExpectError("empty.txt", 0, "", "empty file");
+  ExpectError("empty.txt", 1, "", "got an empty file");
 }
 
 TEST(TopoMatrixErrors, ForeignAndBinaryInput) {

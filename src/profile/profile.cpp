@@ -21,8 +21,8 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 }
 
 bool LooksLikePath(const std::string& s) {
-  return s.find('/') != std::string::npos || EndsWith(s, ".yaml") || EndsWith(s, ".yml") ||
-         EndsWith(s, ".json");
+  return s == "-" || s.find('/') != std::string::npos || EndsWith(s, ".yaml") ||
+         EndsWith(s, ".yml") || EndsWith(s, ".json");
 }
 
 std::string Resolved(const scenario::Scenario& s, const std::string& name) {
@@ -65,9 +65,8 @@ std::string ProfileText(const std::string& name_or_path, std::string* path, cons
                                  QuoteForMessage(name_or_path), list,
                                  near.Close(3) ? " (did you mean '" + near.name + "'?)" : ""));
   }
-  text = ReadTextInput(name_or_path, "a profile", size_t{1} << 20);
   if (path != nullptr) *path = name_or_path;
-  return text;
+  return ReadTextInput(name_or_path, "a profile", size_t{1} << 20);
 }
 
 scenario::Scenario Load(const std::string& name_or_path, int64_t nodes,

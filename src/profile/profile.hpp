@@ -20,8 +20,8 @@ std::vector<std::string> Names();
 // ("profiles/ib-ndr.yaml"); false if `name` is not built in.
 bool BuiltinText(const std::string& name, std::string* text, std::string* path);
 
-// Resolves `name_or_path`: a built-in name first, else (when it contains '/'
-// or ends in .yaml, .yml or .json) a profile file. Anything else throws
+// Resolves `name_or_path`: a built-in name first, else (when it contains '/',
+// ends in .yaml, .yml or .json, or is "-", standard input) a profile file. Anything else throws
 // InputError at `where` listing the valid names, with the nearest one
 // suggested (exit code 2 in the CLI). An unreadable file names the path.
 // Sets *path to the file name errors will cite.

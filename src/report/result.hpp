@@ -130,6 +130,10 @@ struct RunResult {
   double max_paused_fraction = 0;  // most-paused port: paused time / simulated time
   std::string most_paused;         // its name
   bool ib_credits = false;         // InfiniBand credit flow control was on
+  // PFC on: the headroom above XOFF of each ingress queue, bytes, and where it
+  // came from (Scenario::pfc_headroom_basis); 0 and empty with PFC off.
+  int64_t pfc_headroom = 0;
+  std::string pfc_headroom_basis;
   uint64_t fcp_frames = 0;         // IB flow-control packets sent
   double max_credit_starved_fraction = 0;
   std::string most_credit_starved;

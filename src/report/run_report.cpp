@@ -156,6 +156,10 @@ std::string RunText(const RunResult& r, bool timing) {
     o += fmt::format("pfc        {} PAUSE frames; most paused: {:.1f}% of the time{}\n",
                      r.pause_frames, 100 * r.max_paused_fraction,
                      r.most_paused.empty() ? "" : " (" + r.most_paused + ")");
+    if (r.pfc_headroom > 0) {
+      o += fmt::format("           headroom {} B above XOFF ({})\n", r.pfc_headroom,
+                       r.pfc_headroom_basis);
+    }
   }
   if (r.cc != "none") {
     o += fmt::format("cc         {}: {} {} sent\n", r.cc, r.cnps,
@@ -227,7 +231,7 @@ std::string RunText(const RunResult& r, bool timing) {
 
 nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
   nlohmann::ordered_json j;
-  j["schema"] = "lossless.run/1";
+  j["schema"] = "lossless.run/2";
   j["scenario"] = r.name;
   j["preset"] = r.preset;
   j["seed"] = r.seed;
@@ -293,6 +297,13 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
   j["pfc"] = {{"pause_frames", r.pause_frames},
               {"max_paused_fraction", r.max_paused_fraction},
               {"most_paused", r.most_paused}};
+  if (r.pfc_headroom > 0) {
+    j["pfc"]["headroom_bytes"] = r.pfc_headroom;
+    j["pfc"]["headroom_basis"] = r.pfc_headroom_basis;
+  } else {
+    j["pfc"]["headroom_bytes"] = nullptr;
+    j["pfc"]["headroom_basis"] = nullptr;
+  }
   if (r.ib_credits) {
     j["ib_credits"] = {{"flow_control_packets", r.fcp_frames},
                        {"max_credit_starved_fraction", r.max_credit_starved_fraction},

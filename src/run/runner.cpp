@@ -238,6 +238,10 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   r.links = static_cast<uint32_t>(topo.links.size());
   r.routing = fabric::RoutingModeName(s.net.routing);
   r.ib_credits = s.net.ib.enabled;
+  if (s.net.pfc.enabled && !s.net.ib.enabled) {
+    r.pfc_headroom = s.net.pfc.headroom.count();
+    r.pfc_headroom_basis = s.pfc_headroom_basis;
+  }
   r.cc = s.net.ib_cc ? "ib-cc" : s.net.dcqcn ? "dcqcn" : "none";
   r.cnps = net.cnps_sent();
   const std::span<const fabric::FlowStats> job(net.flows().data(), flows.size());

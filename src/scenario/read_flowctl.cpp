@@ -76,8 +76,6 @@ void ReadIbCredits(Fields& f, Scenario& sc) {
 void ReadPfc(Fields& f, Scenario& sc) {
   fabric::NetworkConfig& net = sc.net;
   const int64_t mtu = net.framing.mtu_payload;
-  const units::Rate link_rate = sc.clos.link_rate;
-  const units::Time link_delay = sc.clos.link_delay;
   const fabric::EcnConfig& ecn = net.sw.ecn[net.nic.data_class];
   fabric::PfcConfig& pfc = net.pfc;
   pfc.enabled = f.Bool("fabric.pfc.enabled");
@@ -89,49 +87,17 @@ void ReadPfc(Fields& f, Scenario& sc) {
   pfc.response = f.Time("fabric.pfc.response");
   pfc.quanta = static_cast<uint16_t>(f.Int("fabric.pfc.quanta"));
   const int64_t max_frame = net.framing.FrameBytes(mtu);
-  const int64_t max_wire = net.framing.WireBytes(mtu);
-  // Headroom per docs/model/pfc.md#headroom without the PHY term (two frames, the PAUSE
-  // frame, the cable both ways, the sender's response time), plus what this
-  // model adds: the frame that crosses XOFF (it is charged whole) and the
-  // switch pipeline, since bytes are charged when they reach the egress queue.
-  const int64_t in_flight_ps = 2 * link_delay.ps() + pfc.response.ps() + net.sw.latency.ps();
-  const int64_t needed_headroom =
-      3 * max_wire + 84 + units::BytesInTime(units::Time::Ps(in_flight_ps), link_rate).count();
   const int64_t xon = f.Given("fabric.pfc.xon") ? f.Bytes("fabric.pfc.xon") : xoff - max_frame;
   pfc.xon = units::Bytes(xon);
   if (!f.Given("fabric.pfc.xon"))
     sc.resolved.emplace_back("fabric.pfc.xon", fmt::format("{}", xon));
-  const int64_t headroom =
-      f.Given("fabric.pfc.headroom") ? f.Bytes("fabric.pfc.headroom") : needed_headroom;
-  pfc.headroom = units::Bytes(headroom);
-  if (!f.Given("fabric.pfc.headroom"))
-    sc.resolved.emplace_back("fabric.pfc.headroom", fmt::format("{}", needed_headroom));
+  // The headroom waits for the topology's links (ResolvePfcHeadroom).
   if (pfc.enabled) {
-    if (xoff + headroom > net.sw.buffer.count()) {
-      f.Fail(f.Given("fabric.pfc.headroom") && !f.Given("fabric.pfc.xoff") ? "fabric.pfc.headroom"
-                                                                           : "fabric.pfc.xoff",
-             fmt::format("XOFF plus headroom ({} B + {} B{}) within the switch buffer "
-                         "(fabric.buffer, {} B)",
-                         xoff, headroom,
-                         f.Given("fabric.pfc.headroom") ? "" : ", the headroom the cable needs",
-                         net.sw.buffer.count()));
-    }
     if (xon >= xoff) {
       f.Fail("fabric.pfc.xon", fmt::format("XON below XOFF ({} B)", xoff));
     }
     if (xon < 0) {
       f.Fail("fabric.pfc.xoff", fmt::format("XOFF of at least one frame ({} B)", max_frame));
-    }
-    if (headroom < max_frame) {
-      f.Fail("fabric.pfc.headroom",
-             fmt::format("headroom of at least one frame ({} B)", max_frame));
-    }
-    if (headroom < needed_headroom) {
-      sc.warnings.push_back(fmt::format(
-          "fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on "
-          "{} of cable at {} "
-          "(docs/model/pfc.md#headroom): expect lossless drops",
-          headroom, needed_headroom, units::FormatTime(link_delay), units::FormatRate(link_rate)));
     }
     if (ecn.enabled && prio == net.nic.data_class && ecn.kmin >= pfc.xoff) {
       sc.warnings.push_back(
@@ -161,6 +127,74 @@ void ReadPfc(Fields& f, Scenario& sc) {
     sc.warnings.push_back(
         "fabric.pfc.watchdog.enabled: the PFC watchdog is on but "
         "fabric.pfc.enabled is false: it never acts");
+  }
+}
+
+units::Bytes PfcHeadroomFor(const fabric::NetworkConfig& net, units::Rate rate, units::Time delay) {
+  // docs/model/pfc.md#headroom without the PHY term (two frames, the PAUSE
+  // frame, the cable both ways, the sender's response time), plus what this
+  // model adds: the frame that crosses XOFF (it is charged whole) and the
+  // switch pipeline, since bytes are charged when they reach the egress queue.
+  const int64_t max_wire = net.framing.WireBytes(net.framing.mtu_payload);
+  const int64_t in_flight_ps = 2 * delay.ps() + net.pfc.response.ps() + net.sw.latency.ps();
+  return units::Bytes(3 * max_wire + 84 +
+                      units::BytesInTime(units::Time::Ps(in_flight_ps), rate).count());
+}
+
+void ResolvePfcHeadroom(Fields& f, Scenario& sc) {
+  fabric::NetworkConfig& net = sc.net;
+  fabric::PfcConfig& pfc = net.pfc;
+  // The link the headroom must cover: every link of a generated topology has
+  // fabric.link_rate and fabric.link_delay; a topology file declares its own,
+  // so the one that needs the most headroom decides (one value for every port).
+  units::Rate rate = sc.clos.link_rate;
+  units::Time delay = sc.clos.link_delay;
+  int64_t needed = PfcHeadroomFor(net, rate, delay).count();
+  std::string basis = fmt::format("fabric.link_delay {} at fabric.link_rate {}",
+                                  units::FormatTime(delay), units::FormatRate(rate));
+  if (sc.topology_kind == "file" && pfc.enabled) {
+    const topology::Topology t = BuildTopology(sc);
+    const topology::Link* worst = nullptr;
+    int64_t worst_need = 0;
+    for (const topology::Link& l : t.links) {
+      const int64_t need = PfcHeadroomFor(net, l.rate, l.delay).count();
+      if (worst == nullptr || need > worst_need) {
+        worst = &l;
+        worst_need = need;
+      }
+    }
+    if (worst != nullptr) {
+      rate = worst->rate;
+      delay = worst->delay;
+      needed = worst_need;
+      basis = fmt::format("the topology file's link that needs the most ({} -- {}, {} at {})",
+                          t.nodes[worst->a].name, t.nodes[worst->b].name, units::FormatTime(delay),
+                          units::FormatRate(rate));
+    }
+  }
+  const bool given = f.Given("fabric.pfc.headroom");
+  const int64_t headroom = given ? f.Bytes("fabric.pfc.headroom") : needed;
+  pfc.headroom = units::Bytes(headroom);
+  sc.pfc_headroom_basis = given ? "fabric.pfc.headroom" : "default for " + basis;
+  if (!given) sc.resolved.emplace_back("fabric.pfc.headroom", fmt::format("{}", needed));
+  if (!pfc.enabled) return;
+  const int64_t xoff = pfc.xoff.count();
+  const int64_t max_frame = net.framing.FrameBytes(net.framing.mtu_payload);
+  if (xoff + headroom > net.sw.buffer.count()) {
+    f.Fail(given && !f.Given("fabric.pfc.xoff") ? "fabric.pfc.headroom" : "fabric.pfc.xoff",
+           fmt::format("XOFF plus headroom ({} B + {} B{}) within the switch buffer "
+                       "(fabric.buffer, {} B)",
+                       xoff, headroom, given ? "" : ", the headroom the links need",
+                       net.sw.buffer.count()));
+  }
+  if (headroom < max_frame) {
+    f.Fail("fabric.pfc.headroom", fmt::format("headroom of at least one frame ({} B)", max_frame));
+  }
+  if (headroom < needed) {
+    sc.warnings.push_back(
+        fmt::format("fabric.pfc.headroom: {} B is below the {} B that can arrive after XOFF on {} "
+                    "(docs/model/pfc.md#headroom): expect lossless drops",
+                    headroom, needed, basis));
   }
 }
 

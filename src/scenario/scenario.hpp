@@ -158,11 +158,21 @@ struct Scenario {
   // Configurations a user may want to study but should know are risky
   // (ECN above the PFC trigger, headroom too small for the cable).
   std::vector<std::string> warnings;
+  // Where fabric.pfc.headroom came from: "fabric.pfc.headroom" when given, else
+  // "default for ..." naming the link rate and delay its formula used.
+  std::string pfc_headroom_basis;
   // Every field's final value as text with its unit, in registry order
   // ("fabric.link_rate" -> "400Gbps", "fabric.pfc.xon" -> "195842B", an unset
   // optional field -> "(none)"), then "traffic.N" -> the entry's fields.
   std::vector<std::pair<std::string, std::string>> resolved;
 };
+
+// The PFC headroom a port needs on a link of `rate` and one-way `delay`
+// (docs/model/pfc.md#headroom without its PHY term, plus the frame that crosses
+// XOFF and the switch pipeline); net gives the MTU, framing, PFC response time
+// and switch latency. The default of fabric.pfc.headroom: for a topology file,
+// the largest over its links.
+units::Bytes PfcHeadroomFor(const fabric::NetworkConfig& net, units::Rate rate, units::Time delay);
 
 // `sets` are "a.b=value" strings. Throws InputError on any problem.
 Scenario LoadScenarioText(const std::string& text, const std::string& file_name,

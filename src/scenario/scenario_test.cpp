@@ -316,5 +316,43 @@ TEST(Scenario, MissingTopologyFileNamesTheScenarioLine) {
             "s.yaml:8: topology.file: no/such.topo: cannot open: No such file or directory");
 }
 
+// Issue 16 (item 10): the default PFC headroom of a topology file follows its
+// own links, not fabric.link_delay: the link that needs the most (here 2 us,
+// beside 100 ns links, all at 400 Gb/s) gives the same headroom as a
+// generated fabric whose every link is 2 us at 400 Gb/s. (It took 10 m of
+// cable from fabric.cable_length: scenarios/deadlock-ring4.yaml, 500 ns links,
+// dropped lossless frames.)
+TEST(Scenario, PfcHeadroomDefaultFollowsTheTopologyFilesLinks) {
+  const std::string topo_path = ::testing::TempDir() + "/mixed.topo";
+  std::ofstream(topo_path) << "defaults rate=400Gbps delay=100ns\nswitch s0\nswitch s1\n"
+                              "host h0\nhost h1\nhost h2\nlink h0 s0\nlink h1 s0\n"
+                              "link s0 s1 delay=2us\nlink h2 s1\n";
+  const Scenario file = LoadScenarioText(
+      kGood, "s.yaml",
+      {"topology.kind=file", "topology.file=" + topo_path, "traffic.0.bytes=4KiB"});
+  const Scenario same = LoadScenarioText(kGood, "s.yaml", {"fabric.link_delay=2us"});
+  const Scenario fabric_only = LoadScenarioText(kGood, "s.yaml");
+  EXPECT_EQ(file.net.pfc.headroom.count(), same.net.pfc.headroom.count());
+  // The cable term: 2 x 1.9 us more at 400 Gb/s is 190,000 B more.
+  const Scenario short_links = LoadScenarioText(kGood, "s.yaml", {"fabric.link_delay=100ns"});
+  EXPECT_EQ(same.net.pfc.headroom.count() - short_links.net.pfc.headroom.count(), 190'000);
+  EXPECT_GT(file.net.pfc.headroom.count(), fabric_only.net.pfc.headroom.count());
+  EXPECT_EQ(file.pfc_headroom_basis,
+            "default for the topology file's link that needs the most (s0 -- s1, 2us at 400Gbps)");
+  EXPECT_EQ(fabric_only.pfc_headroom_basis,
+            "default for fabric.link_delay 50ns at fabric.link_rate 400Gbps");
+  std::map<std::string, std::string> resolved(file.resolved.begin(), file.resolved.end());
+  EXPECT_EQ(resolved["fabric.pfc.headroom"], std::to_string(file.net.pfc.headroom.count()) + "B");
+  // A given headroom is kept, and the warning measures it against the file's link.
+  const Scenario given = LoadScenarioText(
+      kGood, "s.yaml",
+      {"topology.kind=file", "topology.file=" + topo_path, "fabric.pfc.headroom=60KB"});
+  EXPECT_EQ(given.net.pfc.headroom.count(), 60'000);
+  EXPECT_EQ(given.pfc_headroom_basis, "fabric.pfc.headroom");
+  ASSERT_EQ(given.warnings.size(), 1u);
+  EXPECT_NE(given.warnings[0].find("60000 B is below the"), std::string::npos) << given.warnings[0];
+  EXPECT_NE(given.warnings[0].find("(s0 -- s1, 2us at 400Gbps)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lossless::scenario

@@ -49,7 +49,7 @@ check stdin 0 'verdict: pass' -- - "${NDR[@]}" <$F/g2_allreduce_healthy.log
 # Bad input: exit 2 with one line naming file and line.
 check corrupt 2 '^error: tests/fixtures/nccl/g2_corrupt_row.log:27: busbw: expected a non-negative number, got "25O.20"$' -- $F/g2_corrupt_row.log
 check columns 2 'g2_missing_columns.log:28: row: expected 13 columns' -- $F/g2_missing_columns.log
-check empty 2 'empty.log: empty file' -- $F/empty.log
+check empty 2 'empty.log:1: expected an nccl-tests log, got an empty file$' -- $F/empty.log
 check binary 2 'binary.bin:1: binary data' -- $F/binary.bin
 check header_only 2 'header_only.log:16: no nccl-tests result rows' -- $F/header_only.log
 check topo_given 2 'nvidia-smi topo -m matrix, not nccl-tests output' -- tests/fixtures/topo/dgx_h100_8gpu_8nic.txt

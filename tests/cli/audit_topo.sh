@@ -42,7 +42,7 @@ check unknown_token 2 'bad_unknown_token.txt:3: GPU1/NIC1: .*"PXQ"' -- $F/bad_un
 check diagonal 2 'bad_diagonal.txt:7: NIC1/NIC1' -- $F/bad_diagonal.txt
 check asymmetric 2 'bad_asymmetric.txt:7: .*not symmetric' -- $F/bad_asymmetric.txt
 check missing_row 2 'bad_missing_row.txt:5: row' -- $F/bad_missing_row.txt
-check empty 2 'empty.txt: empty file' -- $F/empty.txt
+check empty 2 'empty.txt:1: expected an nvidia-smi topo -m matrix, got an empty file$' -- $F/empty.txt
 check nccl_given 2 'g2_allreduce_healthy.log:1: this is nccl-tests output' -- tests/fixtures/nccl/g2_allreduce_healthy.log
 check binary 2 'binary.bin:1: binary data' -- tests/fixtures/nccl/binary.bin
 check missing 2 'nope.txt: cannot open' -- $F/nope.txt

@@ -135,6 +135,21 @@ else echo "FAIL scenario-relative-outputs"; cat "$tmp/sub.out"; fail=1; fi
 ( cd "$tmp" && "$bin_abs" run sub/s.yaml --set outputs.json=cli.json >/dev/null 2>&1 )
 if [ -s "$tmp/cli.json" ]; then echo "ok   set-path-relative-to-cwd"; else echo "FAIL set-path-relative-to-cwd"; fail=1; fi
 
+# Item 10 (headroom of a topology file): the default PFC headroom follows the
+# links the file declares (500 ns in ring4.topo), not fabric.cable_length's
+# 50 ns: deadlock-ring4 dropped 12 lossless frames ("headroom too small") and
+# left 2 flows unfinished; the run says which link the default is for.
+expect file-headroom 0 '^drops      0 \(lossless class: 0\)' -- "$BIN" run scenarios/deadlock-ring4.yaml
+cp "$tmp/out" "$tmp/ring4.txt"
+expect file-headroom-basis 0 '^           headroom 43348 B above XOFF \(default for the topology file.s link that needs the most \(h0 -- sw0, 500ns at 100Gbps\)\)$' -- \
+  cat "$tmp/ring4.txt"
+expect file-headroom-given 0 '^           headroom 20000 B above XOFF \(fabric.pfc.headroom\)$' -- \
+  "$BIN" run scenarios/deadlock-ring4.yaml --set fabric.pfc.headroom=20KB
+if ! grep -q '^warning: fabric.pfc.headroom: 20000 B is below the 43348 B' "$tmp/err" &&
+   ! grep -q 'WARNING    fabric.pfc.headroom: 20000 B is below the 43348 B' "$tmp/out"; then
+  echo "FAIL file-headroom-given: no warning against the file's links"; cat "$tmp/err"; fail=1
+fi
+
 # Item 14: control characters from input (an ANSI escape and a CR in a
 # scenario's name, an escape in its file name) reach the terminal escaped in
 # what run, validate and deadlock print. (Node names of a topology file
@@ -142,13 +157,14 @@ if [ -s "$tmp/cli.json" ]; then echo "ok   set-path-relative-to-cwd"; else echo 
 esc=$'\033'
 ctl="$tmp/ctl${esc}[31m.yaml"
 printf 'name: "evil\\e[2J\\rname"\nfabric: {preset: roce, link_rate: 100Gbps}\ntopology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$ctl"
-for cmd in run validate deadlock; do
+for cmd in run validate deadlock "perf all_reduce -b 8M -e 8M --nodes 2 -g 8 --scenario" "train --model 7b --nodes 2 --scenario"; do
+  # shellcheck disable=SC2086
   "$BIN" $cmd "$ctl" >"$tmp/ctl.out" 2>&1
   if grep -q "$esc" "$tmp/ctl.out" || grep -q $'\r' "$tmp/ctl.out"; then
-    echo "FAIL control-chars-$cmd: a raw control character reached the terminal"; cat -v "$tmp/ctl.out" | head -5; fail=1
+    echo "FAIL control-chars-${cmd%% *}: a raw control character reached the terminal"; cat -v "$tmp/ctl.out" | head -5; fail=1
   elif ! grep -qF '\x1b' "$tmp/ctl.out"; then
-    echo "FAIL control-chars-$cmd: the escape is not shown"; cat -v "$tmp/ctl.out" | head -5; fail=1
-  else echo "ok   control-chars-$cmd"; fi
+    echo "FAIL control-chars-${cmd%% *}: the escape is not shown"; cat -v "$tmp/ctl.out" | head -5; fail=1
+  else echo "ok   control-chars-${cmd%% *}"; fi
 done
 
 # Items 15 and 21 beyond run: '-' is standard input for validate, deadlock,
@@ -157,8 +173,18 @@ done
 expect validate-stdin 0 '^-: ok: ' -- bash -c '"$1" validate - <scenarios/roce-incast.yaml' - "$BIN"
 expect deadlock-stdin 0 'no cyclic buffer dependency' -- bash -c '"$1" deadlock - <scenarios/roce-incast.yaml' - "$BIN"
 expect topo-stdin 0 '' -- bash -c '"$1" audit topo - <tests/fixtures/topo/dgx_h100_8gpu_8nic.txt' - "$BIN"
+# A profile from standard input (it was taken for a profile named "-"),
+# read once though the command loads it more than once.
+expect profile-stdin 0 '^# ib-ndr: ' -- bash -c '"$1" profiles --show - <profiles/ib-ndr.yaml' - "$BIN"
+expect tco-profile-stdin 0 'ib-ndr' -- bash -c '"$1" tco --gpus 64 --fabric - <profiles/ib-ndr.yaml' - "$BIN"
 expect stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" validate scenarios/roce-incast.yaml >/dev/full' - "$BIN"
 one_line stdout-full
+# fmt's own "cannot write to file" (tco --json, params) now names standard output.
+expect nccl-json-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- \
+  bash -c '"$1" audit nccl tests/fixtures/nccl/g2_allreduce_healthy.log --preset ib-ndr --nics-per-node 8 --json >/dev/full' - "$BIN"
+expect tco-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- \
+  bash -c '"$1" tco --gpus 64 --fabric ib-ndr --json >/dev/full' - "$BIN"
+expect params-stdout-full 2 '^error: <stdout>: cannot write: No space left on device$' -- bash -c '"$1" params >/dev/full' - "$BIN"
 expect report-stdin-stdout 0 '<html' -- bash -c '"$1" report - -o - <tests/fixtures/compare/sample-results.json' - "$BIN"
 if [ -e "-" ]; then echo "FAIL report-stdin-stdout: a file named '-'"; fail=1; fi
 expect report-dev-full 2 '^error: /dev/full: -o: cannot write the file: No space left on device$' -- \
@@ -181,6 +207,40 @@ one_line default-location
 iconv -t UTF-16 tests/fixtures/topo/dgx_h100_8gpu_8nic.txt >"$tmp/u16.txt"
 expect topo-utf16 2 'u16.txt:1: UTF-16 text: expected UTF-8 or ASCII \(convert it' -- "$BIN" audit topo "$tmp/u16.txt"
 one_line topo-utf16
+
+# Item 20 over every command that reads a file: a folder, a missing file,
+# binary data, UTF-16 and an empty file each give one line naming the file,
+# exit 2, before any simulation (`timeout`: compare --prices was read only
+# after the whole comparison).
+mkdir -p "$tmp/adir"
+printf 'a\0b\n' >"$tmp/nul.bin"
+: >"$tmp/empty.in"
+iconv -t UTF-16 scenarios/roce-incast.yaml >"$tmp/u16.in"
+readers=(
+  "run @" "validate @" "deadlock @" "perf all_reduce -b 8M -e 8M --nodes 2 --scenario @"
+  "perf all_reduce -b 8M -e 8M --nodes 2 --fabric @" "compare --profiles ib-ndr -o $tmp/cmp --scenario @"
+  "compare --profiles ib-ndr -o $tmp/cmp --prices @" "train --model 7b --nodes 2 --scenario @"
+  "audit nccl @" "audit topo @" "audit qos @" "optics ingest --db $tmp/r.db @" "report @ -o $tmp/r.html"
+  "tco --gpus 64 --fabric ib-ndr --prices @" "tco --gpus 64 --fabric @" "profiles --show @")
+for r in "${readers[@]}"; do
+  for input in adir missing nul.bin u16.in empty.in; do
+    f="$tmp/$input"
+    case $input in
+      adir) want="^error: $f: is a directory: expected " ;;
+      missing) want="^error: $f: cannot open: No such file or directory\$" ;;
+      nul.bin) want="^error: $f:1: binary data \\(NUL byte\\): expected " ;;
+      u16.in) want="^error: $f:1: UTF-16 text: expected UTF-8 or ASCII \\(convert it" ;;
+      empty.in) want="^error: $f:1: (expected .*got an empty file|expected a mapping of price names)" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "reader ${r%% @*} $input" 2 "$want" -- $T "$BIN" ${r/@/$f}
+    one_line "reader ${r%% @*} $input"
+  done
+done
+expect optics-db-folder 2 "^error: $tmp/adir: --db: is a directory: expected an optics database file" -- \
+  "$BIN" optics status --db "$tmp/adir"
+printf '{"schema": "lossless.compare/1",\n  oops}' >"$tmp/bad.json"
+expect report-json-line 2 "^error: $tmp/bad.json:2: expected JSON" -- "$BIN" report "$tmp/bad.json" -o "$tmp/r.html"
 
 # Writing to a device never replaces it (an output renamed over /dev/full
 # replaced the device, as root).

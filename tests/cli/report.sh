@@ -31,8 +31,11 @@ cp "$tmp/a.html" "$tmp/keep.html"
 expect "missing input" 2 "^error: $tmp/nope.json: cannot open: No such file or directory" -- \
   "$BIN" report "$tmp/nope.json" -o "$tmp/keep.html"
 printf '{"schema": "lossless.compare/1",\n  oops}' >"$tmp/bad.json"
-expect "bad JSON" 2 "^error: $tmp/bad.json: not valid JSON: parse error at line 2" -- \
+expect "bad JSON" 2 "^error: $tmp/bad.json:2: expected JSON \\(a results.json written by lossless compare\\), column 3: syntax error" -- \
   "$BIN" report "$tmp/bad.json" -o "$tmp/keep.html"
+: >"$tmp/empty.json"
+expect "empty JSON" 2 "^error: $tmp/empty.json:1: expected a results.json written by lossless compare, got an empty file$" -- \
+  "$BIN" report "$tmp/empty.json" -o "$tmp/keep.html"
 python3 - "$sample" "$tmp/norows.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

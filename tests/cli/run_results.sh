@@ -29,6 +29,11 @@ cp "$tmp/out" "$tmp/e6.txt"
 expect no-flow-finished-count 0 '^unfinished 2 flows, [0-9]+ bytes not delivered$' -- cat "$tmp/e6.txt"
 jcheck no-flow-finished-json "$tmp/e6.json" 'j["fct_us"] is None and j["flows"]["done"] == 0 and j["flows"]["unfinished"] == 2 and j["flows"]["bytes_left"] > 0'
 expect all-finished 0 '' -- "$BIN" run scenarios/roce-incast.yaml --json "$tmp/incast.json"
+# fct_us may be null since item 8, which changed what lossless.run/1 meant:
+# the schema is lossless.run/2 (docs/run-output.md says what changed).
+jcheck schema-run-2 "$tmp/e6.json" 'j["schema"] == "lossless.run/2"'
+jcheck headroom-json "$tmp/incast.json" 'j["pfc"]["headroom_bytes"] == int(j["parameters"]["fabric.pfc.headroom"][:-1]) and j["pfc"]["headroom_basis"] == "default for fabric.link_delay 150ns at fabric.link_rate 400Gbps"'
+
 jcheck all-finished-json "$tmp/incast.json" 'j["fct_us"]["max"] > 0 and j["flows"]["unfinished"] == 0 and j["flows"]["bytes_left"] == 0'
 if grep -q 'no flow finished\|^unfinished' "$tmp/out"; then echo "FAIL all-finished: unfinished lines"; fail=1; fi
 

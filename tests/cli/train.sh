@@ -56,4 +56,24 @@ expect "train: unknown fabric" 2 'unknown profile' -- "$BIN" train --model 7b --
 expect "train: efficiency out of range" 2 '^error: <cli>: --efficiency' -- \
   "$BIN" train --model 7b --nodes 2 --efficiency 1.5
 expect "train: zero steps" 2 '^error: <cli>: --steps' -- "$BIN" train --model 7b --nodes 2 --steps 0
+
+# Issue 16 items 15 and 24 for train: an unwritable --json is found before
+# any step is simulated, a full disk is exit 2; Ctrl-C ends the run at a
+# collective with the steps done so far, the JSON marked interrupted, exit 130.
+expect "train: --json into no folder" 2 "^error: $tmp/none/t.json: --json: cannot write the file: No such file or directory\$" -- \
+  timeout 5 "$BIN" train --model 7b --nodes 8 --steps 20 --json "$tmp/none/t.json"
+expect "train: --json /dev/full" 2 '^error: /dev/full: --json: cannot write the file: No space left on device$' -- \
+  "$BIN" "${run[@]}" --json /dev/full
+expect "train: stdout full" 2 '^error: <stdout>: cannot write: No space left on device$' -- \
+  bash -c '"$@" >/dev/full' - "$BIN" "${run[@]}"
+"$BIN" train --model 7b --nodes 8 --steps 20 --json "$tmp/int.json" >"$tmp/int.txt" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 130 ] && grep -q '^# interrupted: [0-9]* of 20 steps done' "$tmp/int.txt" &&
+   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["interrupted"] is True and len(j["steps"]) < 20' "$tmp/int.json"; then
+  echo "ok   train: Ctrl-C exits 130 with a partial document"
+else echo "FAIL train: Ctrl-C: exit $rc"; tail -3 "$tmp/int.txt"; fail=1; fi
 exit $fail

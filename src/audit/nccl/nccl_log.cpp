@@ -391,7 +391,8 @@ struct NcclLogParser::State {
   void Finish() {
     if (bad_row && run) run->truncated = true;  // cut mid-row, then only noise
     Emit();
-    if (line_no == 0) throw InputError(Location{file, 0, ""}, "empty file: no nccl-tests output");
+    if (line_no == 0)
+      throw InputError(Location{file, 1, ""}, "expected an nccl-tests log, got an empty file");
     if (rows_seen == 0) {
       if (saw_topo_matrix)
         throw InputError(Location{file, topo_line, ""},

@@ -250,7 +250,7 @@ TEST(NcclLogErrors, MissingColumns) {
 }
 
 TEST(NcclLogErrors, EmptyBinaryHeaderOnlyAndForeignInput) {
-  ExpectError("", 0, "empty file");
+  ExpectError("", 1, "got an empty file");
   ExpectError(std::string("\x7f"
                           "ELF\x02\x01\x01\x00\x00",
                           9),

@@ -31,8 +31,8 @@ ParsedInput ParseInputDetailed(std::string_view text, const std::string& name,
                                const IngestOptions& options) {
   if (Trim(text).empty() || text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw InputError(Location{name, 1, ""},
-                     "empty file; expected ethtool -m, mlxlink, switch transceiver or telemetry "
-                     "output");
+                     "expected ethtool -m, mlxlink, switch transceiver or telemetry output, got "
+                     "an empty file");
   }
   CheckText(text, name);
   ParsedInput parsed;

@@ -145,12 +145,15 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::kExisting && !std::filesystem::exists(path)) {
     throw InputError(where, "no optics database here (run 'lossless optics ingest' first)");
   }
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    throw InputError(where, "is a directory: expected an optics database file (SQLite)");
+  }
   const int flags = SQLITE_OPEN_READWRITE | (mode == Mode::kCreate ? SQLITE_OPEN_CREATE : 0);
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
-    throw InputError(where, fmt::format("cannot open database: {}", msg));
+    throw InputError(where, fmt::format("cannot open the database: {}", msg));
   }
   sqlite3_busy_timeout(db_, 5000);
   try {

@@ -28,7 +28,7 @@ constexpr size_t kMaxInputBytes = 64u << 20;
 // the first NUL byte).
 void CheckIsText(std::string_view text, const std::string& file) {
   if (Trim(text).empty())
-    throw InputError({file, 1, ""}, "empty file: expected a switch QoS configuration");
+    throw InputError({file, 1, ""}, "expected a switch QoS configuration, got an empty file");
   if (text.size() > kMaxInputBytes)
     throw InputError({file, 1, ""}, "file larger than 64 MiB: expected a switch QoS configuration");
   size_t control = 0;

@@ -147,5 +147,8 @@ void ReadProfileFields(Fields& f, Scenario& sc);
 // Parts of ReadFabric: link-level flow control (read_flowctl.cpp).
 void ReadIbCredits(Fields& f, Scenario& sc);  // fabric.ib.*
 void ReadPfc(Fields& f, Scenario& sc);        // fabric.pfc.* (watchdog included)
+// fabric.pfc.headroom and its checks, once the topology is known (after
+// ReadTopology): a topology file's own links decide the default.
+void ResolvePfcHeadroom(Fields& f, Scenario& sc);
 
 }  // namespace lossless::scenario
