@@ -4,7 +4,7 @@
 # only when something is missing.  Usage: scripts/install-deps.sh [--check]
 set -euo pipefail
 PKGS=(
-  build-essential cmake pkg-config time python3 ccache
+  build-essential cmake ninja-build pkg-config time python3 ccache
   libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   clang libclang-rt-14-dev clang-tidy
