@@ -94,12 +94,35 @@ if command -v script >/dev/null; then
 fi
 if grep -q 'iteration' "$tmp/first"; then echo "FAIL perf: progress when piped"; fail=1
 else echo "ok   perf: no progress when piped"; fi
-"$BIN" perf all_reduce -b 64M -e 64G -f 2 -g 8 --nodes 2 -n 5 -w 0 --json "$tmp/int.json" >"$tmp/int.txt" 2>&1 &
-pid=$!
-sleep 6
-kill -INT $pid
-wait $pid
-rc=$?
+# Ctrl-C once the first row has finished: the run sits on a terminal (a pty)
+# so that its progress line says when the second row starts; no fixed sleep,
+# so a slow (sanitizer) build or a loaded machine cannot leave 0 rows done.
+rc=$(python3 - "$BIN" "$tmp/int.json" "$tmp/int.txt" <<'PY'
+import os, pty, signal, sys, time
+binary, json_path, text_path = sys.argv[1:4]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(binary, [binary, "perf", "all_reduce", "-b", "64M", "-e", "64G", "-f", "2", "-g", "8",
+                      "--nodes", "2", "-n", "5", "-w", "0", "--json", json_path])
+out, sent, deadline = b"", False, time.time() + 600
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+    if not sent and b"(2/11)" in out:
+        os.kill(pid, signal.SIGINT)
+        sent = True
+    if not sent and time.time() > deadline:
+        os.kill(pid, signal.SIGKILL)
+_, status = os.waitpid(pid, 0)
+open(text_path, "wb").write(out.replace(b"\r\n", b"\n"))
+print(os.waitstatus_to_exitcode(status))
+PY
+)
 if [ $rc = 130 ] && grep -q '^# interrupted (Ctrl-C): [0-9]* of the sweep.s rows finished' "$tmp/int.txt"; then echo "ok   perf interrupt-exit-130"
 else echo "FAIL perf interrupt-exit-130: exit $rc"; head -20 "$tmp/int.txt"; fail=1; fi
 python3 - "$tmp/int.json" <<'PY' || { echo "FAIL perf interrupt json"; fail=1; }
