@@ -37,7 +37,10 @@ inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
 
 struct alignas(64) Packet {
   int64_t sent_ps;    // time the source NIC started sending it (latency origin)
-  int64_t arrive_ps;  // when the head reaches the next hop's queue (set per hop)
+  // On a wire: when the packet sent behind this one on the same link reaches
+  // the next hop's queue (set when that one is sent), so an arrival
+  // schedules the next one without reading the next packet's record.
+  int64_t next_arrive_ps;
   int64_t tail_ps;    // when its last bit reaches the next hop (cut-through)
   uint32_t flow;      // flow index in the network
   uint32_t src;       // source host rank
@@ -80,6 +83,8 @@ class PacketPool {
   Packet& operator[](PacketRef r) { return packets_[r]; }
   const Packet& operator[](PacketRef r) const { return packets_[r]; }
   uint64_t live() const { return live_; }
+  // Records allocated so far (valid refs are below it).
+  size_t capacity() const { return packets_.size(); }
   uint64_t peak() const { return peak_; }
   // Bytes held per packet slot (record + vector slack amortised).
   static constexpr uint64_t kBytesPerPacket = sizeof(Packet);
