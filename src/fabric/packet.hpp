@@ -86,8 +86,6 @@ class PacketPool {
   Packet& operator[](PacketRef r) { return packets_[r]; }
   const Packet& operator[](PacketRef r) const { return packets_[r]; }
   uint64_t live() const { return live_; }
-  // Records allocated so far (valid refs are below it).
-  size_t capacity() const { return packets_.size(); }
   uint64_t peak() const { return peak_; }
   // Bytes held per packet slot (record + vector slack amortised).
   static constexpr uint64_t kBytesPerPacket = sizeof(Packet);
