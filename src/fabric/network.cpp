@@ -125,10 +125,35 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
   return kNone;
 }
 
+inline void Network::PrefetchAhead() {
+  // The packet path's records are spread over the whole fabric: at a few
+  // thousand ports, the port, packet and peer records an event reads are
+  // out of every cache by the time it runs. The events a few places behind
+  // this one in its delay lane run soon, and what they read first is known
+  // from their arguments: ask for it now, so the misses of several events
+  // overlap instead of following one another (docs/benchmarks.md). A
+  // prefetch never faults, so a stale argument costs nothing but the hint.
+  uint32_t kind;
+  uint64_t arg;
+  if (!sim_.LaneAhead(kPrefetchAhead, kind, arg)) return;
+  const uint32_t pi = static_cast<uint32_t>(arg);
+  const char* port = reinterpret_cast<const char*>(ports_.data() + pi);
+  if (kind == kArrival) {
+    // Arrive: the wire FIFO (second line), the packet, the receiving port's first line.
+    __builtin_prefetch(port + 64);
+    __builtin_prefetch(&pool_[static_cast<PacketRef>(arg >> 32)]);
+    __builtin_prefetch(ports_.data() + (pi ^ 1u));
+  } else if (kind == kKick) {
+    __builtin_prefetch(port);
+    __builtin_prefetch(port + 64);
+  }
+}
+
 void Network::OnEvent(uint32_t kind, uint64_t arg) {
   // Dispatch only: each kind's handler lives with its model (nic.cpp,
   // pfc_link.cpp, ib_link.cpp).
   const uint32_t a32 = static_cast<uint32_t>(arg);
+  PrefetchAhead();
   switch (kind) {
     case kKick: {
       Port& p = ports_[arg];
@@ -410,11 +435,11 @@ void Network::TryTransmit(uint32_t pi) {
         units::SerializationTime(Bytes(std::min<int64_t>(pk.wire, 64)), Rate::Bps(p.rate_bps)).ps();
     head = start + header + p.delay_ps + p.rx_latency_ps;
   }
-  pk.arrive_ps = head;
   pk.tail_ps = tail;
   const bool idle_wire = p.wire.empty();
+  if (!idle_wire) pool_[p.wire.tail].next_arrive_ps = head;
   p.wire.Push(pool_, r);
-  if (idle_wire) sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, pi);
+  if (idle_wire) sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, ArrivalArg(pi, r));
   const bool more = HasQueued(p) || p.pause_pending ||
                     (p.host != kNone && !nics_[p.host].active.empty()) ||
                     (ib_on_ && ib_[pi].fcp_pending != 0);
@@ -430,7 +455,8 @@ void Network::Arrive(uint32_t pi) {
   if (p.wire.empty()) return;  // flushed when the link went down
   PacketRef r = p.wire.Pop(pool_);
   if (!p.wire.empty())
-    sim_.Schedule(Time::Ps(pool_[p.wire.head].arrive_ps), p.entity, this, kArrival, pi);
+    sim_.Schedule(Time::Ps(pool_[r].next_arrive_ps), p.entity, this, kArrival,
+                  ArrivalArg(pi, p.wire.head));
   if (p.lossy) [[unlikely]] {
     if (LinkLoses(pi, r)) return;
   }

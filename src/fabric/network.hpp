@@ -552,6 +552,14 @@ class Network final : public sim::EventHandler {
     int64_t ignored_until = 0;
   };
 
+  // An arrival event's argument: the sending port, and the packet at the head
+  // of its wire when the event was scheduled (a prefetch hint only: Arrive
+  // takes whatever heads the wire when it runs).
+  static uint64_t ArrivalArg(uint32_t port, PacketRef r) { return (uint64_t{r} << 32) | port; }
+  static constexpr uint32_t kPrefetchAhead = 4;  // lane entries ahead (PrefetchAhead)
+  // Always inlined: as a call, GCC would see a function without side effects
+  // (prefetches do not count) and drop the call.
+  [[gnu::always_inline]] inline void PrefetchAhead();
   int64_t Ser(Port& p, int64_t wire);
   void Kick(uint32_t port);  // ensure the port transmits if it can
   void ScheduleKick(uint32_t port, int64_t at);

@@ -255,7 +255,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     PacketRef r = pool_.Alloc();
     Packet& pk = pool_[r];
     pk.sent_ps = now;
-    pk.arrive_ps = 0;
+    pk.next_arrive_ps = 0;
     pk.tail_ps = 0;
     pk.flow = f;
     pk.src = st.spec.src;

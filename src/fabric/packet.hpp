@@ -37,7 +37,10 @@ inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
 
 struct alignas(64) Packet {
   int64_t sent_ps;    // time the source NIC started sending it (latency origin)
-  int64_t arrive_ps;  // when the head reaches the next hop's queue (set per hop)
+  // On a wire: when the packet sent behind this one on the same link reaches
+  // the next hop's queue (set when that one is sent), so an arrival
+  // schedules the next one without reading the next packet's record.
+  int64_t next_arrive_ps;
   int64_t tail_ps;    // when its last bit reaches the next hop (cut-through)
   uint32_t flow;      // flow index in the network
   uint32_t src;       // source host rank
@@ -63,6 +66,9 @@ class PacketPool {
     if (free_ != kNoPacket) {
       PacketRef r = free_;
       free_ = packets_[r].next;
+      // The next Alloc reads the new head's link: freed records are spread
+      // over the pool, so ask for it now (a hint).
+      if (free_ != kNoPacket) __builtin_prefetch(&packets_[free_]);
       ++live_;
       if (live_ > peak_) peak_ = live_;
       return r;

@@ -166,8 +166,10 @@ StopReason Simulator::Run(Time until, uint64_t max_events) {
       now_ = until;
       return StopReason::kTimeLimit;
     }
+    run_lane_ = UINT32_MAX;
     if ((top.handler_kind >> 16) == kLaneHandler) {
       const uint32_t lane = top.handler_kind & 0xFFFF;
+      run_lane_ = lane;
       Lane& l = lanes_[lane];
       top = l.front();
       l.pop();
@@ -193,6 +195,7 @@ StopReason Simulator::Run(Time until, uint64_t max_events) {
     now_ = Time::Ps(static_cast<int64_t>(TimeOf(top) ^ (1ULL << 63)));
     ++executed_;
     ++ran;
+    run_handler_ = top.handler_kind >> 16;
     handlers_[top.handler_kind >> 16]->OnEvent(top.handler_kind & 0xFFFF, top.arg);
   }
   if (stop_) return StopReason::kStopped;

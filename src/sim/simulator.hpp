@@ -86,6 +86,22 @@ class Simulator {
   // A random stream for (entity, purpose); see rng.hpp.
   Rng MakeRng(uint64_t entity, uint64_t purpose) const { return Rng(seed_, entity, purpose); }
 
+  // A prefetch hint for the running handler: the kind and arg of the event
+  // `ahead` places (>= 1) behind the running one in its delay lane, when the
+  // running event came from a lane and that event is for the same handler.
+  // Lanes are in execution order, so that event runs soon; the handler may
+  // prefetch what it will touch (a hint only: nothing may depend on it).
+  bool LaneAhead(uint32_t ahead, uint32_t& kind, uint64_t& arg) const {
+    if (run_lane_ == UINT32_MAX) return false;
+    const Lane& l = lanes_[run_lane_];
+    if (ahead > l.size) return false;
+    const Entry& e = l.at(ahead - 1);
+    if ((e.handler_kind >> 16) != run_handler_) return false;
+    kind = e.handler_kind & 0xFFFF;
+    arg = e.arg;
+    return true;
+  }
+
   uint64_t events_executed() const { return executed_; }
   uint64_t events_scheduled() const { return scheduled_; }
   uint64_t events_cancelled() const { return cancelled_; }
@@ -135,6 +151,8 @@ class Simulator {
   std::vector<Lane> lanes_;
   DelaySlot delay_slots_[kDelaySlots];
   size_t lane_reps_ = 0, lane_entries_ = 0;
+  uint32_t run_lane_ = UINT32_MAX;  // lane of the running event (LaneAhead), or none
+  uint32_t run_handler_ = 0;        // handler index of the running event
   std::vector<EventHandler*> handlers_;  // the handlers seen, by index
   EventHandler* last_handler_ = nullptr;
   uint32_t last_handler_index_ = 0;

@@ -226,6 +226,81 @@ TEST(Simulator, DelayLanesKeepTheExactTimeAndKeyOrder) {
   EXPECT_EQ(sim.pending(), 0u);
 }
 
+// LaneAhead names the events that will run next from the running event's
+// lane: two handlers share one delay (so one lane), alternating; each event
+// asks for the 1st to 4th event behind it. Once every pending event is in
+// the lane, the answer must be the event that actually runs k places later
+// when it is for the same handler, and "none" when it is for the other one.
+struct LaneWatcher : EventHandler {
+  struct Ask {
+    size_t at;  // position in the run order
+    uint32_t ahead;
+    bool ok;
+    uint64_t arg;
+  };
+  Simulator* sim = nullptr;
+  uint32_t source = 0;
+  LaneWatcher* other = nullptr;
+  std::vector<std::pair<const LaneWatcher*, uint64_t>>* order = nullptr;
+  std::vector<Ask>* asks = nullptr;
+  uint64_t heap_answers = 0;  // answers given to events that did not come from a lane
+  void OnEvent(uint32_t kind, uint64_t arg) override {
+    const size_t at = order->size();
+    order->emplace_back(this, arg);
+    for (uint32_t k = 1; k <= 4; ++k) {
+      uint32_t kind_k = 0;
+      uint64_t arg_k = 0;
+      const bool ok = sim->LaneAhead(k, kind_k, arg_k);
+      if (sim->Now().ps() < 100 && ok) ++heap_answers;
+      if (ok) {
+        EXPECT_EQ(kind_k, kind);
+      }
+      asks->push_back({at, k, ok, arg_k});
+    }
+    // The child goes to the other handler, so the lane alternates handlers.
+    if (sim->Now().ps() < 40'000)
+      sim->Schedule(sim->Now() + Time::Ps(1000), source, other, kind, arg + 1000);
+  }
+};
+
+TEST(Simulator, LaneAheadNamesTheEventsThatRunNextFromTheSameLane) {
+  Simulator sim(1);
+  std::vector<std::pair<const LaneWatcher*, uint64_t>> order;
+  std::vector<LaneWatcher::Ask> asks;
+  LaneWatcher a, b;
+  a.sim = b.sim = &sim;
+  a.source = b.source = sim.AddEntity();
+  a.other = &b;
+  b.other = &a;
+  a.order = b.order = &order;
+  a.asks = b.asks = &asks;
+  // 100 events at distinct start times (distinct delays: the heap), alternating handlers.
+  for (uint64_t i = 0; i < 100; ++i)
+    sim.Schedule(Time::Ps(static_cast<int64_t>(i)), a.source, i % 2 ? &b : &a, 7, i);
+  sim.Run();
+  EXPECT_EQ(a.heap_answers + b.heap_answers, 0u);
+  uint64_t checked_same = 0, checked_other = 0;
+  for (const LaneWatcher::Ask& q : asks) {
+    if (order[q.at].second < 3000)
+      continue;  // from the third round on, all pending events are in the lane
+    const size_t later = q.at + q.ahead;
+    if (later >= order.size()) {
+      EXPECT_FALSE(q.ok);
+      continue;
+    }
+    if (order[later].first == order[q.at].first) {
+      ASSERT_TRUE(q.ok);
+      EXPECT_EQ(q.arg, order[later].second);
+      ++checked_same;
+    } else {
+      EXPECT_FALSE(q.ok);
+      ++checked_other;
+    }
+  }
+  EXPECT_GT(checked_same, 3000u);
+  EXPECT_GT(checked_other, 3000u);
+}
+
 TEST(Rng, StreamsAreIndependentAndUniform) {
   Rng a(1, 2, 3), b(1, 2, 3), c(1, 2, 4);
   EXPECT_EQ(a.NextU64(), b.NextU64());
