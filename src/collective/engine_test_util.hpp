@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "collective/model/alpha_beta.hpp"
+#include "collective/model/orders.hpp"
 #include "collective/model/tuning.hpp"
+#include "collective/ring_engine.hpp"
 #include "fabric/network.hpp"
 #include "topology/topology.hpp"
 
@@ -27,6 +29,20 @@ inline fabric::NetworkConfig LosslessRoceConfig() {
   fabric::NetworkConfig cfg = RoceConfig();
   cfg.pfc.enabled = true;
   return cfg;
+}
+
+// Two nodes of eight GPUs with one NIC per GPU: NCCL's rings for `plan`.
+inline RingSpec TwoNodeSpec(RingPlan plan) {
+  RingSpec spec;
+  spec.plan = plan;
+  spec.gpus_per_node = spec.nics_per_node = 8;
+  for (const RingOrder& o : RingOrders(2, 8, 8, 8)) {
+    Ring ring;
+    ring.nic = static_cast<uint32_t>(o.nic);
+    for (int k : o.ranks) ring.ranks.push_back(static_cast<uint32_t>(k));
+    spec.rings.push_back(ring);
+  }
+  return spec;
 }
 
 inline std::vector<uint32_t> Iota(uint32_t n) {

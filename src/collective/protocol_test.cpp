@@ -18,19 +18,12 @@ namespace lossless::collective {
 namespace {
 
 using testing::RoceConfig;
+using testing::TwoNodeSpec;
 using testing::TwoNodesOfEight;
 using units::Time;
 
 RingSpec TwoNodeRing(Protocol p, units::Rate gpu_rate = units::Rate()) {
-  RingSpec spec;
-  spec.plan = RingPlan::kAllReduce;
-  spec.gpus_per_node = spec.nics_per_node = 8;
-  for (const RingOrder& o : RingOrders(2, 8, 8, 8)) {
-    Ring ring;
-    ring.nic = static_cast<uint32_t>(o.nic);
-    for (int k : o.ranks) ring.ranks.push_back(static_cast<uint32_t>(k));
-    spec.rings.push_back(ring);
-  }
+  RingSpec spec = TwoNodeSpec(RingPlan::kAllReduce);
   SetNcclSteps(spec, p, gpu_rate);
   return spec;
 }

@@ -19,6 +19,7 @@ namespace {
 
 using testing::Iota;
 using testing::RoceConfig;
+using testing::TwoNodeSpec;
 using units::Time;
 
 struct Outcome {
@@ -92,19 +93,6 @@ Expected FromRings(const RingSpec& spec, int64_t bytes, uint32_t root, uint32_t 
     }
   }
   return x;
-}
-
-RingSpec TwoNodeSpec(RingPlan plan) {
-  RingSpec spec;
-  spec.plan = plan;
-  spec.gpus_per_node = spec.nics_per_node = 8;
-  for (const RingOrder& o : RingOrders(2, 8, 8, 8)) {
-    Ring ring;
-    ring.nic = static_cast<uint32_t>(o.nic);
-    for (int k : o.ranks) ring.ranks.push_back(static_cast<uint32_t>(k));
-    spec.rings.push_back(ring);
-  }
-  return spec;
 }
 
 TEST(RingCollectivesTest, PlansFollowNcclsRingSteps) {
