@@ -43,7 +43,7 @@ std::vector<int64_t> ScalingNodes(const Options& o) {
 
 std::vector<int64_t> DefaultSizes(bool full) {
   std::vector<int64_t> v;
-  const int64_t last = full ? int64_t{4} << 30 : int64_t{256} << 20;
+  const int64_t last = full ? int64_t{4} << 30 : int64_t{512} << 20;
   for (int64_t b = int64_t{8} << 20; b <= last; b *= 2) v.push_back(b);
   return v;
 }
@@ -162,6 +162,17 @@ void RunSweep(const Options& o, ProfileData& d, const std::function<void(const c
   po.iters = o.iterations;
   po.warmup_iters = 1;
   po.in_place = false;  // busbw is out-of-place's; the in-place half would move the same packets
+  // The plateau that counts is that of what NCCL picks for the sweep's largest
+  // size (Ring/Simple on the default sweep): sizes below it may run LL128,
+  // whose busbw NCCL's model caps (perChMaxRingLL128Bw), and a plateau there
+  // says nothing about the fabric's peak.
+  const collective::TuningModel tuning =
+      run::PerfModelFor(po, d.s.net, d.s.clos.link_rate).tuning;
+  const collective::AlgoChoice largest = tuning.Choose(
+      po.collective,
+      collective::CountsFor(po.collective, o.sizes.empty() ? 0 : o.sizes.back(), po.types.front(),
+                            po.Ranks())
+          .size_bytes);
   // The sizes as given (not necessarily a geometric series): one row each.
   perf::PerfResult sweep;
   for (int64_t b : o.sizes) {
@@ -174,7 +185,7 @@ void RunSweep(const Options& o, ProfileData& d, const std::function<void(const c
     else sweep.sizes.insert(sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
     if (!failure.empty() && d.sweep_failure.empty()) d.sweep_failure = failure;
     if (!d.sweep_failure.empty()) break;
-    if (o.stop_at_plateau && AtPlateau(sweep, po.Ranks())) break;
+    if (o.stop_at_plateau && SweepStops(sweep, po.Ranks(), largest)) break;
   }
   d.sweep = sweep;
   d.ran_sweep = true;
@@ -910,6 +921,19 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
 
 }  // namespace
 
+bool SweepStops(const perf::PerfResult& sweep, int64_t ranks, const collective::AlgoChoice& largest) {
+  const size_t n = sweep.sizes.size();
+  auto busbw = [&](size_t i) {
+    return perf::ToRow(sweep.sizes[i], sweep.options.collective, ranks).out_of_place.busbw_gbs;
+  };
+  auto runs_largest = [&](size_t i) {
+    return sweep.sizes[i].choice.algorithm == largest.algorithm &&
+           sweep.sizes[i].choice.protocol == largest.protocol;
+  };
+  if (n >= 2 && AtPlateau(sweep, ranks) && runs_largest(n - 1) && runs_largest(n - 2)) return true;
+  return n >= 3 && busbw(n - 1) < busbw(n - 2) && busbw(n - 2) < busbw(n - 3);
+}
+
 void Check(const Options& o) {
   if (o.profiles.empty()) throw InputError({"<cli>", 0, "--profiles"}, "expected at least one profile");
   for (const std::string& p : o.profiles) {
@@ -942,8 +966,8 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
          const std::function<bool()>& stop) {
   Options o = in;
   Check(o);
-  // The default reduced sweep stops at its plateau (a size that gains less
-  // than 3 % over the one before); --sizes and --full run every size.
+  // The default reduced sweep stops early (SweepStops); --sizes and --full
+  // run every size.
   o.stop_at_plateau = o.sizes.empty() && !o.full;
   if (o.sizes.empty()) o.sizes = DefaultSizes(o.full);
   if (!o.scenario.empty()) {

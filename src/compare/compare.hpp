@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collective/model/tuning.hpp"
+#include "perf/result.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lossless::compare {
@@ -52,6 +54,15 @@ struct Options {
   bool stop_at_plateau = false;   // set by Run for the default sweep: stop at the plateau
   bool timing = false;            // wall-clock seconds per stage in the document ("timing")
 };
+
+// Whether the default sweep (Options::stop_at_plateau) stops after its last
+// row: at the plateau of what NCCL picks for the sweep's largest size
+// (`largest`; smaller sizes may run LL128, which NCCL's model caps, so a
+// plateau there is not the fabric's peak): the last size gains less than 3 %
+// busbw over the one before and both ran `largest`'s algorithm and protocol;
+// or when busbw fell at each of the last two sizes (the fabric, not the
+// protocol, limits it; larger sizes would not raise the peak).
+bool SweepStops(const perf::PerfResult& sweep, int64_t ranks, const collective::AlgoChoice& largest);
 
 // The note of a row whose case did not finish (Ctrl-C); its value is null.
 inline constexpr const char* kNotRunNote = "not run";

@@ -65,6 +65,54 @@ void ExpectClose(const json& want, const json& got, const std::string& path) {
   }
 }
 
+// A sweep row of `bytes` all-reduced by 32 ranks at `busbw` GB/s with NCCL's
+// choice `proto` on Ring.
+perf::SizeResult SweepRow(int64_t bytes, double busbw, collective::Protocol proto) {
+  perf::SizeResult r;
+  r.counts = collective::CountsFor(collective::Collective::kAllReduce, bytes,
+                                   collective::DataType::kFloat, 32);
+  // busbw = bytes / t x 2 (n - 1) / n, t in us, GB/s = 1e3 B/us.
+  r.out_of_place.samples_us = {static_cast<double>(r.counts.size_bytes) / (busbw * 1e3) * 62.0 / 32.0};
+  r.choice.algorithm = collective::Algorithm::kRing;
+  r.choice.protocol = proto;
+  return r;
+}
+
+// The default sweep on 4 x 8 GPUs, 400G: NCCL's model runs Ring/LL128 up to
+// 128 MiB (busbw capped near 285 GB/s in the simulation) and Ring/Simple from
+// 256 MiB (383). A plateau of LL128 rows must not end the sweep; one of the
+// largest size's protocol does; busbw falling twice (a shared fabric) does.
+TEST(Compare, DefaultSweepStopsAtThePlateauOfTheLargestSizesProtocol) {
+  using collective::Protocol;
+  collective::AlgoChoice largest;
+  largest.algorithm = collective::Algorithm::kRing;
+  largest.protocol = Protocol::kSimple;
+  perf::PerfResult sweep;
+  sweep.options.collective = collective::Collective::kAllReduce;
+  const int64_t mib = int64_t{1} << 20;
+  sweep.sizes = {SweepRow(64 * mib, 277.5, Protocol::kLL128), SweepRow(128 * mib, 285.1, Protocol::kLL128)};
+  EXPECT_NEAR(perf::ToRow(sweep.sizes[1], collective::Collective::kAllReduce, 32).out_of_place.busbw_gbs,
+              285.1, 1e-6);
+  EXPECT_FALSE(SweepStops(sweep, 32, largest)) << "a plateau of LL128 rows is not the fabric's peak";
+  sweep.sizes.push_back(SweepRow(256 * mib, 382.7, Protocol::kSimple));
+  EXPECT_FALSE(SweepStops(sweep, 32, largest)) << "the protocol changed: no plateau yet";
+  sweep.sizes.push_back(SweepRow(512 * mib, 388.1, Protocol::kSimple));
+  EXPECT_TRUE(SweepStops(sweep, 32, largest)) << "+1.4 % on the largest size's protocol";
+  sweep.sizes.back() = SweepRow(512 * mib, 395.0, Protocol::kSimple);
+  EXPECT_FALSE(SweepStops(sweep, 32, largest)) << "+3.2 % still grows";
+
+  // A shared fabric: busbw falls at 32 and 64 MiB while NCCL still runs LL128.
+  perf::PerfResult shared;
+  shared.options.collective = collective::Collective::kAllReduce;
+  shared.sizes = {SweepRow(8 * mib, 47.3, Protocol::kLL128), SweepRow(16 * mib, 59.7, Protocol::kLL128),
+                  SweepRow(32 * mib, 57.6, Protocol::kLL128)};
+  EXPECT_FALSE(SweepStops(shared, 32, largest)) << "one fall is not a trend";
+  shared.sizes.push_back(SweepRow(64 * mib, 47.4, Protocol::kLL128));
+  EXPECT_TRUE(SweepStops(shared, 32, largest));
+  shared.sizes[2] = SweepRow(32 * mib, 60.0, Protocol::kLL128);
+  EXPECT_FALSE(SweepStops(shared, 32, largest)) << "a rise and a fall";
+}
+
 TEST(Compare, SameOptionsSameDocumentWhateverTheJobs) {
   Options o = Small();
   o.profiles = {"ib-ndr", "roce-untuned"};

@@ -3,13 +3,12 @@
 // collectives run as RC messages over the modelled fabric, on the topology
 // and fabric of a profile or a scenario (docs/perf.md).
 //
-// Simulated so far: all_reduce, reduce_scatter, all_gather, broadcast and
-// reduce with the Ring algorithm (collective::RingEngine), alltoall and
-// sendrecv as point-to-point sends (collective::P2pEngine), all with the
-// Simple protocol at every size and the channel count NCCL's tuning model
-// derives for the size (where NCCL would pick Tree, LL, LL128, ... the header
-// says so: those are not simulated yet); one process per node with -g GPUs,
-// one NIC per GPU (rail-optimized).
+// Simulated: all_reduce, reduce_scatter, all_gather, broadcast and reduce
+// with Ring (collective::RingEngine) or Tree (collective::TreeEngine) and the
+// protocols Simple, LL and LL128, as NCCL's tuning model picks them per size
+// (or as --algo/--proto and NCCL_* ask); alltoall and sendrecv as
+// point-to-point sends (collective::P2pEngine) with Simple. One process per
+// node with -g GPUs, one NIC per GPU (rail-optimized).
 #include <functional>
 #include <string>
 
