@@ -95,6 +95,19 @@ scenario::Scenario LoadColumn(const Column& c, int64_t nodes, const Options& o) 
     s.cnp_inject = sc.cnp_inject;
     s.link_loss = sc.link_loss;
     s.ber = sc.ber;
+    // A headroom the profile left to its default follows the links the
+    // scenario's topology has (as `run` derives it), not the profile's.
+    if (s.net.pfc.enabled && s.pfc_headroom_basis != "fabric.pfc.headroom") {
+      std::string basis;
+      s.net.pfc.headroom = scenario::TopologyPfcHeadroom(s, &basis);
+      s.pfc_headroom_basis = "default for " + basis;
+      if (s.net.pfc.xoff.count() + s.net.pfc.headroom.count() > s.net.sw.buffer.count())
+        throw InputError({o.scenario, 0, "topology"},
+                         fmt::format("expected links whose PFC headroom fits profile {}'s switch "
+                                     "buffer: XOFF {} B + headroom {} B (for {}) > fabric.buffer {} B",
+                                     c.name, s.net.pfc.xoff.count(), s.net.pfc.headroom.count(), basis,
+                                     s.net.sw.buffer.count()));
+    }
   }
   return s;
 }

@@ -291,6 +291,35 @@ TEST(Compare, ScenarioTopologyReplacesTheProfiles) {
   EXPECT_THROW(compare::Run(o), InputError);  // not whole nodes of 8 GPUs
 }
 
+// A profile's default PFC headroom follows the scenario's topology file (as
+// `run` derives it): a 400 km link needs about 200 MB of headroom at 400G, more
+// than roce-tuned's 32 MiB switch buffer, which is bad input naming the
+// scenario. Before, the profile's 10 m headroom was kept and the run went on.
+TEST(Compare, ScenarioTopologyFileSetsTheProfilesDefaultHeadroom) {
+  const std::string topo = ::testing::TempDir() + "compare-long-link.topo";
+  {
+    std::ofstream t(topo);
+    t << "defaults rate=400Gbps delay=500ns\nswitch leaf0\nswitch leaf1\n";
+    for (int h = 0; h < 16; ++h) t << "host h" << h << "\nlink h" << h << " leaf" << h / 8 << "\n";
+    t << "link leaf0 leaf1 delay=2ms\n";
+  }
+  const std::string path = ::testing::TempDir() + "compare-long-link.yaml";
+  // The scenario on its own is valid (its own buffer holds the headroom);
+  // compare takes only its topology and faults.
+  std::ofstream(path) << "name: long-link\nfabric:\n  buffer: 1GiB\ntopology:\n  kind: file\n  file: "
+                      << topo << "\n";
+  Options o = Small();
+  o.profiles = {"roce-tuned"};
+  o.scenario = path;
+  try {
+    compare::Run(o);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().file, path);
+    EXPECT_NE(std::string(e.what()).find("leaf0 -- leaf1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Compare, BadInputNamesTheField) {
   Options o = Small();
   o.profiles = {"ib-ndr", "roce-tunned"};

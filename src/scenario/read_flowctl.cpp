@@ -141,18 +141,17 @@ units::Bytes PfcHeadroomFor(const fabric::NetworkConfig& net, units::Rate rate, 
                       units::BytesInTime(units::Time::Ps(in_flight_ps), rate).count());
 }
 
-void ResolvePfcHeadroom(Fields& f, Scenario& sc) {
-  fabric::NetworkConfig& net = sc.net;
-  fabric::PfcConfig& pfc = net.pfc;
-  // The link the headroom must cover: every link of a generated topology has
-  // fabric.link_rate and fabric.link_delay; a topology file declares its own,
-  // so the one that needs the most headroom decides (one value for every port).
+units::Bytes TopologyPfcHeadroom(const Scenario& sc, std::string* basis) {
+  const fabric::NetworkConfig& net = sc.net;
+  // Every link of a generated topology has fabric.link_rate and
+  // fabric.link_delay; a topology file declares its own, so the one that needs
+  // the most headroom decides (one value for every port).
   units::Rate rate = sc.clos.link_rate;
   units::Time delay = sc.clos.link_delay;
   int64_t needed = PfcHeadroomFor(net, rate, delay).count();
-  std::string basis = fmt::format("fabric.link_delay {} at fabric.link_rate {}",
-                                  units::FormatTime(delay), units::FormatRate(rate));
-  if (sc.topology_kind == "file" && pfc.enabled) {
+  *basis = fmt::format("fabric.link_delay {} at fabric.link_rate {}", units::FormatTime(delay),
+                       units::FormatRate(rate));
+  if (sc.topology_kind == "file" && net.pfc.enabled) {
     const topology::Topology t = BuildTopology(sc);
     const topology::Link* worst = nullptr;
     int64_t worst_need = 0;
@@ -164,14 +163,20 @@ void ResolvePfcHeadroom(Fields& f, Scenario& sc) {
       }
     }
     if (worst != nullptr) {
-      rate = worst->rate;
-      delay = worst->delay;
       needed = worst_need;
-      basis = fmt::format("the topology file's link that needs the most ({} -- {}, {} at {})",
-                          t.nodes[worst->a].name, t.nodes[worst->b].name, units::FormatTime(delay),
-                          units::FormatRate(rate));
+      *basis = fmt::format("the topology file's link that needs the most ({} -- {}, {} at {})",
+                           t.nodes[worst->a].name, t.nodes[worst->b].name,
+                           units::FormatTime(worst->delay), units::FormatRate(worst->rate));
     }
   }
+  return units::Bytes(needed);
+}
+
+void ResolvePfcHeadroom(Fields& f, Scenario& sc) {
+  fabric::NetworkConfig& net = sc.net;
+  fabric::PfcConfig& pfc = net.pfc;
+  std::string basis;
+  const int64_t needed = TopologyPfcHeadroom(sc, &basis).count();
   const bool given = f.Given("fabric.pfc.headroom");
   const int64_t headroom = given ? f.Bytes("fabric.pfc.headroom") : needed;
   pfc.headroom = units::Bytes(headroom);

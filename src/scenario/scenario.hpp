@@ -174,6 +174,11 @@ struct Scenario {
 // the largest over its links.
 units::Bytes PfcHeadroomFor(const fabric::NetworkConfig& net, units::Rate rate, units::Time delay);
 
+// The default of fabric.pfc.headroom for `sc`'s topology: PfcHeadroomFor
+// fabric.link_delay at fabric.link_rate, or for a topology file the largest
+// over its links; `basis` says which link decided.
+units::Bytes TopologyPfcHeadroom(const Scenario& sc, std::string* basis);
+
 // `sets` are "a.b=value" strings. Throws InputError on any problem.
 Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
                           const std::vector<std::string>& sets = {});
