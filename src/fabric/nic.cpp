@@ -404,52 +404,59 @@ void Network::SetPacedRate(uint32_t f, int64_t bps) {
 }
 
 void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
-  Packet& pk = pool_[r];
-  if (ib_on_ && pk.tclass != kVl15Queue) {
+  // The packet is read through `pk()`, never held as a reference across a
+  // call: sending a CNP or a credit update allocates from the pool, which
+  // may move every packet (a long-delay fabric grew it under a reference
+  // here and the run crashed).
+  auto pk = [this, r]() -> const Packet& { return pool_[r]; };
+  if (ib_on_ && pk().tclass != kVl15Queue) {
     // The HCA consumes the packet at once and frees its blocks t_rx later.
     const uint32_t port = nics_[host].port;
-    const int32_t blocks = IbBlocks(pk.wire);
-    IbReceive(port, pk.tclass, blocks);
+    const uint8_t vl = pk().tclass;
+    const int32_t blocks = IbBlocks(pk().wire);
+    IbReceive(port, vl, blocks);
     if (cfg_.ib.rx_free_delay.ps() == 0) {
-      IbRelease(port, pk.tclass, blocks);
+      IbRelease(port, vl, blocks);
     } else {
       // Freed by the port itself when it next looks (no event unless idle then).
       const int64_t at = sim_.Now().ps() + cfg_.ib.rx_free_delay.ps();
-      ib_[port].frees.push({at, blocks, pk.tclass});
+      ib_[port].frees.push({at, blocks, vl});
       ScheduleKick(port, std::max(at, ports_[port].busy_until));
     }
   }
-  if (pk.kind == PacketKind::kCnp) {
-    if (cfg_.dcqcn && pk.dst == host) OnCnp(pk.flow);
-    if (cfg_.ib_cc && pk.dst == host) OnBecn(pk.flow);
+  if (pk().kind == PacketKind::kCnp) {
+    const uint32_t flow = pk().flow;
+    const bool mine = pk().dst == host;
+    if (cfg_.dcqcn && mine) OnCnp(flow);
+    if (cfg_.ib_cc && mine) OnBecn(flow);
     pool_.Free(r);
     return;
   }
-  if (pk.kind == PacketKind::kAck) {
-    if (pk.dst == host) {
+  if (pk().kind == PacketKind::kAck) {
+    if (pk().dst == host) {
       RcReceiveAck(r);
     } else {
       DropPacket(r, nullptr);
     }
     return;
   }
-  if ((pk.flags & kPacketFecn) && pk.dst == host) SendCnp(host, pk.flow, pk.tclass);  // BECN
-  if (cfg_.dcqcn && pk.ecn == kEcnCe && pk.dst == host) {
-    if (np_[host].OnEcnMarkedPacket(pk.flow, sim_.Now())) SendCnp(host, pk.flow, cfg_.cnp_class);
+  if ((pk().flags & kPacketFecn) && pk().dst == host) SendCnp(host, pk().flow, pk().tclass);  // BECN
+  if (cfg_.dcqcn && pk().ecn == kEcnCe && pk().dst == host) {
+    if (np_[host].OnEcnMarkedPacket(pk().flow, sim_.Now())) SendCnp(host, pk().flow, cfg_.cnp_class);
     ArmNpTimer(host);
   }
-  FlowStats& st = flows_[pk.flow];
-  if (pk.dst != host) {
+  FlowStats& st = flows_[pk().flow];
+  if (pk().dst != host) {
     DropPacket(r, nullptr);
     return;
   }
-  if (flow_state_[pk.flow].rc != kNone) [[unlikely]] {
+  if (flow_state_[pk().flow].rc != kNone) [[unlikely]] {
     RcReceiveData(host, r);
     return;
   }
   const Time now = sim_.Now();
-  st.recv_bytes += pk.payload;
-  Time latency = now - Time::Ps(pk.sent_ps);
+  st.recv_bytes += pk().payload;
+  Time latency = now - Time::Ps(pk().sent_ps);
   if (latency > st.max_latency) st.max_latency = latency;
   pool_.Free(r);
   if (st.recv_bytes == st.spec.bytes) {
