@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   lossless::cli::AddTrainCommand(app, ctx);
   lossless::cli::AddCompareCommand(app, ctx);
   lossless::cli::AddReportCommand(app, ctx);
+  lossless::cli::AddSweepCommand(app, ctx);
+  lossless::cli::AddPartitionCommand(app, ctx);
   try {
     app.parse(argc, argv);
     // What a command printed must have arrived: a full disk or a closed pipe
