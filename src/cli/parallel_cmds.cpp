@@ -57,10 +57,11 @@ int Sweep(parallel::Comm& comm, const SweepArgs& a, bool& writing) {
   // Checks every rank can make on its own, then what only rank 0 does (read
   // the scenario, prepare the output folder); all ranks agree on the outcome.
   parallel::RunAgreed(comm, [&] {
-    if (a.jobs < 1) throw InputError({"<cli>", 0, "-j"}, Expected("at least 1", std::to_string(a.jobs)));
+    if (a.jobs < 1)
+      throw InputError({"<cli>", 0, "-j"}, Expected("at least 1", std::to_string(a.jobs)));
     if (comm.Size() > 1 && a.jobs != 1) {
-      throw InputError({"<cli>", 0, "-j"},
-                       Expected("1 under mpirun (the ranks are the workers)", std::to_string(a.jobs)));
+      throw InputError({"<cli>", 0, "-j"}, Expected("1 under mpirun (the ranks are the workers)",
+                                                    std::to_string(a.jobs)));
     }
     for (const auto& v : a.vary) plan.vary.push_back(sweep::ParseVary(v));
     if (root) {
@@ -82,12 +83,13 @@ int Sweep(parallel::Comm& comm, const SweepArgs& a, bool& writing) {
   hooks.between_slices = [&](const sweep::CaseStatus& st) {
     if (InterruptRequested()) return false;
     if (line.Due()) {
-      line.Draw(fmt::format(
-          "sweep: case {} of {}{}: simulated {} of {} ({:.0f}%); {} case{} done here",
-          st.index + 1, cases, where, units::FormatTime(units::Time::Ps(st.now_ps)),
-          units::FormatTime(units::Time::Ps(st.stop_ps)),
-          100.0 * static_cast<double>(st.now_ps) / static_cast<double>(std::max<int64_t>(1, st.stop_ps)),
-          done_here, done_here == 1 ? "" : "s"));
+      line.Draw(
+          fmt::format("sweep: case {} of {}{}: simulated {} of {} ({:.0f}%); {} case{} done here",
+                      st.index + 1, cases, where, units::FormatTime(units::Time::Ps(st.now_ps)),
+                      units::FormatTime(units::Time::Ps(st.stop_ps)),
+                      100.0 * static_cast<double>(st.now_ps) /
+                          static_cast<double>(std::max<int64_t>(1, st.stop_ps)),
+                      done_here, done_here == 1 ? "" : "s"));
     }
     return true;
   };
@@ -112,7 +114,9 @@ int Sweep(parallel::Comm& comm, const SweepArgs& a, bool& writing) {
   if (a.dir.empty()) {
     fmt::print("{}", csv);
   } else {
-    const auto path = [&](const char* name) { return (std::filesystem::path(a.dir) / name).string(); };
+    const auto path = [&](const char* name) {
+      return (std::filesystem::path(a.dir) / name).string();
+    };
     WriteFileAtomically(path("sweep.csv"), csv, {a.dir, 0, "-o"});
     WriteFileAtomically(path("sweep.json"), sweep::TableJson(plan, table).dump(2) + "\n",
                         {a.dir, 0, "-o"});
@@ -147,11 +151,23 @@ void AddSweepCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("-o,--output", a->dir,
                   "Write sweep.csv and sweep.json into this folder (created if needed); without "
                   "it the CSV goes to standard output");
-  cmd->add_option("-j,--jobs", a->jobs,
-                  "Local worker processes when not under mpirun (default 1)")
+  cmd->add_option("-j,--jobs", a->jobs, "Local worker processes when not under mpirun (default 1)")
       ->capture_default_str();
   cmd->add_flag("--quiet", a->quiet, "No progress line (one is drawn on a terminal only)");
+  cmd->footer(std::string(cmd->get_footer()) + " This build: " +
+              (parallel::MpiBuilt() ? "MPI support (" + parallel::MpiLibraryVersion() + ")."
+                                    : "no MPI support (CMake LOSSLESS_MPI=OFF): -j only."));
   cmd->callback([a, &ctx] {
+    if (parallel::LaunchedByMpi() && !parallel::MpiBuilt()) {
+      // Every rank would run the whole sweep and write the same files.
+      if (parallel::LauncherRank() <= 0) {
+        throw InputError({"<cli>", 0, "mpirun"},
+                         "expected a build with MPI support (CMake LOSSLESS_MPI=ON) under an MPI "
+                         "launcher; without it, run the sweep without mpirun and use -j");
+      }
+      ctx.exit_code = 2;
+      return;
+    }
     std::unique_ptr<parallel::Comm> world = parallel::OpenMpiWorld();
     parallel::SerialComm serial;
     parallel::Comm& comm = world ? *world : serial;

@@ -21,7 +21,8 @@ struct Aborted : std::runtime_error {
 class Hub {
  public:
   explicit Hub(int size)
-      : size_(size), slots_(static_cast<size_t>(size)),
+      : size_(size),
+        slots_(static_cast<size_t>(size)),
         mail_(static_cast<size_t>(size) * static_cast<size_t>(size)) {}
 
   int size() const { return size_; }

@@ -43,7 +43,8 @@ TEST_P(LoopbackRanks, CollectivesGiveEveryRankTheSameAnswer) {
     EXPECT_EQ(bcast[static_cast<size_t>(r)], "from zero");
   }
   ASSERT_EQ(gathered.size(), static_cast<size_t>(k));
-  for (int r = 0; r < k; ++r) EXPECT_EQ(gathered[static_cast<size_t>(r)], "rank" + std::to_string(r));
+  for (int r = 0; r < k; ++r)
+    EXPECT_EQ(gathered[static_cast<size_t>(r)], "rank" + std::to_string(r));
 }
 
 // Ring exchange over many windows, with jitter: each rank sends window w's

@@ -17,9 +17,22 @@ bool LaunchedByMpi() {
   return false;
 }
 
+int LauncherRank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    const char* v = std::getenv(var);
+    if (v == nullptr || *v == '\0') continue;
+    char* end = nullptr;
+    const long r = std::strtol(v, &end, 10);
+    if (*end == '\0' && r >= 0 && r <= INT_MAX) return static_cast<int>(r);
+  }
+  return -1;
+}
+
 #ifdef LOSSLESS_HAVE_MPI
 
-bool MpiBuilt() { return true; }
+bool MpiBuilt() {
+  return true;
+}
 
 std::string MpiLibraryVersion() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -142,9 +155,15 @@ std::unique_ptr<Comm> OpenMpiWorld() {
 
 #else  // no MPI in this build
 
-bool MpiBuilt() { return false; }
-std::string MpiLibraryVersion() { return {}; }
-std::unique_ptr<Comm> OpenMpiWorld() { return nullptr; }
+bool MpiBuilt() {
+  return false;
+}
+std::string MpiLibraryVersion() {
+  return {};
+}
+std::unique_ptr<Comm> OpenMpiWorld() {
+  return nullptr;
+}
 
 #endif
 

@@ -20,7 +20,13 @@ bool MpiBuilt();
 // costs nothing in an MPI build.
 bool LaunchedByMpi();
 
-// The library's version string ("Open MPI v4.1.4, ..."), or "" without MPI.
+// This process's rank as the launcher's environment gives it
+// (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK), or -1 when none does; usable
+// without MPI (a build without MPI started by mpirun reports on rank 0 only).
+int LauncherRank();
+
+// The library's version string, first line up to its first comma ("Open MPI
+// v4.1.4"), or "" without MPI. Callable before MPI is initialized.
 std::string MpiLibraryVersion();
 
 // MPI_COMM_WORLD as a Comm when MpiBuilt() && LaunchedByMpi(), else nullptr.

@@ -228,8 +228,9 @@ std::string PartitionText(const topology::Topology& t, const Partition& p) {
   const double share = p.switch_links == 0 ? 0.0
                                            : 100.0 * static_cast<double>(p.cut_links.size()) /
                                                  static_cast<double>(p.switch_links);
-  o += fmt::format("cut links: {} of {} switch-to-switch links ({:.1f}%); host links are never cut\n",
-                   p.cut_links.size(), p.switch_links, share);
+  o += fmt::format(
+      "cut links: {} of {} switch-to-switch links ({:.1f}%); host links are never cut\n",
+      p.cut_links.size(), p.switch_links, share);
   if (p.cut_links.empty()) {
     o += "lookahead: none (nothing is cut: one rank)\n";
   } else {

@@ -39,15 +39,15 @@ struct RankShare {
 
 struct Partition {
   int ranks = 1;
-  uint32_t units = 0;          // partition units of the fabric
-  uint32_t host_units = 0;     // of them, units holding hosts
-  uint32_t groups = 0;         // distinct Node::group values >= 0
-  bool whole_groups = false;   // every group on one rank
-  std::vector<uint32_t> unit_of_node;  // per topology node
-  std::vector<int32_t> rank_of_node;   // per topology node
-  std::vector<RankShare> per_rank;     // size ranks
-  std::vector<uint32_t> cut_links;     // topology link indices, ascending
-  uint32_t switch_links = 0;           // switch-to-switch links of the fabric
+  uint32_t units = 0;                          // partition units of the fabric
+  uint32_t host_units = 0;                     // of them, units holding hosts
+  uint32_t groups = 0;                         // distinct Node::group values >= 0
+  bool whole_groups = false;                   // every group on one rank
+  std::vector<uint32_t> unit_of_node;          // per topology node
+  std::vector<int32_t> rank_of_node;           // per topology node
+  std::vector<RankShare> per_rank;             // size ranks
+  std::vector<uint32_t> cut_links;             // topology link indices, ascending
+  uint32_t switch_links = 0;                   // switch-to-switch links of the fabric
   units::Time lookahead = units::Time::Max();  // Max() when nothing is cut
   uint32_t lookahead_link = 0;                 // a cut link with that delay (first)
 };

@@ -160,7 +160,9 @@ TEST(Partition, ACutLinkWithoutDelayIsBadInput) {
   // Two switches, a host each; the switch link has no delay (the builders and
   // the topology file reader refuse that; a hand-made topology can hold it).
   topology::Topology t;
-  t.nodes = {{"h0", NodeKind::kHost}, {"h1", NodeKind::kHost}, {"s0", NodeKind::kSwitch},
+  t.nodes = {{"h0", NodeKind::kHost},
+             {"h1", NodeKind::kHost},
+             {"s0", NodeKind::kSwitch},
              {"s1", NodeKind::kSwitch}};
   t.hosts = {0, 1};
   const auto r = units::Rate::Gbps(400);

@@ -22,15 +22,33 @@ const Location kVaryAt{"<--vary>", 0, ""};
 
 // The headline results of a run, after "case" and the varied keys.
 constexpr const char* kResultColumns[] = {
-    "result",          "sim_time_ps",         "flows",
-    "flows_done",      "flows_unfinished",    "bytes_left",
-    "fct_min_us",      "fct_median_us",       "fct_p99_us",
-    "fct_max_us",      "fct_mean_us",         "max_packet_latency_us",
-    "mean_link_utilization", "max_link_utilization", "drops",
-    "lossless_drops",  "ecn_marks",           "cnps",
-    "pause_frames",    "max_paused_fraction", "fcp_frames",
-    "max_credit_starved_fraction", "retransmitted_packets", "link_losses",
-    "deadlocks",       "watchdog_actions",    "packet_hops",
+    "result",
+    "sim_time_ps",
+    "flows",
+    "flows_done",
+    "flows_unfinished",
+    "bytes_left",
+    "fct_min_us",
+    "fct_median_us",
+    "fct_p99_us",
+    "fct_max_us",
+    "fct_mean_us",
+    "max_packet_latency_us",
+    "mean_link_utilization",
+    "max_link_utilization",
+    "drops",
+    "lossless_drops",
+    "ecn_marks",
+    "cnps",
+    "pause_frames",
+    "max_paused_fraction",
+    "fcp_frames",
+    "max_credit_starved_fraction",
+    "retransmitted_packets",
+    "link_losses",
+    "deadlocks",
+    "watchdog_actions",
+    "packet_hops",
 };
 
 std::string Trim(std::string s) {
@@ -39,7 +57,9 @@ std::string Trim(std::string s) {
   return s;
 }
 
-double Us(units::Time t) { return static_cast<double>(t.ps()) / 1e6; }
+double Us(units::Time t) {
+  return static_cast<double>(t.ps()) / 1e6;
+}
 
 std::string CaseName(const Plan& p, size_t c) {
   std::string o = fmt::format("case {} (", c);
@@ -82,7 +102,8 @@ std::string Assemble(const Plan& p, const std::vector<CaseOutcome>& all, Table& 
       error = o.text;
     }
   }
-  t.interrupted = std::any_of(t.rows.begin(), t.rows.end(), [](const auto& r) { return r.is_null(); });
+  t.interrupted =
+      std::any_of(t.rows.begin(), t.rows.end(), [](const auto& r) { return r.is_null(); });
   return error;
 }
 
@@ -201,7 +222,8 @@ void CheckPlan(const Plan& p) {
     const std::string& key = p.vary[i].key;
     for (size_t j = 0; j < i; ++j)
       if (p.vary[j].key == key)
-        throw InputError({"<--vary>", 0, key}, "expected each key in one --vary only, got it twice");
+        throw InputError({"<--vary>", 0, key},
+                         "expected each key in one --vary only, got it twice");
     for (const auto& set : p.sets)
       if (set.substr(0, set.find('=')) == key)
         throw InputError({"<--vary>", 0, key},
@@ -346,7 +368,8 @@ Table RunForked(const Plan& p, int jobs, const Hooks& child_hooks,
   for (int w = 0; w < jobs; ++w) {
     int fds[2];
     if (pipe(fds) != 0)
-      throw std::runtime_error(fmt::format("sweep: cannot create a pipe: {}", std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("sweep: cannot create a pipe: {}", std::strerror(errno)));
     const pid_t pid = fork();
     if (pid < 0) {
       throw std::runtime_error(
@@ -418,7 +441,8 @@ Table RunForked(const Plan& p, int jobs, const Hooks& child_hooks,
     while (waitpid(workers[i].pid, &status, 0) < 0 && errno == EINTR) {
     }
     std::string how;
-    if (WIFSIGNALED(status)) how = fmt::format("was killed by signal {}", WTERMSIG(status));
+    if (WIFSIGNALED(status))
+      how = fmt::format("was killed by signal {}", WTERMSIG(status));
     else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
       how = fmt::format("ended with exit status {}", WEXITSTATUS(status));
     if (!how.empty() && failure.empty())

@@ -78,7 +78,7 @@ struct CaseStatus {
   int64_t stop_ps = 0;
 };
 struct Hooks {
-  std::function<bool()> keep_going;                        // before each case; false = stop
+  std::function<bool()> keep_going;                       // before each case; false = stop
   std::function<bool(const CaseStatus&)> between_slices;  // false = stop (interrupt)
   std::function<void(size_t index)> case_done;            // after each case this worker ran
 };

@@ -51,7 +51,8 @@ TEST(SweepPlan, ParseVaryTakesTheListAndRejectsWhatCannotBeAList) {
   EXPECT_EQ(v.values, (std::vector<std::string>{"50KB", "100KB", "200KB"}));
   EXPECT_EQ(ErrorOf([] { ParseVary("fabric.ecn.kmin"); }),
             "<--vary>: expected key=value1,value2,..., got \"fabric.ecn.kmin\"");
-  EXPECT_EQ(ErrorOf([] { ParseVary("=1,2"); }), "<--vary>: expected key=value1,value2,..., got \"=1,2\"");
+  EXPECT_EQ(ErrorOf([] { ParseVary("=1,2"); }),
+            "<--vary>: expected key=value1,value2,..., got \"=1,2\"");
   EXPECT_EQ(ErrorOf([] { ParseVary("seed="); }),
             "<--vary>: seed: expected a list of values after '=', got none");
   EXPECT_EQ(ErrorOf([] { ParseVary("seed=1,,2"); }),

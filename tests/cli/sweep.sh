@@ -21,6 +21,7 @@ SMALL=(--set traffic.0.bytes=256KiB --set traffic.1.bytes=128KiB)
 VARY=(--vary fabric.ecn.kmin=50KB,150KB,400KB --vary fabric.cc=none,dcqcn-paper)
 
 check help 0 "cross product" -- "$BIN" sweep --help
+check help-says-mpi 0 "This build: (MPI support \(.+\)|no MPI support)" -- "$BIN" sweep --help
 check stdout-csv 0 "^case,fabric.ecn.kmin,fabric.cc,result,sim_time_ps," -- "$BIN" sweep $S "${VARY[@]}" "${SMALL[@]}"
 # Six cases, first --vary slowest, DCQCN cases send CNPs.
 if [ "$(wc -l <"$tmp/out")" = 7 ] && grep -q "^5,400KB,dcqcn-paper,completed," "$tmp/out"; then echo "ok   six-rows"
