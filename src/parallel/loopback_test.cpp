@@ -50,9 +50,10 @@ TEST_P(LoopbackRanks, CollectivesGiveEveryRankTheSameAnswer) {
 // Ring exchange over many windows, with jitter: each rank sends window w's
 // batch to both neighbours and must receive exactly their window-w batches,
 // in the order it names them, whatever the order they arrived in.
-TEST_P(LoopbackRanks, ExchangeDeliversEachWindowsBatchInOrder) {
-  const int k = GetParam();
-  if (k < 3) GTEST_SKIP() << "a ring with two distinct neighbours needs 3 ranks";
+class LoopbackRing : public ::testing::TestWithParam<int> {};
+
+TEST_P(LoopbackRing, ExchangeDeliversEachWindowsBatchInOrder) {
+  const int k = GetParam();  // >= 3: two distinct neighbours
   std::atomic<int> checked{0};
   RunLoopback(
       k,
@@ -79,6 +80,18 @@ TEST_P(LoopbackRanks, ExchangeDeliversEachWindowsBatchInOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, LoopbackRanks, ::testing::Values(1, 2, 3, 4, 7));
+INSTANTIATE_TEST_SUITE_P(Ranks, LoopbackRing, ::testing::Values(3, 4, 7));
+
+TEST(Loopback, TwoRanksExchangeWithEachOther) {
+  std::vector<std::string> got(2);
+  RunLoopback(2, [&](Comm& c) {
+    const int peer = 1 - c.Rank();
+    auto in = c.Exchange({{peer, "from " + std::to_string(c.Rank())}}, {peer});
+    got[static_cast<size_t>(c.Rank())] = in.at(0);
+  });
+  EXPECT_EQ(got[0], "from 1");
+  EXPECT_EQ(got[1], "from 0");
+}
 
 TEST(Loopback, AnExceptionOnOneRankEndsTheOthersInsteadOfHanging) {
   try {

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 #include <vector>
 
@@ -17,8 +18,10 @@ bool LaunchedByMpi() {
   return false;
 }
 
-int LauncherRank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+namespace {
+// The first of `vars` set to a whole number in 0 .. INT_MAX, or -1.
+int EnvNumber(std::initializer_list<const char*> vars) {
+  for (const char* var : vars) {
     const char* v = std::getenv(var);
     if (v == nullptr || *v == '\0') continue;
     char* end = nullptr;
@@ -26,6 +29,15 @@ int LauncherRank() {
     if (*end == '\0' && r >= 0 && r <= INT_MAX) return static_cast<int>(r);
   }
   return -1;
+}
+}  // namespace
+
+int LauncherRank() {
+  return EnvNumber({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"});
+}
+
+int LauncherSize() {
+  return EnvNumber({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
 }
 
 #ifdef LOSSLESS_HAVE_MPI

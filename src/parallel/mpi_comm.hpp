@@ -25,6 +25,10 @@ bool LaunchedByMpi();
 // without MPI (a build without MPI started by mpirun reports on rank 0 only).
 int LauncherRank();
 
+// The number of processes the launcher started (OMPI_COMM_WORLD_SIZE,
+// PMI_SIZE), or -1 when the environment does not say.
+int LauncherSize();
+
 // The library's version string, first line up to its first comma ("Open MPI
 // v4.1.4"), or "" without MPI. Callable before MPI is initialized.
 std::string MpiLibraryVersion();
