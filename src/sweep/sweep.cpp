@@ -1,6 +1,7 @@
 #include "sweep/sweep.hpp"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -376,6 +377,9 @@ Table RunForked(const Plan& p, int jobs, const Hooks& child_hooks,
           fmt::format("sweep: cannot start worker {}: {}", w, std::strerror(errno)));
     }
     if (pid == 0) {
+      // Its own process group: Ctrl-C on a terminal reaches the parent only,
+      // which passes it on once (a second SIGINT would end a worker at once).
+      setpgid(0, 0);
       close(fds[0]);
       for (int i = 0; i < w; ++i) close(workers[static_cast<size_t>(i)].fd);
       // Each outcome as one record: "<length>\n<outcomes JSON>".
@@ -396,7 +400,13 @@ Table RunForked(const Plan& p, int jobs, const Hooks& child_hooks,
   std::vector<CaseOutcome> outcomes;
   size_t open = workers.size();
   std::string failure;
+  bool stop_sent = false;
   while (open > 0) {
+    if (!stop_sent && child_hooks.keep_going && !child_hooks.keep_going()) {
+      for (const auto& wk : workers)
+        if (wk.fd >= 0) kill(wk.pid, SIGINT);
+      stop_sent = true;
+    }
     std::vector<pollfd> pf;
     std::vector<size_t> which;
     for (size_t i = 0; i < workers.size(); ++i) {
@@ -404,7 +414,8 @@ Table RunForked(const Plan& p, int jobs, const Hooks& child_hooks,
       pf.push_back({workers[i].fd, POLLIN, 0});
       which.push_back(i);
     }
-    if (poll(pf.data(), pf.size(), -1) < 0) {
+    // A timeout, to look at keep_going now and then.
+    if (poll(pf.data(), pf.size(), 100) < 0) {
       if (errno == EINTR) continue;  // Ctrl-C: the workers stop at their next slice
       failure = fmt::format("sweep: poll: {}", std::strerror(errno));
       break;

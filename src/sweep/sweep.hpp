@@ -105,7 +105,11 @@ struct Table {
 Table RunOnComm(parallel::Comm& comm, const Plan& p, const Hooks& hooks = {});
 
 // The same over `jobs` local worker processes (fork; jobs >= 2), in this
-// process's place: the parent only collects. `collected(done)` is called
+// process's place: the parent only collects. Each worker is in its own
+// process group; when child_hooks.keep_going() turns false in the parent
+// (Ctrl-C), the parent sends each worker one SIGINT, which the workers'
+// inherited handler (base/progress.hpp's InterruptScope) turns into a stop
+// at the next slice. `collected(done)` is called
 // in the parent as rows arrive. Throws InputError for a failing case, and
 // a runtime_error naming the worker if one ends abnormally.
 Table RunForked(const Plan& p, int jobs, const Hooks& child_hooks,

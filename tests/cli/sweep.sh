@@ -62,6 +62,32 @@ for j in 1 2; do
     -- "$BIN" sweep $S "${SMALL[@]}" --vary faults.nic_stall.host=1,999 -j $j
 done
 
+# On a terminal a progress line names the running case; piped, nothing.
+long=(sweep $S --vary fabric.cc=none --set traffic.0.bytes=64MiB)
+if command -v script >/dev/null; then
+  script -qec "$BIN ${long[*]}" /dev/null >"$tmp/tty.out" 2>&1
+  if grep -qE $'\rsweep: case 1 of 1: simulated [0-9.]+[pnum]?s of 10s \([0-9]+%\); 0 cases done here\033\[K' "$tmp/tty.out"; then
+    echo "ok   progress-on-tty"
+  else echo "FAIL progress-on-tty"; head -c 400 "$tmp/tty.out" | cat -v; echo; fail=1; fi
+else
+  echo "skip progress-on-tty: no script(1)"
+fi
+# Ctrl-C: the cases finished so far (none here), marked interrupted, exit 130;
+# with -j the parent passes it on to its workers.
+for j in 1 2; do
+  "$BIN" sweep $S --vary fabric.cc=none,dcqcn-paper --set traffic.0.bytes=1GiB -j $j -o "$tmp/int$j" \
+    >"$tmp/int.out" 2>"$tmp/int.err" &
+  pid=$!
+  sleep 2
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  if [ $rc = 130 ] && grep -q '"interrupted": true' "$tmp/int$j/sweep.json" &&
+     grep -q '"cases_done": 0' "$tmp/int$j/sweep.json" && [ "$(wc -l <"$tmp/int$j/sweep.csv")" = 1 ]; then
+    echo "ok   interrupt-j$j"
+  else echo "FAIL interrupt-j$j: exit $rc"; cat "$tmp/int.out" "$tmp/int.err"; fail=1; fi
+done
+
 # lossless partition on the scenarios' fabrics.
 check partition-leaf-spine 0 "^cut links: 88 of 128 switch-to-switch links \(68.8%\); host links are never cut$" \
   -- "$BIN" partition $S --ranks 3
