@@ -140,12 +140,31 @@ Partition PartitionFabric(const topology::Topology& t, int gpus_per_node, int ra
       bundles.push_back({u});
     }
   }
+  // Within a group, units with hosts (leaves) and without (a pod's spines)
+  // are interleaved in proportion, so that a group split over several
+  // ranks gives each a share of both: a block of leaves alone would cut
+  // every one of its uplinks.
+  for (auto& b : bundles) {
+    std::vector<uint32_t> with, without;
+    for (uint32_t u : b) (units[u].hosts > 0 ? with : without).push_back(u);
+    if (with.empty() || without.empty()) continue;
+    b.clear();
+    size_t i = 0, j = 0;
+    while (i < with.size() || j < without.size()) {
+      // Take the one whose position (x + 1/2) / n within its kind comes first.
+      const bool take_with =
+          j == without.size() ||
+          (i < with.size() && (2 * i + 1) * without.size() <= (2 * j + 1) * with.size());
+      b.push_back(take_with ? with[i++] : without[j++]);
+    }
+  }
   std::vector<std::vector<uint32_t>> items;  // what SplitEvenly splits
   if (static_cast<size_t>(ranks) <= bundles.size()) {
     items = bundles;
     p.whole_groups = p.groups > 0;
   } else {
-    for (uint32_t u : placed) items.push_back({u});
+    for (const auto& b : bundles)
+      for (uint32_t u : b) items.push_back({u});
   }
   std::vector<uint64_t> w;
   for (const auto& it : items) {

@@ -13,7 +13,9 @@
 // fat tree, scalable unit of a rail-optimized fabric) are laid out in
 // (group, first node) order and split into K contiguous blocks of about
 // equal weight (ports), at group boundaries when K is at most the number
-// of groups; units with neither (spines of a leaf-spine or rail-optimized
+// of groups (a group's leaf units and its other units, such as a pod's
+// spines, interleaved in proportion, so a group split over ranks gives each
+// a share of both); units with neither (spines of a leaf-spine or rail-optimized
 // fabric, cores of a fat tree) then go one by one, in node order, to the
 // rank with the least weight so far (lowest rank on a tie). Every rank gets
 // at least one unit.

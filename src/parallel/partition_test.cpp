@@ -122,10 +122,19 @@ TEST(Partition, FatTreePodsStayWholeWhileRanksAreAtMostPods) {
                 t.nodes[l.b].tier == topology::Tier::kCore);
   }
   EXPECT_EQ(p.cut_links.size(), 16u);  // 32 spine-core links, half cross
-  // Four ranks: pods split, still valid, each rank one share.
+  // Four ranks: each pod split in two halves of 2 leaves (8 hosts) and 2
+  // spines, one core each. Cut: each leaf's uplinks to the other half's 2
+  // spines (8 x 2) and each spine's links to the 3 cores elsewhere (8 x 3).
+  // Leaves in one half and spines in the other would cut all 32 leaf-spine
+  // links instead of 16.
   const Partition p4 = PartitionFabric(t, 4, 4, kAt);
   ExpectValid(t, p4);
   EXPECT_FALSE(p4.whole_groups);
+  for (const auto& s : p4.per_rank) {
+    EXPECT_EQ(s.hosts, 8u);
+    EXPECT_EQ(s.switches, 5u);
+  }
+  EXPECT_EQ(p4.cut_links.size(), 16u + 24u);
 }
 
 TEST(Partition, RailOptimizedScalableUnitIsOneUnit) {
