@@ -48,6 +48,7 @@ constexpr const char* kResultColumns[] = {
     "retransmitted_packets",
     "link_losses",
     "deadlocks",
+    "qp_failure",
     "watchdog_actions",
     "packet_hops",
 };
@@ -290,6 +291,9 @@ nlohmann::ordered_json CaseRow(const Plan& p, size_t c, const report::RunResult&
   row["retransmitted_packets"] = r.retx_packets;
   row["link_losses"] = r.link_losses;
   row["deadlocks"] = r.deadlock.enabled ? r.deadlock.count : 0;
+  // The queue pair that ran out of retries, if one did (null otherwise).
+  row["qp_failure"] =
+      r.qp_failure.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.qp_failure);
   row["watchdog_actions"] = r.watchdog_actions;
   row["packet_hops"] = r.packet_hops;
   return row;

@@ -135,6 +135,12 @@ TEST(Sweep, RowsAreTheRunsResultsAndTheVariedFieldsTakeEffect) {
   EXPECT_GT(t.rows[2]["cnps"].get<uint64_t>(), 0u);
   EXPECT_GT(t.rows[0]["ecn_marks"].get<uint64_t>(), t.rows[1]["ecn_marks"].get<uint64_t>());
   EXPECT_GT(t.rows[0]["flows_done"].get<uint64_t>(), 0u);
+  // Every row holds exactly the table's columns, in order.
+  for (const auto& row : t.rows) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : row.items()) keys.push_back(k);
+    EXPECT_EQ(keys, Columns(p));
+  }
 }
 
 class SweepRanks : public ::testing::TestWithParam<int> {};

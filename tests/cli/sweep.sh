@@ -42,6 +42,10 @@ p99=$(python3 -c "import json;print(json.load(open('$tmp/run.json'))['fct_us']['
 row=$(python3 -c "import json;r=json.load(open('$tmp/j1/sweep.json'))['rows'][3];print(r['fct_p99_us'], r['fabric.ecn.kmin'], r['fabric.cc'])")
 if [ "$row" = "$p99 150KB dcqcn-paper" ]; then echo "ok   row-is-run"; else echo "FAIL row-is-run: $row vs $p99"; fail=1; fi
 
+# A finding (a confirmed PFC deadlock: lossless run exits 1) is a row, not a failure.
+check finding-is-a-row 0 "^0,1,deadlock,[0-9]+,.*,1,,0,[0-9]+$" \
+  -- "$BIN" sweep scenarios/experiments/E9-pfc-deadlock.yaml --vary seed=1,2
+
 # Bad input: one line, exit 2, before anything runs.
 check bad-value 2 '^error: <--vary>: fabric.ecn.kmin: expected a size with a unit such as 9KiB or 4096B, got "50"$' \
   -- "$BIN" sweep $S --vary fabric.ecn.kmin=50KB,50
