@@ -9,6 +9,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   clang libclang-rt-14-dev clang-tidy
   chromium chromium-driver python3-selenium tshark
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${PKGS[@]}"; do

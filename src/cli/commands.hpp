@@ -23,5 +23,7 @@ void AddPerfCommand(CLI::App& app, Context& ctx);         // perf (nccl-tests at
 void AddTrainCommand(CLI::App& app, Context& ctx);        // train (training steps over the fabric)
 void AddCompareCommand(CLI::App& app, Context& ctx);      // compare (profiles side by side)
 void AddReportCommand(CLI::App& app, Context& ctx);       // report (HTML from results.json)
+void AddSweepCommand(CLI::App& app, Context& ctx);        // sweep (cases over ranks / processes)
+void AddPartitionCommand(CLI::App& app, Context& ctx);    // partition (fabric cut over K ranks)
 
 }  // namespace lossless::cli

@@ -13,6 +13,19 @@
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "lossless/version.hpp"
+#include "parallel/mpi_comm.hpp"
+
+namespace {
+
+// The subcommand named on the command line (the first argument that is not
+// an option), or "" when there is none.
+std::string_view FirstCommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') return argv[i];
+  return {};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using lossless::cli::Context;
@@ -20,6 +33,20 @@ int main(int argc, char** argv) {
       "lossless: predict, validate and compare lossless RDMA fabrics (InfiniBand, RoCE v2)"};
   app.set_version_flag("--version", std::string("lossless ") + lossless::kVersion);
   app.require_subcommand(1);
+  // Started by mpirun with several processes: only `sweep` shares the work
+  // out (docs/sweep.md); any other command would run once per process and
+  // print and write its output that many times. Rank 0 says so; the others
+  // end quietly with 0, so mpirun does not end rank 0 before it has printed.
+  if (const std::string_view cmd = FirstCommand(argc, argv);
+      lossless::parallel::LauncherSize() > 1 && !cmd.empty() && cmd != "sweep") {
+    if (lossless::parallel::LauncherRank() > 0) return 0;
+    fmt::print(stderr,
+               "error: <cli>: mpirun: expected `lossless sweep` under an MPI launcher with {} "
+               "processes, got `lossless {}`, which runs on one process (the distributed engine "
+               "is not built yet: docs/parallel.md)\n",
+               lossless::parallel::LauncherSize(), lossless::text::OneLine(std::string(cmd)));
+    return 2;
+  }
   Context ctx;
   lossless::cli::AddSimCommands(app, ctx);
   CLI::App* audit =
@@ -35,6 +62,8 @@ int main(int argc, char** argv) {
   lossless::cli::AddTrainCommand(app, ctx);
   lossless::cli::AddCompareCommand(app, ctx);
   lossless::cli::AddReportCommand(app, ctx);
+  lossless::cli::AddSweepCommand(app, ctx);
+  lossless::cli::AddPartitionCommand(app, ctx);
   try {
     app.parse(argc, argv);
     // What a command printed must have arrived: a full disk or a closed pipe
