@@ -116,6 +116,11 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     throw std::invalid_argument(fmt::format("ring engine: rank {} needs {} hosts, the network "
                                             "has {}",
                                             max_rank, (max_rank / g + 1) * nics, net_.num_hosts()));
+  if (!spec_.rail_paths.empty() &&
+      spec_.rail_paths.size() < static_cast<size_t>(spec_.nics_per_node))
+    throw std::invalid_argument("ring engine: expected a rail path per NIC of a node");
+  stage_tx_busy_.assign(net_.num_hosts(), 0);
+  stage_rx_busy_.assign(net_.num_hosts(), 0);
   nv_busy_.assign(max_rank + 1, 0);
   write_busy_.assign(max_rank + 1, 0);
   gpu_entity_.assign(max_rank + 1, 0);
@@ -230,6 +235,7 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
   start_ = now;
   finish_ = now;
   delayed_.assign(conns_.size(), {});
+  arrived_.assign(conns_.size(), 0);
   delayed_head_.assign(conns_.size(), 0);
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
@@ -255,8 +261,31 @@ void RingEngine::PostData(size_t i, int64_t payload) {
     delay = begin - now;
   }
   const int64_t wire = spec_.wire.WireBytes(payload);
-  if (!conns_[r.data].nvlink) nic_sent_[r.host] += wire;
+  if (!conns_[r.data].nvlink) {
+    nic_sent_[r.host] += wire;
+    if (const RingSpec::RailPath* path = PathOf(r.host)) {
+      // The GPU-to-NIC path: staged in host memory (no GPUDirect RDMA) one
+      // message after another, then the path's latency.
+      const int64_t now = sim_.Now().ps();
+      int64_t ready = now + delay;
+      if (path->stage_rate.bps() > 0) {
+        const int64_t begin = std::max(ready, stage_tx_busy_[r.host]);
+        stage_tx_busy_[r.host] =
+            begin + units::SerializationTime(units::Bytes(wire), path->stage_rate).ps();
+        ready = stage_tx_busy_[r.host] + path->stage_latency.ps();
+      }
+      delay = ready + path->latency.ps() - now;
+    }
+  }
   Post(r.data, wire, delay);
+}
+
+const RingSpec::RailPath* RingEngine::PathOf(uint32_t host) const {
+  if (spec_.rail_paths.empty()) return nullptr;
+  const RingSpec::RailPath& p =
+      spec_.rail_paths[host % static_cast<uint32_t>(spec_.nics_per_node)];
+  if (p.stage_rate.bps() <= 0 && p.latency.ps() <= 0) return nullptr;
+  return &p;
 }
 
 void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
@@ -296,6 +325,10 @@ void RingEngine::PostNow(uint32_t conn, int64_t bytes) {
 
 void RingEngine::OnEvent(uint32_t kind, uint64_t arg) {
   const uint32_t conn = static_cast<uint32_t>(arg);
+  if (kind == kUnstaged) {
+    Delivered(conn, sim_.Now());
+    return;
+  }
   if (kind == kLaunch) {
     launched_ = true;
     for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
@@ -384,7 +417,28 @@ void RingEngine::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
 
 void RingEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
-  Delivered(qp_conn_[qp], at);
+  const uint32_t conn = qp_conn_[qp];
+  const Conn& c = conns_[conn];
+  if (!c.cts) {
+    const Rank& sender = ranks_[c.rank];
+    const Rank& receiver = ranks_[sender.next];
+    if (const RingSpec::RailPath* path = PathOf(receiver.host)) {
+      // The receiving end of the path: copied out of host memory (no
+      // GPUDirect RDMA), then the path's latency, before the rank sees it.
+      const int64_t bytes = spec_.wire.WireBytes(sender.sends[arrived_[conn]++].bytes);
+      int64_t ready = at.ps();
+      if (path->stage_rate.bps() > 0) {
+        const int64_t begin = std::max(ready, stage_rx_busy_[receiver.host]);
+        stage_rx_busy_[receiver.host] =
+            begin + units::SerializationTime(units::Bytes(bytes), path->stage_rate).ps();
+        ready = stage_rx_busy_[receiver.host] + path->stage_latency.ps();
+      }
+      ready += path->latency.ps();
+      sim_.Schedule(units::Time::Ps(ready), gpu_entity_[receiver.rank], this, kUnstaged, conn);
+      return;
+    }
+  }
+  Delivered(conn, at);
 }
 
 void RingEngine::Delivered(uint32_t conn, units::Time at) {
