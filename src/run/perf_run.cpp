@@ -388,11 +388,16 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                            nic, node::PcieHopName(rail.hop), rail.gdr ? "GDR" : "host-bounce",
                            static_cast<double>(rail.nic_rate.bps()) / 8e9);
     }
-    r.node_notes.push_back(fmt::format("lossless: rails{}: {}",
-                                       node_cfg.topo_file.empty()
-                                           ? std::string()
-                                           : " (nearest NICs of " + node_cfg.topo_file + ")",
-                                       paths));
+    const std::string from = !o.nic_map.empty() || (o.topo.empty() && !s.node.nic_of_gpu.empty() &&
+                                                    s.node.topo_file.empty())
+                                 ? " (the given NIC map" +
+                                       (node_cfg.topo_file.empty()
+                                            ? std::string(")")
+                                            : ", paths of " + node_cfg.topo_file + ")")
+                             : node_cfg.topo_file.empty()
+                                 ? std::string()
+                                 : " (nearest NICs of " + node_cfg.topo_file + ")";
+    r.node_notes.push_back(fmt::format("lossless: rails{}: {}", from, paths));
   }
   const std::vector<int64_t> sizes = perf::SizeSequence(o);
   const int64_t rows = o.run_cycles * static_cast<int64_t>(o.types.size() * o.ops.size() *
