@@ -116,11 +116,7 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     throw std::invalid_argument(fmt::format("ring engine: rank {} needs {} hosts, the network "
                                             "has {}",
                                             max_rank, (max_rank / g + 1) * nics, net_.num_hosts()));
-  if (!spec_.rail_paths.empty() &&
-      spec_.rail_paths.size() < static_cast<size_t>(spec_.nics_per_node))
-    throw std::invalid_argument("ring engine: expected a rail path per NIC of a node");
-  stage_tx_busy_.assign(net_.num_hosts(), 0);
-  stage_rx_busy_.assign(net_.num_hosts(), 0);
+  staging_ = RailStaging(spec_.rail_paths, spec_.nics_per_node, net_.num_hosts());
   nv_busy_.assign(max_rank + 1, 0);
   write_busy_.assign(max_rank + 1, 0);
   gpu_entity_.assign(max_rank + 1, 0);
@@ -263,30 +259,14 @@ void RingEngine::PostData(size_t i, int64_t payload) {
   const int64_t wire = spec_.wire.WireBytes(payload);
   if (!conns_[r.data].nvlink) {
     nic_sent_[r.host] += wire;
-    if (const RingSpec::RailPath* path = PathOf(r.host)) {
-      // The GPU-to-NIC path: staged in host memory (no GPUDirect RDMA) one
-      // message after another, then the path's latency.
+    if (staging_.Applies(r.host)) {
       const int64_t now = sim_.Now().ps();
-      int64_t ready = now + delay;
-      if (path->stage_rate.bps() > 0) {
-        const int64_t begin = std::max(ready, stage_tx_busy_[r.host]);
-        stage_tx_busy_[r.host] =
-            begin + units::SerializationTime(units::Bytes(wire), path->stage_rate).ps();
-        ready = stage_tx_busy_[r.host] + path->stage_latency.ps();
-      }
-      delay = ready + path->latency.ps() - now;
+      delay = staging_.Outbound(r.host, wire, now + delay) - now;
     }
   }
   Post(r.data, wire, delay);
 }
 
-const RingSpec::RailPath* RingEngine::PathOf(uint32_t host) const {
-  if (spec_.rail_paths.empty()) return nullptr;
-  const RingSpec::RailPath& p =
-      spec_.rail_paths[host % static_cast<uint32_t>(spec_.nics_per_node)];
-  if (p.stage_rate.bps() <= 0 && p.latency.ps() <= 0) return nullptr;
-  return &p;
-}
 
 void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[conn];
@@ -422,19 +402,11 @@ void RingEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   if (!c.cts) {
     const Rank& sender = ranks_[c.rank];
     const Rank& receiver = ranks_[sender.next];
-    if (const RingSpec::RailPath* path = PathOf(receiver.host)) {
-      // The receiving end of the path: copied out of host memory (no
-      // GPUDirect RDMA), then the path's latency, before the rank sees it.
+    if (staging_.Applies(receiver.host)) {
+      // The receiving end of the path, before the rank sees the message.
       const int64_t bytes = spec_.wire.WireBytes(sender.sends[arrived_[conn]++].bytes);
-      int64_t ready = at.ps();
-      if (path->stage_rate.bps() > 0) {
-        const int64_t begin = std::max(ready, stage_rx_busy_[receiver.host]);
-        stage_rx_busy_[receiver.host] =
-            begin + units::SerializationTime(units::Bytes(bytes), path->stage_rate).ps();
-        ready = stage_rx_busy_[receiver.host] + path->stage_latency.ps();
-      }
-      ready += path->latency.ps();
-      sim_.Schedule(units::Time::Ps(ready), gpu_entity_[receiver.rank], this, kUnstaged, conn);
+      sim_.Schedule(units::Time::Ps(staging_.Inbound(receiver.host, bytes, at.ps())),
+                    gpu_entity_[receiver.rank], this, kUnstaged, conn);
       return;
     }
   }

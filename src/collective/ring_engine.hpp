@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "collective/protocol.hpp"
+#include "collective/rail_path.hpp"
 #include "collective/step_observer.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
@@ -94,20 +95,10 @@ struct RingSpec {
   units::Time launch_latency;
   units::Time net_hop_latency;
   units::Time nvlink_hop_latency;
-  // Per rail (index = Ring::nic), the GPU-to-NIC path of its node
-  // (src/node/node.hpp RailPath; empty: none). With stage_rate > 0 a data
-  // message bounces through host memory (no GPUDirect RDMA): at the sender
-  // it is copied there at stage_rate (one message after another per NIC)
-  // and waits stage_latency before it is posted; at the receiver it is
-  // copied out the same way before the rank sees it. `latency` is added at
-  // both ends (a path across the socket). Clear-to-send messages are not
-  // staged. The NIC's own rate cap is the fabric's
-  // (fabric::Network::SetNicPcieRate).
-  struct RailPath {
-    units::Rate stage_rate;
-    units::Time stage_latency;
-    units::Time latency;
-  };
+  // Per rail (index = Ring::nic; empty: none), the GPU-to-NIC path of its
+  // node (collective/rail_path.hpp): data messages staged in host memory
+  // without GPUDirect RDMA, at the sender before they are posted and at the
+  // receiver before the rank sees them; clear-to-send messages are not.
   std::vector<RailPath> rail_paths;
   // The protocol (collective/protocol.hpp): every data message of P payload
   // bytes goes out as wire.WireBytes(P) bytes, each GPU writes at most
@@ -184,8 +175,6 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t conn = 0;     // index into conns_
   };
   enum EventKind : uint32_t { kNvDelivered = 0, kNetPost = 1, kLaunch = 2, kUnstaged = 3 };
-  // The rail path of `host` (its NIC index), null when none applies.
-  const RingSpec::RailPath* PathOf(uint32_t host) const;
   // Posts `bytes` on `conn` after `delay` (plus the network hop latency).
   void Post(uint32_t conn, int64_t bytes, int64_t delay_ps = 0);
   // A data message of `payload` bytes from record i: paced by its GPU's
@@ -243,10 +232,9 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   size_t ranks_done_ = 0;
   int64_t bytes_ = 0;  // of the current collective
   std::vector<int64_t> nic_sent_;  // per network host, of the current collective
-  // Host-memory staging without GPUDirect RDMA, per network host: busy until
-  // (send and receive copies), and per connection the data messages that
-  // have arrived (to find the bytes of the next one).
-  std::vector<int64_t> stage_tx_busy_, stage_rx_busy_;
+  // The rails' GPU-to-NIC paths, and per connection the data messages that
+  // have arrived (to find the bytes of the next one to unstage).
+  RailStaging staging_;
   std::vector<size_t> arrived_;
   bool started_ = false;
   units::Time start_, finish_;

@@ -466,7 +466,8 @@ void Network::Arrive(uint32_t pi) {
 
 void Network::SetNicPcieRate(uint32_t host, Rate rate) {
   if (host >= nics_.size() || rate.bps() < 0)
-    throw std::invalid_argument(fmt::format("PCIe rate of host {}: no such host or negative", host));
+    throw std::invalid_argument(
+        fmt::format("PCIe rate of host {}: no such host or negative", host));
   nics_[host].pcie_bps = rate.bps();
 }
 

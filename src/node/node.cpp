@@ -17,17 +17,20 @@ namespace {
 // lowest NVLink hop latency (hwLat NVLINK Ring LL, NVIDIA/nccl
 // src/graph/tuning.cc), the engine's default since issue 10.
 const std::vector<NodePreset> kPresets = {
-    {"a100", "A100 SXM4", 8, units::Rate::Gbps(2400), units::Time::Ns(600), 12 * 20.0, 80, 4, 16,
+    {"a100", "A100 SXM4", "NVIDIA A100-SXM4-80GB", 8, units::Rate::Gbps(2400), units::Time::Ns(600),
+     12 * 20.0, 80, 4, 16,
      "NVIDIA A100 Tensor Core GPU datasheet: NVLink 600 GB/s (12 third-generation links), PCIe "
      "Gen4 64 GB/s (x16); HGX A100 8-GPU baseboard; NCCL SM80_NVLINK_BW 20.0 per link"},
-    {"h100", "H100 SXM5", 8, units::Rate::Gbps(3600), units::Time::Ns(600), 18 * 20.6, 90, 5, 16,
+    {"h100", "H100 SXM5", "NVIDIA H100 80GB HBM3", 8, units::Rate::Gbps(3600), units::Time::Ns(600),
+     18 * 20.6, 90, 5, 16,
      "NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (18 fourth-generation links), PCIe "
      "Gen5 128 GB/s (x16); HGX H100 8-GPU; NCCL SM90_NVLINK_BW 20.6 per link"},
-    {"h200", "H200 SXM", 8, units::Rate::Gbps(3600), units::Time::Ns(600), 18 * 20.6, 90, 5, 16,
+    {"h200", "H200 SXM", "NVIDIA H200", 8, units::Rate::Gbps(3600), units::Time::Ns(600), 18 * 20.6,
+     90, 5, 16,
      "NVIDIA H200 Tensor Core GPU datasheet: NVLink 900 GB/s, PCIe Gen5 128 GB/s (x16); HGX "
      "H200 8-GPU; NCCL SM90_NVLINK_BW 20.6 per link"},
-    {"b200", "B200 (HGX B200)", 8, units::Rate::Gbps(7200), units::Time::Ns(600), 18 * 40.1, 100,
-     5, 16,
+    {"b200", "B200 (HGX B200)", "NVIDIA B200", 8, units::Rate::Gbps(7200), units::Time::Ns(600),
+     18 * 40.1, 100, 5, 16,
      "NVIDIA HGX B200 / DGX B200: fifth-generation NVLink 1.8 TB/s per GPU (18 links); the "
      "GPU-to-NIC path is bounded by the node's ConnectX-7 NICs, PCIe Gen5 x16 (NVIDIA ConnectX-7 "
      "datasheet; the GPU's own PCIe Gen6 is not the limit); NCCL SM100_NVLINK_BW 40.1 per link"},
@@ -66,7 +69,9 @@ PcieHop HopOf(formats::TopoLink l) {
   }
 }
 
-const std::vector<NodePreset>& NodePresets() { return kPresets; }
+const std::vector<NodePreset>& NodePresets() {
+  return kPresets;
+}
 
 std::vector<std::string> NodePresetNames() {
   std::vector<std::string> names;
@@ -78,8 +83,8 @@ const NodePreset& FindNodePreset(std::string_view name, const Location& where) {
   const std::string lower = text::ToLower(text::Trim(name));
   for (const NodePreset& p : kPresets)
     if (p.name == lower) return p;
-  throw InputError(where, Expected("a100, h100, h200 or b200 (the node presets)",
-                                   std::string(name)));
+  throw InputError(where,
+                   Expected("a100, h100, h200 or b200 (the node presets)", std::string(name)));
 }
 
 units::Rate PciePayloadRate(int gen, int lanes) {
@@ -95,6 +100,7 @@ units::Rate PciePayloadRate(int gen, int lanes) {
 
 void NodeConfig::ApplyPreset(const NodePreset& p) {
   preset = std::string(p.name);
+  device_name = std::string(p.device_name);
   gpus_per_node = p.gpus_per_node;
   nvlink_rate = p.nvlink_rate;
   nvlink_latency = p.nvlink_latency;
@@ -200,11 +206,10 @@ void SetNicMap(std::string_view list, NodeConfig& cfg, const Location& where) {
                                         cfg.gpus_per_node, map.size()));
   for (int v : map) {
     if (v >= nics)
-      throw InputError(where, fmt::format("expected NIC indices from 0 to {} ({}), got {}",
-                                          nics - 1,
-                                          cfg.hops.empty() ? "one NIC per GPU"
-                                                           : "the NICs of " + cfg.topo_file,
-                                          v));
+      throw InputError(
+          where,
+          fmt::format("expected NIC indices from 0 to {} ({}), got {}", nics - 1,
+                      cfg.hops.empty() ? "one NIC per GPU" : "the NICs of " + cfg.topo_file, v));
   }
   cfg.nic_of_gpu = map;
   cfg.hop_of_gpu.assign(map.size(), PcieHop::kPix);
@@ -265,7 +270,8 @@ std::string Describe(const NodeConfig& cfg, int gpus) {
       "node: {}, {} GPUs, NVLink {:g} GB/s per direction, PCIe Gen{} x{} ({:.1f} GB/s payload), "
       "GPUDirect RDMA {}",
       cfg.preset, gpus, static_cast<double>(cfg.nvlink_rate.bps()) / 8e9, cfg.pcie_gen,
-      cfg.pcie_lanes, static_cast<double>(PciePayloadRate(cfg.pcie_gen, cfg.pcie_lanes).bps()) / 8e9,
+      cfg.pcie_lanes,
+      static_cast<double>(PciePayloadRate(cfg.pcie_gen, cfg.pcie_lanes).bps()) / 8e9,
       cfg.gdr ? "on" : "off");
 }
 

@@ -31,16 +31,17 @@ PcieHop HopOf(formats::TopoLink l);
 // One GPU generation's node (docs/model/node.md#presets says where each
 // value comes from).
 struct NodePreset {
-  std::string_view name;   // "a100", "h100", "h200", "b200"
-  std::string_view gpu;    // "A100 SXM4"
-  int gpus_per_node = 8;   // HGX / DGX baseboard
-  units::Rate nvlink_rate;     // per GPU and direction (the datasheet's figure / 2)
-  units::Time nvlink_latency;  // per NVLink message
+  std::string_view name;         // "a100", "h100", "h200", "b200"
+  std::string_view gpu;          // "A100 SXM4"
+  std::string_view device_name;  // as CUDA names the device: "NVIDIA A100-SXM4-80GB"
+  int gpus_per_node = 8;         // HGX / DGX baseboard
+  units::Rate nvlink_rate;       // per GPU and direction (the datasheet's figure / 2)
+  units::Time nvlink_latency;    // per NVLink message
   // NCCL's view of a GPU's NVLink bandwidth, GB/s (links x SMxx_NVLINK_BW of
   // NVIDIA/nccl src/graph/topo.h): what NCCL's channel search sees.
   double nccl_nvlink_gbs = 0;
-  int sm = 90;             // compute capability x 10: NCCL's architecture row
-  int pcie_gen = 5;        // GPU-to-NIC PCIe generation
+  int sm = 90;       // compute capability x 10: NCCL's architecture row
+  int pcie_gen = 5;  // GPU-to-NIC PCIe generation
   int pcie_lanes = 16;
   std::string_view source;  // where the figures come from
 };
@@ -63,6 +64,7 @@ inline constexpr double kTlpEfficiency = 256.0 / (256.0 + 20.0);
 // A node as the simulation builds it.
 struct NodeConfig {
   std::string preset = "h100";
+  std::string device_name = "NVIDIA H100 80GB HBM3";
   int gpus_per_node = 8;  // the most GPUs (-g) a node of this preset has
   units::Rate nvlink_rate = units::Rate::Gbps(3600);
   units::Time nvlink_latency = units::Time::Ns(600);
@@ -83,7 +85,7 @@ struct NodeConfig {
   std::vector<std::string> nics;  // NIC names (topo -m columns), "" when unknown
   // From a topo -m matrix: the path from each GPU to each NIC ([gpu][nic]).
   std::vector<std::vector<PcieHop>> hops;
-  std::string topo_file;          // the topo -m file the map came from, if any
+  std::string topo_file;  // the topo -m file the map came from, if any
   // Without GPUDirect RDMA: the host-memory hop of every message (the
   // proxy seeing the staged data, a host-memory copy's completion) [placeholder].
   units::Time host_bounce_latency = units::Time::Us(1);
@@ -106,10 +108,10 @@ struct NodeConfig {
 // per rail and direction) plus stage_latency before the NIC sees it, and
 // after it has arrived before the GPU sees it.
 struct RailPath {
-  int gpu = 0;          // the rail's GPU (the first that uses its NIC)
-  int nic = 0;          // index into NodeConfig::nics (or the rail itself)
+  int gpu = 0;  // the rail's GPU (the first that uses its NIC)
+  int nic = 0;  // index into NodeConfig::nics (or the rail itself)
   PcieHop hop = PcieHop::kPix;
-  bool gdr = true;      // GPUDirect RDMA used on this path
+  bool gdr = true;  // GPUDirect RDMA used on this path
   units::Rate nic_rate;
   units::Rate stage_rate;
   units::Time stage_latency;

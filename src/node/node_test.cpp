@@ -11,7 +11,9 @@ std::string Fixture(const std::string& rel) {
   return std::string(LOSSLESS_SOURCE_DIR) + "/tests/fixtures/" + rel;
 }
 
-double Gbs(units::Rate r) { return static_cast<double>(r.bps()) / 8e9; }
+double Gbs(units::Rate r) {
+  return static_cast<double>(r.bps()) / 8e9;
+}
 
 TEST(NodePresets, DatasheetFiguresPerDirection) {
   const Location here{"<test>", 0, "--gpu"};

@@ -81,6 +81,9 @@ struct PerfResult {
   // The GPU node when it is not the default H100 one (preset, rails and
   // their paths): header notes.
   std::vector<std::string> node_notes;
+  // The device name the Rank lines print (the node preset's GPU, as
+  // cudaGetDeviceProperties names it).
+  std::string gpu_name = "NVIDIA H100 80GB HBM3";
   // Outputs a limit cut (outputs.pcap_limit, outputs.trace_limit): printed
   // on standard error, not in the JSON.
   std::vector<std::string> warnings;

@@ -63,8 +63,8 @@ TEST(NodePerf, NvlinkOnlyRingMatchesTheAlphaBetaModelPerPreset) {
   for (const node::NodePreset& p : node::NodePresets()) {
     const perf::PerfResult r =
         Sweep({"all_reduce", "-b", "1G", "-e", "4G", "-f", "4", "-g", "8", "--gpu",
-             std::string(p.name), "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
-            s);
+               std::string(p.name), "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
+              s);
     ASSERT_EQ(r.sizes.size(), 2u);
     const double bound = static_cast<double>(p.nvlink_rate.bps()) / 8e9;
     for (size_t i = 0; i < r.sizes.size(); ++i) {
@@ -91,8 +91,8 @@ TEST(NodePerf, NvlinkOnlyBusbwFollowsTheGeneration) {
   std::vector<double> busbw;
   for (const char* gpu : {"a100", "h100", "h200", "b200"})
     busbw.push_back(BusBw(Sweep({"all_reduce", "-b", "1G", "-e", "1G", "-g", "8", "--gpu", gpu,
-                               "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
-                              s),
+                                 "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
+                                s),
                           0));
   EXPECT_LT(busbw[0], busbw[1]);
   EXPECT_DOUBLE_EQ(busbw[1], busbw[2]);
@@ -106,8 +106,8 @@ TEST(NodePerf, NvlinkOnlyBusbwFollowsTheGeneration) {
 TEST(NodePerf, PcieGen4CapsA400GNicOnA100) {
   const perf::PerfResult r =
       Sweep({"all_reduce", "-b", "256M", "-e", "256M", "-g", "8", "--nodes", "2", "--gpu", "a100",
-           "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
-          Fabric(2, 8));
+             "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
+            Fabric(2, 8));
   const double pcie = static_cast<double>(node::PciePayloadRate(4, 16).bps()) / 8e9;
   const double busbw = BusBw(r, 0);
   std::printf("a100 2 x 8, 256 MiB: busbw %.2f GB/s, PCIe bound %.2f\n", busbw, 8 * pcie);
@@ -128,9 +128,9 @@ TEST(NodePerf, PcieGen4CapsA400GNicOnA100) {
 // (SYS: no GPUDirect RDMA, the socket link's share).
 TEST(NodePerf, GdrOffAndAWrongNicMapCostBusbw) {
   const scenario::Scenario s = Fabric(2, 8);
-  const std::vector<std::string> base = {"all_reduce", "-b", "256M", "-e", "256M", "-g", "8",
-                                         "--nodes", "2", "--algo", "ring", "--proto", "Simple",
-                                         "-n", "1", "-w", "0"};
+  const std::vector<std::string> base = {
+      "all_reduce", "-b",   "256M",    "-e",     "256M", "-g", "8",  "--nodes", "2",
+      "--algo",     "ring", "--proto", "Simple", "-n",   "1",  "-w", "0"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -142,10 +142,10 @@ TEST(NodePerf, GdrOffAndAWrongNicMapCostBusbw) {
   const perf::PerfResult no_gdr = with({"--gdr", "off"});
   const perf::PerfResult wrong = with({"--topo", dgx, "--nic-map", "4,5,6,7,0,1,2,3"});
   const double half = static_cast<double>(node::PciePayloadRate(5, 16).bps()) / 8e9 / 2;
-  std::printf("h100 2 x 8, 256 MiB busbw: default %.2f, DGX map %.2f, GDR off %.2f (bound %.2f), "
-              "wrong map %.2f (bound %.2f)\n",
-              BusBw(def, 0), BusBw(mapped, 0), BusBw(no_gdr, 0), 8 * half, BusBw(wrong, 0),
-              8 * 10.0);
+  std::printf(
+      "h100 2 x 8, 256 MiB busbw: default %.2f, DGX map %.2f, GDR off %.2f (bound %.2f), "
+      "wrong map %.2f (bound %.2f)\n",
+      BusBw(def, 0), BusBw(mapped, 0), BusBw(no_gdr, 0), 8 * half, BusBw(wrong, 0), 8 * 10.0);
   EXPECT_EQ(def.sizes[0].out_of_place.samples_us, mapped.sizes[0].out_of_place.samples_us);
   EXPECT_TRUE(def.node_notes.empty());  // the default node: header as before
   EXPECT_FALSE(mapped.node_notes.empty());
@@ -161,9 +161,9 @@ TEST(NodePerf, GdrOffAndAWrongNicMapCostBusbw) {
 // message's time grows by the two copies and the host hop, not just by rate.
 TEST(NodePerf, HostBounceAddsLatencyToSmallMessages) {
   const scenario::Scenario s = Fabric(2, 8);
-  const std::vector<std::string> ring = {"all_reduce", "-b", "1M", "-e", "1M", "-g", "8",
-                                         "--nodes", "2", "--algo", "ring", "--proto", "Simple",
-                                         "-n", "1", "-w", "0"};
+  const std::vector<std::string> ring = {"all_reduce", "-b",      "1M", "-e",     "1M",   "-g",
+                                         "8",          "--nodes", "2",  "--algo", "ring", "--proto",
+                                         "Simple",     "-n",      "1",  "-w",     "0"};
   std::vector<std::string> off = ring;
   off.insert(off.end(), {"--gdr", "off"});
   const double t_on = Sweep(ring, s).sizes[0].out_of_place.MeanUs();
@@ -180,8 +180,8 @@ TEST(NodePerf, RealTopoMatricesBuildTheirRails) {
   const std::string fleetx = Fixture("real/topo/fleetx_v100_8gpu_1nic_node.txt");
   const perf::PerfResult one =
       Sweep({"all_reduce", "-b", "64M", "-e", "64M", "-g", "8", "--nodes", "2", "--topo", fleetx,
-           "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
-          Fabric(2, 1));
+             "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
+            Fabric(2, 1));
   // One 400G NIC per node carries every channel: busbw is at most its
   // payload rate (the staging, at Gen5 x16 on separate root ports, is faster).
   const double busbw = BusBw(one, 0);
@@ -193,9 +193,10 @@ TEST(NodePerf, RealTopoMatricesBuildTheirRails) {
   EXPECT_NE(one.node_notes[1].find("NODE host-bounce"), std::string::npos) << one.node_notes[1];
   const std::string della = Fixture("real/topo/della_a100_2gpu_2nic_tabs.txt");
   const perf::PerfResult two =
-      Sweep({"all_reduce", "-b", "64M", "-e", "64M", "-g", "2", "--nodes", "2", "--gpu", "a100",
-           "--topo", della, "--algo", "ring", "--proto", "Simple", "-n", "1", "-w", "0"},
-          Fabric(2, 2));
+      Sweep({"all_reduce", "-b",      "64M",    "-e",   "64M",    "-g",  "2",
+             "--nodes",    "2",       "--gpu",  "a100", "--topo", della, "--algo",
+             "ring",       "--proto", "Simple", "-n",   "1",      "-w",  "0"},
+            Fabric(2, 2));
   EXPECT_NE(two.node_notes[1].find("GPU1->mlx5_1 NODE host-bounce 29.2 GB/s"), std::string::npos)
       << two.node_notes[1];
 }
@@ -212,10 +213,10 @@ TEST(NodePerf, MoreGpusThanTheNodeIsBadInput) {
     EXPECT_NE(std::string(e.what()).find("at most 8 GPUs per node"), std::string::npos);
   }
   try {
-    RunPerf(perf::ParsePerfArgs(std::vector<std::string>{
-                "all_reduce", "-g", "4", "--topo",
-                Fixture("real/topo/della_a100_2gpu_2nic_tabs.txt")}),
-            s, "ib", &failure);
+    RunPerf(
+        perf::ParsePerfArgs(std::vector<std::string>{
+            "all_reduce", "-g", "4", "--topo", Fixture("real/topo/della_a100_2gpu_2nic_tabs.txt")}),
+        s, "ib", &failure);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().field, "-g");

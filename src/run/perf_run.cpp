@@ -166,8 +166,7 @@ class Engines {
     spec.nics_per_node = nics;
     spec.nvlink_rate = node_.nvlink_rate;
     spec.nvlink_latency = node_.nvlink_latency;
-    for (const node::RailPath& r : rails_)
-      spec.rail_paths.push_back({r.stage_rate, r.stage_latency, r.latency});
+    spec.rail_paths = RailPaths();
     const Latencies l = LatenciesFor(collective::Algorithm::kRing, p);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
@@ -192,6 +191,7 @@ class Engines {
     spec.nics_per_node = nics;
     spec.nvlink_rate = node_.nvlink_rate;
     spec.nvlink_latency = node_.nvlink_latency;
+    spec.rail_paths = RailPaths();
     spec.trees = collective::TreeChannels(nodes, g, nics, channels, base);
     for (int c = 0; c < channels; ++c)
       spec.nics.push_back(static_cast<uint32_t>(c % base % nics));
@@ -205,6 +205,12 @@ class Engines {
                            : collective::ChunkBytes(collective::Collective::kAllReduce,
                                                     collective::Algorithm::kTree, p);
     return spec;
+  }
+  std::vector<collective::RailPath> RailPaths() const {
+    std::vector<collective::RailPath> paths;
+    for (const node::RailPath& r : rails_)
+      paths.push_back({r.stage_rate, r.stage_latency, r.latency});
+    return paths;
   }
   collective::P2pSpec P2pSpecFor() const {
     collective::P2pSpec spec;
@@ -377,6 +383,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   r.tenant_burst = s.shared.tenant_load > 0 ? s.shared.tenant_burst : 0;
   r.virt_latency_us = static_cast<double>(s.net.virt.latency.ps()) / 1e6;
   r.virt_jitter_us = static_cast<double>(s.net.virt.jitter.ps()) / 1e6;
+  r.gpu_name = node_cfg.device_name;
   if (!IsDefaultNode(node_cfg)) {
     r.node_notes.push_back("lossless: " + node::Describe(node_cfg, g));
     std::string paths;

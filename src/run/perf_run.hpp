@@ -9,7 +9,8 @@
 // Simple protocol at every size and the channel count NCCL's tuning model
 // derives for the size (where NCCL would pick Tree, LL, LL128, ... the header
 // says so: those are not simulated yet); one process per node with -g GPUs,
-// one NIC per GPU (rail-optimized).
+// one NIC per GPU (rail-optimized) unless the node's NIC map says otherwise
+// (docs/model/node.md).
 #include <functional>
 #include <string>
 
@@ -54,9 +55,10 @@ int RailsPerNode(const perf::PerfOptions& o, const scenario::Scenario& s);
 bool IsDefaultNode(const node::NodeConfig& node);
 
 // Runs the sweep of `o` on the fabric and topology of `s` (a profile or
-// scenario sized to o.nodes nodes of o.GpusPerNode() GPUs; its traffic is
-// ignored; its topology has o.nodes x RailsPerNode hosts). `progress`, when set, is called after each iteration and, while a
-// collective runs, between slices of events (the same figures); when it
+// scenario sized to o.nodes nodes of RailsPerNode NICs; its traffic is
+// ignored) and on the node NodeFor gives. `progress`, when set, is called
+// after each iteration and, while a collective runs, between slices of
+// events (the same figures); when it
 // returns false the sweep ends there (Ctrl-C): the rows finished so far are
 // kept, the unfinished one is dropped and r.interrupted is set. Throws
 // InputError (file "<cli>") for fewer than 2 ranks or a topology that does

@@ -8,7 +8,8 @@ void ReadNode(Fields& f, Scenario& sc) {
   node::NodeConfig& n = sc.node;
   const Value preset = f.Get("node.preset");
   n.ApplyPreset(node::FindNodePreset(preset.text, preset.where));
-  if (f.Given("node.gpus_per_node")) n.gpus_per_node = static_cast<int>(f.Int("node.gpus_per_node"));
+  if (f.Given("node.gpus_per_node"))
+    n.gpus_per_node = static_cast<int>(f.Int("node.gpus_per_node"));
   if (f.Given("node.nvlink_rate")) n.nvlink_rate = f.Rate("node.nvlink_rate");
   if (f.Given("node.nvlink_latency")) n.nvlink_latency = f.Time("node.nvlink_latency");
   if (f.Given("node.pcie_gen")) n.pcie_gen = static_cast<int>(f.Int("node.pcie_gen"));
