@@ -173,6 +173,25 @@ TEST(NodePerf, HostBounceAddsLatencyToSmallMessages) {
   EXPECT_GE(t_off - t_on, 2.0);
 }
 
+// The tree engine stages through host memory the same way (its chunks at
+// both ends of every network edge): slower without GPUDirect RDMA.
+TEST(NodePerf, TreeStagesThroughHostMemoryToo) {
+  const scenario::Scenario s = Fabric(2, 8);
+  const std::vector<std::string> tree = {"all_reduce", "-b", "16M", "-e", "16M", "-g", "8",
+                                         "--nodes", "2", "--algo", "tree", "--proto", "Simple",
+                                         "-n", "1", "-w", "0"};
+  std::vector<std::string> off = tree;
+  off.insert(off.end(), {"--gdr", "off"});
+  const perf::PerfResult on_r = Sweep(tree, s);
+  const perf::PerfResult off_r = Sweep(off, s);
+  ASSERT_EQ(off_r.sizes.size(), 1u);
+  EXPECT_EQ(off_r.sizes[0].choice.algorithm, collective::Algorithm::kTree);
+  const double t_on = on_r.sizes[0].out_of_place.MeanUs();
+  const double t_off = off_r.sizes[0].out_of_place.MeanUs();
+  std::printf("16 MiB tree all_reduce, 2 x 8: %.2f us with GDR, %.2f us without\n", t_on, t_off);
+  EXPECT_GT(t_off, t_on + 2.0);
+}
+
 // Real matrices (tests/fixtures/real/topo): FleetX's 8 V100s share one NIC at
 // NODE (one rail per node, no GPUDirect RDMA under NCCL's default level);
 // Della's 2 A100s each have a NIC at NODE.
