@@ -164,6 +164,7 @@ const std::vector<Flag>& Flags() {
     text("gpu", &PerfOptions::gpu, "a node preset (a100, h100, h200, b200)");
     text("topo", &PerfOptions::topo, "an nvidia-smi topo -m file");
     text("nic-map", &PerfOptions::nic_map, "a NIC index per GPU (0,1,2,...)");
+    integer(0, "pcie-gen", 1, 6, &PerfOptions::pcie_gen);
     f.push_back({0, "gdr", Kind::kText,
                  [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    const std::string t = text::ToLower(v);
@@ -475,7 +476,7 @@ std::string PerfUsage() {
          "    --trace <file> (timeline for ui.perfetto.dev)  --pcap <file> (pcapng for Wireshark)\n"
          "    --algo <ring|tree> (NCCL's choice per size; NCCL_ALGO=Ring|Tree too)\n"
          "    --proto <LL|LL128|Simple> (NCCL's choice per size; NCCL_PROTO too, lists and ^)\n"
-         "    --gpu <a100|h100|h200|b200> (h100)  --gdr <on|off> (on)\n"
+         "    --gpu <a100|h100|h200|b200> (h100)  --gdr <on|off> (on)  --pcie-gen <1-6> (preset's)\n"
          "    --topo <nvidia-smi topo -m file> (each GPU its nearest NIC)  --nic-map <0,1,...>\n"
          "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE as NCCL reads them\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";

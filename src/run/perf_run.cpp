@@ -295,6 +295,7 @@ node::NodeConfig NodeFor(const perf::PerfOptions& o, const scenario::Scenario& s
   if (!o.topo.empty()) node::MapFromTopoFile(o.topo, cfg);
   if (!o.nic_map.empty()) node::SetNicMap(o.nic_map, cfg, {"<cli>", 0, "--nic-map"});
   if (o.gdr >= 0) cfg.gdr = o.gdr == 1;
+  if (o.pcie_gen > 0) cfg.pcie_gen = static_cast<int>(o.pcie_gen);
   if (o.GpusPerNode() > cfg.gpus_per_node) {
     throw InputError(
         {"<cli>", 0, "-g"},

@@ -44,7 +44,7 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
 
 // The node a sweep runs on (docs/model/node.md): the scenario's `node:`
 // block, then --gpu (the preset's NVLink and PCIe), --topo (nearest-NIC map
-// of the matrix), --nic-map and --gdr. Throws InputError for an unknown
+// of the matrix), --nic-map, --gdr and --pcie-gen. Throws InputError for an unknown
 // preset, a bad map or matrix, and for -g above the node's GPUs ("-g":
 // issue 10's bad input).
 node::NodeConfig NodeFor(const perf::PerfOptions& o, const scenario::Scenario& s);

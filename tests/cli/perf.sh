@@ -60,6 +60,10 @@ expect "perf --topo: the real Della matrix's NICs are at NODE (no GPUDirect RDMA
   "$BIN" perf all_reduce -b 8M -e 8M -g 2 --nodes 2 -n 1 -w 0 --gpu a100 --topo tests/fixtures/real/topo/della_a100_2gpu_2nic_tabs.txt
 expect "perf --topo output is read by audit nccl" 0 'overall verdict' -- \
   bash -c "\"$BIN\" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --topo tests/fixtures/topo/dgx_h100_8gpu_8nic.txt | \"$BIN\" audit nccl -"
+expect "perf --pcie-gen 6 lifts the Gen5 cap" 0 '^# lossless: node: b200, 8 GPUs, NVLink 900 GB/s per direction, PCIe Gen6 x16 \(116\.9 GB/s payload\)' -- \
+  "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --fabric ib-xdr --gpu b200 --pcie-gen 6
+expect "perf: --pcie-gen 7" 2 '^error: <cli>: --pcie-gen: expected an integer from 1 to 6' -- \
+  "$BIN" perf all_reduce -g 8 --nodes 2 --pcie-gen 7
 expect "perf: -g above the preset's GPUs" 2 '^error: <cli>: -g: expected at most 8 GPUs per node' -- \
   "$BIN" perf all_reduce -g 9 --nodes 2
 expect "perf: -g above the matrix's GPUs" 2 '^error: <cli>: -g: expected at most 2 GPUs per node .*della' -- \
