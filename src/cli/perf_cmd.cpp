@@ -59,6 +59,11 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
     } else {
       name = o.fabric.empty() ? kDefaultFabric : o.fabric;
       s = profile::Load(name, o.nodes, {fmt::format("topology.gpus_per_node={}", o.GpusPerNode())});
+      // A NIC map with fewer NICs than GPUs (--topo, --nic-map): one network
+      // host per NIC that carries traffic.
+      const int rails = run::RailsPerNode(o, s);
+      if (rails != o.GpusPerNode())
+        s = profile::Load(name, o.nodes, {fmt::format("topology.gpus_per_node={}", rails)});
     }
     // --trace / --pcap stand for the scenario's outputs.trace / outputs.pcap
     // (its other outputs.* fields apply; a profile has none, so the defaults).

@@ -116,6 +116,7 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     throw std::invalid_argument(fmt::format("ring engine: rank {} needs {} hosts, the network "
                                             "has {}",
                                             max_rank, (max_rank / g + 1) * nics, net_.num_hosts()));
+  staging_ = RailStaging(spec_.rail_paths, spec_.nics_per_node, net_.num_hosts());
   nv_busy_.assign(max_rank + 1, 0);
   write_busy_.assign(max_rank + 1, 0);
   gpu_entity_.assign(max_rank + 1, 0);
@@ -230,6 +231,7 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
   start_ = now;
   finish_ = now;
   delayed_.assign(conns_.size(), {});
+  arrived_.assign(conns_.size(), 0);
   delayed_head_.assign(conns_.size(), 0);
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
@@ -255,9 +257,16 @@ void RingEngine::PostData(size_t i, int64_t payload) {
     delay = begin - now;
   }
   const int64_t wire = spec_.wire.WireBytes(payload);
-  if (!conns_[r.data].nvlink) nic_sent_[r.host] += wire;
+  if (!conns_[r.data].nvlink) {
+    nic_sent_[r.host] += wire;
+    if (staging_.Applies(r.host)) {
+      const int64_t now = sim_.Now().ps();
+      delay = staging_.Outbound(r.host, wire, now + delay) - now;
+    }
+  }
   Post(r.data, wire, delay);
 }
+
 
 void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[conn];
@@ -296,6 +305,10 @@ void RingEngine::PostNow(uint32_t conn, int64_t bytes) {
 
 void RingEngine::OnEvent(uint32_t kind, uint64_t arg) {
   const uint32_t conn = static_cast<uint32_t>(arg);
+  if (kind == kUnstaged) {
+    Delivered(conn, sim_.Now());
+    return;
+  }
   if (kind == kLaunch) {
     launched_ = true;
     for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
@@ -384,7 +397,20 @@ void RingEngine::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
 
 void RingEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
-  Delivered(qp_conn_[qp], at);
+  const uint32_t conn = qp_conn_[qp];
+  const Conn& c = conns_[conn];
+  if (!c.cts) {
+    const Rank& sender = ranks_[c.rank];
+    const Rank& receiver = ranks_[sender.next];
+    if (staging_.Applies(receiver.host)) {
+      // The receiving end of the path, before the rank sees the message.
+      const int64_t bytes = spec_.wire.WireBytes(sender.sends[arrived_[conn]++].bytes);
+      sim_.Schedule(units::Time::Ps(staging_.Inbound(receiver.host, bytes, at.ps())),
+                    gpu_entity_[receiver.rank], this, kUnstaged, conn);
+      return;
+    }
+  }
+  Delivered(conn, at);
 }
 
 void RingEngine::Delivered(uint32_t conn, units::Time at) {

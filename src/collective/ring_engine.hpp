@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "collective/protocol.hpp"
+#include "collective/rail_path.hpp"
 #include "collective/step_observer.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
@@ -94,6 +95,11 @@ struct RingSpec {
   units::Time launch_latency;
   units::Time net_hop_latency;
   units::Time nvlink_hop_latency;
+  // Per rail (index = Ring::nic; empty: none), the GPU-to-NIC path of its
+  // node (collective/rail_path.hpp): data messages staged in host memory
+  // without GPUDirect RDMA, at the sender before they are posted and at the
+  // receiver before the rank sees them; clear-to-send messages are not.
+  std::vector<RailPath> rail_paths;
   // The protocol (collective/protocol.hpp): every data message of P payload
   // bytes goes out as wire.WireBytes(P) bytes, each GPU writes at most
   // wire.gpu_rate of payload. Simple by default.
@@ -168,7 +174,7 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t src_gpu = 0;  // rank of the sender (its NVLink egress)
     uint32_t conn = 0;     // index into conns_
   };
-  enum EventKind : uint32_t { kNvDelivered = 0, kNetPost = 1, kLaunch = 2 };
+  enum EventKind : uint32_t { kNvDelivered = 0, kNetPost = 1, kLaunch = 2, kUnstaged = 3 };
   // Posts `bytes` on `conn` after `delay` (plus the network hop latency).
   void Post(uint32_t conn, int64_t bytes, int64_t delay_ps = 0);
   // A data message of `payload` bytes from record i: paced by its GPU's
@@ -226,6 +232,10 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   size_t ranks_done_ = 0;
   int64_t bytes_ = 0;  // of the current collective
   std::vector<int64_t> nic_sent_;  // per network host, of the current collective
+  // The rails' GPU-to-NIC paths, and per connection the data messages that
+  // have arrived (to find the bytes of the next one to unstage).
+  RailStaging staging_;
+  std::vector<size_t> arrived_;
   bool started_ = false;
   units::Time start_, finish_;
   uint64_t messages_ = 0;

@@ -60,6 +60,7 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
     if (!c.nvlink) {
       c.host = a / g * nics + nic;
       const uint32_t peer = b / g * nics + nic;
+      c.peer = peer;
       c.data_qp = net_.AddQp(fabric::FlowSpec::Of(c.host, peer, 0));
       c.cts_qp = net_.AddQp(fabric::FlowSpec::Of(peer, c.host, 0));
       qp_lane_.resize(std::max<size_t>(qp_lane_.size(), c.cts_qp + 1), UINT32_MAX);
@@ -85,6 +86,7 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
       records_[parent].down_out.push_back(d);
     }
   }
+  staging_ = RailStaging(spec_.rail_paths, spec_.nics_per_node, net_.num_hosts());
   nv_busy_.assign(n_, 0);
   write_busy_.assign(n_, 0);
   gpu_entity_.assign(n_, 0);
@@ -114,7 +116,7 @@ void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
     r.done = false;
   }
   for (Conn& c : conns_) {
-    c.sent = c.sent_done = c.received = c.consumed = c.cts_back = 0;
+    c.sent = c.sent_done = c.received = c.consumed = c.cts_back = c.arrived = 0;
     c.credits = c.send_slots = spec_.slots;
   }
   delayed_.assign(2 * conns_.size(), {});
@@ -158,6 +160,10 @@ void TreeEngine::Progress(uint32_t rec) {
       write_busy_[r.rank] =
           begin + units::SerializationTime(units::Bytes(b), spec_.wire.gpu_rate).ps();
       delay = begin - now;
+    }
+    if (!o.nvlink && staging_.Applies(o.host)) {
+      const int64_t now = sim_.Now().ps();
+      delay = staging_.Outbound(o.host, wire, now + delay) - now;
     }
     Post(2 * id, wire, delay);
   };
@@ -264,6 +270,9 @@ void TreeEngine::OnEvent(uint32_t kind, uint64_t arg) {
     case kNvCts:
       CtsArrived(x, sim_.Now());
       return;
+    case kUnstaged:
+      DataArrived(x, sim_.Now());
+      return;
   }
 }
 
@@ -277,9 +286,17 @@ void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   const uint32_t lane = qp_lane_[qp];
   if (lane % 2 == 1) {
     CtsArrived(lane / 2, at);
-  } else {
-    DataArrived(lane / 2, at);
+    return;
   }
+  Conn& c = conns_[lane / 2];
+  if (staging_.Applies(c.peer)) {
+    // The receiving end of the path, before the rank sees the chunk.
+    const int64_t bytes = spec_.wire.WireBytes(ChunkBytes(records_[c.to], c.arrived++));
+    sim_.Schedule(units::Time::Ps(staging_.Inbound(c.peer, bytes, at.ps())),
+                  gpu_entity_[records_[c.to].rank], this, kUnstaged, lane / 2);
+    return;
+  }
+  DataArrived(lane / 2, at);
 }
 
 void TreeEngine::DataArrived(uint32_t id, units::Time at) {

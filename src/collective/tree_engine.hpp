@@ -24,6 +24,7 @@
 
 #include "collective/model/orders.hpp"
 #include "collective/protocol.hpp"
+#include "collective/rail_path.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 
@@ -49,6 +50,9 @@ struct TreeSpec {
   units::Time launch_latency;
   units::Time net_hop_latency;
   units::Time nvlink_hop_latency;
+  // Per rail (NIC index; empty: none), the GPU-to-NIC path of its node
+  // (collective/rail_path.hpp), as RingSpec::rail_paths.
+  std::vector<RailPath> rail_paths;
   // The protocol (collective/protocol.hpp): a chunk of P payload bytes goes
   // out as wire.WireBytes(P), each GPU writes at most wire.gpu_rate of
   // payload. Simple by default. For LL and LL128 the chunk is one step of
@@ -102,6 +106,8 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
     bool nvlink = false;
     uint32_t data_qp = 0, cts_qp = 0;
     uint32_t host = 0;  // sending NIC (network only)
+    uint32_t peer = 0;  // receiving NIC (network only)
+    int64_t arrived = 0;  // chunks the NIC received (staged ones may not be delivered yet)
     int64_t sent = 0, sent_done = 0, received = 0, consumed = 0, cts_back = 0;
     int credits = 0, send_slots = 0;
   };
@@ -114,7 +120,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
     std::vector<uint32_t> down_out; // to each child
     bool done = false;
   };
-  enum EventKind : uint32_t { kNvData = 0, kNvCts = 1, kNetPost = 2, kLaunch = 3 };
+  enum EventKind : uint32_t { kNvData = 0, kNvCts = 1, kNetPost = 2, kLaunch = 3, kUnstaged = 4 };
   int64_t ChunkBytes(const Record& r, int64_t c) const;
   void Progress(uint32_t rec);
   void Consume(uint32_t rec);
@@ -136,6 +142,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<int64_t> nv_busy_;   // per GPU (ps)
   std::vector<int64_t> write_busy_;  // per GPU: writing protocol lines until (ps)
   std::vector<uint32_t> gpu_entity_;
+  RailStaging staging_;
   std::vector<std::vector<int64_t>> delayed_;  // per lane, waiting out the hop latency
   std::vector<size_t> delayed_head_;
   std::vector<int64_t> sent_, recv_, net_sent_, nic_sent_;

@@ -45,6 +45,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
   nics_.resize(routes_.num_hosts());
   for (uint32_t r = 0; r < nics_.size(); ++r) {
     nics_[r].port = routes_.HostPort(r);
+    nics_[r].pcie_bps = cfg_.nic.pcie_rate.bps();
     ports_[nics_[r].port].host = r;
   }
   pfc_ = flowctl::PfcThresholds(cfg_.pfc, cfg_.framing.FrameBytes(cfg_.framing.mtu_payload));
@@ -461,6 +462,13 @@ void Network::Arrive(uint32_t pi) {
     if (LinkLoses(pi, r)) return;
   }
   Deliver(p.peer, r);
+}
+
+void Network::SetNicPcieRate(uint32_t host, Rate rate) {
+  if (host >= nics_.size() || rate.bps() < 0)
+    throw std::invalid_argument(
+        fmt::format("PCIe rate of host {}: no such host or negative", host));
+  nics_[host].pcie_bps = rate.bps();
 }
 
 void Network::SetLinkLoss(uint32_t pi, const LinkLossConfig& loss) {

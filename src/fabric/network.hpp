@@ -274,6 +274,10 @@ class Network final : public sim::EventHandler {
 
   // Loss on the link direction port `port` sends on (before traffic starts).
   void SetLinkLoss(uint32_t port, const LinkLossConfig& loss);
+  // The payload rate host `host`'s NIC can inject (its GPU-to-NIC PCIe path,
+  // src/node/node.hpp), replacing NicConfig::pcie_rate for that NIC; zero =
+  // no cap. Before traffic starts.
+  void SetNicPcieRate(uint32_t host, Rate rate);
   // Frames lost on links (bit errors and injected loss), all ports.
   uint64_t link_losses() const { return link_losses_; }
 
@@ -518,6 +522,7 @@ class Network final : public sim::EventHandler {
     std::vector<uint32_t> active;  // flows with bytes left to send
     size_t cursor = 0;
     int64_t next_ps = 0;  // PCIe cap: earliest next injection
+    int64_t pcie_bps = 0;  // PCIe cap (NicConfig::pcie_rate or SetNicPcieRate); 0 = none
   };
   struct FlowState {
     int64_t next_ps = 0;   // per-flow pacing (congestion control)

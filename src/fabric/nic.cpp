@@ -285,8 +285,8 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     if (fs.rate_bps > 0)
       fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
     if (fs.gap_ps > 0) fs.next_ps = now + Ser(p, pk.wire) + fs.gap_ps;  // IB CC
-    if (cfg_.nic.pcie_rate.bps() > 0) {
-      nic.next_ps = now + units::SerializationTime(Bytes(payload), cfg_.nic.pcie_rate).ps();
+    if (nic.pcie_bps > 0) {
+      nic.next_ps = now + units::SerializationTime(Bytes(payload), Rate::Bps(nic.pcie_bps)).ps();
     }
     bool finished;
     if (rc) {

@@ -152,6 +152,30 @@ const std::vector<Flag>& Flags() {
     f.push_back(
         {0, "model", Kind::kFlag,
          [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.model = true; }});
+    auto text = [&f](std::string_view l, std::string PerfOptions::*field, const char* what) {
+      f.push_back({0, l, Kind::kText,
+                   [field, what](PerfOptions& o, const std::string& v, int64_t,
+                                 const Location& w) {
+                     if (v.empty())
+                       throw InputError(w, fmt::format("expected {}, got an empty string", what));
+                     o.*field = v;
+                   }});
+    };
+    text("gpu", &PerfOptions::gpu, "a node preset (a100, h100, h200, b200)");
+    text("topo", &PerfOptions::topo, "an nvidia-smi topo -m file");
+    text("nic-map", &PerfOptions::nic_map, "a NIC index per GPU (0,1,2,...)");
+    integer(0, "pcie-gen", 1, 6, &PerfOptions::pcie_gen);
+    f.push_back({0, "gdr", Kind::kText,
+                 [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
+                   const std::string t = text::ToLower(v);
+                   if (t == "on" || t == "1") {
+                     o.gdr = 1;
+                   } else if (t == "off" || t == "0") {
+                     o.gdr = 0;
+                   } else {
+                     throw InputError(w, Expected("on or off", v));
+                   }
+                 }});
     f.push_back({0, "algo", Kind::kText,
                  [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    SetAlgo(o, v, w);  // checked against the collective after parsing
@@ -452,6 +476,8 @@ std::string PerfUsage() {
          "    --trace <file> (timeline for ui.perfetto.dev)  --pcap <file> (pcapng for Wireshark)\n"
          "    --algo <ring|tree> (NCCL's choice per size; NCCL_ALGO=Ring|Tree too)\n"
          "    --proto <LL|LL128|Simple> (NCCL's choice per size; NCCL_PROTO too, lists and ^)\n"
+         "    --gpu <a100|h100|h200|b200> (h100)  --gdr <on|off> (on)  --pcie-gen <1-6> (preset's)\n"
+         "    --topo <nvidia-smi topo -m file> (each GPU its nearest NIC)  --nic-map <0,1,...>\n"
          "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE as NCCL reads them\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";
 }

@@ -71,6 +71,17 @@ struct PerfOptions {
   std::string trace;  // --trace FILE: outputs.trace, the timeline (docs/capture.md)
   std::string pcap;   // --pcap FILE: outputs.pcap, the packet capture
   bool model = false;                       // --model: print the alpha-beta model beside each row
+  // The GPU node (src/node/node.hpp, docs/model/node.md), over the
+  // scenario's `node:` block: --gpu a100|h100|h200|b200 (its preset), --topo
+  // FILE (an `nvidia-smi topo -m` matrix: each GPU its nearest NIC),
+  // --nic-map LIST (NIC index per GPU), --gdr on|off (-1: the scenario's),
+  // --pcie-gen 3..6 (the GPU-to-NIC path's generation; -1: the preset's).
+  // Names and files are checked by the caller (run::NodeFor).
+  std::string gpu;
+  std::string topo;
+  std::string nic_map;
+  int64_t gdr = -1;
+  int64_t pcie_gen = -1;
   // Not a flag: false runs only the out-of-place half (its in-place twin moves
   // the same packets; `compare` reads out-of-place busbw only).
   bool in_place = true;

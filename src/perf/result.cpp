@@ -57,7 +57,8 @@ std::string FormatNcclTests(const PerfResult& r, const std::vector<std::string>&
   RunHeader header = HeaderFromOptions(r.options);
   header.notes = notes;
   NcclTestsWriter w(r.options.format, header);
-  std::string out = w.Preamble(ModelledDevices(r.options.nodes, r.options.GpusPerNode()));
+  std::string out =
+      w.Preamble(ModelledDevices(r.options.nodes, r.options.GpusPerNode(), r.gpu_name));
   for (const SizeResult& s : r.sizes) {
     out += w.AddRow(ToRow(s, r.options.collective, r.options.Ranks(), r.options.per_iter_skip));
   }

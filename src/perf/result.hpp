@@ -78,6 +78,12 @@ struct PerfResult {
   int64_t tenant_bytes = 0;
   double virt_latency_us = 0;
   double virt_jitter_us = 0;
+  // The GPU node when it is not the default H100 one (preset, rails and
+  // their paths): header notes.
+  std::vector<std::string> node_notes;
+  // The device name the Rank lines print (the node preset's GPU, as
+  // cudaGetDeviceProperties names it).
+  std::string gpu_name = "NVIDIA H100 80GB HBM3";
   // Outputs a limit cut (outputs.pcap_limit, outputs.trace_limit): printed
   // on standard error, not in the JSON.
   std::vector<std::string> warnings;

@@ -25,6 +25,14 @@ namespace {
 
 const units::Time kStuck = units::Time::Sec(60);
 
+// NCCL's architecture row of a compute capability (x 10).
+collective::GpuArch ArchOf(int sm) {
+  return sm >= 100 ? collective::GpuArch::kBlackwell
+         : sm >= 90 ? collective::GpuArch::kHopper
+         : sm >= 80 ? collective::GpuArch::kAmpere
+                    : collective::GpuArch::kVolta;
+}
+
 // Payload GB/s of one NIC after framing (what the alpha-beta model calls nic_gbs).
 double NicPayloadGbs(const fabric::NetworkConfig& net, units::Rate rate) {
   const double mtu = net.framing.mtu_payload;
@@ -64,8 +72,9 @@ class Engines {
  public:
   // `steps` (null: none) hears the ring engines' steps (outputs.trace).
   Engines(sim::Simulator& sim, fabric::Network& net, const perf::PerfOptions& o,
-          const PerfModel& model, collective::StepObserver* steps)
-      : sim_(sim), net_(net), o_(o), model_(model), steps_(steps) {}
+          const PerfModel& model, const node::NodeConfig& node,
+          const std::vector<node::RailPath>& rails, collective::StepObserver* steps)
+      : sim_(sim), net_(net), o_(o), model_(model), node_(node), rails_(rails), steps_(steps) {}
   // Starts the collective of `bytes` rooted at `root` (-1: none) with the
   // algorithm, protocol and channel count of `choice`; done(), start() and
   // finish() then describe it.
@@ -152,13 +161,17 @@ class Engines {
     collective::RingSpec spec;
     spec.plan = PlanOf(o_.collective);
     collective::SetNcclSteps(spec, p, GpuRate(collective::Algorithm::kRing, p), o_.buffsize);
+    const int nics = static_cast<int>(rails_.size());
     spec.gpus_per_node = g;
-    spec.nics_per_node = g;
+    spec.nics_per_node = nics;
+    spec.nvlink_rate = node_.nvlink_rate;
+    spec.nvlink_latency = node_.nvlink_latency;
+    spec.rail_paths = RailPaths();
     const Latencies l = LatenciesFor(collective::Algorithm::kRing, p);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
     spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
-    for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
+    for (const collective::RingOrder& r : collective::RingOrders(nodes, g, nics, channels)) {
       collective::Ring ring;
       ring.nic = static_cast<uint32_t>(r.nic);
       for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
@@ -172,10 +185,16 @@ class Engines {
     // NCCL's connect.cc doubles the search channels: [0, C) on tree 0, [C, 2C)
     // on tree 1, C = half the communicator's channels.
     const int base = std::max(1, model_.tuning.CommChannels() / 2);
+    const int nics = static_cast<int>(rails_.size());
     collective::TreeSpec spec;
-    spec.gpus_per_node = spec.nics_per_node = g;
-    spec.trees = collective::TreeChannels(nodes, g, g, channels, base);
-    for (int c = 0; c < channels; ++c) spec.nics.push_back(static_cast<uint32_t>(c % base % g));
+    spec.gpus_per_node = g;
+    spec.nics_per_node = nics;
+    spec.nvlink_rate = node_.nvlink_rate;
+    spec.nvlink_latency = node_.nvlink_latency;
+    spec.rail_paths = RailPaths();
+    spec.trees = collective::TreeChannels(nodes, g, nics, channels, base);
+    for (int c = 0; c < channels; ++c)
+      spec.nics.push_back(static_cast<uint32_t>(c % base % nics));
     const Latencies l = LatenciesFor(collective::Algorithm::kTree, p);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
@@ -187,6 +206,12 @@ class Engines {
                                                     collective::Algorithm::kTree, p);
     return spec;
   }
+  std::vector<collective::RailPath> RailPaths() const {
+    std::vector<collective::RailPath> paths;
+    for (const node::RailPath& r : rails_)
+      paths.push_back({r.stage_rate, r.stage_latency, r.latency});
+    return paths;
+  }
   collective::P2pSpec P2pSpecFor() const {
     collective::P2pSpec spec;
     spec.pattern = o_.collective == collective::Collective::kAllToAll
@@ -195,7 +220,10 @@ class Engines {
     spec.ranks = static_cast<uint32_t>(o_.Ranks());
     spec.channels_per_peer =
         collective::P2pChannelsPerPeer(model_.tuning.CommChannels(), static_cast<int>(o_.Ranks()));
-    spec.gpus_per_node = spec.nics_per_node = static_cast<int>(o_.GpusPerNode());
+    spec.gpus_per_node = static_cast<int>(o_.GpusPerNode());
+    spec.nics_per_node = static_cast<int>(rails_.size());
+    spec.nvlink_rate = node_.nvlink_rate;
+    spec.nvlink_latency = node_.nvlink_latency;
     const Latencies l = LatenciesFor(collective::Algorithm::kRing, collective::Protocol::kSimple);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
@@ -207,6 +235,8 @@ class Engines {
   fabric::Network& net_;
   const perf::PerfOptions& o_;
   const PerfModel& model_;
+  const node::NodeConfig& node_;
+  const std::vector<node::RailPath>& rails_;
   collective::StepObserver* steps_;
   std::map<int, std::unique_ptr<collective::RingEngine>> rings_;
   std::map<int, std::unique_ptr<collective::TreeEngine>> trees_;
@@ -218,17 +248,32 @@ class Engines {
 }  // namespace
 
 PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& net,
-                       units::Rate rate) {
+                       units::Rate rate, const node::NodeConfig& node) {
   collective::CommShape shape;
   shape.nodes = static_cast<int>(o.nodes);
   shape.gpus_per_node = static_cast<int>(o.GpusPerNode());
+  shape.arch = ArchOf(node.sm);
+  const std::vector<node::RailPath> rails = node::Rails(node, shape.gpus_per_node);
+  // The slowest rail's GPU-to-NIC path (PCIe, host bounce, socket link).
+  double path_gbs = 0;
+  for (const node::RailPath& r : rails) {
+    const double gbs = static_cast<double>(r.nic_rate.bps()) / 8e9;
+    if (gbs > 0) path_gbs = path_gbs > 0 ? std::min(path_gbs, gbs) : gbs;
+  }
   collective::NodeHardware hw;
-  hw.gpus = hw.nics = shape.gpus_per_node;
+  hw.gpus = shape.gpus_per_node;
+  hw.nics = static_cast<int>(rails.size());
   hw.nic_gbs = static_cast<double>(rate.bps()) / 8e9;
+  if (path_gbs > 0) hw.nic_gbs = std::min(hw.nic_gbs, path_gbs);
+  hw.nvlink_gbs = node.nccl_nvlink_gbs;
+  hw.arch = shape.arch;
   collective::AlphaBetaParams ab;
   ab.nodes = shape.nodes;
-  ab.gpus_per_node = ab.nics_per_node = shape.gpus_per_node;
+  ab.gpus_per_node = shape.gpus_per_node;
+  ab.nics_per_node = hw.nics;
   ab.nic_gbs = NicPayloadGbs(net, rate);
+  ab.pcie_gbs = path_gbs;
+  ab.nvlink_gbs = static_cast<double>(node.nvlink_rate.bps()) / 8e9;
   // --algo and --proto as NCCL_ALGO and NCCL_PROTO, and NCCL's other knobs.
   collective::TuningOverrides overrides;
   if (o.algo == "tree") overrides.algo = "Tree";
@@ -241,6 +286,40 @@ PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& 
           ab};
 }
 
+node::NodeConfig NodeFor(const perf::PerfOptions& o, const scenario::Scenario& s) {
+  node::NodeConfig cfg = s.node;
+  if (!o.gpu.empty()) {
+    cfg.ApplyPreset(node::FindNodePreset(o.gpu, {"<cli>", 0, "--gpu"}));
+    if (!cfg.nic_of_gpu.empty()) cfg.gpus_per_node = static_cast<int>(cfg.nic_of_gpu.size());
+  }
+  if (!o.topo.empty()) node::MapFromTopoFile(o.topo, cfg);
+  if (!o.nic_map.empty()) node::SetNicMap(o.nic_map, cfg, {"<cli>", 0, "--nic-map"});
+  if (o.gdr >= 0) cfg.gdr = o.gdr == 1;
+  if (o.pcie_gen > 0) cfg.pcie_gen = static_cast<int>(o.pcie_gen);
+  if (o.GpusPerNode() > cfg.gpus_per_node) {
+    throw InputError(
+        {"<cli>", 0, "-g"},
+        fmt::format("expected at most {} GPUs per node (-g x -t), got {}: {}", cfg.gpus_per_node,
+                    o.GpusPerNode(),
+                    cfg.topo_file.empty()
+                        ? fmt::format("the {} preset's node has {}", cfg.preset, cfg.gpus_per_node)
+                        : fmt::format("{} has {} GPUs", cfg.topo_file, cfg.gpus_per_node)));
+  }
+  return cfg;
+}
+
+int RailsPerNode(const perf::PerfOptions& o, const scenario::Scenario& s) {
+  return static_cast<int>(node::Rails(NodeFor(o, s), static_cast<int>(o.GpusPerNode())).size());
+}
+
+bool IsDefaultNode(const node::NodeConfig& n) {
+  const node::NodeConfig d;
+  return n.preset == d.preset && n.gpus_per_node == d.gpus_per_node &&
+         n.nvlink_rate == d.nvlink_rate && n.nvlink_latency == d.nvlink_latency &&
+         n.pcie_gen == d.pcie_gen && n.pcie_lanes == d.pcie_lanes && n.gdr == d.gdr &&
+         n.gdr_level == d.gdr_level && n.nic_of_gpu.empty();
+}
+
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
                          const std::function<bool(const PerfProgress&)>& progress) {
@@ -251,16 +330,23 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                      "expected 2 or more ranks (-g GPUs per node x --nodes): one rank moves "
                      "nothing over the fabric");
   }
+  const node::NodeConfig node_cfg = NodeFor(o, s);
+  const std::vector<node::RailPath> rails = node::Rails(node_cfg, g);
+  const int nics = static_cast<int>(rails.size());
   const topology::Topology topo = scenario::BuildTopology(s);
-  if (static_cast<int64_t>(topo.hosts.size()) != o.Ranks()) {
+  if (static_cast<int64_t>(topo.hosts.size()) != int64_t{nodes} * nics) {
     throw InputError({"<cli>", 0, "--nodes"},
-                     fmt::format("expected a topology of {} NICs ({} nodes x {} GPUs, one NIC "
-                                 "each), the fabric has {}",
-                                 o.Ranks(), nodes, g, topo.hosts.size()));
+                     nics == g ? fmt::format("expected a topology of {} NICs ({} nodes x {} GPUs, "
+                                             "one NIC each), the fabric has {}",
+                                             o.Ranks(), nodes, g, topo.hosts.size())
+                               : fmt::format("expected a topology of {} NICs ({} nodes x {} NICs "
+                                             "of the node's NIC map), the fabric has {}",
+                                             int64_t{nodes} * nics, nodes, nics,
+                                             topo.hosts.size()));
   }
   const units::Rate rate = topo.links.empty() ? units::Rate::Gbps(400) : topo.links[0].rate;
   // NCCL's view: channels and its own choice per size.
-  const PerfModel model = PerfModelFor(o, s.net, rate);
+  const PerfModel model = PerfModelFor(o, s.net, rate, node_cfg);
   const collective::TuningModel& tuning = model.tuning;
   const collective::AlphaBetaParams& ab = model.ab;
 
@@ -268,6 +354,13 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   fabric::NetworkConfig net_cfg = s.net;
   net_cfg.stop_when_flows_done = false;
   fabric::Network net(sim, topo, net_cfg);
+  // Each rail's GPU-to-NIC path caps what its NIC injects (PCIe, the host
+  // bounce without GPUDirect RDMA, the socket link).
+  for (int n = 0; n < nodes; ++n)
+    for (int k = 0; k < nics; ++k)
+      if (rails[static_cast<size_t>(k)].nic_rate.bps() > 0)
+        net.SetNicPcieRate(static_cast<uint32_t>(n * nics + k),
+                           rails[static_cast<size_t>(k)].nic_rate);
   ApplyLinkLoss(s, topo, net);
   ApplyNicStall(s, topo, net);
   // Other tenants share the NICs and queues for the whole sweep (nothing
@@ -278,7 +371,8 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   std::unique_ptr<Captures> captures;
   if (!s.capture.pcap.empty() || !s.capture.trace.empty())
     captures = std::make_unique<Captures>(s, topo, net, false);
-  Engines engines(sim, net, o, model, captures && captures->tracing() ? captures.get() : nullptr);
+  Engines engines(sim, net, o, model, node_cfg, rails,
+                  captures && captures->tracing() ? captures.get() : nullptr);
   const std::string collective_name(collective::CollectiveName(o.collective));
 
   perf::PerfResult r;
@@ -290,6 +384,29 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   r.tenant_burst = s.shared.tenant_load > 0 ? s.shared.tenant_burst : 0;
   r.virt_latency_us = static_cast<double>(s.net.virt.latency.ps()) / 1e6;
   r.virt_jitter_us = static_cast<double>(s.net.virt.jitter.ps()) / 1e6;
+  r.gpu_name = node_cfg.device_name;
+  if (!IsDefaultNode(node_cfg)) {
+    r.node_notes.push_back("lossless: " + node::Describe(node_cfg, g));
+    std::string paths;
+    for (const node::RailPath& rail : rails) {
+      const std::string nic = static_cast<size_t>(rail.nic) < node_cfg.nics.size()
+                                  ? node_cfg.nics[static_cast<size_t>(rail.nic)]
+                                  : fmt::format("NIC{}", rail.nic);
+      paths += fmt::format("{}GPU{}->{} {} {} {:.1f} GB/s", paths.empty() ? "" : ", ", rail.gpu,
+                           nic, node::PcieHopName(rail.hop), rail.gdr ? "GDR" : "host-bounce",
+                           static_cast<double>(rail.nic_rate.bps()) / 8e9);
+    }
+    const std::string from = !o.nic_map.empty() || (o.topo.empty() && !s.node.nic_of_gpu.empty() &&
+                                                    s.node.topo_file.empty())
+                                 ? " (the given NIC map" +
+                                       (node_cfg.topo_file.empty()
+                                            ? std::string(")")
+                                            : ", paths of " + node_cfg.topo_file + ")")
+                             : node_cfg.topo_file.empty()
+                                 ? std::string()
+                                 : " (nearest NICs of " + node_cfg.topo_file + ")";
+    r.node_notes.push_back(fmt::format("lossless: rails{}: {}", from, paths));
+  }
   const std::vector<int64_t> sizes = perf::SizeSequence(o);
   const int64_t rows = o.run_cycles * static_cast<int64_t>(o.types.size() * o.ops.size() *
                                                            o.Roots().size() * sizes.size());
@@ -451,6 +568,7 @@ std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
         "layer before its NIC sees it",
         r.virt_latency_us, r.virt_jitter_us));
   }
+  for (const std::string& n : r.node_notes) notes.push_back(n);
   notes.push_back("lossless: host names, PIDs and PCI addresses below are modelled");
   return notes;
 }

@@ -8,13 +8,15 @@
 // protocols Simple, LL and LL128, as NCCL's tuning model picks them per size
 // (or as --algo/--proto and NCCL_* ask); alltoall and sendrecv as
 // point-to-point sends (collective::P2pEngine) with Simple. One process per
-// node with -g GPUs, one NIC per GPU (rail-optimized).
+// node with -g GPUs, one NIC per GPU (rail-optimized) unless the node's NIC
+// map says otherwise (docs/model/node.md).
 #include <functional>
 #include <string>
 
 #include "collective/model/alpha_beta.hpp"
 #include "collective/model/tuning.hpp"
 #include "fabric/network.hpp"
+#include "node/node.hpp"
 #include "perf/result.hpp"
 #include "scenario/scenario.hpp"
 
@@ -33,13 +35,29 @@ struct PerfModel {
   collective::TuningModel tuning;
   collective::AlphaBetaParams ab;
 };
+// `node` (default: an H100 node, one NIC per GPU) gives NCCL's view of NVLink
+// and the GPU architecture, the alpha-beta model's NVLink rate, NICs per node
+// (its rails) and PCIe cap (the slowest rail's).
 PerfModel PerfModelFor(const perf::PerfOptions& o, const fabric::NetworkConfig& net,
-                       units::Rate rate);
+                       units::Rate rate, const node::NodeConfig& node = {});
+
+// The node a sweep runs on (docs/model/node.md): the scenario's `node:`
+// block, then --gpu (the preset's NVLink and PCIe), --topo (nearest-NIC map
+// of the matrix), --nic-map, --gdr and --pcie-gen. Throws InputError for an unknown
+// preset, a bad map or matrix, and for -g above the node's GPUs ("-g":
+// issue 10's bad input).
+node::NodeConfig NodeFor(const perf::PerfOptions& o, const scenario::Scenario& s);
+// Network hosts (NICs that carry the collective) per node: the node's rails.
+int RailsPerNode(const perf::PerfOptions& o, const scenario::Scenario& s);
+// Whether `node` differs from the default H100 node (perf then names it in
+// its header; a default run's output stays as it was).
+bool IsDefaultNode(const node::NodeConfig& node);
 
 // Runs the sweep of `o` on the fabric and topology of `s` (a profile or
-// scenario sized to o.nodes nodes of o.GpusPerNode() GPUs; its traffic is
-// ignored). `progress`, when set, is called after each iteration and, while a
-// collective runs, between slices of events (the same figures); when it
+// scenario sized to o.nodes nodes of RailsPerNode NICs; its traffic is
+// ignored) and on the node NodeFor gives. `progress`, when set, is called
+// after each iteration and, while a collective runs, between slices of
+// events (the same figures); when it
 // returns false the sweep ends there (Ctrl-C): the rows finished so far are
 // kept, the unfinished one is dropped and r.interrupted is set. Throws
 // InputError (file "<cli>") for fewer than 2 ranks or a topology that does

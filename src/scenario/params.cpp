@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cc/dcqcn_params.hpp"
+#include "node/node.hpp"
 
 namespace lossless::scenario {
 
@@ -54,6 +55,34 @@ void AddDcqcnParams(std::vector<ParamInfo>& out) {
   }
 }
 
+ParamType NodeType(node::NodeParamType t) {
+  switch (t) {
+    case node::NodeParamType::kEnum:
+      return ParamType::kEnum;
+    case node::NodeParamType::kInt:
+      return ParamType::kInt;
+    case node::NodeParamType::kRate:
+      return ParamType::kRate;
+    case node::NodeParamType::kTime:
+      return ParamType::kTime;
+    case node::NodeParamType::kBool:
+      return ParamType::kBool;
+    case node::NodeParamType::kString:
+      return ParamType::kString;
+  }
+  return ParamType::kString;
+}
+
+// node.<name>: the GPU node's slice (src/node/node.hpp NodeParamInfos).
+void AddNodeParams(std::vector<ParamInfo>& out) {
+  static std::deque<std::string> storage;  // stable c_str() for the table's lifetime
+  for (const auto& info : node::NodeParamInfos()) {
+    const char* name = storage.emplace_back(fmt::format("node.{}", info.name)).c_str();
+    out.push_back({name, NodeType(info.type), info.def, info.help, info.choices, info.min,
+                   info.max});
+  }
+}
+
 }  // namespace
 
 const std::vector<ParamInfo>& Params() {
@@ -72,6 +101,13 @@ const std::vector<ParamInfo>& Params() {
                        "", 0, 7});
       }
     }
+    // node.* right after the topology.* fields.
+    size_t at = out.size();
+    for (size_t i = 0; i < out.size(); ++i)
+      if (std::string(out[i].name).rfind("topology.", 0) == 0) at = i + 1;
+    std::vector<ParamInfo> node;
+    AddNodeParams(node);
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(at), node.begin(), node.end());
     return out;
   }();
   return kParams;

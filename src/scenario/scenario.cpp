@@ -80,6 +80,7 @@ Scenario Load(const std::string& text, const std::string& file_name,
   ReadNicStall(f, sc);
   ReadDeadlock(f, sc);
   ReadTopology(f, sc);
+  ReadNode(f, sc);
   ResolvePfcHeadroom(f, sc);
   ReadOutputs(f, sc);
   ReadTraffic(f, sc);

@@ -10,6 +10,7 @@
 
 #include "base/error.hpp"
 #include "fabric/network.hpp"
+#include "node/node.hpp"
 #include "topology/topology.hpp"
 #include "units/units.hpp"
 
@@ -148,6 +149,8 @@ struct Scenario {
   bool rc = false;
   double ber = 0;  // fabric.ber: post-FEC bit error rate of every link direction
   DeadlockOptions deadlock;
+  // node.*: the GPU node collectives run on (src/node/node.hpp; `perf`).
+  node::NodeConfig node;
   std::string json_out;
   int64_t per_flow_limit = 100'000;  // outputs.per_flow_limit
   SeriesSpec series;

@@ -53,6 +53,25 @@ for coll in reduce_scatter all_gather broadcast reduce alltoall sendrecv; do
   expect "audit nccl reads perf $coll" 0 'overall verdict: pass' -- \
     bash -c "\"$BIN\" perf $coll -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 | \"$BIN\" audit nccl -"
 done
+# GPU nodes (docs/model/node.md): presets, the NIC map of a real topo -m, bad input.
+expect "perf --gpu a100 names the node" 0 '^# lossless: node: a100, 8 GPUs, NVLink 300 GB/s per direction, PCIe Gen4 x16' -- \
+  "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --gpu a100
+expect "perf --topo: the real Della matrix's NICs are at NODE (no GPUDirect RDMA)" 0 'GPU1->mlx5_1 NODE host-bounce' -- \
+  "$BIN" perf all_reduce -b 8M -e 8M -g 2 --nodes 2 -n 1 -w 0 --gpu a100 --topo tests/fixtures/real/topo/della_a100_2gpu_2nic_tabs.txt
+expect "perf --topo output is read by audit nccl" 0 'overall verdict' -- \
+  bash -c "\"$BIN\" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --topo tests/fixtures/topo/dgx_h100_8gpu_8nic.txt | \"$BIN\" audit nccl -"
+expect "perf --pcie-gen 6 lifts the Gen5 cap" 0 '^# lossless: node: b200, 8 GPUs, NVLink 900 GB/s per direction, PCIe Gen6 x16 \(116\.9 GB/s payload\)' -- \
+  "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --fabric ib-xdr --gpu b200 --pcie-gen 6
+expect "perf: --pcie-gen 7" 2 '^error: <cli>: --pcie-gen: expected an integer from 1 to 6' -- \
+  "$BIN" perf all_reduce -g 8 --nodes 2 --pcie-gen 7
+expect "perf: -g above the preset's GPUs" 2 '^error: <cli>: -g: expected at most 8 GPUs per node' -- \
+  "$BIN" perf all_reduce -g 9 --nodes 2
+expect "perf: -g above the matrix's GPUs" 2 '^error: <cli>: -g: expected at most 2 GPUs per node .*della' -- \
+  "$BIN" perf all_reduce -g 4 --nodes 2 --topo tests/fixtures/real/topo/della_a100_2gpu_2nic_tabs.txt
+expect "perf: unknown --gpu" 2 '^error: <cli>: --gpu: expected a100, h100, h200 or b200' -- \
+  "$BIN" perf all_reduce -g 8 --nodes 2 --gpu v100
+expect "perf: a NIC map that is not one per GPU" 2 '^error: <cli>: --nic-map: expected 8 NIC indices' -- \
+  "$BIN" perf all_reduce -g 8 --nodes 2 --nic-map 0,1
 expect "perf: unknown collective" 2 '^error: <cli>: collective: .*did you mean .all_gather.' -- \
   "$BIN" perf allgatherz -g 8 --nodes 2
 expect "perf: a root beyond the ranks" 2 '^error: <cli>: -r: root 16 is not one of the 16 ranks' -- \

@@ -140,6 +140,7 @@ std::string TrafficText(const TrafficSpec& t);
 void ReadTraffic(Fields& f, Scenario& sc);  // traffic, checked against fabric.* (read_traffic.cpp)
 void ReadInjections(Fields& f, Scenario& sc);  // faults.pause_inject, cnp_inject, link_loss
 void ReadTransport(Fields& f, Scenario& sc);   // transport.*, fabric.ber (read_transport.cpp)
+void ReadNode(Fields& f, Scenario& sc);        // node.* (read_node.cpp)
 // tenants.*, virtualization.*, cost.* (read_profile.cpp): fields of fabric profiles
 // (virtualization.* also into net.virt).
 void ReadProfileFields(Fields& f, Scenario& sc);
