@@ -56,7 +56,10 @@ std::string SizeLabel(int64_t b) {
 }
 
 // The profile a column runs at `rate`: at 800g the InfiniBand column is XDR
-// and the others run 800G links (DECISIONS: one namespace for fabrics).
+// and the others run 800G links (DECISIONS: one namespace for fabrics), and
+// every column runs on B200 nodes whose NICs are PCIe Gen6 x16 (an 800G NIC,
+// ConnectX-8, is a Gen6 device: behind Gen5 x16, 58.4 GB/s of payload, it
+// could not reach its line rate; docs/model/node.md).
 struct Column {
   std::string requested, name;
   std::vector<std::string> sets;
@@ -65,6 +68,7 @@ struct Column {
 Column ColumnFor(const std::string& requested, const std::string& rate) {
   Column c{requested, requested, {}};
   if (rate == "800g") {
+    c.sets = {"node.preset=b200", "node.pcie_gen=6"};
     if (requested == "ib-ndr" || requested == "ib-hdr") {
       c.name = "ib-xdr";
     } else if (requested.rfind("ib-", 0) != 0) {
