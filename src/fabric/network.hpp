@@ -410,7 +410,14 @@ class Network final : public sim::EventHandler {
   // whose every minimal next hop is down drops the packet, counted as a
   // drop), packets already on the wire are lost, and a host whose link is
   // down stops sending until it comes back.
+  // SetLinkUp acts on both ends now (setup and tests); ScheduleLinkState is
+  // the fault seam: at `at` (Now() if earlier) each end's port takes its own
+  // half down or up, as an event of that port (src/fault/link_state.hpp). On
+  // InfiniBand a link coming up re-initialises flow control: each end sends
+  // an FCP on every data VL and a sender has no credit until they arrive.
+  // Throws std::invalid_argument for a link the topology lacks.
   void SetLinkUp(uint32_t link, bool up);
+  void ScheduleLinkState(uint32_t link, bool up, Time at);
   bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
 
  private:
@@ -435,7 +442,9 @@ class Network final : public sim::EventHandler {
     kCnpInject = 16,
     kRcTimer = 17,
     kRcGapTimer = 18,
-    kVirtPost = 19
+    kVirtPost = 19,
+    kFcpArrive = 20,
+    kLinkState = 21
   };
 
   struct alignas(32) ClassQueue {  // two per cache line
@@ -494,8 +503,15 @@ class Network final : public sim::EventHandler {
   using Ring = base::Ring<T>;
   struct IbPort {
     std::array<flowctl::IbVl, kMaxClasses> vls{};
-    Ring<flowctl::FcpInFlight> inbox;  // sender: FCPs from the peer, in arrival order
+    // Receiver: the FCPs this port sent that were not lost and have not yet
+    // been reconciled into peer_fccl (arrival order), and the credit limit
+    // per VL its peer has seen by the last reconciliation. The port's own
+    // record of what it told its peer: deciding whether a periodic FCP is due
+    // reads nothing of the peer (docs/architecture.md, event ownership).
+    Ring<flowctl::FcpInFlight> sent;
+    std::array<uint16_t, kMaxClasses> peer_fccl{};
     Ring<flowctl::PendingFree> frees;  // receiver (HCA only): blocks to free, in time order
+    uint16_t epoch = 0;                // link (re)initialisations: FCPs of an older one are void
     int64_t fcp_ser = 0;               // link time of one FCP
     uint8_t fcp_pending = 0;           // VLs with an FCP to send
     bool fcp_timer = false;
@@ -577,8 +593,17 @@ class Network final : public sim::EventHandler {
   void IbArmFcpTimer(uint32_t port);
   void IbOnFcpTimer(uint32_t port);
   int64_t IbTransmitFcps(uint32_t port, int64_t now);  // returns when the last one ends
-  void IbSync(uint32_t port);                          // applies the FCPs that have arrived by now
-  void IbResetLink(uint32_t link);
+  // The FCP event at the port that receives it (the data sender): the new
+  // credit limit of `vl`, from link initialisation `epoch`.
+  void IbOnFcpArrive(uint32_t port, int vl, uint16_t fccl, uint16_t epoch);
+  // FCPs port `port` sent that have arrived by `now`: into peer_fccl.
+  void IbReconcileSent(uint32_t port, int64_t now);
+  // Link (re)initialisation of `port`'s two halves (after the link came up):
+  // as a sender it has no credit until the peer's first FCPs arrive; as a
+  // receiver it sends an FCP on every data VL.
+  void IbResetPort(uint32_t port);
+  // One end of a link goes down (its wire and egress queues are lost) or up.
+  void SetPortUp(uint32_t port, bool up);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
   void Arrive(uint32_t port);
