@@ -9,7 +9,7 @@
 // sender) when the FCP takes effect; whether a periodic FCP is due is decided
 // from the port's own record of the FCPs it sent (IbPort::sent), never from
 // the peer's counters. The loss of an FCP is drawn from the sending port's
-// own stream (seed, port, kPurposeFcpLoss).
+// own stream (seed, port, kRngFcpLoss).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -24,10 +24,6 @@ using flowctl::kCreditMod;
 using flowctl::kFcpWireBytes;
 using flowctl::kMaxCredits;
 using flowctl::PendingFree;
-
-namespace {
-constexpr uint64_t kPurposeFcpLoss = 0xFC9;
-}  // namespace
 
 void Network::IbInit() {
   const IbLinkConfig& ib = cfg_.ib;
@@ -44,7 +40,7 @@ void Network::IbInit() {
   ib_.assign(ports_.size(), IbPort{});
   for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
     IbPort& r = ib_[pi];
-    r.fcp_loss_rng = sim_.MakeRng(pi, kPurposeFcpLoss);  // a stream per sending port
+    r.fcp_loss_rng = sim_.MakeRng(pi, kRngFcpLoss);  // a stream per sending port
     r.fcp_ser = units::SerializationTime(units::Bytes(kFcpWireBytes + cfg_.framing.gap_overhead),
                                          units::Rate::Bps(ports_[pi].rate_bps))
                     .ps();

@@ -204,27 +204,42 @@ struct FlowStats {
   Time fct() const { return finish - spec.start; }
 };
 
-// Observer of PFC wait dependencies, for online deadlock detection
-// (docs/fabric-model.md). Vertices are ingress buffers: (port, priority) is
-// the buffer in which the node owning `port` holds what it received through
-// that port on that priority. OnWait(from, from_prio, to, to_prio, true, at):
-// the buffer (from, from_prio) holds packets queued at an egress port E of
-// the same switch on class to_prio, and E's peer `to` has XOFF asserted on
-// to_prio, so those packets wait for buffer (to, to_prio) to drain. from_prio
-// and to_prio differ only where an explicit route changes the class. Called
-// when such a wait starts or ends (a first packet queued / last one gone, or
-// the XOFF state of `to` changing), never per packet otherwise. Installing
-// an observer costs a counter update per enqueue and dequeue of PFC packets.
-// Under global pause (PfcConfig::global) XOFF is decided on, and stops, the
-// whole port, so a buffer is the whole ingress port: every wait is reported
-// with from_prio = to_prio = kPortBufferClass.
+// Observer of the facts PFC wait dependencies are made of, for online
+// deadlock detection (docs/fabric-model.md). Vertices are ingress buffers:
+// (port, priority) is the buffer in which the node owning `port` holds what
+// it received through that port on that priority. The buffer (X, q) waits for
+// the buffer (Y, r) when it holds packets queued on class r at the egress
+// port E whose peer is Y, and Y has XOFF asserted on r. The network reports
+// the two halves separately, each by the node that owns it and from its own
+// state only, so no report reads another node (docs/architecture.md, "Event
+// ownership"); deadlock::WaitJoin joins them into wait edges:
+// - OnHold(X, q, E, r, holding, at): the switch owning X and E starts
+//   (holding) or stops holding packets received through X on q and queued at
+//   E on class r (the first packet queued / the last one gone). q and r
+//   differ only where an explicit route changes the class.
+// - OnXoff(Y, r, asserted, at): the node owning Y asserted or released XOFF
+//   on class r at its ingress Y (reported only where Y's peer is a switch
+//   port and r is flow-controlled).
+// Never per packet otherwise; installing an observer costs a counter update
+// per enqueue and dequeue of PFC packets. Under global pause
+// (PfcConfig::global) XOFF is decided on, and stops, the whole port, so a
+// buffer is the whole ingress port: every fact is reported with class
+// kPortBufferClass.
 inline constexpr int kPortBufferClass = 0;
 class PfcWaitObserver {
  public:
   virtual ~PfcWaitObserver() = default;
-  virtual void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
+  virtual void OnHold(uint32_t ingress, int in_class, uint32_t egress, int out_class, bool holding,
                       Time at) = 0;
+  virtual void OnXoff(uint32_t port, int tclass, bool asserted, Time at) = 0;
 };
+
+// Random stream purposes of the network's per-entity streams (sim::Rng of
+// (seed, entity, purpose)). An InfiniBand port's FCP losses
+// (IbLinkConfig::fcp_loss) come from Rng(seed, port, kRngFcpLoss): the k-th
+// FCP a port sends is lost when the k-th draw of its own stream is below
+// fcp_loss, whatever the rest of the fabric does.
+inline constexpr uint64_t kRngFcpLoss = 0xFC9;
 
 // What the RC transport tells the layer above it (collectives), each at the
 // event of the NIC concerned: the requester's when a message is acknowledged,

@@ -14,6 +14,7 @@
 #include "collective/ring_engine.hpp"
 #include "collective/tree_engine.hpp"
 #include "fabric/network.hpp"
+#include "fault/fault.hpp"
 #include "lossless/version.hpp"
 #include "run/captures.hpp"
 #include "run/runner.hpp"
@@ -268,8 +269,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   fabric::NetworkConfig net_cfg = s.net;
   net_cfg.stop_when_flows_done = false;
   fabric::Network net(sim, topo, net_cfg);
-  ApplyLinkLoss(s, topo, net);
-  ApplyNicStall(s, topo, net);
+  fault::Apply(fault::LinkAndNicFaults(s, topo), net);
   // Other tenants share the NICs and queues for the whole sweep (nothing
   // when tenants.load is 0); virtualization.* is in net_cfg.virt.
   workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});
