@@ -8,7 +8,12 @@ namespace lossless::deadlock {
 
 DeadlockDetector::DeadlockDetector(sim::Simulator& sim, fabric::Network& net, units::Time persist,
                                    bool stop_run)
-    : sim_(sim), net_(net), persist_(persist), stop_run_(stop_run), entity_(sim.AddEntity()) {
+    : sim_(sim),
+      net_(net),
+      persist_(persist),
+      stop_run_(stop_run),
+      entity_(sim.AddEntity()),
+      join_(net, *this) {
   if (persist.ps() <= 0) throw std::invalid_argument("deadlock persistence must be above zero");
   net_.set_wait_observer(this);
 }

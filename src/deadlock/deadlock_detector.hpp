@@ -1,7 +1,8 @@
 #pragma once
 // Online PFC deadlock detection for a running fabric::Network: the network
-// reports wait dependencies between lossless ingress buffers as they start
-// and end (fabric::PfcWaitObserver); this keeps them in a WaitForGraph, looks
+// reports its node-local PFC facts (fabric::PfcWaitObserver), a WaitJoin
+// turns them into wait dependencies between lossless ingress buffers as they
+// start and end; this keeps them in a WaitForGraph, looks
 // for a cycle when new waits appear (at most one search per simulated instant,
 // never per packet), and confirms a deadlock when a cycle has stood unbroken
 // for `persist` of simulated time. Vertex and edge semantics:
@@ -13,6 +14,7 @@
 
 #include "fabric/network.hpp"
 #include "deadlock/wait_for_graph.hpp"
+#include "deadlock/wait_join.hpp"
 #include "sim/simulator.hpp"
 
 namespace lossless::deadlock {
@@ -24,7 +26,9 @@ struct DeadlockVerdict {
   std::vector<std::string> labels;  // "switch:port:priority", BufferLabel
 };
 
-class DeadlockDetector final : public fabric::PfcWaitObserver, public sim::EventHandler {
+class DeadlockDetector final : public fabric::PfcWaitObserver,
+                               public WaitSink,
+                               public sim::EventHandler {
  public:
   // Installs itself as `net`'s wait observer (call before traffic starts).
   // persist > 0. With stop_run the simulation stops at the first confirmed
@@ -35,6 +39,15 @@ class DeadlockDetector final : public fabric::PfcWaitObserver, public sim::Event
   DeadlockDetector(const DeadlockDetector&) = delete;
   DeadlockDetector& operator=(const DeadlockDetector&) = delete;
 
+  // The network's facts, joined into waits (WaitJoin).
+  void OnHold(uint32_t ingress, int in_class, uint32_t egress, int out_class, bool holding,
+              units::Time at) override {
+    join_.OnHold(ingress, in_class, egress, out_class, holding, at);
+  }
+  void OnXoff(uint32_t port, int tclass, bool asserted, units::Time at) override {
+    join_.OnXoff(port, tclass, asserted, at);
+  }
+  // A wait edge starts or ends.
   void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
               units::Time at) override;
   void OnEvent(uint32_t kind, uint64_t arg) override;
@@ -57,6 +70,7 @@ class DeadlockDetector final : public fabric::PfcWaitObserver, public sim::Event
   units::Time persist_;
   bool stop_run_;
   uint32_t entity_;
+  WaitJoin join_;
   WaitForGraph graph_;
   bool check_pending_ = false;
   int64_t confirm_at_ = -1;      // pending confirmation time, -1 = none

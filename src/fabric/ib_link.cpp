@@ -2,6 +2,14 @@
 // around the engine-free credit and arbitration models (flowctl/ib_credits.hpp,
 // flowctl/vl_arbiter.hpp; IBA Vol. 1 chapter 7; docs/fabric-model.md
 // "InfiniBand credits").
+//
+// Ownership (docs/architecture.md, "Engine conventions"): a port is the
+// receiver of its link's VL buffers and the sender into its peer's. Each FCP
+// it sends is a link event scheduled by it and run at the peer (the data
+// sender) when the FCP takes effect; whether a periodic FCP is due is decided
+// from the port's own record of the FCPs it sent (IbPort::sent), never from
+// the peer's counters. The loss of an FCP is drawn from the sending port's
+// own stream (seed, port, kRngFcpLoss).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -11,14 +19,11 @@
 namespace lossless::fabric {
 
 using flowctl::FcpInFlight;
+using flowctl::IbVl;
 using flowctl::kCreditMod;
 using flowctl::kFcpWireBytes;
 using flowctl::kMaxCredits;
 using flowctl::PendingFree;
-
-namespace {
-constexpr uint64_t kPurposeFcpLoss = 0xFC9;
-}  // namespace
 
 void Network::IbInit() {
   const IbLinkConfig& ib = cfg_.ib;
@@ -35,7 +40,7 @@ void Network::IbInit() {
   ib_.assign(ports_.size(), IbPort{});
   for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
     IbPort& r = ib_[pi];
-    r.fcp_loss_rng = sim_.MakeRng(pi, kPurposeFcpLoss);  // a stream per link direction
+    r.fcp_loss_rng = sim_.MakeRng(pi, kRngFcpLoss);  // a stream per sending port
     r.fcp_ser = units::SerializationTime(units::Bytes(kFcpWireBytes + cfg_.framing.gap_overhead),
                                          units::Rate::Bps(ports_[pi].rate_bps))
                     .ps();
@@ -43,32 +48,29 @@ void Network::IbInit() {
       r.vls[v].limit = ib.credits;
       r.vls[v].fccl = static_cast<uint16_t>(ib.credits & kCreditMod);
       r.vls[v].last_fccl = r.vls[v].fccl;
+      r.peer_fccl[v] = r.vls[v].fccl;  // the peer starts from the full grant
     }
   }
 }
 
-void Network::IbResetLink(uint32_t link) {
-  for (uint32_t pi : {2 * link, 2 * link + 1}) IbApplyFrees(pi, INT64_MAX);
-  for (uint32_t pi : {2 * link, 2 * link + 1}) {
-    IbPort& r = ib_[pi];
-    const IbPort& peer = ib_[ports_[pi].peer];
-    for (int v = 0; v < kMaxClasses; ++v) {
-      // Buffers were flushed with the link; the sender starts from the
-      // receiver's full grant again.
-      r.vls[v].fctbs = 0;
-      r.vls[v].fccl = static_cast<uint16_t>((peer.vls[v].limit - peer.vls[v].used) & kCreditMod);
-      r.vls[v].starved_since = -1;
-    }
+void Network::IbResetPort(uint32_t port) {
+  // Link training re-initialises flow control (IBA Vol. 1, 7.9): buffers were
+  // flushed with the link. As a sender the port has no credit until the
+  // peer's first FCPs arrive; as a receiver it sends one on every data VL at
+  // once. FCPs of the previous initialisation still on their way are void.
+  IbApplyFrees(port, INT64_MAX);
+  IbPort& r = ib_[port];
+  ++r.epoch;
+  r.sent.clear();
+  for (int v = 0; v < kMaxClasses; ++v) {
+    r.vls[v].fctbs = 0;
+    r.vls[v].fccl = 0;
+    r.vls[v].starved_since = -1;
+    r.vls[v].abr = 0;
+    r.vls[v].last_fccl = r.vls[v].Fccl();
+    r.peer_fccl[v] = 0;
   }
-  for (uint32_t pi : {2 * link, 2 * link + 1}) {
-    IbPort& r = ib_[pi];
-    for (int v = 0; v < kMaxClasses; ++v) {
-      r.vls[v].abr = 0;
-      r.vls[v].last_fccl = r.vls[v].Fccl();
-    }
-    r.fcp_pending = 0;
-    r.inbox.clear();  // FCPs on the wire were lost with the link
-  }
+  r.fcp_pending = static_cast<uint8_t>((1u << cfg_.ib.num_vls) - 1);
 }
 
 void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
@@ -77,17 +79,15 @@ void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
   IbPort& r = ib_[port];
   r.vls[vl].limit = blocks;
   r.vls[vl].last_fccl = r.vls[vl].Fccl();
-  // The sender learns the new grant at once (as at link initialisation).
+  // The sender learns the new grant at once (as at link initialisation; a
+  // configuration call before the run, not an event).
   IbPort& s = ib_[ports_[port].peer];
   s.vls[vl].fccl = static_cast<uint16_t>((s.vls[vl].fctbs + blocks - r.vls[vl].used) & kCreditMod);
+  r.peer_fccl[vl] = s.vls[vl].fccl;
 }
 
 int32_t Network::IbAvailableCredits(uint32_t port, int vl) const {
-  const IbPort& s = ib_[port];
-  uint16_t fccl = s.vls[vl].fccl;
-  for (uint32_t i = 0; i < s.inbox.size && s.inbox.at(i).at <= sim_.Now().ps(); ++i)
-    if (s.inbox.at(i).vl == vl) fccl = s.inbox.at(i).fccl;
-  return (fccl - s.vls[vl].fctbs) & kCreditMod;
+  return ib_[port].vls[vl].Available();
 }
 
 int32_t Network::IbMaxBufferedBlocks(uint32_t port, int vl) const {
@@ -95,12 +95,10 @@ int32_t Network::IbMaxBufferedBlocks(uint32_t port, int vl) const {
 }
 
 bool Network::IbCanSend(uint32_t port, int vl, int32_t blocks) {
-  IbPort& s = ib_[port];
-  if (!s.inbox.empty() && s.inbox.front().at <= sim_.Now().ps()) IbSync(port);
-  if (s.vls[vl].Available() >= blocks) return true;
-  if (s.vls[vl].starved_since < 0) s.vls[vl].starved_since = sim_.Now().ps();
-  // Wake when the next FCP lands (a later one is announced when it is sent).
-  if (!s.inbox.empty()) ScheduleKick(port, s.inbox.front().at);
+  IbVl& s = ib_[port].vls[vl];
+  if (s.Available() >= blocks) return true;
+  // The next FCP's event kicks the port (IbOnFcpArrive).
+  if (s.starved_since < 0) s.starved_since = sim_.Now().ps();
   return false;
 }
 
@@ -148,19 +146,19 @@ void Network::IbOnFcpTimer(uint32_t port) {
     r.fcp_timer = false;
     return;
   }
-  const uint32_t to = ports_[port].peer;
-  IbApplyFrees(port, sim_.Now().ps());
-  IbSync(to);
-  const IbPort& sender = ib_[to];
+  const int64_t now = sim_.Now().ps();
+  IbApplyFrees(port, now);
+  // What the peer has seen by now, from this port's own record.
+  IbReconcileSent(port, now);
   bool out_of_date = false;
   for (int v = 0; v < cfg_.ib.num_vls; ++v) {
     const uint16_t fccl = r.vls[v].Fccl();
-    if (sender.vls[v].fccl == fccl) continue;
+    if (r.peer_fccl[v] == fccl) continue;
     out_of_date = true;
     // Send unless an FCP with this very limit is already on its way.
     bool on_its_way = false;
-    for (uint32_t i = 0; i < sender.inbox.size && !on_its_way; ++i)
-      on_its_way = sender.inbox.at(i).vl == v && sender.inbox.at(i).fccl == fccl;
+    for (uint32_t i = 0; i < r.sent.size && !on_its_way; ++i)
+      on_its_way = r.sent.at(i).vl == v && r.sent.at(i).fccl == fccl;
     if (!on_its_way) r.fcp_pending = static_cast<uint8_t>(r.fcp_pending | (1u << v));
   }
   // Keep refreshing while the sender's view is stale (lost or in-flight FCPs).
@@ -173,10 +171,9 @@ void Network::IbOnFcpTimer(uint32_t port) {
 int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
   Port& p = ports_[port];
   IbPort& r = ib_[port];
-  const uint32_t to = p.peer;
-  IbPort& s = ib_[to];
   const int64_t wire = kFcpWireBytes + cfg_.framing.gap_overhead;
   int64_t t = now;
+  IbReconcileSent(port, now);  // keeps `sent` to the FCPs still on their way
   // Link-level control: after the frame in progress, ahead of data, never
   // credit-gated; consumed by the peer's link layer (no switch pipeline).
   while (r.fcp_pending != 0) {
@@ -200,26 +197,37 @@ int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
     const bool lost = cfg_.ib.fcp_loss > 0 && r.fcp_loss_rng.Uniform() < cfg_.ib.fcp_loss;
     if (lost) continue;
     const int64_t at = end + p.delay_ps + cfg_.ib.credit_delay.ps();
-    s.inbox.push({at, fccl, static_cast<uint8_t>(vl)});
-    if (s.vls[vl].starved_since >= 0) ScheduleKick(to, at);  // it waits for these credits
+    // A link event: scheduled by this port, run by the peer when it takes effect.
+    r.sent.push({at, fccl, static_cast<uint8_t>(vl)});
+    sim_.Schedule(units::Time::Ps(at), p.entity, this, kFcpArrive,
+                  uint64_t{p.peer} | (uint64_t(vl) << 32) | (uint64_t{fccl} << 35) |
+                      (uint64_t{r.epoch} << 47));
   }
   p.busy_until = t;
   return t;
 }
 
-void Network::IbSync(uint32_t port) {
+void Network::IbReconcileSent(uint32_t port, int64_t now) {
+  IbPort& r = ib_[port];
+  while (!r.sent.empty() && r.sent.front().at <= now) {
+    r.peer_fccl[r.sent.front().vl] = r.sent.front().fccl;
+    r.sent.pop();
+  }
+}
+
+void Network::IbOnFcpArrive(uint32_t port, int vl, uint16_t fccl, uint16_t epoch) {
   IbPort& s = ib_[port];
-  const int64_t now = sim_.Now().ps();
-  while (!s.inbox.empty() && s.inbox.front().at <= now) {
-    const FcpInFlight& f = s.inbox.front();
-    s.vls[f.vl].fccl = f.fccl;
-    ++ports_[port].stats.classes[f.vl].fcp_rx;
-    if (s.vls[f.vl].starved_since >= 0) {
-      PortStats& st = ports_[port].stats;
-      st.classes[f.vl].credit_starved_ps += f.at - s.vls[f.vl].starved_since;
-      s.vls[f.vl].starved_since = -1;  // re-marked by the next attempt if still short
-    }
-    s.inbox.pop();
+  // Lost with the link: it went down while the FCP was on its way (and may
+  // have come up again since, with a new initialisation).
+  if (ports_[port].down || epoch != s.epoch) return;
+  IbVl& v = s.vls[vl];
+  v.fccl = fccl;
+  PortStats& st = ports_[port].stats;
+  ++st.classes[vl].fcp_rx;
+  if (v.starved_since >= 0) {
+    st.classes[vl].credit_starved_ps += sim_.Now().ps() - v.starved_since;
+    v.starved_since = -1;  // re-marked by the next attempt if still short
+    Kick(port);            // it waited for these credits
   }
 }
 

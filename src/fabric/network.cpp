@@ -232,6 +232,15 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     case kVirtPost:
       OnVirtPost(a32);
       break;
+    case kFcpArrive:
+      // arg = receiving port | vl << 32 | fccl << 35 | epoch << 47 (IbTransmitFcps).
+      IbOnFcpArrive(a32, static_cast<int>(arg >> 32 & 7), static_cast<uint16_t>(arg >> 35 & 0xFFF),
+                    static_cast<uint16_t>(arg >> 47));
+      break;
+    case kLinkState:
+      // arg = port << 1 | up.
+      SetPortUp(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
+      break;
     default:
       break;
   }
@@ -555,23 +564,33 @@ void Network::FlushQueue(uint32_t pi, int c, bool watchdog) {
   p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
 }
 
+void Network::SetPortUp(uint32_t pi, bool up) {
+  Port& p = ports_[pi];
+  if (p.down == !up) return;
+  p.down = !up;
+  if (!up) {
+    // Lose what is on the wire and what waits in the egress queues.
+    while (!p.wire.empty()) DropPacket(p.wire.Pop(pool_), &p);
+    for (int c = 0; c < kMaxClasses; ++c) FlushQueue(pi, c, false);
+    p.queued_bytes = 0;
+    p.nonempty = 0;
+    return;
+  }
+  if (ib_on_) IbResetPort(pi);  // link training re-initialises flow control
+  Kick(pi);
+}
+
 void Network::SetLinkUp(uint32_t link, bool up) {
-  for (uint32_t pi : {2 * link, 2 * link + 1}) {
-    Port& p = ports_[pi];
-    p.down = !up;
-    if (!up) {
-      // Lose what is on the wire and what waits in the egress queues.
-      while (!p.wire.empty()) DropPacket(p.wire.Pop(pool_), &p);
-      for (int c = 0; c < kMaxClasses; ++c) FlushQueue(pi, c, false);
-      p.queued_bytes = 0;
-      p.nonempty = 0;
-    }
-  }
-  if (up) {
-    if (ib_on_) IbResetLink(link);  // link training re-initialises flow control
-    Kick(2 * link);
-    Kick(2 * link + 1);
-  }
+  if (link >= ports_.size() / 2) throw std::invalid_argument(fmt::format("no link {}", link));
+  SetPortUp(2 * link, up);
+  SetPortUp(2 * link + 1, up);
+}
+
+void Network::ScheduleLinkState(uint32_t link, bool up, Time at) {
+  if (link >= ports_.size() / 2) throw std::invalid_argument(fmt::format("no link {}", link));
+  for (uint32_t pi : {2 * link, 2 * link + 1})
+    sim_.Schedule(std::max(at, sim_.Now()), ports_[pi].entity, this, kLinkState,
+                  (uint64_t{pi} << 1) | (up ? 1 : 0));
 }
 
 void Network::Deliver(uint32_t ingress, PacketRef r) {
@@ -670,22 +689,11 @@ int64_t Network::BusyPsUntilNow(uint32_t port) const {
 PortStats Network::port_stats(uint32_t port) const {
   PortStats st = ports_[port].stats;
   if (ib_on_) {
-    // As if the FCPs that have arrived were applied (senders apply them lazily).
+    // A credit-starved interval still open counts up to now.
     const IbPort& s = ib_[port];
     const int64_t now = sim_.Now().ps();
-    uint32_t arrived = 0;
-    while (arrived < s.inbox.size && s.inbox.at(arrived).at <= now)
-      ++st.classes[s.inbox.at(arrived++).vl].fcp_rx;
-    for (int v = 0; v < kMaxClasses; ++v) {
-      if (s.vls[v].starved_since < 0) continue;
-      int64_t until = now;
-      for (uint32_t i = 0; i < arrived; ++i)
-        if (s.inbox.at(i).vl == v) {
-          until = s.inbox.at(i).at;
-          break;
-        }
-      st.classes[v].credit_starved_ps += until - s.vls[v].starved_since;
-    }
+    for (int v = 0; v < kMaxClasses; ++v)
+      if (s.vls[v].starved_since >= 0) st.classes[v].credit_starved_ps += now - s.vls[v].starved_since;
   }
   // The port totals of the per-class counters are their sums; paused time
   // under global pause is the time the port was held (PausedTotal).

@@ -204,27 +204,42 @@ struct FlowStats {
   Time fct() const { return finish - spec.start; }
 };
 
-// Observer of PFC wait dependencies, for online deadlock detection
-// (docs/fabric-model.md). Vertices are ingress buffers: (port, priority) is
-// the buffer in which the node owning `port` holds what it received through
-// that port on that priority. OnWait(from, from_prio, to, to_prio, true, at):
-// the buffer (from, from_prio) holds packets queued at an egress port E of
-// the same switch on class to_prio, and E's peer `to` has XOFF asserted on
-// to_prio, so those packets wait for buffer (to, to_prio) to drain. from_prio
-// and to_prio differ only where an explicit route changes the class. Called
-// when such a wait starts or ends (a first packet queued / last one gone, or
-// the XOFF state of `to` changing), never per packet otherwise. Installing
-// an observer costs a counter update per enqueue and dequeue of PFC packets.
-// Under global pause (PfcConfig::global) XOFF is decided on, and stops, the
-// whole port, so a buffer is the whole ingress port: every wait is reported
-// with from_prio = to_prio = kPortBufferClass.
+// Observer of the facts PFC wait dependencies are made of, for online
+// deadlock detection (docs/fabric-model.md). Vertices are ingress buffers:
+// (port, priority) is the buffer in which the node owning `port` holds what
+// it received through that port on that priority. The buffer (X, q) waits for
+// the buffer (Y, r) when it holds packets queued on class r at the egress
+// port E whose peer is Y, and Y has XOFF asserted on r. The network reports
+// the two halves separately, each by the node that owns it and from its own
+// state only, so no report reads another node (docs/architecture.md, "Event
+// ownership"); deadlock::WaitJoin joins them into wait edges:
+// - OnHold(X, q, E, r, holding, at): the switch owning X and E starts
+//   (holding) or stops holding packets received through X on q and queued at
+//   E on class r (the first packet queued / the last one gone). q and r
+//   differ only where an explicit route changes the class.
+// - OnXoff(Y, r, asserted, at): the node owning Y asserted or released XOFF
+//   on class r at its ingress Y (reported only where Y's peer is a switch
+//   port and r is flow-controlled).
+// Never per packet otherwise; installing an observer costs a counter update
+// per enqueue and dequeue of PFC packets. Under global pause
+// (PfcConfig::global) XOFF is decided on, and stops, the whole port, so a
+// buffer is the whole ingress port: every fact is reported with class
+// kPortBufferClass.
 inline constexpr int kPortBufferClass = 0;
 class PfcWaitObserver {
  public:
   virtual ~PfcWaitObserver() = default;
-  virtual void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
+  virtual void OnHold(uint32_t ingress, int in_class, uint32_t egress, int out_class, bool holding,
                       Time at) = 0;
+  virtual void OnXoff(uint32_t port, int tclass, bool asserted, Time at) = 0;
 };
+
+// Random stream purposes of the network's per-entity streams (sim::Rng of
+// (seed, entity, purpose)). An InfiniBand port's FCP losses
+// (IbLinkConfig::fcp_loss) come from Rng(seed, port, kRngFcpLoss): the k-th
+// FCP a port sends is lost when the k-th draw of its own stream is below
+// fcp_loss, whatever the rest of the fabric does.
+inline constexpr uint64_t kRngFcpLoss = 0xFC9;
 
 // What the RC transport tells the layer above it (collectives), each at the
 // event of the NIC concerned: the requester's when a message is acknowledged,
@@ -414,7 +429,14 @@ class Network final : public sim::EventHandler {
   // whose every minimal next hop is down drops the packet, counted as a
   // drop), packets already on the wire are lost, and a host whose link is
   // down stops sending until it comes back.
+  // SetLinkUp acts on both ends now (setup and tests); ScheduleLinkState is
+  // the fault seam: at `at` (Now() if earlier) each end's port takes its own
+  // half down or up, as an event of that port (src/fault/link_state.hpp). On
+  // InfiniBand a link coming up re-initialises flow control: each end sends
+  // an FCP on every data VL and a sender has no credit until they arrive.
+  // Throws std::invalid_argument for a link the topology lacks.
   void SetLinkUp(uint32_t link, bool up);
+  void ScheduleLinkState(uint32_t link, bool up, Time at);
   bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
 
  private:
@@ -439,7 +461,9 @@ class Network final : public sim::EventHandler {
     kCnpInject = 16,
     kRcTimer = 17,
     kRcGapTimer = 18,
-    kVirtPost = 19
+    kVirtPost = 19,
+    kFcpArrive = 20,
+    kLinkState = 21
   };
 
   struct alignas(32) ClassQueue {  // two per cache line
@@ -498,8 +522,15 @@ class Network final : public sim::EventHandler {
   using Ring = base::Ring<T>;
   struct IbPort {
     std::array<flowctl::IbVl, kMaxClasses> vls{};
-    Ring<flowctl::FcpInFlight> inbox;  // sender: FCPs from the peer, in arrival order
+    // Receiver: the FCPs this port sent that were not lost and have not yet
+    // been reconciled into peer_fccl (arrival order), and the credit limit
+    // per VL its peer has seen by the last reconciliation. The port's own
+    // record of what it told its peer: deciding whether a periodic FCP is due
+    // reads nothing of the peer (docs/architecture.md, event ownership).
+    Ring<flowctl::FcpInFlight> sent;
+    std::array<uint16_t, kMaxClasses> peer_fccl{};
     Ring<flowctl::PendingFree> frees;  // receiver (HCA only): blocks to free, in time order
+    uint16_t epoch = 0;                // link (re)initialisations: FCPs of an older one are void
     int64_t fcp_ser = 0;               // link time of one FCP
     uint8_t fcp_pending = 0;           // VLs with an FCP to send
     bool fcp_timer = false;
@@ -582,8 +613,17 @@ class Network final : public sim::EventHandler {
   void IbArmFcpTimer(uint32_t port);
   void IbOnFcpTimer(uint32_t port);
   int64_t IbTransmitFcps(uint32_t port, int64_t now);  // returns when the last one ends
-  void IbSync(uint32_t port);                          // applies the FCPs that have arrived by now
-  void IbResetLink(uint32_t link);
+  // The FCP event at the port that receives it (the data sender): the new
+  // credit limit of `vl`, from link initialisation `epoch`.
+  void IbOnFcpArrive(uint32_t port, int vl, uint16_t fccl, uint16_t epoch);
+  // FCPs port `port` sent that have arrived by `now`: into peer_fccl.
+  void IbReconcileSent(uint32_t port, int64_t now);
+  // Link (re)initialisation of `port`'s two halves (after the link came up):
+  // as a sender it has no credit until the peer's first FCPs arrive; as a
+  // receiver it sends an FCP on every data VL.
+  void IbResetPort(uint32_t port);
+  // One end of a link goes down (its wire and egress queues are lost) or up.
+  void SetPortUp(uint32_t port, bool up);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
   void Arrive(uint32_t port);

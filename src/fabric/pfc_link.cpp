@@ -226,35 +226,20 @@ void Network::FwdCount(uint32_t ingress, int in_class, uint32_t egress, int out_
   const bool was = n > 0;
   n += delta;
   const bool is = n > 0;
-  const uint32_t to = ports_[egress].peer;
-  if (was != is && (ports_[to].xoff_sent >> out_class & 1)) {
-    if (cfg_.pfc.global) in_class = out_class = kPortBufferClass;
-    wait_obs_->OnWait(ingress, in_class, to, out_class, is, sim_.Now());
-  }
+  if (was == is) return;
+  // This switch's own fact; whether the peer has XOFF asserted is the
+  // observer's to join (deadlock::WaitJoin).
+  if (cfg_.pfc.global) in_class = out_class = kPortBufferClass;
+  wait_obs_->OnHold(ingress, in_class, egress, out_class, is, sim_.Now());
 }
 
 void Network::XoffAsserted(uint32_t port, int c, bool on) {
-  // `port` (a buffer) asserted or released XOFF on class c: every buffer of
-  // the upstream switch with packets queued at the egress facing `port`
-  // starts or stops waiting on it. Under global pause XOFF changes on every
-  // class at once and the port is one buffer: report it once.
-  const uint32_t egress = ports_[port].peer;
-  if (ports_[egress].sw == kNone || dense_class_[c] < 0) return;
+  // `port` (a buffer) asserted or released XOFF on class c. Only a switch
+  // upstream can hold packets waiting on it; under global pause XOFF changes
+  // on every class at once and the port is one buffer: report it once.
+  if (ports_[ports_[port].peer].sw == kNone || dense_class_[c] < 0) return;
   if (cfg_.pfc.global && c != kPortBufferClass) return;
-  const int classes = cfg_.pfc.global ? 1 : kMaxClasses;
-  const auto& np = routes_.NodePorts(ports_[egress].node);
-  const size_t radix = np.size();
-  for (uint32_t in : np) {
-    for (int ci = 0; ci < classes; ++ci) {
-      if (dense_class_[ci] < 0) continue;
-      const int32_t n = fwd_[fwd_base_[in] +
-                             (static_cast<size_t>(dense_class_[ci]) * num_lossless_ +
-                              static_cast<size_t>(dense_class_[c])) *
-                                 radix +
-                             local_index_[egress]];
-      if (n > 0) wait_obs_->OnWait(in, ci, port, c, on, sim_.Now());
-    }
-  }
+  wait_obs_->OnXoff(port, c, on, sim_.Now());
 }
 
 void Network::OnPfcRefresh(uint32_t port, int c) {

@@ -101,9 +101,10 @@ struct IbVl {
   void Release(int32_t blocks) { used -= blocks; }
 };
 
-// An FCP on its way to a sender: it takes effect at `at`. Senders apply
-// arrived FCPs when they next look at their credits (and are woken at `at`
-// when they wait for credits), so an FCP costs no event.
+// An FCP on its way to a sender: it takes effect at `at` (its last byte in
+// plus the credit delay). The network carries each FCP as a link event owned
+// by the receiving port; the port that sent it keeps its own copy of the
+// ones not lost, to know what its peer will have seen (fabric/ib_link.cpp).
 struct FcpInFlight {
   int64_t at = 0;
   uint16_t fccl = 0;

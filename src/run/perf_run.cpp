@@ -14,6 +14,7 @@
 #include "collective/ring_engine.hpp"
 #include "collective/tree_engine.hpp"
 #include "fabric/network.hpp"
+#include "fault/fault.hpp"
 #include "lossless/version.hpp"
 #include "run/captures.hpp"
 #include "run/runner.hpp"
@@ -361,8 +362,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
       if (rails[static_cast<size_t>(k)].nic_rate.bps() > 0)
         net.SetNicPcieRate(static_cast<uint32_t>(n * nics + k),
                            rails[static_cast<size_t>(k)].nic_rate);
-  ApplyLinkLoss(s, topo, net);
-  ApplyNicStall(s, topo, net);
+  fault::Apply(fault::LinkAndNicFaults(s, topo), net);
   // Other tenants share the NICs and queues for the whole sweep (nothing
   // when tenants.load is 0); virtualization.* is in net_cfg.virt.
   workload::TenantTraffic tenants(sim, net, {s.shared.tenant_load, s.shared.tenant_burst});

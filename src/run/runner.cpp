@@ -12,6 +12,7 @@
 
 #include "base/error.hpp"
 #include "deadlock/deadlock_detector.hpp"
+#include "fault/fault.hpp"
 #include "report/series.hpp"
 #include "run/captures.hpp"
 #include "workload/tenants.hpp"
@@ -143,27 +144,6 @@ void GatherInjections(const scenario::Scenario& s, const fabric::Network& net,
 
 }  // namespace
 
-void ApplyLinkLoss(const scenario::Scenario& s, const topology::Topology& topo,
-                   fabric::Network& net) {
-  if (s.ber > 0) {
-    fabric::LinkLossConfig every_link;
-    every_link.ber = s.ber;
-    for (uint32_t p = 0; p < net.num_ports(); ++p) net.SetLinkLoss(p, every_link);
-  }
-  for (const auto& l : s.link_loss)
-    for (uint32_t p : scenario::LinkLossPorts(l, topo)) net.SetLinkLoss(p, l.loss);
-}
-
-void ApplyNicStall(const scenario::Scenario& s, const topology::Topology& topo,
-                   fabric::Network& net) {
-  if (s.nic_stall.host < 0) return;
-  if (s.nic_stall.host >= static_cast<int64_t>(topo.hosts.size())) {
-    throw InputError(s.nic_stall.where, fmt::format("expected a host rank below {}, got {}",
-                                                    topo.hosts.size(), s.nic_stall.host));
-  }
-  net.StallNicReceive(static_cast<uint32_t>(s.nic_stall.host), s.nic_stall.at, s.nic_stall.until);
-}
-
 RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   const AllocationContext context("simulating " + s.file);
   auto t0 = std::chrono::steady_clock::now();
@@ -182,16 +162,10 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     f.rc = s.rc;
     net.AddFlow(f);
   }
-  ApplyNicStall(s, topo, net);
-  scenario::CheckFaults(s, topo, flows.size());
+  const fault::Plan faults = fault::FromScenario(s, topo, flows.size());
+  fault::Apply(faults, net);
   std::vector<uint32_t> inject_ports;
-  for (const auto& p : s.pause_inject) {
-    inject_ports.push_back(scenario::PauseInjectionPort(p, topo));
-    net.InjectPause(inject_ports.back(), p.class_enable, p.quanta, p.at);
-  }
-  ApplyLinkLoss(s, topo, net);
-  for (const auto& c : s.cnp_inject)
-    for (units::Time at : c.at) net.InjectCnp(static_cast<uint32_t>(c.flow), at);
+  for (const fault::PauseInjection& p : faults.pause) inject_ports.push_back(p.port);
   // Other tenants' bursts (tenants.load > 0) until the job's flows are done
   // or stop_time; their queue pairs come after the job's flows.
   workload::TenantTraffic tenants(sim, net,

@@ -40,13 +40,4 @@ report::RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks
 // Peak resident set size of this process, in MB (from getrusage).
 double PeakRssMb();
 
-// fabric.ber on every link direction, then the faults.link_loss entries
-// (InputError naming the entry's link for one the topology lacks).
-void ApplyLinkLoss(const scenario::Scenario& s, const topology::Topology& topo,
-                   fabric::Network& net);
-
-// faults.nic_stall (InputError naming it for a host the topology lacks).
-void ApplyNicStall(const scenario::Scenario& s, const topology::Topology& topo,
-                   fabric::Network& net);
-
 }  // namespace lossless::run

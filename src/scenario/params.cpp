@@ -7,6 +7,7 @@
 
 #include "cc/dcqcn_params.hpp"
 #include "node/node.hpp"
+#include "rdma/rc_params.hpp"
 
 namespace lossless::scenario {
 
@@ -83,6 +84,19 @@ void AddNodeParams(std::vector<ParamInfo>& out) {
   }
 }
 
+// transport.<name> for every RC parameter (src/rdma/rc_params.hpp), after
+// transport.kind.
+void AddRcParams(std::vector<ParamInfo>& out) {
+  static std::deque<std::string> storage;  // stable c_str() for the table's lifetime
+  for (const auto& info : rdma::RcParamInfos()) {
+    const char* name = storage.emplace_back(fmt::format("transport.{}", info.name)).c_str();
+    const ParamType type = info.type == rdma::RcParamType::kInt    ? ParamType::kInt
+                           : info.type == rdma::RcParamType::kEnum ? ParamType::kEnum
+                                                                   : ParamType::kTime;
+    out.push_back({name, type, info.def, info.help, info.choices, info.min, info.max});
+  }
+}
+
 }  // namespace
 
 const std::vector<ParamInfo>& Params() {
@@ -92,6 +106,7 @@ const std::vector<ParamInfo>& Params() {
     std::vector<ParamInfo> out;
     for (const auto& p : v) {
       out.push_back(p);
+      if (std::string(p.name) == "transport.kind") AddRcParams(out);
       if (std::string(p.name) == "fabric.cc") {
         AddDcqcnParams(out);
         out.push_back({"fabric.dcqcn.cnp_class", ParamType::kInt, "6",
@@ -270,30 +285,6 @@ const std::vector<ParamInfo>& BaseParams() {
        "is lost). rc: every flow is an RDMA Reliable Connected queue pair: PSNs, ACK/NAK, "
        "go-back-N, local ACK timeout and retries (docs/model/transport.md).",
        "raw|rc"},
-      {"transport.timeout", T::kInt, "20",
-       "RC local ACK timeout exponent t: 4.096 us x 2^t (NCCL_IB_TIMEOUT, default 20 = 4.295 s); "
-       "0 = no timeout.",
-       "", 0, 31},
-      {"transport.retry_cnt", T::kInt, "7",
-       "RC retries after an ACK timeout or a sequence-error NAK without progress before the QP "
-       "fails and the run ends with exit 1 (NCCL_IB_RETRY_CNT, default 7).",
-       "", 0, 7},
-      {"transport.go_back", T::kEnum, "n",
-       "RC loss recovery: n (go-back-N from the lost PSN) or 0 (go-back-0: the whole message "
-       "again, as old NICs did; livelocks under periodic loss).",
-       "n|0"},
-      {"transport.ack_every", T::kInt, "1",
-       "RC responder: one ACK per this many packets placed, and always for a message's last "
-       "packet.",
-       "", 1, 65536},
-      {"transport.ooo", T::kEnum, "auto",
-       "RC out-of-order placement by PSN: on, off, or auto (on with adaptive or spray routing, "
-       "whose packets arrive out of order; off with ecmp and dest-table).",
-       "auto|on|off"},
-      {"transport.reorder_window", T::kTime, "16us",
-       "RC with out-of-order placement: a gap in the PSNs older than this draws a NAK "
-       "(placeholder default).",
-       ""},
       {"faults.nic_stall.host", T::kInt, "",
        "Stalled-NIC fault (docs/model/pfc.md#pause-storms-and-stalled-nics): host rank whose "
        "receive pipeline stops consuming "

@@ -20,9 +20,11 @@ struct ParamInfo {
 };
 
 // Every field, in documentation order; includes fabric.dcqcn.<name> for each
-// DCQCN parameter (cc::DcqcnParamInfos()).
+// DCQCN parameter (cc::DcqcnParamInfos()) and transport.<name> for each RC
+// parameter (rdma::RcParamInfos()).
 const std::vector<ParamInfo>& Params();
-// The fields declared directly in params.cpp (Params() without the DCQCN table).
+// The fields declared directly in params.cpp (Params() without the DCQCN and
+// RC tables).
 const std::vector<ParamInfo>& BaseParams();
 const ParamInfo* FindParam(const std::string& name);
 

@@ -1,6 +1,10 @@
 // transport.*: the RDMA RC transport of the flows (src/rdma/rc.hpp), and
 // fabric.ber, the post-FEC bit error rate of every link.
 #include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rdma/rc_params.hpp"
 
 #include "scenario/internal/reader.hpp"
 
@@ -10,15 +14,22 @@ void ReadTransport(Fields& f, Scenario& sc) {
   sc.ber = f.Number("fabric.ber");
   sc.rc = f.Choice("transport.kind") == "rc";
   rdma::RcConfig& rc = sc.net.rc;
-  rc.timeout_exp = static_cast<int>(f.Int("transport.timeout"));
-  rc.retry_cnt = static_cast<int>(f.Int("transport.retry_cnt"));
-  rc.go_back_0 = f.Choice("transport.go_back") == "0";
-  rc.ack_every = static_cast<int>(f.Int("transport.ack_every"));
-  const std::string ooo = f.Choice("transport.ooo");
   const bool per_packet = sc.net.routing == fabric::RoutingMode::kAdaptive ||
                           sc.net.routing == fabric::RoutingMode::kSpray;
-  rc.ooo = ooo == "on" || (ooo == "auto" && per_packet);
-  rc.reorder_window = f.Time("transport.reorder_window");
+  // Every transport.<name> of the RC slice (rdma/rc_params.hpp).
+  std::vector<std::string> fields;
+  for (const rdma::RcParamInfo& info : rdma::RcParamInfos()) {
+    const std::string field = std::string("transport.") + info.name;
+    rdma::RcParamValue v;
+    switch (info.type) {
+      case rdma::RcParamType::kInt: v.number = f.Int(field.c_str()); break;
+      case rdma::RcParamType::kEnum: v.choice = f.Choice(field.c_str()); break;
+      case rdma::RcParamType::kTime: v.time = f.Time(field.c_str()); break;
+    }
+    rdma::SetRcParam(rc, info.name, v, per_packet);
+    fields.push_back(field);
+  }
+  const std::string ooo = f.Choice("transport.ooo");
   if (rc.go_back_0 && rc.ooo) {
     f.Fail("transport.go_back",
            ooo == "on" ? "n with transport.ooo on (go-back-0 places nothing out of order)"
@@ -32,12 +43,9 @@ void ReadTransport(Fields& f, Scenario& sc) {
     throw InputError(f.Find("transport.kind").where, e.what());
   }
   if (!sc.rc) {
-    for (const char* field : {"transport.timeout", "transport.retry_cnt", "transport.go_back",
-                              "transport.ack_every", "transport.ooo",
-                              "transport.reorder_window"}) {
-      if (f.Given(field))
-        sc.warnings.push_back(std::string(field) +
-                              " has no effect with transport.kind raw (no transport)");
+    for (const std::string& field : fields) {
+      if (f.Given(field.c_str()))
+        sc.warnings.push_back(field + " has no effect with transport.kind raw (no transport)");
     }
   }
 }

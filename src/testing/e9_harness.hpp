@@ -111,15 +111,25 @@ struct E9Run {
   std::vector<std::pair<int64_t, bool>> cycle_standing;
   Network* net = nullptr;
 
-  // Passes the network's wait reports on to the detector and keeps its own
-  // copy of the wait-for graph, to see when the cycle stands.
-  struct WaitTee final : fabric::PfcWaitObserver {
+  // Passes the network's facts on to the detector and keeps its own copy of
+  // the wait-for graph (joined the same way), to see when the cycle stands.
+  struct WaitTee final : fabric::PfcWaitObserver, deadlock::WaitSink {
+    WaitTee(const Network& n, E9Run* r, DeadlockDetector* d) : run(r), detector(d), join(n, *this) {}
     E9Run* run = nullptr;
     DeadlockDetector* detector = nullptr;
+    deadlock::WaitJoin join;
     WaitForGraph graph;
+    void OnHold(uint32_t ingress, int in_class, uint32_t egress, int out_class, bool holding,
+                Time at) override {
+      detector->OnHold(ingress, in_class, egress, out_class, holding, at);
+      join.OnHold(ingress, in_class, egress, out_class, holding, at);
+    }
+    void OnXoff(uint32_t port, int tclass, bool asserted, Time at) override {
+      detector->OnXoff(port, tclass, asserted, at);
+      join.OnXoff(port, tclass, asserted, at);
+    }
     void OnWait(uint32_t from, int from_prio, uint32_t to, int to_prio, bool waiting,
                 Time at) override {
-      detector->OnWait(from, from_prio, to, to_prio, waiting, at);
       graph.SetWait(from, from_prio, to, to_prio, waiting, at);
       const bool standing = graph.FindCycle().has_value();
       auto& v = run->cycle_standing;
@@ -208,9 +218,7 @@ struct E9Run {
     // The default XON threshold: XOFF minus one frame (docs/model/presets.md).
     xon_bytes = cfg.pfc.xoff.count() - cfg.framing.FrameBytes(4096);
     DeadlockDetector detector(sim, n, Time::Ms(1), /*stop_run=*/false);
-    WaitTee tee;
-    tee.run = this;
-    tee.detector = &detector;
+    WaitTee tee(n, this, &detector);
     n.set_wait_observer(&tee);
     n.set_tx_trace(&E9Run::Trace, this);
     auto node = [&](const std::string& name) {

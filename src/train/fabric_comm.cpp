@@ -7,6 +7,7 @@
 #include "base/error.hpp"
 #include "collective/model/alpha_beta.hpp"
 #include "collective/model/orders.hpp"
+#include "fault/fault.hpp"
 #include "run/runner.hpp"
 
 namespace lossless::train {
@@ -66,8 +67,7 @@ FabricComm::FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool e
   fabric::NetworkConfig cfg = s.net;
   cfg.stop_when_flows_done = false;
   net_ = std::make_unique<fabric::Network>(sim_, topo_, cfg);
-  run::ApplyLinkLoss(s, topo_, *net_);
-  run::ApplyNicStall(s, topo_, *net_);
+  fault::Apply(fault::LinkAndNicFaults(s, topo_), *net_);
   tenants_ = std::make_unique<workload::TenantTraffic>(
       sim_, *net_, workload::TenantConfig{s.shared.tenant_load, s.shared.tenant_burst});
   entity_ = sim_.AddEntity();
