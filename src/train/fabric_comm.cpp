@@ -6,7 +6,7 @@
 
 #include "base/error.hpp"
 #include "collective/model/alpha_beta.hpp"
-#include "collective/model/orders.hpp"
+#include "run/nccl_ring.hpp"
 #include "run/runner.hpp"
 
 namespace lossless::train {
@@ -34,10 +34,6 @@ collective::RingPlan PlanOf(CommKind k) {
     default:
       return collective::RingPlan::kAllReduce;
   }
-}
-
-units::Time Us(double v) {
-  return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5));
 }
 
 }  // namespace
@@ -108,28 +104,26 @@ int FabricComm::Channels(CommKind kind, CommGroup group, int64_t bytes) {
 collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, int channels) {
   auto& e = engines_[{static_cast<int>(kind), static_cast<int>(group), channels}];
   if (e) return *e;
-  // As `perf` builds it (run/perf_run.cpp): NCCL's Ring/Simple steps and
-  // software latencies, NCCL's ring orders over the group's GPUs and NICs.
+  // As `perf` builds it (run/nccl_ring.hpp): NCCL's Ring/Simple steps, GPU
+  // write cap and software latencies, NCCL's ring orders over the group's
+  // GPUs on the group's rails.
   const auto [nodes, g] = Shape(group);
-  collective::RingSpec spec;
-  spec.plan = PlanOf(kind);
-  collective::SetNcclSimpleSteps(spec);
-  spec.gpus_per_node = g;
-  spec.nics_per_node = c_.gpus_per_node;
-  spec.nvlink_rate = c_.gpu.nvlink_rate;
-  const collective::TuningConstants& k = Tuning(group).constants();
-  constexpr int kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
-  spec.launch_latency = Us(k.base_lat_us[kRing][kSimple]);
-  spec.net_hop_latency = Us(k.hw_lat_us[kNet][g == 1 ? 0 : kRing][kSimple]);
-  spec.nvlink_hop_latency =
-      Us(std::max(k.hw_lat_us[kNvlink][kRing][kSimple],
-                  nodes > 1 ? 3 * collective::AlphaBetaParams{}.net_overhead_us : 0.0));
-  for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
-    collective::Ring ring;
-    ring.nic = static_cast<uint32_t>(r.nic * c_.tp);  // the group's rails
-    for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
-    spec.rings.push_back(ring);
-  }
+  const collective::TuningModel& tuning = Tuning(group);
+  const collective::Protocol simple = collective::Protocol::kSimple;
+  run::NcclRingGroup ring_group;
+  ring_group.nodes = nodes;
+  ring_group.gpus_per_node = g;
+  ring_group.nics_per_node = c_.gpus_per_node;
+  ring_group.rail_stride = c_.tp;
+  ring_group.channels = channels;
+  const collective::RingSpec spec = run::NcclRingSpec(
+      PlanOf(kind), simple,
+      units::Rate::Bps(static_cast<int64_t>(
+          tuning.ProtocolCapGbs(collective::Algorithm::kRing, simple) * 8e9)),
+      int64_t{1} << 22,
+      run::NcclLatenciesFor(tuning.constants(), collective::Algorithm::kRing, simple, g,
+                            nodes > 1, collective::AlphaBetaParams{}.net_overhead_us),
+      c_.gpu.nvlink_rate, ring_group);
   e = std::make_unique<collective::RingEngine>(sim_, *net_, spec);
   return *e;
 }
