@@ -63,6 +63,12 @@ FabricComm::FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool e
   cfg.stop_when_flows_done = false;
   net_ = std::make_unique<fabric::Network>(sim_, topo_, cfg);
   run::ApplyLinkLoss(s, topo_, *net_);
+  // What each port loses without the faults of this run (restored after a
+  // degraded link's last step), as run::ApplyLinkLoss sets it.
+  base_loss_.resize(net_->num_ports());
+  for (fabric::LinkLossConfig& l : base_loss_) l.ber = s.ber;
+  for (const scenario::LinkLossFault& l : s.link_loss)
+    for (uint32_t p : scenario::LinkLossPorts(l, topo_)) base_loss_[p] = l.loss;
   run::ApplyNicStall(s, topo_, *net_);
   tenants_ = std::make_unique<workload::TenantTraffic>(
       sim_, *net_, workload::TenantConfig{s.shared.tenant_load, s.shared.tenant_burst});
@@ -136,8 +142,9 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   CommCost cost;
   if (bytes <= 0 || GroupRanks(c_, group) < 2) return cost;
   const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
-  // Inside a stall's window nothing is reused or kept for reuse.
-  const bool reusable = !exact_ && !stall_pending_ && start >= stall_end_;
+  // In a faulted step, or inside a stall's window, nothing is reused or kept
+  // for reuse.
+  const bool reusable = !exact_ && !step_exact_ && start >= stall_end_;
   if (reusable) {
     if (auto it = measured_.find(key); it != measured_.end()) {
       cost = it->second;
@@ -150,11 +157,12 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
     sim_.Schedule(start, entity_, this, 0, 0);
     sim_.Run();
   }
-  if (stall_pending_) {
-    net_->StallNicReceive(0, sim_.Now(), sim_.Now() + stall_);
-    stall_end_ = sim_.Now() + stall_;
-    stall_pending_ = false;
+  for (const NicStall* st : stalls_pending_) {
+    net_->StallNicReceive(static_cast<uint32_t>(SimulatedNic(st->host)), sim_.Now(),
+                          sim_.Now() + st->duration);
+    stall_end_ = std::max(stall_end_, sim_.Now() + st->duration);
   }
+  stalls_pending_.clear();
   collective::RingEngine& e = EngineFor(kind, group, Channels(kind, group, bytes));
   e.Begin(bytes, sim_.Now());
   sim_.Run(sim_.Now() + kStuck);
@@ -170,6 +178,53 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   ++simulated_;
   if (reusable) measured_[key] = cost;
   return cost;
+}
+
+void FabricComm::SetFaults(const Faults& f) {
+  faults_ = f;
+  degrade_ports_.clear();
+  for (const LinkDegrade& d : faults_.degraded) {
+    scenario::LinkLossFault l;
+    // One name gives both directions: "a<->b" as given, "a->b" as one direction.
+    l.link = d.link;
+    l.where = {"<cli>", 0, "--degrade"};
+    degrade_ports_.push_back(scenario::LinkLossPorts(l, topo_));
+  }
+}
+
+void FabricComm::BeginStep(int step) {
+  step_exact_ = faults_.ActiveAt(step);
+  stalls_pending_.clear();
+  for (const NicStall& st : faults_.stalls)
+    if (st.step == step) stalls_pending_.push_back(&st);
+  // Lift degradations that ended, then apply those in force (a later fault
+  // on the same port wins).
+  for (size_t i = 0; i < faults_.degraded.size(); ++i)
+    if (faults_.degraded[i].last + 1 == step)
+      for (uint32_t p : degrade_ports_[i]) net_->SetLinkLoss(p, base_loss_[p]);
+  for (size_t i = 0; i < faults_.degraded.size(); ++i) {
+    const LinkDegrade& d = faults_.degraded[i];
+    if (d.first != step) continue;
+    for (uint32_t p : degrade_ports_[i]) {
+      fabric::LinkLossConfig l = base_loss_[p];
+      l.ber = d.ber;
+      net_->SetLinkLoss(p, l);
+    }
+  }
+}
+
+int64_t FabricComm::SimulatedNic(int64_t host) const {
+  const int64_t g = c_.gpus_per_node;
+  const int64_t node = host / g, rail = host % g;
+  if (c_.strategy == Strategy::kHsdp) return node * g;  // the replica group on rail 0
+  return node * g + rail - rail % c_.tp;
+}
+
+uint64_t FabricComm::DegradedLinkPackets() const {
+  uint64_t n = 0;
+  for (const std::vector<uint32_t>& ports : degrade_ports_)
+    for (uint32_t p : ports) n += net_->port_stats(p).tx_packets;
+  return n;
 }
 
 FabricCounters FabricComm::Counters() const {
