@@ -32,7 +32,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     std::string recompute = "auto", json;
     int nodes = 16, gpus_per_node = 8, tp = 1, steps = 1;
     int64_t micro_batch = 1, global_batch = 0;
-    double bucket_mb = 25, efficiency = -1, stall_us = 0;
+    double bucket_mb = 25, efficiency = -1, stall_us = 0, max_idle_us = -1;
     int stall_step = -1;
     std::vector<std::string> slow_gpu, degrade, stall_nic;
     bool exact = false, quiet = false, timing = false;
@@ -72,6 +72,9 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--stall-nic", o->stall_nic,
                   "HOST@STEP:US: the NIC of GPU HOST stops receiving for US microseconds from "
                   "step STEP's first collective; repeatable");
+  cmd->add_option("--max-idle-us", o->max_idle_us,
+                  "Simulate at most this much idle network time before each simulated collective "
+                  "(default: all of it; lossless compare uses 1000)");
   cmd->add_option("--json", o->json, "Write the lossless.train/1 document to FILE (- = stdout)");
   cmd->add_flag("--exact", o->exact,
                 "Simulate every collective (default: identical ones reuse a measured time)");
@@ -133,6 +136,13 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     for (const std::string& v : o->slow_gpu) faults.slow_gpus.push_back(train::ParseSlowGpu(v, c));
     for (const std::string& v : o->degrade) faults.degraded.push_back(train::ParseDegrade(v, c));
     for (const std::string& v : o->stall_nic) faults.stalls.push_back(train::ParseStallNic(v, c));
+    units::Time max_idle = units::Time::Max();
+    if (o->max_idle_us != -1) {
+      if (!(o->max_idle_us >= 0 && o->max_idle_us <= 1e9))
+        throw InputError({"<cli>", 0, "--max-idle-us"},
+                         fmt::format("expected 0 <= us <= 1e9, got {:g}", o->max_idle_us));
+      max_idle = units::Time::Ps(static_cast<int64_t>(std::llround(o->max_idle_us * 1e6)));
+    }
     scenario::Scenario s;
     std::string name;
     if (!o->scenario.empty()) {
@@ -161,7 +171,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
             line.Draw(fmt::format("step {}/{}: collective {}/{}, {:.0f}% done, {:.0f} s", step + 1,
                                   c.steps, done, total, 100 * share, secs));
           },
-          faults);
+          faults, max_idle);
     } catch (const train::TrainFailure& e) {
       line.Clear();
       fmt::print(stderr, "error: {}\n", text::OneLine(e.what()));

@@ -144,7 +144,7 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
   // In a faulted step, or inside a stall's window, nothing is reused or kept
   // for reuse.
-  const bool reusable = !exact_ && !step_exact_ && start >= stall_end_;
+  const bool reusable = !exact_ && !step_exact_ && start - skipped_ >= stall_end_;
   if (reusable) {
     if (auto it = measured_.find(key); it != measured_.end()) {
       cost = it->second;
@@ -153,8 +153,13 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
     }
   }
   // Bring the clock to the start (other tenants' traffic runs meanwhile).
-  if (start > sim_.Now()) {
-    sim_.Schedule(start, entity_, this, 0, 0);
+  units::Time at = start - skipped_;
+  if (at - sim_.Now() > max_idle_) {
+    skipped_ = skipped_ + (at - sim_.Now() - max_idle_);
+    at = sim_.Now() + max_idle_;
+  }
+  if (at > sim_.Now()) {
+    sim_.Schedule(at, entity_, this, 0, 0);
     sim_.Run();
   }
   for (const NicStall* st : stalls_pending_) {

@@ -85,6 +85,14 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   // Packets sent on the degraded links' ports so far (both directions).
   uint64_t DegradedLinkPackets() const;
 
+  // At most `t` of the idle time before a simulated collective runs on the
+  // network (other tenants' traffic, congestion control timers); the rest of
+  // the gap is skipped: the network's clock falls behind the step's by the
+  // time skipped, and the collectives' times are unaffected by it otherwise.
+  // Default: no limit (the network runs through every gap).
+  void set_max_idle(units::Time t) { max_idle_ = t; }
+  units::Time skipped() const { return skipped_; }
+
   FabricCounters Counters() const;
   units::Time Now() const { return sim_.Now(); }
   uint64_t events() const { return sim_.events_executed(); }
@@ -117,7 +125,9 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   std::vector<fabric::LinkLossConfig> base_loss_;     // per port: the scenario's
   std::vector<const NicStall*> stalls_pending_;       // this step's, not yet started
   bool step_exact_ = false;
-  units::Time stall_end_;
+  units::Time stall_end_;  // network clock
+  units::Time max_idle_ = units::Time::Max();
+  units::Time skipped_;  // step clock - network clock
 };
 
 }  // namespace lossless::train

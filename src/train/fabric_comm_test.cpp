@@ -248,6 +248,26 @@ TEST(TrainFabricTest, FaultOnAnotherRailIsAppliedToTheSimulatedGroupsNic) {
   EXPECT_EQ(a.steps[1].times.step.ps(), b.steps[1].times.step.ps());
 }
 
+// Skipping idle network time between collectives (what `compare` does to
+// keep a shared profile's tenants from being simulated through every compute
+// gap) changes nothing on a fabric that is idle and stateless between
+// collectives: InfiniBand without other traffic gives the same steps to the
+// picosecond, with the skipped time reported.
+TEST(TrainFabricTest, MaxIdleSkipsIdleTimeWithoutChangingAnIdleFabricsSteps) {
+  TrainConfig c = Small(Strategy::kFsdp);
+  c.steps = 2;
+  const scenario::Scenario s = ScenarioFor(c);
+  const TrainResult all = RunTraining(c, s, "small", true);
+  const TrainResult skip = RunTraining(c, s, "small", true, {}, {}, units::Time::Us(1));
+  ASSERT_EQ(skip.steps.size(), 2u);
+  EXPECT_EQ(all.idle_skipped, units::Time::Zero());
+  EXPECT_GT(skip.idle_skipped, units::Time::Us(5));  // the small model computes for tens of us
+  for (size_t k = 0; k < 2; ++k)
+    EXPECT_EQ(skip.steps[k].times.step.ps(), all.steps[k].times.step.ps()) << k;
+  EXPECT_NE(FormatTrain(skip).find("approximation: the network runs at most 1us of the idle"),
+            std::string::npos);
+}
+
 // Ctrl-C (DECISIONS 5): the run stops after the collective under way and
 // says so; the steps done before stay.
 TEST(TrainFabricTest, InterruptStopsAtACollectiveAndSaysSo) {

@@ -67,6 +67,12 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "{} collectives simulated, {} reused the time of an identical collective measured "
         "before (--exact simulates every one); counters cover the simulated ones",
         r.simulated, r.reused));
+  if (r.idle_skipped > units::Time::Zero())
+    n.push_back(fmt::format(
+        "approximation: the network runs at most {} of the idle time before each simulated "
+        "collective ({} skipped in all): other tenants' traffic and congestion-control timers "
+        "are not simulated through the rest of the compute gaps",
+        units::FormatTime(r.max_idle), units::FormatTime(r.idle_skipped)));
   for (const std::string& f : r.faults.Describe()) n.push_back(f);
   if (r.faults.Any())
     n.push_back(
@@ -130,12 +136,13 @@ std::string StepList(const std::vector<StepResult>& steps, bool (*pick)(const St
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
                         const std::function<void(int, int, int)>& progress,
-                        const Faults& faults) {
+                        const Faults& faults, units::Time max_idle) {
   TrainResult r;
   r.config = c;
   r.fabric = fabric_name;
   r.exact = exact;
   r.faults = faults;
+  r.max_idle = max_idle;
   r.memory = MemoryPerGpu(c, c.recompute);
   const std::vector<Unit> units = Units(c);
   for (const Unit& u : units) r.model_flops_per_gpu += u.model_flops;
@@ -148,6 +155,7 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
   }
   FabricComm fabric(s, c, exact);
   fabric.SetFaults(faults);
+  fabric.set_max_idle(max_idle);
   units::Time at = fabric.Now();
   for (int k = 0; k < c.steps; ++k) {
     // A slow GPU: every rank waits for it, so the step computes at its pace.
@@ -186,6 +194,7 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
   }
   r.simulated = fabric.simulated();
   r.events = fabric.events();
+  r.idle_skipped = fabric.skipped();
   r.fault_summary = Summarize(r);
   r.fault_summary.degraded_link_used = faults.degraded.empty() || fabric.DegradedLinkPackets() > 0;
   return r;

@@ -56,18 +56,23 @@ struct TrainResult {
   bool exact = false;
   Faults faults;
   FaultSummary fault_summary;
+  units::Time max_idle = units::Time::Max();
+  units::Time idle_skipped;  // network time skipped between collectives
   bool interrupted = false;  // Ctrl-C: `steps` holds the steps completed before it
 };
 
 // c must have passed Validate. `progress`, when set, hears after every
 // collective: step index, collectives done in the step, in the step. `faults`
-// (parsed against c: train/faults.hpp) apply at their steps. Polls
+// (parsed against c: train/faults.hpp) apply at their steps. `max_idle`
+// limits the idle network time simulated before a collective
+// (FabricComm::set_max_idle; the output says so when it skipped any). Polls
 // InterruptRequested() (base/progress.hpp) after every collective; when set,
 // the step under way is dropped and the result is marked interrupted.
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
                         const std::function<void(int, int, int)>& progress = {},
-                        const Faults& faults = {});
+                        const Faults& faults = {},
+                        units::Time max_idle = units::Time::Max());
 
 // Text report (what was modelled and approximated first) and the
 // "lossless.train/1" document (docs/train.md).
