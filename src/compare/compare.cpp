@@ -258,6 +258,12 @@ train::TrainConfig TrainStepConfig(const Options& o, const ProfileData& d) {
   return c;
 }
 
+// "7b" -> "7B", as the model's name is written.
+std::string ModelLabel(std::string m) {
+  for (char& ch : m) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return m;
+}
+
 void RunTrain(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
   stage("training step");
   const train::TrainConfig c = TrainStepConfig(o, d);
@@ -742,9 +748,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     json train_notes = json::object();
     for (const ProfileData& d : data)
       if (!d.train_failure.empty()) train_notes[d.col.name] = d.train_failure;
-    std::string model = o.train_model;
-    for (char& ch : model) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    const std::string tl = fmt::format("Llama 2 {} FSDP step", model);
+    const std::string tl = fmt::format("Llama 2 {} FSDP step", ModelLabel(o.train_model));
     auto step_value = [&](auto f) {
       return each([&](const ProfileData& d) -> json {
         if (!d.train_failure.empty() || d.train.steps.empty()) return nullptr;
@@ -964,7 +968,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     summary.push_back(fmt::format(
         "Training step (Llama 2 {} FSDP on {} H100): {} {:.1f} ms, {} {:.1f} ms ({:+.1f} %; "
         "exposed communication {:.1f} vs {:.1f} ms).",
-        o.train_model, ranks, fast_train->col.name, a, slow_train->col.name, b, 100 * (b / a - 1),
+        ModelLabel(o.train_model), ranks, fast_train->col.name, a, slow_train->col.name, b, 100 * (b / a - 1),
         static_cast<double>(fast_train->train.steps[0].times.exposed.ps()) / 1e9,
         static_cast<double>(slow_train->train.steps[0].times.exposed.ps()) / 1e9));
   }
@@ -1012,7 +1016,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         "packet level, identical collectives reuse the first one's measured time (on a shared "
         "profile it carries that one's noise), and the network simulates at most {} of each "
         "compute gap before a collective.",
-        o.train_model, nodes, g, units::FormatTime(kTrainMaxIdle)));
+        ModelLabel(o.train_model), nodes, g, units::FormatTime(kTrainMaxIdle)));
   caveats.push_back(
       "Latency is the fabric's alone: NIC processing, PCIe and host software are not modelled "
       "(real ib_write_lat figures include them, so they are higher).");
