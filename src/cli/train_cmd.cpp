@@ -29,7 +29,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       "(`lossless train --model 70b --strategy fsdp --nodes 16 --fabric ib-ndr`, docs/train.md)");
   struct Opts {
     std::string model = "70b", strategy = "fsdp", fabric = "ib-ndr", scenario, gpu = "h100";
-    std::string recompute = "auto", json;
+    std::string recompute = "auto", json, grad_precision = "bf16";
     int nodes = 16, gpus_per_node = 8, tp = 1, steps = 1;
     int64_t micro_batch = 1, global_batch = 0;
     double bucket_mb = 25, efficiency = -1, stall_us = 0, max_idle_us = -1;
@@ -60,6 +60,9 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--recompute", o->recompute,
                   "Activation recomputation: auto (full only when needed to fit), none, full");
   cmd->add_option("--steps", o->steps, "Steps (default 1)");
+  cmd->add_option("--grad-precision", o->grad_precision,
+                  "Gradients on the wire: bf16 (default) or fp8 (1 B per element; master "
+                  "weights and optimizer states stay higher precision, docs/train.md)");
   cmd->add_option("--stall-step", o->stall_step,
                   "A step (from 0) at whose first collective GPU 0's NIC stops receiving");
   cmd->add_option("--stall-us", o->stall_us, "How long that NIC stops receiving, us (default 200)");
@@ -106,6 +109,12 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       c.recompute = train::Recompute::kFull;
     else
       throw InputError({"<cli>", 0, "--recompute"}, Expected("auto, none or full", o->recompute));
+    if (o->grad_precision == "bf16")
+      c.grad_bytes = 2;
+    else if (o->grad_precision == "fp8")
+      c.grad_bytes = 1;
+    else
+      throw InputError({"<cli>", 0, "--grad-precision"}, Expected("bf16 or fp8", o->grad_precision));
     if (!(o->bucket_mb > 0 && o->bucket_mb <= 1 << 20))
       throw InputError({"<cli>", 0, "--bucket-mb"},
                        fmt::format("expected 0 < MiB <= 1048576, got {:g}", o->bucket_mb));

@@ -75,16 +75,20 @@ TEST(TrainFabricTest, ZeroComputeDdpStepIsTheSumOfBucketAllReducesAlone) {
 // 3 (n - 1)/n, HSDP 3 (k - 1)/k inside the node and 2 (m - 1)/m of the 1/k
 // shard across nodes), for 8 data-parallel ranks on 2 nodes.
 TEST(TrainFabricTest, BytesPerGpuMatchTheTextbookFormulas) {
-  for (Strategy strat : {Strategy::kDdp, Strategy::kFsdp, Strategy::kHsdp}) {
-    TrainConfig c = Small(strat);
-    const scenario::Scenario s = ScenarioFor(c);
-    const TrainResult r = RunTraining(c, s, "small-ib", /*exact=*/false);
-    ASSERT_EQ(r.steps.size(), 1u);
-    const double expect = static_cast<double>(DpBytesPerGpu(c));
-    const double got = static_cast<double>(r.steps[0].times.dp_bytes);
-    std::printf("%s: %.0f B sent per GPU, textbook %.0f B\n", StrategyName(strat), got, expect);
-    // Ring shares round to whole bytes per channel and part.
-    EXPECT_NEAR(got, expect, 1e-4 * expect) << StrategyName(strat);
+  for (int64_t grad_bytes : {2, 1}) {  // bf16 and fp8 gradients
+    for (Strategy strat : {Strategy::kDdp, Strategy::kFsdp, Strategy::kHsdp}) {
+      TrainConfig c = Small(strat);
+      c.grad_bytes = grad_bytes;
+      const scenario::Scenario s = ScenarioFor(c);
+      const TrainResult r = RunTraining(c, s, "small-ib", /*exact=*/false);
+      ASSERT_EQ(r.steps.size(), 1u);
+      const double expect = static_cast<double>(DpBytesPerGpu(c));
+      const double got = static_cast<double>(r.steps[0].times.dp_bytes);
+      std::printf("%s, %lld B gradients: %.0f B sent per GPU, textbook %.0f B\n",
+                  StrategyName(strat), static_cast<long long>(grad_bytes), got, expect);
+      // Ring shares round to whole bytes per channel and part.
+      EXPECT_NEAR(got, expect, 1e-4 * expect) << StrategyName(strat) << grad_bytes;
+    }
   }
 }
 

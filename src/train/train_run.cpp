@@ -67,6 +67,11 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "{} collectives simulated, {} reused the time of an identical collective measured "
         "before (--exact simulates every one); counters cover the simulated ones",
         r.simulated, r.reused));
+  if (c.grad_bytes == 1)
+    n.push_back(
+        "precision: gradients are reduced in fp8 (1 B per element, as FP8-LM, Peng et al. 2023, "
+        "communicates them); parameter all-gathers stay bf16, and memory counts bf16 gradients, "
+        "fp32 master weights and Adam moments; per-tensor scaling and its cost are not modelled");
   if (r.idle_skipped > units::Time::Zero())
     n.push_back(fmt::format(
         "approximation: the network runs at most {} of the idle time before each simulated "
@@ -312,6 +317,7 @@ nlohmann::json TrainJson(const TrainResult& r) {
                  {"accumulation", c.Accumulation()},
                  {"bucket_bytes", c.bucket_bytes},
                  {"recompute", RecomputeName(c.recompute)},
+                 {"grad_precision", c.grad_bytes == 1 ? "fp8" : "bf16"},
                  {"exact", r.exact}};
   // The first stall as before (the --stall-step flag), and every fault.
   j["stall"] = r.faults.stalls.empty()

@@ -63,6 +63,10 @@ expect "train: --degrade BER out of range" 2 '^error: <cli>: --degrade: expected
   "$BIN" train --model 7b --nodes 2 --steps 2 --degrade 'host0<->leaf0=1.5@1'
 expect "train: --stall-nic without a duration" 2 '^error: <cli>: --stall-nic: expected HOST@STEP:US' -- \
   "$BIN" train --model 7b --nodes 2 --steps 2 --stall-nic 3@1
+expect "train: --grad-precision fp16" 2 "^error: <cli>: --grad-precision: expected bf16 or fp8, got \"fp16\"" -- \
+  "$BIN" train --model 7b --nodes 2 --grad-precision fp16
+expect "train: fp8 gradients" 0 '^# precision: gradients are reduced in fp8' -- \
+  "$BIN" train --model 7b --strategy ddp --tp 2 --nodes 2 --grad-precision fp8
 expect "train: a stall after the last step" 2 '^error: <cli>: --stall-step: expected a step from 0 to 1' -- \
   "$BIN" train --model 7b --nodes 2 --steps 2 --stall-step 2
 expect "train: 70B under DDP does not fit" 2 \
