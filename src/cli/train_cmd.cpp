@@ -114,7 +114,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     else if (o->grad_precision == "fp8")
       c.grad_bytes = 1;
     else
-      throw InputError({"<cli>", 0, "--grad-precision"}, Expected("bf16 or fp8", o->grad_precision));
+      throw InputError({"<cli>", 0, "--grad-precision"},
+                       Expected("bf16 or fp8", o->grad_precision));
     if (!(o->bucket_mb > 0 && o->bucket_mb <= 1 << 20))
       throw InputError({"<cli>", 0, "--bucket-mb"},
                        fmt::format("expected 0 < MiB <= 1048576, got {:g}", o->bucket_mb));
@@ -139,8 +140,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       if (!(us > 0 && us <= 1e6))
         throw InputError({"<cli>", 0, "--stall-us"},
                          fmt::format("expected 0 < us <= 1e6, got {:g}", o->stall_us));
-      faults.stalls.push_back(
-          {0, o->stall_step, units::Time::Ps(static_cast<int64_t>(us * 1e6))});
+      faults.stalls.push_back({0, o->stall_step, units::Time::Ps(static_cast<int64_t>(us * 1e6))});
     }
     for (const std::string& v : o->slow_gpu) faults.slow_gpus.push_back(train::ParseSlowGpu(v, c));
     for (const std::string& v : o->degrade) faults.degraded.push_back(train::ParseDegrade(v, c));

@@ -1124,8 +1124,14 @@ void TrainStepChart(std::string& out, const Doc& d, const Reader& in) {
   }
   out += "</g>\n";
   // Room after the longest bar for its "671.9 ms (82.6 exposed)".
-  Plot p{150, top, kW - 150 - 200, lane * static_cast<double>(d.profiles.size()), 0,
-         NiceMax(max_total), 0, 1};
+  Plot p{150,
+         top,
+         kW - 150 - 200,
+         lane * static_cast<double>(d.profiles.size()),
+         0,
+         NiceMax(max_total),
+         0,
+         1};
   Axes(out, p, LinearTicks(p.xlo, p.xhi, 6), "time per training step (ms)", "", 0);
   for (size_t i = 0; i < d.profiles.size(); ++i) {
     const double mid = p.y0 + lane * static_cast<double>(i) + lane / 2;
@@ -1147,13 +1153,13 @@ void TrainStepChart(std::string& out, const Doc& d, const Reader& in) {
       const double x1 = p.X(x), x2 = p.X(x + v);
       out += fmt::format(
           R"svg(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="url(#tco-fill-{})" stroke="#222" stroke-width="0.8"><title>{}: {:.3f} ms</title></rect>)svg",
-          C(x1), C(mid - 15), C(std::max(0.5, x2 - x1)), C(30), k, HtmlEscape(kParts[k].label),
-          v);
+          C(x1), C(mid - 15), C(std::max(0.5, x2 - x1)), C(30), k, HtmlEscape(kParts[k].label), v);
       x += v;
     }
-    out += fmt::format(R"svg(<text class="total" x="{}" y="{}">{:.1f} ms ({:.1f} exposed)</text>)svg"
-                       "\n",
-                       C(p.X(x) + 8), C(mid + 5), x, bars[i][1] + bars[i][2]);
+    out +=
+        fmt::format(R"svg(<text class="total" x="{}" y="{}">{:.1f} ms ({:.1f} exposed)</text>)svg"
+                    "\n",
+                    C(p.X(x) + 8), C(mid + 5), x, bars[i][1] + bars[i][2]);
   }
   out += "</svg>\n";
 }

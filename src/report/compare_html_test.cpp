@@ -272,18 +272,20 @@ TEST(CompareReport, ScalingRowsDrawOneLinePerProfile) {
   for (int nodes : {2, 4, 8, 16}) {
     json values = json::object();
     for (size_t i = 0; i < profiles.size(); ++i)
-      values[profiles[i]["name"].get<std::string>()] = 390.0 - nodes - 10.0 * static_cast<double>(i);
-    j["rows"].push_back({{"section", "collective"},
-                         {"key", "scaling_busbw_" + std::to_string(nodes)},
-                         {"label", "all_reduce busbw, 1 GiB on " + std::to_string(nodes) + " nodes"},
-                         {"unit", "GB/s"},
-                         {"values", values},
-                         {"better", "higher"}});
+      values[profiles[i]["name"].get<std::string>()] =
+          390.0 - nodes - 10.0 * static_cast<double>(i);
+    j["rows"].push_back(
+        {{"section", "collective"},
+         {"key", "scaling_busbw_" + std::to_string(nodes)},
+         {"label", "all_reduce busbw, 1 GiB on " + std::to_string(nodes) + " nodes"},
+         {"unit", "GB/s"},
+         {"values", values},
+         {"better", "higher"}});
   }
   const std::string chart = Chart(RenderCompareReport(j), "scaling");
   ASSERT_FALSE(chart.empty());
   EXPECT_EQ(Count(chart, "fill=\"none\" stroke="), profiles.size());  // one line each
-  EXPECT_THAT(chart, HasSubstr(">16<"));  // the node count as an x tick
+  EXPECT_THAT(chart, HasSubstr(">16<"));                              // the node count as an x tick
   EXPECT_THAT(chart, Not(HasSubstr("class=\"nodata\"")));
 }
 

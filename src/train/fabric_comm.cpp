@@ -124,11 +124,11 @@ collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, in
   ring_group.channels = channels;
   const collective::RingSpec spec = run::NcclRingSpec(
       PlanOf(kind), simple,
-      units::Rate::Bps(static_cast<int64_t>(
-          tuning.ProtocolCapGbs(collective::Algorithm::kRing, simple) * 8e9)),
+      units::Rate::Bps(
+          static_cast<int64_t>(tuning.ProtocolCapGbs(collective::Algorithm::kRing, simple) * 8e9)),
       int64_t{1} << 22,
-      run::NcclLatenciesFor(tuning.constants(), collective::Algorithm::kRing, simple, g,
-                            nodes > 1, collective::AlphaBetaParams{}.net_overhead_us),
+      run::NcclLatenciesFor(tuning.constants(), collective::Algorithm::kRing, simple, g, nodes > 1,
+                            collective::AlphaBetaParams{}.net_overhead_us),
       c_.gpu.nvlink_rate, ring_group);
   e = std::make_unique<collective::RingEngine>(sim_, *net_, spec);
   return *e;

@@ -137,7 +137,8 @@ TEST(TrainFabricTest, StalledNicStretchesItsStepByAboutTheStall) {
     std::string text = Fabric(8, 4);
     text.replace(text.find("infiniband"), 10, preset);
     const scenario::Scenario s = scenario::LoadFabricText(text, "t.yaml");
-    const TrainResult r = RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{0, 1, stall}}});
+    const TrainResult r =
+        RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{0, 1, stall}}});
     ASSERT_EQ(r.steps.size(), 3u);
     const double base = static_cast<double>(r.steps[0].times.step.ps());
     const double hit = static_cast<double>(r.steps[1].times.step.ps());
@@ -172,7 +173,8 @@ TEST(TrainFabricTest, SlowGpuStretchesItsStepsComputeAndCostsTheDifference) {
   for (int k : {1, 2}) {
     const StepTimes& hit = r.steps[static_cast<size_t>(k)].times;
     EXPECT_NEAR(static_cast<double>(hit.compute.ps()), 2.0 * static_cast<double>(base.compute.ps()),
-                static_cast<double>(hit.collectives + 64)) << k;  // 1 ps rounding per task
+                static_cast<double>(hit.collectives + 64))
+        << k;  // 1 ps rounding per task
     // Compute-bound: the step grows by about the extra compute.
     EXPECT_GT((hit.step - base.step).ps(), 9 * (hit.compute - base.compute).ps() / 10) << k;
     EXPECT_EQ(hit.reused, 0) << k;
@@ -184,7 +186,8 @@ TEST(TrainFabricTest, SlowGpuStretchesItsStepsComputeAndCostsTheDifference) {
   const FaultSummary& fs = r.fault_summary;
   const double ms0 = static_cast<double>(base.step.ps()) / 1e9;
   const double lost = static_cast<double>((r.steps[1].times.step - base.step).ps() +
-                                          (r.steps[2].times.step - base.step).ps()) / 1e9;
+                                          (r.steps[2].times.step - base.step).ps()) /
+                      1e9;
   std::printf("slow GPU x2: step %.3f ms -> %.3f ms; lost %.3f ms = %.3f steps\n", ms0,
               static_cast<double>(r.steps[1].times.step.ps()) / 1e9, fs.lost_ms, fs.lost_steps);
   EXPECT_EQ(fs.first_step, 1);
@@ -199,7 +202,8 @@ TEST(TrainFabricTest, SlowGpuStretchesItsStepsComputeAndCostsTheDifference) {
   EXPECT_DOUBLE_EQ(fs.before_p50_ms, ms0);
   const std::string text = FormatTrain(r);
   EXPECT_NE(text.find("# exact steps (every collective simulated at packet level): 1-2"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
 }
 
 // A degraded link (post-FEC bit errors on GPU 0's link) during one step: that
@@ -213,13 +217,14 @@ TEST(TrainFabricTest, DegradedLinkRetransmitsOnlyInItsSteps) {
   f.degraded.push_back({"host0<->leaf0", 1e-6, 1, 1});
   const TrainResult r = RunTraining(c, s, "small", false, {}, f);
   ASSERT_EQ(r.steps.size(), 3u);
-  std::printf("BER 1e-6: step %.3f us, degraded %.3f us (%lld retransmitted, %lld lost), after "
-              "%.3f us\n",
-              static_cast<double>(r.steps[0].times.step.ps()) / 1e6,
-              static_cast<double>(r.steps[1].times.step.ps()) / 1e6,
-              static_cast<long long>(r.steps[1].counters.retransmissions),
-              static_cast<long long>(r.steps[1].counters.drops),
-              static_cast<double>(r.steps[2].times.step.ps()) / 1e6);
+  std::printf(
+      "BER 1e-6: step %.3f us, degraded %.3f us (%lld retransmitted, %lld lost), after "
+      "%.3f us\n",
+      static_cast<double>(r.steps[0].times.step.ps()) / 1e6,
+      static_cast<double>(r.steps[1].times.step.ps()) / 1e6,
+      static_cast<long long>(r.steps[1].counters.retransmissions),
+      static_cast<long long>(r.steps[1].counters.drops),
+      static_cast<double>(r.steps[2].times.step.ps()) / 1e6);
   EXPECT_EQ(r.steps[0].counters.retransmissions, 0);
   EXPECT_GT(r.steps[1].counters.drops, 0);
   EXPECT_GT(r.steps[1].counters.retransmissions, 0);
@@ -246,8 +251,10 @@ TEST(TrainFabricTest, FaultOnAnotherRailIsAppliedToTheSimulatedGroupsNic) {
   FabricComm fh(ScenarioFor(h), h, false);
   EXPECT_EQ(fh.SimulatedNic(7), 4);
   const units::Time stall = units::Time::Us(200);
-  const TrainResult a = RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{1, 1, stall}}});
-  const TrainResult b = RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{0, 1, stall}}});
+  const TrainResult a =
+      RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{1, 1, stall}}});
+  const TrainResult b =
+      RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{0, 1, stall}}});
   EXPECT_GT(a.steps[1].times.step.ps(), a.steps[0].times.step.ps());
   EXPECT_EQ(a.steps[1].times.step.ps(), b.steps[1].times.step.ps());
 }

@@ -92,10 +92,10 @@ std::vector<std::string> Faults::Describe() const {
         "so those steps' compute runs at its pace",
         f.rank, f.factor, StepsText(f.first, f.last)));
   for (const LinkDegrade& f : degraded)
-    out.push_back(fmt::format(
-        "fault: link {} loses frames at a post-FEC BER of {:g} in {} (CRC drops, RC "
-        "retransmissions)",
-        f.link, f.ber, StepsText(f.first, f.last)));
+    out.push_back(
+        fmt::format("fault: link {} loses frames at a post-FEC BER of {:g} in {} (CRC drops, RC "
+                    "retransmissions)",
+                    f.link, f.ber, StepsText(f.first, f.last)));
   for (const NicStall& f : stalls)
     out.push_back(fmt::format(
         "fault: the NIC of GPU {} stops receiving for {} from the first collective of step {}",
@@ -111,8 +111,7 @@ SlowGpu ParseSlowGpu(const std::string& text, const TrainConfig& c) {
   SlowGpu f;
   const std::string_view v(text);
   f.rank = Rank(v.substr(0, colon), c, where, text, "GPU rank");
-  if (!ToDouble(v.substr(colon + 1, at - colon - 1), f.factor) || !(f.factor > 1) ||
-      f.factor > 100)
+  if (!ToDouble(v.substr(colon + 1, at - colon - 1), f.factor) || !(f.factor > 1) || f.factor > 100)
     throw InputError(where, Expected("a slowdown factor above 1 and at most 100 after ':'", text));
   ParseSteps(v.substr(at + 1), c, where, text, f.first, f.last);
   return f;

@@ -66,11 +66,9 @@ TEST(TrainFaultsTest, BadInputNamesTheFlagAndWhatWasExpected) {
   EXPECT_NE(ErrorOf(slow, "3:2").find("expected RANK:FACTOR@STEP"), std::string::npos);
   EXPECT_NE(ErrorOf(degrade, "host0<->leaf0=2@1").find("--degrade: expected a bit error rate"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(degrade, "host0<->leaf0@1").find("expected LINK=BER@STEP"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf(degrade, "host0<->leaf0@1").find("expected LINK=BER@STEP"), std::string::npos);
   EXPECT_NE(ErrorOf(stall, "0@1").find("--stall-nic: expected HOST@STEP:US"), std::string::npos);
-  EXPECT_NE(ErrorOf(stall, "0@1:0").find("expected a stall of 0 < US <= 1e6"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf(stall, "0@1:0").find("expected a stall of 0 < US <= 1e6"), std::string::npos);
   EXPECT_NE(ErrorOf(stall, "0@x:5").find("expected a step after '@'"), std::string::npos);
 }
 

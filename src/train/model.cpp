@@ -237,9 +237,8 @@ int64_t DpBytesPerGpu(const TrainConfig& c) {
   if (c.strategy == Strategy::kDdp) return static_cast<int64_t>(2.0 * (n - 1) / n * grad);
   if (c.strategy == Strategy::kHsdp) {
     const double k = c.ShardRanks(), m = c.nodes;
-    return static_cast<int64_t>(
-        static_cast<double>(c.Accumulation()) *
-        ((k - 1) / k * (2 * params + grad) + 2.0 * (m - 1) / m * grad / k));
+    return static_cast<int64_t>(static_cast<double>(c.Accumulation()) *
+                                ((k - 1) / k * (2 * params + grad) + 2.0 * (m - 1) / m * grad / k));
   }
   return static_cast<int64_t>(static_cast<double>(c.Accumulation()) * (n - 1) / n *
                               (2 * params + grad));

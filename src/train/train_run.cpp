@@ -140,8 +140,8 @@ std::string StepList(const std::vector<StepResult>& steps, bool (*pick)(const St
 
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
-                        const std::function<void(int, int, int)>& progress,
-                        const Faults& faults, units::Time max_idle) {
+                        const std::function<void(int, int, int)>& progress, const Faults& faults,
+                        units::Time max_idle) {
   TrainResult r;
   r.config = c;
   r.fabric = fabric_name;
@@ -168,7 +168,8 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
     std::vector<Unit> slowed = units;
     if (factor != 1) {
       auto scale = [factor](units::Time t) {
-        return units::Time::Ps(static_cast<int64_t>(std::llround(static_cast<double>(t.ps()) * factor)));
+        return units::Time::Ps(
+            static_cast<int64_t>(std::llround(static_cast<double>(t.ps()) * factor)));
       };
       for (Unit& u : slowed) {
         u.forward = scale(u.forward);
@@ -278,8 +279,7 @@ std::string FormatTrain(const TrainResult& r) {
       out += fmt::format(
           "# cost of the faults: {:+.3f} ms over {} faulted step{} = {:+.3f} steps of the "
           "unfaulted step ({:.3f} ms, median of the unfaulted steps)\n",
-          f.lost_ms, f.faulted_steps, f.faulted_steps == 1 ? "" : "s", f.lost_steps,
-          f.baseline_ms);
+          f.lost_ms, f.faulted_steps, f.faulted_steps == 1 ? "" : "s", f.lost_steps, f.baseline_ms);
     else
       out +=
           "# cost of the faults: no unfaulted step to compare with (start the fault at step 1 or "
@@ -324,9 +324,8 @@ nlohmann::json TrainJson(const TrainResult& r) {
                    ? nlohmann::json(nullptr)
                    : nlohmann::json{{"step", r.faults.stalls[0].step},
                                     {"gpu", r.faults.stalls[0].host},
-                                    {"duration_us", static_cast<double>(
-                                                        r.faults.stalls[0].duration.ps()) /
-                                                        1e6}};
+                                    {"duration_us",
+                                     static_cast<double>(r.faults.stalls[0].duration.ps()) / 1e6}};
   nlohmann::json faults = nlohmann::json::array();
   for (const SlowGpu& f : r.faults.slow_gpus)
     faults.push_back({{"kind", "slow_gpu"},
@@ -351,14 +350,16 @@ nlohmann::json TrainJson(const TrainResult& r) {
     const FaultSummary& f = r.fault_summary;
     j["fault_summary"] = {
         {"first_step", f.first_step},
-        {"before", {{"steps", f.before_steps},
-                    {"p50_ms", f.before_p50_ms},
-                    {"p99_ms", f.before_p99_ms},
-                    {"max_ms", f.before_max_ms}}},
-        {"after", {{"steps", f.after_steps},
-                   {"p50_ms", f.after_p50_ms},
-                   {"p99_ms", f.after_p99_ms},
-                   {"max_ms", f.after_max_ms}}},
+        {"before",
+         {{"steps", f.before_steps},
+          {"p50_ms", f.before_p50_ms},
+          {"p99_ms", f.before_p99_ms},
+          {"max_ms", f.before_max_ms}}},
+        {"after",
+         {{"steps", f.after_steps},
+          {"p50_ms", f.after_p50_ms},
+          {"p99_ms", f.after_p99_ms},
+          {"max_ms", f.after_max_ms}}},
         {"baseline_ms", f.has_baseline ? nlohmann::json(f.baseline_ms) : nlohmann::json(nullptr)},
         {"faulted_steps", f.faulted_steps},
         {"lost_ms", f.has_baseline ? nlohmann::json(f.lost_ms) : nlohmann::json(nullptr)},

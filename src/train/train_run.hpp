@@ -23,8 +23,8 @@ struct StepResult {
   StepTimes times;
   FabricCounters counters;  // this step's
   double mfu = 0;
-  bool faulted = false;       // a fault was active in it (train/faults.hpp)
-  double compute_factor = 1;  // its compute slowdown (a slow GPU)
+  bool faulted = false;                             // a fault was active in it (train/faults.hpp)
+  double compute_factor = 1;                        // its compute slowdown (a slow GPU)
   bool Exact() const { return times.reused == 0; }  // every collective simulated
 };
 
@@ -38,8 +38,8 @@ struct FaultSummary {
   bool has_baseline = false;  // an unfaulted step exists
   double baseline_ms = 0;     // median of the unfaulted steps
   int faulted_steps = 0;
-  double lost_ms = 0;     // sum over faulted steps of (step - baseline)
-  double lost_steps = 0;  // lost_ms / baseline_ms
+  double lost_ms = 0;              // sum over faulted steps of (step - baseline)
+  double lost_steps = 0;           // lost_ms / baseline_ms
   bool degraded_link_used = true;  // the degraded links carried simulated packets
 };
 
@@ -71,8 +71,7 @@ struct TrainResult {
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
                         const std::function<void(int, int, int)>& progress = {},
-                        const Faults& faults = {},
-                        units::Time max_idle = units::Time::Max());
+                        const Faults& faults = {}, units::Time max_idle = units::Time::Max());
 
 // Text report (what was modelled and approximated first) and the
 // "lossless.train/1" document (docs/train.md).
