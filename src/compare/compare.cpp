@@ -120,7 +120,7 @@ struct ProfileData {
   double line_rate_gbs = 0;
   // Which tasks finished (Ctrl-C can end the run before some do; their rows
   // are then null, marked "not run").
-  train::TrainResult train;  // one training step (RunTrain)
+  train::TrainResult train;   // one training step (RunTrain)
   std::string train_failure;  // a collective that could not complete
   bool ran_small = false, ran_sweep = false, ran_jitter_stall = false, ran_degraded = false,
        ran_train = false;
@@ -771,12 +771,11 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
              return Num(100 * s.mfu, 2);
            }),
            train_notes);
-    rb.Add("training", "train_fabric_share", tl + ": step / step on an infinitely fast network",
-           "", "lower",
-           step_value([&](const train::TrainResult& r, const train::StepResult& s) {
-             return Num(static_cast<double>(s.times.step.ps()) /
-                            static_cast<double>(r.ideal_step.ps()),
-                        4);
+    rb.Add("training", "train_fabric_share", tl + ": step / step on an infinitely fast network", "",
+           "lower", step_value([&](const train::TrainResult& r, const train::StepResult& s) {
+             return Num(
+                 static_cast<double>(s.times.step.ps()) / static_cast<double>(r.ideal_step.ps()),
+                 4);
            }),
            train_notes);
   }
@@ -968,8 +967,8 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     summary.push_back(fmt::format(
         "Training step (Llama 2 {} FSDP on {} H100): {} {:.1f} ms, {} {:.1f} ms ({:+.1f} %; "
         "exposed communication {:.1f} vs {:.1f} ms).",
-        ModelLabel(o.train_model), ranks, fast_train->col.name, a, slow_train->col.name, b, 100 * (b / a - 1),
-        static_cast<double>(fast_train->train.steps[0].times.exposed.ps()) / 1e9,
+        ModelLabel(o.train_model), ranks, fast_train->col.name, a, slow_train->col.name, b,
+        100 * (b / a - 1), static_cast<double>(fast_train->train.steps[0].times.exposed.ps()) / 1e9,
         static_cast<double>(slow_train->train.steps[0].times.exposed.ps()) / 1e9));
   }
   if (Interrupted(o, data)) {

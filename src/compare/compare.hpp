@@ -55,7 +55,7 @@ struct Options {
   double server_capex = -1;       // USD per GPU, < 0 = not given
   bool stop_at_plateau = false;   // set by Run for the default sweep: stop at the plateau
   bool timing = false;            // wall-clock seconds per stage in the document ("timing")
-  std::string train_model = "7b"; // the training step's model (train::FindModel), "none": no step
+  std::string train_model = "7b";  // the training step's model (train::FindModel), "none": no step
 };
 
 // Whether the default sweep (Options::stop_at_plateau) stops after its last

@@ -164,7 +164,8 @@ class Engines {
     spec.channels_per_peer =
         collective::P2pChannelsPerPeer(model_.tuning.CommChannels(), static_cast<int>(o_.Ranks()));
     spec.gpus_per_node = spec.nics_per_node = static_cast<int>(o_.GpusPerNode());
-    const NcclLatencies l = LatenciesFor(collective::Algorithm::kRing, collective::Protocol::kSimple);
+    const NcclLatencies l =
+        LatenciesFor(collective::Algorithm::kRing, collective::Protocol::kSimple);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
     spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
