@@ -41,11 +41,13 @@ collective::RingSpec NcclRingSpec(collective::RingPlan plan, collective::Protoco
   spec.gpus_per_node = g.gpus_per_node;
   spec.nics_per_node = g.nics_per_node;
   if (nvlink_rate.bps() > 0) spec.nvlink_rate = nvlink_rate;
+  if (g.nvlink_latency > units::Time::Zero()) spec.nvlink_latency = g.nvlink_latency;
   spec.launch_latency = l.launch;
   spec.net_hop_latency = l.net_hop;
   spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
   for (const collective::RingOrder& r :
-       collective::RingOrders(g.nodes, g.gpus_per_node, g.gpus_per_node, g.channels)) {
+       collective::RingOrders(g.nodes, g.gpus_per_node,
+                              g.order_nics > 0 ? g.order_nics : g.gpus_per_node, g.channels)) {
     collective::Ring ring;
     ring.nic = static_cast<uint32_t>(r.nic * g.rail_stride);
     for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));

@@ -36,12 +36,17 @@ units::Time NvlinkHopExtra(units::Time hw_lat, units::Time link_latency);
 // communicator, on nodes with `nics_per_node` NICs; the ring on channel c
 // uses rail (NCCL's NIC for c) x rail_stride (a tensor-parallel group's
 // data-parallel GPUs use every t-th rail).
+// `order_nics`: the NICs per node NCCL's ring orders spread the channels
+// over (0: gpus_per_node). `nvlink_latency`: the NVLink link's own latency
+// (zero: the engine's default), what NvlinkHopExtra subtracts.
 struct NcclRingGroup {
   int nodes = 1;
   int gpus_per_node = 1;
   int nics_per_node = 1;
+  int order_nics = 0;
   int rail_stride = 1;
   int channels = 1;
+  units::Time nvlink_latency;
 };
 
 // The ring engine's spec of `plan` under protocol `p` (NCCL's steps for it,
