@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -28,11 +29,12 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       "(`lossless train --model 70b --strategy fsdp --nodes 16 --fabric ib-ndr`, docs/train.md)");
   struct Opts {
     std::string model = "70b", strategy = "fsdp", fabric = "ib-ndr", scenario, gpu = "h100";
-    std::string recompute = "auto", json;
+    std::string recompute = "auto", json, grad_precision = "bf16";
     int nodes = 16, gpus_per_node = 8, tp = 1, steps = 1;
     int64_t micro_batch = 1, global_batch = 0;
-    double bucket_mb = 25, efficiency = -1, stall_us = 0;
+    double bucket_mb = 25, efficiency = -1, stall_us = 0, max_idle_us = -1;
     int stall_step = -1;
+    std::vector<std::string> slow_gpu, degrade, stall_nic;
     bool exact = false, quiet = false, timing = false;
   };
   auto o = std::make_shared<Opts>();
@@ -58,9 +60,24 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--recompute", o->recompute,
                   "Activation recomputation: auto (full only when needed to fit), none, full");
   cmd->add_option("--steps", o->steps, "Steps (default 1)");
+  cmd->add_option("--grad-precision", o->grad_precision,
+                  "Gradients on the wire: bf16 (default) or fp8 (1 B per element; master "
+                  "weights and optimizer states stay higher precision, docs/train.md)");
   cmd->add_option("--stall-step", o->stall_step,
                   "A step (from 0) at whose first collective GPU 0's NIC stops receiving");
   cmd->add_option("--stall-us", o->stall_us, "How long that NIC stops receiving, us (default 200)");
+  cmd->add_option("--slow-gpu", o->slow_gpu,
+                  "RANK:FACTOR@STEP[-LAST]: GPU RANK computes FACTOR times slower in those steps "
+                  "(from STEP to the end without -LAST); repeatable");
+  cmd->add_option("--degrade", o->degrade,
+                  "LINK=BER@STEP[-LAST]: LINK (a<->b, or a->b for one direction) loses frames at "
+                  "post-FEC bit error rate BER in those steps; repeatable");
+  cmd->add_option("--stall-nic", o->stall_nic,
+                  "HOST@STEP:US: the NIC of GPU HOST stops receiving for US microseconds from "
+                  "step STEP's first collective; repeatable");
+  cmd->add_option("--max-idle-us", o->max_idle_us,
+                  "Simulate at most this much idle network time before each simulated collective "
+                  "(default: all of it; lossless compare uses 1000)");
   cmd->add_option("--json", o->json, "Write the lossless.train/1 document to FILE (- = stdout)");
   cmd->add_flag("--exact", o->exact,
                 "Simulate every collective (default: identical ones reuse a measured time)");
@@ -92,6 +109,13 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       c.recompute = train::Recompute::kFull;
     else
       throw InputError({"<cli>", 0, "--recompute"}, Expected("auto, none or full", o->recompute));
+    if (o->grad_precision == "bf16")
+      c.grad_bytes = 2;
+    else if (o->grad_precision == "fp8")
+      c.grad_bytes = 1;
+    else
+      throw InputError({"<cli>", 0, "--grad-precision"},
+                       Expected("bf16 or fp8", o->grad_precision));
     if (!(o->bucket_mb > 0 && o->bucket_mb <= 1 << 20))
       throw InputError({"<cli>", 0, "--bucket-mb"},
                        fmt::format("expected 0 < MiB <= 1048576, got {:g}", o->bucket_mb));
@@ -106,7 +130,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       throw InputError({"<cli>", 0, "--steps"},
                        fmt::format("expected at most 100000, got {}", o->steps));
     train::Validate(c);
-    train::StallSpec stall;
+    train::Faults faults;
     if (o->stall_step != -1 || o->stall_us != 0) {
       if (o->stall_step < 0 || o->stall_step >= c.steps)
         throw InputError({"<cli>", 0, "--stall-step"},
@@ -116,8 +140,17 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       if (!(us > 0 && us <= 1e6))
         throw InputError({"<cli>", 0, "--stall-us"},
                          fmt::format("expected 0 < us <= 1e6, got {:g}", o->stall_us));
-      stall.step = o->stall_step;
-      stall.duration = units::Time::Ps(static_cast<int64_t>(us * 1e6));
+      faults.stalls.push_back({0, o->stall_step, units::Time::Ps(static_cast<int64_t>(us * 1e6))});
+    }
+    for (const std::string& v : o->slow_gpu) faults.slow_gpus.push_back(train::ParseSlowGpu(v, c));
+    for (const std::string& v : o->degrade) faults.degraded.push_back(train::ParseDegrade(v, c));
+    for (const std::string& v : o->stall_nic) faults.stalls.push_back(train::ParseStallNic(v, c));
+    units::Time max_idle = units::Time::Max();
+    if (o->max_idle_us != -1) {
+      if (!(o->max_idle_us >= 0 && o->max_idle_us <= 1e9))
+        throw InputError({"<cli>", 0, "--max-idle-us"},
+                         fmt::format("expected 0 <= us <= 1e9, got {:g}", o->max_idle_us));
+      max_idle = units::Time::Ps(static_cast<int64_t>(std::llround(o->max_idle_us * 1e6)));
     }
     scenario::Scenario s;
     std::string name;
@@ -147,7 +180,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
             line.Draw(fmt::format("step {}/{}: collective {}/{}, {:.0f}% done, {:.0f} s", step + 1,
                                   c.steps, done, total, 100 * share, secs));
           },
-          stall);
+          faults, max_idle);
     } catch (const train::TrainFailure& e) {
       line.Clear();
       fmt::print(stderr, "error: {}\n", text::OneLine(e.what()));

@@ -1,6 +1,7 @@
 #include "compare/compare.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -18,6 +19,7 @@
 #include "profile/profile.hpp"
 #include "run/perf_run.hpp"
 #include "tco/tco.hpp"
+#include "train/train_run.hpp"
 
 namespace lossless::compare {
 namespace {
@@ -31,6 +33,9 @@ constexpr int64_t kLatencyBytes = 8;  // ib_write_lat -s 8
 constexpr int kIncastSenders = 16;
 constexpr int64_t kIncastBytes = int64_t{1} << 20;
 constexpr int64_t kScalingBytes = int64_t{1} << 30;  // --full: busbw at 2, 4, 8, 16 nodes
+// The training step simulates at most this much of each idle gap before a
+// collective (train::FabricComm::set_max_idle).
+constexpr Time kTrainMaxIdle = Time::Ms(1);
 
 // --full's scaling points: 2, 4, 8 and 16 nodes, up to the cluster size.
 std::vector<int64_t> ScalingNodes(const Options& o) {
@@ -132,7 +137,10 @@ struct ProfileData {
   double line_rate_gbs = 0;
   // Which tasks finished (Ctrl-C can end the run before some do; their rows
   // are then null, marked "not run").
-  bool ran_small = false, ran_sweep = false, ran_jitter_stall = false, ran_degraded = false;
+  train::TrainResult train;   // one training step (RunTrain)
+  std::string train_failure;  // a collective that could not complete
+  bool ran_small = false, ran_sweep = false, ran_jitter_stall = false, ran_degraded = false,
+       ran_train = false;
   std::string tco_caveat;  // --scenario: why TCO did not follow its topology
   // Wall-clock seconds per stage, in run order (in the document only with
   // --timing: the same options give the same bytes otherwise).
@@ -149,7 +157,7 @@ bool AtPlateau(const perf::PerfResult& r, int64_t ranks);
 // the threads stay busy when one profile is much slower than the others (a
 // shared profile's tenant traffic): the result does not depend on which
 // thread runs a task or when.
-enum class Task { kSmall, kSweep, kJitterAndStall, kDegradedLink, kScaling };
+enum class Task { kSmall, kSweep, kJitterAndStall, kDegradedLink, kTrain, kScaling };
 
 struct TaskRef {
   size_t profile = 0;
@@ -253,6 +261,42 @@ void RunDegradedLink(const Options& o, ProfileData& d, const std::function<void(
   d.ran_degraded = !d.ber.interrupted;
 }
 
+// The training step's configuration (docs/compare.md#training-step): Llama 2
+// 7B under FSDP on the sweep's nodes, H100, one micro-batch per GPU.
+train::TrainConfig TrainStepConfig(const Options& o, const ProfileData& d) {
+  train::TrainConfig c;
+  c.model = train::FindModel(o.train_model, "--train-model");
+  c.gpu = train::FindGpu("h100");
+  c.strategy = train::Strategy::kFsdp;
+  c.nodes = static_cast<int>(SweepNodes(o));
+  c.gpus_per_node = static_cast<int>(d.s.clos.gpus_per_node);
+  c.recompute = train::Recompute::kAuto;
+  train::Validate(c);
+  return c;
+}
+
+// "7b" -> "7B", as the model's name is written.
+std::string ModelLabel(std::string m) {
+  for (char& ch : m) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return m;
+}
+
+void RunTrain(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
+  stage("training step");
+  const train::TrainConfig c = TrainStepConfig(o, d);
+  try {
+    // The network runs at most kTrainMaxIdle of each compute gap: a shared
+    // profile's tenants would otherwise be simulated through the whole
+    // step's compute (seconds of simulated traffic).
+    d.train = train::RunTraining(c, d.s, d.col.name, false, {}, {}, kTrainMaxIdle);
+  } catch (const train::TrainFailure& e) {
+    d.train_failure = e.what();
+    d.ran_train = true;
+    return;
+  }
+  d.ran_train = !d.train.interrupted && !d.train.steps.empty();
+}
+
 void RunSmall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
   stage("latency");
   d.latency = RunLatency(d.s, o.latency_samples, kLatencyBytes);
@@ -309,6 +353,7 @@ std::vector<TaskRef> Tasks(const Options& o, const std::vector<ProfileData>& dat
     tasks.push_back({i, Task::kSweep, 0, 0.4});
     tasks.push_back({i, Task::kJitterAndStall, 0, 0.3});
     tasks.push_back({i, Task::kDegradedLink, 0, 0.2});
+    if (o.train_model != "none") tasks.push_back({i, Task::kTrain, 0, 0.2});
     tasks.push_back({i, Task::kSmall, 0, 0.1});
     for (int64_t n : scaling) tasks.push_back({i, Task::kScaling, n, 0.4 * static_cast<double>(n) / 4});
   }
@@ -451,6 +496,7 @@ bool RanRow(const Options& o, const ProfileData& d, const std::string& section,
   if (section == "latency" || section == "incast" || section == "tco") return d.ran_small;
   if (section == "jitter") return d.ran_jitter_stall;
   if (section == "fault") return key.starts_with("ber_") ? d.ran_degraded : d.ran_jitter_stall;
+  if (section == "training") return d.ran_train;
   if (key.starts_with("scaling_busbw_")) {
     const int64_t n = std::stoll(key.substr(std::string("scaling_busbw_").size()));
     for (const auto& sc : d.scaling)
@@ -464,6 +510,7 @@ bool RanRow(const Options& o, const ProfileData& d, const std::string& section,
 bool Interrupted(const Options& o, const std::vector<ProfileData>& data) {
   for (const ProfileData& d : data) {
     if (!d.ran_small || !d.ran_sweep || !d.ran_jitter_stall || !d.ran_degraded) return true;
+    if (o.train_model != "none" && !d.ran_train) return true;
     if (d.scaling.size() != ScalingNodes(o).size()) return true;
   }
   return false;
@@ -503,12 +550,14 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
                     {"sweep_stops_at_plateau", o.stop_at_plateau},
                     {"fault_ber", o.fault_ber},
                     {"stall_us", Num(static_cast<double>(o.stall.ps()) / 1e6, 3)},
-                    {"scenario", o.scenario}};
+                    {"scenario", o.scenario},
+                    {"train_model", o.train_model}};
   if (o.timing) {
     // Wall-clock seconds per profile and stage (--timing): varies run to run.
     json t = json::object();
     const std::vector<std::string> order = {"latency", "incast", "tco", "all-reduce sweep", "jitter",
-                                            "fault: stalled NIC", "fault: degraded link"};
+                                            "fault: stalled NIC", "fault: degraded link",
+                                            "training step"};
     auto rank = [&](const std::string& stage) {
       return static_cast<size_t>(std::find(order.begin(), order.end(), stage) - order.begin());
     };
@@ -711,6 +760,42 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
            return Num(t, 2);
          }),
          roce_notes("no credit flow control on RoCE"));
+  // Training step.
+  if (o.train_model != "none") {
+    json train_notes = json::object();
+    for (const ProfileData& d : data)
+      if (!d.train_failure.empty()) train_notes[d.col.name] = d.train_failure;
+    const std::string tl = fmt::format("Llama 2 {} FSDP step", ModelLabel(o.train_model));
+    auto step_value = [&](auto f) {
+      return each([&](const ProfileData& d) -> json {
+        if (!d.train_failure.empty() || d.train.steps.empty()) return nullptr;
+        return f(d.train, d.train.steps[0]);
+      });
+    };
+    auto ms = [](units::Time t) { return static_cast<double>(t.ps()) / 1e9; };
+    rb.Add("training", "train_step_ms", tl + ": step time", "ms", "lower",
+           step_value([&](const train::TrainResult&, const train::StepResult& s) {
+             return Num(ms(s.times.step), 3);
+           }),
+           train_notes);
+    rb.Add("training", "train_exposed_ms", tl + ": exposed communication", "ms", "lower",
+           step_value([&](const train::TrainResult&, const train::StepResult& s) {
+             return Num(ms(s.times.exposed), 3);
+           }),
+           train_notes);
+    rb.Add("training", "train_mfu_pct", tl + ": MFU", "%", "higher",
+           step_value([&](const train::TrainResult&, const train::StepResult& s) {
+             return Num(100 * s.mfu, 2);
+           }),
+           train_notes);
+    rb.Add("training", "train_fabric_share", tl + ": step / step on an infinitely fast network", "",
+           "lower", step_value([&](const train::TrainResult& r, const train::StepResult& s) {
+             return Num(
+                 static_cast<double>(s.times.step.ps()) / static_cast<double>(r.ideal_step.ps()),
+                 4);
+           }),
+           train_notes);
+  }
   // TCO.
   const int64_t gpus = o.nodes * g;
   auto bom = [](const tco::Result& t, const std::string& item, bool usd) -> json {
@@ -767,7 +852,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   // Series for the report.
   json series;
   json busbw = json::object(), cdf = json::object(), iters = json::object(),
-       timeline = json::object(), tco = json::object();
+       timeline = json::object(), tco = json::object(), train_steps = json::object();
   for (const ProfileData& d : data) {
     json pts = json::array();
     for (const perf::SizeResult& s : d.sweep.sizes) {
@@ -802,12 +887,24 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
       bars["cloud price (includes GPUs)"] = Num(d.tco.per_gpu_year, 2);
     }
     tco[d.col.name] = bars;
+    if (!d.train.steps.empty() && d.train_failure.empty()) {
+      // The step's parts: compute, TP all-reduces (on the compute stream)
+      // and the data-parallel communication not hidden behind compute.
+      const train::StepTimes& st = d.train.steps[0].times;
+      auto ms = [](units::Time t) { return Num(static_cast<double>(t.ps()) / 1e9, 3); };
+      train_steps[d.col.name] = {{"compute_ms", ms(st.compute)},
+                                 {"tp_ms", ms(st.tp)},
+                                 {"exposed_dp_ms", ms(st.exposed - st.tp)},
+                                 {"step_ms", ms(st.step)},
+                                 {"ideal_step_ms", ms(d.train.ideal_step)}};
+    }
   }
   series["busbw"] = busbw;
   series["latency_cdf"] = cdf;
   series["iterations"] = iters;
   series["incast_timeline"] = timeline;
   series["tco"] = tco;
+  if (o.train_model != "none") series["train_step"] = train_steps;
   doc["series"] = series;
 
   // Summary: what the numbers say, computed from them.
@@ -874,6 +971,23 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   if (worst_tail != nullptr)
     summary.push_back(fmt::format("Worst small-message tail: {} (p99 {:.2f} us).", worst_tail->col.name,
                                   Percentile(worst_tail->latency.samples_us, 99)));
+  const ProfileData *fast_train = nullptr, *slow_train = nullptr;
+  for (const ProfileData& d : data) {
+    if (d.train.steps.empty() || !d.train_failure.empty()) continue;
+    const units::Time t = d.train.steps[0].times.step;
+    if (fast_train == nullptr || t < fast_train->train.steps[0].times.step) fast_train = &d;
+    if (slow_train == nullptr || t > slow_train->train.steps[0].times.step) slow_train = &d;
+  }
+  if (fast_train != nullptr && slow_train != nullptr && fast_train != slow_train) {
+    const double a = static_cast<double>(fast_train->train.steps[0].times.step.ps()) / 1e9;
+    const double b = static_cast<double>(slow_train->train.steps[0].times.step.ps()) / 1e9;
+    summary.push_back(fmt::format(
+        "Training step (Llama 2 {} FSDP on {} H100): {} {:.1f} ms, {} {:.1f} ms ({:+.1f} %; "
+        "exposed communication {:.1f} vs {:.1f} ms).",
+        ModelLabel(o.train_model), ranks, fast_train->col.name, a, slow_train->col.name, b,
+        100 * (b / a - 1), static_cast<double>(fast_train->train.steps[0].times.exposed.ps()) / 1e9,
+        static_cast<double>(slow_train->train.steps[0].times.exposed.ps()) / 1e9));
+  }
   if (Interrupted(o, data)) {
     // Conclusions need every case: none is drawn from a partial run.
     summary = json::array();
@@ -911,6 +1025,14 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         "milliseconds. This model of the firmware "
         "has not been checked against a NIC; the incast rows of these columns depend on it.",
         firmware));
+  if (o.train_model != "none")
+    caveats.push_back(fmt::format(
+        "The training rows are one FSDP step of Llama 2 {} on {} x {} H100 (docs/train.md): "
+        "compute is a time budget (989 TFLOP/s x 0.43), the data-parallel collectives run at "
+        "packet level, identical collectives reuse the first one's measured time (on a shared "
+        "profile it carries that one's noise), and the network simulates at most {} of each "
+        "compute gap before a collective.",
+        ModelLabel(o.train_model), nodes, g, units::FormatTime(kTrainMaxIdle)));
   caveats.push_back(
       "Latency is the fabric's alone: NIC processing, PCIe and host software are not modelled "
       "(real ib_write_lat figures include them, so they are higher).");
@@ -961,6 +1083,7 @@ void Check(const Options& o) {
   for (const std::string& p : o.profiles)
     if (++seen[p] > 1)
       throw InputError({"<cli>", 0, "--profiles"}, fmt::format("expected each profile once, got {} twice", p));
+  if (o.train_model != "none") train::FindModel(o.train_model, "--train-model");
   if (o.rate != "400g" && o.rate != "800g")
     throw InputError({"<cli>", 0, "--rate"}, Expected("400g or 800g", o.rate));
   if (o.nodes < 2) throw InputError({"<cli>", 0, "--nodes"}, fmt::format("expected 2 nodes or more, got {}", o.nodes));
@@ -1033,6 +1156,7 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
       case Task::kSweep: RunSweep(o, d, stage, keep_going); break;
       case Task::kJitterAndStall: RunJitterAndStall(o, d, stage, keep_going); break;
       case Task::kDegradedLink: RunDegradedLink(o, d, stage, keep_going); break;
+      case Task::kTrain: RunTrain(o, d, stage); break;
       case Task::kScaling: {
         const std::optional<double> busbw = RunScaling(o, d, t.nodes, stage, keep_going);
         if (!busbw) break;

@@ -11,6 +11,8 @@
 //              the congested switches but not the destination;
 //   fault      the jitter all-reduce again with one degraded link (post-FEC
 //              bit errors) and, separately, one stalled NIC;
+//   training   one FSDP step of a Llama 2 model (train::RunTraining): step
+//              time, exposed communication, MFU;
 // and the TCO model (src/tco) at the cluster size. The result is one JSON
 // document (schema lossless.compare/1, docs/compare-results.md) from which
 // the text matrix, the CSV and the HTML report are rendered.
@@ -53,6 +55,7 @@ struct Options {
   double server_capex = -1;       // USD per GPU, < 0 = not given
   bool stop_at_plateau = false;   // set by Run for the default sweep: stop at the plateau
   bool timing = false;            // wall-clock seconds per stage in the document ("timing")
+  std::string train_model = "7b";  // the training step's model (train::FindModel), "none": no step
 };
 
 // Whether the default sweep (Options::stop_at_plateau) stops after its last

@@ -27,6 +27,7 @@ Options Small() {
   o.jitter_bytes = int64_t{8} << 20;
   o.latency_samples = 50;
   o.jobs = 2;
+  o.train_model = "none";  // the training step has its own tests (and the golden one)
   return o;
 }
 
@@ -172,11 +173,50 @@ TEST(Compare, InterruptedRunMarksWhatDidNotFinish) {
   EXPECT_FALSE(Row(part, "peak_busbw_gbs").at("values").at("ib-ndr").is_null());
 }
 
+// The training-step rows (issue 12): one FSDP step of Llama 2 7B per profile.
+// The step is at least the step on an infinitely fast network, MFU x step
+// time is the same on every profile (the same model FLOPs per GPU), the
+// report's breakdown adds up to the step, and --train-model none leaves the
+// rows out.
+TEST(Compare, TrainingStepRowsAddUpAndShareTheModelFlops) {
+  Options o = Small();
+  o.profiles = {"ib-ndr", "roce-tuned"};
+  o.train_model = "7b";
+  const json doc = compare::Run(o);
+  double flops_ms = 0;
+  for (const char* p : {"ib-ndr", "roce-tuned"}) {
+    const double step = Value(doc, "train_step_ms", p);
+    const double exposed = Value(doc, "train_exposed_ms", p);
+    const double mfu = Value(doc, "train_mfu_pct", p);
+    const double share = Value(doc, "train_fabric_share", p);
+    const json& b = doc.at("series").at("train_step").at(p);
+    EXPECT_GE(share, 1.0) << p;
+    EXPECT_NEAR(step / share, b.at("ideal_step_ms").get<double>(), 0.05) << p;  // share: 4 digits
+    EXPECT_NEAR(b.at("compute_ms").get<double>() + b.at("tp_ms").get<double>() +
+                    b.at("exposed_dp_ms").get<double>(),
+                step, 0.002)
+        << p;
+    EXPECT_NEAR(exposed, step - b.at("compute_ms").get<double>(), 0.002) << p;
+    EXPECT_GT(mfu, 10);
+    EXPECT_LT(mfu, 43);  // below the compute fraction
+    if (flops_ms == 0) flops_ms = mfu * step;
+    EXPECT_NEAR(mfu * step, flops_ms, 1e-3 * flops_ms) << p;
+  }
+  o.train_model = "none";
+  const json none = compare::Run(o);
+  for (const json& r : none.at("rows")) EXPECT_NE(r.at("section"), "training");
+  EXPECT_FALSE(none.at("series").contains("train_step"));
+  o.train_model = "8b";
+  EXPECT_THROW(compare::Run(o), InputError);
+}
+
 // The matrix of the small comparison against tests/golden/compare-small.json.
 // After an intended change: LOSSLESS_UPDATE_GOLDEN=1 rewrites the file (then
 // review its diff).
 TEST(Compare, GoldenMatrixOfTheSmallComparison) {
-  const json doc = compare::Run(Small());
+  Options o = Small();
+  o.train_model = "7b";
+  const json doc = compare::Run(o);
   const std::string path = std::string(LOSSLESS_SOURCE_DIR) + "/tests/golden/compare-small.json";
   json got = {{"rows", doc.at("rows")}, {"summary", doc.at("summary")}};
   if (std::getenv("LOSSLESS_UPDATE_GOLDEN") != nullptr) {

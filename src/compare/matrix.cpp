@@ -50,6 +50,7 @@ const char* SectionTitle(const std::string& s) {
   if (s == "jitter") return "Iteration-time jitter";
   if (s == "incast") return "Incast stress";
   if (s == "fault") return "Faults";
+  if (s == "training") return "Training step";
   if (s == "tco") return "Total cost of ownership (fabric)";
   return "";
 }

@@ -1071,6 +1071,99 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
   out += "</svg>\n";
 }
 
+// The training step split into compute, tensor-parallel all-reduces and the
+// data-parallel communication not hidden behind compute (series.train_step:
+// {profile: {compute_ms, tp_ms, exposed_dp_ms, step_ms}}), one stacked bar
+// per profile.
+bool HasTrainStep(const Doc& d) {
+  auto it = d.series->find("train_step");
+  return it != d.series->end() && it->is_object() && !it->empty();
+}
+
+void TrainStepChart(std::string& out, const Doc& d, const Reader& in) {
+  const json* s = SeriesOf(d, "train_step", in);
+  struct Part {
+    const char* key;
+    const char* label;
+  };
+  static constexpr Part kParts[] = {{"compute_ms", "compute"},
+                                    {"tp_ms", "tensor-parallel all-reduces (NVLink)"},
+                                    {"exposed_dp_ms", "exposed data-parallel communication"}};
+  std::vector<std::vector<double>> bars(d.profiles.size());
+  double max_total = 0;
+  for (size_t i = 0; i < d.profiles.size(); ++i) {
+    const json* o = ProfileSeries(s, d.profiles[i].name);
+    if (o == nullptr) continue;
+    const std::string path = "series.train_step." + d.profiles[i].name;
+    double total = 0;
+    for (const Part& part : kParts) {
+      const double v = in.Number(*o, path, part.key);
+      if (v < 0) in.Fail(Reader::Join(path, part.key), "expected a time at or above 0");
+      bars[i].push_back(v);
+      total += v;
+    }
+    max_total = std::max(max_total, total);
+  }
+  const double lane = 52, top = 46;
+  const double height = top + lane * static_cast<double>(d.profiles.size()) + 52;
+  Open(out, "train-step", kW, height, "Training step time: compute and exposed communication");
+  if (max_total <= 0) {
+    NoData(out, kW / 2, height / 2, "no data: the results hold no training step");
+    out += "</svg>\n";
+    return;
+  }
+  out += "<defs>";
+  for (size_t k = 0; k < std::size(kParts); ++k) out += PatternDef(k);
+  out += "</defs>\n<g class=\"legend\">";
+  double lx = 150;
+  for (size_t k = 0; k < std::size(kParts); ++k) {
+    out += fmt::format(
+        R"svg(<rect x="{}" y="8" width="16" height="13" fill="url(#tco-fill-{})" stroke="#333"/><text x="{}" y="19">{}</text>)svg",
+        C(lx), k, C(lx + 22), HtmlEscape(kParts[k].label));
+    lx += 34 + 7.2 * static_cast<double>(std::string(kParts[k].label).size());
+  }
+  out += "</g>\n";
+  // Room after the longest bar for its "671.9 ms (82.6 exposed)".
+  Plot p{150,
+         top,
+         kW - 150 - 200,
+         lane * static_cast<double>(d.profiles.size()),
+         0,
+         NiceMax(max_total),
+         0,
+         1};
+  Axes(out, p, LinearTicks(p.xlo, p.xhi, 6), "time per training step (ms)", "", 0);
+  for (size_t i = 0; i < d.profiles.size(); ++i) {
+    const double mid = p.y0 + lane * static_cast<double>(i) + lane / 2;
+    out += fmt::format(
+        R"svg(<g><title>{}</title><text class="lane" x="{}" y="{}" text-anchor="end">{}</text></g>)svg",
+        HtmlEscape(d.profiles[i].name), C(p.x0 - 10), C(mid + 4),
+        ShortName(d.profiles[i].name, 17));
+    if (bars[i].empty()) {
+      out += fmt::format(
+          R"svg(<text class="nodata-inline" x="{}" y="{}">no training step in the results</text>)svg"
+          "\n",
+          C(p.x0 + 10), C(mid + 4));
+      continue;
+    }
+    double x = 0;
+    for (size_t k = 0; k < bars[i].size(); ++k) {
+      const double v = bars[i][k];
+      if (v <= 0) continue;
+      const double x1 = p.X(x), x2 = p.X(x + v);
+      out += fmt::format(
+          R"svg(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="url(#tco-fill-{})" stroke="#222" stroke-width="0.8"><title>{}: {:.3f} ms</title></rect>)svg",
+          C(x1), C(mid - 15), C(std::max(0.5, x2 - x1)), C(30), k, HtmlEscape(kParts[k].label), v);
+      x += v;
+    }
+    out +=
+        fmt::format(R"svg(<text class="total" x="{}" y="{}">{:.1f} ms ({:.1f} exposed)</text>)svg"
+                    "\n",
+                    C(p.X(x) + 8), C(mid + 5), x, bars[i][1] + bars[i][2]);
+  }
+  out += "</svg>\n";
+}
+
 constexpr const char* kCss = R"(
 body{font-family:"DejaVu Sans","Helvetica Neue",Arial,sans-serif;color:#1a1a1a;margin:0;background:#fff;line-height:1.45}
 main{max-width:980px;margin:0 auto;padding:24px 28px 60px}
@@ -1169,6 +1262,7 @@ const char* SectionTitle(const std::string& s) {
       {"jitter", "Iteration-time jitter"},
       {"incast", "Incast stress"},
       {"fault", "Fault cases"},
+      {"training", "Training step"},
       {"tco", "Cost (TCO)"},
       {"scaling", "Scaling"},
   };
@@ -1415,6 +1509,12 @@ std::string RenderCompareReport(const nlohmann::json& results, const std::string
          "Queue occupancy of the congested egress port; shaded: the intervals the port (or, on "
          "InfiniBand, its upstream) was paused or credit-starved.",
          IncastChart, d, in);
+  if (HasTrainStep(d))
+    Figure(out, "Training step time",
+           "One training step per profile: compute, tensor-parallel all-reduces (on the compute "
+           "stream) and the data-parallel communication not hidden behind compute; the bar's "
+           "length is the step time.",
+           TrainStepChart, d, in);
   Figure(out, "Cost per GPU per year",
          "Annual fabric cost per GPU split by item (capex amortized, power, operations).", TcoChart,
          d, in);

@@ -235,6 +235,34 @@ TEST(CompareReport, BadShapeNamesTheField) {
   EXPECT_EQ(ErrorOf(json::array()), "r.json: expected a JSON object (lossless.compare/1 results)");
 }
 
+// The training step becomes one stacked bar per profile (compute, TP,
+// exposed data-parallel communication), each part as long as its share of
+// the step; a document without the series has no such figure, and a part
+// below zero names its field.
+TEST(CompareReport, TrainingStepIsAStackedBarPerProfile) {
+  const std::string html = RenderCompareReport(Fixture());
+  const std::string chart = Chart(html, "train-step");
+  ASSERT_FALSE(chart.empty());
+  // 4 profiles: compute and exposed communication each; cloud-shared also TP.
+  EXPECT_EQ(Count(chart, "class=\"mark\""), 4u * 2 + 1);
+  EXPECT_THAT(chart, HasSubstr("<title>exposed data-parallel communication: 82.600 ms</title>"));
+  EXPECT_THAT(chart, HasSubstr(">671.9 ms (111.9 exposed)<"));
+  // Widths follow the times: cloud-shared's exposed part is 82.6 / 4.1 times ib-ndr's.
+  auto width_of = [&](const std::string& title) {
+    const size_t t = chart.find(title);
+    const size_t w = chart.rfind(" width=\"", t);  // not stroke-width
+    return std::stod(chart.substr(w + 8));
+  };
+  EXPECT_NEAR(width_of("exposed data-parallel communication: 82.600 ms") /
+                  width_of("exposed data-parallel communication: 4.100 ms"),
+              82.6 / 4.1, 0.5);  // widths are printed to 0.1 px
+  EXPECT_TRUE(Chart(RenderCompareReport(Minimal()), "train-step").empty());
+  json j = Minimal();
+  j["series"]["train_step"] = {
+      {"ib-ndr", {{"compute_ms", 1.0}, {"tp_ms", -1.0}, {"exposed_dp_ms", 0.0}}}};
+  EXPECT_EQ(ErrorOf(j), "r.json: series.train_step.ib-ndr.tp_ms: expected a time at or above 0");
+}
+
 // --full's scaling rows become a chart of busbw against nodes, one line per
 // profile; without them there is no such chart (no empty figure).
 TEST(CompareReport, ScalingRowsDrawOneLinePerProfile) {
@@ -244,18 +272,20 @@ TEST(CompareReport, ScalingRowsDrawOneLinePerProfile) {
   for (int nodes : {2, 4, 8, 16}) {
     json values = json::object();
     for (size_t i = 0; i < profiles.size(); ++i)
-      values[profiles[i]["name"].get<std::string>()] = 390.0 - nodes - 10.0 * static_cast<double>(i);
-    j["rows"].push_back({{"section", "collective"},
-                         {"key", "scaling_busbw_" + std::to_string(nodes)},
-                         {"label", "all_reduce busbw, 1 GiB on " + std::to_string(nodes) + " nodes"},
-                         {"unit", "GB/s"},
-                         {"values", values},
-                         {"better", "higher"}});
+      values[profiles[i]["name"].get<std::string>()] =
+          390.0 - nodes - 10.0 * static_cast<double>(i);
+    j["rows"].push_back(
+        {{"section", "collective"},
+         {"key", "scaling_busbw_" + std::to_string(nodes)},
+         {"label", "all_reduce busbw, 1 GiB on " + std::to_string(nodes) + " nodes"},
+         {"unit", "GB/s"},
+         {"values", values},
+         {"better", "higher"}});
   }
   const std::string chart = Chart(RenderCompareReport(j), "scaling");
   ASSERT_FALSE(chart.empty());
   EXPECT_EQ(Count(chart, "fill=\"none\" stroke="), profiles.size());  // one line each
-  EXPECT_THAT(chart, HasSubstr(">16<"));  // the node count as an x tick
+  EXPECT_THAT(chart, HasSubstr(">16<"));                              // the node count as an x tick
   EXPECT_THAT(chart, Not(HasSubstr("class=\"nodata\"")));
 }
 

@@ -17,6 +17,7 @@
 #include "fault/fault.hpp"
 #include "lossless/version.hpp"
 #include "run/captures.hpp"
+#include "run/nccl_ring.hpp"
 #include "run/runner.hpp"
 #include "sim/simulator.hpp"
 #include "workload/tenants.hpp"
@@ -57,13 +58,6 @@ collective::RingPlan PlanOf(collective::Collective c) {
     default:
       return collective::RingPlan::kAllReduce;
   }
-}
-
-// NCCL's NVLink hop latency (hwLat) is the whole hop as NCCL sees it, the
-// link's own latency included: the engine adds only what hwLat has on top of
-// the link's latency, so an NVLink hop costs hwLat (not hwLat + the link's).
-units::Time NvlinkHopExtra(units::Time hw_lat, units::Time link_latency) {
-  return std::max(units::Time::Zero(), hw_lat - link_latency);
 }
 
 // The engine of one collective: a ring or tree engine per (protocol,
@@ -130,54 +124,29 @@ class Engines {
  private:
   // NCCL's software latencies of the algorithm and protocol (baseLat, hwLat),
   // as the alpha-beta model uses them.
-  struct Latencies {
-    units::Time launch, net_hop, nvlink_hop;
-  };
-  Latencies LatenciesFor(collective::Algorithm a, collective::Protocol p) const {
-    const int g = static_cast<int>(o_.GpusPerNode());
-    const collective::TuningConstants& k = model_.tuning.constants();
-    constexpr int kTree = 0, kRing = 1, kNvlink = 0, kNet = 2;
-    const int pi = static_cast<int>(p);
-    auto us = [](double v) { return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5)); };
-    if (a == collective::Algorithm::kTree) {
-      return {us(k.base_lat_us[kTree][pi]), us(k.hw_lat_us[kNet][kTree][pi]),
-              us(k.hw_lat_us[kNvlink][kTree][pi])};
-    }
-    // NCCL's per-step network overhead (x3 for Simple) raises the intra-node
-    // hop latency of multi-node all_reduce, all_gather and reduce_scatter
-    // (tuning.cc).
+  NcclLatencies LatenciesFor(collective::Algorithm a, collective::Protocol p) const {
+    // NCCL's per-step network overhead raises the intra-node hop latency of
+    // multi-node all_reduce, all_gather and reduce_scatter (tuning.cc).
     const bool overhead = o_.nodes > 1 && !IsP2p(o_.collective) &&
                           !collective::HasRoot(o_.collective);
-    const double net_overhead =
-        model_.ab.net_overhead_us * (p == collective::Protocol::kSimple ? 3 : 1);
-    return {us(k.base_lat_us[kRing][pi]), us(k.hw_lat_us[kNet][g == 1 ? kTree : kRing][pi]),
-            us(std::max(k.hw_lat_us[kNvlink][kRing][pi], overhead ? net_overhead : 0.0))};
+    return NcclLatenciesFor(model_.tuning.constants(), a, p, static_cast<int>(o_.GpusPerNode()),
+                            overhead, model_.ab.net_overhead_us);
   }
   units::Rate GpuRate(collective::Algorithm a, collective::Protocol p) const {
     return units::Rate::Bps(static_cast<int64_t>(model_.tuning.ProtocolCapGbs(a, p) * 8e9));
   }
   collective::RingSpec RingSpecFor(int channels, collective::Protocol p) const {
-    const int nodes = static_cast<int>(o_.nodes);
-    const int g = static_cast<int>(o_.GpusPerNode());
-    collective::RingSpec spec;
-    spec.plan = PlanOf(o_.collective);
-    collective::SetNcclSteps(spec, p, GpuRate(collective::Algorithm::kRing, p), o_.buffsize);
-    const int nics = static_cast<int>(rails_.size());
-    spec.gpus_per_node = g;
-    spec.nics_per_node = nics;
-    spec.nvlink_rate = node_.nvlink_rate;
-    spec.nvlink_latency = node_.nvlink_latency;
+    NcclRingGroup group;
+    group.nodes = static_cast<int>(o_.nodes);
+    group.gpus_per_node = static_cast<int>(o_.GpusPerNode());
+    group.nics_per_node = group.order_nics = static_cast<int>(rails_.size());
+    group.channels = channels;
+    group.nvlink_latency = node_.nvlink_latency;
+    collective::RingSpec spec =
+        NcclRingSpec(PlanOf(o_.collective), p, GpuRate(collective::Algorithm::kRing, p),
+                     o_.buffsize, LatenciesFor(collective::Algorithm::kRing, p), node_.nvlink_rate,
+                     group);
     spec.rail_paths = RailPaths();
-    const Latencies l = LatenciesFor(collective::Algorithm::kRing, p);
-    spec.launch_latency = l.launch;
-    spec.net_hop_latency = l.net_hop;
-    spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
-    for (const collective::RingOrder& r : collective::RingOrders(nodes, g, nics, channels)) {
-      collective::Ring ring;
-      ring.nic = static_cast<uint32_t>(r.nic);
-      for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
-      spec.rings.push_back(ring);
-    }
     return spec;
   }
   collective::TreeSpec TreeSpecFor(int channels, collective::Protocol p) const {
@@ -196,7 +165,7 @@ class Engines {
     spec.trees = collective::TreeChannels(nodes, g, nics, channels, base);
     for (int c = 0; c < channels; ++c)
       spec.nics.push_back(static_cast<uint32_t>(c % base % nics));
-    const Latencies l = LatenciesFor(collective::Algorithm::kTree, p);
+    const NcclLatencies l = LatenciesFor(collective::Algorithm::kTree, p);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
     spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
@@ -225,7 +194,7 @@ class Engines {
     spec.nics_per_node = static_cast<int>(rails_.size());
     spec.nvlink_rate = node_.nvlink_rate;
     spec.nvlink_latency = node_.nvlink_latency;
-    const Latencies l = LatenciesFor(collective::Algorithm::kRing, collective::Protocol::kSimple);
+    const NcclLatencies l = LatenciesFor(collective::Algorithm::kRing, collective::Protocol::kSimple);
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
     spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);

@@ -6,8 +6,8 @@
 
 #include "base/error.hpp"
 #include "collective/model/alpha_beta.hpp"
-#include "collective/model/orders.hpp"
 #include "fault/fault.hpp"
+#include "run/nccl_ring.hpp"
 #include "run/runner.hpp"
 
 namespace lossless::train {
@@ -37,10 +37,6 @@ collective::RingPlan PlanOf(CommKind k) {
   }
 }
 
-units::Time Us(double v) {
-  return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5));
-}
-
 }  // namespace
 
 FabricCounters FabricCounters::operator-(const FabricCounters& o) const {
@@ -67,7 +63,14 @@ FabricComm::FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool e
   fabric::NetworkConfig cfg = s.net;
   cfg.stop_when_flows_done = false;
   net_ = std::make_unique<fabric::Network>(sim_, topo_, cfg);
-  fault::Apply(fault::LinkAndNicFaults(s, topo_), *net_);
+  const fault::Plan faults = fault::LinkAndNicFaults(s, topo_);
+  fault::Apply(faults, *net_);
+  // What each port loses without the faults of this run (restored after a
+  // degraded link's last step): the scenario's fabric.ber and link_loss, as
+  // the plan sets them (a later entry for a port wins).
+  base_loss_.resize(net_->num_ports());
+  for (fabric::LinkLossConfig& l : base_loss_) l.ber = s.ber;
+  for (const fault::LinkLoss& l : faults.link_loss) base_loss_[l.port] = l.loss;
   tenants_ = std::make_unique<workload::TenantTraffic>(
       sim_, *net_, workload::TenantConfig{s.shared.tenant_load, s.shared.tenant_burst});
   entity_ = sim_.AddEntity();
@@ -108,28 +111,26 @@ int FabricComm::Channels(CommKind kind, CommGroup group, int64_t bytes) {
 collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, int channels) {
   auto& e = engines_[{static_cast<int>(kind), static_cast<int>(group), channels}];
   if (e) return *e;
-  // As `perf` builds it (run/perf_run.cpp): NCCL's Ring/Simple steps and
-  // software latencies, NCCL's ring orders over the group's GPUs and NICs.
+  // As `perf` builds it (run/nccl_ring.hpp): NCCL's Ring/Simple steps, GPU
+  // write cap and software latencies, NCCL's ring orders over the group's
+  // GPUs on the group's rails.
   const auto [nodes, g] = Shape(group);
-  collective::RingSpec spec;
-  spec.plan = PlanOf(kind);
-  collective::SetNcclSimpleSteps(spec);
-  spec.gpus_per_node = g;
-  spec.nics_per_node = c_.gpus_per_node;
-  spec.nvlink_rate = c_.gpu.nvlink_rate;
-  const collective::TuningConstants& k = Tuning(group).constants();
-  constexpr int kRing = 1, kSimple = 2, kNvlink = 0, kNet = 2;
-  spec.launch_latency = Us(k.base_lat_us[kRing][kSimple]);
-  spec.net_hop_latency = Us(k.hw_lat_us[kNet][g == 1 ? 0 : kRing][kSimple]);
-  spec.nvlink_hop_latency =
-      Us(std::max(k.hw_lat_us[kNvlink][kRing][kSimple],
-                  nodes > 1 ? 3 * collective::AlphaBetaParams{}.net_overhead_us : 0.0));
-  for (const collective::RingOrder& r : collective::RingOrders(nodes, g, g, channels)) {
-    collective::Ring ring;
-    ring.nic = static_cast<uint32_t>(r.nic * c_.tp);  // the group's rails
-    for (int rank : r.ranks) ring.ranks.push_back(static_cast<uint32_t>(rank));
-    spec.rings.push_back(ring);
-  }
+  const collective::TuningModel& tuning = Tuning(group);
+  const collective::Protocol simple = collective::Protocol::kSimple;
+  run::NcclRingGroup ring_group;
+  ring_group.nodes = nodes;
+  ring_group.gpus_per_node = g;
+  ring_group.nics_per_node = c_.gpus_per_node;
+  ring_group.rail_stride = c_.tp;
+  ring_group.channels = channels;
+  const collective::RingSpec spec = run::NcclRingSpec(
+      PlanOf(kind), simple,
+      units::Rate::Bps(
+          static_cast<int64_t>(tuning.ProtocolCapGbs(collective::Algorithm::kRing, simple) * 8e9)),
+      int64_t{1} << 22,
+      run::NcclLatenciesFor(tuning.constants(), collective::Algorithm::kRing, simple, g, nodes > 1,
+                            collective::AlphaBetaParams{}.net_overhead_us),
+      c_.gpu.nvlink_rate, ring_group);
   e = std::make_unique<collective::RingEngine>(sim_, *net_, spec);
   return *e;
 }
@@ -142,8 +143,9 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   CommCost cost;
   if (bytes <= 0 || GroupRanks(c_, group) < 2) return cost;
   const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
-  // Inside a stall's window nothing is reused or kept for reuse.
-  const bool reusable = !exact_ && !stall_pending_ && start >= stall_end_;
+  // In a faulted step, or inside a stall's window, nothing is reused or kept
+  // for reuse.
+  const bool reusable = !exact_ && !step_exact_ && start - skipped_ >= stall_end_;
   if (reusable) {
     if (auto it = measured_.find(key); it != measured_.end()) {
       cost = it->second;
@@ -152,15 +154,21 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
     }
   }
   // Bring the clock to the start (other tenants' traffic runs meanwhile).
-  if (start > sim_.Now()) {
-    sim_.Schedule(start, entity_, this, 0, 0);
+  units::Time at = start - skipped_;
+  if (at - sim_.Now() > max_idle_) {
+    skipped_ = skipped_ + (at - sim_.Now() - max_idle_);
+    at = sim_.Now() + max_idle_;
+  }
+  if (at > sim_.Now()) {
+    sim_.Schedule(at, entity_, this, 0, 0);
     sim_.Run();
   }
-  if (stall_pending_) {
-    net_->StallNicReceive(0, sim_.Now(), sim_.Now() + stall_);
-    stall_end_ = sim_.Now() + stall_;
-    stall_pending_ = false;
+  for (const NicStall* st : stalls_pending_) {
+    net_->StallNicReceive(static_cast<uint32_t>(SimulatedNic(st->host)), sim_.Now(),
+                          sim_.Now() + st->duration);
+    stall_end_ = std::max(stall_end_, sim_.Now() + st->duration);
   }
+  stalls_pending_.clear();
   collective::RingEngine& e = EngineFor(kind, group, Channels(kind, group, bytes));
   e.Begin(bytes, sim_.Now());
   sim_.Run(sim_.Now() + kStuck);
@@ -176,6 +184,53 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   ++simulated_;
   if (reusable) measured_[key] = cost;
   return cost;
+}
+
+void FabricComm::SetFaults(const Faults& f) {
+  faults_ = f;
+  degrade_ports_.clear();
+  for (const LinkDegrade& d : faults_.degraded) {
+    scenario::LinkLossFault l;
+    // One name gives both directions: "a<->b" as given, "a->b" as one direction.
+    l.link = d.link;
+    l.where = {"<cli>", 0, "--degrade"};
+    degrade_ports_.push_back(scenario::LinkLossPorts(l, topo_));
+  }
+}
+
+void FabricComm::BeginStep(int step) {
+  step_exact_ = faults_.ActiveAt(step);
+  stalls_pending_.clear();
+  for (const NicStall& st : faults_.stalls)
+    if (st.step == step) stalls_pending_.push_back(&st);
+  // Lift degradations that ended, then apply those in force (a later fault
+  // on the same port wins).
+  for (size_t i = 0; i < faults_.degraded.size(); ++i)
+    if (faults_.degraded[i].last + 1 == step)
+      for (uint32_t p : degrade_ports_[i]) net_->SetLinkLoss(p, base_loss_[p]);
+  for (size_t i = 0; i < faults_.degraded.size(); ++i) {
+    const LinkDegrade& d = faults_.degraded[i];
+    if (d.first != step) continue;
+    for (uint32_t p : degrade_ports_[i]) {
+      fabric::LinkLossConfig l = base_loss_[p];
+      l.ber = d.ber;
+      net_->SetLinkLoss(p, l);
+    }
+  }
+}
+
+int64_t FabricComm::SimulatedNic(int64_t host) const {
+  const int64_t g = c_.gpus_per_node;
+  const int64_t node = host / g, rail = host % g;
+  if (c_.strategy == Strategy::kHsdp) return node * g;  // the replica group on rail 0
+  return node * g + rail - rail % c_.tp;
+}
+
+uint64_t FabricComm::DegradedLinkPackets() const {
+  uint64_t n = 0;
+  for (const std::vector<uint32_t>& ports : degrade_ports_)
+    for (uint32_t p : ports) n += net_->port_stats(p).tx_packets;
+  return n;
 }
 
 FabricCounters FabricComm::Counters() const {

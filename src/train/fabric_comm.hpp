@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "collective/model/tuning.hpp"
 #include "collective/ring_engine.hpp"
@@ -32,6 +33,7 @@
 #include "scenario/scenario.hpp"
 #include "sim/simulator.hpp"
 #include "topology/topology.hpp"
+#include "train/faults.hpp"
 #include "train/schedule.hpp"
 #include "workload/tenants.hpp"
 
@@ -65,17 +67,31 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override;
   void OnEvent(uint32_t kind, uint64_t arg) override;  // the clock reached a start
 
-  // A stalled NIC during one step (issue 12's faults during training): from
-  // the start of the first collective of step `step`, the NIC of GPU 0
-  // (node 0, rail 0: every simulated group uses it) stops receiving for
-  // `duration` (fabric::Network::StallNicReceive: a pause storm on RoCE, no
-  // credits returned on InfiniBand). Collectives that start before the stall
-  // ends are simulated and their times not reused.
-  void SetStall(int step, units::Time duration) {
-    stall_step_ = step;
-    stall_ = duration;
-  }
-  void BeginStep(int step) { stall_pending_ = step == stall_step_; }
+  // Faults during training (train/faults.hpp; issue 12). A degraded link
+  // loses frames from the first step of its range to the last; a stalled NIC
+  // stops receiving from the start of the first collective of its step. A
+  // fault on a NIC or rail the simulated groups do not use (a TP rank other
+  // than 0, HSDP's replica groups other than rail 0's) is applied to the
+  // same node's NIC of the simulated group (SimulatedNic): the groups are
+  // symmetric and every rank waits for the slowest. Throws InputError
+  // ("<cli>", "--degrade") for a link the topology does not have.
+  void SetFaults(const Faults& f);
+  // Called before each step: applies and lifts link degradation, arms the
+  // step's stalls, and makes the step exact (nothing reused, nothing kept for
+  // reuse) when a fault is active in it.
+  void BeginStep(int step);
+  // The NIC of the simulated group that stands for NIC `host`.
+  int64_t SimulatedNic(int64_t host) const;
+  // Packets sent on the degraded links' ports so far (both directions).
+  uint64_t DegradedLinkPackets() const;
+
+  // At most `t` of the idle time before a simulated collective runs on the
+  // network (other tenants' traffic, congestion control timers); the rest of
+  // the gap is skipped: the network's clock falls behind the step's by the
+  // time skipped, and the collectives' times are unaffected by it otherwise.
+  // Default: no limit (the network runs through every gap).
+  void set_max_idle(units::Time t) { max_idle_ = t; }
+  units::Time skipped() const { return skipped_; }
 
   FabricCounters Counters() const;
   units::Time Now() const { return sim_.Now(); }
@@ -104,9 +120,14 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   std::map<std::tuple<int, int, int>, std::unique_ptr<collective::RingEngine>> engines_;
   std::map<std::tuple<int, int, int64_t>, CommCost> measured_;
   int simulated_ = 0;
-  int stall_step_ = -1;
-  units::Time stall_, stall_end_;
-  bool stall_pending_ = false;
+  Faults faults_;
+  std::vector<std::vector<uint32_t>> degrade_ports_;  // per faults_.degraded
+  std::vector<fabric::LinkLossConfig> base_loss_;     // per port: the scenario's
+  std::vector<const NicStall*> stalls_pending_;       // this step's, not yet started
+  bool step_exact_ = false;
+  units::Time stall_end_;  // network clock
+  units::Time max_idle_ = units::Time::Max();
+  units::Time skipped_;  // step clock - network clock
 };
 
 }  // namespace lossless::train

@@ -75,16 +75,20 @@ TEST(TrainFabricTest, ZeroComputeDdpStepIsTheSumOfBucketAllReducesAlone) {
 // 3 (n - 1)/n, HSDP 3 (k - 1)/k inside the node and 2 (m - 1)/m of the 1/k
 // shard across nodes), for 8 data-parallel ranks on 2 nodes.
 TEST(TrainFabricTest, BytesPerGpuMatchTheTextbookFormulas) {
-  for (Strategy strat : {Strategy::kDdp, Strategy::kFsdp, Strategy::kHsdp}) {
-    TrainConfig c = Small(strat);
-    const scenario::Scenario s = ScenarioFor(c);
-    const TrainResult r = RunTraining(c, s, "small-ib", /*exact=*/false);
-    ASSERT_EQ(r.steps.size(), 1u);
-    const double expect = static_cast<double>(DpBytesPerGpu(c));
-    const double got = static_cast<double>(r.steps[0].times.dp_bytes);
-    std::printf("%s: %.0f B sent per GPU, textbook %.0f B\n", StrategyName(strat), got, expect);
-    // Ring shares round to whole bytes per channel and part.
-    EXPECT_NEAR(got, expect, 1e-4 * expect) << StrategyName(strat);
+  for (int64_t grad_bytes : {2, 1}) {  // bf16 and fp8 gradients
+    for (Strategy strat : {Strategy::kDdp, Strategy::kFsdp, Strategy::kHsdp}) {
+      TrainConfig c = Small(strat);
+      c.grad_bytes = grad_bytes;
+      const scenario::Scenario s = ScenarioFor(c);
+      const TrainResult r = RunTraining(c, s, "small-ib", /*exact=*/false);
+      ASSERT_EQ(r.steps.size(), 1u);
+      const double expect = static_cast<double>(DpBytesPerGpu(c));
+      const double got = static_cast<double>(r.steps[0].times.dp_bytes);
+      std::printf("%s, %lld B gradients: %.0f B sent per GPU, textbook %.0f B\n",
+                  StrategyName(strat), static_cast<long long>(grad_bytes), got, expect);
+      // Ring shares round to whole bytes per channel and part.
+      EXPECT_NEAR(got, expect, 1e-4 * expect) << StrategyName(strat) << grad_bytes;
+    }
   }
 }
 
@@ -133,7 +137,8 @@ TEST(TrainFabricTest, StalledNicStretchesItsStepByAboutTheStall) {
     std::string text = Fabric(8, 4);
     text.replace(text.find("infiniband"), 10, preset);
     const scenario::Scenario s = scenario::LoadFabricText(text, "t.yaml");
-    const TrainResult r = RunTraining(c, s, "small", false, {}, StallSpec{1, stall});
+    const TrainResult r =
+        RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{0, 1, stall}}});
     ASSERT_EQ(r.steps.size(), 3u);
     const double base = static_cast<double>(r.steps[0].times.step.ps());
     const double hit = static_cast<double>(r.steps[1].times.step.ps());
@@ -148,6 +153,130 @@ TEST(TrainFabricTest, StalledNicStretchesItsStepByAboutTheStall) {
       EXPECT_EQ(r.steps[0].counters.pause_frames, 0);
     }
   }
+}
+
+// A slow GPU (issue 12, stragglers): every rank waits for it, so the faulted
+// step's compute is FACTOR times the unfaulted one's, the step after it is
+// back to the unfaulted time, the faulted step is simulated in full (no
+// reused collective), and the summary counts the time lost against the
+// unfaulted steps.
+TEST(TrainFabricTest, SlowGpuStretchesItsStepsComputeAndCostsTheDifference) {
+  TrainConfig c = Small(Strategy::kFsdp);
+  c.steps = 4;
+  c.gpu.efficiency = 0.01;  // compute-bound: the small model's step is otherwise communication
+  const scenario::Scenario s = ScenarioFor(c);
+  Faults f;
+  f.slow_gpus.push_back({5, 2.0, 1, 2});
+  const TrainResult r = RunTraining(c, s, "small", false, {}, f);
+  ASSERT_EQ(r.steps.size(), 4u);
+  const StepTimes& base = r.steps[0].times;
+  for (int k : {1, 2}) {
+    const StepTimes& hit = r.steps[static_cast<size_t>(k)].times;
+    EXPECT_NEAR(static_cast<double>(hit.compute.ps()), 2.0 * static_cast<double>(base.compute.ps()),
+                static_cast<double>(hit.collectives + 64))
+        << k;  // 1 ps rounding per task
+    // Compute-bound: the step grows by about the extra compute.
+    EXPECT_GT((hit.step - base.step).ps(), 9 * (hit.compute - base.compute).ps() / 10) << k;
+    EXPECT_EQ(hit.reused, 0) << k;
+    EXPECT_TRUE(r.steps[static_cast<size_t>(k)].faulted);
+  }
+  EXPECT_GT(r.steps[0].times.reused, 0);
+  EXPECT_EQ(r.steps[3].times.step.ps(), base.step.ps());
+  EXPECT_FALSE(r.steps[3].faulted);
+  const FaultSummary& fs = r.fault_summary;
+  const double ms0 = static_cast<double>(base.step.ps()) / 1e9;
+  const double lost = static_cast<double>((r.steps[1].times.step - base.step).ps() +
+                                          (r.steps[2].times.step - base.step).ps()) /
+                      1e9;
+  std::printf("slow GPU x2: step %.3f ms -> %.3f ms; lost %.3f ms = %.3f steps\n", ms0,
+              static_cast<double>(r.steps[1].times.step.ps()) / 1e9, fs.lost_ms, fs.lost_steps);
+  EXPECT_EQ(fs.first_step, 1);
+  EXPECT_EQ(fs.faulted_steps, 2);
+  EXPECT_TRUE(fs.has_baseline);
+  EXPECT_DOUBLE_EQ(fs.baseline_ms, ms0);
+  EXPECT_NEAR(fs.lost_ms, lost, 1e-9);
+  EXPECT_NEAR(fs.lost_steps, lost / ms0, 1e-12);
+  EXPECT_EQ(fs.before_steps, 1);
+  EXPECT_EQ(fs.after_steps, 3);
+  EXPECT_DOUBLE_EQ(fs.after_max_ms, static_cast<double>(r.steps[1].times.step.ps()) / 1e9);
+  EXPECT_DOUBLE_EQ(fs.before_p50_ms, ms0);
+  const std::string text = FormatTrain(r);
+  EXPECT_NE(text.find("# exact steps (every collective simulated at packet level): 1-2"),
+            std::string::npos)
+      << text;
+}
+
+// A degraded link (post-FEC bit errors on GPU 0's link) during one step: that
+// step loses frames and retransmits, the steps before and after do not, and
+// the step after it is back to the unfaulted time (the loss is lifted).
+TEST(TrainFabricTest, DegradedLinkRetransmitsOnlyInItsSteps) {
+  TrainConfig c = Small(Strategy::kDdp);
+  c.steps = 3;
+  const scenario::Scenario s = ScenarioFor(c);
+  Faults f;
+  f.degraded.push_back({"host0<->leaf0", 1e-6, 1, 1});
+  const TrainResult r = RunTraining(c, s, "small", false, {}, f);
+  ASSERT_EQ(r.steps.size(), 3u);
+  std::printf(
+      "BER 1e-6: step %.3f us, degraded %.3f us (%lld retransmitted, %lld lost), after "
+      "%.3f us\n",
+      static_cast<double>(r.steps[0].times.step.ps()) / 1e6,
+      static_cast<double>(r.steps[1].times.step.ps()) / 1e6,
+      static_cast<long long>(r.steps[1].counters.retransmissions),
+      static_cast<long long>(r.steps[1].counters.drops),
+      static_cast<double>(r.steps[2].times.step.ps()) / 1e6);
+  EXPECT_EQ(r.steps[0].counters.retransmissions, 0);
+  EXPECT_GT(r.steps[1].counters.drops, 0);
+  EXPECT_GT(r.steps[1].counters.retransmissions, 0);
+  EXPECT_EQ(r.steps[2].counters.drops, 0);
+  EXPECT_GT(r.steps[1].times.dp_comm.ps(), r.steps[0].times.dp_comm.ps());
+  EXPECT_EQ(r.steps[1].times.reused, 0);
+  EXPECT_EQ(r.steps[2].times.step.ps(), r.steps[0].times.step.ps());
+  EXPECT_TRUE(r.fault_summary.degraded_link_used);
+}
+
+// A fault on a NIC outside the simulated groups stands for the same fault on
+// the simulated group's NIC of that node (TP rank 0's rail; HSDP's replica
+// group on rail 0): a stall on GPU 1's NIC with TP 2 costs what one on GPU
+// 0's does.
+TEST(TrainFabricTest, FaultOnAnotherRailIsAppliedToTheSimulatedGroupsNic) {
+  TrainConfig c = Small(Strategy::kDdp, 4, 2);
+  c.steps = 2;
+  const scenario::Scenario s = ScenarioFor(c);
+  FabricComm fc(s, c, false);
+  EXPECT_EQ(fc.SimulatedNic(1), 0);
+  EXPECT_EQ(fc.SimulatedNic(7), 6);
+  EXPECT_EQ(fc.SimulatedNic(6), 6);
+  TrainConfig h = Small(Strategy::kHsdp);
+  FabricComm fh(ScenarioFor(h), h, false);
+  EXPECT_EQ(fh.SimulatedNic(7), 4);
+  const units::Time stall = units::Time::Us(200);
+  const TrainResult a =
+      RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{1, 1, stall}}});
+  const TrainResult b =
+      RunTraining(c, s, "small", false, {}, Faults{{}, {}, {NicStall{0, 1, stall}}});
+  EXPECT_GT(a.steps[1].times.step.ps(), a.steps[0].times.step.ps());
+  EXPECT_EQ(a.steps[1].times.step.ps(), b.steps[1].times.step.ps());
+}
+
+// Skipping idle network time between collectives (what `compare` does to
+// keep a shared profile's tenants from being simulated through every compute
+// gap) changes nothing on a fabric that is idle and stateless between
+// collectives: InfiniBand without other traffic gives the same steps to the
+// picosecond, with the skipped time reported.
+TEST(TrainFabricTest, MaxIdleSkipsIdleTimeWithoutChangingAnIdleFabricsSteps) {
+  TrainConfig c = Small(Strategy::kFsdp);
+  c.steps = 2;
+  const scenario::Scenario s = ScenarioFor(c);
+  const TrainResult all = RunTraining(c, s, "small", true);
+  const TrainResult skip = RunTraining(c, s, "small", true, {}, {}, units::Time::Us(1));
+  ASSERT_EQ(skip.steps.size(), 2u);
+  EXPECT_EQ(all.idle_skipped, units::Time::Zero());
+  EXPECT_GT(skip.idle_skipped, units::Time::Us(5));  // the small model computes for tens of us
+  for (size_t k = 0; k < 2; ++k)
+    EXPECT_EQ(skip.steps[k].times.step.ps(), all.steps[k].times.step.ps()) << k;
+  EXPECT_NE(FormatTrain(skip).find("approximation: the network runs at most 1us of the idle"),
+            std::string::npos);
 }
 
 // Ctrl-C (DECISIONS 5): the run stops after the collective under way and

@@ -228,15 +228,20 @@ std::vector<Unit> Units(const TrainConfig& c) {
 int64_t DpBytesPerGpu(const TrainConfig& c) {
   const double n = c.DpRanks();
   if (c.DpRanks() < 2) return 0;
-  double grad = 0;
-  for (const Unit& u : Units(c)) grad += 2.0 * static_cast<double>(u.params);
+  double params = 0;  // bf16 parameters (2 B each): what FSDP gathers
+  double grad = 0;    // gradient bytes (grad_bytes each)
+  for (const Unit& u : Units(c)) {
+    params += 2.0 * static_cast<double>(u.params);
+    grad += static_cast<double>(c.GradBytes(u.params));
+  }
   if (c.strategy == Strategy::kDdp) return static_cast<int64_t>(2.0 * (n - 1) / n * grad);
   if (c.strategy == Strategy::kHsdp) {
     const double k = c.ShardRanks(), m = c.nodes;
     return static_cast<int64_t>(static_cast<double>(c.Accumulation()) *
-                                (3.0 * (k - 1) / k * grad + 2.0 * (m - 1) / m * grad / k));
+                                ((k - 1) / k * (2 * params + grad) + 2.0 * (m - 1) / m * grad / k));
   }
-  return static_cast<int64_t>(static_cast<double>(c.Accumulation()) * 3.0 * (n - 1) / n * grad);
+  return static_cast<int64_t>(static_cast<double>(c.Accumulation()) * (n - 1) / n *
+                              (2 * params + grad));
 }
 
 int64_t TpBytesPerGpu(const TrainConfig& c) {

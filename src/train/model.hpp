@@ -80,6 +80,13 @@ struct TrainConfig {
   int64_t bucket_bytes = int64_t{25} << 20;  // DDP (PyTorch bucket_cap_mb = 25)
   Recompute recompute = Recompute::kAuto;    // resolved by Validate
   int steps = 1;
+  // Bytes per gradient element in the gradient collectives (DDP's bucket
+  // all-reduces, FSDP's reduce-scatters, HSDP's shard all-reduces): 2 (bf16,
+  // the default) or 1 (fp8, as FP8-LM, Peng et al. 2023, communicates
+  // them). Parameter all-gathers stay bf16; memory still counts bf16
+  // gradients, fp32 master weights and Adam moments (docs/train.md).
+  int64_t grad_bytes = 2;
+  int64_t GradBytes(int64_t params) const { return grad_bytes * params; }
 
   int DpRanks() const { return nodes * gpus_per_node / tp; }
   // Ranks one parameter is sharded over: all data-parallel ranks (FSDP),
@@ -138,7 +145,7 @@ double HeadForwardFlopsPerToken(const ModelSpec& m);
 // latency). 0 for one rank.
 units::Time NvlinkAllReduce(int64_t bytes, int ranks, units::Rate rate, units::Time latency);
 
-// Bytes of gradient (bf16) per GPU per step, and the textbook bytes each GPU
+// Bytes of gradient (grad_bytes per element) per GPU per step, and the textbook bytes each GPU
 // sends per step over the data-parallel collectives: DDP 2 (n - 1)/n of the
 // gradient per all-reduce; FSDP per micro-batch two parameter all-gathers and
 // one gradient reduce-scatter of (n - 1)/n each; HSDP the same inside the

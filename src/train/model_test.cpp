@@ -130,6 +130,14 @@ TEST(TrainModelTest, TextbookBytesPerGpu) {
   EXPECT_NEAR(static_cast<double>(DpBytesPerGpu(c)), 2.0 * 15 / 16 * grad, 8);
   c.strategy = Strategy::kFsdp;
   EXPECT_NEAR(static_cast<double>(DpBytesPerGpu(c)), 3.0 * 15 / 16 * grad, 8);
+  // fp8 gradients: half the bytes of DDP's all-reduces; FSDP's reduce-scatter
+  // halves while its two bf16 parameter all-gathers stay (2.5 of 3).
+  c.grad_bytes = 1;
+  EXPECT_NEAR(static_cast<double>(DpBytesPerGpu(c)), 2.5 * 15 / 16 * grad, 8);
+  c.strategy = Strategy::kDdp;
+  EXPECT_NEAR(static_cast<double>(DpBytesPerGpu(c)), 15.0 / 16 * grad, 8);
+  c.grad_bytes = 2;
+  c.strategy = Strategy::kFsdp;
   c.tp = 2;
   c.recompute = Recompute::kNone;
   EXPECT_EQ(TpBytesPerGpu(c), int64_t{4} * 32 * (2 * 4096 * 4096));  // 2 (t - 1)/t = 1

@@ -61,7 +61,7 @@ void BuildDdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b) 
     size_t last = 0;
     for (size_t k = n; k-- > 0;) {
       const Unit& unit = units[k];
-      const int64_t grad = 2 * unit.params;
+      const int64_t grad = c.GradBytes(unit.params);
       if (!sync || grad == 0) {
         last = b.Compute(unit.backward, unit.tp_backward,
                          fmt::format("backward {} mb {}", unit.name, m));
@@ -132,10 +132,10 @@ void BuildFsdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b)
                          fmt::format("backward {} mb {}", units[k].name, m), deps_of(ag_b[k]));
       if (comm && units[k].params > 0) {
         const size_t rs =
-            b.Comm(CommKind::kReduceScatter, 2 * units[k].params,
+            b.Comm(CommKind::kReduceScatter, c.GradBytes(units[k].params),
                    fmt::format("reduce-scatter {} mb {}", units[k].name, m), {bwd[k]}, shard);
         if (hybrid && c.nodes >= 2)
-          b.Comm(CommKind::kAllReduce, 2 * units[k].params / c.ShardRanks(),
+          b.Comm(CommKind::kAllReduce, c.GradBytes(units[k].params) / c.ShardRanks(),
                  fmt::format("all-reduce shard {} mb {}", units[k].name, m), {rs},
                  CommGroup::kAcross);
       }

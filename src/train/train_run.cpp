@@ -1,5 +1,7 @@
 #include "train/train_run.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "base/progress.hpp"
@@ -65,27 +67,87 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "{} collectives simulated, {} reused the time of an identical collective measured "
         "before (--exact simulates every one); counters cover the simulated ones",
         r.simulated, r.reused));
-  if (r.stall.step >= 0)
+  if (c.grad_bytes == 1)
+    n.push_back(
+        "precision: gradients are reduced in fp8 (1 B per element, as FP8-LM, Peng et al. 2023, "
+        "communicates them); parameter all-gathers stay bf16, and memory counts bf16 gradients, "
+        "fp32 master weights and Adam moments; per-tensor scaling and its cost are not modelled");
+  if (r.idle_skipped > units::Time::Zero())
     n.push_back(fmt::format(
-        "fault: the NIC of GPU 0 (node 0, rail 0) stops receiving for {} from the first "
-        "collective of step {}",
-        units::FormatTime(r.stall.duration), r.stall.step));
+        "approximation: the network runs at most {} of the idle time before each simulated "
+        "collective ({} skipped in all): other tenants' traffic and congestion-control timers "
+        "are not simulated through the rest of the compute gaps",
+        units::FormatTime(r.max_idle), units::FormatTime(r.idle_skipped)));
+  for (const std::string& f : r.faults.Describe()) n.push_back(f);
+  if (r.faults.Any())
+    n.push_back(
+        "faults: a step with a fault active is simulated at packet level in full (no reused "
+        "collective); a fault on a NIC or rail outside the simulated groups is applied to the "
+        "same node's NIC of the simulated group (the groups are symmetric); the engine starts "
+        "each collective when its last rank is ready");
   n.push_back(
       "not modelled: optimizer step, data loading, kernel launch gaps, pipeline parallelism");
   return n;
+}
+
+FaultSummary Summarize(const TrainResult& r) {
+  FaultSummary f;
+  f.first_step = r.faults.FirstStep();
+  if (f.first_step < 0) return f;
+  std::vector<double> before, after, clean;
+  for (size_t k = 0; k < r.steps.size(); ++k) {
+    const double ms = Ms(r.steps[k].times.step);
+    (static_cast<int>(k) < f.first_step ? before : after).push_back(ms);
+    if (!r.steps[k].faulted) clean.push_back(ms);
+  }
+  f.before_steps = static_cast<int>(before.size());
+  f.after_steps = static_cast<int>(after.size());
+  f.before_p50_ms = StepPercentile(before, 50);
+  f.before_p99_ms = StepPercentile(before, 99);
+  f.before_max_ms = StepPercentile(before, 100);
+  f.after_p50_ms = StepPercentile(after, 50);
+  f.after_p99_ms = StepPercentile(after, 99);
+  f.after_max_ms = StepPercentile(after, 100);
+  f.has_baseline = !clean.empty();
+  f.baseline_ms = StepPercentile(clean, 50);
+  for (const StepResult& s : r.steps) {
+    if (!s.faulted) continue;
+    ++f.faulted_steps;
+    if (f.has_baseline) f.lost_ms += Ms(s.times.step) - f.baseline_ms;
+  }
+  if (f.has_baseline && f.baseline_ms > 0) f.lost_steps = f.lost_ms / f.baseline_ms;
+  return f;
+}
+
+// "0-3, 5, 7-8": the steps whose flag is set.
+std::string StepList(const std::vector<StepResult>& steps, bool (*pick)(const StepResult&)) {
+  std::string out;
+  for (size_t k = 0; k < steps.size();) {
+    if (!pick(steps[k])) {
+      ++k;
+      continue;
+    }
+    size_t e = k;
+    while (e + 1 < steps.size() && pick(steps[e + 1])) ++e;
+    if (!out.empty()) out += ", ";
+    out += e == k ? fmt::format("{}", k) : fmt::format("{}-{}", k, e);
+    k = e + 1;
+  }
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace
 
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
-                        const std::function<void(int, int, int)>& progress,
-                        const StallSpec& stall) {
+                        const std::function<void(int, int, int)>& progress, const Faults& faults,
+                        units::Time max_idle) {
   TrainResult r;
   r.config = c;
   r.fabric = fabric_name;
   r.exact = exact;
-  r.stall = stall;
+  r.faults = faults;
+  r.max_idle = max_idle;
   r.memory = MemoryPerGpu(c, c.recompute);
   const std::vector<Unit> units = Units(c);
   for (const Unit& u : units) r.model_flops_per_gpu += u.model_flops;
@@ -97,16 +159,32 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
     r.ideal_step = Schedule(tasks, instant, units::Time::Zero()).step;
   }
   FabricComm fabric(s, c, exact);
-  fabric.SetStall(stall.step, stall.duration);
+  fabric.SetFaults(faults);
+  fabric.set_max_idle(max_idle);
   units::Time at = fabric.Now();
   for (int k = 0; k < c.steps; ++k) {
-    std::vector<Task> tasks = BuildStep(c, units);
+    // A slow GPU: every rank waits for it, so the step computes at its pace.
+    const double factor = faults.ComputeFactor(k);
+    std::vector<Unit> slowed = units;
+    if (factor != 1) {
+      auto scale = [factor](units::Time t) {
+        return units::Time::Ps(
+            static_cast<int64_t>(std::llround(static_cast<double>(t.ps()) * factor)));
+      };
+      for (Unit& u : slowed) {
+        u.forward = scale(u.forward);
+        u.backward = scale(u.backward);
+      }
+    }
+    std::vector<Task> tasks = BuildStep(c, slowed);
     int total = 0;
     for (const Task& t : tasks) total += t.comm ? 1 : 0;
     Counted counted(fabric, total, k, progress);
     const FabricCounters before = fabric.Counters();
     fabric.BeginStep(k);
     StepResult sr;
+    sr.faulted = faults.ActiveAt(k);
+    sr.compute_factor = factor;
     try {
       sr.times = Schedule(tasks, counted, at);
     } catch (const StopRequested&) {
@@ -122,6 +200,9 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
   }
   r.simulated = fabric.simulated();
   r.events = fabric.events();
+  r.idle_skipped = fabric.skipped();
+  r.fault_summary = Summarize(r);
+  r.fault_summary.degraded_link_used = faults.degraded.empty() || fabric.DegradedLinkPackets() > 0;
   return r;
 }
 
@@ -166,13 +247,48 @@ std::string FormatTrain(const TrainResult& r) {
       "# fabric: step time over the step on an infinitely fast network; exposed = step - compute\n";
   if (r.interrupted)
     out += fmt::format("# interrupted: {} of {} steps done\n", r.steps.size(), c.steps);
-  if (r.stall.step >= 0 && r.stall.step < static_cast<int>(r.steps.size()) && r.steps.size() > 1) {
-    const units::Time hit = r.steps[static_cast<size_t>(r.stall.step)].times.step;
-    const units::Time base = r.steps[r.stall.step == 0 ? 1 : 0].times.step;
+  // The stall of --stall-step at step K against an unstalled step.
+  for (const NicStall& st : r.faults.stalls) {
+    if (st.step >= static_cast<int>(r.steps.size()) || r.steps.size() < 2) continue;
+    const int other = st.step == 0 ? 1 : 0;
+    if (r.steps[static_cast<size_t>(other)].faulted) continue;
+    const units::Time hit = r.steps[static_cast<size_t>(st.step)].times.step;
+    const units::Time base = r.steps[static_cast<size_t>(other)].times.step;
     out += fmt::format(
-        "# stall at step {}: {:+.3f} ms against step {} ({:+.2f}% of a step)\n", r.stall.step,
-        Ms(hit - base), r.stall.step == 0 ? 1 : 0,
+        "# stall at step {}: {:+.3f} ms against step {} ({:+.2f}% of a step)\n", st.step,
+        Ms(hit - base), other,
         100.0 * static_cast<double>((hit - base).ps()) / static_cast<double>(base.ps()));
+  }
+  if (r.faults.Any() && !r.steps.empty()) {
+    const FaultSummary& f = r.fault_summary;
+    out += fmt::format("# exact steps (every collective simulated at packet level): {}\n",
+                       StepList(r.steps, [](const StepResult& s) { return s.Exact(); }));
+    out += fmt::format("# faulted steps: {}\n",
+                       StepList(r.steps, [](const StepResult& s) { return s.faulted; }));
+    auto dist = [](int n, double p50, double p99, double max) {
+      return n == 0 ? std::string("no steps")
+                    : fmt::format("p50 {:.3f} p99 {:.3f} max {:.3f} ms over {} step{}", p50, p99,
+                                  max, n, n == 1 ? "" : "s");
+    };
+    if (f.before_steps > 0)
+      out += fmt::format("# step time before step {}: {}\n", f.first_step,
+                         dist(f.before_steps, f.before_p50_ms, f.before_p99_ms, f.before_max_ms));
+    out += fmt::format("# step time from step {} on: {}\n", f.first_step,
+                       dist(f.after_steps, f.after_p50_ms, f.after_p99_ms, f.after_max_ms));
+    if (f.has_baseline)
+      out += fmt::format(
+          "# cost of the faults: {:+.3f} ms over {} faulted step{} = {:+.3f} steps of the "
+          "unfaulted step ({:.3f} ms, median of the unfaulted steps)\n",
+          f.lost_ms, f.faulted_steps, f.faulted_steps == 1 ? "" : "s", f.lost_steps, f.baseline_ms);
+    else
+      out +=
+          "# cost of the faults: no unfaulted step to compare with (start the fault at step 1 or "
+          "later, or run more steps)\n";
+    if (!f.degraded_link_used)
+      out +=
+          "# warning: the degraded link carried no simulated packet (not on the simulated "
+          "groups' rails: with --tp t only rails 0, t, 2t, ... run at packet level; HSDP's "
+          "replica group uses rail 0)\n";
   }
   return out;
 }
@@ -201,13 +317,57 @@ nlohmann::json TrainJson(const TrainResult& r) {
                  {"accumulation", c.Accumulation()},
                  {"bucket_bytes", c.bucket_bytes},
                  {"recompute", RecomputeName(c.recompute)},
+                 {"grad_precision", c.grad_bytes == 1 ? "fp8" : "bf16"},
                  {"exact", r.exact}};
-  j["stall"] =
-      r.stall.step >= 0
-          ? nlohmann::json{{"step", r.stall.step},
-                           {"gpu", 0},
-                           {"duration_us", static_cast<double>(r.stall.duration.ps()) / 1e6}}
-          : nlohmann::json(nullptr);
+  // The first stall as before (the --stall-step flag), and every fault.
+  j["stall"] = r.faults.stalls.empty()
+                   ? nlohmann::json(nullptr)
+                   : nlohmann::json{{"step", r.faults.stalls[0].step},
+                                    {"gpu", r.faults.stalls[0].host},
+                                    {"duration_us",
+                                     static_cast<double>(r.faults.stalls[0].duration.ps()) / 1e6}};
+  nlohmann::json faults = nlohmann::json::array();
+  for (const SlowGpu& f : r.faults.slow_gpus)
+    faults.push_back({{"kind", "slow_gpu"},
+                      {"gpu", f.rank},
+                      {"factor", f.factor},
+                      {"first_step", f.first},
+                      {"last_step", f.last}});
+  for (const LinkDegrade& f : r.faults.degraded)
+    faults.push_back({{"kind", "degraded_link"},
+                      {"link", f.link},
+                      {"ber", f.ber},
+                      {"first_step", f.first},
+                      {"last_step", f.last}});
+  for (const NicStall& f : r.faults.stalls)
+    faults.push_back({{"kind", "stalled_nic"},
+                      {"gpu", f.host},
+                      {"first_step", f.step},
+                      {"last_step", f.step},
+                      {"duration_us", static_cast<double>(f.duration.ps()) / 1e6}});
+  j["faults"] = faults;
+  if (r.faults.Any()) {
+    const FaultSummary& f = r.fault_summary;
+    j["fault_summary"] = {
+        {"first_step", f.first_step},
+        {"before",
+         {{"steps", f.before_steps},
+          {"p50_ms", f.before_p50_ms},
+          {"p99_ms", f.before_p99_ms},
+          {"max_ms", f.before_max_ms}}},
+        {"after",
+         {{"steps", f.after_steps},
+          {"p50_ms", f.after_p50_ms},
+          {"p99_ms", f.after_p99_ms},
+          {"max_ms", f.after_max_ms}}},
+        {"baseline_ms", f.has_baseline ? nlohmann::json(f.baseline_ms) : nlohmann::json(nullptr)},
+        {"faulted_steps", f.faulted_steps},
+        {"lost_ms", f.has_baseline ? nlohmann::json(f.lost_ms) : nlohmann::json(nullptr)},
+        {"lost_steps", f.has_baseline ? nlohmann::json(f.lost_steps) : nlohmann::json(nullptr)},
+        {"degraded_link_used", f.degraded_link_used}};
+  } else {
+    j["fault_summary"] = nullptr;
+  }
   j["memory_bytes"] = {{"states", r.memory.states},
                        {"gathered", r.memory.gathered},
                        {"activations", r.memory.activations},
@@ -235,7 +395,10 @@ nlohmann::json TrainJson(const TrainResult& r) {
                      {"cnps", s.counters.cnps},
                      {"retransmissions", s.counters.retransmissions},
                      {"drops", s.counters.drops},
-                     {"credit_starved_us", s.counters.credit_starved_us}});
+                     {"credit_starved_us", s.counters.credit_starved_us},
+                     {"faulted", s.faulted},
+                     {"compute_factor", s.compute_factor},
+                     {"exact", s.Exact()}});
   }
   j["steps"] = steps;
   j["interrupted"] = r.interrupted;

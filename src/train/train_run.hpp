@@ -13,6 +13,7 @@
 
 #include "scenario/scenario.hpp"
 #include "train/fabric_comm.hpp"
+#include "train/faults.hpp"
 #include "train/model.hpp"
 #include "train/schedule.hpp"
 
@@ -22,13 +23,24 @@ struct StepResult {
   StepTimes times;
   FabricCounters counters;  // this step's
   double mfu = 0;
+  bool faulted = false;                             // a fault was active in it (train/faults.hpp)
+  double compute_factor = 1;                        // its compute slowdown (a slow GPU)
+  bool Exact() const { return times.reused == 0; }  // every collective simulated
 };
 
-// A NIC that stops receiving during one step (FabricComm::SetStall); step -1:
-// none.
-struct StallSpec {
-  int step = -1;
-  units::Time duration;
+// What the faults cost: step time before the first fault and from it on, and
+// the time lost against an unfaulted step.
+struct FaultSummary {
+  int first_step = -1;  // -1: no faults
+  int before_steps = 0, after_steps = 0;
+  double before_p50_ms = 0, before_p99_ms = 0, before_max_ms = 0;
+  double after_p50_ms = 0, after_p99_ms = 0, after_max_ms = 0;
+  bool has_baseline = false;  // an unfaulted step exists
+  double baseline_ms = 0;     // median of the unfaulted steps
+  int faulted_steps = 0;
+  double lost_ms = 0;              // sum over faulted steps of (step - baseline)
+  double lost_steps = 0;           // lost_ms / baseline_ms
+  bool degraded_link_used = true;  // the degraded links carried simulated packets
 };
 
 struct TrainResult {
@@ -42,18 +54,24 @@ struct TrainResult {
   int simulated = 0, reused = 0;  // collectives, over all steps
   uint64_t events = 0;
   bool exact = false;
-  StallSpec stall;
+  Faults faults;
+  FaultSummary fault_summary;
+  units::Time max_idle = units::Time::Max();
+  units::Time idle_skipped;  // network time skipped between collectives
   bool interrupted = false;  // Ctrl-C: `steps` holds the steps completed before it
 };
 
 // c must have passed Validate. `progress`, when set, hears after every
-// collective: step index, collectives done in the step, in the step. Polls
+// collective: step index, collectives done in the step, in the step. `faults`
+// (parsed against c: train/faults.hpp) apply at their steps. `max_idle`
+// limits the idle network time simulated before a collective
+// (FabricComm::set_max_idle; the output says so when it skipped any). Polls
 // InterruptRequested() (base/progress.hpp) after every collective; when set,
 // the step under way is dropped and the result is marked interrupted.
 TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
                         const std::string& fabric_name, bool exact,
                         const std::function<void(int, int, int)>& progress = {},
-                        const StallSpec& stall = {});
+                        const Faults& faults = {}, units::Time max_idle = units::Time::Max());
 
 // Text report (what was modelled and approximated first) and the
 // "lossless.train/1" document (docs/train.md).

@@ -8,7 +8,7 @@ or a report.html (loaded as it is), so the same test runs on the hand-made
 fixture and on real `lossless compare` output. The page is opened from a
 file:// URL and the test fails when
   - the browser console holds a SEVERE entry (a broken SVG, a blocked request);
-  - one of the five charts (svg[data-chart=busbw|latency_cdf|iterations|incast|tco])
+  - one of the six charts (svg[data-chart=busbw|latency_cdf|iterations|incast|train-step|tco])
     is missing, or an svg[data-chart] has no `.mark` element of non-zero
     rendered size (getBoundingClientRect);
   - two text labels of one chart overlap, or a label sticks out of its chart;
@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 SKIP = 77
-CHARTS = ["busbw", "latency_cdf", "iterations", "incast", "tco"]
+CHARTS = ["busbw", "latency_cdf", "iterations", "incast", "train-step", "tco"]
 WIDTH = 1100
 
 

@@ -16,7 +16,7 @@ source "$(dirname "$0")/lib/expect.sh"
 
 sample=tests/fixtures/compare/sample-results.json
 expect "report renders the sample" 0 "^wrote $tmp/a.html$" -- "$BIN" report "$sample" -o "$tmp/a.html"
-for c in busbw latency_cdf iterations incast tco; do
+for c in busbw latency_cdf iterations incast train-step tco; do
   grep -q "<svg data-chart=\"$c\"" "$tmp/a.html" || { echo "FAIL report: no $c chart"; fail=1; }
 done
 grep -q "<script" "$tmp/a.html" && { echo "FAIL report: the page holds a script"; fail=1; }

@@ -39,6 +39,34 @@ expect "train ddp with tensor parallelism" 0 'tensor-parallel all-reduces are an
 expect "train hsdp" 0 '^# approximation: HSDP' -- "$BIN" train --model 13b --strategy hsdp --nodes 2
 expect "train: a stalled NIC at step 1" 0 '^# stall at step 1: \+[0-9.]+ ms against step 0' -- \
   "$BIN" train --model 7b --nodes 2 --fabric roce-tuned --steps 2 --stall-step 1 --stall-us 300
+expect "train: a slow GPU from step 1" 0 '^# cost of the faults: \+[0-9.]+ ms over 1 faulted step = \+[0-9.]+ steps of the unfaulted step' -- \
+  "$BIN" train --model 7b --nodes 2 --steps 2 --slow-gpu 5:1.5@1 --json "$tmp/slow.json"
+grep -q '^# exact steps (every collective simulated at packet level): 1$' "$tmp/out" &&
+  grep -q '^# step time from step 1 on: p50 [0-9.]* p99 [0-9.]* max [0-9.]* ms over 1 step$' "$tmp/out" ||
+  { echo "FAIL train --slow-gpu: exact steps and distribution lines"; fail=1; }
+python3 - "$tmp/slow.json" <<'PY' || { echo "FAIL train --slow-gpu --json"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = j["faults"][0]
+assert f == {"kind": "slow_gpu", "gpu": 5, "factor": 1.5, "first_step": 1, "last_step": 1}, f
+s0, s1 = j["steps"]
+assert not s0["faulted"] and s1["faulted"] and s1["exact"] and s1["compute_factor"] == 1.5
+assert abs(s1["compute_ms"] - 1.5 * s0["compute_ms"]) < 1e-3, (s0, s1)
+fs = j["fault_summary"]
+assert abs(fs["lost_ms"] - (s1["step_ms"] - s0["step_ms"])) < 1e-6, fs
+PY
+expect "train: --slow-gpu rank out of range" 2 '^error: <cli>: --slow-gpu: expected a GPU rank from 0 to 15 \(2 nodes x 8 GPUs\), got 16$' -- \
+  "$BIN" train --model 7b --nodes 2 --steps 2 --slow-gpu 16:2@1
+expect "train: --degrade on a link the fabric lacks" 2 '^error: <cli>: --degrade: expected a link direction of this topology such as host0->leaf0' -- \
+  "$BIN" train --model 7b --nodes 2 --steps 2 --degrade 'spine9<->leaf0=1e-9@1'
+expect "train: --degrade BER out of range" 2 '^error: <cli>: --degrade: expected a bit error rate above 0 and below 1' -- \
+  "$BIN" train --model 7b --nodes 2 --steps 2 --degrade 'host0<->leaf0=1.5@1'
+expect "train: --stall-nic without a duration" 2 '^error: <cli>: --stall-nic: expected HOST@STEP:US' -- \
+  "$BIN" train --model 7b --nodes 2 --steps 2 --stall-nic 3@1
+expect "train: --grad-precision fp16" 2 "^error: <cli>: --grad-precision: expected bf16 or fp8, got \"fp16\"" -- \
+  "$BIN" train --model 7b --nodes 2 --grad-precision fp16
+expect "train: fp8 gradients" 0 '^# precision: gradients are reduced in fp8' -- \
+  "$BIN" train --model 7b --strategy ddp --tp 2 --nodes 2 --grad-precision fp8
 expect "train: a stall after the last step" 2 '^error: <cli>: --stall-step: expected a step from 0 to 1' -- \
   "$BIN" train --model 7b --nodes 2 --steps 2 --stall-step 2
 expect "train: 70B under DDP does not fit" 2 \
