@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 FUZZ_SECONDS ?= 10
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo sanitize fuzz bench mutate format lint clean
+.PHONY: all deps configure build test demo sanitize-configure sanitize fuzz bench mutate format lint clean
 
 all: build
 
@@ -33,26 +33,27 @@ demo: build
 	$(BUILD)/lossless compare -o lossless-report
 	@echo "open $(CURDIR)/lossless-report/report.html"
 
-sanitize: deps
-	# clang, -O1 with line tables only (asserts stay on): a second compiler beside make test's
-	# GCC, about half of GCC's compile time at -g for this tree, and the tier runs several
-	# times faster than at -O0. Warnings are not errors here: make test's Release build
-	# already fails on any warning.
+# The sanitizer build (build-sanitize): clang, -O1 with line tables only (asserts stay on), ASan +
+# UBSan: a second compiler beside make test's GCC, about half of GCC's compile time at -g for this
+# tree, and the tier runs several times faster than at -O0. Warnings are not errors here: make
+# test's Release build already fails on any warning. The libFuzzer targets are built in the same
+# folder (LOSSLESS_FUZZ), so make test's fuzz stage and make sanitize compile each library once.
+sanitize-configure: deps
 	cmake -S . -B build-sanitize $(if $(wildcard build-sanitize/CMakeCache.txt),,$(GENERATOR)) \
-	  -DCMAKE_BUILD_TYPE=Debug -DLOSSLESS_WERROR=OFF -DLOSSLESS_SANITIZE=ON \
+	  -DCMAKE_BUILD_TYPE=Debug -DLOSSLESS_WERROR=OFF -DLOSSLESS_SANITIZE=ON -DLOSSLESS_FUZZ=ON \
 	  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang '-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only'
+
+sanitize: sanitize-configure
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE slow
 
-# Coverage-guided fuzzing of every parser with clang's libFuzzer, FUZZ_SECONDS each.
-fuzz: deps
-	# -O1 with line tables only: the flags OSS-Fuzz builds its fuzzers with.
-	cmake -S . -B build-fuzz $(if $(wildcard build-fuzz/CMakeCache.txt),,$(GENERATOR)) \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-	  '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG' -DLOSSLESS_FUZZ=ON
-	cmake --build build-fuzz -j $(JOBS) --target fuzzers
-	scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+# Coverage-guided fuzzing of every parser with clang's libFuzzer, FUZZ_SECONDS each, JOBS at a
+# time, in the sanitizer build: -O1 with line tables (the flags OSS-Fuzz builds its fuzzers
+# with), asserts on, ASan + UBSan, every UBSan report fatal.
+fuzz: sanitize-configure
+	cmake --build build-sanitize -j $(JOBS) --target fuzzers
+	scripts/run-fuzzers.sh build-sanitize $(FUZZ_SECONDS) $(JOBS)
 
 # Mutation check of the fast test tier (tests/mutants/, docs/testing.md): 5 min with a
 # warm ccache, up to an hour from a cold one on 2 cores.
