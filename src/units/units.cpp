@@ -32,11 +32,15 @@ bool ParseDecimal(std::string_view s, Decimal& out, std::string_view& rest) {
     ++i;
   }
   bool digits = false, dot = false;
+  int ndigits = 0;
   for (; i < s.size(); ++i) {
     char c = s[i];
     if (c >= '0' && c <= '9') {
       digits = true;
-      if (out.mantissa > (I128(1) << 100)) return false;  // absurdly long
+      // Absurdly long (leading zeros count: "0.000...1" grows 10^frac_digits).
+      // 25 digits keep mantissa x the largest unit (TiB, 1.1e12) and
+      // 10^frac_digits inside 128 bits.
+      if (++ndigits > 25) return false;
       out.mantissa = out.mantissa * 10 + (c - '0');
       if (dot) ++out.frac_digits;
     } else if (c == '.' && !dot) {

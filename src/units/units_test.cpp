@@ -24,6 +24,17 @@ TEST(Units, ParseTimeRejectsBadStrings) {
   }
 }
 
+// Found by topology_file_fuzz under UBSan: a run of leading zeros after the
+// point overflowed 10^frac_digits in 128 bits; so could 30-digit mantissas
+// times TiB. Both are one clear error now.
+TEST(Units, AbsurdlyLongNumbersAreBadInputNotOverflow) {
+  const std::string zeros = "0." + std::string(60, '0') + "1";
+  EXPECT_THROW(ParseTime(zeros + "s", kWhere), InputError);
+  EXPECT_THROW(ParseBytes(std::string(30, '9') + "TiB", kWhere), InputError);
+  EXPECT_THROW(ParseRate(std::string(26, '1') + "Tbps", kWhere), InputError);
+  EXPECT_EQ(ParseTime("0.000000000001s", kWhere).ps(), 1);  // 13 digits: fine
+}
+
 TEST(Units, ErrorNamesFileLineAndField) {
   try {
     ParseTime("fast", kWhere);
