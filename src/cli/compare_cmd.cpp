@@ -18,6 +18,7 @@
 #include "base/progress.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_output.hpp"
 #include "compare/compare.hpp"
 #include "perf/options.hpp"
 #include "report/compare_html.hpp"
@@ -39,21 +40,6 @@ std::vector<std::string> SplitList(const std::string& s) {
     start = end + 1;
   }
   return out;
-}
-
-// Creates `dir` if needed and checks that a file can be written in it,
-// before any simulation runs.
-void PrepareDir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw InputError({dir, 0, "-o"}, "cannot create the output folder");
-  const std::string probe = (std::filesystem::path(dir) / ".lossless-write-test").string();
-  {
-    std::ofstream out(probe);
-    if (!out) throw InputError({dir, 0, "-o"}, "the output folder is not writable");
-  }
-  std::filesystem::remove(probe, ec);
 }
 
 }  // namespace
@@ -131,7 +117,7 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
     // simulations (issue 16, item 15); standard input is read once, later.
     if (!opt.prices_file.empty() && opt.prices_file != "-")
       tco::PriceTable::Defaults().OverrideFile(opt.prices_file);
-    PrepareDir(*dir);
+    PrepareOutputDir(*dir);
     // A status line on a terminal; Ctrl-C ends the comparison early with what
     // finished (base/progress.hpp).
     InterruptScope interrupts;

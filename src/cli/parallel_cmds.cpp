@@ -14,6 +14,7 @@
 #include "base/progress.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_output.hpp"
 #include "parallel/comm.hpp"
 #include "parallel/mpi_comm.hpp"
 #include "parallel/partition.hpp"
@@ -22,20 +23,6 @@
 
 namespace lossless::cli {
 namespace {
-
-// Creates `dir` if needed and checks that a file can be written in it.
-void PrepareDir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw InputError({dir, 0, "-o"}, "cannot create the output folder");
-  const std::string probe = (std::filesystem::path(dir) / ".lossless-write-test").string();
-  {
-    std::ofstream out(probe);
-    if (!out) throw InputError({dir, 0, "-o"}, "the output folder is not writable");
-  }
-  std::filesystem::remove(probe, ec);
-}
 
 struct SweepArgs {
   std::string file;
@@ -66,7 +53,7 @@ int Sweep(parallel::Comm& comm, const SweepArgs& a, bool& writing) {
     for (const auto& v : a.vary) plan.vary.push_back(sweep::ParseVary(v));
     if (root) {
       plan.text = ReadTextInput(a.file, "a scenario");
-      if (!a.dir.empty()) PrepareDir(a.dir);
+      if (!a.dir.empty()) PrepareOutputDir(a.dir);
     }
   });
   plan.text = comm.Broadcast(plan.text);

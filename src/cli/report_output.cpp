@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "base/error.hpp"
@@ -67,6 +68,19 @@ void WriteReport(const std::string& path, std::string_view raw, const char* flag
     return;
   }
   WriteFileAtomically(path, text, {path, 0, flag});
+}
+
+void PrepareOutputDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw InputError({dir, 0, "-o"}, "cannot create the output folder");
+  const std::string probe = (std::filesystem::path(dir) / ".lossless-write-test").string();
+  {
+    std::ofstream out(probe);
+    if (!out) throw InputError({dir, 0, "-o"}, "the output folder is not writable");
+  }
+  std::filesystem::remove(probe, ec);
 }
 
 }  // namespace lossless::cli

@@ -20,6 +20,10 @@ std::string EscapeControls(std::string_view text);
 // disk, /dev/full, a closed pipe).
 void WriteReport(const std::string& path, std::string_view text, const char* flag);
 
+// Creates the output folder `dir` (-o) if needed and checks that a file can
+// be written in it, before any work runs; InputError at {dir, 0, "-o"}.
+void PrepareOutputDir(const std::string& dir);
+
 // Flushes standard output; throws InputError at {"<stdout>", 0, flag} when
 // anything written to it so far failed.
 void FlushStdout(const char* flag);
