@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -959,6 +960,49 @@ std::string PatternDef(size_t k) {
       id, inner);
 }
 
+// One part of a stacked bar: its fill pattern, its length on the x axis and
+// its tooltip (already escaped).
+struct BarSegment {
+  size_t pattern = 0;
+  double value = 0;
+  std::string title;
+};
+
+// One lane per profile on `p`: the profile's name, then its segments stacked
+// left to right with `total(i, sum)` after the bar, or, for a profile without
+// a bar (`bars[i]` empty), the inline note `missing(i)` (escaped HTML).
+// Segments of length 0 are drawn (0.5 px wide) unless `skip_zero`.
+void StackedBarLanes(std::string& out, const Doc& d, const Plot& p, double lane,
+                     const std::vector<std::vector<BarSegment>>& bars, bool skip_zero,
+                     const std::function<std::string(size_t)>& missing,
+                     const std::function<std::string(size_t, double)>& total) {
+  for (size_t i = 0; i < d.profiles.size(); ++i) {
+    const double mid = p.y0 + lane * static_cast<double>(i) + lane / 2;
+    out += fmt::format(
+        R"svg(<g><title>{}</title><text class="lane" x="{}" y="{}" text-anchor="end">{}</text></g>)svg",
+        HtmlEscape(d.profiles[i].name), C(p.x0 - 10), C(mid + 4),
+        ShortName(d.profiles[i].name, 17));
+    if (bars[i].empty()) {
+      out += fmt::format(R"svg(<text class="nodata-inline" x="{}" y="{}">{}</text>)svg"
+                         "\n",
+                         C(p.x0 + 10), C(mid + 4), missing(i));
+      continue;
+    }
+    double x = 0;
+    for (const BarSegment& seg : bars[i]) {
+      if (skip_zero && seg.value <= 0) continue;
+      const double x1 = p.X(x), x2 = p.X(x + seg.value);
+      out += fmt::format(
+          R"svg(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="url(#tco-fill-{})" stroke="#222" stroke-width="0.8"><title>{}</title></rect>)svg",
+          C(x1), C(mid - 15), C(std::max(0.5, x2 - x1)), C(30), seg.pattern, seg.title);
+      x += seg.value;
+    }
+    out += fmt::format(R"svg(<text class="total" x="{}" y="{}">{}</text>)svg"
+                       "\n",
+                       C(p.X(x) + 8), C(mid + 5), total(i, x));
+  }
+}
+
 void TcoChart(std::string& out, const Doc& d, const Reader& in) {
   const json* s = SeriesOf(d, "tco", in);
   std::vector<std::vector<std::pair<std::string, double>>> bars(d.profiles.size());
@@ -1040,34 +1084,16 @@ void TcoChart(std::string& out, const Doc& d, const Reader& in) {
       if (r.section == "tco" && !r.notes[i].empty()) return r.notes[i];
     return std::string("the results hold no cost breakdown for it");
   };
-  for (size_t i = 0; i < d.profiles.size(); ++i) {
-    const double top = p.y0 + lane * static_cast<double>(i);
-    const double mid = top + lane / 2;
-    out += fmt::format(
-        R"svg(<g><title>{}</title><text class="lane" x="{}" y="{}" text-anchor="end">{}</text></g>)svg",
-        HtmlEscape(d.profiles[i].name), C(p.x0 - 10), C(mid + 4),
-        ShortName(d.profiles[i].name, 17));
-    if (bars[i].empty()) {
-      out += fmt::format(
-          R"svg(<text class="nodata-inline" x="{}" y="{}">no fabric-only figure: {}</text>)svg"
-          "\n",
-          C(p.x0 + 10), C(mid + 4), HtmlEscape(tco_note(i)));
-      continue;
-    }
-    double x = 0;
-    for (const auto& [item, v] : bars[i]) {
-      const size_t k =
-          static_cast<size_t>(std::find(items.begin(), items.end(), item) - items.begin());
-      const double x1 = p.X(x), x2 = p.X(x + v);
-      out += fmt::format(
-          R"svg(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="url(#tco-fill-{})" stroke="#222" stroke-width="0.8"><title>{}: {} USD/GPU/year</title></rect>)svg",
-          C(x1), C(mid - 15), C(std::max(0.5, x2 - x1)), C(30), k, HtmlEscape(item), Thousands(v));
-      x += v;
-    }
-    out += fmt::format(R"svg(<text class="total" x="{}" y="{}">{} USD</text>)svg"
-                       "\n",
-                       C(p.X(x) + 8), C(mid + 5), Thousands(x));
-  }
+  std::vector<std::vector<BarSegment>> segments(d.profiles.size());
+  for (size_t i = 0; i < d.profiles.size(); ++i)
+    for (const auto& [item, v] : bars[i])
+      segments[i].push_back(
+          {static_cast<size_t>(std::find(items.begin(), items.end(), item) - items.begin()), v,
+           fmt::format("{}: {} USD/GPU/year", HtmlEscape(item), Thousands(v))});
+  StackedBarLanes(
+      out, d, p, lane, segments, false,
+      [&](size_t i) { return "no fabric-only figure: " + HtmlEscape(tco_note(i)); },
+      [](size_t, double sum) { return Thousands(sum) + " USD"; });
   out += "</svg>\n";
 }
 
@@ -1133,34 +1159,17 @@ void TrainStepChart(std::string& out, const Doc& d, const Reader& in) {
          0,
          1};
   Axes(out, p, LinearTicks(p.xlo, p.xhi, 6), "time per training step (ms)", "", 0);
-  for (size_t i = 0; i < d.profiles.size(); ++i) {
-    const double mid = p.y0 + lane * static_cast<double>(i) + lane / 2;
-    out += fmt::format(
-        R"svg(<g><title>{}</title><text class="lane" x="{}" y="{}" text-anchor="end">{}</text></g>)svg",
-        HtmlEscape(d.profiles[i].name), C(p.x0 - 10), C(mid + 4),
-        ShortName(d.profiles[i].name, 17));
-    if (bars[i].empty()) {
-      out += fmt::format(
-          R"svg(<text class="nodata-inline" x="{}" y="{}">no training step in the results</text>)svg"
-          "\n",
-          C(p.x0 + 10), C(mid + 4));
-      continue;
-    }
-    double x = 0;
-    for (size_t k = 0; k < bars[i].size(); ++k) {
-      const double v = bars[i][k];
-      if (v <= 0) continue;
-      const double x1 = p.X(x), x2 = p.X(x + v);
-      out += fmt::format(
-          R"svg(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="url(#tco-fill-{})" stroke="#222" stroke-width="0.8"><title>{}: {:.3f} ms</title></rect>)svg",
-          C(x1), C(mid - 15), C(std::max(0.5, x2 - x1)), C(30), k, HtmlEscape(kParts[k].label), v);
-      x += v;
-    }
-    out +=
-        fmt::format(R"svg(<text class="total" x="{}" y="{}">{:.1f} ms ({:.1f} exposed)</text>)svg"
-                    "\n",
-                    C(p.X(x) + 8), C(mid + 5), x, bars[i][1] + bars[i][2]);
-  }
+  std::vector<std::vector<BarSegment>> segments(d.profiles.size());
+  for (size_t i = 0; i < d.profiles.size(); ++i)
+    for (size_t k = 0; k < bars[i].size(); ++k)
+      segments[i].push_back(
+          {k, bars[i][k], fmt::format("{}: {:.3f} ms", HtmlEscape(kParts[k].label), bars[i][k])});
+  StackedBarLanes(
+      out, d, p, lane, segments, true,
+      [](size_t) { return std::string("no training step in the results"); },
+      [&](size_t i, double sum) {
+        return fmt::format("{:.1f} ms ({:.1f} exposed)", sum, bars[i][1] + bars[i][2]);
+      });
   out += "</svg>\n";
 }
 
