@@ -10,6 +10,8 @@
 
 namespace lossless::cc {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace e5 {
 
 using units::Bytes;
 using units::Rate;
@@ -202,5 +204,6 @@ TEST(RefE5_DcqcnReactionPoint, G_FirmwareRecoveryStages) {
   }
 }
 
+}  // namespace e5
 }  // namespace
 }  // namespace lossless::cc

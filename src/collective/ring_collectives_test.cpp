@@ -16,6 +16,8 @@
 
 namespace lossless::collective {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace ring_collectives {
 
 using testing::Iota;
 using testing::RoceConfig;
@@ -224,5 +226,6 @@ TEST(RingCollectivesTest, RefusesARootOutsideTheRings) {
   EXPECT_THROW(e.Begin(1 << 20, sim.Now(), 4), std::invalid_argument);
 }
 
+}  // namespace ring_collectives
 }  // namespace
 }  // namespace lossless::collective

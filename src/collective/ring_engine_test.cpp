@@ -14,6 +14,8 @@
 
 namespace lossless::collective {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace ring_engine {
 
 using units::Rate;
 using units::Time;
@@ -214,5 +216,6 @@ TEST(RingEngineTest, SameSeedSameTime) {
   EXPECT_EQ(a.time, b.time);
 }
 
+}  // namespace ring_engine
 }  // namespace
 }  // namespace lossless::collective

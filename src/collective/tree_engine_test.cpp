@@ -14,6 +14,8 @@
 
 namespace lossless::collective {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace tree_engine {
 
 using testing::LosslessRoceConfig;
 using units::Time;
@@ -209,5 +211,6 @@ TEST(TreeEngineTest, RefusesBadSpecs) {
   EXPECT_THROW(TreeEngine(sim, net, spec), std::invalid_argument);
 }
 
+}  // namespace tree_engine
 }  // namespace
 }  // namespace lossless::collective

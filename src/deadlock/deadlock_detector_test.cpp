@@ -14,6 +14,8 @@
 
 namespace lossless::deadlock {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace detector {
 
 using units::Rate;
 using units::Time;
@@ -138,5 +140,6 @@ TEST(DeadlockDetector, SilentOnUpDownRoutesUnderGlobalPause) {
   for (int f = 0; f < 4; ++f) EXPECT_GT(e.last_delivery[f], 19 * e9::kMs) << "flow " << f;
 }
 
+}  // namespace detector
 }  // namespace
 }  // namespace lossless::deadlock

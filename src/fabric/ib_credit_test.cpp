@@ -14,6 +14,8 @@
 
 namespace lossless::fabric {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace ib_credit {
 
 constexpr int64_t kS = 4122;  // 4096-B payload on an IB link
 constexpr int32_t kB = 65;    // its 64-B blocks
@@ -478,5 +480,6 @@ TEST(IbCongestionControl, BecnsSlowTheIncastAndFreeTheVictim) {
               on.victim_gbps, static_cast<unsigned long>(on.becns));
 }
 
+}  // namespace ib_credit
 }  // namespace
 }  // namespace lossless::fabric

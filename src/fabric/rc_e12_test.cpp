@@ -16,6 +16,8 @@
 
 namespace lossless::fabric {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace e12 {
 
 using units::Rate;
 using units::Time;
@@ -64,5 +66,6 @@ TEST(RefE12_BerLossRecoveryEndToEnd, BitErrorsCostOneGoBackNEpisodeEach) {
   EXPECT_GE(done.received - done.sent, 0);
 }
 
+}  // namespace e12
 }  // namespace
 }  // namespace lossless::fabric

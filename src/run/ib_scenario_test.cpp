@@ -10,6 +10,8 @@
 
 namespace lossless::run {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace ib_scenario {
 
 using report::RunResult;
 using scenario::LoadScenarioText;
@@ -117,5 +119,6 @@ TEST(IbScenario, IbCcIsAChoiceOfFabricCcAndNeedsCredits) {
   EXPECT_EQ(r.drops, 0u);
 }
 
+}  // namespace ib_scenario
 }  // namespace
 }  // namespace lossless::run

@@ -17,6 +17,8 @@
 
 namespace lossless::run {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace inject {
 
 using report::CnpInjectReport;
 using report::PauseInjectReport;
@@ -327,5 +329,6 @@ TEST(ScenarioTrafficRate, BadRatesNameTheEntry) {
       "sets each flow's rate");
 }
 
+}  // namespace inject
 }  // namespace
 }  // namespace lossless::run

@@ -12,6 +12,8 @@
 
 namespace lossless::run {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace scenario_run {
 
 using report::RunResult;
 using scenario::LoadScenarioText;
@@ -267,5 +269,6 @@ stop_time: 150ms
   EXPECT_TRUE(leaf_paused_spine);  // the storm spread a hop
 }
 
+}  // namespace scenario_run
 }  // namespace
 }  // namespace lossless::run

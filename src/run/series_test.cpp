@@ -14,6 +14,8 @@
 
 namespace lossless::run {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace series {
 
 using report::RunResult;
 using report::Series;
@@ -197,5 +199,6 @@ TEST(Series, ErrorsNameTheFieldAndTheLimit) {
   }
 }
 
+}  // namespace series
 }  // namespace
 }  // namespace lossless::run

@@ -43,7 +43,7 @@ std::string NoCc() {
   return t;
 }
 
-std::string ErrorOf(const std::string& text, const std::vector<std::string>& sets = {}) {
+std::string LoadErrorOf(const std::string& text, const std::vector<std::string>& sets = {}) {
   try {
     LoadScenarioText(text, "s.yaml", sets);
     return "no error";
@@ -102,55 +102,55 @@ TEST(DcqcnOverride, EveryParameterIsInTheRegistry) {
 }
 
 TEST(DcqcnOverride, UnknownNameSuggestsTheNearest) {
-  EXPECT_THAT(ErrorOf(WithDcqcn("    rate_aii: 20Mbps\n")),
+  EXPECT_THAT(LoadErrorOf(WithDcqcn("    rate_aii: 20Mbps\n")),
               HasSubstr("s.yaml:9: fabric.dcqcn.rate_aii: unknown field; did you mean "
                         "'rate_ai'?"));
-  EXPECT_EQ(ErrorOf(WithDcqcn(""), {"fabric.dcqcn.cnp_intervall=4us"}),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn(""), {"fabric.dcqcn.cnp_intervall=4us"}),
             "<--set>: fabric.dcqcn.cnp_intervall: unknown field; did you mean "
             "'fabric.dcqcn.cnp_interval'?");
   // An abbreviation beats a shorter name fewer edits away ("g").
-  EXPECT_THAT(ErrorOf(WithDcqcn(""), {"fabric.dcqcn.rai=2Gbps"}),
+  EXPECT_THAT(LoadErrorOf(WithDcqcn(""), {"fabric.dcqcn.rai=2Gbps"}),
               HasSubstr("<--set>: fabric.dcqcn.rai: unknown field; did you mean "
                         "'fabric.dcqcn.rate_ai'?"));
 }
 
 TEST(DcqcnOverride, BadUnitsAndRanges) {
-  EXPECT_EQ(ErrorOf(WithDcqcn("    rate_ai: 40 parsecs\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    rate_ai: 40 parsecs\n")),
             "s.yaml:9: fabric.dcqcn.rate_ai: expected a rate such as 400Gbps, got \"40 "
             "parsecs\"");
-  EXPECT_EQ(ErrorOf(WithDcqcn("    rate_ai: 40\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    rate_ai: 40\n")),
             "s.yaml:9: fabric.dcqcn.rate_ai: expected a rate with a unit such as 400Gbps, got "
             "\"40\"");
-  EXPECT_EQ(ErrorOf(WithDcqcn("    byte_counter: 10485760\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    byte_counter: 10485760\n")),
             "s.yaml:9: fabric.dcqcn.byte_counter: expected a size with a unit such as 9KiB or "
             "4096B, got \"10485760\"");
-  EXPECT_EQ(ErrorOf(WithDcqcn("    g: 2\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    g: 2\n")),
             "s.yaml:9: fabric.dcqcn.g: expected g in (0, 1], got \"2\"");
-  EXPECT_EQ(ErrorOf(WithDcqcn("    fast_recovery_steps: 0\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    fast_recovery_steps: 0\n")),
             "s.yaml:9: fabric.dcqcn.fast_recovery_steps: expected an integer in 1..1000, got "
             "\"0\"");
-  EXPECT_EQ(ErrorOf(WithDcqcn("    variant: mellanox\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    variant: mellanox\n")),
             "s.yaml:9: fabric.dcqcn.variant: expected paper or firmware, got \"mellanox\"");
-  EXPECT_EQ(ErrorOf(WithDcqcn("    alpha_period: 0us\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    alpha_period: 0us\n")),
             "s.yaml:9: fabric.dcqcn.alpha_period: expected a period > 0, got \"0us\"");
 }
 
 TEST(DcqcnOverride, CrossFieldChecksPointAtTheOverride) {
   // min_rate above the 40G link rate: reported at the min_rate line.
-  EXPECT_EQ(ErrorOf(WithDcqcn("    rate_ai: 20Mbps\n    min_rate: 50Gbps\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    rate_ai: 20Mbps\n    min_rate: 50Gbps\n")),
             "s.yaml:10: fabric.dcqcn.min_rate: expected a rate <= the line rate 40Gbps, got "
             "\"50Gbps\"");
   // The firmware variant has no byte counter.
   std::string fw = WithDcqcn("    byte_counter: 10MB\n");
   fw.replace(fw.find("dcqcn-paper"), 11, "dcqcn-firmware");
-  EXPECT_THAT(ErrorOf(fw), HasSubstr("s.yaml:9: fabric.dcqcn.byte_counter: expected 0 for the "
+  EXPECT_THAT(LoadErrorOf(fw), HasSubstr("s.yaml:9: fabric.dcqcn.byte_counter: expected 0 for the "
                                      "firmware variant"));
   // Switching the firmware preset to the paper variant keeps its 4 us monitor
   // period, which the paper variant forbids: reported at fabric.cc (line 7),
   // naming the parameter.
   std::string mixed = WithDcqcn("    variant: paper\n");
   mixed.replace(mixed.find("dcqcn-paper"), 11, "dcqcn-firmware");
-  EXPECT_EQ(ErrorOf(mixed),
+  EXPECT_EQ(LoadErrorOf(mixed),
             "s.yaml:7: fabric.dcqcn.rate_reduce_period: expected 0 for the paper variant (every "
             "CNP cuts), got \"4us\"");
 }
@@ -158,10 +158,10 @@ TEST(DcqcnOverride, CrossFieldChecksPointAtTheOverride) {
 TEST(DcqcnOverride, OverrideWithoutCongestionControlIsAnError) {
   std::string text = WithDcqcn("    rate_ai: 20Mbps\n");
   text.replace(text.find("dcqcn-paper"), 11, "none");
-  EXPECT_EQ(ErrorOf(text),
+  EXPECT_EQ(LoadErrorOf(text),
             "s.yaml:9: fabric.dcqcn.rate_ai: expected fabric.cc dcqcn-paper or dcqcn-firmware "
             "along with a DCQCN override, got \"none\"");
-  EXPECT_EQ(ErrorOf(NoCc(), {"fabric.dcqcn.cnp_class=5"}),
+  EXPECT_EQ(LoadErrorOf(NoCc(), {"fabric.dcqcn.cnp_class=5"}),
             "<--set>: fabric.dcqcn.cnp_class: expected fabric.cc dcqcn-paper or dcqcn-firmware "
             "along with a DCQCN override, got \"none\"");
 }
@@ -170,10 +170,10 @@ TEST(DcqcnOverride, CnpClassIsStrictAndNotTheDataClass) {
   Scenario s = LoadScenarioText(WithDcqcn("    cnp_class: 7\n"), "s.yaml");
   EXPECT_EQ(s.net.cnp_class, 7);
   EXPECT_EQ(s.net.sw.strict_mask, 1u << 7);
-  EXPECT_EQ(ErrorOf(WithDcqcn("    cnp_class: 3\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    cnp_class: 3\n")),
             "s.yaml:9: fabric.dcqcn.cnp_class: expected a class other than the data class 3, "
             "got \"3\"");
-  EXPECT_EQ(ErrorOf(WithDcqcn("    cnp_class: 9\n")),
+  EXPECT_EQ(LoadErrorOf(WithDcqcn("    cnp_class: 9\n")),
             "s.yaml:9: fabric.dcqcn.cnp_class: expected an integer from 0 to 7, got \"9\"");
 }
 

@@ -7,6 +7,8 @@
 
 namespace lossless::topology {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace clos {
 
 const Location kWhere{"scenario.yaml", 7, "topology"};
 
@@ -222,5 +224,6 @@ TEST(SizeClos, RejectsBadParameters) {
             "<cli>: gpus: expected at least 1 GPU, got \"-5\"");
 }
 
+}  // namespace clos
 }  // namespace
 }  // namespace lossless::topology

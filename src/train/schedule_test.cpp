@@ -10,6 +10,8 @@
 
 namespace lossless::train {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace schedule {
 
 // Every collective costs alpha + the ring's bytes per rank / beta.
 class AlphaBetaComm final : public CommBackend {
@@ -174,5 +176,6 @@ TEST(TrainScheduleTest, DdpExposedCommunicationIsUShapedInBucketSize) {
   EXPECT_GT(tiny.ps(), 2 * mid.ps());
 }
 
+}  // namespace schedule
 }  // namespace
 }  // namespace lossless::train

@@ -11,6 +11,8 @@
 
 namespace lossless::audit::nccl {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace rules {
 
 NcclRulesConfig Ndr8() {
   NcclRulesConfig c;
@@ -297,5 +299,6 @@ TEST(NcclRulesBoundaries, RepeatedSizeStartsANewSweep) {
   EXPECT_EQ(Codes(g), (std::vector<std::string>{"falling_busbw"}));
 }
 
+}  // namespace rules
 }  // namespace
 }  // namespace lossless::audit::nccl

@@ -11,6 +11,8 @@
 
 namespace lossless::audit::qos {
 namespace {
+// Its own scope: a module's test files are compiled as one unit (docs/testing.md#ci-time).
+namespace rules {
 
 using units::Time;
 
@@ -513,5 +515,6 @@ TEST(QosReport, JsonHasChecksVerdictAndFormat) {
   EXPECT_EQ(text.substr(text.size() - 14), "verdict: fail\n");
 }
 
+}  // namespace rules
 }  // namespace
 }  // namespace lossless::audit::qos
