@@ -99,11 +99,11 @@ DcqcnParams DcqcnParams::ConnectXFirmware() {
   p.variant = DcqcnVariant::kFirmware;
   p.cnp_interval = Time::Us(2);        // MIN_TIME_BETWEEN_CNPS = 2 (ConnectX-5 Ex dump); Barre: 4
   p.cnp_mode = CnpMode::kSuppress;     // deferred or dropped inside the interval [unverified]
-  p.g = 5.0 / 1024;                    // DCE_TCP_G = 1019 read as g = (1024-1019)/1024 [unverified]
-  p.alpha_period = Time::Us(55);       // DCE_TCP_RTT = 1, unit [unverified]; HPCC model / E5: 55 us
+  p.g = 5.0 / 1024;                    // DCE_TCP_G = 1019, 10 fraction bits: g = (1024-1019)/1024 (NVIDIA, DCQCN CC Parameters)
+  p.alpha_period = Time::Us(55);       // DCE_TCP_RTT = 1 us (NVIDIA); kept at HPCC's model / E5 value (docs/model/dcqcn.md#presets)
   p.initial_alpha = 1.0;               // INITIAL_ALPHA_VALUE = 1023/1024 ≈ 1; HPCC model sets 1
   p.rate_reduce_period = Time::Us(4);  // RATE_REDUCE_MONITOR_PERIOD = 4
-  p.min_dec_factor = 0.5;              // RPG_MIN_DEC_FAC = 50 (%), meaning [unverified]
+  p.min_dec_factor = 0.5;              // RPG_MIN_DEC_FAC = 50 (%): largest cut per event (NVIDIA)
   p.clamp_target_rate = false;         // CLAMP_TGT_RATE = False
   p.clamp_target_rate_after_increase = true;  // CLAMP_TGT_RATE_AFTER_TIME_INC = True
   p.rate_on_first_cnp = Rate();               // RATE_TO_SET_ON_FIRST_CNP = 0 (off)
@@ -145,8 +145,8 @@ const std::vector<DcqcnParamInfo>& DcqcnParamInfos() {
        "Firmware: at most one cut per period (RATE_REDUCE_MONITOR_PERIOD), > 0. Paper: must be 0 "
        "(every CNP cuts)."},
       {"min_dec_factor", T::kFraction, "",
-       "A cut leaves at least this fraction of the rate, in (0, 1] (RPG_MIN_DEC_FAC / 100; "
-       "meaning unverified)."},
+       "A cut leaves at least this fraction of the rate, in (0, 1] (RPG_MIN_DEC_FAC / 100, "
+       "NVIDIA: the largest cut per event)."},
       {"clamp_target_rate", T::kBool, "", "Set rt = rc on every cut (CLAMP_TGT_RATE)."},
       {"clamp_target_rate_after_increase", T::kBool, "",
        "Set rt = rc on a cut when an increase event happened since the last cut "
