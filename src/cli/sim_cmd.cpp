@@ -46,7 +46,7 @@ std::string ShortTime(double ps) {
 // still printed and written, "interrupted": true), else 0. `progress`: a
 // status line on a terminal (base/progress.hpp).
 int RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool timing,
-                bool progress = false) {
+                bool progress = false, bool digest = false) {
   const std::string path = json_path.empty() ? s.json_out : json_path;
   const Location json_where{path, 0, json_path.empty() ? "outputs.json" : "--json"};
   const Location csv_where{s.series.csv_out, 0, "outputs.series_csv"};
@@ -82,11 +82,15 @@ int RunAndPrint(const scenario::Scenario& s, const std::string& json_path, bool 
     }
     return true;
   };
+  std::vector<run::EntityDigestLine> digests;
+  if (digest) hooks.digests = &digests;
   report::RunResult r = run::RunScenario(s, hooks);
   line.Clear();
   // With the JSON or the CSV on standard output, the text report goes to standard error.
   const bool stdout_taken = on_stdout > 0;
   fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(report::RunText(r, timing)));
+  if (digest)
+    fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(run::DigestText(digests)));
   if (!path.empty()) WriteOutput(path, report::RunJson(r, timing).dump(2) + "\n", json_where);
   if (!s.series.csv_out.empty())
     WriteOutput(s.series.csv_out, report::SeriesCsv(r.series), csv_where);
@@ -180,6 +184,7 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     auto timing = std::make_shared<bool>(false);
     auto no_timing = std::make_shared<bool>(false);
     auto quiet = std::make_shared<bool>(false);
+    auto digest = std::make_shared<bool>(false);
     cmd->add_option("FILE", *file, "Scenario file (YAML or JSON; '-' = standard input)")
         ->required();
     cmd->add_option("--set", *sets,
@@ -194,12 +199,16 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
         ->excludes("--timing");
     cmd->add_flag("--quiet", *quiet,
                   "No progress line (one is drawn on stderr only when it is a terminal)");
+    cmd->add_flag("--digest", *digest,
+                  "After the report, print per-entity event digests (each port, switch and other "
+                  "entity: events run and a rolling hash of their times, sequence numbers and "
+                  "kinds; docs/parallel.md): two runs that differ show where");
     // The callback owns every flag's storage (CLI11 writes through references
     // to them while parsing), the unused --no-timing included.
     cmd->callback([=, &ctx] {
       (void)no_timing;
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
-      ctx.exit_code = RunAndPrint(s, *json, *timing, !*quiet);
+      ctx.exit_code = RunAndPrint(s, *json, *timing, !*quiet, *digest);
     });
   }
   // --- validate ----------------------------------------------------------

@@ -716,4 +716,15 @@ std::string Network::PortName(uint32_t pi) const {
   return routes_.PortName(pi);
 }
 
+std::string Network::EntityName(uint32_t entity) const {
+  // Ports, then switches, each registered as one consecutive run (the constructor).
+  if (!ports_.empty() && entity >= ports_.front().entity &&
+      entity - ports_.front().entity < ports_.size())
+    return PortName(entity - ports_.front().entity);
+  if (!switches_.empty() && entity >= switches_.front().entity &&
+      entity - switches_.front().entity < switches_.size())
+    return topo_.nodes[switches_[entity - switches_.front().entity].node].name;
+  return "";
+}
+
 }  // namespace lossless::fabric

@@ -324,6 +324,10 @@ class Network final : public sim::EventHandler {
   int64_t PausedPsUntilNow(uint32_t p, int c) const;
   // "leaf3 -> spine1 #0" style name of the link direction a port sends on.
   std::string PortName(uint32_t p) const;
+  // Name of a simulator entity the network registered (a port: its PortName;
+  // a switch: its topology node's name, for its watchdog polls); "" for an
+  // entity of another component.
+  std::string EntityName(uint32_t entity) const;
 
   const topology::Topology& topology() const { return topo_; }
   const NetworkConfig& config() const { return cfg_; }

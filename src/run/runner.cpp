@@ -144,6 +144,16 @@ void GatherInjections(const scenario::Scenario& s, const fabric::Network& net,
 
 }  // namespace
 
+std::string DigestText(const std::vector<EntityDigestLine>& lines) {
+  uint64_t events = 0;
+  for (const EntityDigestLine& l : lines) events += l.digest.events;
+  std::string out = fmt::format(
+      "digest: {} entities ran {} events (entity, name, events, digest)\n", lines.size(), events);
+  for (const EntityDigestLine& l : lines)
+    out += fmt::format("{} {} {} {:016x}\n", l.entity, l.name, l.digest.events, l.digest.sum);
+  return out;
+}
+
 RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   const AllocationContext context("simulating " + s.file);
   auto t0 = std::chrono::steady_clock::now();
@@ -171,6 +181,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   workload::TenantTraffic tenants(sim, net,
                                   {s.shared.tenant_load, s.shared.tenant_burst, s.stop_time});
   if (hooks.before_run) hooks.before_run(net);
+  if (hooks.digests != nullptr) sim.EnableDigests();
   std::unique_ptr<report::SeriesSampler> sampler;
   if (s.series.interval.ps() > 0) {
     sampler = std::make_unique<report::SeriesSampler>(
@@ -200,6 +211,16 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     why = sim.Run(s.stop_time);
   }
   r.timing.run_s = Since(t1);
+  if (hooks.digests != nullptr) {
+    hooks.digests->clear();
+    const std::vector<sim::EntityDigest>& d = sim.digests();
+    for (uint32_t e = 0; e < d.size(); ++e) {
+      if (d[e].events == 0) continue;
+      std::string name = net.EntityName(e);
+      if (name.empty()) name = fmt::format("entity {}", e);
+      hooks.digests->push_back({e, std::move(name), d[e]});
+    }
+  }
   if (sampler) r.series = sampler->Collect(topo, s.series.ports == "busy");
 
   r.name = s.name;

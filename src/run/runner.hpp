@@ -5,6 +5,8 @@
 // same scenario and seed give the same RunResult except the wall-clock
 // fields in `timing`.
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "fabric/network.hpp"
 #include "report/result.hpp"
@@ -26,10 +28,25 @@ struct RunStatus {
   uint64_t flows = 0;
 };
 inline constexpr uint64_t kEventsPerSlice = uint64_t{1} << 16;
+// Per-entity event digest of a run (`lossless run --digest`,
+// sim::EntityDigest): the entity's id, its name (a port's link direction, a
+// switch, or "entity N" for the detector, the sampler and tenant hosts).
+struct EntityDigestLine {
+  uint32_t entity = 0;
+  std::string name;
+  sim::EntityDigest digest;
+};
+// digests: when set, the run records per-entity event digests and fills it,
+// in entity order, with every entity that ran at least one event.
 struct RunHooks {
   std::function<void(fabric::Network&)> before_run;
   std::function<bool(const RunStatus&)> between_slices;
+  std::vector<EntityDigestLine>* digests = nullptr;
 };
+
+// The digest lines as text: a header with the entity and event counts, then
+// "<id> <name> <events> <digest as 16 hex digits>" per entity.
+std::string DigestText(const std::vector<EntityDigestLine>& lines);
 
 // Throws InputError (naming outputs.series.*) when the series selection names
 // an unknown port, or during the run once the series would hold more than

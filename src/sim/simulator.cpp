@@ -18,13 +18,7 @@ uint32_t Simulator::HandlerIndex(EventHandler* h) {
   return i;
 }
 
-void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
-                     uint32_t slot) {
-  assert(kind <= 0xFFFF);
-  const uint64_t key =
-      (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
-  const Entry e{(static_cast<Order>(Bias(time)) << 64) | key, arg, HandlerIndex(h) << 16 | kind,
-                slot};
+[[gnu::always_inline]] inline void Simulator::PushEntry(const Entry& e, int64_t time) {
   const uint32_t lane = LaneFor(time - now_.ps());
   if (lane != UINT32_MAX && (lanes_[lane].size == 0 || Before(lanes_[lane].back(), e))) {
     Lane& l = lanes_[lane];
@@ -45,6 +39,35 @@ void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t ki
   }
   if (pending() > peak_pending_) peak_pending_ = pending();
   ++scheduled_;
+}
+
+void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
+                     uint32_t slot) {
+  assert(kind <= 0xFFFF);
+  const uint64_t key =
+      (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
+  const Entry e{(static_cast<Order>(Bias(time)) << 64) | key, arg, HandlerIndex(h) << 16 | kind,
+                slot};
+  PushEntry(e, time);
+}
+
+void Simulator::ScheduleKeyed(Time at, uint64_t key, EventHandler* h, uint32_t kind, uint64_t arg) {
+  assert(at >= now_);
+  assert(kind <= 0xFFFF);
+  assert((key >> 40) < entity_seq_.size());
+  if (at < now_) at = now_;
+  const Entry e{(static_cast<Order>(Bias(at.ps())) << 64) | key, arg, HandlerIndex(h) << 16 | kind,
+                UINT32_MAX};
+  PushEntry(e, at.ps());
+}
+
+void Simulator::Digest(const Entry& e) {
+  const uint64_t key = static_cast<uint64_t>(e.order);
+  const uint64_t source = key >> 40;
+  if (source >= digests_.size()) digests_.resize(source + 1);
+  EntityDigest& d = digests_[source];
+  ++d.events;
+  d.sum += Mix(TimeOf(e) ^ (1ULL << 63), key & ((1ULL << 40) - 1), e.handler_kind & 0xFFFF);
 }
 
 uint32_t Simulator::LaneFor(int64_t delay) {
@@ -156,6 +179,12 @@ bool Simulator::Cancel(EventId id) {
 }
 
 StopReason Simulator::Run(Time until, uint64_t max_events) {
+  // Two instances of the loop, so that digests off cost nothing per event.
+  return digests_on_ ? RunLoop<true>(until, max_events) : RunLoop<false>(until, max_events);
+}
+
+template <bool kDigests>
+StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
   stop_ = false;
   uint64_t ran = 0;
   while (!heap_.empty()) {
@@ -195,6 +224,7 @@ StopReason Simulator::Run(Time until, uint64_t max_events) {
     now_ = Time::Ps(static_cast<int64_t>(TimeOf(top) ^ (1ULL << 63)));
     ++executed_;
     ++ran;
+    if constexpr (kDigests) Digest(top);
     run_handler_ = top.handler_kind >> 16;
     handlers_[top.handler_kind >> 16]->OnEvent(top.handler_kind & 0xFFFF, top.arg);
   }

@@ -50,6 +50,17 @@ struct EventId {
 
 enum class StopReason : uint8_t { kQueueEmpty, kTimeLimit, kStopped, kEventLimit };
 
+// The events one entity ran (Simulator::EnableDigests): how many, and the sum
+// modulo 2^64 of Mix(time, per-source sequence, kind) over them. A sum, so it
+// does not depend on the order partial digests are added in; the (time, key)
+// order of execution is fixed anyway. The event's `arg` and handler are left
+// out: they hold process-local indices (packet slots, handler registration).
+struct EntityDigest {
+  uint64_t events = 0;
+  uint64_t sum = 0;
+  bool operator==(const EntityDigest&) const = default;
+};
+
 class Simulator {
  public:
   explicit Simulator(uint64_t seed) : seed_(seed) {}
@@ -75,6 +86,29 @@ class Simulator {
                               uint64_t arg);
   // Cancels a pending event; returns false if it already ran or was cancelled.
   bool Cancel(EventId id);
+
+  // Scheduling with a key drawn elsewhere, for the distributed engine
+  // (docs/parallel.md): DrawKey(source) takes the next (source << 40 |
+  // per-source sequence) key of `source` exactly as Schedule would, without
+  // queueing anything; ScheduleKeyed queues an event under a key so drawn
+  // (on this or another process), so it runs where the serial run has it.
+  uint64_t DrawKey(uint32_t source) {
+    return (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
+  }
+  void ScheduleKeyed(Time at, uint64_t key, EventHandler* h, uint32_t kind, uint64_t arg);
+  // Time of the earliest queued event (a cancelled one included: a lower
+  // bound), or Time::Max() when the queue is empty.
+  Time NextTime() const {
+    if (heap_.empty()) return Time::Max();
+    return Time::Ps(static_cast<int64_t>(TimeOf(heap_.front()) ^ (1ULL << 63)));
+  }
+
+  // Per-entity event digests (`lossless run --digest`): from this call on,
+  // every event that runs is added to its source entity's EntityDigest.
+  // Off, it costs nothing per event (Run has a loop without the digest).
+  void EnableDigests() { digests_on_ = true; }
+  // By entity id; entities that ran nothing may be missing at the end.
+  const std::vector<EntityDigest>& digests() const { return digests_; }
 
   // Runs events in order until the queue is empty, the next event is later
   // than `until` (the clock then stops at `until`), Stop() is called, or
@@ -136,12 +170,16 @@ class Simulator {
   static uint64_t Bias(int64_t t) { return static_cast<uint64_t>(t) ^ (1ULL << 63); }
   void Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
             uint32_t slot);
+  [[gnu::always_inline]] inline void PushEntry(const Entry& e, int64_t time);
+  [[gnu::cold, gnu::noinline]] void Digest(const Entry& e);
+  template <bool kDigests>
+  StopReason RunLoop(Time until, uint64_t max_events);
   uint32_t HandlerIndex(EventHandler* h);
   void Insert(const Entry& e);
   uint32_t LaneFor(int64_t delay);
   size_t MinChild(size_t first, size_t n) const;  // smallest of the children from `first`
   void PopTop();
-  void SiftDown(const Entry& e);             // replaces the top by e
+  void SiftDown(const Entry& e);          // replaces the top by e
   void SiftUp(size_t i, const Entry& e);  // place e at or above index `i`
 
   uint64_t seed_;
@@ -151,8 +189,8 @@ class Simulator {
   std::vector<Lane> lanes_;
   DelaySlot delay_slots_[kDelaySlots];
   size_t lane_reps_ = 0, lane_entries_ = 0;
-  uint32_t run_lane_ = UINT32_MAX;  // lane of the running event (LaneAhead), or none
-  uint32_t run_handler_ = 0;        // handler index of the running event
+  uint32_t run_lane_ = UINT32_MAX;       // lane of the running event (LaneAhead), or none
+  uint32_t run_handler_ = 0;             // handler index of the running event
   std::vector<EventHandler*> handlers_;  // the handlers seen, by index
   EventHandler* last_handler_ = nullptr;
   uint32_t last_handler_index_ = 0;
@@ -160,6 +198,8 @@ class Simulator {
   std::vector<uint32_t> slot_gen_;
   std::vector<uint32_t> slot_sched_gen_;  // generation when the slot's event was scheduled
   std::vector<uint32_t> free_slots_;
+  bool digests_on_ = false;
+  std::vector<EntityDigest> digests_;
   uint64_t executed_ = 0, scheduled_ = 0, cancelled_ = 0;
   size_t peak_pending_ = 0;
 };

@@ -1,0 +1,96 @@
+#pragma once
+// The conservative window engine (docs/parallel.md#the-conservative-engine):
+// one sim::Simulator per rank, each running the events of the entities it
+// owns, synchronised in windows so that the events every entity runs, and
+// their order, are the serial run's.
+//
+// - An event for an entity of another rank is not scheduled: the model hands
+//   it to Send(), which draws the source entity's next ordering key exactly
+//   as Simulator::Schedule would (time, source << 40 | per-source sequence)
+//   and buffers it for that rank. At the window's end the batches are
+//   exchanged with every neighbour rank (empty ones included) and each
+//   received event is handed to the model's Deliver callback, which queues
+//   it with Simulator::ScheduleKeyed under the sender's key: it runs exactly
+//   where the serial run has it, whatever the order batches arrived in.
+// - Windows: next = AllreduceMin(earliest local event); every rank runs its
+//   events with time < next + L (L = lookahead, the smallest delay of any
+//   event that crosses ranks); an event created in the window is at least
+//   L after its creator's clock (>= next), so none can land inside the
+//   window it was created in. Send() checks t >= now + L in every build
+//   (std::logic_error otherwise: a violation would corrupt results).
+// - Integer times and integer reductions only.
+//
+// The engine knows nothing of the model: what an event's kind, target and
+// arg mean, and which entity lives on which rank, are the caller's.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "parallel/comm.hpp"
+#include "sim/simulator.hpp"
+#include "units/units.hpp"
+
+namespace lossless::parallel {
+
+// One event as it crosses ranks: 32 bytes, little-endian, copied as is.
+// `arg` must not hold a process-local index (a packet slot, a pointer).
+struct RemoteEvent {
+  int64_t time_ps = 0;
+  uint64_t key = 0;  // the serial ordering key, drawn on the sender
+  uint32_t kind = 0;
+  uint32_t target = 0;  // the entity it is for (the model's numbering)
+  uint64_t arg = 0;
+};
+static_assert(sizeof(RemoteEvent) == 32);
+
+// What a run of windows did, on this rank.
+struct WindowStats {
+  uint64_t windows = 0;
+  uint64_t sent = 0;      // events sent to other ranks
+  uint64_t received = 0;  // events received from other ranks
+  double wait_s = 0;      // wall time in Exchange and AllreduceMin (waiting and transfer)
+  double run_s = 0;       // wall time of the whole Run
+};
+
+class WindowEngine {
+ public:
+  using Deliver = std::function<void(const RemoteEvent&)>;
+  // `neighbours`: the ranks this one exchanges batches with (those it may
+  // send to and receive from; with a symmetric relation, every rank that
+  // lists this one must be listed). Throws std::invalid_argument for a
+  // lookahead <= 0 or a neighbour that is this rank or out of range.
+  WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahead, std::vector<int> neighbours,
+               Deliver deliver);
+
+  // Queues an event at `at` for entity `target` on rank `rank` (a neighbour)
+  // under the next key of entity `source`. Call it from a running event of
+  // `source` (or before Run), never for this rank's own entities.
+  void Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind,
+            uint64_t arg);
+
+  // Runs windows until no rank has an event at or before `until`; every
+  // rank then stands at the same point of the serial run (all events with
+  // time <= until have run). A handler calling Simulator::Stop() is not
+  // supported (the stop would need the other ranks' agreement on where):
+  // std::logic_error. Collective: every rank calls it.
+  void Run(units::Time until);
+
+  const WindowStats& stats() const { return stats_; }
+
+  // Batch format: a header {u32 version, u32 count, i64 window_end}, then
+  // `count` RemoteEvent records.
+  static constexpr uint32_t kBatchVersion = 1;
+
+ private:
+  Comm& comm_;
+  sim::Simulator& sim_;
+  int64_t lookahead_ps_;
+  std::vector<int> neighbours_;
+  std::vector<int> slot_of_rank_;  // rank -> index into neighbours_, or -1
+  std::vector<std::vector<RemoteEvent>> outbox_;
+  Deliver deliver_;
+  WindowStats stats_;
+};
+
+}  // namespace lossless::parallel
