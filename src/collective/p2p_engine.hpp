@@ -30,11 +30,14 @@
 
 namespace lossless::collective {
 
-enum class P2pPattern { kAllToAll, kSendRecv };
+// kSend: one ncclSend/ncclRecv pair, rank send_from to rank send_to (a
+// pipeline stage's activation or gradient); the other ranks take no part.
+enum class P2pPattern { kAllToAll, kSendRecv, kSend };
 
 struct P2pSpec {
   P2pPattern pattern = P2pPattern::kAllToAll;
   uint32_t ranks = 2;  // >= 2
+  uint32_t send_from = 0, send_to = 1;  // kSend: two different ranks below `ranks`
   // As RingSpec: node-major ranks, NIC k of node n is network host n x
   // nics_per_node + k; NVLink rate and latency per GPU and direction.
   int gpus_per_node = 1;
