@@ -109,6 +109,10 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   units::Time skipped() const { return skipped_; }
 
   FabricCounters Counters() const;
+  // What NIC `host` has put on its link so far (frames with their headers).
+  uint64_t HostTxWireBytes(uint32_t host) const {
+    return net_->port_stats(net_->HostPort(host)).tx_wire_bytes;
+  }
   units::Time Now() const { return sim_.Now(); }
   uint64_t events() const { return sim_.events_executed(); }
   int simulated() const { return simulated_; }
