@@ -145,7 +145,7 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
   // In a faulted step, or inside a stall's window, nothing is reused or kept
   // for reuse.
-  const bool reusable = !exact_ && !step_exact_ && start - offset_ >= stall_end_;
+  const bool reusable = Reusable(start);
   if (reusable) {
     if (auto it = measured_.find(key); it != measured_.end()) {
       cost = it->second;
@@ -169,6 +169,10 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   ++simulated_;
   if (reusable) measured_[key] = cost;
   return cost;
+}
+
+bool FabricComm::Reusable(units::Time start) const {
+  return !exact_ && !step_exact_ && start - offset_ >= stall_end_;
 }
 
 void FabricComm::Advance(units::Time start) {
@@ -200,7 +204,7 @@ CommCost FabricComm::Send(int from, int to, int64_t bytes, units::Time start) {
   CommCost cost;
   if (bytes <= 0 || from == to) return cost;
   const std::tuple<int, int, int64_t> key{from, to, bytes};
-  const bool reusable = !exact_ && !step_exact_ && start - offset_ >= stall_end_;
+  const bool reusable = Reusable(start);
   if (reusable) {
     if (auto it = measured_sends_.find(key); it != measured_sends_.end()) {
       cost = it->second;

@@ -128,6 +128,10 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   // A start before the network's clock (pipeline operations that overlap in
   // step time run one after another on the network) begins at its clock.
   void Advance(units::Time start);
+  // A collective or send starting at step time `start` may reuse a measured
+  // time and be kept for reuse: not --exact, not in a faulted step, not
+  // inside a stall's window.
+  bool Reusable(units::Time start) const;
   collective::RingEngine& EngineFor(CommKind kind, CommGroup group, int channels);
 
   TrainConfig c_;

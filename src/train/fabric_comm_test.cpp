@@ -350,5 +350,80 @@ TEST(TrainFabricTest, PipelineSendsAreBytesOnTheLinks) {
               0.02 * static_cast<double>(st.step.ps()));
 }
 
+
+// Issue 12: a slow GPU slows its own compute only, and every rank that
+// synchronises with it waits. Without pipeline stages every rank waits for
+// it at each collective, so which rank it is does not matter. With 4 stages
+// only its stage slows: a GPU on stage 1 (2 layers; the last stage also
+// holds the output layer and sets the pipeline's pace) has slack and costs
+// at most its extra compute for about two micro-batches (the fill and the
+// drain), while the same slowdown on the last stage is on the critical path
+// of every micro-batch: it costs at least (m - 1) x its extra compute per
+// micro-batch.
+TEST(TrainFabricTest, SlowGpuCostsWhereItsStageIsOnTheCriticalPath) {
+  auto run = [](TrainConfig c, int64_t rank, double factor) {
+    c.steps = 2;
+    c.gpu.efficiency = 0.01;  // compute-bound
+    Validate(c);
+    Faults f;
+    if (rank >= 0) f.slow_gpus.push_back({rank, factor, 1, 1});
+    const TrainResult r = RunTraining(c, ScenarioFor(c), "small", false, {}, f);
+    EXPECT_EQ(r.steps.size(), 2u);
+    return r;
+  };
+  TrainConfig flat = Small(Strategy::kDdp, 4);
+  const TrainResult a = run(flat, 0, 1.5), b = run(flat, 7, 1.5);
+  EXPECT_EQ(a.steps[1].times.step.ps(), b.steps[1].times.step.ps());
+  EXPECT_GT(a.steps[1].times.step.ps(), a.steps[0].times.step.ps());
+
+  TrainConfig pipe = Small(Strategy::kDdp, 2);
+  pipe.nodes = 4;
+  pipe.model.layers = 8;
+  pipe.pp = 4;
+  const int64_t m = 8;
+  pipe.global_batch = m * 2;  // DP 2 per stage
+  const double f = 1.2;
+  const TrainResult none = run(pipe, -1, 1), s1 = run(pipe, 3, f), s3 = run(pipe, 7, f),
+                    s3b = run(pipe, 6, f);
+  const std::vector<Unit> units = Units(s1.config);
+  units::Time t1, t3;  // forward and backward of one micro-batch on stages 1 and 3
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int st = UnitStage(s1.config, u);
+    if (st == 1) t1 = t1 + units[u].forward + units[u].backward;
+    if (st == 3) t3 = t3 + units[u].forward + units[u].backward;
+  }
+  ASSERT_LT(static_cast<double>(t1.ps()) * f, static_cast<double>(t3.ps()));  // slack
+  const double base = static_cast<double>(none.steps[1].times.step.ps());
+  const double cost1 = static_cast<double>(s1.steps[1].times.step.ps()) - base;
+  const double cost3 = static_cast<double>(s3.steps[1].times.step.ps()) - base;
+  const double extra1 = (f - 1) * static_cast<double>(t1.ps());
+  const double extra3 = (f - 1) * static_cast<double>(t3.ps());
+  std::printf("slow GPU x%.1f on stage 1: +%.3f ms (%.2f x its extra per micro-batch); on stage "
+              "3: +%.3f ms (%.2f x); m %lld\n",
+              f, cost1 / 1e9, cost1 / extra1, cost3 / 1e9, cost3 / extra3,
+              static_cast<long long>(m));
+  EXPECT_GT(cost1, 0);
+  EXPECT_LE(cost1, 2 * extra1);
+  EXPECT_GE(cost3, static_cast<double>(m - 1) * extra3);
+  EXPECT_EQ(s3.steps[1].times.step.ps(), s3b.steps[1].times.step.ps());  // same stage
+  // The step's compute column is the busiest stage's: stage 3 slowed by f;
+  // stage 1 slowed stays below it.
+  EXPECT_EQ(s1.steps[1].times.busiest_stage, 3);
+  EXPECT_EQ(s1.steps[1].times.compute.ps(), none.steps[1].times.compute.ps());
+  EXPECT_NEAR(static_cast<double>(s3.steps[1].times.compute.ps()),
+              f * static_cast<double>(none.steps[1].times.compute.ps()), 1e3);
+  // The old model (every stage slowed) costs more than either.
+  TrainConfig all = pipe;
+  const TrainResult every = [&] {
+    all.steps = 2;
+    all.gpu.efficiency = 0.01;
+    Validate(all);
+    Faults fa;
+    for (int64_t r : {0, 2, 4, 6}) fa.slow_gpus.push_back({r, f, 1, 1});
+    return RunTraining(all, ScenarioFor(all), "small", false, {}, fa);
+  }();
+  EXPECT_GT(static_cast<double>(every.steps[1].times.step.ps()) - base, cost3);
+}
+
 }  // namespace
 }  // namespace lossless::train

@@ -253,12 +253,13 @@ std::string FormatTrain(const TrainResult& r) {
   if (c.pp > 1) {
     const double p = c.pp, m = static_cast<double>(c.Accumulation());
     out += fmt::format(
-        "# pipeline: {} stages of {} layers ({} nodes each; the embedding on stage 0, the output "
+        "# pipeline: {} stages of {} layers ({} node{} each; the embedding on stage 0, the output "
         "layer on stage {}), {} micro-batches per step in 1F1B order (PipeDream-Flush, Narayanan "
         "et al. 2021); {} of activation per send; bubble (P-1)/(m+P-1) = {:.1f}% for equal "
         "stages; on an infinitely fast network the busiest stage ({}) computes {:.3f} ms and "
         "idles {:.3f} ms ({:.1f}%)\n",
-        c.pp, c.model.layers / c.pp, c.NodesPerStage(), c.pp - 1, c.Accumulation(),
+        c.pp, c.model.layers / c.pp, c.NodesPerStage(), c.NodesPerStage() > 1 ? "s" : "", c.pp - 1,
+        c.Accumulation(),
         units::FormatBytes(units::Bytes(c.PipeBytes())), 100 * (p - 1) / (m + p - 1),
         r.ideal.busiest_stage, Ms(r.ideal.compute + r.ideal.tp), Ms(r.ideal.bubble),
         100 * static_cast<double>(r.ideal.bubble.ps()) / static_cast<double>(r.ideal.step.ps()));
