@@ -3,7 +3,9 @@
 // fabric (docs/model/collective-engine.md#point-to-point): alltoall (every
 // rank sends bytes / N to every rank) and sendrecv (rank r sends `bytes` to
 // r + 1 and receives from r - 1), as nccl-tests' alltoall_perf and
-// sendrecv_perf call them (ncclSend/ncclRecv in one group).
+// sendrecv_perf call them (ncclSend/ncclRecv in one group), and a single
+// send from one rank to another (a pipeline stage's activation or
+// gradient: `lossless train --pp`).
 //
 // Ranks are GPUs, node-major (rank = node x G + gpu). A pair in one node
 // talks over NVLink (each GPU's NVLink egress serialises what it sends at the
