@@ -3,6 +3,7 @@
 // is in fabric_comm_test.cpp.
 #include "train/schedule.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -333,6 +334,15 @@ TEST(TrainPipelineTest, SendsCarryTheDependenciesBetweenStages) {
       from_neighbour |= tasks[d].p2p && tasks[d].peer == t.stage &&
                         tasks[d].stage == t.stage + (fwd ? -1 : 1);
     EXPECT_TRUE(from_neighbour) << t.label;
+  }
+  // A stage's next pass waits for the send its previous pass made.
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!tasks[i].p2p) continue;
+    size_t next = i + 1;
+    while (next < tasks.size() && (tasks[next].comm || tasks[next].stage != tasks[i].stage)) ++next;
+    if (next == tasks.size()) continue;
+    const std::vector<size_t>& d = tasks[next].deps;
+    EXPECT_NE(std::find(d.begin(), d.end(), i), d.end()) << tasks[next].label;
   }
   AlphaBetaComm slow(c, units::Time::Us(100), 10e9);
   const StepTimes st = Schedule(tasks, slow, units::Time::Zero());
