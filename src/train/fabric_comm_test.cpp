@@ -235,6 +235,29 @@ TEST(TrainFabricTest, DegradedLinkRetransmitsOnlyInItsSteps) {
   EXPECT_TRUE(r.fault_summary.degraded_link_used);
 }
 
+// The degraded link goes back to the profile's loss after its last step: in
+// a run where every collective is simulated (--exact, so a clean step is not
+// a reused copy of step 0), the step after the degraded one loses and
+// retransmits nothing. (With reuse the clean steps copy step 0's times and
+// cannot show it: the mutant train-degraded-link-never-lifted survived
+// DegradedLinkRetransmitsOnlyInItsSteps.)
+TEST(TrainFabricTest, DegradedLinkIsLiftedAfterItsLastStep) {
+  TrainConfig c = Small(Strategy::kDdp);
+  c.steps = 3;
+  const scenario::Scenario s = ScenarioFor(c);
+  Faults f;
+  f.degraded.push_back({"host0<->leaf0", 1e-6, 1, 1});
+  const TrainResult r = RunTraining(c, s, "small", /*exact=*/true, {}, f);
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_GT(r.steps[1].counters.retransmissions, 0);
+  for (size_t k : {size_t{0}, size_t{2}}) {
+    EXPECT_EQ(r.steps[k].times.reused, 0) << k;
+    EXPECT_GT(r.steps[k].times.collectives, 0) << k;
+    EXPECT_EQ(r.steps[k].counters.drops, 0) << k;
+    EXPECT_EQ(r.steps[k].counters.retransmissions, 0) << k;
+  }
+}
+
 // A fault on a NIC outside the simulated groups stands for the same fault on
 // the simulated group's NIC of that node (TP rank 0's rail; HSDP's replica
 // group on rail 0): a stall on GPU 1's NIC with TP 2 costs what one on GPU
