@@ -220,10 +220,9 @@ CommCost FabricComm::Send(int from, int to, int64_t bytes, units::Time start) {
     // protocol's software latencies of a network hop (the pipeline group
     // has one GPU per node).
     const collective::TuningModel& tuning = Tuning(CommGroup::kData);
-    const run::NcclLatencies l =
-        run::NcclLatenciesFor(tuning.constants(), collective::Algorithm::kRing,
-                              collective::Protocol::kSimple, 1, true,
-                              collective::AlphaBetaParams{}.net_overhead_us);
+    const run::NcclLatencies l = run::NcclLatenciesFor(
+        tuning.constants(), collective::Algorithm::kRing, collective::Protocol::kSimple, 1, true,
+        collective::AlphaBetaParams{}.net_overhead_us);
     collective::P2pSpec spec;
     spec.pattern = collective::P2pPattern::kSend;
     spec.gpus_per_node = spec.nics_per_node = c_.gpus_per_node;

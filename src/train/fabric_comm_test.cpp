@@ -373,7 +373,6 @@ TEST(TrainFabricTest, PipelineSendsAreBytesOnTheLinks) {
               0.02 * static_cast<double>(st.step.ps()));
 }
 
-
 // Issue 12: a slow GPU slows its own compute only, and every rank that
 // synchronises with it waits. Without pipeline stages every rank waits for
 // it at each collective, so which rank it is does not matter. With 4 stages
@@ -421,10 +420,10 @@ TEST(TrainFabricTest, SlowGpuCostsWhereItsStageIsOnTheCriticalPath) {
   const double cost3 = static_cast<double>(s3.steps[1].times.step.ps()) - base;
   const double extra1 = (f - 1) * static_cast<double>(t1.ps());
   const double extra3 = (f - 1) * static_cast<double>(t3.ps());
-  std::printf("slow GPU x%.1f on stage 1: +%.3f ms (%.2f x its extra per micro-batch); on stage "
-              "3: +%.3f ms (%.2f x); m %lld\n",
-              f, cost1 / 1e9, cost1 / extra1, cost3 / 1e9, cost3 / extra3,
-              static_cast<long long>(m));
+  std::printf(
+      "slow GPU x%.1f on stage 1: +%.3f ms (%.2f x its extra per micro-batch); on stage "
+      "3: +%.3f ms (%.2f x); m %lld\n",
+      f, cost1 / 1e9, cost1 / extra1, cost3 / 1e9, cost3 / extra3, static_cast<long long>(m));
   EXPECT_GT(cost1, 0);
   EXPECT_LE(cost1, 2 * extra1);
   EXPECT_GE(cost3, static_cast<double>(m - 1) * extra3);

@@ -134,8 +134,8 @@ Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
   const int pp = std::max(c.pp, 1);
   const double in_flight =
       static_cast<double>(std::min<int64_t>(pp, std::max<int64_t>(c.Accumulation(), 1)));
-  const double act = in_flight * static_cast<double>(m.layers / pp) * kept +
-                     (r == Recompute::kFull ? layer : 0.0);
+  const double act =
+      in_flight * static_cast<double>(m.layers / pp) * kept + (r == Recompute::kFull ? layer : 0.0);
   mem.activations = static_cast<int64_t>(act);
   return mem;
 }
@@ -168,11 +168,11 @@ void Validate(TrainConfig& c) {
                                  "got {}",
                                  c.pp, StrategyName(c.strategy)));
   if (c.model.layers % c.pp != 0)
-    throw InputError({"<cli>", 0, "--pp"},
-                     fmt::format("expected a pipeline degree that divides the model's {} layers, "
-                                 "got {} ({} layers per stage leaves {} over)",
-                                 c.model.layers, c.pp, c.model.layers / c.pp,
-                                 c.model.layers % c.pp));
+    throw InputError(
+        {"<cli>", 0, "--pp"},
+        fmt::format("expected a pipeline degree that divides the model's {} layers, "
+                    "got {} ({} layers per stage leaves {} over)",
+                    c.model.layers, c.pp, c.model.layers / c.pp, c.model.layers % c.pp));
   if (c.nodes % c.pp != 0)
     throw InputError(
         {"<cli>", 0, "--pp"},

@@ -76,12 +76,10 @@ struct TrainConfig {
   int nodes = 1;
   int gpus_per_node = 8;
   int tp = 1;                                // tensor-parallel degree, inside a node
-  // Pipeline stages (docs/train.md "Pipeline parallelism"): the nodes are cut
-  // into pp blocks of nodes / pp, stage s on block s; DDP only.
-  int pp = 1;
+  int pp = 1;                                // pipeline stages: nodes / pp nodes each, DDP only
   int64_t micro_batch = 1;                   // sequences per GPU per micro-batch
   int64_t global_batch = 0;                  // sequences per step; 0: micro_batch x DP ranks
-  std::optional<int64_t> micro_batches;  // per step, when given: sets global_batch (Validate)
+  std::optional<int64_t> micro_batches;      // per step, when given: sets global_batch (Validate)
   int64_t bucket_bytes = int64_t{25} << 20;  // DDP (PyTorch bucket_cap_mb = 25)
   Recompute recompute = Recompute::kAuto;    // resolved by Validate
   int steps = 1;

@@ -143,7 +143,6 @@ TEST(TrainModelTest, TextbookBytesPerGpu) {
   EXPECT_EQ(TpBytesPerGpu(c), int64_t{4} * 32 * (2 * 4096 * 4096));  // 2 (t - 1)/t = 1
 }
 
-
 // Pipeline stages: a GPU holds its stage's layers (the last stage also the
 // output layer) and, under 1F1B, the activations of min(P, m) micro-batches
 // of its layers (Narayanan et al. 2021: stage 0 keeps P in flight).

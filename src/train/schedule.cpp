@@ -96,10 +96,10 @@ size_t BucketedBackward(const TrainConfig& c, const std::vector<Unit>& units,
       const int64_t from = done;
       done += take;
       filled += take;
-      piece(b.Compute(
-          Fraction(unit.backward, done, grad) - Fraction(unit.backward, from, grad),
-          Fraction(unit.tp_backward, done, grad) - Fraction(unit.tp_backward, from, grad),
-          fmt::format("backward {} mb {}", unit.name, m)));
+      piece(
+          b.Compute(Fraction(unit.backward, done, grad) - Fraction(unit.backward, from, grad),
+                    Fraction(unit.tp_backward, done, grad) - Fraction(unit.tp_backward, from, grad),
+                    fmt::format("backward {} mb {}", unit.name, m)));
       if (filled == c.bucket_bytes) {
         b.Comm(CommKind::kAllReduce, filled, fmt::format("all-reduce bucket {}", buckets++),
                {last});
@@ -143,8 +143,7 @@ void BuildPipeline(const TrainConfig& c, const std::vector<Unit>& units, Builder
   const bool sync = c.DpRanks() >= 2;
   const int64_t act = c.PipeBytes();
   std::vector<std::vector<size_t>> mine(static_cast<size_t>(pp));
-  for (size_t u = 0; u < units.size(); ++u)
-    mine[static_cast<size_t>(UnitStage(c, u))].push_back(u);
+  for (size_t u = 0; u < units.size(); ++u) mine[static_cast<size_t>(UnitStage(c, u))].push_back(u);
   // Per stage and micro-batch: first and last task of its forward and of its
   // backward, and the sends after them.
   const size_t none = SIZE_MAX;
@@ -179,16 +178,16 @@ void BuildPipeline(const TrainConfig& c, const std::vector<Unit>& units, Builder
       if (prev_send != none) b.deps(first).push_back(prev_send);
       prev_send = none;
       if (op > 0 && s + 1 < pp) {
-        prev_send = b.Send(s + 1, act, fmt::format("send activation {}->{} mb {}", s, s + 1, j),
-                           {last});
+        prev_send =
+            b.Send(s + 1, act, fmt::format("send activation {}->{} mb {}", s, s + 1, j), {last});
         send_f[static_cast<size_t>(s)][j] = prev_send;
       }
       if (op < 0) {
         bwd_first[static_cast<size_t>(s)][j] = first;
         bwd_last[static_cast<size_t>(s)][j] = last;
         if (s > 0) {
-          prev_send = b.Send(s - 1, act, fmt::format("send gradient {}->{} mb {}", s, s - 1, j),
-                             {last});
+          prev_send =
+              b.Send(s - 1, act, fmt::format("send gradient {}->{} mb {}", s, s - 1, j), {last});
           send_b[static_cast<size_t>(s)][j] = prev_send;
         }
       }

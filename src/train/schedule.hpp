@@ -62,7 +62,7 @@ struct Task {
   bool p2p = false;  // a pipeline send from `stage` to `peer` (comm is set too)
   int stage = 0;     // pipeline stage whose GPU runs it
   int peer = 0;
-  int stream = 0;    // in-order stream: 4 x stage + 0 compute, 1 DP collectives, 2/3 sends
+  int stream = 0;  // 4 x stage + 0 compute, 1 DP collectives, 2/3 sends
   CommKind kind = CommKind::kAllReduce;
   CommGroup group = CommGroup::kData;
   int64_t bytes = 0;         // comm
@@ -104,7 +104,7 @@ struct StepTimes {
   units::Time bubble;    // pipeline: idle time of that stage with an infinitely fast network
   units::Time exposed;   // step - compute - bubble
   units::Time pp_comm;   // pipeline sends, summed
-  int64_t dp_bytes = 0;  // sent per GPU by the data-parallel collectives (pipeline: most of a stage)
+  int64_t dp_bytes = 0;  // sent per GPU by DP collectives (pipeline: the stage with most)
   int64_t pp_bytes = 0;  // sent by the pipeline sends, all stages of one pipeline together
   int collectives = 0, reused = 0;  // pipeline sends included
   int busiest_stage = 0;

@@ -29,7 +29,8 @@ class AlphaBetaComm final : public CommBackend {
   CommCost Send(int /*from*/, int /*to*/, int64_t bytes, units::Time start) override {
     CommCost c;
     c.bytes_sent = bytes;
-    c.time = alpha_ + units::Time::Ps(static_cast<int64_t>(static_cast<double>(bytes) / bps_ * 1e12));
+    c.time =
+        alpha_ + units::Time::Ps(static_cast<int64_t>(static_cast<double>(bytes) / bps_ * 1e12));
     starts.push_back(start);
     return c;
   }
@@ -184,7 +185,6 @@ TEST(TrainScheduleTest, DdpExposedCommunicationIsUShapedInBucketSize) {
   EXPECT_GT(tiny.ps(), 2 * mid.ps());
 }
 
-
 // A pipeline of `pp` stages over the small decoder of 8 layers; `m`
 // micro-batches.
 TrainConfig Pipe(int pp, int64_t m, int nodes = 4) {
@@ -245,10 +245,10 @@ TEST(TrainPipelineTest, InfinitelyFastNetworkGivesTheOneFOneBFormula) {
             << "pp " << pp << " m " << m << " tp " << tp;
         // The busiest stage computes m micro-batches; the rest is the bubble.
         const StepTimes b = WithBubble(st, st.step, pp);
-        EXPECT_NEAR(static_cast<double>((b.compute + b.tp).ps()),
-                    static_cast<double>(m * t.ps()), static_cast<double>(tasks.size()));
-        EXPECT_NEAR(static_cast<double>(b.bubble.ps()),
-                    static_cast<double>((pp - 1) * t.ps()), static_cast<double>(tasks.size()));
+        EXPECT_NEAR(static_cast<double>((b.compute + b.tp).ps()), static_cast<double>(m * t.ps()),
+                    static_cast<double>(tasks.size()));
+        EXPECT_NEAR(static_cast<double>(b.bubble.ps()), static_cast<double>((pp - 1) * t.ps()),
+                    static_cast<double>(tasks.size()));
         EXPECT_EQ(b.exposed.ps(), b.tp.ps());  // exposed: TP all-reduces only
       }
     }
@@ -266,10 +266,11 @@ TEST(TrainPipelineTest, InfinitelyFastNetworkGivesTheOneFOneBFormula) {
     most = std::max(most, StageTime(c, units, s));
   }
   const double avg = static_cast<double>(sum.ps()) / 4;
-  std::printf("7b pp 4 m 8: step %.3f ms, formula over the average stage %.3f, over the busiest "
-              "%.3f\n",
-              static_cast<double>(st.step.ps()) / 1e9, 11 * avg / 1e9,
-              11 * static_cast<double>(most.ps()) / 1e9);
+  std::printf(
+      "7b pp 4 m 8: step %.3f ms, formula over the average stage %.3f, over the busiest "
+      "%.3f\n",
+      static_cast<double>(st.step.ps()) / 1e9, 11 * avg / 1e9,
+      11 * static_cast<double>(most.ps()) / 1e9);
   EXPECT_GE(static_cast<double>(st.step.ps()), 11 * avg);
   EXPECT_LE(st.step.ps(), 11 * most.ps());
   EXPECT_EQ(st.busiest_stage, 3);  // the output layer's
@@ -331,8 +332,8 @@ TEST(TrainPipelineTest, SendsCarryTheDependenciesBetweenStages) {
     if (fwd ? t.stage == 0 : t.stage == pp - 1) continue;
     bool from_neighbour = false;
     for (size_t d : t.deps)
-      from_neighbour |= tasks[d].p2p && tasks[d].peer == t.stage &&
-                        tasks[d].stage == t.stage + (fwd ? -1 : 1);
+      from_neighbour |=
+          tasks[d].p2p && tasks[d].peer == t.stage && tasks[d].stage == t.stage + (fwd ? -1 : 1);
     EXPECT_TRUE(from_neighbour) << t.label;
   }
   // A stage's next pass waits for the send its previous pass made.

@@ -259,24 +259,24 @@ std::string FormatTrain(const TrainResult& r) {
         "stages; on an infinitely fast network the busiest stage ({}) computes {:.3f} ms and "
         "idles {:.3f} ms ({:.1f}%)\n",
         c.pp, c.model.layers / c.pp, c.NodesPerStage(), c.NodesPerStage() > 1 ? "s" : "", c.pp - 1,
-        c.Accumulation(),
-        units::FormatBytes(units::Bytes(c.PipeBytes())), 100 * (p - 1) / (m + p - 1),
-        r.ideal.busiest_stage, Ms(r.ideal.compute + r.ideal.tp), Ms(r.ideal.bubble),
+        c.Accumulation(), units::FormatBytes(units::Bytes(c.PipeBytes())),
+        100 * (p - 1) / (m + p - 1), r.ideal.busiest_stage, Ms(r.ideal.compute + r.ideal.tp),
+        Ms(r.ideal.bubble),
         100 * static_cast<double>(r.ideal.bubble.ps()) / static_cast<double>(r.ideal.step.ps()));
   }
   out += fmt::format("# step on an infinitely fast network: {:.3f} ms\n", Ms(r.ideal_step));
   const bool pipe = c.pp > 1;
-  out += fmt::format("{:>5} {:>11} {:>11} {:>10} {:>11} {:>11}", "step", "step(ms)",
-                     "compute(ms)", "tp(ms)", "dp_comm(ms)", "exposed(ms)");
+  out += fmt::format("{:>5} {:>11} {:>11} {:>10} {:>11} {:>11}", "step", "step(ms)", "compute(ms)",
+                     "tp(ms)", "dp_comm(ms)", "exposed(ms)");
   if (pipe) out += fmt::format(" {:>10} {:>11} {:>10}", "bubble(ms)", "pp_comm(ms)", "pp_GB/GPU");
-  out += fmt::format(" {:>6} {:>7} {:>11} {:>10} {:>7} {:>10} {:>9} {:>8} {:>7}\n", "MFU%",
-                     "fabric", "dp_GB/GPU", "tp_GB/GPU", "pause", "paused(us)", "ecn", "cnp",
-                     "retx");
+  out +=
+      fmt::format(" {:>6} {:>7} {:>11} {:>10} {:>7} {:>10} {:>9} {:>8} {:>7}\n", "MFU%", "fabric",
+                  "dp_GB/GPU", "tp_GB/GPU", "pause", "paused(us)", "ecn", "cnp", "retx");
   for (size_t k = 0; k < r.steps.size(); ++k) {
     const StepResult& s = r.steps[k];
-    out += fmt::format("{:>5} {:>11.3f} {:>11.3f} {:>10.3f} {:>11.3f} {:>11.3f}", k,
-                       Ms(s.times.step), Ms(s.times.compute), Ms(s.times.tp), Ms(s.times.dp_comm),
-                       Ms(s.times.exposed));
+    out +=
+        fmt::format("{:>5} {:>11.3f} {:>11.3f} {:>10.3f} {:>11.3f} {:>11.3f}", k, Ms(s.times.step),
+                    Ms(s.times.compute), Ms(s.times.tp), Ms(s.times.dp_comm), Ms(s.times.exposed));
     if (pipe)
       out += fmt::format(" {:>10.3f} {:>11.3f} {:>10.3f}", Ms(s.times.bubble), Ms(s.times.pp_comm),
                          static_cast<double>(s.times.pp_bytes) / c.pp / 1e9);
@@ -364,7 +364,7 @@ nlohmann::json TrainJson(const TrainResult& r) {
                  {"gpus_per_node", c.gpus_per_node},
                  {"tp", c.tp},
                  {"dp", c.DpRanks()},
-                {"pp", c.pp},
+                 {"pp", c.pp},
                  {"micro_batch", c.micro_batch},
                  {"global_batch", c.GlobalBatch()},
                  {"accumulation", c.Accumulation()},
