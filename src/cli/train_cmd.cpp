@@ -30,8 +30,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   struct Opts {
     std::string model = "70b", strategy = "fsdp", fabric = "ib-ndr", scenario, gpu = "h100";
     std::string recompute = "auto", json, grad_precision = "bf16";
-    int nodes = 16, gpus_per_node = 8, tp = 1, steps = 1;
-    int64_t micro_batch = 1, global_batch = 0;
+    int nodes = 16, gpus_per_node = 8, tp = 1, pp = 1, steps = 1;
+    int64_t micro_batch = 1, global_batch = 0, micro_batches = 0;
     double bucket_mb = 25, efficiency = -1, stall_us = 0, max_idle_us = -1;
     int stall_step = -1;
     std::vector<std::string> slow_gpu, degrade, stall_nic;
@@ -43,6 +43,8 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
       "--strategy", o->strategy,
       "ddp, fsdp or hsdp (FSDP inside each node, replicated across nodes; default fsdp)");
   cmd->add_option("--tp", o->tp, "Tensor-parallel degree inside a node (default 1)");
+  cmd->add_option("--pp", o->pp,
+                  "Pipeline stages across the nodes, 1F1B (default 1; with --strategy ddp)");
   cmd->add_option("--nodes", o->nodes, "Nodes (default 16)");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, one NIC each (default 8)");
   cmd->add_option("--fabric", o->fabric, "Fabric profile (default ib-ndr; lossless profiles)");
@@ -56,6 +58,9 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per micro-batch (default 1)");
   cmd->add_option("--global-batch", o->global_batch,
                   "Sequences per step (default micro-batch x data-parallel ranks)");
+  CLI::Option* micro_batches =
+      cmd->add_option("--micro-batches", o->micro_batches,
+                      "Micro-batches per step (sets the global batch; pipeline's m)");
   cmd->add_option("--bucket-mb", o->bucket_mb, "DDP gradient bucket, MiB (default 25)");
   cmd->add_option("--recompute", o->recompute,
                   "Activation recomputation: auto (full only when needed to fit), none, full");
@@ -83,7 +88,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
                 "Simulate every collective (default: identical ones reuse a measured time)");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress line");
   cmd->add_flag("--timing", o->timing, "Wall-clock time and simulated events on stderr");
-  cmd->callback([o, &ctx] {
+  cmd->callback([o, micro_batches, &ctx] {
     train::TrainConfig c;
     c.model = train::FindModel(o->model);
     c.gpu = train::FindGpu(o->gpu);
@@ -123,8 +128,10 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     c.nodes = o->nodes;
     c.gpus_per_node = o->gpus_per_node;
     c.tp = o->tp;
+    c.pp = o->pp;
     c.micro_batch = o->micro_batch;
     c.global_batch = o->global_batch;
+    if (micro_batches->count() > 0) c.micro_batches = o->micro_batches;
     c.steps = o->steps;
     if (o->steps > 100000)
       throw InputError({"<cli>", 0, "--steps"},

@@ -21,6 +21,10 @@ P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& s
       spec_.net_chunk_bytes <= 0 || spec_.nvlink_chunk_bytes <= 0 || spec_.slots <= 0 ||
       spec_.cts_bytes <= 0 || spec_.nvlink_rate.bps() <= 0 || spec_.channels_per_peer <= 0)
     throw std::invalid_argument("p2p engine: expected 2+ ranks and positive sizes");
+  if (spec_.pattern == P2pPattern::kSend &&
+      (spec_.send_from == spec_.send_to || spec_.send_from >= spec_.ranks ||
+       spec_.send_to >= spec_.ranks))
+    throw std::invalid_argument("p2p engine: a send needs two different ranks of the group");
   const uint32_t g = static_cast<uint32_t>(spec_.gpus_per_node);
   const uint32_t nics = static_cast<uint32_t>(spec_.nics_per_node);
   const uint32_t n = spec_.ranks;
@@ -57,6 +61,8 @@ P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& s
     if (spec_.pattern == P2pPattern::kAllToAll) {
       for (uint32_t a = 0; a < n; ++a)
         for (uint32_t i = 1; i < n; ++i) open(a, (a + i) % n);
+    } else if (spec_.pattern == P2pPattern::kSend) {
+      open(spec_.send_from, spec_.send_to);
     } else {
       for (uint32_t a = 0; a < n; ++a) open(a, (a + 1) % n);
     }
@@ -99,6 +105,9 @@ void P2pEngine::Begin(int64_t bytes, units::Time now) {
   delayed_.assign(2 * conns_.size(), {});
   delayed_head_.assign(2 * conns_.size(), 0);
   start_ = finish_ = now;
+  // Ranks without a connection (a send's bystanders) are done at once.
+  for (uint32_t r = 0; r < n; ++r)
+    if (out_[r].empty() && in_[r].empty()) MaybeDone(r, now);
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
     sim_.Schedule(now + spec_.launch_latency, gpu_entity_[0], this, kLaunch, 0);

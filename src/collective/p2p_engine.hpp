@@ -3,7 +3,9 @@
 // fabric (docs/model/collective-engine.md#point-to-point): alltoall (every
 // rank sends bytes / N to every rank) and sendrecv (rank r sends `bytes` to
 // r + 1 and receives from r - 1), as nccl-tests' alltoall_perf and
-// sendrecv_perf call them (ncclSend/ncclRecv in one group).
+// sendrecv_perf call them (ncclSend/ncclRecv in one group), and a single
+// send from one rank to another (a pipeline stage's activation or
+// gradient: `lossless train --pp`).
 //
 // Ranks are GPUs, node-major (rank = node x G + gpu). A pair in one node
 // talks over NVLink (each GPU's NVLink egress serialises what it sends at the
@@ -30,11 +32,14 @@
 
 namespace lossless::collective {
 
-enum class P2pPattern { kAllToAll, kSendRecv };
+// kSend: one ncclSend/ncclRecv pair, rank send_from to rank send_to (a
+// pipeline stage's activation or gradient); the other ranks take no part.
+enum class P2pPattern { kAllToAll, kSendRecv, kSend };
 
 struct P2pSpec {
   P2pPattern pattern = P2pPattern::kAllToAll;
   uint32_t ranks = 2;  // >= 2
+  uint32_t send_from = 0, send_to = 1;  // kSend: two different ranks below `ranks`
   // As RingSpec: node-major ranks, NIC k of node n is network host n x
   // nics_per_node + k; NVLink rate and latency per GPU and direction.
   int gpus_per_node = 1;

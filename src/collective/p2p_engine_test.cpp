@@ -90,6 +90,29 @@ TEST(P2pEngineTest, SendRecvSendsToTheNextRank) {
   }
 }
 
+// A single send (a pipeline stage's activation): GPU 3 of node 0 to GPU 3
+// of node 1 over rail 3; nobody else sends or receives, and a send between
+// two GPUs of one node stays on NVLink.
+TEST(P2pEngineTest, SendMovesOnePairsBytesOnItsRail) {
+  const int64_t bytes = (int64_t{4} << 20) + 5;
+  P2pSpec spec = TwoNodes(P2pPattern::kSend);
+  spec.send_from = 3;
+  spec.send_to = 11;
+  spec.channels_per_peer = 2;
+  const Outcome r = RunP2p(testing::TwoNodesOfEight(), spec, bytes);
+  ASSERT_TRUE(r.done);
+  for (uint32_t k = 0; k < 16; ++k) {
+    EXPECT_EQ(r.sent[k], k == 3 ? bytes : 0) << k;
+    EXPECT_EQ(r.received[k], k == 11 ? bytes : 0) << k;
+  }
+  for (uint32_t h = 0; h < 16; ++h) EXPECT_EQ(r.nic[h], h == 3 ? bytes : 0) << "NIC " << h;
+  spec.send_to = 5;
+  const Outcome nv = RunP2p(testing::TwoNodesOfEight(), spec, bytes);
+  ASSERT_TRUE(nv.done);
+  EXPECT_EQ(nv.received[5], bytes);
+  EXPECT_EQ(nv.net[3], 0);
+}
+
 TEST(P2pEngineTest, ChannelsPerPeerFollowNccl) {
   EXPECT_EQ(P2pChannelsPerPeer(16, 16), 2);   // 2 x 16 <= 4 x 16
   EXPECT_EQ(P2pChannelsPerPeer(12, 32), 2);   // p2p channels round up to 16: 64 <= 64
@@ -135,6 +158,12 @@ TEST(P2pEngineTest, RefusesBadSpecs) {
   spec.ranks = 1;
   EXPECT_THROW(P2pEngine(sim, net, spec), std::invalid_argument);
   spec.ranks = 4;
+  spec.pattern = P2pPattern::kSend;
+  spec.send_from = spec.send_to = 2;  // to itself
+  EXPECT_THROW(P2pEngine(sim, net, spec), std::invalid_argument);
+  spec.send_to = 4;  // outside the group
+  EXPECT_THROW(P2pEngine(sim, net, spec), std::invalid_argument);
+  spec.pattern = P2pPattern::kAllToAll;
   P2pEngine e(sim, net, spec);
   EXPECT_THROW(e.Begin(0, sim.Now()), std::invalid_argument);
 }

@@ -84,7 +84,7 @@ std::pair<int, int> FabricComm::Shape(CommGroup group) const {
     case CommGroup::kAcross:
       return {c_.nodes, 1};
     default:
-      return {c_.nodes, dp_per_node_};
+      return {c_.NodesPerStage(), dp_per_node_};
   }
 }
 
@@ -145,7 +145,7 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   const std::tuple<int, int, int64_t> key{static_cast<int>(kind), static_cast<int>(group), bytes};
   // In a faulted step, or inside a stall's window, nothing is reused or kept
   // for reuse.
-  const bool reusable = !exact_ && !step_exact_ && start - skipped_ >= stall_end_;
+  const bool reusable = Reusable(start);
   if (reusable) {
     if (auto it = measured_.find(key); it != measured_.end()) {
       cost = it->second;
@@ -153,22 +153,7 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
       return cost;
     }
   }
-  // Bring the clock to the start (other tenants' traffic runs meanwhile).
-  units::Time at = start - skipped_;
-  if (at - sim_.Now() > max_idle_) {
-    skipped_ = skipped_ + (at - sim_.Now() - max_idle_);
-    at = sim_.Now() + max_idle_;
-  }
-  if (at > sim_.Now()) {
-    sim_.Schedule(at, entity_, this, 0, 0);
-    sim_.Run();
-  }
-  for (const NicStall* st : stalls_pending_) {
-    net_->StallNicReceive(static_cast<uint32_t>(SimulatedNic(st->host)), sim_.Now(),
-                          sim_.Now() + st->duration);
-    stall_end_ = std::max(stall_end_, sim_.Now() + st->duration);
-  }
-  stalls_pending_.clear();
+  Advance(start);
   collective::RingEngine& e = EngineFor(kind, group, Channels(kind, group, bytes));
   e.Begin(bytes, sim_.Now());
   sim_.Run(sim_.Now() + kStuck);
@@ -183,6 +168,88 @@ CommCost FabricComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::T
   cost.bytes_sent = e.BytesSent(0);
   ++simulated_;
   if (reusable) measured_[key] = cost;
+  return cost;
+}
+
+bool FabricComm::Reusable(units::Time start) const {
+  return !exact_ && !step_exact_ && start - offset_ >= stall_end_;
+}
+
+void FabricComm::Advance(units::Time start) {
+  // Bring the clock to the start (other tenants' traffic runs meanwhile).
+  units::Time at = start - offset_;
+  if (at < sim_.Now()) {
+    offset_ = start - sim_.Now();
+    at = sim_.Now();
+  }
+  if (at - sim_.Now() > max_idle_) {
+    const units::Time skip = at - sim_.Now() - max_idle_;
+    skipped_ = skipped_ + skip;
+    offset_ = offset_ + skip;
+    at = sim_.Now() + max_idle_;
+  }
+  if (at > sim_.Now()) {
+    sim_.Schedule(at, entity_, this, 0, 0);
+    sim_.Run();
+  }
+  for (const NicStall* st : stalls_pending_) {
+    net_->StallNicReceive(static_cast<uint32_t>(SimulatedNic(st->host)), sim_.Now(),
+                          sim_.Now() + st->duration);
+    stall_end_ = std::max(stall_end_, sim_.Now() + st->duration);
+  }
+  stalls_pending_.clear();
+}
+
+CommCost FabricComm::Send(int from, int to, int64_t bytes, units::Time start) {
+  CommCost cost;
+  if (bytes <= 0 || from == to) return cost;
+  const std::tuple<int, int, int64_t> key{from, to, bytes};
+  const bool reusable = Reusable(start);
+  if (reusable) {
+    if (auto it = measured_sends_.find(key); it != measured_sends_.end()) {
+      cost = it->second;
+      cost.reused = true;
+      return cost;
+    }
+  }
+  Advance(start);
+  auto& e = sends_[{from, to}];
+  if (!e) {
+    // NCCL's p2p over the network (NVIDIA/nccl src/transport/net.cc): its
+    // channels per peer for the pipeline group of pp ranks, the Simple
+    // protocol's software latencies of a network hop (the pipeline group
+    // has one GPU per node).
+    const collective::TuningModel& tuning = Tuning(CommGroup::kData);
+    const run::NcclLatencies l = run::NcclLatenciesFor(
+        tuning.constants(), collective::Algorithm::kRing, collective::Protocol::kSimple, 1, true,
+        collective::AlphaBetaParams{}.net_overhead_us);
+    collective::P2pSpec spec;
+    spec.pattern = collective::P2pPattern::kSend;
+    spec.gpus_per_node = spec.nics_per_node = c_.gpus_per_node;
+    spec.ranks = static_cast<uint32_t>(c_.nodes * c_.gpus_per_node);
+    const uint32_t gpus = static_cast<uint32_t>(c_.NodesPerStage() * c_.gpus_per_node);
+    spec.send_from = static_cast<uint32_t>(from) * gpus;
+    spec.send_to = static_cast<uint32_t>(to) * gpus;
+    spec.channels_per_peer = collective::P2pChannelsPerPeer(tuning.CommChannels(), c_.pp);
+    spec.nvlink_rate = c_.gpu.nvlink_rate;
+    spec.launch_latency = l.launch;
+    spec.net_hop_latency = l.net_hop;
+    e = std::make_unique<collective::P2pEngine>(sim_, *net_, spec);
+  }
+  e->Begin(bytes, sim_.Now());
+  sim_.Run(sim_.Now() + kStuck);
+  if (!e->done()) {
+    throw TrainFailure(net_->qp_failure() != nullptr
+                           ? net_->qp_failure()->what
+                           : fmt::format("the pipeline send of {} B from stage {} to {} did not "
+                                         "complete within {} of simulated time",
+                                         bytes, from, to, units::FormatTime(kStuck)));
+  }
+  cost.time = e->finish() - e->start();
+  const uint32_t stage_gpus = static_cast<uint32_t>(c_.NodesPerStage() * c_.gpus_per_node);
+  cost.bytes_sent = e->BytesSent(static_cast<uint32_t>(from) * stage_gpus);
+  ++simulated_;
+  if (reusable) measured_sends_[key] = cost;
   return cost;
 }
 

@@ -19,6 +19,13 @@
 // already simulated takes that one's measured time and bytes instead of
 // being simulated again (the group and algorithm are fixed for a run, and
 // collectives never overlap on the one stream); `exact` turns it off.
+//
+// Pipeline parallelism (docs/train.md): every stage's data-parallel group
+// has the shape of stage 0's (its nodes / pp nodes) and runs on stage 0's
+// nodes; pipeline sends run between the stages' first nodes. Operations
+// that overlap in step time (sends of different stages, a stage's all-reduce
+// during another's backward) are simulated one after another, each alone on
+// the network: contention between them is left out.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,6 +35,7 @@
 #include <vector>
 
 #include "collective/model/tuning.hpp"
+#include "collective/p2p_engine.hpp"
 #include "collective/ring_engine.hpp"
 #include "fabric/network.hpp"
 #include "scenario/scenario.hpp"
@@ -65,6 +73,13 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   // "--nodes") when the topology has another host count.
   FabricComm(const scenario::Scenario& s, const TrainConfig& c, bool exact);
   CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) override;
+  // A pipeline send at packet level (collective::P2pEngine, one
+  // ncclSend/ncclRecv pair): GPU 0 of stage `from`'s first node to GPU 0 of
+  // stage `to`'s first node, on rail 0 (the pipeline of DP rank 0 and TP rank
+  // 0; the others move the same bytes on their own NICs at the same time and
+  // are taken to need the same time). Reused as Run is, keyed on the two
+  // stages and the size.
+  CommCost Send(int from, int to, int64_t bytes, units::Time start) override;
   void OnEvent(uint32_t kind, uint64_t arg) override;  // the clock reached a start
 
   // Faults during training (train/faults.hpp; issue 12). A degraded link
@@ -94,6 +109,10 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   units::Time skipped() const { return skipped_; }
 
   FabricCounters Counters() const;
+  // What NIC `host` has put on its link so far (frames with their headers).
+  uint64_t HostTxWireBytes(uint32_t host) const {
+    return net_->port_stats(net_->HostPort(host)).tx_wire_bytes;
+  }
   units::Time Now() const { return sim_.Now(); }
   uint64_t events() const { return sim_.events_executed(); }
   int simulated() const { return simulated_; }
@@ -104,6 +123,15 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   // A group's shape: nodes, and GPUs per node that take part.
   std::pair<int, int> Shape(CommGroup group) const;
   const collective::TuningModel& Tuning(CommGroup group);
+  // Brings the network's clock to step time `start` (other tenants' traffic
+  // runs meanwhile; at most max_idle_ of idle time) and arms pending stalls.
+  // A start before the network's clock (pipeline operations that overlap in
+  // step time run one after another on the network) begins at its clock.
+  void Advance(units::Time start);
+  // A collective or send starting at step time `start` may reuse a measured
+  // time and be kept for reuse: not --exact, not in a faulted step, not
+  // inside a stall's window.
+  bool Reusable(units::Time start) const;
   collective::RingEngine& EngineFor(CommKind kind, CommGroup group, int channels);
 
   TrainConfig c_;
@@ -119,6 +147,8 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   // Keyed on (kind, group, channels) and (kind, group, bytes).
   std::map<std::tuple<int, int, int>, std::unique_ptr<collective::RingEngine>> engines_;
   std::map<std::tuple<int, int, int64_t>, CommCost> measured_;
+  std::map<std::pair<int, int>, std::unique_ptr<collective::P2pEngine>> sends_;  // (from, to)
+  std::map<std::tuple<int, int, int64_t>, CommCost> measured_sends_;
   int simulated_ = 0;
   Faults faults_;
   std::vector<std::vector<uint32_t>> degrade_ports_;  // per faults_.degraded
@@ -127,7 +157,8 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
   bool step_exact_ = false;
   units::Time stall_end_;  // network clock
   units::Time max_idle_ = units::Time::Max();
-  units::Time skipped_;  // step clock - network clock
+  units::Time skipped_;  // idle network time skipped
+  units::Time offset_;   // step clock - network clock (skipped idle time, less overlaps)
 };
 
 }  // namespace lossless::train

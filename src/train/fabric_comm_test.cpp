@@ -235,6 +235,29 @@ TEST(TrainFabricTest, DegradedLinkRetransmitsOnlyInItsSteps) {
   EXPECT_TRUE(r.fault_summary.degraded_link_used);
 }
 
+// The degraded link goes back to the profile's loss after its last step: in
+// a run where every collective is simulated (--exact, so a clean step is not
+// a reused copy of step 0), the step after the degraded one loses and
+// retransmits nothing. (With reuse the clean steps copy step 0's times and
+// cannot show it: the mutant train-degraded-link-never-lifted survived
+// DegradedLinkRetransmitsOnlyInItsSteps.)
+TEST(TrainFabricTest, DegradedLinkIsLiftedAfterItsLastStep) {
+  TrainConfig c = Small(Strategy::kDdp);
+  c.steps = 3;
+  const scenario::Scenario s = ScenarioFor(c);
+  Faults f;
+  f.degraded.push_back({"host0<->leaf0", 1e-6, 1, 1});
+  const TrainResult r = RunTraining(c, s, "small", /*exact=*/true, {}, f);
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_GT(r.steps[1].counters.retransmissions, 0);
+  for (size_t k : {size_t{0}, size_t{2}}) {
+    EXPECT_EQ(r.steps[k].times.reused, 0) << k;
+    EXPECT_GT(r.steps[k].times.collectives, 0) << k;
+    EXPECT_EQ(r.steps[k].counters.drops, 0) << k;
+    EXPECT_EQ(r.steps[k].counters.retransmissions, 0) << k;
+  }
+}
+
 // A fault on a NIC outside the simulated groups stands for the same fault on
 // the simulated group's NIC of that node (TP rank 0's rail; HSDP's replica
 // group on rail 0): a stall on GPU 1's NIC with TP 2 costs what one on GPU
@@ -295,12 +318,133 @@ TEST(TrainFabricTest, InterruptStopsAtACollectiveAndSaysSo) {
   EXPECT_EQ(seen, 2);
   EXPECT_EQ(TrainJson(r)["interrupted"], true);
   EXPECT_NE(FormatTrain(r).find("# interrupted: 1 of 3 steps done"), std::string::npos);
+  InterruptScope clear;  // a new scope clears the request: later tests in this binary run
 }
 
 TEST(TrainFabricTest, TopologyOfAnotherSizeIsBadInput) {
   TrainConfig c = Small(Strategy::kDdp);
   const scenario::Scenario s = scenario::LoadFabricText(Fabric(16, 4), "t.yaml");
   EXPECT_THROW(FabricComm(s, c, false), InputError);
+}
+
+// Issue 12, pipeline check 3: pipeline sends are packets on the inter-node
+// links. 4 nodes of one GPU, 4 stages (no data parallelism, so nothing else
+// moves), every send simulated: each NIC puts on its link the activations
+// it sends forward and the gradients it sends back, m x b s h x 2 B per
+// direction and neighbour, plus headers, ACKs and clear-to-send messages
+// (stated tolerance: at most 5 % over the payload); in all
+// activation size x m x 2 directions x (P - 1) boundaries.
+TEST(TrainFabricTest, PipelineSendsAreBytesOnTheLinks) {
+  TrainConfig c = Small(Strategy::kDdp, 1);
+  c.nodes = 4;
+  c.model.layers = 8;
+  c.pp = 4;
+  c.global_batch = 6;  // 6 micro-batches of 1 sequence, DP 1
+  Validate(c);
+  ASSERT_EQ(c.DpRanks(), 1);
+  const scenario::Scenario s = ScenarioFor(c);
+  FabricComm fabric(s, c, /*exact=*/true);
+  std::vector<Task> tasks = BuildStep(c, Units(c));
+  const StepTimes st = Schedule(tasks, fabric, units::Time::Zero());
+  const int64_t act = c.PipeBytes();
+  const int64_t m = 6;
+  EXPECT_EQ(st.pp_bytes, act * m * 2 * 3);
+  EXPECT_EQ(st.collectives, 2 * 3 * 6);
+  EXPECT_EQ(st.reused, 0);
+  EXPECT_GT(st.pp_comm.ps(), 0);
+  uint64_t wire = 0;
+  for (uint32_t h = 0; h < 4; ++h) {
+    const double payload = static_cast<double>((h == 0 || h == 3 ? 1 : 2) * act * m);
+    const double sent = static_cast<double>(fabric.HostTxWireBytes(h));
+    std::printf("NIC %u: %.0f B on its link, %.0f B of activations and gradients (+%.2f%%)\n", h,
+                sent, payload, 100 * (sent / payload - 1));
+    EXPECT_GE(sent, payload) << h;
+    EXPECT_LE(sent, 1.05 * payload) << h;
+    wire += fabric.HostTxWireBytes(h);
+  }
+  EXPECT_GE(wire, static_cast<uint64_t>(act * m * 2 * 3));
+  // With reuse, only the first send of each stage pair and direction is
+  // simulated, for the same step time.
+  FabricComm reuse(s, c, /*exact=*/false);
+  std::vector<Task> again = BuildStep(c, Units(c));
+  const StepTimes r = Schedule(again, reuse, units::Time::Zero());
+  EXPECT_EQ(r.reused, 2 * 3 * 6 - 6);
+  EXPECT_NEAR(static_cast<double>(r.step.ps()), static_cast<double>(st.step.ps()),
+              0.02 * static_cast<double>(st.step.ps()));
+}
+
+// Issue 12: a slow GPU slows its own compute only, and every rank that
+// synchronises with it waits. Without pipeline stages every rank waits for
+// it at each collective, so which rank it is does not matter. With 4 stages
+// only its stage slows: a GPU on stage 1 (2 layers; the last stage also
+// holds the output layer and sets the pipeline's pace) has slack and costs
+// at most its extra compute for about two micro-batches (the fill and the
+// drain), while the same slowdown on the last stage is on the critical path
+// of every micro-batch: it costs at least (m - 1) x its extra compute per
+// micro-batch.
+TEST(TrainFabricTest, SlowGpuCostsWhereItsStageIsOnTheCriticalPath) {
+  auto run = [](TrainConfig c, int64_t rank, double factor) {
+    c.steps = 2;
+    c.gpu.efficiency = 0.01;  // compute-bound
+    Validate(c);
+    Faults f;
+    if (rank >= 0) f.slow_gpus.push_back({rank, factor, 1, 1});
+    const TrainResult r = RunTraining(c, ScenarioFor(c), "small", false, {}, f);
+    EXPECT_EQ(r.steps.size(), 2u);
+    return r;
+  };
+  TrainConfig flat = Small(Strategy::kDdp, 4);
+  const TrainResult a = run(flat, 0, 1.5), b = run(flat, 7, 1.5);
+  EXPECT_EQ(a.steps[1].times.step.ps(), b.steps[1].times.step.ps());
+  EXPECT_GT(a.steps[1].times.step.ps(), a.steps[0].times.step.ps());
+
+  TrainConfig pipe = Small(Strategy::kDdp, 2);
+  pipe.nodes = 4;
+  pipe.model.layers = 8;
+  pipe.pp = 4;
+  const int64_t m = 8;
+  pipe.global_batch = m * 2;  // DP 2 per stage
+  const double f = 1.2;
+  const TrainResult none = run(pipe, -1, 1), s1 = run(pipe, 3, f), s3 = run(pipe, 7, f),
+                    s3b = run(pipe, 6, f);
+  const std::vector<Unit> units = Units(s1.config);
+  units::Time t1, t3;  // forward and backward of one micro-batch on stages 1 and 3
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int st = UnitStage(s1.config, u);
+    if (st == 1) t1 = t1 + units[u].forward + units[u].backward;
+    if (st == 3) t3 = t3 + units[u].forward + units[u].backward;
+  }
+  ASSERT_LT(static_cast<double>(t1.ps()) * f, static_cast<double>(t3.ps()));  // slack
+  const double base = static_cast<double>(none.steps[1].times.step.ps());
+  const double cost1 = static_cast<double>(s1.steps[1].times.step.ps()) - base;
+  const double cost3 = static_cast<double>(s3.steps[1].times.step.ps()) - base;
+  const double extra1 = (f - 1) * static_cast<double>(t1.ps());
+  const double extra3 = (f - 1) * static_cast<double>(t3.ps());
+  std::printf(
+      "slow GPU x%.1f on stage 1: +%.3f ms (%.2f x its extra per micro-batch); on stage "
+      "3: +%.3f ms (%.2f x); m %lld\n",
+      f, cost1 / 1e9, cost1 / extra1, cost3 / 1e9, cost3 / extra3, static_cast<long long>(m));
+  EXPECT_GT(cost1, 0);
+  EXPECT_LE(cost1, 2 * extra1);
+  EXPECT_GE(cost3, static_cast<double>(m - 1) * extra3);
+  EXPECT_EQ(s3.steps[1].times.step.ps(), s3b.steps[1].times.step.ps());  // same stage
+  // The step's compute column is the busiest stage's: stage 3 slowed by f;
+  // stage 1 slowed stays below it.
+  EXPECT_EQ(s1.steps[1].times.busiest_stage, 3);
+  EXPECT_EQ(s1.steps[1].times.compute.ps(), none.steps[1].times.compute.ps());
+  EXPECT_NEAR(static_cast<double>(s3.steps[1].times.compute.ps()),
+              f * static_cast<double>(none.steps[1].times.compute.ps()), 1e3);
+  // The old model (every stage slowed) costs more than either.
+  TrainConfig all = pipe;
+  const TrainResult every = [&] {
+    all.steps = 2;
+    all.gpu.efficiency = 0.01;
+    Validate(all);
+    Faults fa;
+    for (int64_t r : {0, 2, 4, 6}) fa.slow_gpus.push_back({r, f, 1, 1});
+    return RunTraining(all, ScenarioFor(all), "small", false, {}, fa);
+  }();
+  EXPECT_GT(static_cast<double>(every.steps[1].times.step.ps()) - base, cost3);
 }
 
 }  // namespace

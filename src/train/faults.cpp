@@ -76,6 +76,13 @@ double Faults::ComputeFactor(int k) const {
   return f;
 }
 
+double Faults::StageFactor(int k, int64_t stage_gpus, int stage) const {
+  double f = 1;
+  for (const SlowGpu& s : slow_gpus)
+    if (k >= s.first && k <= s.last && s.rank / stage_gpus == stage) f = std::max(f, s.factor);
+  return f;
+}
+
 int Faults::FirstStep() const {
   int first = std::numeric_limits<int>::max();
   for (const SlowGpu& f : slow_gpus) first = std::min(first, f.first);
@@ -88,8 +95,9 @@ std::vector<std::string> Faults::Describe() const {
   std::vector<std::string> out;
   for (const SlowGpu& f : slow_gpus)
     out.push_back(fmt::format(
-        "fault: GPU {} computes {:g}x slower in {}; every rank waits for it at each collective, "
-        "so those steps' compute runs at its pace",
+        "fault: GPU {} computes {:g}x slower in {}; every rank waits for it at each collective "
+        "and TP all-reduce, so its pipeline stage's compute (all compute without pipeline "
+        "stages) runs at its pace",
         f.rank, f.factor, StepsText(f.first, f.last)));
   for (const LinkDegrade& f : degraded)
     out.push_back(

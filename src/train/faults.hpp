@@ -5,10 +5,13 @@
 //
 // - A slow GPU (`--slow-gpu RANK:FACTOR@STEP[-LAST]`) computes FACTOR times
 //   slower during steps STEP..LAST (LAST: the last step when omitted).
-//   Synchronous data parallelism waits for it at every collective, so the
-//   step runs at its pace: the step's compute times (TP all-reduces
-//   excluded) are multiplied by FACTOR. Which rank it is does not change the
-//   step in this model (every rank waits for the slowest alike).
+//   Synchronous data parallelism waits for it at every collective, and its
+//   TP peers at every TP all-reduce, so its pipeline stage (with one stage:
+//   the whole step) computes at its pace: the compute times (TP all-reduces
+//   excluded) of the units on the stage of its rank are multiplied by
+//   FACTOR; the other stages keep theirs and wait for it only where the
+//   pipeline makes them (its sends). Without pipeline stages which rank it
+//   is does not change the step (every rank waits for the slowest alike).
 // - A degraded link (`--degrade LINK=BER@STEP[-LAST]`): both directions of
 //   LINK (a link of the fabric's topology, "a<->b" or one direction "a->b")
 //   lose frames at post-FEC bit error rate BER during those steps
@@ -58,6 +61,9 @@ struct Faults {
   // The compute slowdown of step k: the largest factor of the slow GPUs
   // active then, 1 when none is.
   double ComputeFactor(int k) const;
+  // The same over the slow GPUs of pipeline stage `stage` (global ranks are
+  // node-major and a stage holds `stage_gpus` consecutive ranks).
+  double StageFactor(int k, int64_t stage_gpus, int stage) const;
   // The first step with a fault; -1 when there is none.
   int FirstStep() const;
   // One line per fault, for the output's header.

@@ -110,7 +110,10 @@ units::Time NvlinkAllReduce(int64_t bytes, int ranks, units::Rate rate, units::T
 Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
   const ModelSpec& m = c.model;
   Memory mem;
-  const int64_t params = m.TotalParams() / c.tp;
+  // A pipeline stage holds its layers and, on the last stage (the larger end),
+  // the output layer and final norm; stage 0 the smaller input embedding.
+  const int64_t params =
+      (c.pp <= 1 ? m.TotalParams() : m.layers / c.pp * m.LayerParams() + m.HeadParams()) / c.tp;
   mem.states = 16 * params / c.ShardRanks();
   if (c.strategy != Strategy::kDdp) {
     const int64_t unit = std::max({m.LayerParams(), m.EmbeddingParams(), m.HeadParams()}) / c.tp;
@@ -125,7 +128,14 @@ Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
   // activations live while it is recomputed.
   const double layer = s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
   const double kept = r == Recompute::kFull ? 2.0 * s * b * h : layer;
-  const double act = static_cast<double>(m.layers) * kept + (r == Recompute::kFull ? layer : 0.0);
+  // 1F1B (Narayanan et al. 2021, section 2.2.1): stage s keeps the
+  // activations of up to pp - s micro-batches; stage 0 the most, min(pp, m)
+  // micro-batches of its layers / pp layers.
+  const int pp = std::max(c.pp, 1);
+  const double in_flight =
+      static_cast<double>(std::min<int64_t>(pp, std::max<int64_t>(c.Accumulation(), 1)));
+  const double act =
+      in_flight * static_cast<double>(m.layers / pp) * kept + (r == Recompute::kFull ? layer : 0.0);
   mem.activations = static_cast<int64_t>(act);
   return mem;
 }
@@ -147,7 +157,45 @@ void Validate(TrainConfig& c) {
                      fmt::format("expected a tensor-parallel degree that divides the model's {} "
                                  "attention heads and {} key-value heads, got {}",
                                  c.model.heads, c.model.kv_heads, c.tp));
-  if (c.DpRanks() * static_cast<int64_t>(c.tp) < 2)
+  if (c.pp < 1)
+    throw InputError({"<cli>", 0, "--pp"},
+                     fmt::format("expected 1 or more pipeline stages, got {}", c.pp));
+  if (c.pp > 1 && c.strategy != Strategy::kDdp)
+    throw InputError({"<cli>", 0, "--strategy"},
+                     fmt::format("expected ddp with --pp {}: pipeline stages are modelled with DDP "
+                                 "across each stage's data-parallel group only (as Megatron-LM; "
+                                 "DeepSpeed does not combine ZeRO-3 with pipeline parallelism), "
+                                 "got {}",
+                                 c.pp, StrategyName(c.strategy)));
+  if (c.model.layers % c.pp != 0)
+    throw InputError(
+        {"<cli>", 0, "--pp"},
+        fmt::format("expected a pipeline degree that divides the model's {} layers, "
+                    "got {} ({} layers per stage leaves {} over)",
+                    c.model.layers, c.pp, c.model.layers / c.pp, c.model.layers % c.pp));
+  if (c.nodes % c.pp != 0)
+    throw InputError(
+        {"<cli>", 0, "--pp"},
+        fmt::format("expected pp x tp x dp = {} GPUs with whole nodes per stage (stages are "
+                    "across nodes): {} stages do not divide {} nodes",
+                    static_cast<int64_t>(c.nodes) * c.gpus_per_node, c.pp, c.nodes));
+  if (c.micro_batches) {
+    const int64_t mbs = *c.micro_batches;
+    if (mbs < 1)
+      throw InputError({"<cli>", 0, "--micro-batches"},
+                       fmt::format("expected 1 or more micro-batches per step, got {}", mbs));
+    if (c.micro_batch < 1)
+      throw InputError({"<cli>", 0, "--micro-batch"},
+                       fmt::format("expected 1 or more sequences, got {}", c.micro_batch));
+    const int64_t g = mbs * c.micro_batch * c.DpRanks();
+    if (c.global_batch != 0 && c.global_batch != g)
+      throw InputError({"<cli>", 0, "--micro-batches"},
+                       fmt::format("expected --global-batch {} = {} micro-batches x micro-batch {} "
+                                   "x {} data-parallel ranks, or no --global-batch, got {}",
+                                   g, mbs, c.micro_batch, c.DpRanks(), c.global_batch));
+    c.global_batch = g;
+  }
+  if (c.DpRanks() * static_cast<int64_t>(c.tp) * c.pp < 2)
     throw InputError({"<cli>", 0, "--nodes"}, "expected 2 or more GPUs: one GPU moves nothing");
   if (c.strategy == Strategy::kHsdp && c.ShardRanks() < 2)
     throw InputError({"<cli>", 0, "--strategy"},
@@ -184,7 +232,7 @@ void Validate(TrainConfig& c) {
         fmt::format("{} with {} on {} GPUs (tp {}, recompute {}) needs {:.1f} GB per GPU "
                     "(weights, gradients and Adam states {:.1f} GB, gathered layers {:.1f} GB, "
                     "activations {:.1f} GB), {:.1f} GB more than the {}'s {:.1f} GB of HBM",
-                    c.model.name, StrategyName(c.strategy), c.DpRanks() * c.tp, c.tp,
+                    c.model.name, StrategyName(c.strategy), c.nodes * c.gpus_per_node, c.tp,
                     RecomputeName(c.recompute), GB(m.Total()), GB(m.states), GB(m.gathered),
                     GB(m.activations), GB(m.Total() - hbm), c.gpu.name, GB(hbm)));
   }
@@ -225,12 +273,23 @@ std::vector<Unit> Units(const TrainConfig& c) {
   return units;
 }
 
+int UnitStage(const TrainConfig& c, size_t u) {
+  const size_t n = static_cast<size_t>(c.model.layers) + 2;
+  if (u == 0 || c.pp <= 1) return 0;
+  if (u + 1 >= n) return c.pp - 1;
+  return static_cast<int>(static_cast<int64_t>(u - 1) / (c.model.layers / c.pp));
+}
+
 int64_t DpBytesPerGpu(const TrainConfig& c) {
   const double n = c.DpRanks();
   if (c.DpRanks() < 2) return 0;
   double params = 0;  // bf16 parameters (2 B each): what FSDP gathers
   double grad = 0;    // gradient bytes (grad_bytes each)
-  for (const Unit& u : Units(c)) {
+  const std::vector<Unit> units = Units(c);
+  for (size_t k = 0; k < units.size(); ++k) {
+    // Pipeline: a GPU of the last stage (the largest: its layers and the output layer).
+    if (UnitStage(c, k) != c.pp - 1) continue;
+    const Unit& u = units[k];
     params += 2.0 * static_cast<double>(u.params);
     grad += static_cast<double>(c.GradBytes(u.params));
   }
@@ -249,7 +308,7 @@ int64_t TpBytesPerGpu(const TrainConfig& c) {
   const double t = c.tp;
   const double act = 2.0 * static_cast<double>(c.micro_batch * c.model.seq_len * c.model.hidden);
   const double per_layer = (c.recompute == Recompute::kFull ? 6.0 : 4.0) * 2.0 * (t - 1) / t * act;
-  return static_cast<int64_t>(per_layer * static_cast<double>(c.model.layers) *
+  return static_cast<int64_t>(per_layer * static_cast<double>(c.model.layers / c.pp) *
                               static_cast<double>(c.Accumulation()));
 }
 

@@ -15,6 +15,7 @@
 // forward pass to the backward; MFU counts model FLOPs without it (Chowdhery
 // et al. 2022, PaLM, appendix B).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,8 +76,10 @@ struct TrainConfig {
   int nodes = 1;
   int gpus_per_node = 8;
   int tp = 1;                                // tensor-parallel degree, inside a node
+  int pp = 1;                                // pipeline stages: nodes / pp nodes each, DDP only
   int64_t micro_batch = 1;                   // sequences per GPU per micro-batch
   int64_t global_batch = 0;                  // sequences per step; 0: micro_batch x DP ranks
+  std::optional<int64_t> micro_batches;      // per step, when given: sets global_batch (Validate)
   int64_t bucket_bytes = int64_t{25} << 20;  // DDP (PyTorch bucket_cap_mb = 25)
   Recompute recompute = Recompute::kAuto;    // resolved by Validate
   int steps = 1;
@@ -88,7 +91,11 @@ struct TrainConfig {
   int64_t grad_bytes = 2;
   int64_t GradBytes(int64_t params) const { return grad_bytes * params; }
 
-  int DpRanks() const { return nodes * gpus_per_node / tp; }
+  int DpRanks() const { return nodes * gpus_per_node / (tp * pp); }
+  int NodesPerStage() const { return nodes / pp; }
+  // Bytes of one micro-batch's activation (or its gradient) sent between two
+  // pipeline stages: b x s x h in bf16, by each TP rank (no scatter/gather).
+  int64_t PipeBytes() const { return 2 * micro_batch * model.seq_len * model.hidden; }
   // Ranks one parameter is sharded over: all data-parallel ranks (FSDP),
   // the node's (HSDP), none (DDP: 1).
   int ShardRanks() const {
@@ -109,7 +116,7 @@ struct TrainConfig {
 struct Memory {
   int64_t states = 0;       // bf16 weights and gradients, fp32 master weights and two moments
   int64_t gathered = 0;     // FSDP: two gathered units (prefetch) and one unsharded gradient
-  int64_t activations = 0;  // one micro-batch in flight
+  int64_t activations = 0;  // one micro-batch in flight; pipeline: the stage's in-flight ones
   int64_t Total() const { return states + gathered + activations; }
 };
 Memory MemoryPerGpu(const TrainConfig& c, Recompute r);
@@ -133,6 +140,9 @@ struct Unit {
   double model_flops = 0;  // forward + backward without recomputation
 };
 std::vector<Unit> Units(const TrainConfig& c);
+// The pipeline stage of unit `u` of Units(c): the embedding on stage 0, layer
+// l on stage l / (layers / pp), the output layer on the last stage.
+int UnitStage(const TrainConfig& c, size_t u);
 
 // Per-token forward FLOPs of a layer and of the logit layer (whole model, not
 // per TP shard).

@@ -143,5 +143,67 @@ TEST(TrainModelTest, TextbookBytesPerGpu) {
   EXPECT_EQ(TpBytesPerGpu(c), int64_t{4} * 32 * (2 * 4096 * 4096));  // 2 (t - 1)/t = 1
 }
 
+// Pipeline stages: a GPU holds its stage's layers (the last stage also the
+// output layer) and, under 1F1B, the activations of min(P, m) micro-batches
+// of its layers (Narayanan et al. 2021: stage 0 keeps P in flight).
+TEST(TrainModelTest, PipelineMemoryIsTheStagesLayersAndInFlightMicroBatches) {
+  const ModelSpec m = FindModel("70b");
+  TrainConfig c = Config("70b", Strategy::kDdp, 16, 8);
+  c.pp = 8;
+  c.recompute = Recompute::kFull;
+  c.global_batch = 16 * c.DpRanks();  // 16 micro-batches
+  ASSERT_EQ(c.DpRanks(), 2);
+  const Memory mem = MemoryPerGpu(c, Recompute::kFull);
+  EXPECT_EQ(mem.states, 16 * ((10 * m.LayerParams() + m.HeadParams()) / 8));
+  TrainConfig one = c;
+  one.pp = 1;
+  one.nodes = 2;  // the same DP and TP, one stage
+  one.global_batch = c.global_batch;
+  const Memory flat = MemoryPerGpu(one, Recompute::kFull);
+  // Kept inputs: 80 layers x 1 micro-batch without stages, 10 layers x 8
+  // micro-batches with them: the same; one recomputed layer on top of both.
+  EXPECT_EQ(mem.activations, flat.activations);
+  c.global_batch = 2 * c.DpRanks();  // 2 micro-batches: 2 in flight, not 8
+  const Memory two = MemoryPerGpu(c, Recompute::kFull);
+  const double layer_in = 2.0 * 4096 * 8192;  // 2 s b h kept per layer
+  EXPECT_NEAR(static_cast<double>(mem.activations - two.activations), 6 * 10 * layer_in, 16);
+  Validate(c);  // 70B fits on 128 H100 with tp 8 pp 8 under DDP
+  EXPECT_EQ(c.recompute, Recompute::kFull);
+}
+
+// Bad pipeline input: one error naming the flag and what does not fit.
+TEST(TrainModelTest, PipelineErrorsNameWhatDoesNotFit) {
+  TrainConfig c = Config("70b", Strategy::kDdp, 16, 8);
+  c.pp = 3;  // 80 layers
+  std::string e = ErrorOf(c);
+  EXPECT_NE(e.find("--pp"), std::string::npos) << e;
+  EXPECT_NE(e.find("divides the model's 80 layers, got 3 (26 layers per stage leaves 2 over)"),
+            std::string::npos)
+      << e;
+  c.pp = 5;  // divides 80 layers, not 16 nodes
+  e = ErrorOf(c);
+  EXPECT_NE(e.find("expected pp x tp x dp = 128 GPUs"), std::string::npos) << e;
+  EXPECT_NE(e.find("5 stages do not divide 16 nodes"), std::string::npos) << e;
+  c.pp = 0;
+  EXPECT_NE(ErrorOf(c).find("expected 1 or more pipeline stages"), std::string::npos);
+  c.pp = 8;
+  c.strategy = Strategy::kFsdp;
+  e = ErrorOf(c);
+  EXPECT_NE(e.find("--strategy"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected ddp with --pp 8"), std::string::npos) << e;
+  c.strategy = Strategy::kDdp;
+  c.micro_batches = 0;
+  e = ErrorOf(c);
+  EXPECT_NE(e.find("--micro-batches"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected 1 or more micro-batches per step, got 0"), std::string::npos) << e;
+  c.micro_batches = 4;
+  c.global_batch = 7;
+  EXPECT_NE(ErrorOf(c).find("expected --global-batch 8 = 4 micro-batches"), std::string::npos);
+  c.global_batch = 0;
+  Validate(c);
+  EXPECT_EQ(c.GlobalBatch(), 8);
+  EXPECT_EQ(c.Accumulation(), 4);
+}
+
 }  // namespace
 }  // namespace lossless::train

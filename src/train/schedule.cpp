@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -19,12 +21,16 @@ units::Time Fraction(units::Time t, int64_t part, int64_t whole) {
 class Builder {
  public:
   explicit Builder(std::vector<Task>& tasks) : tasks_(tasks) {}
+  // Tasks go to pipeline stage `stage`'s streams (0 without pipeline).
+  void set_stage(int s) { stage_ = s; }
   size_t Compute(units::Time d, units::Time tp, std::string label, std::vector<size_t> deps = {}) {
     Task t;
     t.duration = d + tp;
     t.tp = tp;
     t.label = std::move(label);
     t.deps = std::move(deps);
+    t.stage = stage_;
+    t.stream = 4 * stage_;
     tasks_.push_back(std::move(t));
     return tasks_.size() - 1;
   }
@@ -37,13 +43,74 @@ class Builder {
     t.bytes = bytes;
     t.label = std::move(label);
     t.deps = std::move(deps);
+    t.stage = stage_;
+    t.stream = 4 * stage_ + 1;
     tasks_.push_back(std::move(t));
     return tasks_.size() - 1;
   }
+  // A pipeline send to stage `to` (stream 2: forward sends, 3: backward).
+  size_t Send(int to, int64_t bytes, std::string label, std::vector<size_t> deps) {
+    Task t;
+    t.comm = true;
+    t.p2p = true;
+    t.peer = to;
+    t.bytes = bytes;
+    t.label = std::move(label);
+    t.deps = std::move(deps);
+    t.stage = stage_;
+    t.stream = 4 * stage_ + (to > stage_ ? 2 : 3);
+    tasks_.push_back(std::move(t));
+    return tasks_.size() - 1;
+  }
+  std::vector<size_t>& deps(size_t i) { return tasks_[i].deps; }
 
  private:
   std::vector<Task>& tasks_;
+  int stage_ = 0;
 };
+
+// The backward pass of `units` (in reverse) that synchronises: each unit's
+// gradient bytes appear evenly over its backward; a bucket of
+// c.bucket_bytes is all-reduced when the piece of backward holding its last
+// byte ends. Returns the last piece; `first` gets the first piece.
+size_t BucketedBackward(const TrainConfig& c, const std::vector<Unit>& units,
+                        const std::vector<size_t>& which, int64_t m, Builder& b, size_t* first) {
+  int64_t filled = 0;  // bytes in the open bucket
+  int buckets = 0;
+  size_t last = SIZE_MAX;
+  auto piece = [&](size_t i) {
+    if (last == SIZE_MAX) *first = i;
+    last = i;
+  };
+  for (size_t k = which.size(); k-- > 0;) {
+    const Unit& unit = units[which[k]];
+    const int64_t grad = c.GradBytes(unit.params);
+    if (grad == 0) {
+      piece(b.Compute(unit.backward, unit.tp_backward,
+                      fmt::format("backward {} mb {}", unit.name, m)));
+      continue;
+    }
+    int64_t done = 0;
+    while (done < grad) {
+      const int64_t take = std::min(grad - done, c.bucket_bytes - filled);
+      const int64_t from = done;
+      done += take;
+      filled += take;
+      piece(
+          b.Compute(Fraction(unit.backward, done, grad) - Fraction(unit.backward, from, grad),
+                    Fraction(unit.tp_backward, done, grad) - Fraction(unit.tp_backward, from, grad),
+                    fmt::format("backward {} mb {}", unit.name, m)));
+      if (filled == c.bucket_bytes) {
+        b.Comm(CommKind::kAllReduce, filled, fmt::format("all-reduce bucket {}", buckets++),
+               {last});
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0)
+    b.Comm(CommKind::kAllReduce, filled, fmt::format("all-reduce bucket {}", buckets++), {last});
+  return last;
+}
 
 // DDP: the backward pass of the last micro-batch produces gradients unit by
 // unit in reverse; each unit's bytes appear evenly over its backward time, so
@@ -56,36 +123,84 @@ void BuildDdp(const TrainConfig& c, const std::vector<Unit>& units, Builder& b) 
       b.Compute(units[u].forward, units[u].tp_forward,
                 fmt::format("forward {} mb {}", units[u].name, m));
     const bool sync = m + 1 == micro && c.DpRanks() >= 2;
-    int64_t filled = 0;  // bytes in the open bucket
-    int buckets = 0;
-    size_t last = 0;
-    for (size_t k = n; k-- > 0;) {
-      const Unit& unit = units[k];
-      const int64_t grad = c.GradBytes(unit.params);
-      if (!sync || grad == 0) {
-        last = b.Compute(unit.backward, unit.tp_backward,
-                         fmt::format("backward {} mb {}", unit.name, m));
-        continue;
+    if (sync) {
+      std::vector<size_t> all(n);
+      for (size_t u = 0; u < n; ++u) all[u] = u;
+      size_t first = 0;
+      BucketedBackward(c, units, all, m, b, &first);
+      continue;
+    }
+    for (size_t k = n; k-- > 0;)
+      b.Compute(units[k].backward, units[k].tp_backward,
+                fmt::format("backward {} mb {}", units[k].name, m));
+  }
+}
+
+// Pipeline parallelism with DDP inside each stage (BuildStep's comment).
+void BuildPipeline(const TrainConfig& c, const std::vector<Unit>& units, Builder& b) {
+  const int pp = c.pp;
+  const int64_t mb = c.Accumulation();
+  const bool sync = c.DpRanks() >= 2;
+  const int64_t act = c.PipeBytes();
+  std::vector<std::vector<size_t>> mine(static_cast<size_t>(pp));
+  for (size_t u = 0; u < units.size(); ++u) mine[static_cast<size_t>(UnitStage(c, u))].push_back(u);
+  // Per stage and micro-batch: first and last task of its forward and of its
+  // backward, and the sends after them.
+  const size_t none = SIZE_MAX;
+  auto grid = [&] {
+    return std::vector<std::vector<size_t>>(static_cast<size_t>(pp),
+                                            std::vector<size_t>(static_cast<size_t>(mb), none));
+  };
+  std::vector<std::vector<size_t>> fwd = grid(), bwd_first = grid(), bwd_last = grid(),
+                                   send_f = grid(), send_b = grid();
+  for (int s = 0; s < pp; ++s) {
+    b.set_stage(s);
+    const std::vector<size_t>& us = mine[static_cast<size_t>(s)];
+    units::Time f, f_tp, bw, bw_tp;
+    for (size_t u : us) {
+      f = f + units[u].forward;
+      f_tp = f_tp + units[u].tp_forward;
+      bw = bw + units[u].backward;
+      bw_tp = bw_tp + units[u].tp_backward;
+    }
+    size_t prev_send = none;  // the send after this stage's previous pass
+    for (int64_t op : OneFOneB(pp, s, mb)) {
+      const size_t j = static_cast<size_t>(std::abs(op) - 1);
+      size_t first = 0, last = 0;
+      if (op > 0) {
+        first = last = b.Compute(f, f_tp, fmt::format("forward stage {} mb {}", s, j));
+        fwd[static_cast<size_t>(s)][j] = last;
+      } else if (sync && j + 1 == static_cast<size_t>(mb)) {
+        last = BucketedBackward(c, units, us, static_cast<int64_t>(j), b, &first);
+      } else {
+        first = last = b.Compute(bw, bw_tp, fmt::format("backward stage {} mb {}", s, j));
       }
-      int64_t done = 0;
-      while (done < grad) {
-        const int64_t take = std::min(grad - done, c.bucket_bytes - filled);
-        const int64_t from = done;
-        done += take;
-        filled += take;
-        last = b.Compute(
-            Fraction(unit.backward, done, grad) - Fraction(unit.backward, from, grad),
-            Fraction(unit.tp_backward, done, grad) - Fraction(unit.tp_backward, from, grad),
-            fmt::format("backward {} mb {}", unit.name, m));
-        if (filled == c.bucket_bytes) {
-          b.Comm(CommKind::kAllReduce, filled, fmt::format("all-reduce bucket {}", buckets++),
-                 {last});
-          filled = 0;
+      if (prev_send != none) b.deps(first).push_back(prev_send);
+      prev_send = none;
+      if (op > 0 && s + 1 < pp) {
+        prev_send =
+            b.Send(s + 1, act, fmt::format("send activation {}->{} mb {}", s, s + 1, j), {last});
+        send_f[static_cast<size_t>(s)][j] = prev_send;
+      }
+      if (op < 0) {
+        bwd_first[static_cast<size_t>(s)][j] = first;
+        bwd_last[static_cast<size_t>(s)][j] = last;
+        if (s > 0) {
+          prev_send =
+              b.Send(s - 1, act, fmt::format("send gradient {}->{} mb {}", s, s - 1, j), {last});
+          send_b[static_cast<size_t>(s)][j] = prev_send;
         }
       }
     }
-    if (sync && filled > 0)
-      b.Comm(CommKind::kAllReduce, filled, fmt::format("all-reduce bucket {}", buckets++), {last});
+  }
+  // What each pass receives: the previous stage's activation, the next
+  // stage's gradient.
+  for (int s = 0; s < pp; ++s) {
+    const size_t k = static_cast<size_t>(s);
+    for (size_t j = 0; j < static_cast<size_t>(mb); ++j) {
+      if (s > 0) b.deps(fwd[k][j]).push_back(send_f[k - 1][j]);
+      if (s + 1 < pp) b.deps(bwd_first[k][j]).push_back(send_b[k + 1][j]);
+    }
   }
 }
 
@@ -175,10 +290,30 @@ CommCost InstantComm::Run(CommKind kind, CommGroup group, int64_t bytes, units::
   return c;
 }
 
+CommCost CommBackend::Send(int /*from*/, int /*to*/, int64_t bytes, units::Time /*start*/) {
+  CommCost c;
+  c.bytes_sent = bytes;
+  return c;
+}
+
+std::vector<int64_t> OneFOneB(int pp, int stage, int64_t m) {
+  std::vector<int64_t> ops;
+  const int64_t warmup = std::min<int64_t>(pp - stage - 1, m);
+  for (int64_t j = 0; j < warmup; ++j) ops.push_back(j + 1);
+  for (int64_t j = 0; j < m - warmup; ++j) {
+    ops.push_back(warmup + j + 1);
+    ops.push_back(-(j + 1));
+  }
+  for (int64_t j = m - warmup; j < m; ++j) ops.push_back(-(j + 1));
+  return ops;
+}
+
 std::vector<Task> BuildStep(const TrainConfig& c, const std::vector<Unit>& units) {
   std::vector<Task> tasks;
   Builder b(tasks);
-  if (c.strategy == Strategy::kDdp)
+  if (c.pp > 1)
+    BuildPipeline(c, units, b);
+  else if (c.strategy == Strategy::kDdp)
     BuildDdp(c, units, b);
   else
     BuildFsdp(c, units, b);
@@ -186,52 +321,94 @@ std::vector<Task> BuildStep(const TrainConfig& c, const std::vector<Unit>& units
 }
 
 StepTimes Schedule(std::vector<Task>& tasks, CommBackend& comm, units::Time at) {
-  std::vector<size_t> order[2];
-  for (size_t i = 0; i < tasks.size(); ++i) order[tasks[i].comm ? 1 : 0].push_back(i);
+  std::map<int, std::vector<size_t>> order;  // per stream, in listed order
+  int stages = 1;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    order[tasks[i].stream].push_back(i);
+    stages = std::max(stages, tasks[i].stage + 1);
+  }
+  struct Stream {
+    std::vector<size_t> tasks;
+    size_t next = 0;
+    units::Time free;
+  };
+  std::vector<Stream> streams;
+  for (auto& [id, list] : order) streams.push_back({std::move(list), 0, at});
   std::vector<bool> scheduled(tasks.size(), false);
-  size_t next[2] = {0, 0};
-  units::Time free[2] = {at, at};
+  // Per stage: compute, TP, DP stream busy, DP bytes.
+  std::vector<units::Time> compute(static_cast<size_t>(stages)), tp(compute), dp(compute);
+  std::vector<int64_t> dp_bytes(static_cast<size_t>(stages), 0);
   StepTimes st;
   units::Time end = at;
-  while (next[0] < order[0].size() || next[1] < order[1].size()) {
-    bool progressed = false;
-    for (int s = 0; s < 2; ++s) {
-      while (next[s] < order[s].size()) {
-        Task& t = tasks[order[s][next[s]]];
-        units::Time start = free[s];
-        bool ready = true;
-        for (size_t d : t.deps) {
-          if (!scheduled[d]) {
-            ready = false;
-            break;
-          }
-          start = std::max(start, tasks[d].finish);
+  for (size_t left = tasks.size(); left > 0; --left) {
+    // The stream whose next task can start first.
+    size_t pick = SIZE_MAX;
+    units::Time best;
+    for (size_t k = 0; k < streams.size(); ++k) {
+      const Stream& sm = streams[k];
+      if (sm.next == sm.tasks.size()) continue;
+      const Task& t = tasks[sm.tasks[sm.next]];
+      units::Time start = sm.free;
+      bool ready = true;
+      for (size_t d : t.deps) {
+        if (!scheduled[d]) {
+          ready = false;
+          break;
         }
-        if (!ready) break;
-        t.start = start;
-        if (t.comm) {
-          t.cost = comm.Run(t.kind, t.group, t.bytes, start);
-          t.finish = start + t.cost.time;
-          st.dp_comm = st.dp_comm + t.cost.time;
-          st.dp_bytes += t.cost.bytes_sent;
-          ++st.collectives;
-          st.reused += t.cost.reused ? 1 : 0;
-        } else {
-          t.finish = start + t.duration;
-          st.compute = st.compute + (t.duration - t.tp);
-          st.tp = st.tp + t.tp;
-        }
-        free[s] = t.finish;
-        end = std::max(end, t.finish);
-        scheduled[order[s][next[s]]] = true;
-        ++next[s];
-        progressed = true;
+        start = std::max(start, tasks[d].finish);
+      }
+      if (ready && (pick == SIZE_MAX || start < best)) {
+        pick = k;
+        best = start;
       }
     }
-    if (!progressed) throw std::logic_error("train schedule: tasks wait for each other");
+    if (pick == SIZE_MAX) throw std::logic_error("train schedule: tasks wait for each other");
+    Stream& sm = streams[pick];
+    const size_t i = sm.tasks[sm.next];
+    Task& t = tasks[i];
+    const size_t s = static_cast<size_t>(t.stage);
+    t.start = best;
+    if (t.p2p) {
+      t.cost = comm.Send(t.stage, t.peer, t.bytes, t.start);
+      t.finish = t.start + t.cost.time;
+      st.pp_comm = st.pp_comm + t.cost.time;
+      st.pp_bytes += t.cost.bytes_sent;
+      ++st.collectives;
+      st.reused += t.cost.reused ? 1 : 0;
+    } else if (t.comm) {
+      t.cost = comm.Run(t.kind, t.group, t.bytes, t.start);
+      t.finish = t.start + t.cost.time;
+      dp[s] = dp[s] + t.cost.time;
+      dp_bytes[s] += t.cost.bytes_sent;
+      ++st.collectives;
+      st.reused += t.cost.reused ? 1 : 0;
+    } else {
+      t.finish = t.start + t.duration;
+      compute[s] = compute[s] + (t.duration - t.tp);
+      tp[s] = tp[s] + t.tp;
+    }
+    sm.free = t.finish;
+    ++sm.next;
+    end = std::max(end, t.finish);
+    scheduled[i] = true;
+  }
+  for (size_t s = 0; s < compute.size(); ++s) {
+    if (compute[s] + tp[s] > st.compute + st.tp) {
+      st.compute = compute[s];
+      st.tp = tp[s];
+      st.busiest_stage = static_cast<int>(s);
+    }
+    st.dp_comm = std::max(st.dp_comm, dp[s]);
+    st.dp_bytes = std::max(st.dp_bytes, dp_bytes[s]);
   }
   st.step = end - at;
   st.exposed = st.step - st.compute;
+  return st;
+}
+
+StepTimes WithBubble(StepTimes st, units::Time ideal, int pp) {
+  if (pp > 1) st.bubble = std::max(units::Time::Zero(), ideal - st.compute - st.tp);
+  st.exposed = st.step - st.compute - st.bubble;
   return st;
 }
 

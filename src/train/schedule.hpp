@@ -39,6 +39,11 @@ class CommBackend {
   // started at `start`. Calls come with non-decreasing starts, each at or
   // after the previous one's end.
   virtual CommCost Run(CommKind kind, CommGroup group, int64_t bytes, units::Time start) = 0;
+  // A pipeline send of `bytes` from a GPU of stage `from` to its peer of
+  // stage `to` (one ncclSend/ncclRecv pair), started at `start`. Unlike Run,
+  // sends of different stages may overlap each other and the collectives in
+  // time. Default: the infinitely fast network (no time, `bytes` sent).
+  virtual CommCost Send(int from, int to, int64_t bytes, units::Time start);
 };
 
 // Every collective takes no time and moves the ring formula's bytes: the
@@ -54,6 +59,10 @@ class InstantComm final : public CommBackend {
 
 struct Task {
   bool comm = false;
+  bool p2p = false;  // a pipeline send from `stage` to `peer` (comm is set too)
+  int stage = 0;     // pipeline stage whose GPU runs it
+  int peer = 0;
+  int stream = 0;  // 4 x stage + 0 compute, 1 DP collectives, 2/3 sends
   CommKind kind = CommKind::kAllReduce;
   CommGroup group = CommGroup::kData;
   int64_t bytes = 0;         // comm
@@ -67,21 +76,49 @@ struct Task {
 };
 
 // The tasks of one step of `c` (micro-batches, buckets, gathers) over the
-// units' times. Compute and communication tasks each run in listed order.
+// units' times. Each stream's tasks run in listed order.
+//
+// Pipeline parallelism (c.pp > 1, DDP): each stage's GPU runs its units'
+// forward and backward passes per micro-batch in the 1F1B order of
+// PipeDream-Flush (Narayanan et al. 2021, "Efficient Large-Scale Language
+// Model Training on GPU Clusters Using Megatron-LM", SC'21, section 2.2.1):
+// stage s first runs min(pp - s - 1, m) forwards, then alternates one
+// forward and one backward, then runs the remaining backwards. A forward
+// sends its output activation to the next stage, a backward its input
+// gradient to the previous one (CommBackend::Send); the receiving pass waits
+// for it, and the sending GPU's next pass waits for its send to complete
+// (Megatron's p2p communication waits on its requests). Each stage
+// all-reduces its own gradients over its data-parallel group in buckets
+// during its last backward, on its own stream.
 std::vector<Task> BuildStep(const TrainConfig& c, const std::vector<Unit>& units);
+
+// The 1F1B order of stage `stage` of `pp` with `m` micro-batches: +j + 1 for
+// the forward of micro-batch j, -(j + 1) for its backward.
+std::vector<int64_t> OneFOneB(int pp, int stage, int64_t m);
 
 struct StepTimes {
   units::Time step;      // first start to last finish
-  units::Time compute;   // compute stream busy, TP all-reduces excluded
-  units::Time tp;        // TP all-reduces (exposed: on the compute stream)
-  units::Time dp_comm;   // communication stream busy
-  units::Time exposed;   // step - compute
-  int64_t dp_bytes = 0;  // sent per GPU by the data-parallel collectives
-  int collectives = 0, reused = 0;
+  units::Time compute;   // compute stream busy, TP all-reduces excluded (pipeline: busiest stage)
+  units::Time tp;        // TP all-reduces (exposed: on the compute stream; that stage's)
+  units::Time dp_comm;   // communication stream busy (pipeline: the busiest stage's)
+  units::Time bubble;    // pipeline: idle time of that stage with an infinitely fast network
+  units::Time exposed;   // step - compute - bubble
+  units::Time pp_comm;   // pipeline sends, summed
+  int64_t dp_bytes = 0;  // sent per GPU by DP collectives (pipeline: the stage with most)
+  int64_t pp_bytes = 0;  // sent by the pipeline sends, all stages of one pipeline together
+  int collectives = 0, reused = 0;  // pipeline sends included
+  int busiest_stage = 0;
 };
 
 // Runs the tasks from `at`: each stream takes its next task when the stream
-// is free and the task's dependencies have finished.
+// is free and the task's dependencies have finished; of the streams whose
+// next task can start, the one that starts first goes first (ties: the lower
+// stream), so the backend sees non-decreasing start times. Leaves bubble at
+// zero (the caller knows the infinitely fast step: WithBubble).
 StepTimes Schedule(std::vector<Task>& tasks, CommBackend& comm, units::Time at);
+// `st` with its pipeline bubble: `ideal` (the same tasks' step on an
+// infinitely fast network) minus the busiest stage's compute and TP time, and
+// exposed = step - compute - bubble. Without pipeline stages the bubble is 0.
+StepTimes WithBubble(StepTimes st, units::Time ideal, int pp);
 
 }  // namespace lossless::train

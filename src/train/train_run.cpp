@@ -27,6 +27,12 @@ class Counted final : public CommBackend {
     if (InterruptRequested()) throw StopRequested{};
     return c;
   }
+  CommCost Send(int from, int to, int64_t bytes, units::Time start) override {
+    CommCost c = inner_.Send(from, to, bytes, start);
+    if (f_) f_(step_, ++done_, total_);
+    if (InterruptRequested()) throw StopRequested{};
+    return c;
+  }
 
  private:
   CommBackend& inner_;
@@ -85,8 +91,14 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "collective); a fault on a NIC or rail outside the simulated groups is applied to the "
         "same node's NIC of the simulated group (the groups are symmetric); the engine starts "
         "each collective when its last rank is ready");
-  n.push_back(
-      "not modelled: optimizer step, data loading, kernel launch gaps, pipeline parallelism");
+  if (c.pp > 1)
+    n.push_back(fmt::format(
+        "approximation: pipeline sends run at packet level between the stages' first nodes (GPU "
+        "0; the other pipelines are taken to need the same time on their own NICs), each "
+        "stage's data-parallel collectives on stage 0's nodes; operations that overlap in time "
+        "are each simulated alone ({} stages, contention between them left out)",
+        c.pp));
+  n.push_back("not modelled: optimizer step, data loading, kernel launch gaps");
   return n;
 }
 
@@ -151,32 +163,44 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
   r.memory = MemoryPerGpu(c, c.recompute);
   const std::vector<Unit> units = Units(c);
   for (const Unit& u : units) r.model_flops_per_gpu += u.model_flops;
-  r.model_flops_per_gpu *= static_cast<double>(c.Accumulation());
+  // Pipeline: a GPU holds one stage; the average over the stages.
+  r.model_flops_per_gpu *= static_cast<double>(c.Accumulation()) / static_cast<double>(c.pp);
   r.tp_bytes_per_gpu = TpBytesPerGpu(c);
   {
     std::vector<Task> tasks = BuildStep(c, units);
     InstantComm instant(c);
-    r.ideal_step = Schedule(tasks, instant, units::Time::Zero()).step;
+    r.ideal = Schedule(tasks, instant, units::Time::Zero());
+    r.ideal_step = r.ideal.step;
+    r.ideal = WithBubble(r.ideal, r.ideal_step, c.pp);
   }
   FabricComm fabric(s, c, exact);
   fabric.SetFaults(faults);
   fabric.set_max_idle(max_idle);
   units::Time at = fabric.Now();
   for (int k = 0; k < c.steps; ++k) {
-    // A slow GPU: every rank waits for it, so the step computes at its pace.
+    // A slow GPU: every rank of its stage waits for it, so its stage (the
+    // whole step without pipeline stages) computes at its pace.
     const double factor = faults.ComputeFactor(k);
     std::vector<Unit> slowed = units;
-    if (factor != 1) {
-      auto scale = [factor](units::Time t) {
-        return units::Time::Ps(
-            static_cast<int64_t>(std::llround(static_cast<double>(t.ps()) * factor)));
-      };
-      for (Unit& u : slowed) {
-        u.forward = scale(u.forward);
-        u.backward = scale(u.backward);
+    const int64_t stage_gpus = static_cast<int64_t>(c.NodesPerStage()) * c.gpus_per_node;
+    for (size_t u = 0; u < slowed.size(); ++u) {
+      const double f = faults.StageFactor(k, stage_gpus, UnitStage(c, u));
+      if (f != 1) {
+        auto scale = [f](units::Time t) {
+          return units::Time::Ps(
+              static_cast<int64_t>(std::llround(static_cast<double>(t.ps()) * f)));
+        };
+        slowed[u].forward = scale(slowed[u].forward);
+        slowed[u].backward = scale(slowed[u].backward);
       }
     }
     std::vector<Task> tasks = BuildStep(c, slowed);
+    units::Time ideal = r.ideal_step;
+    if (c.pp > 1 && factor != 1) {
+      std::vector<Task> free_tasks = tasks;
+      InstantComm instant(c);
+      ideal = Schedule(free_tasks, instant, units::Time::Zero()).step;
+    }
     int total = 0;
     for (const Task& t : tasks) total += t.comm ? 1 : 0;
     Counted counted(fabric, total, k, progress);
@@ -186,7 +210,7 @@ TrainResult RunTraining(const TrainConfig& c, const scenario::Scenario& s,
     sr.faulted = faults.ActiveAt(k);
     sr.compute_factor = factor;
     try {
-      sr.times = Schedule(tasks, counted, at);
+      sr.times = WithBubble(Schedule(tasks, counted, at), ideal, c.pp);
     } catch (const StopRequested&) {
       r.interrupted = true;
       break;
@@ -212,11 +236,12 @@ std::string FormatTrain(const TrainResult& r) {
   for (const std::string& n : Notes(r)) out += "# " + n + "\n";
   out += fmt::format(
       "# model {} ({}, {:.2f}B parameters, {} layers, hidden {}, seq {}), {} x {} GPUs {}, {} "
-      "tp {} dp {}, micro-batch {}, global batch {} ({} micro-batches per step), recompute {}\n",
+      "tp {} dp {}{}, micro-batch {}, global batch {} ({} micro-batches per step), recompute "
+      "{}\n",
       c.model.name, c.model.source, static_cast<double>(c.model.TotalParams()) / 1e9,
       c.model.layers, c.model.hidden, c.model.seq_len, c.nodes, c.gpus_per_node, c.gpu.name,
-      StrategyName(c.strategy), c.tp, c.DpRanks(), c.micro_batch, c.GlobalBatch(), c.Accumulation(),
-      RecomputeName(c.recompute));
+      StrategyName(c.strategy), c.tp, c.DpRanks(), c.pp > 1 ? fmt::format(" pp {}", c.pp) : "",
+      c.micro_batch, c.GlobalBatch(), c.Accumulation(), RecomputeName(c.recompute));
   if (c.strategy == Strategy::kDdp)
     out += fmt::format("# DDP bucket {}\n", units::FormatBytes(units::Bytes(c.bucket_bytes)));
   out += fmt::format(
@@ -225,26 +250,53 @@ std::string FormatTrain(const TrainResult& r) {
       static_cast<double>(r.memory.Total()) / 1e9, static_cast<double>(r.memory.states) / 1e9,
       static_cast<double>(r.memory.gathered) / 1e9, static_cast<double>(r.memory.activations) / 1e9,
       static_cast<double>(c.gpu.hbm_bytes) / 1e9);
+  if (c.pp > 1) {
+    const double p = c.pp, m = static_cast<double>(c.Accumulation());
+    out += fmt::format(
+        "# pipeline: {} stages of {} layers ({} node{} each; the embedding on stage 0, the output "
+        "layer on stage {}), {} micro-batches per step in 1F1B order (PipeDream-Flush, Narayanan "
+        "et al. 2021); {} of activation per send; bubble (P-1)/(m+P-1) = {:.1f}% for equal "
+        "stages; on an infinitely fast network the busiest stage ({}) computes {:.3f} ms and "
+        "idles {:.3f} ms ({:.1f}%)\n",
+        c.pp, c.model.layers / c.pp, c.NodesPerStage(), c.NodesPerStage() > 1 ? "s" : "", c.pp - 1,
+        c.Accumulation(), units::FormatBytes(units::Bytes(c.PipeBytes())),
+        100 * (p - 1) / (m + p - 1), r.ideal.busiest_stage, Ms(r.ideal.compute + r.ideal.tp),
+        Ms(r.ideal.bubble),
+        100 * static_cast<double>(r.ideal.bubble.ps()) / static_cast<double>(r.ideal.step.ps()));
+  }
   out += fmt::format("# step on an infinitely fast network: {:.3f} ms\n", Ms(r.ideal_step));
-  out += fmt::format(
-      "{:>5} {:>11} {:>11} {:>10} {:>11} {:>11} {:>6} {:>7} {:>11} {:>10} {:>7} "
-      "{:>10} {:>9} {:>8} {:>7}\n",
-      "step", "step(ms)", "compute(ms)", "tp(ms)", "dp_comm(ms)", "exposed(ms)", "MFU%", "fabric",
-      "dp_GB/GPU", "tp_GB/GPU", "pause", "paused(us)", "ecn", "cnp", "retx");
+  const bool pipe = c.pp > 1;
+  out += fmt::format("{:>5} {:>11} {:>11} {:>10} {:>11} {:>11}", "step", "step(ms)", "compute(ms)",
+                     "tp(ms)", "dp_comm(ms)", "exposed(ms)");
+  if (pipe) out += fmt::format(" {:>10} {:>11} {:>10}", "bubble(ms)", "pp_comm(ms)", "pp_GB/GPU");
+  out +=
+      fmt::format(" {:>6} {:>7} {:>11} {:>10} {:>7} {:>10} {:>9} {:>8} {:>7}\n", "MFU%", "fabric",
+                  "dp_GB/GPU", "tp_GB/GPU", "pause", "paused(us)", "ecn", "cnp", "retx");
   for (size_t k = 0; k < r.steps.size(); ++k) {
     const StepResult& s = r.steps[k];
+    out +=
+        fmt::format("{:>5} {:>11.3f} {:>11.3f} {:>10.3f} {:>11.3f} {:>11.3f}", k, Ms(s.times.step),
+                    Ms(s.times.compute), Ms(s.times.tp), Ms(s.times.dp_comm), Ms(s.times.exposed));
+    if (pipe)
+      out += fmt::format(" {:>10.3f} {:>11.3f} {:>10.3f}", Ms(s.times.bubble), Ms(s.times.pp_comm),
+                         static_cast<double>(s.times.pp_bytes) / c.pp / 1e9);
     out += fmt::format(
-        "{:>5} {:>11.3f} {:>11.3f} {:>10.3f} {:>11.3f} {:>11.3f} {:>6.1f} {:>7.3f} {:>11.3f} "
-        "{:>10.3f} {:>7} {:>10.1f} {:>9} {:>8} {:>7}\n",
-        k, Ms(s.times.step), Ms(s.times.compute), Ms(s.times.tp), Ms(s.times.dp_comm),
-        Ms(s.times.exposed), 100 * s.mfu,
+        " {:>6.1f} {:>7.3f} {:>11.3f} {:>10.3f} {:>7} {:>10.1f} {:>9} {:>8} {:>7}\n", 100 * s.mfu,
         static_cast<double>(s.times.step.ps()) / static_cast<double>(r.ideal_step.ps()),
         static_cast<double>(s.times.dp_bytes) / 1e9, static_cast<double>(r.tp_bytes_per_gpu) / 1e9,
         s.counters.pause_frames, s.counters.paused_us, s.counters.ecn_marks, s.counters.cnps,
         s.counters.retransmissions);
   }
-  out +=
-      "# fabric: step time over the step on an infinitely fast network; exposed = step - compute\n";
+  if (pipe)
+    out +=
+        "# fabric: step time over the step on an infinitely fast network; compute, tp: the "
+        "busiest stage's; bubble: its idle time on an infinitely fast network; exposed = step - "
+        "compute - bubble (TP, exposed sends and collectives); pp_comm: the sends' time summed "
+        "over the stages; pp_GB/GPU: what the pipeline's sends move, per stage\n";
+  else
+    out +=
+        "# fabric: step time over the step on an infinitely fast network; exposed = step - "
+        "compute\n";
   if (r.interrupted)
     out += fmt::format("# interrupted: {} of {} steps done\n", r.steps.size(), c.steps);
   // The stall of --stall-step at step K against an unstalled step.
@@ -312,6 +364,7 @@ nlohmann::json TrainJson(const TrainResult& r) {
                  {"gpus_per_node", c.gpus_per_node},
                  {"tp", c.tp},
                  {"dp", c.DpRanks()},
+                 {"pp", c.pp},
                  {"micro_batch", c.micro_batch},
                  {"global_batch", c.GlobalBatch()},
                  {"accumulation", c.Accumulation()},
@@ -382,6 +435,9 @@ nlohmann::json TrainJson(const TrainResult& r) {
                      {"tp_ms", Ms(s.times.tp)},
                      {"dp_comm_ms", Ms(s.times.dp_comm)},
                      {"exposed_ms", Ms(s.times.exposed)},
+                     {"bubble_ms", Ms(s.times.bubble)},
+                     {"pp_comm_ms", Ms(s.times.pp_comm)},
+                     {"pp_bytes", s.times.pp_bytes},
                      {"mfu", s.mfu},
                      {"fabric_share", static_cast<double>(s.times.step.ps()) /
                                           static_cast<double>(r.ideal_step.ps())},

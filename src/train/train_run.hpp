@@ -49,6 +49,7 @@ struct TrainResult {
   Memory memory;
   double model_flops_per_gpu = 0;  // per step, without recomputation
   units::Time ideal_step;          // with an infinitely fast network
+  StepTimes ideal;                 // that step's breakdown (its pipeline bubble)
   int64_t tp_bytes_per_gpu = 0;    // per step, NVLink (analytic)
   std::vector<StepResult> steps;
   int simulated = 0, reused = 0;  // collectives, over all steps

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `lossless train` end to end: the per-step table and its notes, the same
 # bytes twice, --json with its schema and an MFU below the compute fraction,
-# DDP with tensor parallelism, and bad input (exit 2, one line naming the
-# flag and what does not fit).
+# DDP with tensor parallelism, pipeline stages, and bad input (exit 2, one
+# line naming the flag and what does not fit).
 set -u
 source "$(dirname "$0")/lib/require.sh"
 require python3
@@ -37,6 +37,26 @@ expect "train --json - writes the document to stdout" 0 '"schema": "lossless.tra
 expect "train ddp with tensor parallelism" 0 'tensor-parallel all-reduces are analytic over NVLink' -- \
   "$BIN" train --model 7b --strategy ddp --tp 2 --nodes 2 --bucket-mb 50
 expect "train hsdp" 0 '^# approximation: HSDP' -- "$BIN" train --model 13b --strategy hsdp --nodes 2
+expect "train: pipeline stages" 0 '^# pipeline: 4 stages of 8 layers \(1 node each; .* 1F1B order .* bubble \(P-1\)/\(m\+P-1\) = 27\.3% for equal stages' -- \
+  "$BIN" train --model 7b --strategy ddp --nodes 4 --pp 4 --micro-batches 8 --json "$tmp/pp.json"
+grep -q 'bubble(ms) pp_comm(ms)  pp_GB/GPU' "$tmp/out" || { echo "FAIL train --pp: breakdown columns"; fail=1; }
+python3 - "$tmp/pp.json" <<'PY' || { echo "FAIL train --pp --json"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["config"]["pp"] == 4 and j["config"]["accumulation"] == 8, j["config"]
+s = j["steps"][0]
+assert s["bubble_ms"] > 0 and s["pp_comm_ms"] > 0, s
+assert s["pp_bytes"] == 2 * 3 * 8 * (2 * 4096 * 4096), s
+assert abs(s["exposed_ms"] - (s["step_ms"] - s["compute_ms"] - s["bubble_ms"])) < 1e-6, s
+PY
+expect "train: --pp not dividing the layers" 2 "^error: <cli>: --pp: expected a pipeline degree that divides the model's 32 layers, got 3 \(10 layers per stage leaves 2 over\)$" -- \
+  "$BIN" train --model 7b --strategy ddp --nodes 3 --pp 3
+expect "train: --pp not dividing the nodes" 2 '^error: <cli>: --pp: expected pp x tp x dp = 48 GPUs with whole nodes per stage \(stages are across nodes\): 4 stages do not divide 6 nodes$' -- \
+  "$BIN" train --model 7b --strategy ddp --nodes 6 --pp 4
+expect "train: --pp with fsdp" 2 '^error: <cli>: --strategy: expected ddp with --pp 2' -- \
+  "$BIN" train --model 7b --nodes 2 --pp 2
+expect "train: no micro-batches" 2 '^error: <cli>: --micro-batches: expected 1 or more micro-batches per step, got 0$' -- \
+  "$BIN" train --model 7b --strategy ddp --nodes 2 --pp 2 --micro-batches 0
 expect "train: a stalled NIC at step 1" 0 '^# stall at step 1: \+[0-9.]+ ms against step 0' -- \
   "$BIN" train --model 7b --nodes 2 --fabric roce-tuned --steps 2 --stall-step 1 --stall-us 300
 expect "train: a slow GPU from step 1" 0 '^# cost of the faults: \+[0-9.]+ ms over 1 faulted step = \+[0-9.]+ steps of the unfaulted step' -- \
