@@ -267,6 +267,8 @@ void ApplyNcclEnv(PerfOptions& o, const std::function<const char*(const char*)>&
   integer("NCCL_MIN_NCHANNELS", 1, 64, 1, o.min_channels);
   integer("NCCL_MAX_NCHANNELS", 1, 64, 1, o.max_channels);
   integer("NCCL_BUFFSIZE", int64_t{64} << 10, int64_t{1} << 30, 4096, o.buffsize);
+  integer("NCCL_IB_QPS_PER_CONNECTION", 1, 128, 1, o.qps_per_connection);
+  integer("NCCL_IB_SPLIT_DATA_ON_QPS", 0, 1, 1, o.split_data_on_qps);
 }
 
 std::optional<int64_t> ParseSize(std::string_view text_in) {
@@ -478,7 +480,8 @@ std::string PerfUsage() {
          "    --proto <LL|LL128|Simple> (NCCL's choice per size; NCCL_PROTO too, lists and ^)\n"
          "    --gpu <a100|h100|h200|b200> (h100)  --gdr <on|off> (on)  --pcie-gen <1-6> (preset's)\n"
          "    --topo <nvidia-smi topo -m file> (each GPU its nearest NIC)  --nic-map <0,1,...>\n"
-         "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE as NCCL reads them\n"
+         "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_IB_QPS_PER_CONNECTION,\n"
+         "  NCCL_IB_SPLIT_DATA_ON_QPS as NCCL reads them\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";
 }
 

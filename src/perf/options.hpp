@@ -98,6 +98,11 @@ struct PerfOptions {
   int64_t min_channels = -1;
   int64_t max_channels = -1;
   int64_t buffsize = int64_t{1} << 22;
+  // NCCL_IB_QPS_PER_CONNECTION (1-128) and NCCL_IB_SPLIT_DATA_ON_QPS (0, 1);
+  // -1: unset, the scenario's transport.qps_per_connection and
+  // transport.split_data_on_qps (NCCL's defaults 1 and 0) apply.
+  int64_t qps_per_connection = -1;
+  int64_t split_data_on_qps = -1;
 
   int64_t GpusPerNode() const { return n_threads * n_gpus; }
   int64_t Ranks() const { return nodes * GpusPerNode(); }

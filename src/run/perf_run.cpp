@@ -147,6 +147,8 @@ class Engines {
                      o_.buffsize, LatenciesFor(collective::Algorithm::kRing, p), node_.nvlink_rate,
                      group);
     spec.rail_paths = RailPaths();
+    spec.qps_per_connection = net_.config().rc.qps_per_connection;
+    spec.split_data_on_qps = net_.config().rc.split_data_on_qps;
     return spec;
   }
   collective::TreeSpec TreeSpecFor(int channels, collective::Protocol p) const {
@@ -323,6 +325,10 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   sim::Simulator sim(s.seed);
   fabric::NetworkConfig net_cfg = s.net;
   net_cfg.stop_when_flows_done = false;
+  // NCCL_IB_QPS_PER_CONNECTION and NCCL_IB_SPLIT_DATA_ON_QPS over the
+  // scenario's transport.qps_per_connection and transport.split_data_on_qps.
+  if (o.qps_per_connection > 0) net_cfg.rc.qps_per_connection = static_cast<int>(o.qps_per_connection);
+  if (o.split_data_on_qps >= 0) net_cfg.rc.split_data_on_qps = o.split_data_on_qps == 1;
   fabric::Network net(sim, topo, net_cfg);
   // Each rail's GPU-to-NIC path caps what its NIC injects (PCIe, the host
   // bounce without GPUDirect RDMA, the socket link).
