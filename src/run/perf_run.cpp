@@ -382,6 +382,14 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                                  : " (nearest NICs of " + node_cfg.topo_file + ")";
     r.node_notes.push_back(fmt::format("lossless: rails{}: {}", from, paths));
   }
+  if (net_cfg.rc.qps_per_connection > 1) {
+    r.node_notes.push_back(fmt::format(
+        "lossless: {} queue pairs per ring connection (NCCL_IB_QPS_PER_CONNECTION), each message "
+        "{} (NCCL_IB_SPLIT_DATA_ON_QPS={}); Tree and point-to-point keep one",
+        net_cfg.rc.qps_per_connection,
+        net_cfg.rc.split_data_on_qps ? "split over all of them" : "on the next one in turn",
+        net_cfg.rc.split_data_on_qps ? 1 : 0));
+  }
   const std::vector<int64_t> sizes = perf::SizeSequence(o);
   const int64_t rows = o.run_cycles * static_cast<int64_t>(o.types.size() * o.ops.size() *
                                                            o.Roots().size() * sizes.size());
