@@ -88,8 +88,8 @@ class Engines {
       auto& t = trees_[key];
       if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels, p));
       tree_ = t.get();
-      // Simple: NCCL's smaller tree chunks for small messages; LL and LL128:
-      // one step of the protocol.
+      // Simple and LL128: NCCL's smaller tree chunks for small messages (each
+      // its own rule); LL: one step of the protocol.
       const int64_t chunk =
           p == collective::Protocol::kSimple
               ? collective::NcclTreeChunkBytes(
@@ -97,6 +97,9 @@ class Engines {
                     collective::TreeDepth(static_cast<int>(o_.nodes),
                                           static_cast<int>(o_.GpusPerNode())),
                     o_.buffsize / 8)
+          : p == collective::Protocol::kLL128
+              ? collective::NcclTreeLl128ChunkBytes(bytes, channels, static_cast<int>(o_.nodes),
+                                                    static_cast<int>(o_.Ranks()))
               : 0;
       tree_->Begin(bytes, sim_.Now(), chunk);
       return;
