@@ -150,6 +150,9 @@ const std::vector<Flag>& Flags() {
                    o.pcap = v;
                  }});
     f.push_back(
+        {0, "timing", Kind::kFlag,
+         [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.timing = true; }});
+    f.push_back(
         {0, "model", Kind::kFlag,
          [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.model = true; }});
     auto text = [&f](std::string_view l, std::string PerfOptions::*field, const char* what) {
@@ -475,6 +478,7 @@ std::string PerfUsage() {
          "  lossless flags:\n"
          "    --nodes <n> (1)  --fabric <name>  --scenario <file>  --format <g3|g2> (g3)\n"
          "    --json <file> (lossless.perf/1)  --model (the alpha-beta model beside each row)\n"
+         "    --timing (wall time, events and packet-hops per second on standard error)\n"
          "    --trace <file> (timeline for ui.perfetto.dev)  --pcap <file> (pcapng for Wireshark)\n"
          "    --algo <ring|tree> (NCCL's choice per size; NCCL_ALGO=Ring|Tree too)\n"
          "    --proto <LL|LL128|Simple> (NCCL's choice per size; NCCL_PROTO too, lists and ^)\n"

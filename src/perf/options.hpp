@@ -70,6 +70,7 @@ struct PerfOptions {
   std::string json;                         // --json FILE (lossless.perf/1)
   std::string trace;  // --trace FILE: outputs.trace, the timeline (docs/capture.md)
   std::string pcap;   // --pcap FILE: outputs.pcap, the packet capture
+  bool timing = false;  // --timing: wall time, events and packet-hops on standard error
   bool model = false;                       // --model: print the alpha-beta model beside each row
   // The GPU node (src/node/node.hpp, docs/model/node.md), over the
   // scenario's `node:` block: --gpu a100|h100|h200|b200 (its preset), --topo

@@ -69,6 +69,10 @@ struct PerfResult {
   // 2^transport.timeout) and NAKs the requesters received.
   int64_t ack_timeouts = 0;
   int64_t naks = 0;
+  // What the simulation did (`--timing`, not in the outputs): engine events
+  // executed and packet-hops (a packet sent on one link).
+  uint64_t events = 0;
+  uint64_t packet_hops = 0;
   // Shared-fabric mechanisms the simulation ran (docs/model/shared-cloud.md;
   // all zero on a dedicated fabric): other tenants' load (share of each NIC)
   // and mean burst, the payload they posted over the sweep, and the

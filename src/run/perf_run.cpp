@@ -511,6 +511,8 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     r.links.push_back(lc);
   }
   if (captures) r.warnings = captures->Finish(sim.Now());
+  r.events = sim.events_executed();
+  r.packet_hops = net.packet_hops();
   return r;
 }
 
