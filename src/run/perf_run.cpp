@@ -385,6 +385,31 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                                  : " (nearest NICs of " + node_cfg.topo_file + ")";
     r.node_notes.push_back(fmt::format("lossless: rails{}: {}", from, paths));
   }
+  {
+    perf::PerfNode pn;
+    pn.preset = node_cfg.preset;
+    pn.gpus_per_node = node_cfg.gpus_per_node;
+    pn.nvlink_gbs = static_cast<double>(node_cfg.nvlink_rate.bps()) / 8e9;
+    pn.pcie_gen = node_cfg.pcie_gen;
+    pn.pcie_lanes = node_cfg.pcie_lanes;
+    pn.gdr = node_cfg.gdr;
+    pn.nic_of_gpu = node_cfg.nic_of_gpu;
+    for (const node::RailPath& rail : rails) {
+      perf::PerfRail pr;
+      pr.gpu = rail.gpu;
+      pr.nic = static_cast<size_t>(rail.nic) < node_cfg.nics.size() &&
+                       !node_cfg.nics[static_cast<size_t>(rail.nic)].empty()
+                   ? node_cfg.nics[static_cast<size_t>(rail.nic)]
+                   : fmt::format("NIC{}", rail.nic);
+      pr.hop = std::string(node::PcieHopName(rail.hop));
+      pr.gdr = rail.gdr;
+      pr.nic_gbs = static_cast<double>(rail.nic_rate.bps()) / 8e9;
+      pn.rails.push_back(std::move(pr));
+    }
+    pn.qps_per_connection = net_cfg.rc.qps_per_connection;
+    pn.split_data_on_qps = net_cfg.rc.split_data_on_qps;
+    r.node = std::move(pn);
+  }
   if (net_cfg.rc.qps_per_connection > 1) {
     r.node_notes.push_back(fmt::format(
         "lossless: {} queue pairs per ring connection (NCCL_IB_QPS_PER_CONNECTION), each message "
