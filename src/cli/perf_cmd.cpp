@@ -2,6 +2,7 @@
 // packet-level collective engine (run/perf_run.hpp); --model adds the
 // analytic model beside each row. Flags are nccl-tests' own (perf/options.hpp), so they
 // are parsed there, not by CLI11.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -95,6 +96,7 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
       // row (after the footer) and in the JSON.
       InterruptScope interrupts;
       ProgressLine line(ProgressLine::StderrIsTerminal());
+      const auto t0 = std::chrono::steady_clock::now();
       r = run::RunPerf(o, s, name, &failure, [&line](const run::PerfProgress& p) {
         if (InterruptRequested()) return false;
         if (line.Due())
@@ -103,6 +105,15 @@ void AddPerfCommand(CLI::App& app, Context& ctx) {
         return true;
       });
       line.Clear();
+      if (o.timing) {
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        fmt::print(stderr,
+                   "lossless perf timing: {:.2f} s wall, {} events ({:.3g}/s), {} packet-hops "
+                   "({:.3g}/s)\n",
+                   wall, r.events, static_cast<double>(r.events) / wall, r.packet_hops,
+                   static_cast<double>(r.packet_hops) / wall);
+      }
       notes = run::PerfNotes(r);
       if (r.interrupted)
         notes.push_back(fmt::format("interrupted (Ctrl-C): {} of the sweep's rows finished",

@@ -100,6 +100,18 @@ struct RingSpec {
   // without GPUDirect RDMA, at the sender before they are posted and at the
   // receiver before the rank sees them; clear-to-send messages are not.
   std::vector<RailPath> rail_paths;
+  // Queue pairs per network connection (NCCL_IB_QPS_PER_CONNECTION, NCCL's
+  // default 1), each with its own entropy (UDP source port / flow), so ECMP
+  // hashes them apart. With split_data_on_qps off (NCCL_IB_SPLIT_DATA_ON_QPS
+  // 0, NCCL's default since 2.20) each data message goes whole on the next
+  // QP in turn; on, each message is cut into one part per QP of
+  // ceil(ceil(size / N) / 128) x 128 bytes (NVIDIA/nccl
+  // src/transport/net_ib, ncclIbMultiSend). Either way the message is done,
+  // at both ends, when all its parts are, in posting order (NCCL's proxy
+  // tests its requests in order). Clear-to-send messages keep one QP, as
+  // NCCL posts its receive FIFO on one QP per NIC (ncclIbPostFifo).
+  int qps_per_connection = 1;
+  bool split_data_on_qps = false;
   // The protocol (collective/protocol.hpp): every data message of P payload
   // bytes goes out as wire.WireBytes(P) bytes, each GPU writes at most
   // wire.gpu_rate of payload. Simple by default.
@@ -169,6 +181,14 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t id = 0;       // QP, or NVLink connection index
     uint32_t rank = 0;     // the record (channel x N + position) that sends on it
     bool cts = false;      // carries clear-to-send messages
+    // More than one QP (spec.qps_per_connection > 1, data connections only):
+    // the QPs, the next one to use, and per message still being sent or
+    // received (from the oldest) the parts not yet done at each end.
+    std::vector<uint32_t> qps;
+    uint32_t next_qp = 0;
+    uint64_t send_head = 0, recv_head = 0;  // sequence of the oldest message
+    std::vector<uint32_t> send_left, recv_left;
+    size_t send_off = 0, recv_off = 0;  // index of send_head in send_left
   };
   struct NvConn {
     uint32_t src_gpu = 0;  // rank of the sender (its NVLink egress)
@@ -215,6 +235,14 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   void StepDone(size_t i, units::Time at);  // tells step_obs_
 
   void Delivered(uint32_t conn, units::Time at);
+  // A whole message of connection `conn` done at the sender / the receiver.
+  void SendDone(uint32_t conn, units::Time at);
+  void RecvDone(uint32_t conn, units::Time at);
+  // Posts `bytes` on a connection of several QPs (round robin or split).
+  void PostMulti(Conn& c, int64_t bytes);
+  // A part done on a QP of a connection of several: whole messages done, in order.
+  static uint32_t PartDone(std::vector<uint32_t>& left, size_t& off, uint64_t& head,
+                           uint64_t seq);
 
   sim::Simulator& sim_;
   fabric::Network& net_;
@@ -222,6 +250,10 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<Rank> ranks_;           // channel-major
   std::vector<Conn> conns_;
   std::vector<uint32_t> qp_conn_;     // QP -> connection, UINT32_MAX if not ours
+  // Per QP of a connection of several: the sequence numbers of the messages
+  // it carries parts of, in order (RC completes them in order per QP).
+  std::vector<std::vector<uint64_t>> qp_msgs_;
+  std::vector<size_t> qp_msgs_head_;
   std::vector<NvConn> nv_;            // NVLink connections
   std::vector<int64_t> nv_busy_;      // per GPU (rank): its NVLink egress is busy until
   std::vector<int64_t> write_busy_;   // per GPU: writing protocol lines until (gpu_rate)

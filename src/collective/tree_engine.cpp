@@ -16,6 +16,22 @@ int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth, int64_t step)
   return chunk;
 }
 
+int64_t NcclTreeLl128ChunkBytes(int64_t bytes, int channels, int nodes, int ranks) {
+  int64_t chunk = 614400;  // NCCL_LL128 buffer / NCCL_STEPS, in line bytes
+  const int64_t ch = std::max(1, channels);
+  const int n = std::max(1, nodes);
+  int log2 = 0;
+  while ((2 << log2) <= n) ++log2;
+  // NCCL's float arithmetic, with the integer division on the left.
+  const float ppn = static_cast<float>(ranks) / static_cast<float>(n);
+  const float nsteps = 1 + static_cast<float>(log2) + 0.1f * ppn;
+  while (static_cast<float>(bytes / (ch * chunk)) < nsteps * 64 / ppn && chunk > 131072)
+    chunk /= 2;
+  while (static_cast<float>(bytes / (ch * chunk)) < nsteps * 16 / ppn && chunk > 32768)
+    chunk /= 2;
+  return chunk / 128 * 120;
+}
+
 int TreeDepth(int nodes, int gpus_per_node) {
   int log2 = 0;
   while ((2 << log2) <= nodes) ++log2;

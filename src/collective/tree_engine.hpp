@@ -69,6 +69,15 @@ struct TreeSpec {
 int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth,
                            int64_t step = int64_t{512} << 10);
 int TreeDepth(int nodes, int gpus_per_node);
+// NCCL's tree chunk under LL128 for an all-reduce of `bytes` on `channels`
+// channels of `ranks` ranks over `nodes` nodes (NVIDIA/nccl src/enqueue.cc,
+// Tree/LL128): from one LL128 step of lines (614,400 B), halved while
+// bytes / (channels x chunk) is below nsteps x 64 / ppn (down to 128 KiB),
+// then below nsteps x 16 / ppn (down to 32 KiB), with ppn = ranks / nodes
+// and nsteps = 1 + floor(log2(nodes)) + 0.1 x ppn; returned as payload
+// bytes (120 of every 128 line bytes: 576,000 B unhalved, 18,000 B at the
+// smallest).
+int64_t NcclTreeLl128ChunkBytes(int64_t bytes, int channels, int nodes, int ranks);
 
 class TreeEngine final : public fabric::TransportObserver, public sim::EventHandler {
  public:

@@ -198,6 +198,40 @@ TEST(TreeEngineTest, ChunksShrinkForSmallMessagesAsNcclDoes) {
   EXPECT_LT(e.finish() - e.start(), big);
 }
 
+// NCCL's LL128 tree rule (enqueue.cc), by hand for 2 x 8 GPUs on 16
+// channels: ppn 8, nsteps = 1 + 1 + 0.8 = 2.8, thresholds 22.4 and 5.6
+// chunks per channel. 1 GiB: 109 chunks of 614,400 B, no halving; 64 MiB:
+// 6, 13, then 27 at 153,600 B; 4 MiB: down to 76,800 B (3 chunks) in the
+// first loop, one more halving to 38,400 B (6) in the second; 1 MiB: 19,200 B.
+// Payload is 120/128 of the line bytes.
+TEST(TreeEngineTest, Ll128ChunksHalveAsNcclDoes) {
+  EXPECT_EQ(NcclTreeLl128ChunkBytes(int64_t{1} << 30, 16, 2, 16), 576000);
+  EXPECT_EQ(NcclTreeLl128ChunkBytes(int64_t{64} << 20, 16, 2, 16), 144000);
+  EXPECT_EQ(NcclTreeLl128ChunkBytes(int64_t{4} << 20, 16, 2, 16), 36000);
+  EXPECT_EQ(NcclTreeLl128ChunkBytes(int64_t{1} << 20, 16, 2, 16), 18000);
+  // 16 nodes: nsteps 1 + 4 + 0.8 = 5.8, thresholds 46.4 and 11.6; 256 MiB on
+  // 16 channels is 27 chunks of 614,400 B, 54 of 307,200 B.
+  EXPECT_EQ(NcclTreeLl128ChunkBytes(int64_t{256} << 20, 16, 16, 128), 288000);
+  // The engine moves the same bytes under LL128 in the smaller chunks, sooner.
+  const int64_t bytes = int64_t{4} << 20;
+  sim::Simulator sim(1);
+  fabric::Network net(sim, testing::TwoNodesOfEight(), LosslessRoceConfig());
+  TreeSpec spec = Spec(2, 8, 4);
+  spec.wire = WireOf(Protocol::kLL128, units::Rate());
+  spec.chunk_bytes = 576000;
+  TreeEngine e(sim, net, spec);
+  e.Begin(bytes, sim.Now());
+  sim.Run(sim.Now() + Time::Sec(1));
+  ASSERT_TRUE(e.done());
+  const Time step = e.finish() - e.start();
+  const int64_t sent = e.BytesSent(3);
+  e.Begin(bytes, sim.Now(), NcclTreeLl128ChunkBytes(bytes, 4, 2, 16));
+  sim.Run(sim.Now() + Time::Sec(1));
+  ASSERT_TRUE(e.done());
+  EXPECT_EQ(e.BytesSent(3), sent);
+  EXPECT_LT(e.finish() - e.start(), step);
+}
+
 TEST(TreeEngineTest, RefusesBadSpecs) {
   sim::Simulator sim(1);
   fabric::Network net(sim, fabric::testing::LsRing(4, 4, 1), LosslessRoceConfig());

@@ -150,6 +150,9 @@ const std::vector<Flag>& Flags() {
                    o.pcap = v;
                  }});
     f.push_back(
+        {0, "timing", Kind::kFlag,
+         [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.timing = true; }});
+    f.push_back(
         {0, "model", Kind::kFlag,
          [](PerfOptions& o, const std::string&, int64_t, const Location&) { o.model = true; }});
     auto text = [&f](std::string_view l, std::string PerfOptions::*field, const char* what) {
@@ -267,6 +270,8 @@ void ApplyNcclEnv(PerfOptions& o, const std::function<const char*(const char*)>&
   integer("NCCL_MIN_NCHANNELS", 1, 64, 1, o.min_channels);
   integer("NCCL_MAX_NCHANNELS", 1, 64, 1, o.max_channels);
   integer("NCCL_BUFFSIZE", int64_t{64} << 10, int64_t{1} << 30, 4096, o.buffsize);
+  integer("NCCL_IB_QPS_PER_CONNECTION", 1, 128, 1, o.qps_per_connection);
+  integer("NCCL_IB_SPLIT_DATA_ON_QPS", 0, 1, 1, o.split_data_on_qps);
 }
 
 std::optional<int64_t> ParseSize(std::string_view text_in) {
@@ -473,12 +478,14 @@ std::string PerfUsage() {
          "  lossless flags:\n"
          "    --nodes <n> (1)  --fabric <name>  --scenario <file>  --format <g3|g2> (g3)\n"
          "    --json <file> (lossless.perf/1)  --model (the alpha-beta model beside each row)\n"
+         "    --timing (wall time, events and packet-hops per second on standard error)\n"
          "    --trace <file> (timeline for ui.perfetto.dev)  --pcap <file> (pcapng for Wireshark)\n"
          "    --algo <ring|tree> (NCCL's choice per size; NCCL_ALGO=Ring|Tree too)\n"
          "    --proto <LL|LL128|Simple> (NCCL's choice per size; NCCL_PROTO too, lists and ^)\n"
          "    --gpu <a100|h100|h200|b200> (h100)  --gdr <on|off> (on)  --pcie-gen <1-6> (preset's)\n"
          "    --topo <nvidia-smi topo -m file> (each GPU its nearest NIC)  --nic-map <0,1,...>\n"
-         "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE as NCCL reads them\n"
+         "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_IB_QPS_PER_CONNECTION,\n"
+         "  NCCL_IB_SPLIT_DATA_ON_QPS as NCCL reads them\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";
 }
 

@@ -70,6 +70,7 @@ struct PerfOptions {
   std::string json;                         // --json FILE (lossless.perf/1)
   std::string trace;  // --trace FILE: outputs.trace, the timeline (docs/capture.md)
   std::string pcap;   // --pcap FILE: outputs.pcap, the packet capture
+  bool timing = false;  // --timing: wall time, events and packet-hops on standard error
   bool model = false;                       // --model: print the alpha-beta model beside each row
   // The GPU node (src/node/node.hpp, docs/model/node.md), over the
   // scenario's `node:` block: --gpu a100|h100|h200|b200 (its preset), --topo
@@ -98,6 +99,11 @@ struct PerfOptions {
   int64_t min_channels = -1;
   int64_t max_channels = -1;
   int64_t buffsize = int64_t{1} << 22;
+  // NCCL_IB_QPS_PER_CONNECTION (1-128) and NCCL_IB_SPLIT_DATA_ON_QPS (0, 1);
+  // -1: unset, the scenario's transport.qps_per_connection and
+  // transport.split_data_on_qps (NCCL's defaults 1 and 0) apply.
+  int64_t qps_per_connection = -1;
+  int64_t split_data_on_qps = -1;
 
   int64_t GpusPerNode() const { return n_threads * n_gpus; }
   int64_t Ranks() const { return nodes * GpusPerNode(); }

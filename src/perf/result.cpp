@@ -171,6 +171,26 @@ nlohmann::json ToJson(const PerfResult& r) {
     j["ack_timeouts"] = r.ack_timeouts;
     j["naks"] = r.naks;
   }
+  if (r.node) {
+    const PerfNode& n = *r.node;
+    nlohmann::json rails = nlohmann::json::array();
+    for (const PerfRail& rail : n.rails)
+      rails.push_back({{"gpu", rail.gpu},
+                       {"nic", rail.nic},
+                       {"pcie_path", rail.hop},
+                       {"gdr", rail.gdr},
+                       {"nic_gbs", rail.nic_gbs}});
+    j["node"] = {{"preset", n.preset},
+                 {"gpus_per_node", n.gpus_per_node},
+                 {"nvlink_gbs", n.nvlink_gbs},
+                 {"pcie_gen", n.pcie_gen},
+                 {"pcie_lanes", n.pcie_lanes},
+                 {"gdr", n.gdr},
+                 {"nic_of_gpu", n.nic_of_gpu},
+                 {"rails", std::move(rails)},
+                 {"qps_per_connection", n.qps_per_connection},
+                 {"split_data_on_qps", n.split_data_on_qps}};
+  }
   nlohmann::json links = nlohmann::json::array();
   for (const LinkCounters& l : r.links) {
     links.push_back({{"link", l.link},

@@ -56,6 +56,29 @@ struct LinkCounters {
   double credit_starved_us = 0;  // InfiniBand: time a VL waited for credits
 };
 
+// The simulated GPU node as `--json` reports it (filled by the simulation
+// from src/node; plain data here, as perf does not depend on node).
+struct PerfRail {
+  int gpu = 0;          // the rail's first GPU
+  std::string nic;      // the NIC's name, or NIC<k>
+  std::string hop;      // PCIe path GPU -> NIC: PIX, PXB, PHB, NODE, SYS
+  bool gdr = true;      // GPUDirect RDMA on this path (else staged in host memory)
+  double nic_gbs = 0;   // what the path lets the NIC inject, GB/s (0: the link's rate)
+};
+struct PerfNode {
+  std::string preset;
+  int gpus_per_node = 0;  // of the preset (or the topo matrix)
+  double nvlink_gbs = 0;  // per GPU and direction
+  int pcie_gen = 0;
+  int pcie_lanes = 0;
+  bool gdr = true;
+  std::vector<int> nic_of_gpu;  // the NIC map (index into rails' NICs); empty: one NIC per GPU
+  std::vector<PerfRail> rails;
+  // The transport's queue pairs per ring connection and their use.
+  int qps_per_connection = 1;
+  bool split_data_on_qps = false;
+};
+
 struct PerfResult {
   PerfOptions options;
   bool simulated = false;  // false: the rows are the analytic model
@@ -69,6 +92,10 @@ struct PerfResult {
   // 2^transport.timeout) and NAKs the requesters received.
   int64_t ack_timeouts = 0;
   int64_t naks = 0;
+  // What the simulation did (`--timing`, not in the outputs): engine events
+  // executed and packet-hops (a packet sent on one link).
+  uint64_t events = 0;
+  uint64_t packet_hops = 0;
   // Shared-fabric mechanisms the simulation ran (docs/model/shared-cloud.md;
   // all zero on a dedicated fabric): other tenants' load (share of each NIC)
   // and mean burst, the payload they posted over the sweep, and the
@@ -84,6 +111,8 @@ struct PerfResult {
   // The device name the Rank lines print (the node preset's GPU, as
   // cudaGetDeviceProperties names it).
   std::string gpu_name = "NVIDIA H100 80GB HBM3";
+  // The simulated node (`--json`'s "node"; absent for the model run).
+  std::optional<PerfNode> node;
   // Outputs a limit cut (outputs.pcap_limit, outputs.trace_limit): printed
   // on standard error, not in the JSON.
   std::vector<std::string> warnings;

@@ -32,6 +32,10 @@ void RcConfig::Check() const {
     throw std::invalid_argument(
         fmt::format("transport.ooo_capacity: expected 1 to 1048576 packets, got {}",
                     ooo_capacity));
+  if (qps_per_connection < 1 || qps_per_connection > 128)
+    throw std::invalid_argument(
+        fmt::format("transport.qps_per_connection: expected 1 to 128, got {}",
+                    qps_per_connection));
   if (reorder_window.ps() < 0)
     throw std::invalid_argument("transport.reorder_window: expected a time of zero or more");
 }

@@ -54,6 +54,13 @@ struct RcConfig {
   Time reorder_window = Time::Us(16);
   // With ooo: PSNs beyond the ePSN the responder can place (more are dropped).
   int32_t ooo_capacity = 4096;
+  // Queue pairs per connection of the collective engines (1-128;
+  // NCCL_IB_QPS_PER_CONNECTION, default 1) and whether each message is split
+  // over them (NCCL_IB_SPLIT_DATA_ON_QPS, default 0: one QP per message in
+  // turn). The transport itself runs one QP at a time; the engines open
+  // these (collective/ring_engine.hpp).
+  int qps_per_connection = 1;
+  bool split_data_on_qps = false;
 
   Time Timeout() const;
   // Throws std::invalid_argument naming the field for values out of range.

@@ -31,6 +31,15 @@ const std::vector<RcParamInfo>& RcParamInfos() {
        "RC with out-of-order placement: a gap in the PSNs older than this draws a NAK "
        "(placeholder default).",
        ""},
+      {"qps_per_connection", T::kInt, "1",
+       "Queue pairs per connection of the collective engines, each with its own entropy (UDP "
+       "source port) so ECMP hashes them apart (NCCL_IB_QPS_PER_CONNECTION, default 1).",
+       "", 1, 128},
+      {"split_data_on_qps", T::kEnum, "0",
+       "With several queue pairs per connection: 0 sends each message whole on the next queue "
+       "pair in turn, 1 splits each message over all of them (NCCL_IB_SPLIT_DATA_ON_QPS, "
+       "default 0).",
+       "0|1"},
   };
   return kInfos;
 }
@@ -49,6 +58,10 @@ void SetRcParam(RcConfig& rc, std::string_view name, const RcParamValue& v,
     rc.ooo = v.choice == "on" || (v.choice == "auto" && per_packet_routing);
   } else if (name == "reorder_window") {
     rc.reorder_window = v.time;
+  } else if (name == "qps_per_connection") {
+    rc.qps_per_connection = static_cast<int>(v.number);
+  } else if (name == "split_data_on_qps") {
+    rc.split_data_on_qps = v.choice == "1";
   } else {
     throw std::invalid_argument("no transport parameter " + std::string(name));
   }

@@ -29,6 +29,8 @@ TEST(RcParams, RegistryDefaultsAreTheModelsDefaults) {
   rc.ack_every = -1;
   rc.ooo = true;
   rc.reorder_window = units::Time::Ns(1);
+  rc.qps_per_connection = -1;
+  rc.split_data_on_qps = true;
   for (const RcParamInfo& info : RcParamInfos())
     SetRcParam(rc, info.name, FromText(info, info.def), /*per_packet_routing=*/false);
   const RcConfig model;
@@ -38,6 +40,8 @@ TEST(RcParams, RegistryDefaultsAreTheModelsDefaults) {
   EXPECT_EQ(rc.ack_every, model.ack_every);
   EXPECT_EQ(rc.ooo, model.ooo);  // auto with ECMP: in order
   EXPECT_EQ(rc.reorder_window, model.reorder_window);
+  EXPECT_EQ(rc.qps_per_connection, model.qps_per_connection);
+  EXPECT_EQ(rc.split_data_on_qps, model.split_data_on_qps);
 }
 
 TEST(RcParams, IntegerBoundsAreTheOnesCheckEnforces) {
@@ -60,7 +64,7 @@ TEST(RcParams, IntegerBoundsAreTheOnesCheckEnforces) {
       EXPECT_THROW(rc.Check(), std::invalid_argument) << info.name << " = " << at;
     }
   }
-  EXPECT_EQ(ints, 3);  // timeout, retry_cnt, ack_every
+  EXPECT_EQ(ints, 4);  // timeout, retry_cnt, ack_every, qps_per_connection
 }
 
 TEST(RcParams, OooAutoFollowsTheRouting) {

@@ -88,8 +88,8 @@ class Engines {
       auto& t = trees_[key];
       if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels, p));
       tree_ = t.get();
-      // Simple: NCCL's smaller tree chunks for small messages; LL and LL128:
-      // one step of the protocol.
+      // Simple and LL128: NCCL's smaller tree chunks for small messages (each
+      // its own rule); LL: one step of the protocol.
       const int64_t chunk =
           p == collective::Protocol::kSimple
               ? collective::NcclTreeChunkBytes(
@@ -97,6 +97,9 @@ class Engines {
                     collective::TreeDepth(static_cast<int>(o_.nodes),
                                           static_cast<int>(o_.GpusPerNode())),
                     o_.buffsize / 8)
+          : p == collective::Protocol::kLL128
+              ? collective::NcclTreeLl128ChunkBytes(bytes, channels, static_cast<int>(o_.nodes),
+                                                    static_cast<int>(o_.Ranks()))
               : 0;
       tree_->Begin(bytes, sim_.Now(), chunk);
       return;
@@ -147,6 +150,8 @@ class Engines {
                      o_.buffsize, LatenciesFor(collective::Algorithm::kRing, p), node_.nvlink_rate,
                      group);
     spec.rail_paths = RailPaths();
+    spec.qps_per_connection = net_.config().rc.qps_per_connection;
+    spec.split_data_on_qps = net_.config().rc.split_data_on_qps;
     return spec;
   }
   collective::TreeSpec TreeSpecFor(int channels, collective::Protocol p) const {
@@ -323,6 +328,10 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   sim::Simulator sim(s.seed);
   fabric::NetworkConfig net_cfg = s.net;
   net_cfg.stop_when_flows_done = false;
+  // NCCL_IB_QPS_PER_CONNECTION and NCCL_IB_SPLIT_DATA_ON_QPS over the
+  // scenario's transport.qps_per_connection and transport.split_data_on_qps.
+  if (o.qps_per_connection > 0) net_cfg.rc.qps_per_connection = static_cast<int>(o.qps_per_connection);
+  if (o.split_data_on_qps >= 0) net_cfg.rc.split_data_on_qps = o.split_data_on_qps == 1;
   fabric::Network net(sim, topo, net_cfg);
   // Each rail's GPU-to-NIC path caps what its NIC injects (PCIe, the host
   // bounce without GPUDirect RDMA, the socket link).
@@ -375,6 +384,39 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                                  ? std::string()
                                  : " (nearest NICs of " + node_cfg.topo_file + ")";
     r.node_notes.push_back(fmt::format("lossless: rails{}: {}", from, paths));
+  }
+  {
+    perf::PerfNode pn;
+    pn.preset = node_cfg.preset;
+    pn.gpus_per_node = node_cfg.gpus_per_node;
+    pn.nvlink_gbs = static_cast<double>(node_cfg.nvlink_rate.bps()) / 8e9;
+    pn.pcie_gen = node_cfg.pcie_gen;
+    pn.pcie_lanes = node_cfg.pcie_lanes;
+    pn.gdr = node_cfg.gdr;
+    pn.nic_of_gpu = node_cfg.nic_of_gpu;
+    for (const node::RailPath& rail : rails) {
+      perf::PerfRail pr;
+      pr.gpu = rail.gpu;
+      pr.nic = static_cast<size_t>(rail.nic) < node_cfg.nics.size() &&
+                       !node_cfg.nics[static_cast<size_t>(rail.nic)].empty()
+                   ? node_cfg.nics[static_cast<size_t>(rail.nic)]
+                   : fmt::format("NIC{}", rail.nic);
+      pr.hop = std::string(node::PcieHopName(rail.hop));
+      pr.gdr = rail.gdr;
+      pr.nic_gbs = static_cast<double>(rail.nic_rate.bps()) / 8e9;
+      pn.rails.push_back(std::move(pr));
+    }
+    pn.qps_per_connection = net_cfg.rc.qps_per_connection;
+    pn.split_data_on_qps = net_cfg.rc.split_data_on_qps;
+    r.node = std::move(pn);
+  }
+  if (net_cfg.rc.qps_per_connection > 1) {
+    r.node_notes.push_back(fmt::format(
+        "lossless: {} queue pairs per ring connection (NCCL_IB_QPS_PER_CONNECTION), each message "
+        "{} (NCCL_IB_SPLIT_DATA_ON_QPS={}); Tree and point-to-point keep one",
+        net_cfg.rc.qps_per_connection,
+        net_cfg.rc.split_data_on_qps ? "split over all of them" : "on the next one in turn",
+        net_cfg.rc.split_data_on_qps ? 1 : 0));
   }
   const std::vector<int64_t> sizes = perf::SizeSequence(o);
   const int64_t rows = o.run_cycles * static_cast<int64_t>(o.types.size() * o.ops.size() *
@@ -494,6 +536,8 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     r.links.push_back(lc);
   }
   if (captures) r.warnings = captures->Finish(sim.Now());
+  r.events = sim.events_executed();
+  r.packet_hops = net.packet_hops();
   return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include "collective/model/alpha_beta.hpp"
 #include "perf/options.hpp"
+#include "perf/result.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lossless::run {
@@ -82,6 +83,36 @@ TEST(PerfRunTest, AQueuePairOutOfRetriesShowsAsWrongElements) {
   ASSERT_EQ(r.sizes.size(), 1u);  // the sweep ends at the failed row
   EXPECT_EQ(r.sizes[0].out_of_place.wrong, std::optional<int64_t>(r.sizes[0].counts.count));
   EXPECT_NE(perf::FormatNcclTests(r, PerfNotes(r)).find("FAILED"), std::string::npos);
+}
+
+// --json's "node": the preset, its PCIe and GPUDirect RDMA, one rail per
+// GPU with its path, and the transport's queue pairs per connection (here
+// from the scenario's transport.qps_per_connection, with NCCL's rule
+// NCCL_IB_SPLIT_DATA_ON_QPS=1 from the environment's option).
+TEST(PerfRunTest, JsonNamesTheNodeAndItsRails) {
+  const scenario::Scenario s =
+      scenario::LoadFabricText(kTwoNodes, "s.yaml", {"transport.qps_per_connection=2"});
+  perf::PerfOptions o =
+      Opts({"all_reduce", "-b", "1M", "-e", "1M", "-g", "8", "--nodes", "2", "-n", "1", "-w", "0"});
+  o.split_data_on_qps = 1;
+  std::string failure;
+  const perf::PerfResult r = RunPerf(o, s, "two-dgx", &failure);
+  ASSERT_TRUE(failure.empty()) << failure;
+  const nlohmann::json j = perf::ToJson(r);
+  ASSERT_TRUE(j.contains("node"));
+  const nlohmann::json& n = j["node"];
+  EXPECT_EQ(n["preset"], "h100");
+  EXPECT_EQ(n["pcie_gen"], 5);
+  EXPECT_EQ(n["pcie_lanes"], 16);
+  EXPECT_EQ(n["gdr"], true);
+  EXPECT_EQ(n["qps_per_connection"], 2);
+  EXPECT_EQ(n["split_data_on_qps"], true);
+  ASSERT_EQ(n["rails"].size(), 8u);
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_EQ(n["rails"][k]["gpu"], k);
+    EXPECT_EQ(n["rails"][k]["pcie_path"], "PIX");
+    EXPECT_EQ(n["rails"][k]["gdr"], true);
+  }
 }
 
 TEST(PerfRunTest, RefusesOneRankAndMismatchedTopologies) {
