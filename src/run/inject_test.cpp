@@ -275,7 +275,7 @@ TEST(ScenarioPauseInject, BadFieldsNameFileLineAndField) {
   t.replace(t.find("pause_inject:"), 13, "pause_injct:");
   EXPECT_EQ(ErrorOf(t),
             "s.yaml:8: faults.pause_injct: unknown field; did you mean 'pause_inject'? (valid "
-            "here: nic_stall, pause_inject, cnp_inject, link_loss)");
+            "here: nic_stall, reroute, pause_inject, cnp_inject, link_loss, link_down)");
 }
 
 constexpr const char* kCnp = R"(name: t
