@@ -4,7 +4,13 @@
 // result by setting ctx.exit_code: 0 success, 1 findings (a failed audit),
 // 2 bad input. They may also throw lossless::InputError, which main() prints
 // as one line and turns into exit code 2.
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+
+#include "scenario/scenario.hpp"
 
 namespace lossless::cli {
 
@@ -25,5 +31,12 @@ void AddCompareCommand(CLI::App& app, Context& ctx);      // compare (profiles s
 void AddReportCommand(CLI::App& app, Context& ctx);       // report (HTML from results.json)
 void AddSweepCommand(CLI::App& app, Context& ctx);        // sweep (cases over ranks / processes)
 void AddPartitionCommand(CLI::App& app, Context& ctx);    // partition (fabric cut over K ranks)
+void AddLinksCommand(CLI::App& app, Context& ctx);        // links (link names faults use)
+
+// The fabric of a command that takes --fabric NAME [--nodes N] or --scenario
+// FILE (links, what-if): a profile sized to N nodes, or the scenario file;
+// `sets` apply to either. Both, neither, or --nodes with --scenario: InputError.
+scenario::Scenario LoadFabricOrScenario(const std::string& fabric, const std::string& scenario_file,
+                                        int64_t nodes, const std::vector<std::string>& sets);
 
 }  // namespace lossless::cli

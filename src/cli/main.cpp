@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddReportCommand(app, ctx);
   lossless::cli::AddSweepCommand(app, ctx);
   lossless::cli::AddPartitionCommand(app, ctx);
+  lossless::cli::AddLinksCommand(app, ctx);
   try {
     app.parse(argc, argv);
     // What a command printed must have arrived: a full disk or a closed pipe

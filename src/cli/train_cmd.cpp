@@ -75,8 +75,9 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
                   "RANK:FACTOR@STEP[-LAST]: GPU RANK computes FACTOR times slower in those steps "
                   "(from STEP to the end without -LAST); repeatable");
   cmd->add_option("--degrade", o->degrade,
-                  "LINK=BER@STEP[-LAST]: LINK (a<->b, or a->b for one direction) loses frames at "
-                  "post-FEC bit error rate BER in those steps; repeatable");
+                  "LINK=BER@STEP[-LAST]: LINK (a-b as `lossless links` names it, or a->b for one "
+                  "direction) loses frames at post-FEC bit error rate BER in those steps; "
+                  "repeatable");
   cmd->add_option("--stall-nic", o->stall_nic,
                   "HOST@STEP:US: the NIC of GPU HOST stops receiving for US microseconds from "
                   "step STEP's first collective; repeatable");

@@ -24,6 +24,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     s.node = node;
     s.salt = sim::Mix(sim_.seed(), node, 0x5a17);
     s.rng = sim_.MakeRng(node, kPurposeSpray);
+    s.routes = &routes_;
     switches_.push_back(s);
   }
   ports_.resize(routes_.num_ports());
@@ -71,7 +72,7 @@ uint32_t Network::Route(uint32_t sw, const Packet& p) {
   uint32_t port = RouteMinimal(sw, p);
   if (port == kNone || !ports_[port].down) return port;
   // The chosen next hop is down: take the next live candidate in table order.
-  const RoutingTable::NextHops h = routes_.Next(sw, p.dst);
+  const RoutingTable::NextHops h = switches_[sw].routes->Next(sw, p.dst);
   uint32_t at = 0;
   while (h.ports[at] != port) ++at;
   for (uint32_t k = 1; k < h.n; ++k) {
@@ -82,10 +83,10 @@ uint32_t Network::Route(uint32_t sw, const Packet& p) {
 }
 
 uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
-  const RoutingTable::NextHops next = routes_.Next(sw, p.dst);
+  Switch& s = switches_[sw];
+  const RoutingTable::NextHops next = s.routes->Next(sw, p.dst);
   const uint32_t n = next.n;
   if (n <= 1) return n == 1 ? next.ports[0] : kNone;
-  Switch& s = switches_[sw];
   switch (cfg_.routing) {
     case RoutingMode::kEcmp: {
       // 5-tuple: source and destination address, UDP source port (entropy),
@@ -102,6 +103,10 @@ uint32_t Network::RouteMinimal(uint32_t sw, const Packet& p) {
       int64_t now = sim_.Now().ps();
       auto load = [&](uint32_t pi) {
         const Port& q = ports_[pi];
+        // A dead port holds nothing but is no candidate (Route would move
+        // the packet to the next live port in table order).
+        if (q.down) [[unlikely]]
+          return int64_t{1} << 60;
         int64_t busy = q.busy_until > now ? q.busy_until - now : 0;
         int64_t work = q.queued_bytes * 8'000'000'000'000 / q.rate_bps + busy;  // ps ahead
         // IB: a port without credit for this packet's VL counts as loaded.
@@ -240,6 +245,10 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     case kLinkState:
       // arg = port << 1 | up.
       SetPortUp(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
+      break;
+    case kReroute:
+      // arg = switch | table index << 32.
+      switches_[a32].routes = reroute_tables_[arg >> 32].get();
       break;
     default:
       break;
@@ -591,6 +600,13 @@ void Network::ScheduleLinkState(uint32_t link, bool up, Time at) {
   for (uint32_t pi : {2 * link, 2 * link + 1})
     sim_.Schedule(std::max(at, sim_.Now()), ports_[pi].entity, this, kLinkState,
                   (uint64_t{pi} << 1) | (up ? 1 : 0));
+}
+
+void Network::ScheduleReroute(const std::vector<uint32_t>& links_out, Time at) {
+  reroute_tables_.push_back(std::make_unique<RoutingTable>(topo_, links_out));
+  const uint64_t table = reroute_tables_.size() - 1;
+  for (uint32_t sw = 0; sw < switches_.size(); ++sw)
+    sim_.Schedule(std::max(at, sim_.Now()), switches_[sw].entity, this, kReroute, sw | table << 32);
 }
 
 void Network::Deliver(uint32_t ingress, PacketRef r) {

@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -442,6 +443,19 @@ class Network final : public sim::EventHandler {
   void SetLinkUp(uint32_t link, bool up);
   void ScheduleLinkState(uint32_t link, bool up, Time at);
   bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
+  // The control plane's reroute (docs/what-if.md#link-down): from `at`
+  // (Now() if earlier) every switch routes with next-hop sets computed as if
+  // the links in `links_out` were absent (RoutingTable's second constructor),
+  // each switch switching as an event of its own. Until then a switch keeps
+  // its tables: its own dead next hop is skipped among the live minimal ones
+  // (the local hardware failover above), but a switch whose minimal next hops
+  // toward a destination are all dead drops what it gets for it, and the
+  // switches upstream keep sending it there: the dead path black-holes its
+  // share. A later call replaces an earlier one's tables from its own time.
+  // Throws std::invalid_argument for a link the topology lacks.
+  void ScheduleReroute(const std::vector<uint32_t>& links_out, Time at);
+  // Reroutes scheduled so far (each one table set); for reports and tests.
+  size_t reroutes() const { return reroute_tables_.size(); }
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;  // no host, switch, port or route
@@ -467,7 +481,8 @@ class Network final : public sim::EventHandler {
     kRcGapTimer = 18,
     kVirtPost = 19,
     kFcpArrive = 20,
-    kLinkState = 21
+    kLinkState = 21,
+    kReroute = 22
   };
 
   struct alignas(32) ClassQueue {  // two per cache line
@@ -543,7 +558,8 @@ class Network final : public sim::EventHandler {
   };
   struct Switch {
     uint32_t node = 0;
-    uint32_t entity = 0;  // owns the watchdog polls
+    uint32_t entity = 0;                   // owns the watchdog polls and reroutes
+    const RoutingTable* routes = nullptr;  // routes_ or one of reroute_tables_
     int64_t used_bytes = 0;
     uint64_t salt = 0;
     sim::Rng rng;
@@ -723,6 +739,7 @@ class Network final : public sim::EventHandler {
   sim::Simulator& sim_;
   topology::Topology topo_;
   RoutingTable routes_;  // over topo_
+  std::vector<std::unique_ptr<RoutingTable>> reroute_tables_;  // ScheduleReroute, in call order
   NetworkConfig cfg_;
   PacketPool pool_;
   std::vector<Port> ports_;

@@ -25,7 +25,23 @@ const char* RoutingModeName(RoutingMode m) {
   return "?";
 }
 
+RoutingTable::RoutingTable(const topology::Topology& topo, const std::vector<uint32_t>& links_out)
+    : topo_(&topo) {
+  link_out_.assign(topo.links.size(), false);
+  for (uint32_t l : links_out) {
+    if (l >= topo.links.size()) throw std::invalid_argument(fmt::format("no link {}", l));
+    link_out_[l] = true;
+  }
+  Build();
+}
+
 RoutingTable::RoutingTable(const topology::Topology& topo) : topo_(&topo) {
+  link_out_.assign(topo.links.size(), false);
+  Build();
+}
+
+void RoutingTable::Build() {
+  const topology::Topology& topo = *topo_;
   const size_t n_nodes = topo.nodes.size();
   node_switch_.assign(n_nodes, kNoPort);
   node_ports_.assign(n_nodes, {});
@@ -100,7 +116,9 @@ void RoutingTable::BuildSets() {
     return it->second;
   };
   intern({});  // set 0: no route
-  auto switch_beyond = [&](uint32_t pi) { return node_switch_[port_node_[PortPeer(pi)]]; };
+  auto switch_beyond = [&](uint32_t pi) {
+    return link_out_[pi / 2] ? kNoPort : node_switch_[port_node_[PortPeer(pi)]];
+  };
   std::vector<uint32_t> dist(n_sw);
   std::deque<uint32_t> frontier;
   std::vector<uint32_t> cands;

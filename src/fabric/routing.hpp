@@ -31,6 +31,13 @@ class RoutingTable {
   // and (field "hosts") if a host is not attached by exactly one link to a
   // switch. `topo` must outlive the table.
   explicit RoutingTable(const topology::Topology& topo);
+  // The same port structure with next-hop sets computed as if the links in
+  // `links_out` (topology link indices) were absent: the tables a control
+  // plane installs once it has rerouted around them (shortest paths in what
+  // remains, so some may no longer be up/down paths). A switch cut off from a
+  // destination has no next hop toward it. Throws std::invalid_argument for a
+  // link index the topology lacks.
+  RoutingTable(const topology::Topology& topo, const std::vector<uint32_t>& links_out);
 
   const topology::Topology& topology() const { return *topo_; }
   uint32_t num_ports() const { return static_cast<uint32_t>(port_node_.size()); }
@@ -69,9 +76,11 @@ class RoutingTable {
   std::string PortName(uint32_t p) const;
 
  private:
+  void Build();  // the port structure, then BuildSets
   void BuildSets();
 
   const topology::Topology* topo_;
+  std::vector<bool> link_out_;  // per topology link: left out of the next-hop sets
   std::vector<uint32_t> port_node_;                // port -> owning node
   std::vector<std::vector<uint32_t>> node_ports_;  // node -> its ports
   std::vector<uint32_t> node_switch_;              // node -> switch index, kNoPort for hosts

@@ -1,5 +1,7 @@
 #include "fault/fault.hpp"
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -30,7 +32,47 @@ void AddNicStall(const scenario::Scenario& s, const topology::Topology& t, Plan&
                             s.nic_stall.until};
 }
 
+void AddLinkDown(const scenario::Scenario& s, const topology::Topology& t, Plan& plan) {
+  for (const auto& d : s.link_down)
+    plan.link_state.push_back({scenario::FindLink(d.link, t, d.where), d.at, d.up_at});
+  if (!s.link_down.empty()) plan.reroute = s.RerouteTime();
+}
+
 }  // namespace
+
+std::vector<std::pair<Time, std::vector<uint32_t>>> Plan::Reroutes() const {
+  std::vector<std::pair<Time, std::vector<uint32_t>>> out;
+  if (!reroute) return out;
+  // Every change of state in time order; all changes at one instant are
+  // counted before that instant's reroute.
+  struct Change {
+    Time at;
+    uint32_t link;
+    bool up;
+  };
+  std::vector<Change> changes;
+  for (const LinkState& l : link_state) {
+    changes.push_back({l.down_at, l.link, false});
+    if (l.up_at != Time::Max()) changes.push_back({l.up_at, l.link, true});
+  }
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const Change& a, const Change& b) { return a.at < b.at; });
+  std::map<uint32_t, int> down;  // link -> how many faults hold it down
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& c = changes[i];
+    if (c.up) {
+      if (--down[c.link] == 0) down.erase(c.link);
+    } else {
+      ++down[c.link];
+    }
+    if (i + 1 < changes.size() && changes[i + 1].at == c.at) continue;  // same instant
+    std::vector<uint32_t> links;
+    for (const auto& [l, n] : down) links.push_back(l);
+    const Time at = c.at.ps() > Time::Max().ps() - reroute->ps() ? Time::Max() : c.at + *reroute;
+    out.emplace_back(at, std::move(links));
+  }
+  return out;
+}
 
 Plan FromScenario(const scenario::Scenario& s, const topology::Topology& t, size_t flows) {
   Plan plan;
@@ -40,6 +82,7 @@ Plan FromScenario(const scenario::Scenario& s, const topology::Topology& t, size
     plan.pause.push_back({scenario::PauseInjectionPort(p, t), p.class_enable, p.quanta, p.at});
   AddLinkLoss(s, t, plan);
   for (const auto& c : s.cnp_inject) plan.cnp.push_back({static_cast<uint32_t>(c.flow), c.at});
+  AddLinkDown(s, t, plan);
   return plan;
 }
 
@@ -47,6 +90,7 @@ Plan LinkAndNicFaults(const scenario::Scenario& s, const topology::Topology& t) 
   Plan plan;
   AddLinkLoss(s, t, plan);
   AddNicStall(s, t, plan);
+  AddLinkDown(s, t, plan);
   return plan;
 }
 
@@ -66,6 +110,8 @@ void Apply(const Plan& plan, fabric::Network& net) {
     net.ScheduleLinkState(l.link, false, l.down_at);
     if (l.up_at != Time::Max()) net.ScheduleLinkState(l.link, true, l.up_at);
   }
+  for (const auto& [at, links] : plan.Reroutes())
+    if (at != Time::Max()) net.ScheduleReroute(links, at);
 }
 
 }  // namespace lossless::fault

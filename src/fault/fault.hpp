@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "fabric/link_loss.hpp"
@@ -74,18 +75,28 @@ struct Plan {
   std::vector<LinkLoss> link_loss;  // in the order they are set: a later entry for a port wins
   std::vector<CnpInjection> cnp;
   std::vector<LinkState> link_state;
+  // The control plane's reroute time (scenario faults.reroute.*): with a
+  // value, `reroute` after every time at which link_state changes some
+  // link, every switch takes tables computed without the links down then
+  // (fabric::Network::ScheduleReroute). Without one, switches keep their
+  // tables and only skip a dead next hop locally.
+  std::optional<Time> reroute;
+  // The reroutes Apply schedules: (time, links down from then on), in time order.
+  std::vector<std::pair<Time, std::vector<uint32_t>>> Reroutes() const;
 };
 
 // The scenario's faults against the built topology and the number of flows
 // its traffic expanded to: faults.nic_stall, faults.pause_inject,
-// fabric.ber on every link direction then faults.link_loss, and
-// faults.cnp_inject. Throws InputError naming the field for a host, link
-// direction or flow the topology or traffic lacks (nic_stall first, then
-// pause_inject, link_loss, cnp_inject).
+// fabric.ber on every link direction then faults.link_loss,
+// faults.cnp_inject, and faults.link_down with the fabric's reroute time.
+// Throws InputError naming the field for a host, link direction or flow the
+// topology or traffic lacks (nic_stall first, then pause_inject, link_loss,
+// cnp_inject, link_down).
 Plan FromScenario(const scenario::Scenario& s, const topology::Topology& t, size_t flows);
 
 // The faults `perf` and `train` apply (they have no traffic list and run no
-// injection experiments): fabric.ber, faults.link_loss and faults.nic_stall.
+// injection experiments): fabric.ber, faults.link_loss, faults.nic_stall and
+// faults.link_down (with the reroute time).
 Plan LinkAndNicFaults(const scenario::Scenario& s, const topology::Topology& t);
 
 // Applies `plan` to `net` before or during a run: link loss at once (it is a

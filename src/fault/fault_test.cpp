@@ -5,9 +5,11 @@
 #include "fault/fault.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "base/error.hpp"
@@ -191,6 +193,138 @@ TEST(Fault, InfiniBandLinkComingUpReinitialisesCreditsByFcps) {
   const Time plain = run(false, nullptr, nullptr, nullptr);
   ASSERT_NE(plain, Time::Max());
   EXPECT_EQ(flapped, plain);
+}
+
+TEST(Fault, ReroutesFollowEveryChangeOfLinkStateByTheRerouteTime) {
+  Plan p;
+  p.link_state.push_back({4, Time::Us(10), Time::Us(50)});
+  p.link_state.push_back({6, Time::Us(10)});
+  p.link_state.push_back({5, Time::Us(20), Time::Us(30)});
+  EXPECT_TRUE(p.Reroutes().empty());  // no reroute time: switches keep their tables
+  p.reroute = Time::Us(3);
+  const auto r = p.Reroutes();
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].first, Time::Us(13));  // links 4 and 6 at the same instant: one reroute
+  EXPECT_EQ(r[0].second, (std::vector<uint32_t>{4, 6}));
+  EXPECT_EQ(r[1].first, Time::Us(23));
+  EXPECT_EQ(r[1].second, (std::vector<uint32_t>{4, 5, 6}));
+  EXPECT_EQ(r[2].first, Time::Us(33));  // link 5 back: routed over again
+  EXPECT_EQ(r[2].second, (std::vector<uint32_t>{4, 6}));
+  EXPECT_EQ(r[3].first, Time::Us(53));
+  EXPECT_EQ(r[3].second, (std::vector<uint32_t>{6}));
+}
+
+// LS-RING of 4 hosts (2 per leaf) and 2 spines at 100G, adaptive routing,
+// RC with a 65.5 us ACK timeout (4.096 us x 2^4); leaf0-spine0 goes down at
+// 20 us. Preset and reroute time as given.
+std::string RerouteScenario(const std::string& preset, const std::string& reroute) {
+  return fmt::format(R"(name: reroute
+fabric:
+  preset: {0}
+  link_rate: 100Gbps
+  link_delay: 500ns
+  routing: adaptive
+transport: {{kind: rc, timeout: 4}}
+topology: {{kind: ls-ring, gpus: 4, hosts_per_leaf: 2, spines: 2}}
+faults:
+  link_down: {{link: spine0-leaf0, at: 20us}}
+  reroute: {{ib: {1}, ethernet: {1}}}
+)",
+                     preset, reroute);
+}
+
+struct RerouteRun {
+  uint64_t drops_by_reroute = 0;  // drops up to 3 us after the reroute
+  uint64_t drops_at_end = 0;
+  uint64_t via_spine0_by_reroute = 0;  // packets leaf1 sent to spine0 by then
+  uint64_t via_spine0_at_end = 0;
+  Time finish;
+};
+
+// A 2 MB RC flow host2 -> host0 (leaf1 -> spine0 or spine1 -> leaf0) from 0:
+// leaf1 keeps sending its share to spine0, which has no live way down to
+// leaf0, until the reroute; then none. `reroute` empty: no reroute at all.
+RerouteRun RunReroute(const std::string& preset, const std::string& reroute, Time reroute_at) {
+  const scenario::Scenario s = scenario::LoadFabricText(
+      RerouteScenario(preset, reroute.empty() ? "1s" : reroute), "reroute.yaml");
+  const topology::Topology t = scenario::BuildTopology(s);
+  Plan plan = LinkAndNicFaults(s, t);
+  EXPECT_EQ(plan.link_state.size(), 1u);
+  if (reroute.empty()) plan.reroute.reset();
+  sim::Simulator sim(1);
+  NetworkConfig cfg = s.net;
+  Network net(sim, t, cfg);
+  Apply(plan, net);
+  FlowSpec f = FlowSpec::Of(2, 0, 2'000'000, Time::Zero());
+  f.rc = true;
+  net.AddFlow(f);
+  const uint32_t leaf1_spine0 = scenario::FindLinkDirection("leaf1->spine0", t, {});
+  RerouteRun r;
+  // (A queue pair that runs out of retries stops the run: that is a failure here.)
+  EXPECT_EQ(sim.Run(reroute_at + Time::Us(3)), sim::StopReason::kTimeLimit);
+  r.drops_by_reroute = net.drops();
+  r.via_spine0_by_reroute = net.port_stats(leaf1_spine0).tx_packets;
+  sim.Run(Time::Ms(50));
+  r.drops_at_end = net.drops();
+  r.via_spine0_at_end = net.port_stats(leaf1_spine0).tx_packets;
+  r.finish = net.flows()[0].finish;
+  return r;
+}
+
+class Reroute : public ::testing::TestWithParam<const char*> {};
+
+// The check of issue 19 on routing: until the reroute time has passed the
+// dead path black-holes its share (drops), the transport recovers what was
+// lost, and after the reroute nothing more is sent toward the dead link, so
+// nothing more is lost. Without the reroute the losses go on.
+TEST_P(Reroute, DeadPathBlackHolesItsShareUntilTheRerouteThenRoutingAvoidsIt) {
+  const RerouteRun r = RunReroute(GetParam(), "40us", Time::Us(60));
+  std::printf(
+      "%s: %llu drops by the reroute at 60 us, %llu at the end; leaf1->spine0 %llu "
+      "packets by then, %llu at the end; finish %s\n",
+      GetParam(), static_cast<unsigned long long>(r.drops_by_reroute),
+      static_cast<unsigned long long>(r.drops_at_end),
+      static_cast<unsigned long long>(r.via_spine0_by_reroute),
+      static_cast<unsigned long long>(r.via_spine0_at_end), units::FormatTime(r.finish).c_str());
+  EXPECT_GT(r.drops_by_reroute, 0u);
+  EXPECT_EQ(r.drops_at_end, r.drops_by_reroute);
+  EXPECT_EQ(r.via_spine0_at_end, r.via_spine0_by_reroute);
+  ASSERT_NE(r.finish, Time::Max());
+  EXPECT_GT(r.finish, Time::Us(60));
+  // A later reroute loses more (within the queue pair's 7 retries).
+  const RerouteRun later = RunReroute(GetParam(), "100us", Time::Us(120));
+  EXPECT_GT(later.drops_at_end, r.drops_at_end);
+  EXPECT_EQ(later.drops_at_end, later.drops_by_reroute);
+  // No reroute: leaf1 keeps black-holing spine0's share.
+  const RerouteRun never = RunReroute(GetParam(), "", Time::Us(60));
+  EXPECT_GT(never.drops_at_end, never.drops_by_reroute);
+  EXPECT_GT(never.via_spine0_at_end, never.via_spine0_by_reroute);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fault, Reroute, ::testing::Values("infiniband", "roce"));
+
+TEST(Fault, LinkDownNamesALinkOfTheTopology) {
+  const std::string good = RerouteScenario("roce", "1ms");
+  const scenario::Scenario s = scenario::LoadFabricText(good, "r.yaml");
+  const topology::Topology t = scenario::BuildTopology(s);
+  const Plan plan = LinkAndNicFaults(s, t);
+  ASSERT_EQ(plan.link_state.size(), 1u);
+  EXPECT_EQ(scenario::LinkNames(t)[plan.link_state[0].link], "leaf0-spine0");
+  EXPECT_EQ(plan.link_state[0].down_at, Time::Us(20));
+  EXPECT_EQ(plan.link_state[0].up_at, Time::Max());
+  ASSERT_TRUE(plan.reroute.has_value());
+  EXPECT_EQ(*plan.reroute, Time::Ms(1));
+  const scenario::Scenario bad =
+      scenario::LoadFabricText(good, "r.yaml", {"faults.link_down.0.link=leaf0-spine7"});
+  try {
+    LinkAndNicFaults(bad, t);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "<--set>: faults.link_down.0.link: expected a link of this topology such as "
+              "host0-leaf0, host1-leaf0, host2-leaf1, leaf0-spine0 (lossless links lists "
+              "them), got \"leaf0-spine7\"");
+  }
 }
 
 }  // namespace

@@ -247,7 +247,8 @@ TEST(ScenarioPauseInject, BadFieldsNameFileLineAndField) {
             "\"-1us\"");
   EXPECT_EQ(ErrorOf(kPfc, {"faults.pause_inject.0.port=leaf0->host7"}),
             "<--set>: faults.pause_inject.0.port: expected a link direction of this topology such "
-            "as host0->leaf0, leaf0->host0, host1->leaf0, leaf0->host1, got \"leaf0->host7\"");
+            "as host0->leaf0, leaf0->host0, host1->leaf0, leaf0->host1 (a->b#k for one of "
+            "parallel links; lossless links lists the links), got \"leaf0->host7\"");
   EXPECT_EQ(ErrorOf(kPfc, {"faults.pause_inject.0.host=0"}),
             "s.yaml:9: faults.pause_inject.0: expected exactly one of 'host' (a host rank: its NIC "
             "sends) or 'port' (a link direction such as leaf0->host0: its sender sends)");
@@ -276,7 +277,7 @@ TEST(ScenarioPauseInject, BadFieldsNameFileLineAndField) {
   t.replace(t.find("pause_inject:"), 13, "pause_injct:");
   EXPECT_EQ(ErrorOf(t),
             "s.yaml:8: faults.pause_injct: unknown field; did you mean 'pause_inject'? (valid "
-            "here: nic_stall, pause_inject, cnp_inject, link_loss)");
+            "here: nic_stall, reroute, pause_inject, cnp_inject, link_loss, link_down)");
 }
 
 constexpr const char* kCnp = R"(name: t

@@ -99,9 +99,9 @@ TEST(TransportRunTest, BadTransportAndLinkLossFieldsAreRefusedWithTheField) {
   // A link the topology does not have: refused when the run resolves it.
   EXPECT_THROW(RunGood({"faults.link_loss.0.link=host0->spine9", "faults.link_loss.0.every=3"}),
                InputError);
-  // Both directions of a link.
+  // Both directions of a link (one of the leaf's parallel links to spine0).
   const report::RunResult both =
-      RunGood({"transport.kind=rc", "faults.link_loss.0.link=leaf0<->spine0",
+      RunGood({"transport.kind=rc", "faults.link_loss.0.link=leaf0-spine0#0",
                "faults.link_loss.0.probability=0.05"});
   EXPECT_EQ(both.flows_done, both.flows);
 }

@@ -293,6 +293,19 @@ const std::vector<ParamInfo>& BaseParams() {
       {"faults.nic_stall.at", T::kTime, "0s", "When the NIC's receive pipeline stalls.", ""},
       {"faults.nic_stall.until", T::kTime, "",
        "When it recovers (held packets are then consumed at once). Default: never.", ""},
+      {"faults.reroute.ib", T::kTime, "2ms",
+       "InfiniBand: time from a link going down (faults.link_down) or up until every switch "
+       "routes around it (or over it again). Default: SHIELD fast link fault notification, on by "
+       "default in OpenSM, which Mellanox put at 5,000x faster than a subnet-manager "
+       "recalculation of 10-20 s on a large fabric (docs/what-if.md#reroute-times). Without "
+       "SHIELD: the SM's sweep and LFT update, seconds.",
+       ""},
+      {"faults.reroute.ethernet", T::kTime, "300ms",
+       "Ethernet (RoCE v2): time from a link going down or up until every switch routes around "
+       "it (or over it again): BGP reconvergence of a routed Clos (RFC 7938 section 7: "
+       "sub-second with fast fallover); the default is BFD's 100 ms x 3 detection "
+       "(docs/what-if.md#reroute-times). Estimate.",
+       ""},
       {"deadlock.detect", T::kBool, "false",
        "Online PFC deadlock detection: a wait-for graph of lossless ingress buffers fed on pause "
        "changes (docs/fabric-model.md).",
@@ -579,8 +592,8 @@ std::string ParamsMarkdown() {
       "`fabric.pfc.enabled: true` (a port with PFC off ignores PFC frames).\n\n"
       "| field | default | meaning |\n|---|---|---|\n"
       "| `host` | — | host rank whose NIC sends the frame to its switch (give `host` or `port`) |\n"
-      "| `port` | — | link direction whose sending port sends the frame, named as in "
-      "`outputs.series.ports` (`leaf0->host0`: the switch pauses host0) |\n"
+      "| `port` | — | link direction whose sending port sends the frame (`leaf0->host0`: the "
+      "switch pauses host0; `a->b#k` for one of parallel links) |\n"
       "| `at` | — | when the frame is queued; it starts after the frame in progress (required) |\n"
       "| `class_enable` | — | priorities the frame enables: a list (`[3]`, `[3, 4]`), one "
       "priority (`3`) or a bit vector (`0x08`, `0b00001000`) (required) |\n"
@@ -603,11 +616,23 @@ std::string ParamsMarkdown() {
       "their last bit arrives (docs/model/transport.md#bit-errors). With `transport.kind: rc` "
       "the transport recovers them; raw flows lose them.\n\n"
       "| field | default | meaning |\n|---|---|---|\n"
-      "| `link` | — | a link direction named as in `outputs.series.ports` (`leaf0->spine1`), or "
-      "`leaf0<->spine1` for both directions (required) |\n"
+      "| `link` | — | a link as `lossless links` names it (`leaf0-spine1`, `leaf0-spine1#2` for "
+      "one of parallel links; `leaf0<->spine1` also accepted): both directions; or one "
+      "direction (`leaf0->spine1`, `leaf0->spine1#2`) (required) |\n"
       "| `ber` | `fabric.ber` | post-FEC bit error rate (every kind of packet) |\n"
       "| `every` | — | drop every n-th data packet the link carries, retransmissions counted |\n"
-      "| `probability` | — | drop each data packet with this probability (seeded) |\n";
+      "| `probability` | — | drop each data packet with this probability (seeded) |\n"
+      "\n## Links down\n\n"
+      "`faults.link_down` takes one mapping or a list of them (`--set "
+      "faults.link_down.<i>.<field>=v` as above): a link goes down (both directions: what is on "
+      "its wire and in its queues is lost, the transport recovers it) and may come back. Every "
+      "switch reroutes after `faults.reroute.ib` or `faults.reroute.ethernet`; until then a "
+      "switch left without a live next hop drops what it gets (docs/what-if.md#link-down).\n\n"
+      "| field | default | meaning |\n|---|---|---|\n"
+      "| `link` | — | a link as `lossless links` names it (`leaf0-spine0`, `leaf0-spine0#1` for "
+      "one of parallel links) (required) |\n"
+      "| `at` | — | when it goes down (required) |\n"
+      "| `up_at` | never | when it comes back (after `at`): a link flap |\n";
   return out;
 }
 

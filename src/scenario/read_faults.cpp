@@ -235,8 +235,9 @@ std::vector<LinkLossFault> LoadLinkLoss(Loader& ld, double fabric_ber) {
     auto& f = in.fields[i];
     const Location& where = in.where[i];
     if (!f.count("link"))
-      throw InputError(where, "expected 'link' (a link direction such as leaf0->spine1, or "
-                              "leaf0<->spine1 for both)");
+      throw InputError(where,
+                       "expected 'link' (a link such as leaf0-spine1 for both "
+                       "directions, or a direction such as leaf0->spine1)");
     LinkLossFault l;
     l.link = std::string(text::Trim(f["link"].text));
     l.where = f["link"].where;
@@ -252,6 +253,41 @@ std::vector<LinkLossFault> LoadLinkLoss(Loader& ld, double fabric_ber) {
     }
     if (!f.count("ber") && !f.count("every") && !f.count("probability"))
       throw InputError(where, "expected at least one of 'ber', 'every' or 'probability'");
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<LinkDownFault> LoadLinkDown(Loader& ld, units::Time stop,
+                                        std::vector<std::string>& warnings) {
+  static const std::vector<std::string> kKeys = {"link", "at", "up_at"};
+  ListEntries in = CollectList(ld, "faults.link_down", kKeys);
+  std::vector<LinkDownFault> out;
+  for (size_t i = 0; i < in.fields.size(); ++i) {
+    auto& f = in.fields[i];
+    const Location& where = in.where[i];
+    if (!f.count("link"))
+      throw InputError(where,
+                       "expected 'link' (a link as `lossless links` names it, such as "
+                       "leaf0-spine0)");
+    if (!f.count("at")) throw InputError(where, "expected 'at' (when the link goes down)");
+    LinkDownFault l;
+    l.link = std::string(text::Trim(f["link"].text));
+    l.where = f["link"].where;
+    l.at = ListTime(f["at"].text, f["at"].where);
+    if (f.count("up_at")) {
+      l.up_at = ListTime(f["up_at"].text, f["up_at"].where);
+      if (l.up_at <= l.at) {
+        throw InputError(f["up_at"].where,
+                         Expected(fmt::format("a time after at ({})", units::FormatTime(l.at)),
+                                  f["up_at"].text));
+      }
+    }
+    if (l.at > stop) {
+      warnings.push_back(fmt::format("{}.at: {} is after stop_time ({}): the link never goes down",
+                                     where.field, units::FormatTime(l.at),
+                                     units::FormatTime(stop)));
+    }
     out.push_back(std::move(l));
   }
   return out;
@@ -286,6 +322,9 @@ void ReadInjections(Fields& f, Scenario& sc) {
   sc.pause_inject = LoadPauseInjections(f.loader(), sc.net.pfc, sc.stop_time, sc.warnings);
   sc.cnp_inject = LoadCnpInjections(f.loader(), cc, sc.stop_time, sc.warnings);
   sc.link_loss = LoadLinkLoss(f.loader(), sc.ber);
+  sc.link_down = LoadLinkDown(f.loader(), sc.stop_time, sc.warnings);
+  sc.reroute_ib = f.Time("faults.reroute.ib");
+  sc.reroute_ethernet = f.Time("faults.reroute.ethernet");
 }
 
 }  // namespace lossless::scenario

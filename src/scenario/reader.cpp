@@ -20,7 +20,7 @@ namespace {
 
 // Fields whose value is a list of entries, parsed apart from the registry.
 constexpr const char* kListFields[] = {"traffic", "faults.pause_inject", "faults.cnp_inject",
-                                       "faults.link_loss"};
+                                       "faults.link_loss", "faults.link_down"};
 
 // Valid child keys of map path `prefix` ("" = top level), from the registry.
 std::vector<std::string> ChildKeys(const std::string& prefix) {
@@ -273,6 +273,13 @@ void CompleteResolved(Fields& f, Scenario& sc) {
                      fmt::format("link={} ber={} drop_every={} drop_prob={}", l.link,
                                  l.ber_given ? fmt::format("{:g}", l.loss.ber) : "fabric.ber",
                                  l.loss.drop_every, l.loss.drop_prob));
+  }
+  for (size_t i = 0; i < sc.link_down.size(); ++i) {
+    const LinkDownFault& l = sc.link_down[i];
+    out.emplace_back(fmt::format("faults.link_down.{}", i),
+                     fmt::format("link={} at={} up_at={}", l.link, units::FormatTime(l.at),
+                                 l.up_at == units::Time::Max() ? std::string("never")
+                                                               : units::FormatTime(l.up_at)));
   }
   sc.resolved = std::move(out);
 }

@@ -1,6 +1,7 @@
 // A scenario against its topology: building it, and the fields that name its
 // hosts, link directions or flows.
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -77,32 +78,98 @@ uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t
     for (uint32_t port = 0; port < NumPorts(t); ++port)
       if (PortSender(t, port) == t.hosts[static_cast<size_t>(p.host)]) return port;
   }
-  for (uint32_t port = 0; port < NumPorts(t); ++port)
-    if (PortName(t, port) == p.port) return port;
-  throw InputError(p.where, Expected(fmt::format("a link direction of this topology such as {}",
-                                                 SomePortNames(t)),
-                                     p.port));
+  return FindLinkDirection(p.port, t, p.where);
+}
+
+std::vector<std::string> LinkNames(const topology::Topology& t) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> bundle;  // unordered node pair -> links
+  auto key = [](const topology::Link& l) { return std::minmax(l.a, l.b); };
+  for (const topology::Link& l : t.links) ++bundle[key(l)];
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> seen;
+  std::vector<std::string> out;
+  out.reserve(t.links.size());
+  for (const topology::Link& l : t.links) {
+    std::string name = t.nodes[l.a].name + "-" + t.nodes[l.b].name;
+    if (bundle[key(l)] > 1) name += fmt::format("#{}", seen[key(l)]++);
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+namespace {
+
+// The link `want` names (FindLink's forms), or UINT32_MAX; `parallel` gets
+// the bundle's names when `want` names a bundle without its "#k".
+uint32_t LookUpLink(std::string want, const topology::Topology& t,
+                    const std::vector<std::string>& names, std::vector<std::string>& parallel) {
+  if (const size_t both = want.find("<->"); both != std::string::npos)
+    want = want.substr(0, both) + "-" + want.substr(both + 3);
+  for (uint32_t l = 0; l < names.size(); ++l) {
+    const topology::Link& link = t.links[l];
+    const std::string& a = t.nodes[link.a].name;
+    const std::string& b = t.nodes[link.b].name;
+    const std::string suffix = names[l].substr(a.size() + 1 + b.size());  // "" or "#k"
+    if (want == names[l] || want == b + "-" + a + suffix) return l;
+    if (!suffix.empty() && (want == a + "-" + b || want == b + "-" + a))
+      parallel.push_back(names[l]);
+  }
+  return UINT32_MAX;
+}
+
+[[noreturn]] void ThrowBundle(const std::string& want, const std::vector<std::string>& parallel,
+                              const Location& where) {
+  throw InputError(where, fmt::format("\"{}\" is a bundle of {} parallel links: expected one of "
+                                      "them by its number, {} ... {}",
+                                      want, parallel.size(), parallel.front(), parallel.back()));
+}
+
+}  // namespace
+
+uint32_t FindLink(const std::string& name, const topology::Topology& t, const Location& where) {
+  const std::string want(text::Trim(name));
+  const std::vector<std::string> names = LinkNames(t);
+  std::vector<std::string> parallel;
+  const uint32_t l = LookUpLink(want, t, names, parallel);
+  if (l != UINT32_MAX) return l;
+  if (!parallel.empty()) ThrowBundle(want, parallel, where);
+  std::vector<std::string> some(names.begin(), names.begin() + std::min<size_t>(names.size(), 3));
+  const NearestName near = FindNearestName(want, names);
+  if (near.Close(3) && std::find(some.begin(), some.end(), near.name) == some.end())
+    some.push_back(near.name);
+  throw InputError(where, Expected(fmt::format("a link of this topology such as {} (lossless links "
+                                               "lists them)",
+                                               fmt::join(some, ", ")),
+                                   want));
+}
+
+uint32_t FindLinkDirection(const std::string& name, const topology::Topology& t,
+                           const Location& where) {
+  const std::string want(text::Trim(name));
+  const size_t arrow = want.find("->");
+  const std::vector<std::string> names = LinkNames(t);
+  std::vector<std::string> parallel;
+  uint32_t l = UINT32_MAX;
+  std::string from, to;
+  if (arrow != std::string::npos && arrow > 0 && want.find("<->") == std::string::npos) {
+    from = want.substr(0, arrow);
+    to = want.substr(arrow + 2);
+    l = LookUpLink(from + "-" + to, t, names, parallel);
+  }
+  if (l != UINT32_MAX) return t.nodes[t.links[l].a].name == from ? 2 * l : 2 * l + 1;
+  if (!parallel.empty()) ThrowBundle(want, parallel, where);
+  throw InputError(where, Expected(fmt::format("a link direction of this topology such as {} "
+                                               "(a->b#k for one of parallel links; lossless "
+                                               "links lists the links)",
+                                               SomePortNames(t)),
+                                   want));
 }
 
 std::vector<uint32_t> LinkLossPorts(const LinkLossFault& f, const topology::Topology& t) {
-  std::vector<uint32_t> out;
-  const size_t both = f.link.find("<->");
-  const std::string want =
-      both == std::string::npos ? f.link : f.link.substr(0, both) + "->" + f.link.substr(both + 3);
-  for (uint32_t port = 0; port < NumPorts(t); ++port) {
-    if (PortName(t, port) != want) continue;
-    out.push_back(port);
-    if (both != std::string::npos) out.push_back(port ^ 1u);  // the other direction of the link
-    break;
-  }
-  if (out.empty()) {
-    throw InputError(f.where,
-                     Expected(fmt::format("a link direction of this topology such as {} (or "
-                                          "a<->b for both directions)",
-                                          SomePortNames(t)),
-                              f.link));
-  }
-  return out;
+  const std::string& name = f.link;
+  if (name.find("<->") == std::string::npos && name.find("->") != std::string::npos)
+    return {FindLinkDirection(name, t, f.where)};
+  const uint32_t l = FindLink(name, t, f.where);
+  return {2 * l, 2 * l + 1};
 }
 
 void CheckFaults(const Scenario& s, const topology::Topology& t, size_t flows) {

@@ -106,6 +106,17 @@ struct LinkLossFault {
   Location where;          // of link
 };
 
+// faults.link_down: a link (both directions) goes down at `at` and, unless
+// up_at is Time::Max(), comes back at `up_at` (a flap); the control plane
+// reroutes around each change after the fabric's reroute time
+// (docs/what-if.md#link-down).
+struct LinkDownFault {
+  std::string link;  // a link name as `lossless links` prints it (FindLink)
+  units::Time at;
+  units::Time up_at = units::Time::Max();
+  Location where;  // of link
+};
+
 struct DeadlockOptions {
   bool detect = false;
   units::Time persist = units::Time::Ms(1);
@@ -144,6 +155,13 @@ struct Scenario {
   std::vector<PauseInjection> pause_inject;
   std::vector<CnpInjection> cnp_inject;
   std::vector<LinkLossFault> link_loss;
+  std::vector<LinkDownFault> link_down;
+  // faults.reroute.ib / faults.reroute.ethernet: from a link's change of state
+  // until every switch routes around it (or over it again), on InfiniBand
+  // (net.ib.enabled) and on Ethernet. RerouteTime() picks the fabric's.
+  units::Time reroute_ib = units::Time::Ms(2);
+  units::Time reroute_ethernet = units::Time::Ms(300);
+  units::Time RerouteTime() const { return net.ib.enabled ? reroute_ib : reroute_ethernet; }
   // transport.kind rc: every flow is an RDMA RC queue pair (net.rc has its
   // settings); raw: bytes with no transport.
   bool rc = false;
@@ -200,6 +218,25 @@ topology::Topology BuildTopology(const Scenario& s);
 // topology link l) that sends injected frame `p`. Throws InputError naming
 // the entry's host or port field when it names no host / link direction of `t`.
 uint32_t PauseInjectionPort(const PauseInjection& p, const topology::Topology& t);
+
+// Topology links by the one name every fault, `lossless links` and
+// `lossless what-if` use (docs/what-if.md#link-names): link l is "a-b", its
+// endpoints' node names in the topology's order; when two nodes have more
+// than one link between them, each of the bundle is "a-b#k" with k = 0, 1, ...
+// in link order. Index l of the result is link l. O(links).
+std::vector<std::string> LinkNames(const topology::Topology& t);
+
+// The link `name` names: a LinkNames name, the same with its endpoints
+// swapped ("spine0-leaf0" for "leaf0-spine0"), or the older "a<->b". Throws
+// InputError at `where` for a name of no link (naming the nearest link name)
+// and for a bundle of parallel links named without its "#k" (listing them).
+uint32_t FindLink(const std::string& name, const topology::Topology& t, const Location& where);
+
+// The port (fabric::Network numbering) of link direction `name`, "a->b" or
+// "a->b#k" for one of parallel links. Throws InputError at `where` as
+// FindLink does.
+uint32_t FindLinkDirection(const std::string& name, const topology::Topology& t,
+                           const Location& where);
 
 // The ports (same numbering) a faults.link_loss entry names. Throws
 // InputError naming its link field when it names no link of `t`.

@@ -77,7 +77,7 @@ assert abs(fs["lost_ms"] - (s1["step_ms"] - s0["step_ms"])) < 1e-6, fs
 PY
 expect "train: --slow-gpu rank out of range" 2 '^error: <cli>: --slow-gpu: expected a GPU rank from 0 to 15 \(2 nodes x 8 GPUs\), got 16$' -- \
   "$BIN" train --model 7b --nodes 2 --steps 2 --slow-gpu 16:2@1
-expect "train: --degrade on a link the fabric lacks" 2 '^error: <cli>: --degrade: expected a link direction of this topology such as host0->leaf0' -- \
+expect "train: --degrade on a link the fabric lacks" 2 '^error: <cli>: --degrade: expected a link of this topology such as host0-leaf0' -- \
   "$BIN" train --model 7b --nodes 2 --steps 2 --degrade 'spine9<->leaf0=1e-9@1'
 expect "train: --degrade BER out of range" 2 '^error: <cli>: --degrade: expected a bit error rate above 0 and below 1' -- \
   "$BIN" train --model 7b --nodes 2 --steps 2 --degrade 'host0<->leaf0=1.5@1'
