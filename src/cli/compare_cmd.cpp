@@ -87,7 +87,7 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--fault-ber", o->fault_ber, "Post-FEC BER of the degraded link (default 1e-7)");
   cmd->add_option("--stall", *stall_us, "How long the stalled NIC stops receiving, us (default 200)");
   cmd->add_option("--train-model", o->train_model,
-                  "Model of the training-step row: 7b (default), 13b, 70b, or none (no row)");
+                  "Model of the training-step row: 7b (default), 1.1b, 13b, 70b, or none (no row)");
   cmd->add_flag("-q,--quiet", *quiet, "No progress line");
   cmd->add_flag("--timing", o->timing,
                 "Wall-clock seconds per profile and stage in results.json and on stderr (the "

@@ -38,7 +38,7 @@ void AddTrainCommand(CLI::App& app, Context& ctx) {
     bool exact = false, quiet = false, timing = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--model", o->model, "Model preset: 7b, 13b, 70b (Llama 2; default 70b)");
+  cmd->add_option("--model", o->model, "Model preset: 1.1b (TinyLlama), 7b, 13b, 70b (Llama 2; default 70b)");
   cmd->add_option(
       "--strategy", o->strategy,
       "ddp, fsdp or hsdp (FSDP inside each node, replicated across nodes; default fsdp)");

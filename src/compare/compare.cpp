@@ -276,9 +276,10 @@ train::TrainConfig TrainStepConfig(const Options& o, const ProfileData& d) {
 }
 
 // "7b" -> "7B", as the model's name is written.
-std::string ModelLabel(std::string m) {
-  for (char& ch : m) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return m;
+// "Llama 2 7B", "TinyLlama 1.1B": the preset's source up to its citation.
+std::string ModelLabel(const std::string& m) {
+  const std::string source = train::FindModel(m, "--train-model").source;
+  return source.substr(0, source.find(" ("));
 }
 
 void RunTrain(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
@@ -765,7 +766,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     json train_notes = json::object();
     for (const ProfileData& d : data)
       if (!d.train_failure.empty()) train_notes[d.col.name] = d.train_failure;
-    const std::string tl = fmt::format("Llama 2 {} FSDP step", ModelLabel(o.train_model));
+    const std::string tl = fmt::format("{} FSDP step", ModelLabel(o.train_model));
     auto step_value = [&](auto f) {
       return each([&](const ProfileData& d) -> json {
         if (!d.train_failure.empty() || d.train.steps.empty()) return nullptr;
@@ -982,7 +983,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     const double a = static_cast<double>(fast_train->train.steps[0].times.step.ps()) / 1e9;
     const double b = static_cast<double>(slow_train->train.steps[0].times.step.ps()) / 1e9;
     summary.push_back(fmt::format(
-        "Training step (Llama 2 {} FSDP on {} H100): {} {:.1f} ms, {} {:.1f} ms ({:+.1f} %; "
+        "Training step ({} FSDP on {} H100): {} {:.1f} ms, {} {:.1f} ms ({:+.1f} %; "
         "exposed communication {:.1f} vs {:.1f} ms).",
         ModelLabel(o.train_model), ranks, fast_train->col.name, a, slow_train->col.name, b,
         100 * (b / a - 1), static_cast<double>(fast_train->train.steps[0].times.exposed.ps()) / 1e9,
@@ -1027,7 +1028,7 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         firmware));
   if (o.train_model != "none")
     caveats.push_back(fmt::format(
-        "The training rows are one FSDP step of Llama 2 {} on {} x {} H100 (docs/train.md): "
+        "The training rows are one FSDP step of {} on {} x {} H100 (docs/train.md): "
         "compute is a time budget (989 TFLOP/s x 0.43), the data-parallel collectives run at "
         "packet level, identical collectives reuse the first one's measured time (on a shared "
         "profile it carries that one's noise), and the network simulates at most {} of each "

@@ -15,8 +15,12 @@ namespace {
 // Models", table 1: 4k context, GQA for 70B) with the dimensions of Meta's
 // released configurations (config.json of meta-llama/Llama-2-{7b,13b,70b}-hf:
 // hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
-// num_key_value_heads, vocab_size 32000).
+// num_key_value_heads, vocab_size 32000). TinyLlama 1.1B (Zhang et al. 2024,
+// "TinyLlama: An Open-Source Small Language Model", arXiv:2401.02385) is the
+// Llama 2 layout at 1.1B parameters with a 2k context (config.json of
+// TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T; untied embeddings).
 const ModelSpec kModels[] = {
+    {"1.1b", 22, 2048, 32, 4, 5632, 32000, 2048, "TinyLlama 1.1B (Zhang et al. 2024; config.json)"},
     {"7b", 32, 4096, 32, 32, 11008, 32000, 4096, "Llama 2 7B (Touvron et al. 2023; config.json)"},
     {"13b", 40, 5120, 40, 40, 13824, 32000, 4096, "Llama 2 13B (Touvron et al. 2023; config.json)"},
     {"70b", 80, 8192, 64, 8, 28672, 32000, 4096, "Llama 2 70B (Touvron et al. 2023; config.json)"},

@@ -45,7 +45,7 @@ struct ModelSpec {
   int64_t TotalParams() const;
 };
 
-// "7b", "13b", "70b" (Llama 2, Touvron et al. 2023). Throws InputError at
+// "1.1b" (TinyLlama), "7b", "13b", "70b" (Llama 2, Touvron et al. 2023). Throws InputError at
 // `field` of "<cli>" for another name, listing the presets.
 ModelSpec FindModel(const std::string& name, const std::string& field = "--model");
 std::vector<std::string> ModelNames();

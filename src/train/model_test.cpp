@@ -32,8 +32,9 @@ std::string ErrorOf(TrainConfig c) {
 }
 
 // The parameter counts of Meta's Llama 2 checkpoints (the model cards' 7B,
-// 13B and 70B; exact counts of the released weights).
+// 13B and 70B; exact counts of the released weights) and TinyLlama 1.1B's.
 TEST(TrainModelTest, PresetsHaveTheLlama2ParameterCounts) {
+  EXPECT_EQ(FindModel("1.1b").TotalParams(), 1100048384);
   EXPECT_EQ(FindModel("7b").TotalParams(), 6738415616);
   EXPECT_EQ(FindModel("13b").TotalParams(), 13015864320);
   EXPECT_EQ(FindModel("70b").TotalParams(), 68976648192);

@@ -58,9 +58,9 @@ expect "train: --pp with fsdp" 2 '^error: <cli>: --strategy: expected ddp with -
 expect "train: no micro-batches" 2 '^error: <cli>: --micro-batches: expected 1 or more micro-batches per step, got 0$' -- \
   "$BIN" train --model 7b --strategy ddp --nodes 2 --pp 2 --micro-batches 0
 expect "train: a stalled NIC at step 1" 0 '^# stall at step 1: \+[0-9.]+ ms against step 0' -- \
-  "$BIN" train --model 7b --nodes 2 --fabric roce-tuned --steps 2 --stall-step 1 --stall-us 300
+  "$BIN" train --model 1.1b --nodes 2 --fabric roce-tuned --steps 2 --stall-step 1 --stall-us 300
 expect "train: a slow GPU from step 1" 0 '^# cost of the faults: \+[0-9.]+ ms over 1 faulted step = \+[0-9.]+ steps of the unfaulted step' -- \
-  "$BIN" train --model 7b --nodes 2 --steps 2 --slow-gpu 5:1.5@1 --json "$tmp/slow.json"
+  "$BIN" train --model 1.1b --nodes 2 --steps 2 --slow-gpu 5:1.5@1 --json "$tmp/slow.json"
 grep -q '^# exact steps (every collective simulated at packet level): 1$' "$tmp/out" &&
   grep -q '^# step time from step 1 on: p50 [0-9.]* p99 [0-9.]* max [0-9.]* ms over 1 step$' "$tmp/out" ||
   { echo "FAIL train --slow-gpu: exact steps and distribution lines"; fail=1; }
@@ -96,7 +96,7 @@ expect "train: TP above the GPUs per node" 2 '^error: <cli>: --tp: expected a te
   "$BIN" train --model 7b --tp 16 --nodes 2
 expect "train: global batch not divisible" 2 '^error: <cli>: --global-batch: expected a multiple of' -- \
   "$BIN" train --model 7b --nodes 2 --global-batch 17
-expect "train: unknown model" 2 "^error: <cli>: --model: expected one of 7b, 13b, 70b, got '8b'" -- \
+expect "train: unknown model" 2 "^error: <cli>: --model: expected one of 1.1b, 7b, 13b, 70b, got '8b'" -- \
   "$BIN" train --model 8b
 expect "train: unknown strategy" 2 '^error: <cli>: --strategy: expected ddp, fsdp or hsdp' -- \
   "$BIN" train --strategy zero2
