@@ -181,7 +181,7 @@ TEST(Compare, InterruptedRunMarksWhatDidNotFinish) {
 TEST(Compare, TrainingStepRowsAddUpAndShareTheModelFlops) {
   Options o = Small();
   o.profiles = {"ib-ndr", "roce-tuned"};
-  o.train_model = "7b";
+  o.train_model = "1.1b";
   const json doc = compare::Run(o);
   double flops_ms = 0;
   for (const char* p : {"ib-ndr", "roce-tuned"}) {

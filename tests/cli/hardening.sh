@@ -157,7 +157,7 @@ fi
 esc=$'\033'
 ctl="$tmp/ctl${esc}[31m.yaml"
 printf 'name: "evil\\e[2J\\rname"\nfabric: {preset: roce, link_rate: 100Gbps}\ntopology: {kind: leaf-spine, gpus: 16, radix: 8}\ntraffic:\n  - {pattern: ring, bytes: 64KiB}\n' >"$ctl"
-for cmd in run validate deadlock "perf all_reduce -b 8M -e 8M --nodes 2 -g 8 --scenario" "train --model 7b --nodes 2 --scenario"; do
+for cmd in run validate deadlock "perf all_reduce -b 8M -e 8M --nodes 2 -g 8 --scenario" "train --model 1.1b --nodes 2 --scenario"; do
   # shellcheck disable=SC2086
   "$BIN" $cmd "$ctl" >"$tmp/ctl.out" 2>&1
   if grep -q "$esc" "$tmp/ctl.out" || grep -q $'\r' "$tmp/ctl.out"; then
@@ -219,7 +219,7 @@ iconv -t UTF-16 scenarios/roce-incast.yaml >"$tmp/u16.in"
 readers=(
   "run @" "validate @" "deadlock @" "perf all_reduce -b 8M -e 8M --nodes 2 --scenario @"
   "perf all_reduce -b 8M -e 8M --nodes 2 --fabric @" "compare --profiles ib-ndr -o $tmp/cmp --scenario @"
-  "compare --profiles ib-ndr -o $tmp/cmp --prices @" "train --model 7b --nodes 2 --scenario @"
+  "compare --profiles ib-ndr -o $tmp/cmp --prices @" "train --model 1.1b --nodes 2 --scenario @"
   "audit nccl @" "audit topo @" "audit qos @" "optics ingest --db $tmp/r.db @" "report @ -o $tmp/r.html"
   "tco --gpus 64 --fabric ib-ndr --prices @" "tco --gpus 64 --fabric @" "profiles --show @")
 for r in "${readers[@]}"; do
