@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   lossless::cli::AddSweepCommand(app, ctx);
   lossless::cli::AddPartitionCommand(app, ctx);
   lossless::cli::AddLinksCommand(app, ctx);
+  lossless::cli::AddWhatIfCommand(app, ctx);
   try {
     app.parse(argc, argv);
     // What a command printed must have arrived: a full disk or a closed pipe

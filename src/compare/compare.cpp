@@ -46,12 +46,16 @@ std::vector<int64_t> ScalingNodes(const Options& o) {
   return v;
 }
 
-std::vector<int64_t> DefaultSizes(bool full) {
+}  // namespace
+
+std::vector<int64_t> DefaultSweepSizes(bool full) {
   std::vector<int64_t> v;
   const int64_t last = full ? int64_t{4} << 30 : int64_t{512} << 20;
   for (int64_t b = int64_t{8} << 20; b <= last; b *= 2) v.push_back(b);
   return v;
 }
+
+namespace {
 
 std::string SizeLabel(int64_t b) {
   if (b >= (int64_t{1} << 30) && b % (int64_t{1} << 30) == 0) return fmt::format("{} GiB", b >> 30);
@@ -181,38 +185,11 @@ using KeepGoing = std::function<bool()>;
 void RunSweep(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage,
               const KeepGoing& keep_going) {
   stage("all-reduce sweep");
-  perf::PerfOptions po;
-  po.nodes = SweepNodes(o);
-  po.n_gpus = d.s.clos.gpus_per_node;
-  po.iters = o.iterations;
-  po.warmup_iters = 1;
-  po.in_place = false;  // busbw is out-of-place's; the in-place half would move the same packets
-  // The plateau that counts is that of what NCCL picks for the sweep's largest
-  // size (Ring/Simple on the default sweep): sizes below it may run LL128,
-  // whose busbw NCCL's model caps (perChMaxRingLL128Bw), and a plateau there
-  // says nothing about the fabric's peak.
-  const collective::TuningModel tuning =
-      run::PerfModelFor(po, d.s.net, d.s.clos.link_rate).tuning;
-  const collective::AlgoChoice largest = tuning.Choose(
-      po.collective,
-      collective::CountsFor(po.collective, o.sizes.empty() ? 0 : o.sizes.back(), po.types.front(),
-                            po.Ranks())
-          .size_bytes);
-  // The sizes as given (not necessarily a geometric series): one row each.
-  perf::PerfResult sweep;
-  for (int64_t b : o.sizes) {
-    po.min_bytes = po.max_bytes = b;
-    std::string failure;
-    perf::PerfResult r = run::RunPerf(po, d.s, d.col.name, &failure,
-                                      [&](const run::PerfProgress&) { return keep_going(); });
-    if (r.interrupted) return;
-    if (sweep.sizes.empty()) sweep = r;
-    else sweep.sizes.insert(sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
-    if (!failure.empty() && d.sweep_failure.empty()) d.sweep_failure = failure;
-    if (!d.sweep_failure.empty()) break;
-    if (o.stop_at_plateau && SweepStops(sweep, po.Ranks(), largest)) break;
-  }
-  d.sweep = sweep;
+  SweepOutcome r = RunAllReduceSweep(d.s, d.col.name, SweepNodes(o), o.sizes, o.iterations,
+                                     o.stop_at_plateau, keep_going);
+  if (r.interrupted) return;
+  d.sweep = std::move(r.sweep);
+  d.sweep_failure = std::move(r.failure);
   d.ran_sweep = true;
 }
 
@@ -261,20 +238,6 @@ void RunDegradedLink(const Options& o, ProfileData& d, const std::function<void(
   d.ran_degraded = !d.ber.interrupted;
 }
 
-// The training step's configuration (docs/compare.md#training-step): Llama 2
-// 7B under FSDP on the sweep's nodes, H100, one micro-batch per GPU.
-train::TrainConfig TrainStepConfig(const Options& o, const ProfileData& d) {
-  train::TrainConfig c;
-  c.model = train::FindModel(o.train_model, "--train-model");
-  c.gpu = train::FindGpu("h100");
-  c.strategy = train::Strategy::kFsdp;
-  c.nodes = static_cast<int>(SweepNodes(o));
-  c.gpus_per_node = static_cast<int>(d.s.clos.gpus_per_node);
-  c.recompute = train::Recompute::kAuto;
-  train::Validate(c);
-  return c;
-}
-
 // "7b" -> "7B", as the model's name is written.
 // "Llama 2 7B", "TinyLlama 1.1B": the preset's source up to its citation.
 std::string ModelLabel(const std::string& m) {
@@ -284,18 +247,10 @@ std::string ModelLabel(const std::string& m) {
 
 void RunTrain(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
   stage("training step");
-  const train::TrainConfig c = TrainStepConfig(o, d);
-  try {
-    // The network runs at most kTrainMaxIdle of each compute gap: a shared
-    // profile's tenants would otherwise be simulated through the whole
-    // step's compute (seconds of simulated traffic).
-    d.train = train::RunTraining(c, d.s, d.col.name, false, {}, {}, kTrainMaxIdle);
-  } catch (const train::TrainFailure& e) {
-    d.train_failure = e.what();
-    d.ran_train = true;
-    return;
-  }
-  d.ran_train = !d.train.interrupted && !d.train.steps.empty();
+  TrainOutcome t = RunTrainStep(d.s, d.col.name, o.train_model, SweepNodes(o));
+  d.train = std::move(t.result);
+  d.train_failure = std::move(t.failure);
+  d.ran_train = !d.train_failure.empty() || (!d.train.interrupted && !d.train.steps.empty());
 }
 
 void RunSmall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
@@ -1061,6 +1016,77 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
 
 }  // namespace
 
+SweepOutcome RunAllReduceSweep(const scenario::Scenario& s, const std::string& name, int64_t nodes,
+                               const std::vector<int64_t>& sizes, int64_t iterations,
+                               bool stop_at_plateau, const std::function<bool()>& keep_going) {
+  SweepOutcome out;
+  perf::PerfOptions po;
+  po.nodes = nodes;
+  po.n_gpus = s.clos.gpus_per_node;
+  po.iters = iterations;
+  po.warmup_iters = 1;
+  po.in_place = false;  // busbw is out-of-place's; the in-place half would move the same packets
+  // The plateau that counts is that of what NCCL picks for the sweep's largest
+  // size (Ring/Simple on the default sweep): sizes below it may run LL128,
+  // whose busbw NCCL's model caps (perChMaxRingLL128Bw), and a plateau there
+  // says nothing about the fabric's peak.
+  const collective::TuningModel tuning = run::PerfModelFor(po, s.net, s.clos.link_rate).tuning;
+  const collective::AlgoChoice largest = tuning.Choose(
+      po.collective,
+      collective::CountsFor(po.collective, sizes.empty() ? 0 : sizes.back(), po.types.front(),
+                            po.Ranks())
+          .size_bytes);
+  // The sizes as given (not necessarily a geometric series): one row each.
+  for (int64_t b : sizes) {
+    po.min_bytes = po.max_bytes = b;
+    std::string failure;
+    perf::PerfResult r = run::RunPerf(po, s, name, &failure, [&](const run::PerfProgress&) {
+      return !keep_going || keep_going();
+    });
+    if (r.interrupted) {
+      out.interrupted = true;
+      return out;
+    }
+    if (out.sweep.sizes.empty()) out.sweep = r;
+    else out.sweep.sizes.insert(out.sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
+    if (!failure.empty() && out.failure.empty()) out.failure = failure;
+    if (!out.failure.empty()) break;
+    if (stop_at_plateau && SweepStops(out.sweep, po.Ranks(), largest)) break;
+  }
+  return out;
+}
+
+std::optional<double> BusbwAt(const perf::PerfResult& sweep, int64_t size_bytes, int64_t ranks) {
+  for (const perf::SizeResult& r : sweep.sizes)
+    if (r.counts.size_bytes == size_bytes)
+      return perf::ToRow(r, sweep.options.collective, ranks).out_of_place.busbw_gbs;
+  return std::nullopt;
+}
+
+TrainOutcome RunTrainStep(const scenario::Scenario& s, const std::string& name, const std::string& model,
+                          int64_t nodes) {
+  // The training step's configuration (docs/compare.md#training-step): the
+  // model under FSDP on the sweep's nodes, H100, one micro-batch per GPU.
+  train::TrainConfig c;
+  c.model = train::FindModel(model, "--train-model");
+  c.gpu = train::FindGpu("h100");
+  c.strategy = train::Strategy::kFsdp;
+  c.nodes = static_cast<int>(nodes);
+  c.gpus_per_node = static_cast<int>(s.clos.gpus_per_node);
+  c.recompute = train::Recompute::kAuto;
+  train::Validate(c);
+  TrainOutcome out;
+  try {
+    // The network runs at most kTrainMaxIdle of each compute gap: a shared
+    // profile's tenants would otherwise be simulated through the whole
+    // step's compute (seconds of simulated traffic).
+    out.result = train::RunTraining(c, s, name, false, {}, {}, kTrainMaxIdle);
+  } catch (const train::TrainFailure& e) {
+    out.failure = e.what();
+  }
+  return out;
+}
+
 bool SweepStops(const perf::PerfResult& sweep, int64_t ranks, const collective::AlgoChoice& largest) {
   const size_t n = sweep.sizes.size();
   auto busbw = [&](size_t i) {
@@ -1110,7 +1136,7 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
   // The default reduced sweep stops early (SweepStops); --sizes and --full
   // run every size.
   o.stop_at_plateau = o.sizes.empty() && !o.full;
-  if (o.sizes.empty()) o.sizes = DefaultSizes(o.full);
+  if (o.sizes.empty()) o.sizes = DefaultSweepSizes(o.full);
   if (!o.scenario.empty()) {
     // The scenario's topology sets the node count of every case (and TCO).
     const Column first = ColumnFor(o.profiles.front(), o.rate);
