@@ -215,7 +215,7 @@ void AddWhatIfCommand(CLI::App& app, Context& ctx) {
     if (o->nodes < 0)
       throw InputError({"<cli>", 0, "--nodes"}, Expected("a node count of 1 or more", std::to_string(o->nodes)));
     if (o->optics_db.empty() != o->port_map.empty())
-      throw InputError({"<cli>", 0, o->optics_db.empty() ? "--port-map" : "--from-optics"},
+      throw InputError({"<cli>", 0, o->port_map.empty() ? "--port-map" : "--from-optics"},
                        "expected --from-optics DB and --port-map FILE together");
     if (o->down.empty() && o->degrade.empty() && o->optics_db.empty())
       throw InputError({"<cli>", 0, "--down"},

@@ -1047,6 +1047,10 @@ SweepOutcome RunAllReduceSweep(const scenario::Scenario& s, const std::string& n
       out.interrupted = true;
       return out;
     }
+    for (const perf::LinkCounters& l : r.links) {
+      out.drops += l.drops;
+      out.retransmissions += l.retransmissions;
+    }
     if (out.sweep.sizes.empty()) out.sweep = r;
     else out.sweep.sizes.insert(out.sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
     if (!failure.empty() && out.failure.empty()) out.failure = failure;

@@ -91,6 +91,9 @@ struct SweepOutcome {
   perf::PerfResult sweep;  // one SizeResult per size that ran
   std::string failure;     // a QP out of retries, a stuck collective
   bool interrupted = false;
+  // Over every size's run, all ports: frames dropped (congestion and link
+  // losses) and data packets resent (perf::LinkCounters summed).
+  int64_t drops = 0, retransmissions = 0;
 };
 SweepOutcome RunAllReduceSweep(const scenario::Scenario& s, const std::string& name, int64_t nodes,
                                const std::vector<int64_t>& sizes, int64_t iterations,

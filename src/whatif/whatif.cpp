@@ -226,6 +226,8 @@ ordered_json Run(const scenario::Scenario& s, const std::string& name, int64_t n
     const std::string& failure = sweeps[static_cast<size_t>(k)].failure;
     c["failure"] = failure.empty() ? ordered_json(nullptr) : ordered_json(failure);
     c["busbw_gbs"] = v >= 0 ? Num(v, 2) : ordered_json(nullptr);
+    c["frames_dropped"] = sweeps[static_cast<size_t>(k)].drops;
+    c["packets_resent"] = sweeps[static_cast<size_t>(k)].retransmissions;
     if (v >= 0 && healthy_busbw > 0) {
       lost[k] = 100 * (1 - v / healthy_busbw);
       c["busbw_lost_pct"] = Num(lost[k], 2);
@@ -310,6 +312,12 @@ std::string Text(const ordered_json& doc) {
     for (const auto& c : cases) out += fmt::format("{:>14}", cell(c["busbw_lost_pct"], "{:.1f}"));
     out += "\n";
   }
+  out += fmt::format("{:<34}", "frames dropped (all sizes)");
+  for (const auto& c : cases) out += fmt::format("{:>14}", c["frames_dropped"].get<int64_t>());
+  out += "\n";
+  out += fmt::format("{:<34}", "packets resent (all sizes)");
+  for (const auto& c : cases) out += fmt::format("{:>14}", c["packets_resent"].get<int64_t>());
+  out += "\n";
   if (!doc["train_step"].is_null()) {
     auto row = [&](const char* label, const char* key, const char* f) {
       out += fmt::format("{:<34}", label);
