@@ -1,5 +1,5 @@
 // lossless what-if: what a degraded or quarantined link costs the all-reduce
-// sweep and a training step (docs/what-if.md#what-if); links named on the
+// sweep and a training step (docs/what-if.md#what-if-quarantine-now-or-wait); links named on the
 // command line or taken from the optics store through a port map.
 #include <cctype>
 #include <cmath>
@@ -139,7 +139,7 @@ std::optional<double> MeasuredPostFecBer(const std::vector<audit::optics::Readin
   return std::nullopt;
 }
 
-// The links the optics store's verdicts make (docs/what-if.md#from-optics):
+// The links the optics store's verdicts make (docs/what-if.md#from-the-optics-store):
 // a port to quarantine -> the link down; a port on watch with a measured
 // post-FEC BER -> the link degraded at that BER; on watch without one -> a
 // note. A quarantined or degraded port missing from the port map is bad input.
@@ -156,7 +156,8 @@ void FromOptics(const WhatIfOptions& o, const topology::Topology& t, whatif::Opt
     const std::optional<double> ber = MeasuredPostFecBer(history, &how);
     const bool quarantine = st.state == audit::Verdict::kFail;
     if (!quarantine && (!ber || *ber <= 0)) {
-      w.notes.push_back(fmt::format("optics: {} is on watch without post-FEC errors measured: healthy in every case",
+      w.notes.push_back(fmt::format("optics: {} is on watch with no post-FEC errors measured (none reported, or a "
+                                    "post-FEC BER of 0): healthy in every case",
                                     port));
       continue;
     }

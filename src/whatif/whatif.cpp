@@ -274,10 +274,27 @@ ordered_json Run(const scenario::Scenario& s, const std::string& name, int64_t n
     }
   }
   answer["better"] = better;
-  answer["text"] = failed[0] ? "the healthy fabric could not complete the all-reduce: no answer"
-                             : Answer(lost[2], failed[2], lost[1], failed[1], degraded);
+  std::string text = failed[0] ? "the healthy fabric could not complete the all-reduce: no answer"
+                               : Answer(lost[2], failed[2], lost[1], failed[1], degraded);
+  if (!failed[0] && o.train_model != "none") {
+    const auto& cs = doc["cases"];
+    if (cs[1]["train"].contains("step_increase_pct") && cs[2]["train"].contains("step_increase_pct") &&
+        !cs[1]["train"]["step_increase_pct"].is_null() && !cs[2]["train"]["step_increase_pct"].is_null())
+      text += fmt::format("; training step +{:.1f} % left in service, +{:.1f} % quarantined",
+                          cs[1]["train"]["step_increase_pct"].get<double>(),
+                          cs[2]["train"]["step_increase_pct"].get<double>());
+  }
+  answer["text"] = text;
   doc["answer"] = std::move(answer);
-  doc["notes"] = o.notes;
+  std::vector<std::string> notes = o.notes;
+  bool lossy = false;
+  for (const LinkFault& l : o.links) lossy = lossy || (!l.down && l.ber > 0);
+  if (lossy && sweeps[1].drops == 0)
+    notes.push_back(
+        "the degraded links lost no frame in service: at their BER the bits the sweep sent over them "
+        "drew no error, or its traffic did not cross them (a rail-optimized fabric keeps one scalable "
+        "unit's traffic on its rail leaves; lossless links lists the links)");
+  doc["notes"] = notes;
   return doc;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// `lossless what-if` (docs/what-if.md#what-if): what a degraded link costs
+// `lossless what-if` (docs/what-if.md#what-if-quarantine-now-or-wait): what a degraded link costs
 // left in service, and what it costs taken out (quarantined), beside the
 // healthy fabric. Three cases on the same fabric, each through the
 // comparison's all-reduce sweep (compare::RunAllReduceSweep) and, unless

@@ -1,4 +1,4 @@
-// `lossless what-if` (docs/what-if.md#what-if): the quarantined case of the
+// `lossless what-if` (docs/what-if.md#what-if-quarantine-now-or-wait): the quarantined case of the
 // rail check against its derived (u - 1)/u share, a degraded link against
 // the healthy fabric, the answer's words and bad input.
 #include "whatif/whatif.hpp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `lossless what-if` end to end (docs/what-if.md#what-if): the three cases on
+# `lossless what-if` end to end (docs/what-if.md#what-if-quarantine-now-or-wait): the three cases on
 # the rail check's fixture (text, JSON with its schema, same bytes twice),
 # links from an optics store through a port map, and bad input (unknown link
 # with the nearest name, BER out of range, a quarantined port missing from the
@@ -49,8 +49,27 @@ F=tests/fixtures/optics
 printf '# optics port -> link\nqsfp28_rx_low_alarm  spine3-su1-rail1   # quarantined\n' >"$tmp/map.txt"
 expect "what-if --from-optics" 0 "^# spine3-su1-rail1 +in service: down; quarantined: down +\(optics: qsfp28_rx_low_alarm quarantined\)" -- \
   "$BIN" "${W[@]}" --from-optics "$tmp/o.db" --port-map "$tmp/map.txt"
-grep -q "^# note: optics: qsfp28_rx_low_warning is on watch without post-FEC errors measured" "$tmp/out" &&
+grep -q "^# note: optics: qsfp28_rx_low_warning is on watch with no post-FEC errors measured" "$tmp/out" &&
   echo "ok   what-if --from-optics: watch port noted" || { echo "FAIL what-if --from-optics note"; fail=1; }
+# A port on watch for its post-FEC BER becomes a degraded link at that BER.
+# Hand-made variant (not a real capture): tests/fixtures/optics/mlxlink_ber_watch.txt
+# with the effective (post-FEC) BER set to 1E-06 and the raw BER below the watch limit.
+sed -e 's/^Effective Physical BER          : 15E-255/Effective Physical BER          : 1E-06/' \
+    -e 's/^Raw Physical BER                : 2.5E-05/Raw Physical BER                : 2.5E-06/' \
+    $F/mlxlink_ber_watch.txt >"$tmp/mlx_postfec.txt"
+"$BIN" optics ingest --db "$tmp/o2.db" --at 2026-03-01T12:00:00Z "$tmp/mlx_postfec.txt" \
+  $F/qsfp28_rx_low_alarm.txt >/dev/null || { echo "FAIL optics ingest variant"; fail=1; }
+cp "$tmp/map.txt" "$tmp/map2.txt"
+printf 'mlx5_0/p1 su0-rail0-spine0\n' >>"$tmp/map2.txt"
+expect "what-if --from-optics: watch port degraded at its BER" 0 \
+  "^# su0-rail0-spine0 +in service: post-FEC BER 1e-06; quarantined: down +\(optics: mlx5_0/p1 on watch, effective \(post-FEC\) BER 1e-06 as the device reports it \(mlxlink\)\)" -- \
+  "$BIN" "${W[@]}" --from-optics "$tmp/o2.db" --port-map "$tmp/map2.txt"
+# Rail 1 has lost a quarter of its uplinks (the quarantined port) in both
+# cases, and the ring runs at its slowest rail: the degraded rail-0 link
+# (which loses less, 6-8 % at this BER) costs nothing more, in or out.
+grep -qE "^answer: either: 2[0-9]\.[0-9] % busbw lost quarantined vs 2[0-9]\.[0-9] % left in service" "$tmp/out" &&
+  grep -qE "^frames dropped \(all sizes\) +0 +[1-9][0-9]* +0$" "$tmp/out" && echo "ok   what-if --from-optics: answer" ||
+  { echo "FAIL what-if --from-optics answer"; cat "$tmp/out"; fail=1; }
 
 # Bad input: one line, exit 2.
 expect "unknown link, nearest named" 2 \
