@@ -72,10 +72,21 @@ std::string SizeLabel(int64_t b) {
 struct Column {
   std::string requested, name;
   std::vector<std::string> sets;
+  std::string file;  // a profile file loaded under `name` (--qos); empty: `name` is the profile
+  const std::string& Source() const { return file.empty() ? name : file; }
 };
 
+// The --qos column: the from-qos profile file at the comparison's link rate
+// (its buffer, PFC and ECN values stay the config's).
+Column QosColumn(const Options& o) {
+  Column c{o.qos_label, o.qos_label, {}, o.qos_file};
+  if (o.rate == "800g") c.sets = {"node.preset=b200", "node.pcie_gen=6", "fabric.link_rate=800Gbps"};
+  else c.sets = {"fabric.link_rate=400Gbps"};
+  return c;
+}
+
 Column ColumnFor(const std::string& requested, const std::string& rate) {
-  Column c{requested, requested, {}};
+  Column c{requested, requested, {}, {}};
   if (rate == "800g") {
     c.sets = {"node.preset=b200", "node.pcie_gen=6"};
     if (requested == "ib-ndr" || requested == "ib-hdr") {
@@ -88,7 +99,8 @@ Column ColumnFor(const std::string& requested, const std::string& rate) {
 }
 
 scenario::Scenario LoadColumn(const Column& c, int64_t nodes, const Options& o) {
-  scenario::Scenario s = profile::Load(c.name, nodes, c.sets, {"<cli>", 0, "--profiles"});
+  scenario::Scenario s =
+      profile::Load(c.Source(), nodes, c.sets, {"<cli>", 0, c.file.empty() ? "--profiles" : "--qos"});
   s.seed = o.seed;
   if (!o.scenario.empty()) {
     // The scenario's topology and faults replace the profile's.
@@ -173,7 +185,7 @@ struct TaskRef {
 // Everything a profile's tasks share, loaded once before they start.
 void PrepareProfile(const Options& o, ProfileData& d) {
   d.s = LoadColumn(d.col, SweepNodes(o), o);
-  profile::ProfileText(d.col.name, &d.file);
+  profile::ProfileText(d.col.Source(), &d.file);
   const int64_t g = d.s.clos.gpus_per_node;
   d.line_rate_gbs = static_cast<double>(g) * static_cast<double>(d.s.clos.link_rate.bps()) / 8e9;
 }
@@ -261,7 +273,7 @@ void RunSmall(const Options& o, ProfileData& d, const std::function<void(const c
   stage("tco");
   tco::Options t;
   t.gpus = o.nodes * d.s.clos.gpus_per_node;
-  t.fabric = d.col.name;
+  t.fabric = d.col.Source();
   t.prices_file = o.prices_file;
   t.server_capex = o.server_capex;
   t.sets = d.col.sets;
@@ -1007,8 +1019,14 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         "{}: {} TCO input{} {} placeholder{} (grade D): {}; `lossless tco --fabric {}` shows "
         "them, --prices overrides them.",
         d.col.name, names.size(), names.size() == 1 ? "" : "s", names.size() == 1 ? "is a" : "are",
-        names.size() == 1 ? "" : "s", list, d.col.name));
+        names.size() == 1 ? "" : "s", list, d.col.Source()));
   }
+  if (!o.qos_file.empty())
+    caveats.push_back(fmt::format(
+        "{}: the profile file {} (lossless scenario from-qos: a switch config's values, the rest from a "
+        "profile; each value's config line and what was ignored are in it), run at the comparison's link "
+        "rate ({}).",
+        o.qos_label, o.qos_file, o.rate));
   doc["caveats"] = caveats;
   doc["operations"] = Operations(data);
   return doc;
@@ -1110,7 +1128,12 @@ void Check(const Options& o) {
     std::string path;
     profile::ProfileText(ColumnFor(p, o.rate).name, &path, {"<cli>", 0, "--profiles"});
   }
+  if (!o.qos_file.empty()) {
+    std::string path;
+    profile::ProfileText(o.qos_file, &path, {"<cli>", 0, "--qos"});
+  }
   std::map<std::string, int> seen;
+  if (!o.qos_file.empty()) ++seen[o.qos_label];
   for (const std::string& p : o.profiles)
     if (++seen[p] > 1)
       throw InputError({"<cli>", 0, "--profiles"}, fmt::format("expected each profile once, got {} twice", p));
@@ -1155,8 +1178,9 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
     o.nodes = o.sweep_nodes = hosts / g;
     o.full = false;
   }
-  std::vector<ProfileData> data(o.profiles.size());
-  for (size_t i = 0; i < data.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
+  std::vector<ProfileData> data(o.profiles.size() + (o.qos_file.empty() ? 0 : 1));
+  for (size_t i = 0; i < o.profiles.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
+  if (!o.qos_file.empty()) data.back().col = QosColumn(o);
   // Load every profile first: bad input fails before any simulation.
   for (ProfileData& d : data) PrepareProfile(o, d);
   const std::vector<TaskRef> tasks = Tasks(o, data);

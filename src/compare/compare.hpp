@@ -58,6 +58,11 @@ struct Options {
   bool stop_at_plateau = false;   // set by Run for the default sweep: stop at the plateau
   bool timing = false;            // wall-clock seconds per stage in the document ("timing")
   std::string train_model = "7b";  // the training step's model (train::FindModel), "none": no step
+  // --qos: a profile file (lossless scenario from-qos: a switch config's
+  // values on a profile's fabric) run as one more column, `qos_label`, after
+  // the profiles, at the comparison's link rate.
+  std::string qos_file;
+  std::string qos_label = "your-config";
 };
 
 // Whether the default sweep (Options::stop_at_plateau) stops after its last

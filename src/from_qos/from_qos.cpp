@@ -192,7 +192,7 @@ void PerPort(const qos::QosConfig& cfg, const Get& get, const qos::PortQos** fir
 Result FromQos(const qos::QosConfig& cfg, const std::string& file, const Options& o) {
   Result r;
   std::string profile_path;
-  const std::string profile_text = profile::ProfileText(o.profile, &profile_path, {"<cli>", 0, "--profile"});
+  const std::string profile_text = profile::ProfileText(o.profile, &profile_path, {"<cli>", 0, o.profile_flag});
   const YAML::Node root = YAML::Load(profile_text);
   Builder b(file, o.profile);
   std::vector<std::pair<std::string, std::string>> flat;

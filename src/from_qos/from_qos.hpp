@@ -45,6 +45,7 @@ namespace lossless::from_qos {
 
 struct Options {
   std::string profile = "roce-tuned";  // profile::ProfileText name or file
+  std::string profile_flag = "--profile";  // the option that named it, for errors
   int64_t cell_bytes = 0;              // bytes per buffer cell; 0 = unknown (cells not mapped)
 };
 
