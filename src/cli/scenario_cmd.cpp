@@ -1,5 +1,5 @@
 // lossless scenario from-qos: a switch QoS config as a scenario's fabric
-// section (docs/scenarios.md#from-a-switch-qos-config).
+// section (docs/from-qos.md).
 #include <memory>
 #include <optional>
 #include <string>

@@ -462,7 +462,7 @@ Result FromQos(const qos::QosConfig& cfg, const std::string& file, const Options
     std::string y;
     y += fmt::format("# Scenario from the switch QoS config {} (format {}), by lossless scenario from-qos\n", file,
                      qos::QosFormatName(cfg.format));
-    y += fmt::format("# (docs/scenarios.md#from-a-switch-qos-config). Values the config does not set come from\n"
+    y += fmt::format("# (docs/from-qos.md). Values the config does not set come from\n"
                      "# the profile {} ({}), marked default. DCQCN is a NIC setting and no NIC\n"
                      "# configuration was read: fabric.cc and fabric.dcqcn.* are the profile's.\n",
                      o.profile, profile_path);

@@ -1,5 +1,5 @@
 #pragma once
-// `lossless scenario from-qos` (docs/scenarios.md#from-a-switch-qos-config):
+// `lossless scenario from-qos` (docs/from-qos.md):
 // a switch QoS configuration, as the QoS audit's reader understands it
 // (audit/qos), becomes a scenario whose `fabric:` section carries the
 // configuration's lossless settings, each commented with the config

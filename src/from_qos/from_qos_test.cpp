@@ -1,4 +1,4 @@
-// `lossless scenario from-qos` (docs/scenarios.md#from-a-switch-qos-config):
+// `lossless scenario from-qos` (docs/from-qos.md):
 // every real config of tests/fixtures/real/qos/ gives a scenario that loads,
 // every fabric value says where it came from, and the values of a full SONiC
 // config reach the simulator as the config states them.

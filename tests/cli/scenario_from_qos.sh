@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `lossless scenario from-qos` end to end (docs/scenarios.md#from-a-switch-qos-config):
+# `lossless scenario from-qos` end to end (docs/from-qos.md):
 # every real config in tests/fixtures/real/qos/ gives a scenario that loads
 # (its topology is built by `lossless links`), one with a traffic section
 # runs in `lossless run`; a value the simulator refuses is named on stderr
