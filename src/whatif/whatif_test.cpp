@@ -75,11 +75,12 @@ TEST_P(WhatIfRail, QuarantinedLinkCostsItsShareOfTheRailAndADegradedOneCostsLoss
   EXPECT_NEAR(doc["answer"]["quarantined_lost_pct"].get<double>(), 100 * (1 - quarantined / healthy), 0.01);
 
   // BER 0 (a port on watch without post-FEC errors): in service = healthy.
+  // On one fabric only: the three cases cost a sweep each (the same document
+  // twice is tests/cli/whatif.sh's check).
+  if (std::string(GetParam()) != "infiniband") return;
   const nlohmann::ordered_json zero = whatif::Run(s, "rail", 4, OneSize({Degraded("su0-rail0-spine0", 0)}));
   EXPECT_EQ(zero["cases"][1]["sweep"], zero["cases"][0]["sweep"]);
   EXPECT_EQ(zero["answer"]["better"], "in_service");
-  // Deterministic: the same inputs, the same document.
-  EXPECT_EQ(whatif::Run(s, "rail", 4, OneSize({Degraded("su0-rail0-spine0", 1e-6)})).dump(), doc.dump());
 }
 
 INSTANTIATE_TEST_SUITE_P(WhatIf, WhatIfRail, ::testing::Values("infiniband", "roce"));
