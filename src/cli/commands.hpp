@@ -32,6 +32,8 @@ void AddReportCommand(CLI::App& app, Context& ctx);       // report (HTML from r
 void AddSweepCommand(CLI::App& app, Context& ctx);        // sweep (cases over ranks / processes)
 void AddPartitionCommand(CLI::App& app, Context& ctx);    // partition (fabric cut over K ranks)
 void AddLinksCommand(CLI::App& app, Context& ctx);        // links (link names faults use)
+void AddWhatIfCommand(CLI::App& app, Context& ctx);       // what-if (degraded vs quarantined links)
+void AddScenarioCommand(CLI::App& app, Context& ctx);     // scenario from-qos (a QoS config as a scenario)
 
 // The fabric of a command that takes --fabric NAME [--nodes N] or --scenario
 // FILE (links, what-if): a profile sized to N nodes, or the scenario file;

@@ -19,7 +19,10 @@
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/report_output.hpp"
+#include "audit/qos/qos_parse.hpp"
+#include "base/input_file.hpp"
 #include "compare/compare.hpp"
+#include "from_qos/from_qos.hpp"
 #include "perf/options.hpp"
 #include "report/compare_html.hpp"
 #include "tco/prices.hpp"
@@ -86,6 +89,12 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
                   "Size of the jitter and fault all-reduce, e.g. 32M (default)");
   cmd->add_option("--fault-ber", o->fault_ber, "Post-FEC BER of the degraded link (default 1e-7)");
   cmd->add_option("--stall", *stall_us, "How long the stalled NIC stops receiving, us (default 200)");
+  auto qos = std::make_shared<std::string>();
+  auto qos_profile = std::make_shared<std::string>("roce-tuned");
+  cmd->add_option("--qos", *qos,
+                  "A switch QoS config (as audit qos reads): one more column, your-config, the profile of "
+                  "--qos-profile with the config's values (scenario from-qos), at the comparison's link rate");
+  cmd->add_option("--qos-profile", *qos_profile, "Profile the --qos column takes its other values from (default roce-tuned)");
   cmd->add_option("--train-model", o->train_model,
                   "Model of the training-step row: 7b (default), 1.1b, 13b, 70b, or none (no row)");
   cmd->add_flag("-q,--quiet", *quiet, "No progress line");
@@ -112,12 +121,31 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
       throw InputError({"<cli>", 0, "--stall"}, fmt::format("expected 0 < us <= 1e6, got {:g}", *stall_us));
     opt.stall = units::Time::Ps(static_cast<int64_t>(*stall_us * 1e6));
     if (opt.jobs < 1) throw InputError({"<cli>", 0, "--jobs"}, fmt::format("expected 1 or more, got {}", opt.jobs));
+    // --qos: the config as a profile (lossless scenario from-qos), checked
+    // now; written into the report folder, where the column loads it from.
+    std::string qos_yaml;
+    if (!qos->empty()) {
+      from_qos::Options fo;
+      fo.profile = *qos_profile;
+      fo.profile_flag = "--qos-profile";
+      const audit::qos::QosConfig cfg =
+          audit::qos::ParseQosText(ReadTextInput(*qos, "a switch QoS configuration"), *qos);
+      const from_qos::Result r = from_qos::FromQos(cfg, *qos, fo);
+      qos_yaml = r.yaml;
+      if (!*quiet)
+        fmt::print(stderr, "compare --qos: {} value(s) from {}, {} from profile {}, {} ignored, {} not mapped\n",
+                   r.mapped.size(), *qos, r.defaults, *qos_profile, r.ignored.size(), r.unmapped.size());
+    }
     compare::Check(opt);
     // A price file that cannot be used is bad input now, not after the
     // simulations (issue 16, item 15); standard input is read once, later.
     if (!opt.prices_file.empty() && opt.prices_file != "-")
       tco::PriceTable::Defaults().OverrideFile(opt.prices_file);
     PrepareOutputDir(*dir);
+    if (!qos_yaml.empty()) {
+      opt.qos_file = (std::filesystem::path(*dir) / "your-config.yaml").string();
+      WriteFileAtomically(opt.qos_file, qos_yaml, {*dir, 0, "-o"});
+    }
     // A status line on a terminal; Ctrl-C ends the comparison early with what
     // finished (base/progress.hpp).
     InterruptScope interrupts;
@@ -156,7 +184,8 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
              {"report.html", html}})
       WriteFileAtomically((std::filesystem::path(*dir) / name).string(), body, {*dir, 0, "-o"});
     fmt::print("{}", text::ForTerminal(text));
-    fmt::print("\nwrote {0}/report.html, {0}/results.json and {0}/results.csv\n", *dir);
+    fmt::print("\nwrote {0}/report.html, {0}/results.json and {0}/results.csv{1}\n", *dir,
+               opt.qos_file.empty() ? "" : fmt::format(" (and {}: the --qos column's profile)", opt.qos_file));
     ctx.exit_code = doc.value("interrupted", false) ? kExitInterrupted : 0;
   });
 }

@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   lossless::cli::AddSweepCommand(app, ctx);
   lossless::cli::AddPartitionCommand(app, ctx);
   lossless::cli::AddLinksCommand(app, ctx);
+  lossless::cli::AddWhatIfCommand(app, ctx);
+  lossless::cli::AddScenarioCommand(app, ctx);
   try {
     app.parse(argc, argv);
     // What a command printed must have arrived: a full disk or a closed pipe

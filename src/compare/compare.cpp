@@ -46,12 +46,16 @@ std::vector<int64_t> ScalingNodes(const Options& o) {
   return v;
 }
 
-std::vector<int64_t> DefaultSizes(bool full) {
+}  // namespace
+
+std::vector<int64_t> DefaultSweepSizes(bool full) {
   std::vector<int64_t> v;
   const int64_t last = full ? int64_t{4} << 30 : int64_t{512} << 20;
   for (int64_t b = int64_t{8} << 20; b <= last; b *= 2) v.push_back(b);
   return v;
 }
+
+namespace {
 
 std::string SizeLabel(int64_t b) {
   if (b >= (int64_t{1} << 30) && b % (int64_t{1} << 30) == 0) return fmt::format("{} GiB", b >> 30);
@@ -68,10 +72,21 @@ std::string SizeLabel(int64_t b) {
 struct Column {
   std::string requested, name;
   std::vector<std::string> sets;
+  std::string file;  // a profile file loaded under `name` (--qos); empty: `name` is the profile
+  const std::string& Source() const { return file.empty() ? name : file; }
 };
 
+// The --qos column: the from-qos profile file at the comparison's link rate
+// (its buffer, PFC and ECN values stay the config's).
+Column QosColumn(const Options& o) {
+  Column c{o.qos_label, o.qos_label, {}, o.qos_file};
+  if (o.rate == "800g") c.sets = {"node.preset=b200", "node.pcie_gen=6", "fabric.link_rate=800Gbps"};
+  else c.sets = {"fabric.link_rate=400Gbps"};
+  return c;
+}
+
 Column ColumnFor(const std::string& requested, const std::string& rate) {
-  Column c{requested, requested, {}};
+  Column c{requested, requested, {}, {}};
   if (rate == "800g") {
     c.sets = {"node.preset=b200", "node.pcie_gen=6"};
     if (requested == "ib-ndr" || requested == "ib-hdr") {
@@ -84,7 +99,8 @@ Column ColumnFor(const std::string& requested, const std::string& rate) {
 }
 
 scenario::Scenario LoadColumn(const Column& c, int64_t nodes, const Options& o) {
-  scenario::Scenario s = profile::Load(c.name, nodes, c.sets, {"<cli>", 0, "--profiles"});
+  scenario::Scenario s =
+      profile::Load(c.Source(), nodes, c.sets, {"<cli>", 0, c.file.empty() ? "--profiles" : "--qos"});
   s.seed = o.seed;
   if (!o.scenario.empty()) {
     // The scenario's topology and faults replace the profile's.
@@ -169,7 +185,7 @@ struct TaskRef {
 // Everything a profile's tasks share, loaded once before they start.
 void PrepareProfile(const Options& o, ProfileData& d) {
   d.s = LoadColumn(d.col, SweepNodes(o), o);
-  profile::ProfileText(d.col.name, &d.file);
+  profile::ProfileText(d.col.Source(), &d.file);
   const int64_t g = d.s.clos.gpus_per_node;
   d.line_rate_gbs = static_cast<double>(g) * static_cast<double>(d.s.clos.link_rate.bps()) / 8e9;
 }
@@ -181,38 +197,11 @@ using KeepGoing = std::function<bool()>;
 void RunSweep(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage,
               const KeepGoing& keep_going) {
   stage("all-reduce sweep");
-  perf::PerfOptions po;
-  po.nodes = SweepNodes(o);
-  po.n_gpus = d.s.clos.gpus_per_node;
-  po.iters = o.iterations;
-  po.warmup_iters = 1;
-  po.in_place = false;  // busbw is out-of-place's; the in-place half would move the same packets
-  // The plateau that counts is that of what NCCL picks for the sweep's largest
-  // size (Ring/Simple on the default sweep): sizes below it may run LL128,
-  // whose busbw NCCL's model caps (perChMaxRingLL128Bw), and a plateau there
-  // says nothing about the fabric's peak.
-  const collective::TuningModel tuning =
-      run::PerfModelFor(po, d.s.net, d.s.clos.link_rate).tuning;
-  const collective::AlgoChoice largest = tuning.Choose(
-      po.collective,
-      collective::CountsFor(po.collective, o.sizes.empty() ? 0 : o.sizes.back(), po.types.front(),
-                            po.Ranks())
-          .size_bytes);
-  // The sizes as given (not necessarily a geometric series): one row each.
-  perf::PerfResult sweep;
-  for (int64_t b : o.sizes) {
-    po.min_bytes = po.max_bytes = b;
-    std::string failure;
-    perf::PerfResult r = run::RunPerf(po, d.s, d.col.name, &failure,
-                                      [&](const run::PerfProgress&) { return keep_going(); });
-    if (r.interrupted) return;
-    if (sweep.sizes.empty()) sweep = r;
-    else sweep.sizes.insert(sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
-    if (!failure.empty() && d.sweep_failure.empty()) d.sweep_failure = failure;
-    if (!d.sweep_failure.empty()) break;
-    if (o.stop_at_plateau && SweepStops(sweep, po.Ranks(), largest)) break;
-  }
-  d.sweep = sweep;
+  SweepOutcome r = RunAllReduceSweep(d.s, d.col.name, SweepNodes(o), o.sizes, o.iterations,
+                                     o.stop_at_plateau, keep_going);
+  if (r.interrupted) return;
+  d.sweep = std::move(r.sweep);
+  d.sweep_failure = std::move(r.failure);
   d.ran_sweep = true;
 }
 
@@ -261,20 +250,6 @@ void RunDegradedLink(const Options& o, ProfileData& d, const std::function<void(
   d.ran_degraded = !d.ber.interrupted;
 }
 
-// The training step's configuration (docs/compare.md#training-step): Llama 2
-// 7B under FSDP on the sweep's nodes, H100, one micro-batch per GPU.
-train::TrainConfig TrainStepConfig(const Options& o, const ProfileData& d) {
-  train::TrainConfig c;
-  c.model = train::FindModel(o.train_model, "--train-model");
-  c.gpu = train::FindGpu("h100");
-  c.strategy = train::Strategy::kFsdp;
-  c.nodes = static_cast<int>(SweepNodes(o));
-  c.gpus_per_node = static_cast<int>(d.s.clos.gpus_per_node);
-  c.recompute = train::Recompute::kAuto;
-  train::Validate(c);
-  return c;
-}
-
 // "7b" -> "7B", as the model's name is written.
 // "Llama 2 7B", "TinyLlama 1.1B": the preset's source up to its citation.
 std::string ModelLabel(const std::string& m) {
@@ -284,18 +259,10 @@ std::string ModelLabel(const std::string& m) {
 
 void RunTrain(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
   stage("training step");
-  const train::TrainConfig c = TrainStepConfig(o, d);
-  try {
-    // The network runs at most kTrainMaxIdle of each compute gap: a shared
-    // profile's tenants would otherwise be simulated through the whole
-    // step's compute (seconds of simulated traffic).
-    d.train = train::RunTraining(c, d.s, d.col.name, false, {}, {}, kTrainMaxIdle);
-  } catch (const train::TrainFailure& e) {
-    d.train_failure = e.what();
-    d.ran_train = true;
-    return;
-  }
-  d.ran_train = !d.train.interrupted && !d.train.steps.empty();
+  TrainOutcome t = RunTrainStep(d.s, d.col.name, o.train_model, SweepNodes(o));
+  d.train = std::move(t.result);
+  d.train_failure = std::move(t.failure);
+  d.ran_train = !d.train_failure.empty() || (!d.train.interrupted && !d.train.steps.empty());
 }
 
 void RunSmall(const Options& o, ProfileData& d, const std::function<void(const char*)>& stage) {
@@ -306,7 +273,7 @@ void RunSmall(const Options& o, ProfileData& d, const std::function<void(const c
   stage("tco");
   tco::Options t;
   t.gpus = o.nodes * d.s.clos.gpus_per_node;
-  t.fabric = d.col.name;
+  t.fabric = d.col.Source();
   t.prices_file = o.prices_file;
   t.server_capex = o.server_capex;
   t.sets = d.col.sets;
@@ -1052,14 +1019,95 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         "{}: {} TCO input{} {} placeholder{} (grade D): {}; `lossless tco --fabric {}` shows "
         "them, --prices overrides them.",
         d.col.name, names.size(), names.size() == 1 ? "" : "s", names.size() == 1 ? "is a" : "are",
-        names.size() == 1 ? "" : "s", list, d.col.name));
+        names.size() == 1 ? "" : "s", list, d.col.Source()));
   }
+  if (!o.qos_file.empty())
+    caveats.push_back(fmt::format(
+        "{}: the profile file {} (lossless scenario from-qos: a switch config's values, the rest from a "
+        "profile; each value's config line and what was ignored are in it), run at the comparison's link "
+        "rate ({}).",
+        o.qos_label, o.qos_file, o.rate));
   doc["caveats"] = caveats;
   doc["operations"] = Operations(data);
   return doc;
 }
 
 }  // namespace
+
+SweepOutcome RunAllReduceSweep(const scenario::Scenario& s, const std::string& name, int64_t nodes,
+                               const std::vector<int64_t>& sizes, int64_t iterations,
+                               bool stop_at_plateau, const std::function<bool()>& keep_going) {
+  SweepOutcome out;
+  perf::PerfOptions po;
+  po.nodes = nodes;
+  po.n_gpus = s.clos.gpus_per_node;
+  po.iters = iterations;
+  po.warmup_iters = 1;
+  po.in_place = false;  // busbw is out-of-place's; the in-place half would move the same packets
+  // The plateau that counts is that of what NCCL picks for the sweep's largest
+  // size (Ring/Simple on the default sweep): sizes below it may run LL128,
+  // whose busbw NCCL's model caps (perChMaxRingLL128Bw), and a plateau there
+  // says nothing about the fabric's peak.
+  const collective::TuningModel tuning = run::PerfModelFor(po, s.net, s.clos.link_rate).tuning;
+  const collective::AlgoChoice largest = tuning.Choose(
+      po.collective,
+      collective::CountsFor(po.collective, sizes.empty() ? 0 : sizes.back(), po.types.front(),
+                            po.Ranks())
+          .size_bytes);
+  // The sizes as given (not necessarily a geometric series): one row each.
+  for (int64_t b : sizes) {
+    po.min_bytes = po.max_bytes = b;
+    std::string failure;
+    perf::PerfResult r = run::RunPerf(po, s, name, &failure, [&](const run::PerfProgress&) {
+      return !keep_going || keep_going();
+    });
+    if (r.interrupted) {
+      out.interrupted = true;
+      return out;
+    }
+    for (const perf::LinkCounters& l : r.links) {
+      out.drops += l.drops;
+      out.retransmissions += l.retransmissions;
+    }
+    if (out.sweep.sizes.empty()) out.sweep = r;
+    else out.sweep.sizes.insert(out.sweep.sizes.end(), r.sizes.begin(), r.sizes.end());
+    if (!failure.empty() && out.failure.empty()) out.failure = failure;
+    if (!out.failure.empty()) break;
+    if (stop_at_plateau && SweepStops(out.sweep, po.Ranks(), largest)) break;
+  }
+  return out;
+}
+
+std::optional<double> BusbwAt(const perf::PerfResult& sweep, int64_t size_bytes, int64_t ranks) {
+  for (const perf::SizeResult& r : sweep.sizes)
+    if (r.counts.size_bytes == size_bytes)
+      return perf::ToRow(r, sweep.options.collective, ranks).out_of_place.busbw_gbs;
+  return std::nullopt;
+}
+
+TrainOutcome RunTrainStep(const scenario::Scenario& s, const std::string& name, const std::string& model,
+                          int64_t nodes) {
+  // The training step's configuration (docs/compare.md#training-step): the
+  // model under FSDP on the sweep's nodes, H100, one micro-batch per GPU.
+  train::TrainConfig c;
+  c.model = train::FindModel(model, "--train-model");
+  c.gpu = train::FindGpu("h100");
+  c.strategy = train::Strategy::kFsdp;
+  c.nodes = static_cast<int>(nodes);
+  c.gpus_per_node = static_cast<int>(s.clos.gpus_per_node);
+  c.recompute = train::Recompute::kAuto;
+  train::Validate(c);
+  TrainOutcome out;
+  try {
+    // The network runs at most kTrainMaxIdle of each compute gap: a shared
+    // profile's tenants would otherwise be simulated through the whole
+    // step's compute (seconds of simulated traffic).
+    out.result = train::RunTraining(c, s, name, false, {}, {}, kTrainMaxIdle);
+  } catch (const train::TrainFailure& e) {
+    out.failure = e.what();
+  }
+  return out;
+}
 
 bool SweepStops(const perf::PerfResult& sweep, int64_t ranks, const collective::AlgoChoice& largest) {
   const size_t n = sweep.sizes.size();
@@ -1080,7 +1128,12 @@ void Check(const Options& o) {
     std::string path;
     profile::ProfileText(ColumnFor(p, o.rate).name, &path, {"<cli>", 0, "--profiles"});
   }
+  if (!o.qos_file.empty()) {
+    std::string path;
+    profile::ProfileText(o.qos_file, &path, {"<cli>", 0, "--qos"});
+  }
   std::map<std::string, int> seen;
+  if (!o.qos_file.empty()) ++seen[o.qos_label];
   for (const std::string& p : o.profiles)
     if (++seen[p] > 1)
       throw InputError({"<cli>", 0, "--profiles"}, fmt::format("expected each profile once, got {} twice", p));
@@ -1110,7 +1163,7 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
   // The default reduced sweep stops early (SweepStops); --sizes and --full
   // run every size.
   o.stop_at_plateau = o.sizes.empty() && !o.full;
-  if (o.sizes.empty()) o.sizes = DefaultSizes(o.full);
+  if (o.sizes.empty()) o.sizes = DefaultSweepSizes(o.full);
   if (!o.scenario.empty()) {
     // The scenario's topology sets the node count of every case (and TCO).
     const Column first = ColumnFor(o.profiles.front(), o.rate);
@@ -1125,8 +1178,9 @@ json Run(const Options& in, const std::function<void(const Progress&)>& progress
     o.nodes = o.sweep_nodes = hosts / g;
     o.full = false;
   }
-  std::vector<ProfileData> data(o.profiles.size());
-  for (size_t i = 0; i < data.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
+  std::vector<ProfileData> data(o.profiles.size() + (o.qos_file.empty() ? 0 : 1));
+  for (size_t i = 0; i < o.profiles.size(); ++i) data[i].col = ColumnFor(o.profiles[i], o.rate);
+  if (!o.qos_file.empty()) data.back().col = QosColumn(o);
   // Load every profile first: bad input fails before any simulation.
   for (ProfileData& d : data) PrepareProfile(o, d);
   const std::vector<TaskRef> tasks = Tasks(o, data);

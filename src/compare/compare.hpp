@@ -18,6 +18,7 @@
 // the text matrix, the CSV and the HTML report are rendered.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "collective/model/tuning.hpp"
 #include "perf/result.hpp"
 #include "scenario/scenario.hpp"
+#include "train/train_run.hpp"
 
 namespace lossless::compare {
 
@@ -56,6 +58,11 @@ struct Options {
   bool stop_at_plateau = false;   // set by Run for the default sweep: stop at the plateau
   bool timing = false;            // wall-clock seconds per stage in the document ("timing")
   std::string train_model = "7b";  // the training step's model (train::FindModel), "none": no step
+  // --qos: a profile file (lossless scenario from-qos: a switch config's
+  // values on a profile's fabric) run as one more column, `qos_label`, after
+  // the profiles, at the comparison's link rate.
+  std::string qos_file;
+  std::string qos_label = "your-config";
 };
 
 // Whether the default sweep (Options::stop_at_plateau) stops after its last
@@ -76,6 +83,44 @@ struct Progress {
   std::string stage;  // "latency", "collective", ...
   double done = 0;    // 0..1 of this profile's work
 };
+
+// The all-reduce sweep of the collective case (docs/compare.md), one source of
+// truth for `compare` and `what-if`: nccl-tests' all_reduce, out-of-place,
+// float sum, `iterations` measured iterations after one warm-up, on `nodes`
+// nodes of `s.clos.gpus_per_node` GPUs, one run per size of `sizes` in the
+// order given. With `stop_at_plateau` it stops after the row SweepStops
+// accepts. It also stops at the first failed size (`failure` says why).
+// `keep_going` (when set) is asked between slices; false ends it early,
+// marked interrupted.
+struct SweepOutcome {
+  perf::PerfResult sweep;  // one SizeResult per size that ran
+  std::string failure;     // a QP out of retries, a stuck collective
+  bool interrupted = false;
+  // Over every size's run, all ports: frames dropped (congestion and link
+  // losses) and data packets resent (perf::LinkCounters summed).
+  int64_t drops = 0, retransmissions = 0;
+};
+SweepOutcome RunAllReduceSweep(const scenario::Scenario& s, const std::string& name, int64_t nodes,
+                               const std::vector<int64_t>& sizes, int64_t iterations,
+                               bool stop_at_plateau, const std::function<bool()>& keep_going = {});
+
+// The default sweep's sizes: 8 MiB to 512 MiB by 2 (4 GiB with `full`).
+std::vector<int64_t> DefaultSweepSizes(bool full);
+
+// Out-of-place busbw (GB/s) of `sweep`'s row for `size_bytes` on `ranks`
+// ranks; nullopt when it has no such row.
+std::optional<double> BusbwAt(const perf::PerfResult& sweep, int64_t size_bytes, int64_t ranks);
+
+// The training case (docs/compare.md#training-step): one FSDP step of
+// `model` (train::FindModel) on `nodes` nodes of `s`'s GPUs per node, H100,
+// the network simulating at most 1 ms of each compute gap. `failure` is set
+// (and `result` empty) when a collective could not complete.
+struct TrainOutcome {
+  train::TrainResult result;
+  std::string failure;
+};
+TrainOutcome RunTrainStep(const scenario::Scenario& s, const std::string& name, const std::string& model,
+                          int64_t nodes);
 
 // Validates `o` (InputError naming the field, exit code 2 in the CLI): known
 // profiles, rate, sizes (empty = the default sweep), counts. Run calls it
