@@ -31,6 +31,7 @@ uint32_t Simulator::HandlerIndex(EventHandler* h) {
     }
     l.push(e);
     ++lane_entries_;
+    ++lane_state_[lane].uses;
   } else {
     // No lane for this delay, or an equal-time entry with a smaller key than
     // the lane's tail (the lane must stay sorted): the heap takes it.
@@ -38,7 +39,8 @@ uint32_t Simulator::HandlerIndex(EventHandler* h) {
     SiftUp(heap_.size() - 1, e);
   }
   if (pending() > peak_pending_) peak_pending_ = pending();
-  ++scheduled_;
+  if ((++scheduled_ & (kLaneEpoch - 1)) == 0) [[unlikely]]
+    ReviewLanes();
 }
 
 void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
@@ -71,12 +73,14 @@ void Simulator::Digest(const Entry& e) {
 }
 
 uint32_t Simulator::LaneFor(int64_t delay) {
-  DelaySlot& d = delay_slots_[(static_cast<uint64_t>(delay) * 0x9E3779B97F4A7C15ULL) >> 58];
+  static_assert(kDelaySlots == 256);
+  const size_t slot = (static_cast<uint64_t>(delay) * 0x9E3779B97F4A7C15ULL) >> 56;
+  DelaySlot& d = delay_slots_[slot];
   if (d.delay == delay) {
     if (d.lane != UINT32_MAX) return d.lane;
-    if (++d.votes >= kLaneAfter && lanes_.size() < kMaxLanes) {
-      d.lane = static_cast<uint32_t>(lanes_.size());
-      lanes_.emplace_back();
+    if (++d.votes >= kLaneAfter) {
+      d.lane = NewLane();
+      if (d.lane != UINT32_MAX) lane_state_[d.lane].slot = static_cast<uint32_t>(slot);
       return d.lane;
     }
   } else if (d.lane == UINT32_MAX) {
@@ -90,6 +94,36 @@ uint32_t Simulator::LaneFor(int64_t delay) {
     }
   }
   return UINT32_MAX;
+}
+
+uint32_t Simulator::NewLane() {
+  if (!free_lanes_.empty()) {
+    const uint32_t lane = free_lanes_.back();
+    free_lanes_.pop_back();
+    return lane;
+  }
+  if (lanes_.size() >= kMaxLanes) return UINT32_MAX;
+  lanes_.emplace_back();
+  lane_state_.push_back({kLaneFree, 0});
+  return static_cast<uint32_t>(lanes_.size() - 1);
+}
+
+void Simulator::ReviewLanes() {
+  // Which delay holds which lane changes no order (every lane is sorted and
+  // the heap merges their heads), only how much work a push and a pop take.
+  for (uint32_t i = 0; i < lanes_.size(); ++i) {
+    LaneState& st = lane_state_[i];
+    if (st.slot < kDelaySlots && st.uses < kLaneKeepUses) {
+      DelaySlot& d = delay_slots_[st.slot];
+      d = DelaySlot{};  // the slot votes afresh
+      st.slot = kLaneDetached;
+    }
+    st.uses = 0;
+    if (st.slot == kLaneDetached && lanes_[i].size == 0) {
+      st.slot = kLaneFree;
+      free_lanes_.push_back(i);
+    }
+  }
 }
 
 size_t Simulator::MinChild(size_t first, size_t n) const {

@@ -21,6 +21,9 @@
 // its depth and cache footprint do not grow with the fabric; every other
 // event goes to the heap directly. The order of execution is exactly the
 // heap-only order: lanes are sorted, and the heap merges their heads.
+// Lanes are recycled: a delay that stops being frequent (the staggered start
+// times of a collective, say) gives its lane up at the next review, so the
+// delays of the steady state get lanes whatever came first.
 #include <cstdint>
 #include <vector>
 
@@ -155,16 +158,26 @@ class Simulator {
   // A lane's representative in the heap: a copy of the lane's head whose
   // handler index is kLaneHandler and whose kind is the lane number.
   static constexpr uint32_t kLaneHandler = 0xFFFF;
-  static constexpr size_t kMaxLanes = 16;
+  static constexpr size_t kMaxLanes = 64;
   static constexpr uint32_t kLaneAfter = 64;  // sightings of a delay before it gets a lane
+  // Every kLaneEpoch scheduled events, a lane that took fewer than
+  // kLaneKeepUses of them is detached from its delay (it drains, then is free).
+  static constexpr uint64_t kLaneEpoch = uint64_t{1} << 16;
+  static constexpr uint32_t kLaneKeepUses = 64;
+  static constexpr uint32_t kLaneFree = UINT32_MAX;          // LaneState::slot: unused
+  static constexpr uint32_t kLaneDetached = UINT32_MAX - 1;  // draining, takes no pushes
   using Lane = base::Ring<Entry>;
+  struct LaneState {
+    uint32_t slot;  // its delay slot, or kLaneDetached / kLaneFree
+    uint32_t uses;  // pushes in this epoch
+  };
   // Open-addressed by delay; a slot votes for the delay seen most there.
   struct DelaySlot {
     int64_t delay = -1;
     uint32_t votes = 0;
     uint32_t lane = UINT32_MAX;
   };
-  static constexpr size_t kDelaySlots = 64;
+  static constexpr size_t kDelaySlots = 256;
   static bool Before(const Entry& a, const Entry& b) { return a.order < b.order; }
   static uint64_t TimeOf(const Entry& e) { return static_cast<uint64_t>(e.order >> 64); }
   static uint64_t Bias(int64_t t) { return static_cast<uint64_t>(t) ^ (1ULL << 63); }
@@ -177,6 +190,8 @@ class Simulator {
   uint32_t HandlerIndex(EventHandler* h);
   void Insert(const Entry& e);
   uint32_t LaneFor(int64_t delay);
+  [[gnu::cold, gnu::noinline]] uint32_t NewLane();
+  [[gnu::cold, gnu::noinline]] void ReviewLanes();
   size_t MinChild(size_t first, size_t n) const;  // smallest of the children from `first`
   void PopTop();
   void SiftDown(const Entry& e);          // replaces the top by e
@@ -187,6 +202,8 @@ class Simulator {
   bool stop_ = false;
   std::vector<Entry> heap_;  // 4-ary min-heap
   std::vector<Lane> lanes_;
+  std::vector<LaneState> lane_state_;  // by lane
+  std::vector<uint32_t> free_lanes_;
   DelaySlot delay_slots_[kDelaySlots];
   size_t lane_reps_ = 0, lane_entries_ = 0;
   uint32_t run_lane_ = UINT32_MAX;       // lane of the running event (LaneAhead), or none
