@@ -26,7 +26,7 @@ uint32_t Simulator::HandlerIndex(EventHandler* h) {
       Entry rep = e;
       rep.handler_kind = kLaneHandler << 16 | lane;
       heap_.push_back(rep);
-      SiftUp(heap_.size() - 1, rep);
+      SiftUp(heap_, heap_.size() - 1, rep);
       ++lane_reps_;
     }
     l.push(e);
@@ -34,9 +34,10 @@ uint32_t Simulator::HandlerIndex(EventHandler* h) {
     ++lane_state_[lane].uses;
   } else {
     // No lane for this delay, or an equal-time entry with a smaller key than
-    // the lane's tail (the lane must stay sorted): the heap takes it.
-    heap_.push_back(e);
-    SiftUp(heap_.size() - 1, e);
+    // the lane's tail (the lane must stay sorted): a heap takes it.
+    std::vector<Entry>& h = time - now_.ps() >= kFarPs ? far_ : heap_;
+    h.push_back(e);
+    SiftUp(h, h.size() - 1, e);
   }
   if (pending() > peak_pending_) peak_pending_ = pending();
   if ((++scheduled_ & (kLaneEpoch - 1)) == 0) [[unlikely]]
@@ -126,56 +127,56 @@ void Simulator::ReviewLanes() {
   }
 }
 
-size_t Simulator::MinChild(size_t first, size_t n) const {
+size_t Simulator::MinChild(const std::vector<Entry>& h, size_t first, size_t n) {
   if (first + 4 <= n) {
-    size_t b01 = Before(heap_[first + 1], heap_[first]) ? first + 1 : first;
-    size_t b23 = Before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
-    return Before(heap_[b23], heap_[b01]) ? b23 : b01;
+    size_t b01 = Before(h[first + 1], h[first]) ? first + 1 : first;
+    size_t b23 = Before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+    return Before(h[b23], h[b01]) ? b23 : b01;
   }
   size_t best = first;
   for (size_t c = first + 1; c < n; ++c)
-    if (Before(heap_[c], heap_[best])) best = c;
+    if (Before(h[c], h[best])) best = c;
   return best;
 }
 
-void Simulator::PopTop() {
+void Simulator::PopTop(std::vector<Entry>& h) {
   // Floyd's bottom-up deletion: walk the hole down along the smallest
   // children to a leaf, then sift the former last entry up from there.
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  const size_t n = heap_.size();
+  const Entry last = h.back();
+  h.pop_back();
+  const size_t n = h.size();
   if (n == 0) return;
   size_t i = 0;
   for (size_t first = 1; first < n; first = 4 * i + 1) {
-    const size_t best = MinChild(first, n);
-    heap_[i] = heap_[best];
+    const size_t best = MinChild(h, first, n);
+    h[i] = h[best];
     i = best;
   }
-  SiftUp(i, last);
+  SiftUp(h, i, last);
 }
 
-void Simulator::SiftDown(const Entry& e) {
+void Simulator::SiftDown(std::vector<Entry>& h, const Entry& e) {
   // The replacement is a lane's next entry, usually close to the top, so
   // top-down with an early stop beats Floyd's walk to a leaf here.
-  const size_t n = heap_.size();
+  const size_t n = h.size();
   size_t i = 0;
   for (size_t first = 1; first < n; first = 4 * i + 1) {
-    const size_t best = MinChild(first, n);
-    if (!Before(heap_[best], e)) break;
-    heap_[i] = heap_[best];
+    const size_t best = MinChild(h, first, n);
+    if (!Before(h[best], e)) break;
+    h[i] = h[best];
     i = best;
   }
-  heap_[i] = e;
+  h[i] = e;
 }
 
-void Simulator::SiftUp(size_t i, const Entry& e) {
+void Simulator::SiftUp(std::vector<Entry>& h, size_t i, const Entry& e) {
   while (i > 0) {
     size_t parent = (i - 1) / 4;
-    if (!Before(e, heap_[parent])) break;
-    heap_[i] = heap_[parent];
+    if (!Before(e, h[parent])) break;
+    h[i] = h[parent];
     i = parent;
   }
-  heap_[i] = e;
+  h[i] = e;
 }
 
 void Simulator::Schedule(Time at, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg) {
@@ -221,16 +222,20 @@ template <bool kDigests>
 StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
   stop_ = false;
   uint64_t ran = 0;
-  while (!heap_.empty()) {
+  while (!heap_.empty() || !far_.empty()) {
     if (stop_) return StopReason::kStopped;
     if (ran >= max_events) return StopReason::kEventLimit;
-    Entry top = heap_.front();
+    const bool far =
+        !far_.empty() && (heap_.empty() || Before(far_.front(), heap_.front()));
+    Entry top = far ? far_.front() : heap_.front();
     if (TimeOf(top) > Bias(until.ps())) {
       now_ = until;
       return StopReason::kTimeLimit;
     }
     run_lane_ = UINT32_MAX;
-    if ((top.handler_kind >> 16) == kLaneHandler) {
+    if (far) [[unlikely]] {
+      PopTop(far_);
+    } else if ((top.handler_kind >> 16) == kLaneHandler) {
       const uint32_t lane = top.handler_kind & 0xFFFF;
       run_lane_ = lane;
       Lane& l = lanes_[lane];
@@ -240,13 +245,13 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       if (l.size > 0) {
         Entry rep = l.front();
         rep.handler_kind = kLaneHandler << 16 | lane;
-        SiftDown(rep);
+        SiftDown(heap_, rep);
       } else {
-        PopTop();
+        PopTop(heap_);
         --lane_reps_;
       }
     } else {
-      PopTop();
+      PopTop(heap_);
     }
     if (top.slot != UINT32_MAX) {
       // Slots are freed only here, so a slot is never reused while its event is queued.

@@ -162,7 +162,8 @@ TEST(Simulator, DeterministicAndTwoSimulatorsInOneProcess) {
 }
 
 // Delay lanes must not change the order: a storm of events, most a few fixed
-// delays ahead (so they get lanes), some with random delays (the heap), many
+// delays ahead (so they get lanes), some with random delays (the near heap
+// below a microsecond, the far heap beyond), many
 // at equal times from several sources scheduled out of key order, some
 // cancelled. Every event carries its own (source, per-source index), which is
 // exactly the engine's order key; the test keeps the pending set itself and
@@ -197,7 +198,8 @@ struct Storm : EventHandler {
       int64_t delay = pick < 4   ? 4002
                       : pick < 7 ? 1000000
                       : pick < 8 ? 0
-                                 : static_cast<int64_t>(rng.Below(50000));
+                      : pick < 9 ? static_cast<int64_t>(rng.Below(50000))
+                                 : 1000000 + static_cast<int64_t>(rng.Below(2000000));  // far heap
       Add(sim->Now() + Time::Ps(delay), rng.Below(20) == 0);
     }
     if (!cancellable.empty() && rng.Below(8) == 0) {
