@@ -1,8 +1,7 @@
 #include "fabric/routing.hpp"
 
 #include <algorithm>
-#include <deque>
-#include <map>
+#include <unordered_map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -104,33 +103,53 @@ void RoutingTable::BuildSets() {
   }
   const uint32_t n_edge = static_cast<uint32_t>(edge_switch_.size());
   route_table_.assign(static_cast<size_t>(n_sw) * n_edge, 0);
-  std::map<std::vector<uint32_t>, uint32_t> interned;
+  // Candidate sets are interned in the order first seen (set 0: no route).
+  // A hash of the ports finds a set again: at 8,192 hosts there are a
+  // million (switch, edge) pairs and a few thousand distinct sets.
+  struct SetHash {
+    size_t operator()(const std::vector<uint32_t>& v) const {
+      uint64_t h = v.size();
+      for (uint32_t x : v) h = (h ^ x) * 0x9E3779B97F4A7C15ULL;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<std::vector<uint32_t>, uint32_t, SetHash> interned;
   set_offset_.clear();
   set_ports_.clear();
   auto intern = [&](const std::vector<uint32_t>& ports) {
-    auto [it, fresh] = interned.emplace(ports, static_cast<uint32_t>(set_offset_.size()));
-    if (fresh) {
-      set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
-      set_ports_.insert(set_ports_.end(), ports.begin(), ports.end());
-    }
-    return it->second;
+    const auto found = interned.find(ports);
+    if (found != interned.end()) return found->second;
+    const uint32_t id = static_cast<uint32_t>(set_offset_.size());
+    interned.emplace(ports, id);
+    set_offset_.push_back(static_cast<uint32_t>(set_ports_.size()));
+    set_ports_.insert(set_ports_.end(), ports.begin(), ports.end());
+    return id;
   };
   intern({});  // set 0: no route
-  auto switch_beyond = [&](uint32_t pi) {
-    return link_out_[pi / 2] ? kNoPort : node_switch_[port_node_[PortPeer(pi)]];
-  };
+  // Each switch's ports with the switch beyond each (kNoPort: a host or a
+  // link left out), flat, so the breadth-first searches below (one per edge
+  // switch over the whole fabric) read two arrays.
+  std::vector<uint32_t> sw_first(n_sw + 1), sw_port, sw_beyond;
+  for (uint32_t s = 0; s < n_sw; ++s) {
+    sw_first[s] = static_cast<uint32_t>(sw_port.size());
+    for (uint32_t pi : node_ports_[switch_node_[s]]) {
+      sw_port.push_back(pi);
+      sw_beyond.push_back(link_out_[pi / 2] ? kNoPort : node_switch_[port_node_[PortPeer(pi)]]);
+    }
+  }
+  sw_first[n_sw] = static_cast<uint32_t>(sw_port.size());
   std::vector<uint32_t> dist(n_sw);
-  std::deque<uint32_t> frontier;
+  std::vector<uint32_t> frontier;
+  frontier.reserve(n_sw);
   std::vector<uint32_t> cands;
   for (uint32_t e = 0; e < n_edge; ++e) {
     std::fill(dist.begin(), dist.end(), kNoPort);
     dist[edge_switch_[e]] = 0;
     frontier.assign(1, edge_switch_[e]);
-    while (!frontier.empty()) {
-      const uint32_t s = frontier.front();
-      frontier.pop_front();
-      for (uint32_t pi : node_ports_[switch_node_[s]]) {
-        const uint32_t v = switch_beyond(pi);
+    for (size_t head = 0; head < frontier.size(); ++head) {
+      const uint32_t s = frontier[head];
+      for (uint32_t k = sw_first[s]; k < sw_first[s + 1]; ++k) {
+        const uint32_t v = sw_beyond[k];
         if (v != kNoPort && dist[v] == kNoPort) {
           dist[v] = dist[s] + 1;
           frontier.push_back(v);
@@ -140,9 +159,9 @@ void RoutingTable::BuildSets() {
     for (uint32_t s = 0; s < n_sw; ++s) {
       cands.clear();
       if (dist[s] != kNoPort && dist[s] > 0) {
-        for (uint32_t pi : node_ports_[switch_node_[s]]) {
-          const uint32_t v = switch_beyond(pi);
-          if (v != kNoPort && dist[v] + 1 == dist[s]) cands.push_back(pi);
+        for (uint32_t k = sw_first[s]; k < sw_first[s + 1]; ++k) {
+          const uint32_t v = sw_beyond[k];
+          if (v != kNoPort && dist[v] + 1 == dist[s]) cands.push_back(sw_port[k]);
         }
       }
       route_table_[static_cast<size_t>(s) * n_edge + e] = intern(cands);

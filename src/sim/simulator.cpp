@@ -26,19 +26,22 @@ uint32_t Simulator::HandlerIndex(EventHandler* h) {
       Entry rep = e;
       rep.handler_kind = kLaneHandler << 16 | lane;
       heap_.push_back(rep);
-      SiftUp(heap_.size() - 1, rep);
+      SiftUp(heap_, heap_.size() - 1, rep);
       ++lane_reps_;
     }
     l.push(e);
     ++lane_entries_;
+    ++lane_state_[lane].uses;
   } else {
     // No lane for this delay, or an equal-time entry with a smaller key than
-    // the lane's tail (the lane must stay sorted): the heap takes it.
-    heap_.push_back(e);
-    SiftUp(heap_.size() - 1, e);
+    // the lane's tail (the lane must stay sorted): a heap takes it.
+    std::vector<Entry>& h = time - now_.ps() >= kFarPs ? far_ : heap_;
+    h.push_back(e);
+    SiftUp(h, h.size() - 1, e);
   }
   if (pending() > peak_pending_) peak_pending_ = pending();
-  ++scheduled_;
+  if ((++scheduled_ & (kLaneEpoch - 1)) == 0) [[unlikely]]
+    ReviewLanes();
 }
 
 void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
@@ -71,12 +74,14 @@ void Simulator::Digest(const Entry& e) {
 }
 
 uint32_t Simulator::LaneFor(int64_t delay) {
-  DelaySlot& d = delay_slots_[(static_cast<uint64_t>(delay) * 0x9E3779B97F4A7C15ULL) >> 58];
+  static_assert(kDelaySlots == 256);
+  const size_t slot = (static_cast<uint64_t>(delay) * 0x9E3779B97F4A7C15ULL) >> 56;
+  DelaySlot& d = delay_slots_[slot];
   if (d.delay == delay) {
     if (d.lane != UINT32_MAX) return d.lane;
-    if (++d.votes >= kLaneAfter && lanes_.size() < kMaxLanes) {
-      d.lane = static_cast<uint32_t>(lanes_.size());
-      lanes_.emplace_back();
+    if (++d.votes >= kLaneAfter) {
+      d.lane = NewLane();
+      if (d.lane != UINT32_MAX) lane_state_[d.lane].slot = static_cast<uint32_t>(slot);
       return d.lane;
     }
   } else if (d.lane == UINT32_MAX) {
@@ -92,56 +97,86 @@ uint32_t Simulator::LaneFor(int64_t delay) {
   return UINT32_MAX;
 }
 
-size_t Simulator::MinChild(size_t first, size_t n) const {
+uint32_t Simulator::NewLane() {
+  if (!free_lanes_.empty()) {
+    const uint32_t lane = free_lanes_.back();
+    free_lanes_.pop_back();
+    return lane;
+  }
+  if (lanes_.size() >= kMaxLanes) return UINT32_MAX;
+  lanes_.emplace_back();
+  lane_state_.push_back({kLaneFree, 0});
+  return static_cast<uint32_t>(lanes_.size() - 1);
+}
+
+void Simulator::ReviewLanes() {
+  // Which delay holds which lane changes no order (every lane is sorted and
+  // the heap merges their heads), only how much work a push and a pop take.
+  for (uint32_t i = 0; i < lanes_.size(); ++i) {
+    LaneState& st = lane_state_[i];
+    if (st.slot < kDelaySlots && st.uses < kLaneKeepUses) {
+      DelaySlot& d = delay_slots_[st.slot];
+      d = DelaySlot{};  // the slot votes afresh
+      st.slot = kLaneDetached;
+    }
+    st.uses = 0;
+    if (st.slot == kLaneDetached && lanes_[i].size == 0) {
+      st.slot = kLaneFree;
+      free_lanes_.push_back(i);
+    }
+  }
+}
+
+size_t Simulator::MinChild(const std::vector<Entry>& h, size_t first, size_t n) {
   if (first + 4 <= n) {
-    size_t b01 = Before(heap_[first + 1], heap_[first]) ? first + 1 : first;
-    size_t b23 = Before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
-    return Before(heap_[b23], heap_[b01]) ? b23 : b01;
+    size_t b01 = Before(h[first + 1], h[first]) ? first + 1 : first;
+    size_t b23 = Before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+    return Before(h[b23], h[b01]) ? b23 : b01;
   }
   size_t best = first;
   for (size_t c = first + 1; c < n; ++c)
-    if (Before(heap_[c], heap_[best])) best = c;
+    if (Before(h[c], h[best])) best = c;
   return best;
 }
 
-void Simulator::PopTop() {
+void Simulator::PopTop(std::vector<Entry>& h) {
   // Floyd's bottom-up deletion: walk the hole down along the smallest
   // children to a leaf, then sift the former last entry up from there.
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  const size_t n = heap_.size();
+  const Entry last = h.back();
+  h.pop_back();
+  const size_t n = h.size();
   if (n == 0) return;
   size_t i = 0;
   for (size_t first = 1; first < n; first = 4 * i + 1) {
-    const size_t best = MinChild(first, n);
-    heap_[i] = heap_[best];
+    const size_t best = MinChild(h, first, n);
+    h[i] = h[best];
     i = best;
   }
-  SiftUp(i, last);
+  SiftUp(h, i, last);
 }
 
-void Simulator::SiftDown(const Entry& e) {
+void Simulator::SiftDown(std::vector<Entry>& h, const Entry& e) {
   // The replacement is a lane's next entry, usually close to the top, so
   // top-down with an early stop beats Floyd's walk to a leaf here.
-  const size_t n = heap_.size();
+  const size_t n = h.size();
   size_t i = 0;
   for (size_t first = 1; first < n; first = 4 * i + 1) {
-    const size_t best = MinChild(first, n);
-    if (!Before(heap_[best], e)) break;
-    heap_[i] = heap_[best];
+    const size_t best = MinChild(h, first, n);
+    if (!Before(h[best], e)) break;
+    h[i] = h[best];
     i = best;
   }
-  heap_[i] = e;
+  h[i] = e;
 }
 
-void Simulator::SiftUp(size_t i, const Entry& e) {
+void Simulator::SiftUp(std::vector<Entry>& h, size_t i, const Entry& e) {
   while (i > 0) {
     size_t parent = (i - 1) / 4;
-    if (!Before(e, heap_[parent])) break;
-    heap_[i] = heap_[parent];
+    if (!Before(e, h[parent])) break;
+    h[i] = h[parent];
     i = parent;
   }
-  heap_[i] = e;
+  h[i] = e;
 }
 
 void Simulator::Schedule(Time at, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg) {
@@ -187,16 +222,20 @@ template <bool kDigests>
 StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
   stop_ = false;
   uint64_t ran = 0;
-  while (!heap_.empty()) {
+  while (!heap_.empty() || !far_.empty()) {
     if (stop_) return StopReason::kStopped;
     if (ran >= max_events) return StopReason::kEventLimit;
-    Entry top = heap_.front();
+    const bool far =
+        !far_.empty() && (heap_.empty() || Before(far_.front(), heap_.front()));
+    Entry top = far ? far_.front() : heap_.front();
     if (TimeOf(top) > Bias(until.ps())) {
       now_ = until;
       return StopReason::kTimeLimit;
     }
     run_lane_ = UINT32_MAX;
-    if ((top.handler_kind >> 16) == kLaneHandler) {
+    if (far) [[unlikely]] {
+      PopTop(far_);
+    } else if ((top.handler_kind >> 16) == kLaneHandler) {
       const uint32_t lane = top.handler_kind & 0xFFFF;
       run_lane_ = lane;
       Lane& l = lanes_[lane];
@@ -206,13 +245,13 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       if (l.size > 0) {
         Entry rep = l.front();
         rep.handler_kind = kLaneHandler << 16 | lane;
-        SiftDown(rep);
+        SiftDown(heap_, rep);
       } else {
-        PopTop();
+        PopTop(heap_);
         --lane_reps_;
       }
     } else {
-      PopTop();
+      PopTop(heap_);
     }
     if (top.slot != UINT32_MAX) {
       // Slots are freed only here, so a slot is never reused while its event is queued.

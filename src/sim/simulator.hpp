@@ -21,6 +21,14 @@
 // its depth and cache footprint do not grow with the fabric; every other
 // event goes to the heap directly. The order of execution is exactly the
 // heap-only order: lanes are sorted, and the heap merges their heads.
+// Lanes are recycled: a delay that stops being frequent (the staggered start
+// times of a collective, say) gives its lane up at the next review, so the
+// delays of the steady state get lanes whatever came first.
+// Far events. An event without a lane that is due a microsecond or more
+// ahead (a timeout, a staged transfer's end, the next iteration) goes to a
+// second heap, so the lanes' heads and the near events share a heap of a
+// few dozen entries however many far events wait. The next event is the
+// smaller of the two heaps' tops, so the order is still exactly (time, key).
 #include <cstdint>
 #include <vector>
 
@@ -99,8 +107,11 @@ class Simulator {
   // Time of the earliest queued event (a cancelled one included: a lower
   // bound), or Time::Max() when the queue is empty.
   Time NextTime() const {
-    if (heap_.empty()) return Time::Max();
-    return Time::Ps(static_cast<int64_t>(TimeOf(heap_.front()) ^ (1ULL << 63)));
+    if (heap_.empty() && far_.empty()) return Time::Max();
+    const Entry& e = far_.empty() || (!heap_.empty() && Before(heap_.front(), far_.front()))
+                         ? heap_.front()
+                         : far_.front();
+    return Time::Ps(static_cast<int64_t>(TimeOf(e) ^ (1ULL << 63)));
   }
 
   // Per-entity event digests (`lossless run --digest`): from this call on,
@@ -139,7 +150,7 @@ class Simulator {
   uint64_t events_executed() const { return executed_; }
   uint64_t events_scheduled() const { return scheduled_; }
   uint64_t events_cancelled() const { return cancelled_; }
-  size_t pending() const { return heap_.size() - lane_reps_ + lane_entries_; }
+  size_t pending() const { return heap_.size() + far_.size() - lane_reps_ + lane_entries_; }
   size_t peak_pending() const { return peak_pending_; }
 
  private:
@@ -155,16 +166,27 @@ class Simulator {
   // A lane's representative in the heap: a copy of the lane's head whose
   // handler index is kLaneHandler and whose kind is the lane number.
   static constexpr uint32_t kLaneHandler = 0xFFFF;
-  static constexpr size_t kMaxLanes = 16;
+  static constexpr size_t kMaxLanes = 64;
   static constexpr uint32_t kLaneAfter = 64;  // sightings of a delay before it gets a lane
+  // Every kLaneEpoch scheduled events, a lane that took fewer than
+  // kLaneKeepUses of them is detached from its delay (it drains, then is free).
+  static constexpr uint64_t kLaneEpoch = uint64_t{1} << 16;
+  static constexpr uint32_t kLaneKeepUses = 64;
+  static constexpr uint32_t kLaneFree = UINT32_MAX;          // LaneState::slot: unused
+  static constexpr uint32_t kLaneDetached = UINT32_MAX - 1;  // draining, takes no pushes
   using Lane = base::Ring<Entry>;
+  struct LaneState {
+    uint32_t slot;  // its delay slot, or kLaneDetached / kLaneFree
+    uint32_t uses;  // pushes in this epoch
+  };
   // Open-addressed by delay; a slot votes for the delay seen most there.
   struct DelaySlot {
     int64_t delay = -1;
     uint32_t votes = 0;
     uint32_t lane = UINT32_MAX;
   };
-  static constexpr size_t kDelaySlots = 64;
+  static constexpr size_t kDelaySlots = 256;
+  static constexpr int64_t kFarPs = 1'000'000;  // events this far ahead without a lane: far_
   static bool Before(const Entry& a, const Entry& b) { return a.order < b.order; }
   static uint64_t TimeOf(const Entry& e) { return static_cast<uint64_t>(e.order >> 64); }
   static uint64_t Bias(int64_t t) { return static_cast<uint64_t>(t) ^ (1ULL << 63); }
@@ -177,16 +199,23 @@ class Simulator {
   uint32_t HandlerIndex(EventHandler* h);
   void Insert(const Entry& e);
   uint32_t LaneFor(int64_t delay);
-  size_t MinChild(size_t first, size_t n) const;  // smallest of the children from `first`
-  void PopTop();
-  void SiftDown(const Entry& e);          // replaces the top by e
-  void SiftUp(size_t i, const Entry& e);  // place e at or above index `i`
+  [[gnu::cold, gnu::noinline]] uint32_t NewLane();
+  [[gnu::cold, gnu::noinline]] void ReviewLanes();
+  // 4-ary heap operations on heap_ or far_.
+  static size_t MinChild(const std::vector<Entry>& h, size_t first,
+                         size_t n);  // smallest of the children from `first`
+  static void PopTop(std::vector<Entry>& h);
+  static void SiftDown(std::vector<Entry>& h, const Entry& e);          // replaces the top by e
+  static void SiftUp(std::vector<Entry>& h, size_t i, const Entry& e);  // place e at or above `i`
 
   uint64_t seed_;
   Time now_;
   bool stop_ = false;
-  std::vector<Entry> heap_;  // 4-ary min-heap
+  std::vector<Entry> heap_;  // 4-ary min-heap: lane heads and near events
+  std::vector<Entry> far_;   // 4-ary min-heap: events kFarPs or more ahead without a lane
   std::vector<Lane> lanes_;
+  std::vector<LaneState> lane_state_;  // by lane
+  std::vector<uint32_t> free_lanes_;
   DelaySlot delay_slots_[kDelaySlots];
   size_t lane_reps_ = 0, lane_entries_ = 0;
   uint32_t run_lane_ = UINT32_MAX;       // lane of the running event (LaneAhead), or none
