@@ -18,7 +18,7 @@ struct Context {
   int exit_code = 0;
 };
 
-void AddSimCommands(CLI::App& app, Context& ctx);         // run, validate, bench, demo
+void AddSimCommands(CLI::App& app, Context& ctx);  // run, validate, bench, demo
 // `lossless run` under an MPI launcher with several processes (run_cmd_mpi.cpp):
 // the distributed run; returns the exit status.
 int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,

@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("lossless ") + lossless::kVersion);
   app.require_subcommand(1);
   // Started by mpirun with several processes: only `sweep` and `run` share
-  // the work out (docs/sweep.md, docs/parallel.md); any other command would run once per process and
-  // print and write its output that many times. Rank 0 says so; the others
-  // end quietly with 0, so mpirun does not end rank 0 before it has printed.
+  // the work out (docs/sweep.md, docs/parallel.md); any other command would run once per process
+  // and print and write its output that many times. Rank 0 says so; the others end quietly with 0,
+  // so mpirun does not end rank 0 before it has printed.
   if (const std::string_view cmd = FirstCommand(argc, argv);
       lossless::parallel::LauncherSize() > 1 && !cmd.empty() && cmd != "sweep" && cmd != "run") {
     if (lossless::parallel::LauncherRank() > 0) return 0;

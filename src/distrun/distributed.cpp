@@ -56,7 +56,7 @@ struct Probe {
   int64_t prev_time = -1;
   uint64_t prev_key = 0;
   bool prev_remote = false;
-  bool open = false;  // an event ran since the last Close
+  bool open = false;   // an event ran since the last Close
   int64_t before = 0;  // serial count before the open event
   uint64_t ties = 0;
   struct Change {
@@ -217,8 +217,9 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       return e < entity_rank.size() && entity_rank[e] == me;
     });
     if (foreign)
-      throw std::logic_error("distributed run: an event of an entity that is neither a port nor "
-                             "a switch (a component the distributed run does not place)");
+      throw std::logic_error(
+          "distributed run: an event of an entity that is neither a port nor "
+          "a switch (a component the distributed run does not place)");
     sim.EnableDigests();
     Probe probe;
     probe.sim = &sim;
@@ -240,8 +241,9 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     bool stopped = false;
     const bool rule = s.net.stop_when_flows_done && !flows.empty();
     if (rule) {
-      stopped = engine.Run(s.stop_time,
-                           parallel::StopRule{[&] { return static_cast<int64_t>(net.local_flows_pending()); }});
+      stopped = engine.Run(s.stop_time, parallel::StopRule{[&] {
+                             return static_cast<int64_t>(net.local_flows_pending());
+                           }});
     } else {
       engine.Run(s.stop_time);
     }
@@ -333,7 +335,8 @@ std::string StatsLine(const Stats& st) {
   const double wait = st.run_s > 0 ? 100.0 * st.wait_s / st.run_s : 0;
   return fmt::format(
       "distributed: {} ranks, {} of {} switch links cut, lookahead {}, {} windows, {} cross-rank "
-      "events, {} same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest run)",
+      "events, {} same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the "
+      "longest run)",
       st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows, st.sent,
       st.ties, wait, st.run_s);
 }

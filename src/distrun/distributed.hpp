@@ -55,7 +55,8 @@ void CheckRanks(const scenario::Scenario& s, int ranks);
 // Runs `s` over comm's ranks. Collective. Rank 0 gets the result (the other
 // ranks a result they should not print); `digests` as RunHooks::digests.
 report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const Options& opt,
-                      Stats* stats = nullptr, std::vector<run::EntityDigestLine>* digests = nullptr);
+                      Stats* stats = nullptr,
+                      std::vector<run::EntityDigestLine>* digests = nullptr);
 
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
 // lookahead L, W windows, E cross-rank events, waiting X % of Y s".

@@ -25,7 +25,9 @@ namespace dist_test {
 
 using scenario::Scenario;
 
-std::string Path(const std::string& rel) { return std::string(LOSSLESS_SOURCE_DIR) + "/" + rel; }
+std::string Path(const std::string& rel) {
+  return std::string(LOSSLESS_SOURCE_DIR) + "/" + rel;
+}
 
 struct Outputs {
   std::string text, json, digests;
@@ -49,10 +51,12 @@ std::vector<int32_t> RandomPlacement(const Scenario& s, int ranks, uint64_t seed
   sim::Rng rng(seed, 1, 2);
   std::vector<int32_t> rank_of_unit(p.units);
   for (uint32_t u = 0; u < p.units; ++u)
-    rank_of_unit[u] = u < static_cast<uint32_t>(ranks) ? static_cast<int32_t>(u)
-                                                       : static_cast<int32_t>(rng.NextU64() % ranks);
+    rank_of_unit[u] = u < static_cast<uint32_t>(ranks)
+                          ? static_cast<int32_t>(u)
+                          : static_cast<int32_t>(rng.NextU64() % ranks);
   // Shuffle which unit got which rank (Fisher-Yates), every rank keeps one.
-  for (uint32_t u = p.units; u > 1; --u) std::swap(rank_of_unit[u - 1], rank_of_unit[rng.NextU64() % u]);
+  for (uint32_t u = p.units; u > 1; --u)
+    std::swap(rank_of_unit[u - 1], rank_of_unit[rng.NextU64() % u]);
   std::vector<int32_t> r(t.nodes.size());
   for (size_t n = 0; n < r.size(); ++n) r[n] = rank_of_unit[p.unit_of_node[n]];
   return r;
@@ -86,13 +90,15 @@ void ExpectSame(const std::string& what, const Scenario& s, const Outputs& seria
                 const std::vector<int32_t>& placement = {}, uint64_t jitter = 0) {
   Stats st;
   const Outputs d = Distributed(s, ranks, placement, jitter, &st);
-  std::printf("%s, %d ranks%s%s: %s\n", what.c_str(), ranks, placement.empty() ? "" : ", random placement",
-              jitter ? ", jitter" : "", StatsLine(st).c_str());
+  std::printf("%s, %d ranks%s%s: %s\n", what.c_str(), ranks,
+              placement.empty() ? "" : ", random placement", jitter ? ", jitter" : "",
+              StatsLine(st).c_str());
   EXPECT_EQ(d.text, serial.text) << what << " " << ranks << " ranks";
   if (d.text != serial.text || d.digests != serial.digests) {
     // Where they differ first: the digests name the entity.
     size_t i = 0;
-    while (i < d.digests.size() && i < serial.digests.size() && d.digests[i] == serial.digests[i]) ++i;
+    while (i < d.digests.size() && i < serial.digests.size() && d.digests[i] == serial.digests[i])
+      ++i;
     const size_t from = d.digests.rfind('\n', i);
     std::printf("first differing digest line: %s\n   serial: %s\n",
                 d.digests.substr(from + 1, d.digests.find('\n', i) - from - 1).c_str(),
@@ -120,10 +126,9 @@ void AllCounts(const std::string& what, const Scenario& s, std::vector<int> coun
 using namespace dist_test;
 
 TEST(Distributed, RoceIncastWithDcqcnIsTheSerialRun) {
-  const Scenario s = scenario::LoadScenarioFile(
-      Path("scenarios/roce-incast.yaml"),
-      {"fabric.cc=dcqcn-paper", "traffic.0.bytes=256KiB", "traffic.1.bytes=128KiB",
-       "traffic.1.start=2us"});
+  const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
+                                                {"fabric.cc=dcqcn-paper", "traffic.0.bytes=256KiB",
+                                                 "traffic.1.bytes=128KiB", "traffic.1.start=2us"});
   AllCounts("roce-incast dcqcn", s, {1, 2, 3, 4, 7}, {3, 4});
   // Batches landing in random orders (jitter): slow on a loaded machine, so once.
   ExpectSame("roce-incast dcqcn", s, Serial(s), 2, {}, /*jitter=*/77);
@@ -154,10 +159,10 @@ TEST(Distributed, PfcWatchdogAndAStalledNicAreTheSerialRun) {
   // drops; the run ends at stop_time with flows unfinished (time limit).
   const Scenario s = scenario::LoadScenarioFile(
       Path("scenarios/roce-incast.yaml"),
-      With(kSmallIncast, {"fabric.pfc.watchdog.enabled=true", "fabric.pfc.watchdog.poll=20us",
-                          "fabric.pfc.watchdog.restore=50us", "faults.nic_stall.host=0",
-                          "faults.nic_stall.at=10us", "faults.nic_stall.until=150us",
-                          "stop_time=400us"}));
+      With(kSmallIncast,
+           {"fabric.pfc.watchdog.enabled=true", "fabric.pfc.watchdog.poll=20us",
+            "fabric.pfc.watchdog.restore=50us", "faults.nic_stall.host=0",
+            "faults.nic_stall.at=10us", "faults.nic_stall.until=150us", "stop_time=400us"}));
   const Outputs serial = Serial(s);
   ASSERT_NE(serial.text.find("1 PFC watchdog actions"), std::string::npos) << serial.text;
   ASSERT_NE(serial.text.find("time limit"), std::string::npos);

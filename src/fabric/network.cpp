@@ -1,10 +1,10 @@
 #include "fabric/network.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
-#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 

@@ -479,7 +479,9 @@ class Network final : public sim::EventHandler {
   void SetDistributed(RemoteLinks* remote, std::vector<uint8_t> cut, size_t local_flows);
   void DeliverRemote(Time at, uint64_t key, uint32_t kind, uint64_t arg, const Packet* pk);
   // Flows this rank's NICs completed (stop rule), and their target.
-  size_t local_flows_pending() const { return local_flows_ > flows_done_ ? local_flows_ - flows_done_ : 0; }
+  size_t local_flows_pending() const {
+    return local_flows_ > flows_done_ ? local_flows_ - flows_done_ : 0;
+  }
   uint32_t PortEntity(uint32_t p) const { return ports_[p].entity; }
   uint32_t SwitchEntity(uint32_t sw) const { return switches_[sw].entity; }
   // Packets alive as the serial run counts them: frames handed to another

@@ -128,9 +128,13 @@ void WindowEngine::ExchangeBatches(int64_t end) {
   }
 }
 
-void WindowEngine::Run(units::Time until) { RunImpl(until, nullptr); }
+void WindowEngine::Run(units::Time until) {
+  RunImpl(until, nullptr);
+}
 
-bool WindowEngine::Run(units::Time until, const StopRule& rule) { return RunImpl(until, &rule); }
+bool WindowEngine::Run(units::Time until, const StopRule& rule) {
+  return RunImpl(until, &rule);
+}
 
 bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   using Clock = std::chrono::steady_clock;
@@ -175,8 +179,8 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
       stats_.wait_s += Seconds(Clock::now() - t0);
       if (all_done && t_star >= 0) {
         t0 = Clock::now();
-        const int64_t k_star = -comm_.AllreduceMin(
-            done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX);
+        const int64_t k_star =
+            -comm_.AllreduceMin(done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX);
         stats_.wait_s += Seconds(Clock::now() - t0);
         // Every rank runs to exactly the serial stop point (t*, k*).
         const units::Time ts = units::Time::Ps(t_star);

@@ -48,7 +48,8 @@ struct EngineOutcome {
   std::vector<sim::EntityDigest> digests;
 };
 struct RunHooks {
-  std::function<EngineOutcome(sim::Simulator&, fabric::Network&, const std::vector<fabric::FlowSpec>&)>
+  std::function<EngineOutcome(sim::Simulator&, fabric::Network&,
+                              const std::vector<fabric::FlowSpec>&)>
       engine;
   std::function<void(fabric::Network&)> before_run;
   std::function<bool(const RunStatus&)> between_slices;
