@@ -18,7 +18,11 @@ struct Context {
   int exit_code = 0;
 };
 
-void AddSimCommands(CLI::App& app, Context& ctx);         // run, validate, bench, demo
+void AddSimCommands(CLI::App& app, Context& ctx);  // run, validate, bench, demo
+// `lossless run` under an MPI launcher with several processes (run_cmd_mpi.cpp):
+// the distributed run; returns the exit status.
+int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,
+                const std::string& json_path, bool timing, bool digest);
 void AddAuditNcclCommand(CLI::App& audit, Context& ctx);  // audit nccl
 void AddAuditTopoCommand(CLI::App& audit, Context& ctx);  // audit topo
 void AddAuditQosCommand(CLI::App& audit, Context& ctx);   // audit qos

@@ -33,17 +33,17 @@ int main(int argc, char** argv) {
       "lossless: predict, validate and compare lossless RDMA fabrics (InfiniBand, RoCE v2)"};
   app.set_version_flag("--version", std::string("lossless ") + lossless::kVersion);
   app.require_subcommand(1);
-  // Started by mpirun with several processes: only `sweep` shares the work
-  // out (docs/sweep.md); any other command would run once per process and
-  // print and write its output that many times. Rank 0 says so; the others
-  // end quietly with 0, so mpirun does not end rank 0 before it has printed.
+  // Started by mpirun with several processes: only `sweep` and `run` share
+  // the work out (docs/sweep.md, docs/parallel.md); any other command would run once per process
+  // and print and write its output that many times. Rank 0 says so; the others end quietly with 0,
+  // so mpirun does not end rank 0 before it has printed.
   if (const std::string_view cmd = FirstCommand(argc, argv);
-      lossless::parallel::LauncherSize() > 1 && !cmd.empty() && cmd != "sweep") {
+      lossless::parallel::LauncherSize() > 1 && !cmd.empty() && cmd != "sweep" && cmd != "run") {
     if (lossless::parallel::LauncherRank() > 0) return 0;
     fmt::print(stderr,
-               "error: <cli>: mpirun: expected `lossless sweep` under an MPI launcher with {} "
-               "processes, got `lossless {}`, which runs on one process (the distributed engine "
-               "is not built yet: docs/parallel.md)\n",
+               "error: <cli>: mpirun: expected `lossless sweep` or `lossless run` under an MPI "
+               "launcher with {} processes, got `lossless {}`, which runs on one process "
+               "(docs/parallel.md)\n",
                lossless::parallel::LauncherSize(), lossless::text::OneLine(std::string(cmd)));
     return 2;
   }

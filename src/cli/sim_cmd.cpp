@@ -21,6 +21,7 @@
 #include "base/progress.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
+#include "parallel/mpi_comm.hpp"
 #include "report/run_report.hpp"
 #include "run/runner.hpp"
 #include "scenario/params.hpp"
@@ -207,6 +208,10 @@ void AddSimCommands(CLI::App& app, Context& ctx) {
     // to them while parsing), the unused --no-timing included.
     cmd->callback([=, &ctx] {
       (void)no_timing;
+      if (parallel::LauncherSize() > 1) {
+        ctx.exit_code = RunUnderMpi(*file, *sets, *json, *timing, *digest);
+        return;
+      }
       scenario::Scenario s = scenario::LoadScenarioFile(*file, *sets);
       ctx.exit_code = RunAndPrint(s, *json, *timing, !*quiet, *digest);
     });

@@ -199,9 +199,12 @@ int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
     const int64_t at = end + p.delay_ps + cfg_.ib.credit_delay.ps();
     // A link event: scheduled by this port, run by the peer when it takes effect.
     r.sent.push({at, fccl, static_cast<uint8_t>(vl)});
-    sim_.Schedule(units::Time::Ps(at), p.entity, this, kFcpArrive,
-                  uint64_t{p.peer} | (uint64_t(vl) << 32) | (uint64_t{fccl} << 35) |
-                      (uint64_t{r.epoch} << 47));
+    const uint64_t farg = uint64_t{p.peer} | (uint64_t(vl) << 32) | (uint64_t{fccl} << 35) |
+                          (uint64_t{r.epoch} << 47);
+    if (remote_ != nullptr && cut_[port]) [[unlikely]]
+      remote_->Send(port, units::Time::Ps(at), kFcpArrive, farg, nullptr);
+    else
+      sim_.Schedule(units::Time::Ps(at), p.entity, this, kFcpArrive, farg);
   }
   p.busy_until = t;
   return t;

@@ -1,10 +1,12 @@
 #include "fabric/network.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -170,7 +172,7 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       break;
     }
     case kArrival:
-      Arrive(a32);
+      Arrive(a32, static_cast<PacketRef>(arg >> 32));
       break;
     case kFlowStart:
       StartFlow(a32);
@@ -414,8 +416,11 @@ void Network::TryTransmit(uint32_t pi) {
       pf.wire = static_cast<uint32_t>(wire);
       tx_trace_(tx_trace_ctx_, pi, pf, Time::Ps(now));
     }
-    sim_.Schedule(Time::Ps(end + p.delay_ps), p.entity, this, kPauseArrive,
-                  (uint64_t{p.peer} << 24) | (uint64_t{mask} << 16) | quanta);
+    const uint64_t parg = (uint64_t{p.peer} << 24) | (uint64_t{mask} << 16) | quanta;
+    if (remote_ != nullptr && cut_[pi]) [[unlikely]]
+      remote_->Send(pi, Time::Ps(end + p.delay_ps), kPauseArrive, parg, nullptr);
+    else
+      sim_.Schedule(Time::Ps(end + p.delay_ps), p.entity, this, kPauseArrive, parg);
     if (xoff) {
       p.pause_mask = 0;
     } else {
@@ -455,10 +460,20 @@ void Network::TryTransmit(uint32_t pi) {
     head = start + header + p.delay_ps + p.rx_latency_ps;
   }
   pk.tail_ps = tail;
-  const bool idle_wire = p.wire.empty();
-  if (!idle_wire) pool_[p.wire.tail].next_arrive_ps = head;
-  p.wire.Push(pool_, r);
-  if (idle_wire) sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, ArrivalArg(pi, r));
+  // Every frame's arrival is scheduled (and keyed) when it is sent, so the
+  // key is known a link delay ahead: a distributed run ships it with the
+  // frame (docs/parallel.md, arrival ownership).
+  pk.next_arrive_ps = head;
+  if (remote_ != nullptr) [[unlikely]] {
+    if (cut_[pi]) {
+      SendRemote(pi, r, head);
+      r = kNoPacket;
+    }
+  }
+  if (r != kNoPacket) {
+    p.wire.Push(pool_, r);
+    sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, ArrivalArg(pi, r));
+  }
   const bool more = HasQueued(p) || p.pause_pending ||
                     (p.host != kNone && !nics_[p.host].active.empty()) ||
                     (ib_on_ && ib_[pi].fcp_pending != 0);
@@ -469,13 +484,12 @@ void Network::TryTransmit(uint32_t pi) {
   }
 }
 
-void Network::Arrive(uint32_t pi) {
+void Network::Arrive(uint32_t pi, PacketRef r) {
   Port& p = ports_[pi];
-  if (p.wire.empty()) return;  // flushed when the link went down
-  PacketRef r = p.wire.Pop(pool_);
-  if (!p.wire.empty())
-    sim_.Schedule(Time::Ps(pool_[r].next_arrive_ps), p.entity, this, kArrival,
-                  ArrivalArg(pi, p.wire.head));
+  // One event per frame, in wire order (arrival times strictly increase on
+  // a wire); a frame flushed when the link went down leaves a stale event.
+  if (p.wire.head != r || pool_[r].next_arrive_ps != sim_.Now().ps()) return;
+  p.wire.Pop(pool_);
   if (p.lossy) [[unlikely]] {
     if (LinkLoses(pi, r)) return;
   }
@@ -697,12 +711,14 @@ void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
 }
 
 int64_t Network::BusyPsUntilNow(uint32_t port) const {
+  if (merged_) return merged_ports_[port].busy_ps;
   const Port& p = ports_[port];
   return std::max<int64_t>(0,
                            p.stats.busy_ps - std::max<int64_t>(0, p.busy_until - sim_.Now().ps()));
 }
 
 PortStats Network::port_stats(uint32_t port) const {
+  if (merged_) return merged_ports_[port].stats;
   PortStats st = ports_[port].stats;
   if (ib_on_) {
     // A credit-starved interval still open counts up to now.
@@ -726,6 +742,187 @@ PortStats Network::port_stats(uint32_t port) const {
   }
   st.paused_ps = PausedTotal([&](int c) { return st.classes[static_cast<size_t>(c)].paused_ps; });
   return st;
+}
+
+// --- Distributed runs ----------------------------------------------------------
+
+void Network::SetDistributed(RemoteLinks* remote, std::vector<uint8_t> cut, size_t local_flows) {
+  if (cut.size() != ports_.size())
+    throw std::invalid_argument("SetDistributed: expected one cut flag per port");
+  remote_ = remote;
+  cut_ = std::move(cut);
+  local_flows_ = local_flows;
+  base_totals_ = Totals();
+  base_flow_drops_.clear();
+  for (const FlowStats& f : flows_) base_flow_drops_.push_back(f.drops);
+  base_live_ = static_cast<int64_t>(pool_.live());
+  base_peak_ = pool_.peak();
+}
+
+void Network::SendRemote(uint32_t pi, PacketRef r, int64_t head) {
+  // The frame leaves this rank: the receiver's rank holds it on its copy of
+  // this port's wire, runs its arrival (and the link's loss draws) under the
+  // key drawn here, and frees it. Counted alive here until then (SerialLive).
+  remote_->Send(pi, Time::Ps(head), kArrival, pi, &pool_[r]);
+  sent_away_.push_back(r);  // freed by SettleEvent
+}
+
+void Network::SettleEvent() {
+  for (PacketRef r : sent_away_) pool_.Free(r);
+  remote_out_ += static_cast<int64_t>(sent_away_.size());
+  sent_away_.clear();
+  pool_.ResetPeak();
+}
+
+void Network::DeliverRemote(Time at, uint64_t key, uint32_t kind, uint64_t arg, const Packet* pk) {
+  if (kind != kArrival) {
+    sim_.ScheduleKeyed(at, key, this, kind, arg);
+    return;
+  }
+  const uint32_t pi = static_cast<uint32_t>(arg);
+  const PacketRef r = pool_.Alloc();
+  pool_[r] = *pk;
+  ++remote_in_;
+  ports_[pi].wire.Push(pool_, r);
+  sim_.ScheduleKeyed(at, key, this, kArrival, ArrivalArg(pi, r));
+}
+
+void Network::FlowFinished() {
+  if (!cfg_.stop_when_flows_done) return;
+  if (remote_ != nullptr) {
+    if (flows_done_ == local_flows_) sim_.Stop();
+    return;
+  }
+  if (flows_done_ + persistent_ == flows_.size()) sim_.Stop();
+}
+
+namespace {
+template <class T>
+void Put(std::string& out, const T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T Take(const std::string& in, size_t& at) {
+  T v;
+  if (at + sizeof v > in.size()) throw std::runtime_error("distributed results: short record");
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+}  // namespace
+
+uint32_t Network::DistributedEventPort(uint32_t kind, uint64_t arg) const {
+  // Link events run by the receiving end (arrivals, PAUSE frames, FCPs).
+  switch (kind) {
+    case kArrival:
+      return ports_[static_cast<uint32_t>(arg)].peer;
+    case kPauseArrive:
+      return static_cast<uint32_t>(arg >> 24);
+    case kFcpArrive:
+      return static_cast<uint32_t>(arg);
+    default:
+      return kNone;
+  }
+}
+
+std::array<uint64_t, 6> Network::Totals() const {
+  return {uint64_t{flows_done_}, packet_hops_, packets_created_, drops_, cnps_, link_losses_};
+}
+
+std::string Network::ExportResults(const std::vector<int32_t>& port_rank, int rank) const {
+  // Setup (the constructor, AddFlow, faults) ran alike on every rank, so
+  // its effects are in every replica: a port's and a flow's figures come
+  // from the rank that owns them, counters as their growth since setup
+  // (SetDistributed), and the one setup share is added back on rank 0.
+  std::string out;
+  Put(out, static_cast<uint64_t>(ports_.size()));
+  Put(out, static_cast<uint64_t>(flows_.size()));
+  for (uint32_t p = 0; p < ports_.size(); ++p) {
+    if (port_rank[p] != rank) {
+      // The one counter another rank writes: losses on a cut link, found at
+      // the arrival, which runs on the receiver's rank.
+      Put(out, ports_[p].stats.link_losses);
+      continue;
+    }
+    MergedPort m;
+    m.stats = port_stats(p);
+    m.paused_ps = PausedPsUntilNow(p);
+    for (int c = 0; c < kMaxClasses; ++c)
+      m.paused_class[static_cast<size_t>(c)] = PausedPsUntilNow(p, c);
+    m.busy_ps = BusyPsUntilNow(p);
+    Put(out, m);
+  }
+  for (size_t f = 0; f < flows_.size(); ++f) {
+    const FlowStats& st = flows_[f];
+    if (port_rank[nics_[st.spec.src].port] == rank) {
+      Put(out, st.sent_bytes);
+      Put(out, st.packets);
+      Put(out, st.retx_packets);
+      Put(out, st.naks);
+      Put(out, st.timeouts);
+    }
+    if (port_rank[nics_[st.spec.dst].port] == rank) {
+      Put(out, st.recv_bytes);
+      Put(out, st.finish.ps());
+      Put(out, st.max_latency.ps());
+    }
+    Put(out, st.drops - base_flow_drops_[f]);
+  }
+  const std::array<uint64_t, 6> t = Totals();
+  for (size_t i = 0; i < t.size(); ++i) Put(out, t[i] - base_totals_[i]);
+  return out;
+}
+
+void Network::ImportResults(const std::vector<std::string>& per_rank,
+                            const std::vector<int32_t>& port_rank, uint64_t peak_alive) {
+  std::vector<MergedPort> ports(ports_.size());
+  std::vector<uint64_t> other_losses(ports_.size(), 0);
+  std::vector<FlowStats> flows = flows_;
+  for (size_t f = 0; f < flows.size(); ++f) flows[f].drops = base_flow_drops_[f];
+  std::array<uint64_t, 6> totals = base_totals_;
+  for (size_t r = 0; r < per_rank.size(); ++r) {
+    const std::string& in = per_rank[r];
+    const int rank = static_cast<int>(r);
+    size_t at = 0;
+    if (Take<uint64_t>(in, at) != ports_.size() || Take<uint64_t>(in, at) != flows_.size())
+      throw std::runtime_error("distributed results: ranks built different networks");
+    for (uint32_t p = 0; p < ports_.size(); ++p) {
+      if (port_rank[p] != rank) {
+        other_losses[p] += Take<uint64_t>(in, at);
+        continue;
+      }
+      ports[p] = Take<MergedPort>(in, at);
+    }
+    for (FlowStats& f : flows) {
+      if (port_rank[nics_[f.spec.src].port] == rank) {
+        f.sent_bytes = Take<int64_t>(in, at);
+        f.packets = Take<int64_t>(in, at);
+        f.retx_packets = Take<uint64_t>(in, at);
+        f.naks = Take<uint64_t>(in, at);
+        f.timeouts = Take<uint64_t>(in, at);
+      }
+      if (port_rank[nics_[f.spec.dst].port] == rank) {
+        f.recv_bytes = Take<int64_t>(in, at);
+        f.finish = Time::Ps(Take<int64_t>(in, at));
+        f.max_latency = Time::Ps(Take<int64_t>(in, at));
+      }
+      f.drops += Take<int64_t>(in, at);
+    }
+    for (uint64_t& t : totals) t += Take<uint64_t>(in, at);
+    if (at != in.size()) throw std::runtime_error("distributed results: trailing bytes");
+  }
+  for (uint32_t p = 0; p < ports_.size(); ++p) ports[p].stats.link_losses += other_losses[p];
+  flows_ = std::move(flows);
+  flows_done_ = totals[0];
+  packet_hops_ = totals[1];
+  packets_created_ = totals[2];
+  drops_ = totals[3];
+  cnps_ = totals[4];
+  link_losses_ = totals[5];
+  merged_ports_ = std::move(ports);
+  merged_peak_ = peak_alive;
+  merged_ = true;
 }
 
 std::string Network::PortName(uint32_t pi) const {

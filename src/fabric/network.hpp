@@ -310,7 +310,7 @@ class Network final : public sim::EventHandler {
   const cc::IbCcReactionPoint& IbCcPoint(uint32_t flow) const { return ibcc_rp_[flow]; }
   // DCQCN reaction point of a flow (DCQCN on only).
   const cc::DcqcnReactionPoint& ReactionPoint(uint32_t flow) const { return rp_[flow]; }
-  uint64_t peak_packets_alive() const { return pool_.peak(); }
+  uint64_t peak_packets_alive() const { return merged_ ? merged_peak_ : pool_.peak(); }
   size_t num_ports() const { return ports_.size(); }
   // Counters of port `p` up to now (open credit-starved intervals included).
   PortStats port_stats(uint32_t p) const;
@@ -456,6 +456,65 @@ class Network final : public sim::EventHandler {
   void ScheduleReroute(const std::vector<uint32_t>& links_out, Time at);
   // Reroutes scheduled so far (each one table set); for reports and tests.
   size_t reroutes() const { return reroute_tables_.size(); }
+
+  // --- Distributed runs (docs/parallel.md, src/run/distributed.hpp) ---------
+  // Every rank builds the whole network and runs the events of the entities
+  // it owns. A data frame, PAUSE frame or FCP that a port sends on a cut link
+  // (whose ends are on different ranks) is handed to RemoteLinks::Send at the
+  // point where the serial run schedules its arrival (so the sender's key is
+  // drawn there), and the receiver's rank queues it with DeliverRemote under
+  // that key. Off (nullptr) in a serial run: one untaken branch per frame.
+  class RemoteLinks {
+   public:
+    // `pk`: the frame (data arrivals), else nullptr; `kind`, `arg` are opaque.
+    virtual void Send(uint32_t port, Time at, uint32_t kind, uint64_t arg, const Packet* pk) = 0;
+
+   protected:
+    ~RemoteLinks() = default;
+  };
+  // cut[p] != 0: port p sends on a cut link. local_flows: flows whose
+  // destination this rank owns; with stop_when_flows_done the network calls
+  // Simulator::Stop() when those are done (the engine's StopRule agrees on
+  // the serial stop point).
+  void SetDistributed(RemoteLinks* remote, std::vector<uint8_t> cut, size_t local_flows);
+  void DeliverRemote(Time at, uint64_t key, uint32_t kind, uint64_t arg, const Packet* pk);
+  // Flows this rank's NICs completed (stop rule), and their target.
+  size_t local_flows_pending() const {
+    return local_flows_ > flows_done_ ? local_flows_ - flows_done_ : 0;
+  }
+  uint32_t PortEntity(uint32_t p) const { return ports_[p].entity; }
+  uint32_t SwitchEntity(uint32_t sw) const { return switches_[sw].entity; }
+  // Packets alive as the serial run counts them: frames handed to another
+  // rank count here until the receiver frees them there (the sum over ranks
+  // at any point of the serial order is the serial count).
+  int64_t SerialLive() const {
+    return static_cast<int64_t>(pool_.live()) + remote_out_ - remote_in_;
+  }
+  // Between events (Simulator's event probe): the largest SerialLive since
+  // the last call (within the event that just ran); frees the frames handed
+  // to other ranks meanwhile (kept until now, so that a frame sent and
+  // another allocated in one event count together as in the serial run) and
+  // restarts the peak.
+  int64_t SerialPeakSinceLast() const {
+    return static_cast<int64_t>(pool_.peak()) + remote_out_ - remote_in_;
+  }
+  void SettleEvent();
+  // Results: ExportResults() on every rank; ImportResults(all of them, in
+  // rank order) on rank 0 folds them into this network's results (flows,
+  // counters, per-port statistics up to now), which its accessors then
+  // return. Integers only: sums, minima and maxima, in entity order.
+  // port_rank: the rank owning each port.
+  std::string ExportResults(const std::vector<int32_t>& port_rank, int rank) const;
+  void ImportResults(const std::vector<std::string>& per_rank,
+                     const std::vector<int32_t>& port_rank, uint64_t peak_alive);
+  // The port whose owner runs a queued event of this kind and arg: the
+  // receiving end for link events (arrival, PAUSE, FCP), else UINT32_MAX
+  // (the event is its source entity's). After setup, each rank keeps the
+  // events it runs (Simulator::Retain).
+  uint32_t DistributedEventPort(uint32_t kind, uint64_t arg) const;
+  // Packets alive when SetDistributed was called (setup, alike on every rank).
+  int64_t setup_live() const { return base_live_; }
+  uint64_t setup_peak() const { return base_peak_; }
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;  // no host, switch, port or route
@@ -646,7 +705,7 @@ class Network final : public sim::EventHandler {
   void SetPortUp(uint32_t port, bool up);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
-  void Arrive(uint32_t port);
+  void Arrive(uint32_t port, PacketRef r);
   void Deliver(uint32_t ingress_port, PacketRef r);
   void ReceiveAtHost(uint32_t host, PacketRef r);
   void Enqueue(uint32_t sw, uint32_t egress, PacketRef r);
@@ -793,6 +852,28 @@ class Network final : public sim::EventHandler {
   void* wd_trace_ctx_ = nullptr;
   flowctl::PfcThresholds pfc_;  // resolved thresholds and decisions
   size_t flows_done_ = 0;
+  // Distributed runs (SetDistributed, ImportResults).
+  RemoteLinks* remote_ = nullptr;
+  std::vector<uint8_t> cut_;
+  size_t local_flows_ = 0;
+  int64_t remote_out_ = 0, remote_in_ = 0;
+  std::vector<PacketRef> sent_away_;  // handed to another rank in the running event
+  struct MergedPort {
+    PortStats stats;  // port_stats(p)
+    int64_t paused_ps = 0;
+    std::array<int64_t, kMaxClasses> paused_class{};
+    int64_t busy_ps = 0;
+  };
+  std::array<uint64_t, 6> Totals() const;
+  std::array<uint64_t, 6> base_totals_{};
+  std::vector<int64_t> base_flow_drops_;
+  int64_t base_live_ = 0;
+  uint64_t base_peak_ = 0;
+  bool merged_ = false;
+  std::vector<MergedPort> merged_ports_;
+  uint64_t merged_peak_ = 0;
+  [[gnu::cold, gnu::noinline]] void SendRemote(uint32_t port, PacketRef r, int64_t head);
+  [[gnu::cold, gnu::noinline]] void FlowFinished();
   uint64_t packet_hops_ = 0;
   uint64_t packets_created_ = 0;
   uint64_t drops_ = 0;

@@ -462,7 +462,7 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   if (st.recv_bytes == st.spec.bytes) {
     st.finish = now;
     ++flows_done_;
-    if (cfg_.stop_when_flows_done && flows_done_ + persistent_ == flows_.size()) sim_.Stop();
+    FlowFinished();
   }
 }
 
@@ -496,7 +496,7 @@ void Network::RcReceiveData(uint32_t host, PacketRef r) {
   if (resp.messages > 0 && !fs.persistent && !st.done() && st.recv_bytes == st.spec.bytes) {
     st.finish = now;
     ++flows_done_;
-    if (cfg_.stop_when_flows_done && flows_done_ + persistent_ == flows_.size()) sim_.Stop();
+    FlowFinished();
   }
 }
 

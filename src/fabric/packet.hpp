@@ -37,9 +37,8 @@ inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
 
 struct alignas(64) Packet {
   int64_t sent_ps;    // time the source NIC started sending it (latency origin)
-  // On a wire: when the packet sent behind this one on the same link reaches
-  // the next hop's queue (set when that one is sent), so an arrival
-  // schedules the next one without reading the next packet's record.
+  // On a wire: when this packet reaches the next hop's queue (its arrival
+  // event's time; an event that finds another time is stale).
   int64_t next_arrive_ps;
   int64_t tail_ps;    // when its last bit reaches the next hop (cut-through)
   uint32_t flow;      // flow index in the network
@@ -87,6 +86,8 @@ class PacketPool {
   const Packet& operator[](PacketRef r) const { return packets_[r]; }
   uint64_t live() const { return live_; }
   uint64_t peak() const { return peak_; }
+  // Restarts the peak from now (a distributed run's per-event peaks).
+  void ResetPeak() { peak_ = live_; }
   // Bytes held per packet slot (record + vector slack amortised).
   static constexpr uint64_t kBytesPerPacket = sizeof(Packet);
 

@@ -118,10 +118,12 @@ void Network::ReleaseIngress(const Packet& pk, int64_t size) {
 }
 
 int64_t Network::PausedPsUntilNow(uint32_t pi) const {
+  if (merged_) return merged_ports_[pi].paused_ps;
   return PausedTotal([&](int c) { return PausedPsUntilNow(pi, c); });
 }
 
 int64_t Network::PausedPsUntilNow(uint32_t pi, int c) const {
+  if (merged_) return merged_ports_[pi].paused_class[static_cast<size_t>(c)];
   if (!(pfc_.classes() >> c & 1)) return 0;
   const Port& p = ports_[pi];
   return p.stats.classes[c].paused_ps - std::max<int64_t>(0, p.paused_until[c] - sim_.Now().ps());

@@ -28,12 +28,20 @@ double Seconds(std::chrono::steady_clock::duration d) {
 
 WindowEngine::WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahead,
                            std::vector<int> neighbours, Deliver deliver)
+    : WindowEngine(comm, sim, lookahead, std::move(neighbours), 0,
+                   [d = std::move(deliver)](const RemoteEvent& e, const char*) { d(e); }) {}
+
+WindowEngine::WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahead,
+                           std::vector<int> neighbours, uint32_t payload_bytes,
+                           DeliverPayload deliver)
     : comm_(comm),
       sim_(sim),
       lookahead_ps_(lookahead.ps()),
       neighbours_(std::move(neighbours)),
       slot_of_rank_(static_cast<size_t>(comm.Size()), -1),
+      payload_bytes_(payload_bytes),
       outbox_(neighbours_.size()),
+      out_count_(neighbours_.size(), 0),
       deliver_(std::move(deliver)) {
   if (lookahead_ps_ <= 0)
     throw std::invalid_argument(fmt::format(
@@ -51,7 +59,7 @@ WindowEngine::WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahea
 }
 
 void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind,
-                        uint64_t arg) {
+                        uint64_t arg, const void* payload) {
   const int slot = rank >= 0 && rank < comm_.Size() ? slot_of_rank_[static_cast<size_t>(rank)] : -1;
   if (slot < 0)
     throw std::logic_error(
@@ -65,66 +73,134 @@ void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t targ
         "window engine: an event for entity {} from entity {} at {} ps crosses ranks less than "
         "the lookahead ({} ps) after its creator's clock ({} ps)",
         target, source, at.ps(), lookahead_ps_, sim_.Now().ps()));
-  outbox_[static_cast<size_t>(slot)].push_back(
-      RemoteEvent{at.ps(), sim_.DrawKey(source), kind, target, arg});
+  const RemoteEvent e{at.ps(), sim_.DrawKey(source), kind, target, arg};
+  std::string& box = outbox_[static_cast<size_t>(slot)];
+  const size_t at_byte = box.size();
+  box.resize(at_byte + sizeof e + payload_bytes_);
+  std::memcpy(box.data() + at_byte, &e, sizeof e);
+  if (payload_bytes_ > 0) {
+    if (payload != nullptr)
+      std::memcpy(box.data() + at_byte + sizeof e, payload, payload_bytes_);
+    else
+      std::memset(box.data() + at_byte + sizeof e, 0, payload_bytes_);
+  }
+  ++out_count_[static_cast<size_t>(slot)];
   ++stats_.sent;
 }
 
+void WindowEngine::ExchangeBatches(int64_t end) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Outgoing> out(neighbours_.size());
+  for (size_t i = 0; i < neighbours_.size(); ++i) {
+    BatchHeader h;
+    h.count = out_count_[i];
+    h.window_end = end;
+    out[i].peer = neighbours_[i];
+    out[i].bytes.resize(sizeof h + outbox_[i].size());
+    std::memcpy(out[i].bytes.data(), &h, sizeof h);
+    if (!outbox_[i].empty())
+      std::memcpy(out[i].bytes.data() + sizeof h, outbox_[i].data(), outbox_[i].size());
+    outbox_[i].clear();
+    out_count_[i] = 0;
+  }
+  const auto t0 = Clock::now();
+  const std::vector<std::string> got = comm_.Exchange(out, neighbours_);
+  stats_.wait_s += Seconds(Clock::now() - t0);
+  const size_t record = sizeof(RemoteEvent) + payload_bytes_;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string& b = got[i];
+    BatchHeader h;
+    if (b.size() < sizeof h) throw std::runtime_error("window engine: a batch without header");
+    std::memcpy(&h, b.data(), sizeof h);
+    if (h.version != kBatchVersion || h.window_end != end ||
+        b.size() != sizeof h + size_t{h.count} * record)
+      throw std::runtime_error(fmt::format(
+          "window engine: rank {} got a malformed batch from rank {} (version {}, window end "
+          "{} ps, expected {}, {} bytes for {} events)",
+          comm_.Rank(), neighbours_[i], h.version, h.window_end, end, b.size(), h.count));
+    for (uint32_t k = 0; k < h.count; ++k) {
+      RemoteEvent e;
+      const char* rec = b.data() + sizeof h + size_t{k} * record;
+      std::memcpy(&e, rec, sizeof e);
+      deliver_(e, rec + sizeof e);
+      ++stats_.received;
+    }
+  }
+}
+
 void WindowEngine::Run(units::Time until) {
+  RunImpl(until, nullptr);
+}
+
+bool WindowEngine::Run(units::Time until, const StopRule& rule) {
+  return RunImpl(until, &rule);
+}
+
+bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   using Clock = std::chrono::steady_clock;
   const auto t_run = Clock::now();
   auto t0 = Clock::now();
   int64_t next = comm_.AllreduceMin(sim_.NextTime().ps());
   stats_.wait_s += Seconds(Clock::now() - t0);
-  std::vector<Outgoing> out(neighbours_.size());
+  // This rank's last event that cleared its stop conditions: (time, key).
+  int64_t done_time = -1;
+  uint64_t done_key = 0;
+  bool stopped = false;
+  auto not_stopped = [&](sim::StopReason why) {
+    if (why == sim::StopReason::kStopped)
+      throw std::logic_error(
+          "window engine: an event called Simulator::Stop() for a reason a distributed run "
+          "cannot agree on (only the stop rule's own stop is supported)");
+  };
   while (next <= until.ps()) {
     const int64_t end =
         next > INT64_MAX - lookahead_ps_ ? INT64_MAX : next + lookahead_ps_;  // exclusive
+    const units::Time bound = units::Time::Ps(std::min(end - 1, until.ps()));
     ++stats_.windows;
-    const sim::StopReason why = sim_.Run(units::Time::Ps(std::min(end - 1, until.ps())));
-    if (why == sim::StopReason::kStopped)
-      throw std::logic_error(
-          "window engine: an event called Simulator::Stop(), which a "
-          "distributed run does not support");
-    for (size_t i = 0; i < neighbours_.size(); ++i) {
-      std::vector<RemoteEvent>& events = outbox_[i];
-      BatchHeader h;
-      h.count = static_cast<uint32_t>(events.size());
-      h.window_end = end;
-      out[i].peer = neighbours_[i];
-      out[i].bytes.resize(sizeof h + events.size() * sizeof(RemoteEvent));
-      std::memcpy(out[i].bytes.data(), &h, sizeof h);
-      if (!events.empty())
-        std::memcpy(out[i].bytes.data() + sizeof h, events.data(),
-                    events.size() * sizeof(RemoteEvent));
-      events.clear();
-    }
-    t0 = Clock::now();
-    const std::vector<std::string> got = comm_.Exchange(out, neighbours_);
-    stats_.wait_s += Seconds(Clock::now() - t0);
-    for (size_t i = 0; i < got.size(); ++i) {
-      const std::string& b = got[i];
-      BatchHeader h;
-      if (b.size() < sizeof h) throw std::runtime_error("window engine: a batch without header");
-      std::memcpy(&h, b.data(), sizeof h);
-      if (h.version != kBatchVersion || h.window_end != end ||
-          b.size() != sizeof h + size_t{h.count} * sizeof(RemoteEvent))
-        throw std::runtime_error(fmt::format(
-            "window engine: rank {} got a malformed batch from rank {} (version {}, window end "
-            "{} ps, expected {}, {} bytes for {} events)",
-            comm_.Rank(), neighbours_[i], h.version, h.window_end, end, b.size(), h.count));
-      for (uint32_t k = 0; k < h.count; ++k) {
-        RemoteEvent e;
-        std::memcpy(&e, b.data() + sizeof h + size_t{k} * sizeof e, sizeof e);
-        deliver_(e);
-        ++stats_.received;
+    bool ran = false, paused = false;
+    if (rule != nullptr && rule->pending() > 0) {
+      // Phase 1: a rank holding conditions runs until its last one clears
+      // (where the serial run may stop) or the window ends. Events of one
+      // window never depend on another rank's events of the same window, so
+      // the other ranks can wait for the verdict.
+      ran = true;
+      const sim::StopReason why = sim_.Run(bound);
+      if (why == sim::StopReason::kStopped) {
+        if (rule->pending() != 0) not_stopped(why);
+        paused = true;
+        done_time = sim_.Now().ps();
+        done_key = sim_.RunningKey();
       }
     }
+    if (rule != nullptr) {
+      t0 = Clock::now();
+      const bool all_done = comm_.AllreduceMin(rule->pending() == 0 ? 1 : 0) == 1;
+      const int64_t t_star = all_done ? -comm_.AllreduceMin(-done_time) : -1;
+      stats_.wait_s += Seconds(Clock::now() - t0);
+      if (all_done && t_star >= 0) {
+        t0 = Clock::now();
+        const int64_t k_star =
+            -comm_.AllreduceMin(done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX);
+        stats_.wait_s += Seconds(Clock::now() - t0);
+        // Every rank runs to exactly the serial stop point (t*, k*).
+        const units::Time ts = units::Time::Ps(t_star);
+        if (t_star > 0 && sim_.NextTime().ps() < t_star)
+          not_stopped(sim_.Run(units::Time::Ps(t_star - 1)));
+        while (sim_.NextTime() == ts && sim_.NextKey() <= static_cast<uint64_t>(k_star))
+          not_stopped(sim_.Run(ts, 1));
+        sim_.AdvanceTo(ts);
+        stopped = true;
+        break;
+      }
+    }
+    if (!ran || paused) not_stopped(sim_.Run(bound));
+    ExchangeBatches(end);
     t0 = Clock::now();
     next = comm_.AllreduceMin(sim_.NextTime().ps());
     stats_.wait_s += Seconds(Clock::now() - t0);
   }
   stats_.run_s += Seconds(Clock::now() - t_run);
+  return stopped;
 }
 
 }  // namespace lossless::parallel

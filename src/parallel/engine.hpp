@@ -53,21 +53,37 @@ struct WindowStats {
   double run_s = 0;       // wall time of the whole Run
 };
 
+// An agreed stop (docs/parallel.md, "Global conditions"): the serial run
+// stops at the event that completes the last of a set of conditions (every
+// flow done), each condition held by one rank. `pending()` is how many this
+// rank still holds; the model calls Simulator::Stop() at the event that
+// clears the last of them, with digests on (Simulator::RunningKey gives that
+// event's key). The engine then runs every rank to exactly the serial stop
+// point: the latest (time, key) over the ranks' last events of that kind.
+struct StopRule {
+  std::function<int64_t()> pending;
+};
+
 class WindowEngine {
  public:
   using Deliver = std::function<void(const RemoteEvent&)>;
+  // With a payload: every event carries `payload_bytes` bytes after its
+  // record (a packet record), handed to the callback as is.
+  using DeliverPayload = std::function<void(const RemoteEvent&, const char* payload)>;
   // `neighbours`: the ranks this one exchanges batches with (those it may
   // send to and receive from; with a symmetric relation, every rank that
   // lists this one must be listed). Throws std::invalid_argument for a
   // lookahead <= 0 or a neighbour that is this rank or out of range.
   WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahead, std::vector<int> neighbours,
                Deliver deliver);
+  WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahead, std::vector<int> neighbours,
+               uint32_t payload_bytes, DeliverPayload deliver);
 
   // Queues an event at `at` for entity `target` on rank `rank` (a neighbour)
   // under the next key of entity `source`. Call it from a running event of
   // `source` (or before Run), never for this rank's own entities.
-  void Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind,
-            uint64_t arg);
+  void Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind, uint64_t arg,
+            const void* payload = nullptr);
 
   // Runs windows until no rank has an event at or before `until`; every
   // rank then stands at the same point of the serial run (all events with
@@ -75,21 +91,30 @@ class WindowEngine {
   // supported (the stop would need the other ranks' agreement on where):
   // std::logic_error. Collective: every rank calls it.
   void Run(units::Time until);
+  // The same with an agreed stop (StopRule). Returns true when the run ended
+  // at the rule's stop point (every rank's clock is then its time), false
+  // when no rank had an event at or before `until`. A Simulator::Stop()
+  // that leaves conditions pending (another cause) is std::logic_error.
+  bool Run(units::Time until, const StopRule& rule);
 
   const WindowStats& stats() const { return stats_; }
 
   // Batch format: a header {u32 version, u32 count, i64 window_end}, then
-  // `count` RemoteEvent records.
-  static constexpr uint32_t kBatchVersion = 1;
+  // `count` records: a RemoteEvent and the engine's payload_bytes.
+  static constexpr uint32_t kBatchVersion = 2;
 
  private:
+  void ExchangeBatches(int64_t end);
+  bool RunImpl(units::Time until, const StopRule* rule);
   Comm& comm_;
   sim::Simulator& sim_;
   int64_t lookahead_ps_;
   std::vector<int> neighbours_;
   std::vector<int> slot_of_rank_;  // rank -> index into neighbours_, or -1
-  std::vector<std::vector<RemoteEvent>> outbox_;
-  Deliver deliver_;
+  uint32_t payload_bytes_ = 0;
+  std::vector<std::string> outbox_;  // records (RemoteEvent + payload) per neighbour
+  std::vector<uint32_t> out_count_;
+  DeliverPayload deliver_;
   WindowStats stats_;
 };
 

@@ -198,7 +198,11 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   auto t1 = std::chrono::steady_clock::now();
   sim::StopReason why;
   bool interrupted = false;
-  if (hooks.between_slices) {
+  EngineOutcome dist;
+  if (hooks.engine) {
+    dist = hooks.engine(sim, net, flows);
+    why = dist.why;
+  } else if (hooks.between_slices) {
     // Slices of events: Run() resumes exactly where the event limit left it.
     const uint64_t job_flows = flows.size();
     while ((why = sim.Run(s.stop_time, kEventsPerSlice)) == sim::StopReason::kEventLimit) {
@@ -213,7 +217,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   r.timing.run_s = Since(t1);
   if (hooks.digests != nullptr) {
     hooks.digests->clear();
-    const std::vector<sim::EntityDigest>& d = sim.digests();
+    const std::vector<sim::EntityDigest>& d = hooks.engine ? dist.digests : sim.digests();
     for (uint32_t e = 0; e < d.size(); ++e) {
       if (d[e].events == 0) continue;
       std::string name = net.EntityName(e);
@@ -297,7 +301,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   GatherInjections(s, net, topo, inject_ports, r);
   r.packets = net.packets_created();
   r.packet_hops = net.packet_hops();
-  r.events = sim.events_executed();
+  r.events = hooks.engine ? dist.events : sim.events_executed();
   r.peak_packets_alive = net.peak_packets_alive();
   r.bytes_per_packet = fabric::PacketPool::kBytesPerPacket;
   r.timing.packet_hops_per_s =

@@ -38,7 +38,19 @@ struct EntityDigestLine {
 };
 // digests: when set, the run records per-entity event digests and fills it,
 // in entity order, with every entity that ran at least one event.
+// engine: replaces the serial sim.Run(stop_time) (a distributed run,
+// run/distributed.hpp): runs the events, leaves the merged results in the
+// network on rank 0, and says why the run ended, the events run over all
+// ranks and, with digests on, the per-entity digests summed over ranks.
+struct EngineOutcome {
+  sim::StopReason why = sim::StopReason::kQueueEmpty;
+  uint64_t events = 0;
+  std::vector<sim::EntityDigest> digests;
+};
 struct RunHooks {
+  std::function<EngineOutcome(sim::Simulator&, fabric::Network&,
+                              const std::vector<fabric::FlowSpec>&)>
+      engine;
   std::function<void(fabric::Network&)> before_run;
   std::function<bool(const RunStatus&)> between_slices;
   std::vector<EntityDigestLine>* digests = nullptr;

@@ -66,6 +66,8 @@ void Simulator::ScheduleKeyed(Time at, uint64_t key, EventHandler* h, uint32_t k
 
 void Simulator::Digest(const Entry& e) {
   const uint64_t key = static_cast<uint64_t>(e.order);
+  running_key_ = key;
+  if (probe_ != nullptr) probe_(probe_ctx_);
   const uint64_t source = key >> 40;
   if (source >= digests_.size()) digests_.resize(source + 1);
   EntityDigest& d = digests_[source];

@@ -108,11 +108,53 @@ class Simulator {
   // bound), or Time::Max() when the queue is empty.
   Time NextTime() const {
     if (heap_.empty() && far_.empty()) return Time::Max();
-    const Entry& e = far_.empty() || (!heap_.empty() && Before(heap_.front(), far_.front()))
-                         ? heap_.front()
-                         : far_.front();
-    return Time::Ps(static_cast<int64_t>(TimeOf(e) ^ (1ULL << 63)));
+    return Time::Ps(static_cast<int64_t>(TimeOf(Front()) ^ (1ULL << 63)));
   }
+
+  // The key (source << 40 | sequence) of the earliest queued event, or
+  // UINT64_MAX when the queue is empty (with NextTime, the distributed
+  // engine's exact stop point, docs/parallel.md).
+  uint64_t NextKey() const {
+    if (heap_.empty() && far_.empty()) return UINT64_MAX;
+    return static_cast<uint64_t>(Front().order);
+  }
+  // Moves the clock forward to `t` without running anything (a distributed
+  // run's ranks end at the serial run's final time); never backwards.
+  void AdvanceTo(Time t) {
+    if (t > now_) now_ = t;
+  }
+  // Keeps only the queued events for which keep(key, kind, arg) is true (a
+  // rank of a distributed run drops the events of entities it does not own
+  // after setup). Order and keys of the kept events are unchanged.
+  template <class Keep>
+  void Retain(Keep keep) {
+    std::vector<Entry> all(far_.begin(), far_.end());
+    for (const Entry& e : heap_)
+      if ((e.handler_kind >> 16) != kLaneHandler) all.push_back(e);
+    for (Lane& l : lanes_) {
+      for (uint32_t i = 0; i < l.size; ++i) all.push_back(l.at(i));
+      l.clear();
+    }
+    heap_.clear();
+    far_.clear();
+    lane_reps_ = lane_entries_ = 0;
+    for (const Entry& e : all)
+      if (keep(static_cast<uint64_t>(e.order), e.handler_kind & 0xFFFF, e.arg)) {
+        heap_.push_back(e);
+        SiftUp(heap_, heap_.size() - 1, e);
+      }
+  }
+  // With digests on (EnableDigests), the key of the event running now, and a
+  // probe called as each event starts (Now() and RunningKey() are then that
+  // event's; the previous one has ended): the distributed engine's view of
+  // where in the serial order it is. Off the serial path: only the digest
+  // loop calls them.
+  using EventProbe = void (*)(void* ctx);
+  void set_event_probe(EventProbe fn, void* ctx) {
+    probe_ = fn;
+    probe_ctx_ = ctx;
+  }
+  uint64_t RunningKey() const { return running_key_; }
 
   // Per-entity event digests (`lossless run --digest`): from this call on,
   // every event that runs is added to its source entity's EntityDigest.
@@ -201,6 +243,11 @@ class Simulator {
   uint32_t LaneFor(int64_t delay);
   [[gnu::cold, gnu::noinline]] uint32_t NewLane();
   [[gnu::cold, gnu::noinline]] void ReviewLanes();
+  // The earliest queued entry of heap_ and far_ (one of them not empty).
+  const Entry& Front() const {
+    return far_.empty() || (!heap_.empty() && Before(heap_.front(), far_.front())) ? heap_.front()
+                                                                                  : far_.front();
+  }
   // 4-ary heap operations on heap_ or far_.
   static size_t MinChild(const std::vector<Entry>& h, size_t first,
                          size_t n);  // smallest of the children from `first`
@@ -228,6 +275,9 @@ class Simulator {
   std::vector<uint32_t> slot_sched_gen_;  // generation when the slot's event was scheduled
   std::vector<uint32_t> free_slots_;
   bool digests_on_ = false;
+  uint64_t running_key_ = 0;
+  EventProbe probe_ = nullptr;
+  void* probe_ctx_ = nullptr;
   std::vector<EntityDigest> digests_;
   uint64_t executed_ = 0, scheduled_ = 0, cancelled_ = 0;
   size_t peak_pending_ = 0;

@@ -50,13 +50,13 @@ bad mpi-jobs '^error: <cli>: -j: expected 1 under mpirun' -- $S --vary fabric.cc
 # A case failing at run time on rank 1 (case 1): every rank ends.
 bad mpi-run-error '^error: <--vary>: case 1 \(faults.nic_stall.host=999\)' \
   -- $S --set traffic.0.bytes=64KiB --set traffic.1.bytes=64KiB --vary faults.nic_stall.host=1,999
-# Other commands do not run distributed yet: refused once, by rank 0, exit 2.
-timeout 120 "${MPIRUN[@]}" -np 2 "$BIN" run $S >"$tmp/out" 2>"$tmp/err"; rc=$?
+# Commands other than sweep and run do not run distributed: refused once, by rank 0, exit 2.
+timeout 120 "${MPIRUN[@]}" -np 2 "$BIN" validate $S >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ "$rc" = 2 ] && [ "$(grep -c '^error: ' "$tmp/err")" = 1 ] &&
-   grep -q '^error: <cli>: mpirun: expected `lossless sweep` under an MPI launcher with 2 processes, got `lossless run`' "$tmp/err" &&
+   grep -q '^error: <cli>: mpirun: expected `lossless sweep` or `lossless run` under an MPI launcher with 2 processes, got `lossless validate`' "$tmp/err" &&
    ! [ -s "$tmp/out" ]; then
-  echo "ok   mpi-run-refused"
+  echo "ok   mpi-validate-refused"
 else
-  echo "FAIL mpi-run-refused: exit $rc"; cat "$tmp/out" "$tmp/err"; fail=1
+  echo "FAIL mpi-validate-refused: exit $rc"; cat "$tmp/out" "$tmp/err"; fail=1
 fi
 exit $fail

@@ -1,0 +1,80 @@
+// `mpirun -np K lossless run SCENARIO` (docs/parallel.md): the run over K
+// ranks on the window engine, with the serial run's output written by rank 0
+// and one report line on standard error (partition, lookahead, windows,
+// cross-rank events, time waiting).
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "base/file.hpp"
+#include "base/text.hpp"
+#include "cli/commands.hpp"
+#include "distrun/distributed.hpp"
+#include "parallel/mpi_comm.hpp"
+#include "report/run_report.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lossless::cli {
+
+int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,
+                const std::string& json_path, bool timing, bool digest) {
+  if (!parallel::MpiBuilt()) {
+    // Every rank would run the whole scenario: rank 0 says so, the others end quietly.
+    if (parallel::LauncherRank() > 0) return 0;
+    throw InputError({"<cli>", 0, "mpirun"},
+                     "expected a build with MPI support (CMake LOSSLESS_MPI=ON) under an MPI "
+                     "launcher; without it, run without mpirun");
+  }
+  std::unique_ptr<parallel::Comm> world = parallel::OpenMpiWorld();
+  parallel::Comm& comm = *world;
+  scenario::Scenario s;
+  std::string path;
+  try {
+    // Bad input is found by every rank alike; RunAgreed makes them agree anyway.
+    parallel::RunAgreed(comm, [&] {
+      s = scenario::LoadScenarioFile(file, sets);
+      path = json_path.empty() ? s.json_out : json_path;
+      if (!s.series.csv_out.empty())
+        throw InputError({s.file, 0, "outputs.series_csv"},
+                         "expected no series in a distributed run (not gathered yet)");
+      distrun::CheckSupported(s);
+      distrun::CheckRanks(s, comm.Size());
+    });
+  } catch (const std::exception& e) {
+    if (comm.Rank() == 0) {
+      fmt::print(stderr, "error: {}\n", text::OneLine(e.what()));
+      std::fflush(stderr);
+    }
+    comm.Barrier();
+    return 2;
+  }
+  distrun::Stats st;
+  std::vector<run::EntityDigestLine> digests;
+  report::RunResult r;
+  try {
+    r = distrun::Run(s, comm, {}, &st, digest ? &digests : nullptr);
+  } catch (const std::exception& e) {
+    // Found during the run by one rank (a QP failure): the others may wait
+    // in a collective, so this rank ends the job.
+    fmt::print(stderr, "error: rank {}: {}\n", comm.Rank(), text::OneLine(e.what()));
+    std::fflush(stderr);
+    std::_Exit(2);
+  }
+  if (comm.Rank() != 0) return 0;
+  const bool stdout_taken = path == "-";
+  fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(report::RunText(r, timing)));
+  if (digest)
+    fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(run::DigestText(digests)));
+  if (!path.empty())
+    WriteOutput(path, report::RunJson(r, timing).dump(2) + "\n",
+                {path, 0, json_path.empty() ? "outputs.json" : "--json"});
+  fmt::print(stderr, "{}\n", distrun::StatsLine(st));
+  return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty() ? 1 : 0;
+}
+
+}  // namespace lossless::cli

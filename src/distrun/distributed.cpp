@@ -1,0 +1,344 @@
+#include "distrun/distributed.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "parallel/engine.hpp"
+#include "parallel/partition.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lossless::distrun {
+
+namespace {
+
+void Refuse(const scenario::Scenario& s, const std::string& field, const std::string& why) {
+  throw InputError({s.file, 0, field},
+                   fmt::format("expected it off in a distributed run (mpirun -np K with K > 1): "
+                               "{} (docs/parallel.md); run without mpirun",
+                               why));
+}
+
+// One rank's side of the cut links: frames handed over by the network go to
+// the engine under the sending port's entity (its next key, drawn here
+// exactly where the serial run draws it), for the peer port's rank.
+class Links final : public fabric::Network::RemoteLinks {
+ public:
+  Links(const fabric::Network& net, const std::vector<int32_t>& port_rank)
+      : net_(net), port_rank_(port_rank) {}
+  void set_engine(parallel::WindowEngine* e) { engine_ = e; }
+  void Send(uint32_t port, units::Time at, uint32_t kind, uint64_t arg,
+            const fabric::Packet* pk) override {
+    const uint32_t peer = net_.PortPeer(port);
+    engine_->Send(port_rank_[peer], at, net_.PortEntity(port), peer, kind, arg, pk);
+  }
+
+ private:
+  const fabric::Network& net_;
+  const std::vector<int32_t>& port_rank_;
+  parallel::WindowEngine* engine_ = nullptr;
+};
+
+// Where this rank is in the serial order (Simulator's event probe, called
+// as each event starts): the packets-alive log (per event that changed the
+// serial count or peaked above its start: the change and the peak, both
+// relative to the count before it) and same-time ties with other ranks.
+struct Probe {
+  sim::Simulator* sim = nullptr;
+  fabric::Network* net = nullptr;
+  const std::vector<int32_t>* entity_rank = nullptr;
+  int rank = 0;
+  int64_t prev_time = -1;
+  uint64_t prev_key = 0;
+  bool prev_remote = false;
+  bool open = false;   // an event ran since the last Close
+  int64_t before = 0;  // serial count before the open event
+  uint64_t ties = 0;
+  struct Change {
+    int64_t time;
+    uint64_t key;
+    int64_t delta;
+    int64_t peak;  // highest count within the event, minus `before`
+  };
+  std::vector<Change> log;
+  // Ends the open event's record (before frames arrive from other ranks).
+  void Close() {
+    if (open) {
+      const int64_t peak = net->SerialPeakSinceLast() - before;
+      net->SettleEvent();
+      const int64_t after = net->SerialLive();
+      if (after != before || peak > 0) log.push_back({prev_time, prev_key, after - before, peak});
+      open = false;
+    } else {
+      net->SettleEvent();
+    }
+    before = net->SerialLive();
+  }
+  static void OnEvent(void* ctx) {
+    Probe& p = *static_cast<Probe*>(ctx);
+    p.Close();
+    const int64_t t = p.sim->Now().ps();
+    const uint64_t key = p.sim->RunningKey();
+    const uint64_t source = key >> 40;
+    const bool remote = source < p.entity_rank->size() && (*p.entity_rank)[source] != p.rank;
+    if (t == p.prev_time && (remote || p.prev_remote)) ++p.ties;
+    p.prev_time = t;
+    p.prev_key = key;
+    p.prev_remote = remote;
+    p.open = true;
+  }
+};
+
+template <class T>
+void PutVec(std::string& out, const std::vector<T>& v) {
+  const uint64_t n = v.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  if (n > 0) out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
+}
+template <class T>
+std::vector<T> TakeVec(const std::string& in, size_t& at) {
+  uint64_t n = 0;
+  if (at + sizeof n > in.size()) throw std::runtime_error("distributed run: short gather");
+  std::memcpy(&n, in.data() + at, sizeof n);
+  at += sizeof n;
+  if (at + n * sizeof(T) > in.size()) throw std::runtime_error("distributed run: short gather");
+  std::vector<T> v(n);
+  if (n > 0) std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+  at += n * sizeof(T);
+  return v;
+}
+
+}  // namespace
+
+void CheckSupported(const scenario::Scenario& s) {
+  if (s.deadlock.detect && s.net.pfc.enabled)
+    Refuse(s, "deadlock.detect", "the deadlock detector does not run on gathered state yet");
+  if (s.series.interval.ps() > 0)
+    Refuse(s, "outputs.series.interval", "the series sampler does not run on gathered state yet");
+  if (s.shared.tenant_load > 0)
+    Refuse(s, "tenants.load", "other tenants' traffic is not placed on ranks yet");
+  if (!s.capture.pcap.empty()) Refuse(s, "outputs.pcap", "captures are not gathered yet");
+  if (!s.capture.trace.empty()) Refuse(s, "outputs.trace", "timelines are not gathered yet");
+  if (!s.link_down.empty())
+    Refuse(s, "faults.link_down", "link state changes and reroutes are not distributed yet");
+  if (!s.cnp_inject.empty())
+    Refuse(s, "faults.cnp_inject", "the injection report reads the flow's reaction point");
+}
+
+void CheckRanks(const scenario::Scenario& s, int ranks) {
+  const topology::Topology t = scenario::BuildTopology(s);
+  const bool clos = s.topology_kind == "leaf-spine" || s.topology_kind == "fat-tree" ||
+                    s.topology_kind == "rail-optimized";
+  (void)parallel::PartitionFabric(t, clos ? s.clos.gpus_per_node : 1, ranks,
+                                  {"<cli>", 0, "mpirun -np"});
+}
+
+report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const Options& opt,
+                      Stats* stats, std::vector<run::EntityDigestLine>* digests) {
+  CheckSupported(s);
+  Stats st;
+  st.ranks = comm.Size();
+  run::RunHooks hooks;
+  hooks.digests = digests;
+  hooks.engine = [&](sim::Simulator& sim, fabric::Network& net,
+                     const std::vector<fabric::FlowSpec>& flows) {
+    const topology::Topology& topo = net.topology();
+    std::vector<int32_t> rank_of_node = opt.rank_of_node;
+    if (rank_of_node.empty()) {
+      const bool clos = s.topology_kind == "leaf-spine" || s.topology_kind == "fat-tree" ||
+                        s.topology_kind == "rail-optimized";
+      const parallel::Partition p = parallel::PartitionFabric(
+          topo, clos ? s.clos.gpus_per_node : 1, comm.Size(), {s.file, 0, "mpirun -np"});
+      rank_of_node = p.rank_of_node;
+    }
+    if (rank_of_node.size() != topo.nodes.size())
+      throw std::invalid_argument("distributed run: expected a rank for every topology node");
+    const int me = comm.Rank();
+    // Owners: a port is its node's, a switch its own node's. No other entity
+    // may have events (CheckSupported refused the components that add them).
+    std::vector<int32_t> port_rank(net.num_ports());
+    uint32_t max_entity = 0;
+    for (uint32_t p = 0; p < net.num_ports(); ++p) {
+      port_rank[p] = rank_of_node[net.PortNode(p)];
+      max_entity = std::max(max_entity, net.PortEntity(p));
+    }
+    for (uint32_t sw = 0; sw < net.num_switches(); ++sw)
+      max_entity = std::max(max_entity, net.SwitchEntity(sw));
+    std::vector<int32_t> entity_rank(max_entity + 1, -1);
+    for (uint32_t p = 0; p < net.num_ports(); ++p) entity_rank[net.PortEntity(p)] = port_rank[p];
+    for (uint32_t sw = 0; sw < net.num_switches(); ++sw)
+      entity_rank[net.SwitchEntity(sw)] = rank_of_node[net.NodeOfSwitch(sw)];
+    // Cut links, neighbours, lookahead.
+    std::vector<uint8_t> cut(net.num_ports(), 0);
+    std::set<int> neighbours;
+    int64_t lookahead = INT64_MAX;
+    st.cut_links = 0;
+    st.switch_links = 0;
+    std::vector<uint8_t> is_host(topo.nodes.size(), 0);
+    for (uint32_t h : topo.hosts) is_host[h] = 1;
+    for (uint32_t l = 0; l < topo.links.size(); ++l) {
+      const uint32_t a = 2 * l, b = 2 * l + 1;
+      const bool host_link = is_host[net.PortNode(a)] || is_host[net.PortNode(b)];
+      if (!host_link) ++st.switch_links;
+      if (port_rank[a] == port_rank[b]) continue;
+      if (host_link)
+        throw std::invalid_argument(fmt::format(
+            "distributed run: link {} joins a host to a switch on another rank (units keep "
+            "hosts with their switches)",
+            l));
+      cut[a] = cut[b] = 1;
+      ++st.cut_links;
+      lookahead = std::min(lookahead, topo.links[l].delay.ps());
+      if (port_rank[a] == me) neighbours.insert(port_rank[b]);
+      if (port_rank[b] == me) neighbours.insert(port_rank[a]);
+    }
+    if (lookahead <= 0)
+      throw InputError({s.file, 0, "mpirun -np"},
+                       "expected cut links with a delay above zero (the lookahead), got 0");
+    // A rank without cut links still windows with the others.
+    st.lookahead = units::Time::Ps(lookahead == INT64_MAX ? s.stop_time.ps() + 1 : lookahead);
+    size_t local_flows = 0;
+    for (const fabric::FlowSpec& f : flows)
+      if (port_rank[net.HostPort(f.dst)] == me) ++local_flows;
+    Links links(net, port_rank);
+    net.SetDistributed(&links, cut, local_flows);
+    // Keep the events of this rank's entities (setup queued every entity's).
+    bool foreign = false;
+    sim.Retain([&](uint64_t key, uint32_t kind, uint64_t arg) {
+      const uint32_t at_port = net.DistributedEventPort(kind, arg);
+      if (at_port != UINT32_MAX) return port_rank[at_port] == me;
+      const uint64_t e = key >> 40;
+      if (e >= entity_rank.size() || entity_rank[e] < 0) foreign = true;
+      return e < entity_rank.size() && entity_rank[e] == me;
+    });
+    if (foreign)
+      throw std::logic_error(
+          "distributed run: an event of an entity that is neither a port nor "
+          "a switch (a component the distributed run does not place)");
+    sim.EnableDigests();
+    Probe probe;
+    probe.sim = &sim;
+    probe.net = &net;
+    probe.entity_rank = &entity_rank;
+    probe.rank = me;
+    probe.Close();
+    sim.set_event_probe(&Probe::OnEvent, &probe);
+    parallel::WindowEngine engine(
+        comm, sim, st.lookahead, std::vector<int>(neighbours.begin(), neighbours.end()),
+        sizeof(fabric::Packet), [&](const parallel::RemoteEvent& e, const char* payload) {
+          probe.Close();
+          fabric::Packet pk;
+          std::memcpy(&pk, payload, sizeof pk);
+          net.DeliverRemote(units::Time::Ps(e.time_ps), e.key, e.kind, e.arg, &pk);
+        });
+    links.set_engine(&engine);
+    run::EngineOutcome out;
+    bool stopped = false;
+    const bool rule = s.net.stop_when_flows_done && !flows.empty();
+    if (rule) {
+      stopped = engine.Run(s.stop_time, parallel::StopRule{[&] {
+                             return static_cast<int64_t>(net.local_flows_pending());
+                           }});
+    } else {
+      engine.Run(s.stop_time);
+    }
+    probe.Close();
+    sim.set_event_probe(nullptr, nullptr);
+    // Why the serial run would have ended, and its clock then.
+    if (stopped) {
+      out.why = sim::StopReason::kStopped;
+    } else if (comm.AllreduceMin(sim.NextTime().ps()) != units::Time::Max().ps()) {
+      out.why = sim::StopReason::kTimeLimit;
+      sim.AdvanceTo(s.stop_time);
+    } else {
+      out.why = sim::StopReason::kQueueEmpty;
+      sim.AdvanceTo(units::Time::Ps(-comm.AllreduceMin(-sim.Now().ps())));
+    }
+    // Gather: results, events, the alive log, digests, engine figures.
+    std::string mine = net.ExportResults(port_rank, me);
+    const uint64_t events = sim.events_executed();
+    std::string extra;
+    extra.append(reinterpret_cast<const char*>(&events), sizeof events);
+    const parallel::WindowStats& ws = engine.stats();
+    const uint64_t figures[4] = {ws.sent, ws.received, probe.ties, ws.windows};
+    extra.append(reinterpret_cast<const char*>(figures), sizeof figures);
+    extra.append(reinterpret_cast<const char*>(&ws.wait_s), sizeof ws.wait_s);
+    extra.append(reinterpret_cast<const char*>(&ws.run_s), sizeof ws.run_s);
+    PutVec(extra, probe.log);
+    PutVec(extra, sim.digests());
+    const std::vector<std::string> results = comm.Gather(mine);
+    const std::vector<std::string> extras = comm.Gather(extra);
+    st.windows = ws.windows;
+    st.sent = ws.sent;
+    st.received = ws.received;
+    st.ties = probe.ties;
+    st.wait_s = ws.wait_s;
+    st.run_s = ws.run_s;
+    if (me == 0) {
+      std::vector<Probe::Change> all;
+      st.sent = st.received = st.ties = 0;
+      st.wait_s = st.run_s = 0;
+      for (const std::string& x : extras) {
+        size_t at = 0;
+        uint64_t ev = 0;
+        uint64_t fig[4];
+        double wait = 0;
+        std::memcpy(&ev, x.data(), sizeof ev);
+        at += sizeof ev;
+        std::memcpy(fig, x.data() + at, sizeof fig);
+        at += sizeof fig;
+        std::memcpy(&wait, x.data() + at, sizeof wait);
+        at += sizeof wait;
+        out.events += ev;
+        st.sent += fig[0];
+        st.received += fig[1];
+        st.ties += fig[2];
+        st.wait_s = std::max(st.wait_s, wait);
+        double run = 0;
+        std::memcpy(&run, x.data() + at, sizeof run);
+        at += sizeof run;
+        st.run_s = std::max(st.run_s, run);
+        const std::vector<Probe::Change> log = TakeVec<Probe::Change>(x, at);
+        all.insert(all.end(), log.begin(), log.end());
+        const std::vector<sim::EntityDigest> d = TakeVec<sim::EntityDigest>(x, at);
+        if (out.digests.size() < d.size()) out.digests.resize(d.size());
+        for (size_t e = 0; e < d.size(); ++e) {
+          out.digests[e].events += d[e].events;
+          out.digests[e].sum += d[e].sum;
+        }
+      }
+      // The serial count of packets alive, event by event in (time, key) order.
+      std::sort(all.begin(), all.end(), [](const Probe::Change& a, const Probe::Change& b) {
+        return a.time != b.time ? a.time < b.time : a.key < b.key;
+      });
+      // Setup's packets (alike on every rank) once, then every change.
+      int64_t live = net.setup_live(), peak = static_cast<int64_t>(net.setup_peak());
+      for (const Probe::Change& c : all) {
+        peak = std::max(peak, live + c.peak);
+        live += c.delta;
+      }
+      net.ImportResults(results, port_rank, static_cast<uint64_t>(peak));
+    }
+    return out;
+  };
+  report::RunResult r = run::RunScenario(s, hooks);
+  if (stats != nullptr) *stats = st;
+  return r;
+}
+
+std::string StatsLine(const Stats& st) {
+  const double wait = st.run_s > 0 ? 100.0 * st.wait_s / st.run_s : 0;
+  return fmt::format(
+      "distributed: {} ranks, {} of {} switch links cut, lookahead {}, {} windows, {} cross-rank "
+      "events, {} same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the "
+      "longest run)",
+      st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows, st.sent,
+      st.ties, wait, st.run_s);
+}
+
+}  // namespace lossless::distrun

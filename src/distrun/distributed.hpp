@@ -1,0 +1,65 @@
+#pragma once
+// `lossless run` over ranks (docs/parallel.md): the fabric on the window
+// engine, giving the serial run's results byte for byte for any rank count
+// and any placement of the partition units.
+//
+// Every rank builds the whole scenario (network, flows, faults) and keeps
+// only the queued events of the entities it owns: the ports and switches of
+// its units (a unit is a switch with its hosts, never split). Frames, PAUSE
+// frames and FCPs sent on cut links cross as engine events under the keys
+// the sender drew where the serial run draws them (fabric::Network's
+// RemoteLinks); the receiver runs their arrivals (and the link's loss
+// draws). "All flows done" is agreed by the engine's StopRule; statistics
+// are integers merged on rank 0 in entity order (Network::ImportResults);
+// the peak of packets alive is the maximum of the merged per-event counts.
+//
+// Not supported distributed (refused, exit 2, with the field): the deadlock
+// detector, the series sampler, other tenants, packet captures and traces,
+// link-down faults and reroutes, injected CNPs. A QP failure ends the run
+// with an error on every rank.
+#include <string>
+#include <vector>
+
+#include "parallel/comm.hpp"
+#include "report/result.hpp"
+#include "run/runner.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lossless::distrun {
+
+struct Options {
+  // Rank per topology node; empty = parallel::PartitionFabric's placement.
+  std::vector<int32_t> rank_of_node;
+};
+
+// What the distributed run did, on this rank (and the totals on rank 0).
+struct Stats {
+  int ranks = 1;
+  uint32_t cut_links = 0;
+  uint32_t switch_links = 0;
+  units::Time lookahead;
+  uint64_t windows = 0;
+  uint64_t sent = 0;      // cross-rank events this rank sent (rank 0: all ranks)
+  uint64_t received = 0;  // ... received
+  uint64_t ties = 0;      // same-time pairs of consecutive events, one from another rank
+  double wait_s = 0;      // rank 0: the largest over ranks
+  double run_s = 0;
+};
+
+// Throws InputError (exit 2) naming the field a distributed run cannot run.
+void CheckSupported(const scenario::Scenario& s);
+// Throws InputError when the fabric cannot be cut into `ranks` (more ranks
+// than partition units, a cut link without delay).
+void CheckRanks(const scenario::Scenario& s, int ranks);
+
+// Runs `s` over comm's ranks. Collective. Rank 0 gets the result (the other
+// ranks a result they should not print); `digests` as RunHooks::digests.
+report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const Options& opt,
+                      Stats* stats = nullptr,
+                      std::vector<run::EntityDigestLine>* digests = nullptr);
+
+// One line for stderr: "distributed: K ranks, C of S switch links cut,
+// lookahead L, W windows, E cross-rank events, waiting X % of Y s".
+std::string StatsLine(const Stats& st);
+
+}  // namespace lossless::distrun

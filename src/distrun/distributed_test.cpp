@@ -1,0 +1,194 @@
+// The fabric on the window engine (docs/parallel.md): over the in-process
+// loopback, every rank count and placement gives the serial run's text and
+// JSON byte for byte. Each case prints its cross-rank events and same-time
+// ties (a tie: consecutive events at one time on one rank, one of them from
+// another rank) and requires both above zero, or it would not test much.
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/error.hpp"
+#include "distrun/distributed.hpp"
+#include "parallel/loopback.hpp"
+#include "parallel/partition.hpp"
+#include "report/run_report.hpp"
+#include "run/runner.hpp"
+#include "scenario/scenario.hpp"
+#include "sim/rng.hpp"
+
+namespace lossless::distrun {
+namespace {
+namespace dist_test {
+
+using scenario::Scenario;
+
+std::string Path(const std::string& rel) {
+  return std::string(LOSSLESS_SOURCE_DIR) + "/" + rel;
+}
+
+struct Outputs {
+  std::string text, json, digests;
+};
+
+Outputs Serial(const Scenario& s) {
+  std::vector<run::EntityDigestLine> d;
+  run::RunHooks hooks;
+  hooks.digests = &d;
+  const report::RunResult r = run::RunScenario(s, hooks);
+  return {report::RunText(r), report::RunJson(r).dump(1), run::DigestText(d)};
+}
+
+// Placement: empty = the partitioner's; else units shuffled onto ranks by `seed`.
+std::vector<int32_t> RandomPlacement(const Scenario& s, int ranks, uint64_t seed) {
+  const topology::Topology t = scenario::BuildTopology(s);
+  const bool clos = s.topology_kind == "leaf-spine" || s.topology_kind == "fat-tree" ||
+                    s.topology_kind == "rail-optimized";
+  const parallel::Partition p =
+      parallel::PartitionFabric(t, clos ? s.clos.gpus_per_node : 1, ranks, {"t", 0, "r"});
+  sim::Rng rng(seed, 1, 2);
+  std::vector<int32_t> rank_of_unit(p.units);
+  for (uint32_t u = 0; u < p.units; ++u)
+    rank_of_unit[u] = u < static_cast<uint32_t>(ranks)
+                          ? static_cast<int32_t>(u)
+                          : static_cast<int32_t>(rng.NextU64() % ranks);
+  // Shuffle which unit got which rank (Fisher-Yates), every rank keeps one.
+  for (uint32_t u = p.units; u > 1; --u)
+    std::swap(rank_of_unit[u - 1], rank_of_unit[rng.NextU64() % u]);
+  std::vector<int32_t> r(t.nodes.size());
+  for (size_t n = 0; n < r.size(); ++n) r[n] = rank_of_unit[p.unit_of_node[n]];
+  return r;
+}
+
+Outputs Distributed(const Scenario& s, int ranks, const std::vector<int32_t>& placement,
+                    uint64_t jitter, Stats* st) {
+  Outputs out;
+  parallel::LoopbackOptions lo;
+  lo.jitter_seed = jitter;
+  std::mutex m;
+  parallel::RunLoopback(
+      ranks,
+      [&](parallel::Comm& comm) {
+        Options opt;
+        opt.rank_of_node = placement;
+        Stats stats;
+        std::vector<run::EntityDigestLine> d;
+        const report::RunResult r = Run(s, comm, opt, &stats, &d);
+        if (comm.Rank() == 0) {
+          std::lock_guard<std::mutex> lock(m);
+          out = {report::RunText(r), report::RunJson(r).dump(1), run::DigestText(d)};
+          *st = stats;
+        }
+      },
+      lo);
+  return out;
+}
+
+void ExpectSame(const std::string& what, const Scenario& s, const Outputs& serial, int ranks,
+                const std::vector<int32_t>& placement = {}, uint64_t jitter = 0) {
+  Stats st;
+  const Outputs d = Distributed(s, ranks, placement, jitter, &st);
+  std::printf("%s, %d ranks%s%s: %s\n", what.c_str(), ranks,
+              placement.empty() ? "" : ", random placement", jitter ? ", jitter" : "",
+              StatsLine(st).c_str());
+  EXPECT_EQ(d.text, serial.text) << what << " " << ranks << " ranks";
+  if (d.text != serial.text || d.digests != serial.digests) {
+    // Where they differ first: the digests name the entity.
+    size_t i = 0;
+    while (i < d.digests.size() && i < serial.digests.size() && d.digests[i] == serial.digests[i])
+      ++i;
+    const size_t from = d.digests.rfind('\n', i);
+    std::printf("first differing digest line: %s\n   serial: %s\n",
+                d.digests.substr(from + 1, d.digests.find('\n', i) - from - 1).c_str(),
+                serial.digests.substr(from + 1, serial.digests.find('\n', i) - from - 1).c_str());
+  }
+  EXPECT_TRUE(d.json == serial.json) << what << " " << ranks << " ranks: JSON differs";
+  EXPECT_TRUE(d.digests == serial.digests) << what << " " << ranks << " ranks: digests differ";
+  if (ranks > 1) {
+    EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
+    EXPECT_EQ(st.sent, st.received);
+    EXPECT_GT(st.ties, 0u) << what << " " << ranks << " ranks: no same-time tie across ranks";
+  }
+}
+
+void AllCounts(const std::string& what, const Scenario& s, std::vector<int> counts,
+               std::vector<int> random) {
+  const Outputs serial = Serial(s);
+  for (int k : counts) ExpectSame(what, s, serial, k);
+  for (int k : random) ExpectSame(what, s, serial, k, RandomPlacement(s, k, 10 + k));
+}
+
+}  // namespace dist_test
+}  // namespace
+
+using namespace dist_test;
+
+TEST(Distributed, RoceIncastWithDcqcnIsTheSerialRun) {
+  const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
+                                                {"fabric.cc=dcqcn-paper", "traffic.0.bytes=256KiB",
+                                                 "traffic.1.bytes=128KiB", "traffic.1.start=2us"});
+  AllCounts("roce-incast dcqcn", s, {1, 2, 3, 4, 7}, {3, 4});
+  // Batches landing in random orders (jitter): slow on a loaded machine, so once.
+  ExpectSame("roce-incast dcqcn", s, Serial(s), 2, {}, /*jitter=*/77);
+}
+
+const std::vector<std::string> kSmallIncast{"traffic.0.bytes=256KiB", "traffic.1.bytes=128KiB",
+                                            "traffic.1.start=2us"};
+
+std::vector<std::string> With(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(Distributed, InfinibandCreditsAndAdaptiveRoutingAreTheSerialRun) {
+  // Credits on every link: FCPs cross the cut links against the data; the
+  // preset routes adaptively (least-loaded egress).
+  const Scenario s =
+      scenario::LoadScenarioFile(Path("scenarios/ib-fat-tree.json"), {"traffic.0.bytes=64KiB"});
+  ASSERT_TRUE(s.net.ib.enabled);
+  // At 2 ranks the contiguous placement gives each rank a pod, and the
+  // all-to-all among the first 32 hosts stays in pod 0: nothing crosses.
+  // A random placement at 2 ranks does cut its paths.
+  AllCounts("ib-fat-tree credits", s, {1, 3, 4, 7}, {2, 3, 4});
+}
+
+TEST(Distributed, PfcWatchdogAndAStalledNicAreTheSerialRun) {
+  // The incast target's NIC stalls: a pause storm, the watchdog acts and
+  // drops; the run ends at stop_time with flows unfinished (time limit).
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      With(kSmallIncast,
+           {"fabric.pfc.watchdog.enabled=true", "fabric.pfc.watchdog.poll=20us",
+            "fabric.pfc.watchdog.restore=50us", "faults.nic_stall.host=0",
+            "faults.nic_stall.at=10us", "faults.nic_stall.until=150us", "stop_time=400us"}));
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.text.find("1 PFC watchdog actions"), std::string::npos) << serial.text;
+  ASSERT_NE(serial.text.find("time limit"), std::string::npos);
+  for (int k : {2, 3, 4}) ExpectSame("roce-incast watchdog", s, serial, k);
+  ExpectSame("roce-incast watchdog", s, serial, 4, RandomPlacement(s, 4, 13));
+}
+
+TEST(Distributed, PacketSprayingIsTheSerialRun) {
+  const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
+                                                With(kSmallIncast, {"fabric.routing=spray"}));
+  const Outputs serial = Serial(s);
+  for (int k : {2, 3, 7}) ExpectSame("roce-incast spray", s, serial, k);
+  ExpectSame("roce-incast spray", s, serial, 3, RandomPlacement(s, 3, 14));
+}
+
+TEST(Distributed, RefusesWhatItCannotGatherYet) {
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"), With(kSmallIncast, {"outputs.series.interval=10us"}));
+  try {
+    CheckSupported(s);
+    FAIL() << "series accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().field, "outputs.series.interval");
+  }
+  EXPECT_THROW(CheckRanks(scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml")), 13),
+               InputError);  // 12 units
+}
+
+}  // namespace lossless::distrun
