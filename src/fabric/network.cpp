@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "fabric/frame_time.hpp"
+
 namespace lossless::fabric {
 
 namespace {
@@ -260,7 +262,7 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
 int64_t Network::Ser(Port& p, int64_t wire) {
   if (wire != p.cached_wire) {
     p.cached_wire = wire;
-    p.cached_ser = units::SerializationTime(Bytes(wire), Rate::Bps(p.rate_bps)).ps();
+    p.cached_ser = FrameTimePs(wire, p.rate_bps);
   }
   return p.cached_ser;
 }
@@ -399,7 +401,7 @@ void Network::TryTransmit(uint32_t pi) {
     // and never queued. It is consumed by the peer's MAC (no switch pipeline),
     // so it travels as its own event rather than through the wire FIFO.
     const int64_t wire = 64 + cfg_.framing.gap_overhead;
-    const int64_t end = now + units::SerializationTime(Bytes(wire), Rate::Bps(p.rate_bps)).ps();
+    const int64_t end = now + FrameTimePs(wire, p.rate_bps);
     p.busy_until = end;
     p.stats.busy_ps += end - now;
     ++p.stats.pause_tx;
@@ -455,8 +457,7 @@ void Network::TryTransmit(uint32_t pi) {
   const int64_t tail = end + p.delay_ps;
   int64_t head = tail + p.rx_latency_ps;
   if (p.rx_cut_through) {
-    int64_t header =
-        units::SerializationTime(Bytes(std::min<int64_t>(pk.wire, 64)), Rate::Bps(p.rate_bps)).ps();
+    const int64_t header = FrameTimePs(std::min<int64_t>(pk.wire, 64), p.rate_bps);
     head = start + header + p.delay_ps + p.rx_latency_ps;
   }
   pk.tail_ps = tail;
