@@ -499,7 +499,14 @@ void Network::Arrive(uint32_t pi, PacketRef r) {
   p.wire.Pop(pool_);
   // The next frame's event, under the key drawn when it was sent (frames a
   // distributed run received on a cut link came with their own events).
-  if (!p.wire.empty() && (remote_ == nullptr || !cut_[pi])) QueueArrival(pi, p.wire.head);
+  if (!p.wire.empty() && (remote_ == nullptr || !cut_[pi])) {
+    QueueArrival(pi, p.wire.head);
+    // That frame's record was written a link delay ago and is out of the
+    // caches at scale; the one behind it is read at the next arrival here,
+    // a frame time from now: ask for it (a hint, like PrefetchAhead).
+    const PacketRef behind = pool_[p.wire.head].next;
+    if (behind != kNoPacket) __builtin_prefetch(&pool_[behind]);
+  }
   if (p.lossy) [[unlikely]] {
     if (LinkLoses(pi, r)) return;
   }
