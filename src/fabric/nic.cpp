@@ -283,8 +283,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     }
     ++st.packets;
     if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
-    if (fs.rate_bps > 0)
-      fs.next_ps = now + FrameTimePs(pk.wire, fs.rate_bps);
+    if (fs.rate_bps > 0) fs.next_ps = now + FrameTimePs(pk.wire, fs.rate_bps);
     if (fs.gap_ps > 0) fs.next_ps = now + Ser(p, pk.wire) + fs.gap_ps;  // IB CC
     if (nic.pcie_bps > 0) {
       nic.next_ps = now + FrameTimePs(payload, nic.pcie_bps);
