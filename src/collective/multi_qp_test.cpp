@@ -189,7 +189,7 @@ Spread RunCrossingTree(int qps, bool split, int64_t bytes, int spines) {
 }
 
 TEST(MultiQpTest, TreeWithFourQpsPerConnectionSpreadsItsEdgesOverTheSpines) {
-  const int64_t bytes = int64_t{32} << 20;
+  const int64_t bytes = int64_t{8} << 20;
   // Two spines: seven connections up from each leaf share two uplinks, so
   // the busiest uplink, not a host link (three connections at most), sets
   // the tree's pace.
