@@ -247,7 +247,8 @@ P2pSpread RunP2p(P2pPattern pattern, int qps, bool split, int64_t bytes) {
 }
 
 int BusyUplinks(const std::vector<int64_t>& v) {  // carrying 1 MB or more
-  return static_cast<int>(std::count_if(v.begin(), v.end(), [](int64_t b) { return b >= 1'000'000; }));
+  return static_cast<int>(
+      std::count_if(v.begin(), v.end(), [](int64_t b) { return b >= 1'000'000; }));
 }
 
 TEST(MultiQpTest, SendRecvAndAllToAllWithFourQpsPerConnectionUseMoreSpines) {

@@ -21,8 +21,8 @@ P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& s
       spec_.net_chunk_bytes <= 0 || spec_.nvlink_chunk_bytes <= 0 || spec_.slots <= 0 ||
       spec_.cts_bytes <= 0 || spec_.nvlink_rate.bps() <= 0 || spec_.channels_per_peer <= 0 ||
       spec_.qps_per_connection < 1 || spec_.qps_per_connection > 128)
-    throw std::invalid_argument("p2p engine: expected 2+ ranks, positive sizes and 1 to 128 "
-                                "queue pairs per connection");
+    throw std::invalid_argument(
+        "p2p engine: expected 2+ ranks, positive sizes and 1 to 128 queue pairs per connection");
   if (spec_.pattern == P2pPattern::kSend &&
       (spec_.send_from == spec_.send_to || spec_.send_from >= spec_.ranks ||
        spec_.send_to >= spec_.ranks))

@@ -110,7 +110,7 @@ class P2pEngine final : public fabric::TransportObserver, public sim::EventHandl
     uint32_t src = 0, dst = 0;
     bool nvlink = false;
     uint32_t host = 0;           // sending NIC (network only)
-    QpSet data;                  // network only: the data queue pairs
+    QpSet data;                  // network only: its data queue pairs
     uint32_t cts_qp = 0;
     int64_t bytes = 0;           // of the current collective
     int64_t posted = 0;          // bytes posted

@@ -7,11 +7,9 @@
 
 namespace lossless::collective {
 
-QpSet::QpSet(fabric::Network& net, uint32_t src, uint32_t dst, int n, bool split)
-    : split_(split) {
+QpSet::QpSet(fabric::Network& net, uint32_t src, uint32_t dst, int n, bool split) : split_(split) {
   if (n < 1 || n > 128)
-    throw std::invalid_argument(
-        fmt::format("{} queue pairs per connection, expected 1 to 128", n));
+    throw std::invalid_argument(fmt::format("{} queue pairs per connection, expected 1 to 128", n));
   n_ = static_cast<uint32_t>(n);
   for (uint32_t q = 0; q < n_; ++q) {
     const uint32_t id = net.AddQp(fabric::FlowSpec::Of(src, dst, 0));

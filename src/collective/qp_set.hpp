@@ -40,8 +40,7 @@ class QpSet {
 
  private:
   // A part done: whole messages done, in order.
-  static uint32_t PartDone(std::vector<uint32_t>& left, size_t& off, uint64_t& head,
-                           uint64_t seq);
+  static uint32_t PartDone(std::vector<uint32_t>& left, size_t& off, uint64_t& head, uint64_t seq);
 
   uint32_t first_ = 0, n_ = 0;
   bool split_ = false;

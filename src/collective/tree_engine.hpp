@@ -119,7 +119,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t from = 0, to = 0;  // records (channel x N + rank)
     bool up = false;            // child -> parent (reduce) or parent -> child (broadcast)
     bool nvlink = false;
-    QpSet data;          // network only: the data queue pairs
+    QpSet data;  // network only: the data queue pairs
     uint32_t cts_qp = 0;
     uint32_t host = 0;  // sending NIC (network only)
     uint32_t peer = 0;  // receiving NIC (network only)
