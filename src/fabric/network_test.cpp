@@ -382,7 +382,7 @@ TEST(Network, HostLinkDownStallsItsFlowsUntilItComesBack) {
 }
 
 TEST(Network, ABusyLinkHoldsOneArrivalEventNotOnePerFrame) {
-  // DESIGN.md "Hot path": ten 80-ns frames on host0's 1-us link at 800 ns,
+  // docs/parallel.md (arrival ownership, chained): ten 80-ns frames on host0's 1-us link at 800 ns,
   // their arrivals keyed when sent but only the wire's head queued.
   sim::Simulator sim(1);
   auto topo = testing::LsRing(16, 8, 2);
