@@ -31,7 +31,7 @@ struct TuneArgs {
   std::string scenario;
   int64_t nodes = 0;
   std::vector<std::string> sets;
-  int64_t budget = 40;
+  int64_t budget = 60;
   int levels = 2;
   uint64_t seed = 1;
   std::string dir;
@@ -179,7 +179,7 @@ void AddTuneCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--scenario", a->scenario, "A scenario file instead of a profile (its fabric and topology)");
   cmd->add_option("--set", a->sets, "Override a field of the starting fabric (repeatable)");
   cmd->add_option("--budget", a->budget,
-                  "Runs in all: the baseline, the coarse grid, then refinement (default 40)");
+                  "Runs in all: the baseline, the coarse grid, then refinement (default 60)");
   cmd->add_option("--levels", a->levels, "Values per coarse-grid axis: 1, 2 or 3 (default 2)");
   cmd->add_option("--seed", a->seed, "Random seed of every run (default 1)");
   cmd->add_option("-o,--output", a->dir, "Folder for the snippets and tune.json (created if needed)");

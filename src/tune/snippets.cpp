@@ -4,6 +4,7 @@
 // starting fabric had them), in the syntax the QoS audit reads
 // (docs/audit-qos.md#input-formats), so `lossless audit qos` and
 // `lossless scenario from-qos` read them back.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "audit/qos/qos_rules.hpp"
 #include "base/error.hpp"
 #include "tune/tune.hpp"
 
@@ -24,6 +26,7 @@ using nlohmann::ordered_json;
 struct Settings {
   int priority = 3;
   int64_t xoff = 0, headroom = 0, buffer = 0;
+  int64_t sim_headroom = 0;  // the simulator's (MTU of the fabric); `headroom` is what the snippets state
   int64_t rate_gbps = 0;
   std::string cable_m;  // "" when the fabric gives a link delay instead
   bool watchdog = false;
@@ -46,11 +49,23 @@ Settings Of(const scenario::Scenario& s) {
   x.buffer = s.net.sw.buffer.count();
   x.rate_gbps = s.clos.link_rate.bps() / 1'000'000'000;
   std::string cable = Resolved(s, "fabric.cable_length");
-  if (!cable.empty() && cable.back() == 'm' && Resolved(s, "fabric.link_delay") == "(none)") {
+  if (!cable.empty() && cable.back() == 'm') {
     cable.pop_back();
     x.cable_m = cable;
   }
   x.watchdog = s.net.pfc.watchdog.enabled;
+  // The snippets state at least the headroom the QoS audit asks for
+  // (docs/audit-qos.md#headroom-formula-and-defaults: jumbo frames of 9,216 B,
+  // where the simulated fabric's MTU may be smaller). More headroom changes
+  // nothing in a run without lossless drops; the round trip checks it.
+  x.sim_headroom = x.headroom;
+  if (x.rate_gbps > 0) {
+    namespace q = audit::qos;
+    const double cable = x.cable_m.empty() ? 0.0 : std::stod(x.cable_m);
+    const units::Time t_resp = units::Time::Ps(q::DefaultResponseBits(x.rate_gbps) * 1000 / x.rate_gbps);
+    x.headroom = std::max(x.headroom, q::RequiredHeadroomBytes(x.rate_gbps, cable, q::kDefaultMtuBytes,
+                                                               q::kDefaultPhyDelay, t_resp));
+  }
   const auto& e = s.net.sw.ecn[static_cast<size_t>(x.priority)];
   x.kmin = e.kmin.count();
   x.kmax = e.kmax.count();
@@ -90,8 +105,9 @@ std::vector<std::string> Header(const Result& r, const Options& o, const Setting
       fmt::format("ECN on the queue of priority {}: Kmin {} B, Kmax {} B, Pmax {} %. PFC on priority {} "
                   "as the starting settings had it:",
                   x.priority, x.kmin, x.kmax, Pct(x.pmax), x.priority),
-      fmt::format("trigger (XOFF) {} B, headroom {} B, pool {} B. NIC side (DCQCN): nic-dcqcn.txt.", x.xoff,
-                  x.headroom, x.buffer),
+      fmt::format("trigger (XOFF) {} B, headroom {} B (the simulated runs: {} B; this is what 9,216-B frames "
+                  "need), pool {} B. NIC side: nic-dcqcn.txt.",
+                  x.xoff, x.headroom, x.sim_headroom, x.buffer),
   };
   return h;
 }
@@ -265,17 +281,22 @@ std::string Nic(const std::vector<std::string>& head, const Settings& x) {
   o += fmt::format(
       "mlxconfig -d ${{DEV:?set DEV to the mst device, e.g. /dev/mst/mt4129_pciconf0}} -y set "
       "RPG_TIME_RESET_P1={} DCE_TCP_G_P1={} RPG_AI_RATE_P1={} RPG_HAI_RATE_P1={} DCE_TCP_RTT_P1={} "
-      "MIN_TIME_BETWEEN_CNPS_P1={}\n",
+      "MIN_TIME_BETWEEN_CNPS_P1={}{}\n",
       us(d.rate_increase_period), dce_tcp_g, mbps(d.rate_ai), mbps(d.rate_hai), us(d.alpha_period),
-      us(d.cnp_interval));
+      us(d.cnp_interval),
+      d.variant == cc::DcqcnVariant::kFirmware
+          ? fmt::format(" RATE_TO_SET_ON_FIRST_CNP_P1={} RATE_REDUCE_MONITOR_PERIOD_P1={}", mbps(d.rate_on_first_cnp),
+                        us(d.rate_reduce_period))
+          : std::string());
   o += fmt::format(
-      "# unchanged: RPG_THRESHOLD_P1={} RPG_MIN_RATE_P1={} RPG_MIN_DEC_FAC_P1={} RATE_REDUCE_MONITOR_PERIOD_P1={} "
-      "RPG_BYTE_RESET_P1={} (0 = byte counter off in the model)\n",
-      d.fast_recovery_steps, mbps(d.min_rate), std::llround(d.min_dec_factor * 100), us(d.rate_reduce_period),
-      d.byte_counter.count());
+      "# unchanged: RPG_THRESHOLD_P1={} RPG_MIN_RATE_P1={} RPG_MIN_DEC_FAC_P1={}\n", d.fast_recovery_steps,
+      mbps(d.min_rate), std::llround(d.min_dec_factor * 100));
   o += fmt::format("# Host side, lossless priority {} and DSCP trust (MLNX_OFED mlnx_qos):\n", x.priority);
   std::string pfc;
-  for (int i = 0; i < 8; ++i) pfc += (i ? "," : "") + std::string(i == x.priority ? "1" : "0");
+  for (int i = 0; i < 8; ++i) {
+    if (i > 0) pfc.push_back(',');
+    pfc.push_back(i == x.priority ? '1' : '0');
+  }
   o += fmt::format("# mlnx_qos -i $IFACE --trust dscp --pfc {}\n", pfc);
   return o;
 }
@@ -291,7 +312,7 @@ void SetPath(YAML::Node y, const std::string& key, const std::string& value) {
       return;
     }
     YAML::Node next = y[part];
-    y = next;
+    y.reset(next);  // rebinds (operator= would overwrite the node's value)
     start = dot + 1;
   }
 }

@@ -106,6 +106,17 @@ std::vector<Axis> SearchSpace(const scenario::Scenario& base) {
                           {{"20us", Us("20us")}, {"55us", Us("55us")}, {"100us", Us("100us")},
                            {"300us", Us("300us")}},
                           {0, 1, 3}, static_cast<double>(d.rate_increase_period.ps())));
+  if (d.variant == cc::DcqcnVariant::kFirmware) {
+    // RATE_TO_SET_ON_FIRST_CNP (0 = off) and RATE_REDUCE_MONITOR_PERIOD: the
+    // firmware reaction point's first cut and the spacing of the others.
+    axes.push_back(MakeAxis("fabric.dcqcn.rate_on_first_cnp", "r_first", true,
+                            {{"0", 0}, {"10Gbps", Bps("10Gbps")}, {"40Gbps", Bps("40Gbps")},
+                             {"100Gbps", Bps("100Gbps")}},
+                            {0, 1, 2}, static_cast<double>(d.rate_on_first_cnp.bps())));
+    axes.push_back(MakeAxis("fabric.dcqcn.rate_reduce_period", "t_cut", true,
+                            {{"1us", Us("1us")}, {"4us", Us("4us")}, {"10us", Us("10us")}}, {},
+                            static_cast<double>(d.rate_reduce_period.ps())));
+  }
   axes.push_back(MakeAxis("fabric.dcqcn.g", "g", true,
                           {{"1/1024", 1.0 / 1024}, {"5/1024", 5.0 / 1024}, {"16/1024", 16.0 / 1024},
                            {"64/1024", 64.0 / 1024}, {"256/1024", 256.0 / 1024}},
@@ -317,7 +328,14 @@ void Check(const std::vector<Axis>& axes, const Options& o) {
 
 Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnBatch& on_batch) {
   Result r;
-  r.axes = SearchSpace(load({}));
+  const scenario::Scenario start = load({});
+  r.axes = SearchSpace(start);
+  for (const auto& a : r.axes) {
+    std::string v = "?";
+    for (const auto& [k, text] : start.resolved)
+      if (k == a.key) v = text;
+    r.base_values.push_back(v);
+  }
   Check(r.axes, o);
   const Target& t = o.target;
   std::set<Index> seen;
@@ -334,7 +352,7 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
     if (on_batch) on_batch(done, o.budget);
   };
   run_batch("baseline", {Index{}});
-  const Figures& base = r.points[0].f;
+  const Figures base = r.points[0].f;  // a copy: points grows
   if (!base.failure.empty())
     throw InputError({"<cli>", 0, "--fabric"},
                      fmt::format("the baseline run failed, nothing to compare against: {}", base.failure));
@@ -377,12 +395,13 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
     const Figures& a = r.points[k].f;
     bool dominated = false;
     for (size_t m : ok) {
+      if (m == k) continue;
       const Figures& b = r.points[m].f;
       const bool geq = b.busbw_gbs >= a.busbw_gbs && b.victim_p99_us <= a.victim_p99_us &&
                        b.pause_frames <= a.pause_frames && b.ecn_marks <= a.ecn_marks;
       const bool gt = b.busbw_gbs > a.busbw_gbs || b.victim_p99_us < a.victim_p99_us ||
                       b.pause_frames < a.pause_frames || b.ecn_marks < a.ecn_marks;
-      if (geq && gt) {
+      if (geq && (gt || m < k)) {  // equal figures: the first point stands for them
         dominated = true;
         break;
       }
@@ -410,9 +429,9 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
     r.verdict = fmt::format("the baseline sends no PAUSE frame on this target, so there is nothing to cut; "
                             "the chosen point is the lowest victim p99 within the busbw bound.");
   } else if (r.goal_met) {
-    r.verdict = fmt::format("goal met ({}): PAUSE frames {} -> {} ({}), busbw {:.2f} -> {:.2f} GB/s ({:+.2f} %).",
+    r.verdict = fmt::format("goal met ({}): PAUSE frames {} -> {} ({}), busbw {:.2f} -> {:.2f} GB/s ({:.2f} % lost).",
                             goal, base.pause_frames, c.pause_frames, factor, base.busbw_gbs, c.busbw_gbs,
-                            -loss);
+                            std::max(0.0, loss));
   } else if (!feasible) {
     r.verdict = fmt::format("goal not met ({}): no point searched keeps busbw within {:g} % of the baseline's "
                             "{:.2f} GB/s; the closest gives {:.2f} GB/s. A larger --budget or --levels 3 "
@@ -476,9 +495,7 @@ ordered_json ToJson(const Result& r, const scenario::Scenario& base, const Optio
     axes.push_back({{"key", a.key}, {"side", a.nic ? "nic" : "switch"}, {"values", a.values}});
   j["space"] = axes;
   ordered_json base_values = ordered_json::object();
-  for (const auto& a : r.axes)
-    for (const auto& [k, v] : base.resolved)
-      if (k == a.key) base_values[a.key] = v;
+  for (size_t a = 0; a < r.axes.size(); ++a) base_values[r.axes[a].key] = r.base_values[a];
   j["baseline"] = {{"settings", base_values}, {"figures", ToJson(r.points[0].f)}};
   j["chosen"] = PointJson(r, r.chosen);
   j["goal_met"] = r.goal_met;
@@ -518,13 +535,13 @@ std::string Text(const Result& r, const Options& o, int64_t nodes, int gpus_per_
     const Point& p = r.points[k];
     std::string s = fmt::format("{:>6} {:>8}", name, p.stage);
     for (size_t a = 0; a < r.axes.size(); ++a)
-      s += fmt::format(" {:>9}", p.index.empty() ? "-" : r.axes[a].values[p.index[a]]);
+      s += fmt::format(" {:>9}", p.index.empty() ? r.base_values[a] : r.axes[a].values[p.index[a]]);
     if (!p.f.failure.empty()) return s + "  failed: " + p.f.failure + "\n";
     s += fmt::format(" {:>10} {:>10} {:>8} {:>9}\n", Num(p.f.busbw_gbs, 2), Num(p.f.victim_p99_us, 3),
                      p.f.pause_frames, p.f.ecn_marks);
     return s;
   };
-  out += "Pareto front (busbw higher, victim p99, PAUSE frames and ECN marks lower; '-' = the baseline's value):\n";
+  out += "Pareto front (busbw higher, victim p99, PAUSE frames and ECN marks lower):\n";
   out += header();
   for (size_t k : r.pareto) out += row(k, std::to_string(k));
   out += "\nBaseline and chosen point:\n";

@@ -95,7 +95,7 @@ Figures Evaluate(const scenario::Scenario& s, const Target& t);
 
 struct Options {
   std::string fabric;          // name in the output (profile name or scenario file)
-  int64_t budget = 40;         // runs in all: baseline + coarse grid + refinement
+  int64_t budget = 60;         // runs in all: baseline + coarse grid + refinement
   int levels = 2;              // coarse grid values per grid axis (1..3)
   Target target;
 };
@@ -109,6 +109,7 @@ struct Point {
 
 struct Result {
   std::vector<Axis> axes;
+  std::vector<std::string> base_values;  // the starting fabric's value of each axis
   std::vector<Point> points;   // points[0] is the baseline, then in run order
   size_t chosen = 0;           // index into points
   std::vector<size_t> pareto;  // indices into points, busbw descending

@@ -61,21 +61,21 @@ TEST(TuneSpace, EcnThresholdsStayBelowThePfcTriggerAndKmaxAboveKmin) {
 TEST(TuneSpace, CoarseGridSizesAndTheMinimumBudget) {
   const auto axes = SearchSpace(profile::Load("roce-untuned", 2));
   // Level 1: one point. Level 2: Kmin {10 %, 50 %} x Kmax {30 %, 95 %} of XOFF less the
-  // pair with Kmin >= Kmax (3), x Pmax 2 x increase timer 2 = 12.
+  // pair with Kmin >= Kmax (3), x Pmax 2 x increase timer 2 x first-CNP rate 2 = 24.
   EXPECT_EQ(CoarseGrid(axes, 1).size(), 1u);
-  EXPECT_EQ(CoarseGrid(axes, 2).size(), 12u);
-  EXPECT_EQ(MinimumBudget(axes, 2), 13);
+  EXPECT_EQ(CoarseGrid(axes, 2).size(), 24u);
+  EXPECT_EQ(MinimumBudget(axes, 2), 25);
   Options o;
   o.levels = 2;
-  o.budget = 12;
+  o.budget = 24;
   try {
     Check(axes, o);
     FAIL() << "a budget below the coarse grid was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().field, "--budget");
-    EXPECT_NE(std::string(e.what()).find("expected at least 13 runs"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected at least 25 runs"), std::string::npos) << e.what();
   }
-  o.budget = 13;
+  o.budget = 25;
   EXPECT_NO_THROW(Check(axes, o));
 }
 
