@@ -439,11 +439,10 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
                             goal, t.max_busbw_loss_pct, base.busbw_gbs, c.busbw_gbs);
   } else {
     r.verdict = fmt::format(
-        "goal not met ({}): the best point within the busbw bound cuts PAUSE frames {} -> {} ({}) only. "
-        "What is left is PAUSE that ECN and DCQCN cannot prevent on this target: the incast's first "
-        "round trip arrives before any CNP can act. {}",
+        "goal not met ({}): the best point within the busbw bound cuts PAUSE frames {} -> {} ({}) only; no "
+        "other point searched sends fewer. {}",
         goal, base.pause_frames, c.pause_frames, factor,
-        r.stop == "budget" ? "The budget ran out before the search converged: a larger --budget may find more."
+        r.stop == "budget" ? "The budget ran out before the search converged: a larger --budget (or --levels 3) may find more."
                            : "The search converged: no one-step change of any setting does better.");
   }
   return r;
