@@ -22,14 +22,12 @@ const Axis& Find(const std::vector<Axis>& axes, const std::string& key) {
   throw std::logic_error("no axis " + key);
 }
 
-// A tiny target: seconds for a whole search in a test.
+// A small target (the default incast, a 1 MiB all-reduce): well under a second for 3 runs.
 Options Tiny() {
   Options o;
   o.fabric = "roce-untuned";
   o.levels = 1;
   o.budget = 3;
-  o.target.incast_senders = 4;
-  o.target.incast_bytes = 64 * 1024;
   o.target.allreduce_bytes = 1 << 20;
   o.target.iterations = 1;
   return o;
@@ -53,9 +51,17 @@ TEST(TuneSpace, EcnThresholdsStayBelowThePfcTriggerAndKmaxAboveKmin) {
   for (const auto& v : tune_test::Find(axes, "fabric.ecn.kmin").values) EXPECT_LT(tune_test::Bytes(v), xoff) << v;
   for (int levels = 1; levels <= 3; ++levels)
     for (const Index& i : CoarseGrid(axes, levels)) EXPECT_TRUE(Valid(axes, i));
-  // Every value of every axis is one the scenario loader accepts.
-  for (const auto& a : axes)
-    for (const auto& v : a.values) EXPECT_NO_THROW(profile::Load("roce-untuned", 2, {a.key + "=" + v})) << a.key << v;
+  // Every value of every axis, on the level-1 grid point, is one the scenario loader accepts.
+  const Index mid = CoarseGrid(axes, 1).at(0);
+  for (size_t a = 0; a < axes.size(); ++a) {
+    for (size_t v = 0; v < axes[a].values.size(); ++v) {
+      Index i = mid;
+      i[a] = v;
+      if (Valid(axes, i)) {
+        EXPECT_NO_THROW(profile::Load("roce-untuned", 2, Sets(axes, i))) << axes[a].key << v;
+      }
+    }
+  }
 }
 
 TEST(TuneSpace, CoarseGridSizesAndTheMinimumBudget) {
