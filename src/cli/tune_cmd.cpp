@@ -135,7 +135,7 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
     return 0;
   }
 
-  InterruptScope interrupts;
+  // No InterruptScope: Ctrl-C ends a tune at once (it has no partial result to write).
   ProgressLine line(root && !a.quiet && ProgressLine::StderrIsTerminal());
   const tune::Result r = tune::Run(comm, load, o, [&](int64_t done, int64_t budget) {
     if (line.Due()) line.Draw(fmt::format("tune: {} of at most {} runs done", done, budget));
