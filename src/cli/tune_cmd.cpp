@@ -46,7 +46,8 @@ struct TuneArgs {
 
 int64_t Size(const std::string& text, const char* flag) {
   const std::optional<int64_t> b = perf::ParseSize(text);
-  if (!b || *b < 1) throw InputError({"<cli>", 0, flag}, Expected("a size such as 64M or 1G", text));
+  if (!b || *b < 1)
+    throw InputError({"<cli>", 0, flag}, Expected("a size such as 64M or 1G", text));
   return *b;
 }
 
@@ -64,8 +65,9 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
     o.target.allreduce_bytes = Size(a.allreduce_bytes, "--allreduce-bytes");
     if (!a.scenario.empty()) {
       if (!a.fabric.empty())
-        throw InputError({"<cli>", 0, "--scenario"},
-                         "expected --fabric or --scenario, not both (a scenario carries its fabric)");
+        throw InputError(
+            {"<cli>", 0, "--scenario"},
+            "expected --fabric or --scenario, not both (a scenario carries its fabric)");
       if (a.nodes != 0)
         throw InputError({"<cli>", 0, "--nodes"},
                          "expected --nodes only with --fabric (a scenario sizes its own topology)");
@@ -75,7 +77,8 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
       if (a.fabric.empty())
         throw InputError({"<cli>", 0, "--fabric"}, "expected --fabric NAME or --scenario FILE");
       if (a.nodes < 0)
-        throw InputError({"<cli>", 0, "--nodes"}, Expected("a node count of 1 or more", std::to_string(a.nodes)));
+        throw InputError({"<cli>", 0, "--nodes"},
+                         Expected("a node count of 1 or more", std::to_string(a.nodes)));
       text = profile::ProfileText(a.fabric, &text_path);
     }
   });
@@ -97,17 +100,20 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
     const topology::Topology t = scenario::BuildTopology(base);
     const int64_t hosts = static_cast<int64_t>(t.hosts.size());
     if (g <= 0 || hosts % g != 0 || hosts / g < 2)
-      throw InputError({a.scenario.empty() ? "<cli>" : a.scenario, 0, "topology"},
-                       fmt::format("expected a topology of whole nodes of {} GPUs (2 or more), got {} hosts", g,
-                                   hosts));
+      throw InputError(
+          {a.scenario.empty() ? "<cli>" : a.scenario, 0, "topology"},
+          fmt::format("expected a topology of whole nodes of {} GPUs (2 or more), got {} hosts", g,
+                      hosts));
     if (!a.evaluate) {
       tune::Check(tune::SearchSpace(base), o);
-      if (a.dir.empty()) throw InputError({"<cli>", 0, "-o"}, "expected -o DIR: the folder for the snippets");
+      if (a.dir.empty())
+        throw InputError({"<cli>", 0, "-o"}, "expected -o DIR: the folder for the snippets");
       if (root) PrepareOutputDir(a.dir);
     }
   });
   if (!base.traffic.empty() && root)
-    fmt::print(stderr, "tune: the scenario's traffic section is ignored (the target brings its own)\n");
+    fmt::print(stderr,
+               "tune: the scenario's traffic section is ignored (the target brings its own)\n");
   o.fabric = a.scenario.empty() ? a.fabric : a.scenario;
   const int64_t g = base.clos.gpus_per_node;
   const int64_t nodes = base.clos.gpus / g;
@@ -127,10 +133,11 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
     if (a.json) {
       fmt::print("{}\n", j.dump(2));
     } else {
-      fmt::print("tune --evaluate: {}, {} nodes x {} GPUs, seed {}\n", o.fabric, nodes, g, base.seed);
+      fmt::print("tune --evaluate: {}, {} nodes x {} GPUs, seed {}\n", o.fabric, nodes, g,
+                 base.seed);
       if (!f.failure.empty()) fmt::print("failed: {}\n", f.failure);
-      fmt::print("busbw_gbs {:.3f}\nvictim_p99_us {:.3f}\npause_frames {}\necn_marks {}\ncnps {}\n", f.busbw_gbs,
-                 f.victim_p99_us, f.pause_frames, f.ecn_marks, f.cnps);
+      fmt::print("busbw_gbs {:.3f}\nvictim_p99_us {:.3f}\npause_frames {}\necn_marks {}\ncnps {}\n",
+                 f.busbw_gbs, f.victim_p99_us, f.pause_frames, f.ecn_marks, f.cnps);
     }
     return 0;
   }
@@ -145,7 +152,9 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   writing = true;
   if (!root) return 0;
-  const auto path = [&](const std::string& name) { return (std::filesystem::path(a.dir) / name).string(); };
+  const auto path = [&](const std::string& name) {
+    return (std::filesystem::path(a.dir) / name).string();
+  };
   std::vector<std::string> written;
   const scenario::Scenario chosen = load(r.points[r.chosen].sets);
   for (const tune::Snippet& s : tune::Snippets(r, chosen, o, text, a.sets, nodes)) {
@@ -159,8 +168,8 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
   fmt::print("{}", tune::Text(r, o, nodes, static_cast<int>(g)));
   fmt::print("\nwrote into {}: {}\n", text::OneLine(a.dir), fmt::join(written, ", "));
   if (a.timing)
-    fmt::print(stderr, "tune: {} runs in {:.1f} s on {} rank{}\n", r.points.size(), seconds, comm.Size(),
-               comm.Size() == 1 ? "" : "s");
+    fmt::print(stderr, "tune: {} runs in {:.1f} s on {} rank{}\n", r.points.size(), seconds,
+               comm.Size(), comm.Size() == 1 ? "" : "s");
   return 0;
 }
 
@@ -174,33 +183,43 @@ void AddTuneCommand(CLI::App& app, Context& ctx) {
       "Search ECN and DCQCN settings against the incast stress and a large all-reduce; write the "
       "chosen settings as switch and NIC config snippets (docs/tune.md)");
   auto a = std::make_shared<TuneArgs>();
-  cmd->add_option("--fabric", a->fabric, "Profile name or file to start from (lossless profiles), e.g. roce-untuned");
-  cmd->add_option("--nodes", a->nodes, "Nodes of the profile's default topology (default: the profile's own)");
-  cmd->add_option("--scenario", a->scenario, "A scenario file instead of a profile (its fabric and topology)");
+  cmd->add_option("--fabric", a->fabric,
+                  "Profile name or file to start from (lossless profiles), e.g. roce-untuned");
+  cmd->add_option("--nodes", a->nodes,
+                  "Nodes of the profile's default topology (default: the profile's own)");
+  cmd->add_option("--scenario", a->scenario,
+                  "A scenario file instead of a profile (its fabric and topology)");
   cmd->add_option("--set", a->sets, "Override a field of the starting fabric (repeatable)");
   cmd->add_option("--budget", a->budget,
                   "Runs in all: the baseline, the coarse grid, then refinement (default 60)");
   cmd->add_option("--levels", a->levels, "Values per coarse-grid axis: 1, 2 or 3 (default 2)");
   cmd->add_option("--seed", a->seed, "Random seed of every run (default 1)");
-  cmd->add_option("-o,--output", a->dir, "Folder for the snippets and tune.json (created if needed)");
+  cmd->add_option("-o,--output", a->dir,
+                  "Folder for the snippets and tune.json (created if needed)");
   cmd->add_option("--max-busbw-loss", a->max_loss,
                   "Busbw the chosen point may lose against the baseline, percent (default 2)");
-  cmd->add_option("--allreduce-bytes", a->allreduce_bytes, "Size of the target's all-reduce (default 64M)");
-  cmd->add_option("-n,--iterations", a->iterations, "Measured all-reduce iterations per run (default 2)");
+  cmd->add_option("--allreduce-bytes", a->allreduce_bytes,
+                  "Size of the target's all-reduce (default 64M)");
+  cmd->add_option("-n,--iterations", a->iterations,
+                  "Measured all-reduce iterations per run (default 2)");
   cmd->add_flag("--evaluate", a->evaluate,
                 "Run the target once on the fabric as given (no search, no -o): its figures");
   cmd->add_flag("--json", a->json, "With --evaluate: print JSON (schema lossless.tune/1)");
   cmd->add_flag("--quiet", a->quiet, "No progress line (one is drawn on a terminal only)");
-  cmd->add_flag("--timing", a->timing, "Print the wall time on standard error and put it in tune.json");
+  cmd->add_flag("--timing", a->timing,
+                "Print the wall time on standard error and put it in tune.json");
   cmd->footer(
-      "Runs are spread over mpirun's ranks when started under mpirun (an MPI build); the result is the "
-      "same bytes for any rank count. Exit status: 0 done (the verdict says whether the goal was met); 2 "
+      "Runs are spread over mpirun's ranks when started under mpirun (an MPI build); the result is "
+      "the "
+      "same bytes for any rank count. Exit status: 0 done (the verdict says whether the goal was "
+      "met); 2 "
       "bad input (unknown fabric, a budget below the coarse grid, an InfiniBand fabric).");
   cmd->callback([a, &ctx] {
     if (parallel::LaunchedByMpi() && !parallel::MpiBuilt()) {
       if (parallel::LauncherRank() <= 0) {
-        throw InputError({"<cli>", 0, "mpirun"},
-                         "expected a build with MPI support (CMake LOSSLESS_MPI=ON) under an MPI launcher");
+        throw InputError(
+            {"<cli>", 0, "mpirun"},
+            "expected a build with MPI support (CMake LOSSLESS_MPI=ON) under an MPI launcher");
       }
       ctx.exit_code = 0;
       return;

@@ -26,7 +26,8 @@ using nlohmann::ordered_json;
 struct Settings {
   int priority = 3;
   int64_t xoff = 0, headroom = 0, buffer = 0;
-  int64_t sim_headroom = 0;  // the simulator's (MTU of the fabric); `headroom` is what the snippets state
+  int64_t sim_headroom =
+      0;  // the simulator's (MTU of the fabric); `headroom` is what the snippets state
   int64_t rate_gbps = 0;
   std::string cable_m;  // "" when the fabric gives a link delay instead
   bool watchdog = false;
@@ -62,9 +63,11 @@ Settings Of(const scenario::Scenario& s) {
   if (x.rate_gbps > 0) {
     namespace q = audit::qos;
     const double cable = x.cable_m.empty() ? 0.0 : std::stod(x.cable_m);
-    const units::Time t_resp = units::Time::Ps(q::DefaultResponseBits(x.rate_gbps) * 1000 / x.rate_gbps);
-    x.headroom = std::max(x.headroom, q::RequiredHeadroomBytes(x.rate_gbps, cable, q::kDefaultMtuBytes,
-                                                               q::kDefaultPhyDelay, t_resp));
+    const units::Time t_resp =
+        units::Time::Ps(q::DefaultResponseBits(x.rate_gbps) * 1000 / x.rate_gbps);
+    x.headroom =
+        std::max(x.headroom, q::RequiredHeadroomBytes(x.rate_gbps, cable, q::kDefaultMtuBytes,
+                                                      q::kDefaultPhyDelay, t_resp));
   }
   const auto& e = s.net.sw.ecn[static_cast<size_t>(x.priority)];
   x.kmin = e.kmin.count();
@@ -91,21 +94,27 @@ std::vector<std::string> Header(const Result& r, const Options& o, const Setting
   std::vector<std::string> h = {
       fmt::format("lossless tune: {} for fabric {}, {} nodes ({})", what, o.fabric, nodes,
                   r.goal_met ? "goal met" : "goal not met, see tune.json"),
-      fmt::format("Tuned for: an incast of {} senders x {} B into one host with a victim flow beside it "
-                  "(PAUSE frames, victim probe p99)",
-                  t.incast_senders, t.incast_bytes),
-      fmt::format("and a {}-B all-reduce (busbw), busbw at most {:g} % below the starting settings.",
-                  t.allreduce_bytes, t.max_busbw_loss_pct),
-      fmt::format("Predicted effect (simulated, against the starting settings): PAUSE frames {} -> {}, "
-                  "ECN marks {} -> {},",
-                  b.pause_frames, c.pause_frames, b.ecn_marks, c.ecn_marks),
-      fmt::format("victim p99 {:.3f} -> {:.3f} us ({}), all-reduce busbw {:.2f} -> {:.2f} GB/s ({}).",
-                  b.victim_p99_us, c.victim_p99_us, change(b.victim_p99_us, c.victim_p99_us), b.busbw_gbs,
-                  c.busbw_gbs, change(b.busbw_gbs, c.busbw_gbs)),
-      fmt::format("ECN on the queue of priority {}: Kmin {} B, Kmax {} B, Pmax {} %. PFC on priority {} "
-                  "as the starting settings had it:",
-                  x.priority, x.kmin, x.kmax, Pct(x.pmax), x.priority),
-      fmt::format("trigger (XOFF) {} B, headroom {} B (the simulated runs: {} B; this is what 9,216-B frames "
+      fmt::format(
+          "Tuned for: an incast of {} senders x {} B into one host with a victim flow beside it "
+          "(PAUSE frames, victim probe p99)",
+          t.incast_senders, t.incast_bytes),
+      fmt::format(
+          "and a {}-B all-reduce (busbw), busbw at most {:g} % below the starting settings.",
+          t.allreduce_bytes, t.max_busbw_loss_pct),
+      fmt::format(
+          "Predicted effect (simulated, against the starting settings): PAUSE frames {} -> {}, "
+          "ECN marks {} -> {},",
+          b.pause_frames, c.pause_frames, b.ecn_marks, c.ecn_marks),
+      fmt::format(
+          "victim p99 {:.3f} -> {:.3f} us ({}), all-reduce busbw {:.2f} -> {:.2f} GB/s ({}).",
+          b.victim_p99_us, c.victim_p99_us, change(b.victim_p99_us, c.victim_p99_us), b.busbw_gbs,
+          c.busbw_gbs, change(b.busbw_gbs, c.busbw_gbs)),
+      fmt::format(
+          "ECN on the queue of priority {}: Kmin {} B, Kmax {} B, Pmax {} %. PFC on priority {} "
+          "as the starting settings had it:",
+          x.priority, x.kmin, x.kmax, Pct(x.pmax), x.priority),
+      fmt::format("trigger (XOFF) {} B, headroom {} B (the simulated runs: {} B; this is what "
+                  "9,216-B frames "
                   "need), pool {} B. NIC side: nic-dcqcn.txt.",
                   x.xoff, x.headroom, x.sim_headroom, x.buffer),
   };
@@ -122,8 +131,8 @@ std::string Sonic(const std::vector<std::string>& head, const Settings& x) {
   const std::string p = std::to_string(x.priority);
   const std::string port = "Ethernet0";
   ordered_json j;
-  j["BUFFER_POOL"]["ingress_lossless_pool"] = {{"mode", "static"}, {"size", std::to_string(x.buffer)},
-                                               {"type", "ingress"}};
+  j["BUFFER_POOL"]["ingress_lossless_pool"] = {
+      {"mode", "static"}, {"size", std::to_string(x.buffer)}, {"type", "ingress"}};
   const std::string prof = "pg_lossless_tuned_profile";
   j["BUFFER_PROFILE"][prof] = {{"pool", "ingress_lossless_pool"},
                                {"xoff", std::to_string(x.headroom)},
@@ -136,7 +145,8 @@ std::string Sonic(const std::vector<std::string>& head, const Settings& x) {
                                               {"green_drop_probability", Pct(x.pmax)}};
   j["SCHEDULER"]["scheduler.data"] = {{"type", "DWRR"}, {"weight", "50"}};
   j["SCHEDULER"]["scheduler.cnp"] = {{"type", "STRICT"}};
-  j["QUEUE"][port + "|" + p] = {{"scheduler", "scheduler.data"}, {"wred_profile", "ROCE_LOSSLESS_TUNED"}};
+  j["QUEUE"][port + "|" + p] = {{"scheduler", "scheduler.data"},
+                                {"wred_profile", "ROCE_LOSSLESS_TUNED"}};
   j["QUEUE"][port + "|6"] = {{"scheduler", "scheduler.cnp"}};
   ordered_json dscp = ordered_json::object();
   dscp["26"] = p;
@@ -151,11 +161,14 @@ std::string Sonic(const std::vector<std::string>& head, const Settings& x) {
                              {"tc_to_pg_map", "ROCE"},
                              {"pfc_enable", p}};
   if (x.watchdog)
-    j["PFC_WD"][port] = {{"action", "drop"}, {"detection_time", "200"}, {"restoration_time", "200"}};
+    j["PFC_WD"][port] = {
+        {"action", "drop"}, {"detection_time", "200"}, {"restoration_time", "200"}};
   j["PORT"][port] = {{"speed", std::to_string(x.rate_gbps * 1000)}};
   if (!x.cable_m.empty()) j["CABLE_LENGTH"]["AZURE"][port] = x.cable_m + "m";
   std::vector<std::string> h = head;
-  h.push_back("SONiC config_db.json fragment for one port (Ethernet0); repeat its keys for every RoCE port.");
+  h.push_back(
+      "SONiC config_db.json fragment for one port (Ethernet0); repeat its keys for every RoCE "
+      "port.");
   h.push_back("Remove these '#' lines before `config load` (JSON has no comments).");
   return Commented(h, "#") + j.dump(4) + "\n";
 }
@@ -166,9 +179,11 @@ std::string Nvue(const std::vector<std::string>& head, const Settings& x) {
        std::to_string(x.priority) + ".\n";
   o += "nv set qos roce mode lossless\n";
   o += fmt::format("nv set qos pfc default-global switch-priority {}\n", x.priority);
-  if (!x.cable_m.empty()) o += fmt::format("nv set qos pfc default-global cable-length {}\n", x.cable_m);
+  if (!x.cable_m.empty())
+    o += fmt::format("nv set qos pfc default-global cable-length {}\n", x.cable_m);
   o += fmt::format("nv set qos pfc default-global xoff-threshold {}\n", x.headroom);
-  const std::string tc = fmt::format("nv set qos congestion-control default-global traffic-class {}", x.priority);
+  const std::string tc =
+      fmt::format("nv set qos congestion-control default-global traffic-class {}", x.priority);
   o += tc + " ecn enable\n";
   o += fmt::format("{} min-threshold {}\n", tc, x.kmin);
   o += fmt::format("{} max-threshold {}\n", tc, x.kmax);
@@ -192,7 +207,8 @@ std::string Eos(const std::vector<std::string>& head, const Settings& x) {
   o += "   !\n";
   o += fmt::format("   tx-queue {}\n", x.priority);
   o += fmt::format(
-      "      random-detect ecn minimum-threshold {} bytes maximum-threshold {} bytes max-mark-probability {}\n",
+      "      random-detect ecn minimum-threshold {} bytes maximum-threshold {} bytes "
+      "max-mark-probability {}\n",
       x.kmin, x.kmax, Pct(x.pmax));
   o += "   !\n";
   o += "   tx-queue 6\n";
@@ -203,7 +219,8 @@ std::string Eos(const std::vector<std::string>& head, const Settings& x) {
 
 std::string Nxos(const std::vector<std::string>& head, const Settings& x) {
   std::string o = Commented(head, "!");
-  o += "! Cisco NX-OS: classification, queuing (ECN) and network-qos (PFC) policies, applied system-wide.\n";
+  o += "! Cisco NX-OS: classification, queuing (ECN) and network-qos (PFC) policies, applied "
+       "system-wide.\n";
   o += "class-map type qos match-all RoCE\n  match dscp 26\n";
   o += "class-map type qos match-all CNP\n  match dscp 48\n";
   o += "policy-map type qos QOS_CLASSIFICATION\n";
@@ -214,12 +231,13 @@ std::string Nxos(const std::vector<std::string>& head, const Settings& x) {
   o += fmt::format("  class type queuing c-out-8q-q{}\n", x.priority);
   o += "    bandwidth remaining percent 50\n";
   o += fmt::format(
-      "    random-detect minimum-threshold {} bytes maximum-threshold {} bytes drop-probability {} weight 0 ecn\n",
+      "    random-detect minimum-threshold {} bytes maximum-threshold {} bytes drop-probability {} "
+      "weight 0 ecn\n",
       x.kmin, x.kmax, Pct(x.pmax));
   o += "  class type queuing c-out-8q-q-default\n    bandwidth remaining percent 50\n";
   o += "policy-map type network-qos QOS_NETWORK\n";
-  o += fmt::format("  class type network-qos c-8q-nq{}\n    mtu 9216\n    pause pfc-cos {}\n", x.priority,
-                   x.priority);
+  o += fmt::format("  class type network-qos c-8q-nq{}\n    mtu 9216\n    pause pfc-cos {}\n",
+                   x.priority, x.priority);
   o += "system qos\n";
   o += "  service-policy type network-qos QOS_NETWORK\n";
   o += "  service-policy type queuing output QOS_EGRESS_PORT\n";
@@ -234,26 +252,40 @@ std::string Nxos(const std::vector<std::string>& head, const Settings& x) {
 std::string Junos(const std::vector<std::string>& head, const Settings& x) {
   std::string o = Commented(head, "#");
   // Junos states ECN thresholds as fill levels: shares of the queue's buffer.
-  const double kmin_pct = std::round(1000.0 * static_cast<double>(x.kmin) / static_cast<double>(x.xoff)) / 10;
-  const double kmax_pct = std::round(1000.0 * static_cast<double>(x.kmax) / static_cast<double>(x.xoff)) / 10;
+  const double kmin_pct =
+      std::round(1000.0 * static_cast<double>(x.kmin) / static_cast<double>(x.xoff)) / 10;
+  const double kmax_pct =
+      std::round(1000.0 * static_cast<double>(x.kmax) / static_cast<double>(x.xoff)) / 10;
   o += fmt::format(
-      "# Junos states ECN thresholds as fill levels of the queue's buffer, not bytes: {:g} % and {:g} % below\n"
-      "# are Kmin and Kmax as shares of the PFC trigger ({} B), assuming the queue's buffer is that trigger.\n"
-      "# Check the lossless queue's buffer on your platform (`show class-of-service shared-buffer`) and scale.\n",
+      "# Junos states ECN thresholds as fill levels of the queue's buffer, not bytes: {:g} % and "
+      "{:g} % below\n"
+      "# are Kmin and Kmax as shares of the PFC trigger ({} B), assuming the queue's buffer is "
+      "that trigger.\n"
+      "# Check the lossless queue's buffer on your platform (`show class-of-service "
+      "shared-buffer`) and scale.\n",
       kmin_pct, kmax_pct, x.xoff);
   const int p = x.priority;
-  o += fmt::format("set class-of-service forwarding-classes class NO-LOSS queue-num {} no-loss pfc-priority {}\n", p,
-                   p);
-  o += "set class-of-service forwarding-classes class CNP queue-num 6\n";
-  o += fmt::format("set class-of-service classifiers dscp ROCE forwarding-class NO-LOSS loss-priority low code-points 011010\n");
-  o += "set class-of-service classifiers dscp ROCE forwarding-class CNP loss-priority low code-points 110000\n";
   o += fmt::format(
-      "set class-of-service congestion-notification-profile ROCE-CNP input dscp code-point 011010 pfc\n");
-  o += fmt::format("set class-of-service drop-profiles DP-TUNED interpolate fill-level [ {:g} {:g} ]\n", kmin_pct,
-                   kmax_pct);
-  o += fmt::format("set class-of-service drop-profiles DP-TUNED interpolate drop-probability [ 0 {} ]\n",
-                   Pct(x.pmax));
-  o += "set class-of-service schedulers S-NO-LOSS drop-profile-map loss-priority any protocol any drop-profile "
+      "set class-of-service forwarding-classes class NO-LOSS queue-num {} no-loss pfc-priority "
+      "{}\n",
+      p, p);
+  o += "set class-of-service forwarding-classes class CNP queue-num 6\n";
+  o += fmt::format(
+      "set class-of-service classifiers dscp ROCE forwarding-class NO-LOSS loss-priority low "
+      "code-points 011010\n");
+  o += "set class-of-service classifiers dscp ROCE forwarding-class CNP loss-priority low "
+       "code-points 110000\n";
+  o += fmt::format(
+      "set class-of-service congestion-notification-profile ROCE-CNP input dscp code-point 011010 "
+      "pfc\n");
+  o += fmt::format(
+      "set class-of-service drop-profiles DP-TUNED interpolate fill-level [ {:g} {:g} ]\n",
+      kmin_pct, kmax_pct);
+  o += fmt::format(
+      "set class-of-service drop-profiles DP-TUNED interpolate drop-probability [ 0 {} ]\n",
+      Pct(x.pmax));
+  o += "set class-of-service schedulers S-NO-LOSS drop-profile-map loss-priority any protocol any "
+       "drop-profile "
        "DP-TUNED\n";
   o += "set class-of-service schedulers S-NO-LOSS explicit-congestion-notification\n";
   o += "set class-of-service schedulers S-CNP priority strict-high\n";
@@ -262,22 +294,31 @@ std::string Junos(const std::vector<std::string>& head, const Settings& x) {
   o += "set class-of-service interfaces et-0/0/0 congestion-notification-profile ROCE-CNP\n";
   o += "set class-of-service interfaces et-0/0/0 scheduler-map SM-ROCE\n";
   o += "set class-of-service interfaces et-0/0/0 classifiers dscp ROCE\n";
-  if (x.watchdog) o += "set class-of-service congestion-notification-profile ROCE-CNP pfc-watchdog\n";
+  if (x.watchdog)
+    o += "set class-of-service congestion-notification-profile ROCE-CNP pfc-watchdog\n";
   return o;
 }
 
 // mlxconfig's DCQCN parameters (NVIDIA, "DCQCN CC Parameters"; docs/model/dcqcn.md#presets).
 std::string Nic(const std::vector<std::string>& head, const Settings& x) {
   const cc::DcqcnParams& d = x.dcqcn;
-  auto us = [](units::Time t) { return static_cast<int64_t>(std::llround(static_cast<double>(t.ps()) / 1e6)); };
-  auto mbps = [](units::Rate r) { return static_cast<int64_t>(std::llround(static_cast<double>(r.bps()) / 1e6)); };
+  auto us = [](units::Time t) {
+    return static_cast<int64_t>(std::llround(static_cast<double>(t.ps()) / 1e6));
+  };
+  auto mbps = [](units::Rate r) {
+    return static_cast<int64_t>(std::llround(static_cast<double>(r.bps()) / 1e6));
+  };
   const int64_t dce_tcp_g = 1024 - static_cast<int64_t>(std::llround(d.g * 1024));
   std::string o = Commented(head, "#");
-  o += "# NIC side, NVIDIA ConnectX (DCQCN reaction and notification point): mlxconfig parameter names as\n"
-       "# NVIDIA documents them (\"DCQCN CC Parameters\"); units: rates in Mb/s, times in us, DCE_TCP_G in\n"
-       "# 1/1024 (g = (1024 - DCE_TCP_G) / 1024). _P1 is port 1; repeat with _P2 for a second port.\n"
+  o += "# NIC side, NVIDIA ConnectX (DCQCN reaction and notification point): mlxconfig parameter "
+       "names as\n"
+       "# NVIDIA documents them (\"DCQCN CC Parameters\"); units: rates in Mb/s, times in us, "
+       "DCE_TCP_G in\n"
+       "# 1/1024 (g = (1024 - DCE_TCP_G) / 1024). _P1 is port 1; repeat with _P2 for a second "
+       "port.\n"
        "# The new values take effect after a firmware reset (mlxfwreset) or a reboot.\n";
-  o += "# Tuned here (the other DCQCN parameters keep the starting settings' values, listed after):\n";
+  o += "# Tuned here (the other DCQCN parameters keep the starting settings' values, listed "
+       "after):\n";
   o += fmt::format(
       "mlxconfig -d ${{DEV:?set DEV to the mst device, e.g. /dev/mst/mt4129_pciconf0}} -y set "
       "RPG_TIME_RESET_P1={} DCE_TCP_G_P1={} RPG_AI_RATE_P1={} RPG_HAI_RATE_P1={} DCE_TCP_RTT_P1={} "
@@ -285,13 +326,13 @@ std::string Nic(const std::vector<std::string>& head, const Settings& x) {
       us(d.rate_increase_period), dce_tcp_g, mbps(d.rate_ai), mbps(d.rate_hai), us(d.alpha_period),
       us(d.cnp_interval),
       d.variant == cc::DcqcnVariant::kFirmware
-          ? fmt::format(" RATE_TO_SET_ON_FIRST_CNP_P1={} RATE_REDUCE_MONITOR_PERIOD_P1={}", mbps(d.rate_on_first_cnp),
-                        us(d.rate_reduce_period))
+          ? fmt::format(" RATE_TO_SET_ON_FIRST_CNP_P1={} RATE_REDUCE_MONITOR_PERIOD_P1={}",
+                        mbps(d.rate_on_first_cnp), us(d.rate_reduce_period))
           : std::string());
-  o += fmt::format(
-      "# unchanged: RPG_THRESHOLD_P1={} RPG_MIN_RATE_P1={} RPG_MIN_DEC_FAC_P1={}\n", d.fast_recovery_steps,
-      mbps(d.min_rate), std::llround(d.min_dec_factor * 100));
-  o += fmt::format("# Host side, lossless priority {} and DSCP trust (MLNX_OFED mlnx_qos):\n", x.priority);
+  o += fmt::format("# unchanged: RPG_THRESHOLD_P1={} RPG_MIN_RATE_P1={} RPG_MIN_DEC_FAC_P1={}\n",
+                   d.fast_recovery_steps, mbps(d.min_rate), std::llround(d.min_dec_factor * 100));
+  o += fmt::format("# Host side, lossless priority {} and DSCP trust (MLNX_OFED mlnx_qos):\n",
+                   x.priority);
   std::string pfc;
   for (int i = 0; i < 8; ++i) {
     if (i > 0) pfc.push_back(',');
@@ -306,7 +347,8 @@ void SetPath(YAML::Node y, const std::string& key, const std::string& value) {
   size_t start = 0;
   while (true) {
     const size_t dot = key.find('.', start);
-    const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::string part =
+        key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (dot == std::string::npos) {
       y[part] = value;
       return;
@@ -318,16 +360,16 @@ void SetPath(YAML::Node y, const std::string& key, const std::string& value) {
 }
 
 // The starting profile with the user's --set, the chosen NIC settings and the node count.
-std::string NicProfile(const Result& r, const std::string& base_text, const std::vector<std::string>& user_sets,
-                       int64_t nodes, const Options& o) {
+std::string NicProfile(const Result& r, const std::string& base_text,
+                       const std::vector<std::string>& user_sets, int64_t nodes, const Options& o) {
   YAML::Node y = YAML::Load(base_text);
   for (const std::string& s : user_sets) {
     const size_t eq = s.find('=');
     if (eq != std::string::npos) SetPath(y, s.substr(0, eq), s.substr(eq + 1));
   }
   y["name"] = "tuned-nic";
-  y["description"] = fmt::format("{} with the DCQCN settings lossless tune chose (switch side as the start)",
-                                 o.fabric);
+  y["description"] = fmt::format(
+      "{} with the DCQCN settings lossless tune chose (switch side as the start)", o.fabric);
   const Point& c = r.points[r.chosen];
   for (size_t a = 0; a < r.axes.size(); ++a) {
     if (!r.axes[a].nic) continue;
@@ -337,10 +379,13 @@ std::string NicProfile(const Result& r, const std::string& base_text, const std:
   YAML::Emitter e;
   e << y;
   return fmt::format(
-      "# lossless tune: the starting fabric ({}) with the NIC (DCQCN) settings it chose, for\n"
-      "#   lossless scenario from-qos SWITCH-SNIPPET --profile THIS-FILE\n"
-      "# which takes the switch side from the snippet and everything else from here: the tuned fabric.\n",
-      o.fabric) + e.c_str() + "\n";
+             "# lossless tune: the starting fabric ({}) with the NIC (DCQCN) settings it chose, "
+             "for\n"
+             "#   lossless scenario from-qos SWITCH-SNIPPET --profile THIS-FILE\n"
+             "# which takes the switch side from the snippet and everything else from here: the "
+             "tuned fabric.\n",
+             o.fabric) +
+         e.c_str() + "\n";
 }
 
 }  // namespace
@@ -351,7 +396,8 @@ std::vector<Snippet> Snippets(const Result& r, const scenario::Scenario& chosen,
   const Settings x = Of(chosen);
   std::vector<Snippet> out;
   out.push_back({"sonic-config_db.json", Sonic(Header(r, o, x, nodes, "SONiC switch QoS"), x)});
-  out.push_back({"cumulus-nvue.txt", Nvue(Header(r, o, x, nodes, "Cumulus Linux NVUE switch QoS"), x)});
+  out.push_back(
+      {"cumulus-nvue.txt", Nvue(Header(r, o, x, nodes, "Cumulus Linux NVUE switch QoS"), x)});
   out.push_back({"arista-eos.txt", Eos(Header(r, o, x, nodes, "Arista EOS switch QoS"), x)});
   out.push_back({"cisco-nxos.txt", Nxos(Header(r, o, x, nodes, "Cisco NX-OS switch QoS"), x)});
   out.push_back({"junos.txt", Junos(Header(r, o, x, nodes, "Junos switch QoS"), x)});

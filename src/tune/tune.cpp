@@ -36,8 +36,8 @@ Axis MakeAxis(std::string key, std::string label, bool nic, const std::vector<Ca
   // Grid points off this axis take the value nearest the base's.
   double best = INFINITY;
   for (size_t i = 0; i < c.size(); ++i) {
-    const double d = std::fabs(std::log(std::max(c[i].number, 1e-12)) -
-                               std::log(std::max(base_value, 1e-12)));
+    const double d =
+        std::fabs(std::log(std::max(c[i].number, 1e-12)) - std::log(std::max(base_value, 1e-12)));
     if (d < best) {
       best = d;
       a.start = i;
@@ -50,7 +50,8 @@ Axis MakeAxis(std::string key, std::string label, bool nic, const std::vector<Ca
 std::vector<Candidate> Shares(int64_t xoff, const std::vector<double>& shares) {
   std::vector<Candidate> out;
   for (double s : shares) {
-    const int64_t b = std::max<int64_t>(1000, std::llround(s * static_cast<double>(xoff) / 1000.0) * 1000);
+    const int64_t b =
+        std::max<int64_t>(1000, std::llround(s * static_cast<double>(xoff) / 1000.0) * 1000);
     if (!out.empty() && static_cast<int64_t>(out.back().number) >= b) continue;
     out.push_back({fmt::format("{}B", b), static_cast<double>(b)});
   }
@@ -73,14 +74,17 @@ int64_t BytesOf(const std::string& v) {
 std::vector<Axis> SearchSpace(const scenario::Scenario& base) {
   const Location at{"<cli>", 0, "--fabric"};
   if (base.net.ib.enabled)
-    throw InputError(at, "expected a RoCE fabric (ECN and DCQCN are what tune searches), got an "
-                         "InfiniBand one");
+    throw InputError(at,
+                     "expected a RoCE fabric (ECN and DCQCN are what tune searches), got an "
+                     "InfiniBand one");
   if (!base.net.pfc.enabled)
-    throw InputError(at, "expected a fabric with PFC on (tune cuts PAUSE frames), got "
-                         "fabric.pfc.enabled false");
+    throw InputError(at,
+                     "expected a fabric with PFC on (tune cuts PAUSE frames), got "
+                     "fabric.pfc.enabled false");
   if (!base.net.dcqcn)
-    throw InputError(at, "expected a fabric running DCQCN (fabric.cc dcqcn-paper or "
-                         "dcqcn-firmware), got none");
+    throw InputError(at,
+                     "expected a fabric running DCQCN (fabric.cc dcqcn-paper or "
+                     "dcqcn-firmware), got none");
   const int64_t xoff = base.net.pfc.xoff.count();
   const auto& e = base.net.sw.ecn[base.net.nic.data_class];
   const cc::DcqcnParams& d = base.net.dcqcn_params;
@@ -96,21 +100,25 @@ std::vector<Axis> SearchSpace(const scenario::Scenario& base) {
   axes.push_back(MakeAxis("fabric.ecn.kmin", "kmin", false, kmin,
                           {size_t{1}, kmin.size() > 4 ? size_t{3} : size_t{2}, kmin.size() - 1},
                           static_cast<double>(e.kmin.count())));
-  axes.push_back(MakeAxis("fabric.ecn.kmax", "kmax", false, kmax, {0, kmax.size() - 2, kmax.size() - 1},
+  axes.push_back(MakeAxis("fabric.ecn.kmax", "kmax", false, kmax,
+                          {0, kmax.size() - 2, kmax.size() - 1},
                           static_cast<double>(e.kmax.count())));
-  axes.push_back(MakeAxis("fabric.ecn.pmax", "pmax", false,
-                          {{"0.01", 0.01}, {"0.05", 0.05}, {"0.1", 0.1}, {"0.2", 0.2}, {"0.5", 0.5}, {"1", 1}},
-                          {1, 3, 5}, e.pmax));
+  axes.push_back(
+      MakeAxis("fabric.ecn.pmax", "pmax", false,
+               {{"0.01", 0.01}, {"0.05", 0.05}, {"0.1", 0.1}, {"0.2", 0.2}, {"0.5", 0.5}, {"1", 1}},
+               {1, 3, 5}, e.pmax));
   // DCQCN: the parameters ConnectX exposes (docs/model/dcqcn.md#presets).
-  axes.push_back(MakeAxis("fabric.dcqcn.rate_increase_period", "t_inc", true,
-                          {{"20us", Us("20us")}, {"55us", Us("55us")}, {"100us", Us("100us")},
-                           {"300us", Us("300us")}},
-                          {0, 1, 3}, static_cast<double>(d.rate_increase_period.ps())));
+  axes.push_back(MakeAxis(
+      "fabric.dcqcn.rate_increase_period", "t_inc", true,
+      {{"20us", Us("20us")}, {"55us", Us("55us")}, {"100us", Us("100us")}, {"300us", Us("300us")}},
+      {0, 1, 3}, static_cast<double>(d.rate_increase_period.ps())));
   if (d.variant == cc::DcqcnVariant::kFirmware) {
     // RATE_TO_SET_ON_FIRST_CNP (0 = off) and RATE_REDUCE_MONITOR_PERIOD: the
     // firmware reaction point's first cut and the spacing of the others.
     axes.push_back(MakeAxis("fabric.dcqcn.rate_on_first_cnp", "r_first", true,
-                            {{"0", 0}, {"10Gbps", Bps("10Gbps")}, {"40Gbps", Bps("40Gbps")},
+                            {{"0", 0},
+                             {"10Gbps", Bps("10Gbps")},
+                             {"40Gbps", Bps("40Gbps")},
                              {"100Gbps", Bps("100Gbps")}},
                             {0, 1, 2}, static_cast<double>(d.rate_on_first_cnp.bps())));
     axes.push_back(MakeAxis("fabric.dcqcn.rate_reduce_period", "t_cut", true,
@@ -118,24 +126,32 @@ std::vector<Axis> SearchSpace(const scenario::Scenario& base) {
                             static_cast<double>(d.rate_reduce_period.ps())));
   }
   axes.push_back(MakeAxis("fabric.dcqcn.g", "g", true,
-                          {{"1/1024", 1.0 / 1024}, {"5/1024", 5.0 / 1024}, {"16/1024", 16.0 / 1024},
-                           {"64/1024", 64.0 / 1024}, {"256/1024", 256.0 / 1024}},
+                          {{"1/1024", 1.0 / 1024},
+                           {"5/1024", 5.0 / 1024},
+                           {"16/1024", 16.0 / 1024},
+                           {"64/1024", 64.0 / 1024},
+                           {"256/1024", 256.0 / 1024}},
                           {}, d.g));
   axes.push_back(MakeAxis("fabric.dcqcn.rate_ai", "r_ai", true,
-                          {{"5Mbps", Bps("5Mbps")}, {"20Mbps", Bps("20Mbps")}, {"50Mbps", Bps("50Mbps")},
-                           {"200Mbps", Bps("200Mbps")}, {"1Gbps", Bps("1Gbps")}},
+                          {{"5Mbps", Bps("5Mbps")},
+                           {"20Mbps", Bps("20Mbps")},
+                           {"50Mbps", Bps("50Mbps")},
+                           {"200Mbps", Bps("200Mbps")},
+                           {"1Gbps", Bps("1Gbps")}},
                           {}, static_cast<double>(d.rate_ai.bps())));
   axes.push_back(MakeAxis("fabric.dcqcn.rate_hai", "r_hai", true,
-                          {{"50Mbps", Bps("50Mbps")}, {"200Mbps", Bps("200Mbps")},
-                           {"1Gbps", Bps("1Gbps")}, {"4Gbps", Bps("4Gbps")}},
+                          {{"50Mbps", Bps("50Mbps")},
+                           {"200Mbps", Bps("200Mbps")},
+                           {"1Gbps", Bps("1Gbps")},
+                           {"4Gbps", Bps("4Gbps")}},
                           {}, static_cast<double>(d.rate_hai.bps())));
   axes.push_back(MakeAxis("fabric.dcqcn.alpha_period", "t_alpha", true,
                           {{"1us", Us("1us")}, {"10us", Us("10us")}, {"55us", Us("55us")}}, {},
                           static_cast<double>(d.alpha_period.ps())));
-  axes.push_back(MakeAxis("fabric.dcqcn.cnp_interval", "t_cnp", true,
-                          {{"2us", Us("2us")}, {"4us", Us("4us")}, {"20us", Us("20us")},
-                           {"50us", Us("50us")}},
-                          {}, static_cast<double>(d.cnp_interval.ps())));
+  axes.push_back(
+      MakeAxis("fabric.dcqcn.cnp_interval", "t_cnp", true,
+               {{"2us", Us("2us")}, {"4us", Us("4us")}, {"20us", Us("20us")}, {"50us", Us("50us")}},
+               {}, static_cast<double>(d.cnp_interval.ps())));
   return axes;
 }
 
@@ -278,7 +294,8 @@ std::vector<Figures> EvaluateBatch(parallel::Comm& comm, const Loader& load,
   }
   merged = comm.Broadcast(merged);
   std::vector<Figures> out(sets_list.size());
-  for (const auto& e : json::parse(merged)) out.at(e.at(0).get<size_t>()) = FiguresFromJson(e.at(1));
+  for (const auto& e : json::parse(merged))
+    out.at(e.at(0).get<size_t>()) = FiguresFromJson(e.at(1));
   return out;
 }
 
@@ -313,17 +330,21 @@ void Check(const std::vector<Axis>& axes, const Options& o) {
   }
   const Target& t = o.target;
   if (t.incast_senders < 1)
-    throw InputError({"<cli>", 0, "--incast-senders"}, Expected("at least 1", std::to_string(t.incast_senders)));
+    throw InputError({"<cli>", 0, "--incast-senders"},
+                     Expected("at least 1", std::to_string(t.incast_senders)));
   if (t.incast_bytes < 1)
-    throw InputError({"<cli>", 0, "--incast-bytes"}, Expected("at least 1 byte", std::to_string(t.incast_bytes)));
+    throw InputError({"<cli>", 0, "--incast-bytes"},
+                     Expected("at least 1 byte", std::to_string(t.incast_bytes)));
   if (t.allreduce_bytes < 1)
     throw InputError({"<cli>", 0, "--allreduce-bytes"},
                      Expected("at least 1 byte", std::to_string(t.allreduce_bytes)));
   if (t.iterations < 1)
-    throw InputError({"<cli>", 0, "--iterations"}, Expected("at least 1", std::to_string(t.iterations)));
+    throw InputError({"<cli>", 0, "--iterations"},
+                     Expected("at least 1", std::to_string(t.iterations)));
   if (!(t.max_busbw_loss_pct >= 0 && t.max_busbw_loss_pct < 100))
-    throw InputError({"<cli>", 0, "--max-busbw-loss"},
-                     Expected("a percentage in [0, 100)", fmt::format("{:g}", t.max_busbw_loss_pct)));
+    throw InputError(
+        {"<cli>", 0, "--max-busbw-loss"},
+        Expected("a percentage in [0, 100)", fmt::format("{:g}", t.max_busbw_loss_pct)));
 }
 
 Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnBatch& on_batch) {
@@ -342,7 +363,8 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
   int64_t done = 0;
   auto run_batch = [&](const std::string& stage, const std::vector<Index>& batch) {
     std::vector<std::vector<std::string>> sets;
-    for (const Index& i : batch) sets.push_back(i.empty() ? std::vector<std::string>{} : Sets(r.axes, i));
+    for (const Index& i : batch)
+      sets.push_back(i.empty() ? std::vector<std::string>{} : Sets(r.axes, i));
     const std::vector<Figures> figs = EvaluateBatch(comm, load, sets, t);
     for (size_t k = 0; k < batch.size(); ++k) {
       r.points.push_back({stage, batch[k], sets[k], figs[k]});
@@ -354,8 +376,9 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
   run_batch("baseline", {Index{}});
   const Figures base = r.points[0].f;  // a copy: points grows
   if (!base.failure.empty())
-    throw InputError({"<cli>", 0, "--fabric"},
-                     fmt::format("the baseline run failed, nothing to compare against: {}", base.failure));
+    throw InputError(
+        {"<cli>", 0, "--fabric"},
+        fmt::format("the baseline run failed, nothing to compare against: {}", base.failure));
   run_batch("coarse", CoarseGrid(r.axes, o.levels));
   auto best_of = [&] {
     size_t b = 1;
@@ -415,35 +438,42 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
   const Figures& c = r.points[r.chosen].f;
   const double loss = base.busbw_gbs > 0 ? 100.0 * (1 - c.busbw_gbs / base.busbw_gbs) : 0;
   const bool cut = base.pause_frames == 0 ? false
-                   : static_cast<double>(c.pause_frames) * t.pause_cut <=
-                         static_cast<double>(base.pause_frames);
+                                          : static_cast<double>(c.pause_frames) * t.pause_cut <=
+                                                static_cast<double>(base.pause_frames);
   const bool feasible = Feasible(c, base, t);
-  const std::string factor =
-      c.pause_frames == 0 ? "to zero"
-                          : fmt::format("{:.1f}x", static_cast<double>(base.pause_frames) /
-                                                       static_cast<double>(c.pause_frames));
-  const std::string goal = fmt::format("at least {:g}x fewer PAUSE frames at no more than {:g} % busbw loss",
-                                       t.pause_cut, t.max_busbw_loss_pct);
+  const std::string factor = c.pause_frames == 0
+                                 ? "to zero"
+                                 : fmt::format("{:.1f}x", static_cast<double>(base.pause_frames) /
+                                                              static_cast<double>(c.pause_frames));
+  const std::string goal =
+      fmt::format("at least {:g}x fewer PAUSE frames at no more than {:g} % busbw loss",
+                  t.pause_cut, t.max_busbw_loss_pct);
   r.goal_met = cut && feasible;
   if (base.pause_frames == 0) {
-    r.verdict = fmt::format("the baseline sends no PAUSE frame on this target, so there is nothing to cut; "
-                            "the chosen point is the lowest victim p99 within the busbw bound.");
+    r.verdict = fmt::format(
+        "the baseline sends no PAUSE frame on this target, so there is nothing to cut; "
+        "the chosen point is the lowest victim p99 within the busbw bound.");
   } else if (r.goal_met) {
-    r.verdict = fmt::format("goal met ({}): PAUSE frames {} -> {} ({}), busbw {:.2f} -> {:.2f} GB/s ({:.2f} % lost).",
-                            goal, base.pause_frames, c.pause_frames, factor, base.busbw_gbs, c.busbw_gbs,
-                            std::max(0.0, loss));
+    r.verdict = fmt::format(
+        "goal met ({}): PAUSE frames {} -> {} ({}), busbw {:.2f} -> {:.2f} GB/s ({:.2f} % lost).",
+        goal, base.pause_frames, c.pause_frames, factor, base.busbw_gbs, c.busbw_gbs,
+        std::max(0.0, loss));
   } else if (!feasible) {
-    r.verdict = fmt::format("goal not met ({}): no point searched keeps busbw within {:g} % of the baseline's "
-                            "{:.2f} GB/s; the closest gives {:.2f} GB/s. A larger --budget or --levels 3 "
-                            "searches further.",
-                            goal, t.max_busbw_loss_pct, base.busbw_gbs, c.busbw_gbs);
+    r.verdict = fmt::format(
+        "goal not met ({}): no point searched keeps busbw within {:g} % of the baseline's "
+        "{:.2f} GB/s; the closest gives {:.2f} GB/s. A larger --budget or --levels 3 "
+        "searches further.",
+        goal, t.max_busbw_loss_pct, base.busbw_gbs, c.busbw_gbs);
   } else {
     r.verdict = fmt::format(
-        "goal not met ({}): the best point within the busbw bound cuts PAUSE frames {} -> {} ({}) only; no "
+        "goal not met ({}): the best point within the busbw bound cuts PAUSE frames {} -> {} ({}) "
+        "only; no "
         "other point searched sends fewer. {}",
         goal, base.pause_frames, c.pause_frames, factor,
-        r.stop == "budget" ? "The budget ran out before the search converged: a larger --budget (or --levels 3) may find more."
-                           : "The search converged: no one-step change of any setting does better.");
+        r.stop == "budget"
+            ? "The budget ran out before the search converged: a larger --budget (or --levels 3) "
+              "may find more."
+            : "The search converged: no one-step change of any setting does better.");
   }
   return r;
 }
@@ -521,9 +551,10 @@ std::string Text(const Result& r, const Options& o, int64_t nodes, int gpus_per_
       "all-reduce {} B busbw (at most {:g} % below the baseline)\n",
       o.fabric, nodes, gpus_per_node, t.incast_senders, t.incast_bytes, t.allreduce_bytes,
       t.max_busbw_loss_pct);
-  out += fmt::format("runs: 1 baseline + {} coarse + {} refinement = {} of budget {} ({})\n\n", coarse,
-                     refine, r.points.size(), o.budget,
-                     r.stop == "budget" ? "budget spent" : "converged: no one-step neighbour is better");
+  out += fmt::format(
+      "runs: 1 baseline + {} coarse + {} refinement = {} of budget {} ({})\n\n", coarse, refine,
+      r.points.size(), o.budget,
+      r.stop == "budget" ? "budget spent" : "converged: no one-step neighbour is better");
   auto header = [&] {
     std::string h = fmt::format("{:>6} {:>8}", "point", "stage");
     for (const auto& a : r.axes) h += fmt::format(" {:>9}", a.label);
@@ -536,8 +567,8 @@ std::string Text(const Result& r, const Options& o, int64_t nodes, int gpus_per_
     for (size_t a = 0; a < r.axes.size(); ++a)
       s += fmt::format(" {:>9}", p.index.empty() ? r.base_values[a] : r.axes[a].values[p.index[a]]);
     if (!p.f.failure.empty()) return s + "  failed: " + p.f.failure + "\n";
-    s += fmt::format(" {:>10} {:>10} {:>8} {:>9}\n", Num(p.f.busbw_gbs, 2), Num(p.f.victim_p99_us, 3),
-                     p.f.pause_frames, p.f.ecn_marks);
+    s += fmt::format(" {:>10} {:>10} {:>8} {:>9}\n", Num(p.f.busbw_gbs, 2),
+                     Num(p.f.victim_p99_us, 3), p.f.pause_frames, p.f.ecn_marks);
     return s;
   };
   out += "Pareto front (busbw higher, victim p99, PAUSE frames and ECN marks lower):\n";

@@ -76,15 +76,15 @@ struct Target {
 };
 
 struct Figures {
-  double busbw_gbs = 0;       // all-reduce, out of place
-  double victim_p99_us = 0;   // incast: victim probe latency p99
-  double victim_gbps = 0;     // incast: the victim's bulk flow
-  double incast_us = 0;       // incast: until the last byte arrived
-  int64_t pause_frames = 0;   // incast + all-reduce, every port
-  int64_t ecn_marks = 0;      // incast + all-reduce
-  int64_t cnps = 0;           // incast + all-reduce
-  int64_t drops = 0;          // incast + all-reduce congestion drops
-  std::string failure;        // a collective or scenario that failed ("" = ran)
+  double busbw_gbs = 0;      // all-reduce, out of place
+  double victim_p99_us = 0;  // incast: victim probe latency p99
+  double victim_gbps = 0;    // incast: the victim's bulk flow
+  double incast_us = 0;      // incast: until the last byte arrived
+  int64_t pause_frames = 0;  // incast + all-reduce, every port
+  int64_t ecn_marks = 0;     // incast + all-reduce
+  int64_t cnps = 0;          // incast + all-reduce
+  int64_t drops = 0;         // incast + all-reduce congestion drops
+  std::string failure;       // a collective or scenario that failed ("" = ran)
 };
 nlohmann::ordered_json ToJson(const Figures& f);
 Figures FiguresFromJson(const nlohmann::json& j);
@@ -94,15 +94,15 @@ Figures FiguresFromJson(const nlohmann::json& j);
 Figures Evaluate(const scenario::Scenario& s, const Target& t);
 
 struct Options {
-  std::string fabric;          // name in the output (profile name or scenario file)
-  int64_t budget = 60;         // runs in all: baseline + coarse grid + refinement
-  int levels = 2;              // coarse grid values per grid axis (1..3)
+  std::string fabric;   // name in the output (profile name or scenario file)
+  int64_t budget = 60;  // runs in all: baseline + coarse grid + refinement
+  int levels = 2;       // coarse grid values per grid axis (1..3)
   Target target;
 };
 
 struct Point {
-  std::string stage;           // "baseline" | "coarse" | "refine"
-  Index index;                 // empty for the baseline
+  std::string stage;  // "baseline" | "coarse" | "refine"
+  Index index;        // empty for the baseline
   std::vector<std::string> sets;
   Figures f;
 };
@@ -110,12 +110,12 @@ struct Point {
 struct Result {
   std::vector<Axis> axes;
   std::vector<std::string> base_values;  // the starting fabric's value of each axis
-  std::vector<Point> points;   // points[0] is the baseline, then in run order
-  size_t chosen = 0;           // index into points
-  std::vector<size_t> pareto;  // indices into points, busbw descending
-  std::string stop;            // "converged" | "budget"
+  std::vector<Point> points;             // points[0] is the baseline, then in run order
+  size_t chosen = 0;                     // index into points
+  std::vector<size_t> pareto;            // indices into points, busbw descending
+  std::string stop;                      // "converged" | "budget"
   bool goal_met = false;
-  std::string verdict;         // one or two sentences, the goal met or why not
+  std::string verdict;  // one or two sentences, the goal met or why not
 };
 
 // The baseline and coarse grid's run count; Check() refuses a smaller budget.

@@ -47,8 +47,10 @@ TEST(TuneSpace, EcnThresholdsStayBelowThePfcTriggerAndKmaxAboveKmin) {
   const scenario::Scenario s = profile::Load("roce-untuned", 2);
   const auto axes = SearchSpace(s);
   const int64_t xoff = s.net.pfc.xoff.count();
-  for (const auto& v : tune_test::Find(axes, "fabric.ecn.kmax").values) EXPECT_LT(tune_test::Bytes(v), xoff) << v;
-  for (const auto& v : tune_test::Find(axes, "fabric.ecn.kmin").values) EXPECT_LT(tune_test::Bytes(v), xoff) << v;
+  for (const auto& v : tune_test::Find(axes, "fabric.ecn.kmax").values)
+    EXPECT_LT(tune_test::Bytes(v), xoff) << v;
+  for (const auto& v : tune_test::Find(axes, "fabric.ecn.kmin").values)
+    EXPECT_LT(tune_test::Bytes(v), xoff) << v;
   for (int levels = 1; levels <= 3; ++levels)
     for (const Index& i : CoarseGrid(axes, levels)) EXPECT_TRUE(Valid(axes, i));
   // Every value of every axis, on the level-1 grid point, is one the scenario loader accepts.
@@ -79,7 +81,8 @@ TEST(TuneSpace, CoarseGridSizesAndTheMinimumBudget) {
     FAIL() << "a budget below the coarse grid was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().field, "--budget");
-    EXPECT_NE(std::string(e.what()).find("expected at least 25 runs"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected at least 25 runs"), std::string::npos)
+        << e.what();
   }
   o.budget = 25;
   EXPECT_NO_THROW(Check(axes, o));
