@@ -251,19 +251,27 @@ std::string Nxos(const std::vector<std::string>& head, const Settings& x) {
 
 std::string Junos(const std::vector<std::string>& head, const Settings& x) {
   std::string o = Commented(head, "#");
-  // Junos states ECN thresholds as fill levels: shares of the queue's buffer.
-  const double kmin_pct =
-      std::round(1000.0 * static_cast<double>(x.kmin) / static_cast<double>(x.xoff)) / 10;
-  const double kmax_pct =
-      std::round(1000.0 * static_cast<double>(x.kmax) / static_cast<double>(x.xoff)) / 10;
+  // Junos states ECN thresholds as fill levels: percentages of the queue's
+  // buffer. They are written as shares of the PFC trigger (the buffer the
+  // audit and from-qos take for the queue, docs/audit-qos.md), with as many
+  // decimals as it takes to give the same bytes back.
+  auto fill = [&](int64_t bytes) {
+    const double exact = 100.0 * static_cast<double>(bytes) / static_cast<double>(x.xoff);
+    for (int d = 0; d < 6; ++d) {
+      const double scale = std::pow(10.0, d);
+      const double v = std::round(exact * scale) / scale;
+      if (std::llround(v / 100.0 * static_cast<double>(x.xoff)) == bytes) return v;
+    }
+    return exact;
+  };
+  const double kmin_pct = fill(x.kmin);
+  const double kmax_pct = fill(x.kmax);
   o += fmt::format(
-      "# Junos states ECN thresholds as fill levels of the queue's buffer, not bytes: {:g} % and "
-      "{:g} % below\n"
-      "# are Kmin and Kmax as shares of the PFC trigger ({} B), assuming the queue's buffer is "
-      "that trigger.\n"
-      "# Check the lossless queue's buffer on your platform (`show class-of-service "
-      "shared-buffer`) and scale.\n",
-      kmin_pct, kmax_pct, x.xoff);
+      "# Junos states ECN thresholds as fill levels, percentages of the queue's buffer (Juniper, \"RED Drop\n"
+      "# Profiles Overview\"): {:g} % and {:g} % below are Kmin ({} B) and Kmax ({} B) as shares of the PFC\n"
+      "# trigger ({} B), the buffer lossless takes for the queue (audit qos, scenario from-qos).\n"
+      "# Check the lossless queue's buffer on your platform (`show class-of-service shared-buffer`) and scale.\n",
+      kmin_pct, kmax_pct, x.kmin, x.kmax, x.xoff);
   const int p = x.priority;
   o += fmt::format(
       "set class-of-service forwarding-classes class NO-LOSS queue-num {} no-loss pfc-priority "
