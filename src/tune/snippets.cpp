@@ -26,6 +26,7 @@ using nlohmann::ordered_json;
 struct Settings {
   int priority = 3;
   int64_t xoff = 0, headroom = 0, buffer = 0;
+  int64_t xon = 0;  // the resume threshold the runs used (bytes)
   int64_t sim_headroom =
       0;  // the simulator's (MTU of the fabric); `headroom` is what the snippets state
   int64_t rate_gbps = 0;
@@ -46,6 +47,11 @@ Settings Of(const scenario::Scenario& s) {
   Settings x;
   x.priority = s.net.nic.data_class;
   x.xoff = s.net.pfc.xoff.count();
+  {
+    std::string xon = Resolved(s, "fabric.pfc.xon");
+    if (!xon.empty() && xon.back() == 'B') xon.pop_back();
+    x.xon = xon.empty() ? 0 : std::stoll(xon);
+  }
   x.headroom = s.net.pfc.headroom.count();
   x.buffer = s.net.sw.buffer.count();
   x.rate_gbps = s.clos.link_rate.bps() / 1'000'000'000;
@@ -177,6 +183,12 @@ std::string Nvue(const std::vector<std::string>& head, const Settings& x) {
   std::string o = Commented(head, "#");
   o += "# Cumulus Linux NVUE: `nv set qos roce` then the tuned ECN profile on traffic class " +
        std::to_string(x.priority) + ".\n";
+  o += "# NVUE states the PFC profile's cable length and xoff-threshold (the headroom, as the QoS "
+       "audit\n"
+       "# reads it) and the port speed, but no PFC trigger in bytes (the switch derives it): the "
+       "audit\n"
+       "# cannot set Kmin and Kmax against the trigger (ecn.kmin-ratio, ecn.kmax-below-pfc "
+       "indeterminate).\n";
   o += "nv set qos roce mode lossless\n";
   o += fmt::format("nv set qos pfc default-global switch-priority {}\n", x.priority);
   if (!x.cable_m.empty())
@@ -188,6 +200,7 @@ std::string Nvue(const std::vector<std::string>& head, const Settings& x) {
   o += fmt::format("{} min-threshold {}\n", tc, x.kmin);
   o += fmt::format("{} max-threshold {}\n", tc, x.kmax);
   o += fmt::format("{} probability {}\n", tc, Pct(x.pmax));
+  o += fmt::format("nv set interface swp1-64 link speed {}G\n", x.rate_gbps);
   if (x.watchdog) o += "nv set interface swp1-64 qos pfc-watchdog\n";
   o += "nv config apply\n";
   return o;
@@ -221,6 +234,14 @@ std::string Nxos(const std::vector<std::string>& head, const Settings& x) {
   std::string o = Commented(head, "!");
   o += "! Cisco NX-OS: classification, queuing (ECN) and network-qos (PFC) policies, applied "
        "system-wide.\n";
+  o += "! The no-drop class states its buffer (pause-threshold = PFC trigger, resume-threshold = "
+       "XON,\n"
+       "! buffer-size = trigger + headroom, bytes). NX-OS states no cable length in its QoS "
+       "configuration:\n";
+  o += x.cable_m.empty()
+           ? std::string("! give it to the audit (`lossless audit qos FILE --cable-m METRES`).\n")
+           : fmt::format("! give it to the audit: `lossless audit qos FILE --cable-m {}`.\n",
+                         x.cable_m);
   o += "class-map type qos match-all RoCE\n  match dscp 26\n";
   o += "class-map type qos match-all CNP\n  match dscp 48\n";
   o += "policy-map type qos QOS_CLASSIFICATION\n";
@@ -236,8 +257,13 @@ std::string Nxos(const std::vector<std::string>& head, const Settings& x) {
       x.kmin, x.kmax, Pct(x.pmax));
   o += "  class type queuing c-out-8q-q-default\n    bandwidth remaining percent 50\n";
   o += "policy-map type network-qos QOS_NETWORK\n";
-  o += fmt::format("  class type network-qos c-8q-nq{}\n    mtu 9216\n    pause pfc-cos {}\n",
-                   x.priority, x.priority);
+  // The no-drop class's buffer (Nexus 9000): the trigger, the resume
+  // threshold and the headroom above the trigger, in bytes.
+  o += fmt::format(
+      "  class type network-qos c-8q-nq{}\n    mtu 9216\n    pause buffer-size {} pause-threshold "
+      "{} "
+      "resume-threshold {} pfc-cos {}\n",
+      x.priority, x.xoff + x.headroom, x.xoff, x.xon, x.priority);
   o += "system qos\n";
   o += "  service-policy type network-qos QOS_NETWORK\n";
   o += "  service-policy type queuing output QOS_EGRESS_PORT\n";
@@ -267,10 +293,13 @@ std::string Junos(const std::vector<std::string>& head, const Settings& x) {
   const double kmin_pct = fill(x.kmin);
   const double kmax_pct = fill(x.kmax);
   o += fmt::format(
-      "# Junos states ECN thresholds as fill levels, percentages of the queue's buffer (Juniper, \"RED Drop\n"
-      "# Profiles Overview\"): {:g} % and {:g} % below are Kmin ({} B) and Kmax ({} B) as shares of the PFC\n"
+      "# Junos states ECN thresholds as fill levels, percentages of the queue's buffer (Juniper, "
+      "\"RED Drop\n"
+      "# Profiles Overview\"): {:g} % and {:g} % below are Kmin ({} B) and Kmax ({} B) as shares "
+      "of the PFC\n"
       "# trigger ({} B), the buffer lossless takes for the queue (audit qos, scenario from-qos).\n"
-      "# Check the lossless queue's buffer on your platform (`show class-of-service shared-buffer`) and scale.\n",
+      "# Check the lossless queue's buffer on your platform (`show class-of-service "
+      "shared-buffer`) and scale.\n",
       kmin_pct, kmax_pct, x.kmin, x.kmax, x.xoff);
   const int p = x.priority;
   o += fmt::format(
