@@ -142,20 +142,37 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
     return 0;
   }
 
-  // No InterruptScope: Ctrl-C ends a tune at once (it has no partial result to write).
+  // Ctrl-C stops the search after the runs in flight (DECISIONS 5): what
+  // finished is written to tune.json, marked "interrupted": true, exit 130.
+  InterruptScope interrupts;
   ProgressLine line(root && !a.quiet && ProgressLine::StderrIsTerminal());
   const tune::Result r = tune::Run(comm, load, o, [&](int64_t done, int64_t budget) {
-    if (line.Due()) line.Draw(fmt::format("tune: {} of at most {} runs done", done, budget));
+    if (!line.Due()) return;
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    line.Draw(fmt::format("tune: {} of at most {} runs ({:.0f} %), {:.1f} runs/s", done, budget,
+                          100.0 * static_cast<double>(done) / static_cast<double>(budget),
+                          s > 0 ? static_cast<double>(done) / s : 0.0));
   });
   line.Clear();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   writing = true;
-  if (!root) return 0;
+  if (!root) return r.interrupted ? kExitInterrupted : 0;
   const auto path = [&](const std::string& name) {
     return (std::filesystem::path(a.dir) / name).string();
   };
   std::vector<std::string> written;
+  if (r.interrupted) {
+    // A partial search: tune.json only (no snippets: nothing was chosen by a
+    // finished search).
+    nlohmann::ordered_json doc = tune::ToJson(r, base, o);
+    if (a.timing) doc["timing"] = {{"seconds", seconds}, {"ranks", comm.Size()}};
+    WriteFileAtomically(path("tune.json"), doc.dump(2) + "\n", {a.dir, 0, "-o"});
+    fmt::print("{}", tune::Text(r, o, nodes, static_cast<int>(g)));
+    fmt::print("\nwrote into {}: tune.json (interrupted: no snippets)\n", text::OneLine(a.dir));
+    return kExitInterrupted;
+  }
   const scenario::Scenario chosen = load(r.points[r.chosen].sets);
   for (const tune::Snippet& s : tune::Snippets(r, chosen, o, text, a.sets, nodes)) {
     WriteFileAtomically(path(s.file), s.text, {a.dir, 0, "-o"});
@@ -213,7 +230,8 @@ void AddTuneCommand(CLI::App& app, Context& ctx) {
       "the "
       "same bytes for any rank count. Exit status: 0 done (the verdict says whether the goal was "
       "met); 2 "
-      "bad input (unknown fabric, a budget below the coarse grid, an InfiniBand fabric).");
+      "bad input (unknown fabric, a budget below the coarse grid, an InfiniBand fabric); 130 "
+      "interrupted (Ctrl-C: tune.json holds the runs that finished).");
   cmd->callback([a, &ctx] {
     if (parallel::LaunchedByMpi() && !parallel::MpiBuilt()) {
       if (parallel::LauncherRank() <= 0) {

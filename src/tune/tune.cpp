@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/progress.hpp"
 #include "compare/cases.hpp"
 #include "perf/result.hpp"
 #include "sweep/sweep.hpp"
@@ -271,18 +274,27 @@ bool Feasible(const Figures& f, const Figures& baseline, const Target& t) {
 }
 
 // Runs `sets_list` over the ranks (sweep::Share), every rank gets every figure.
-std::vector<Figures> EvaluateBatch(parallel::Comm& comm, const Loader& load,
-                                   const std::vector<std::vector<std::string>>& sets_list,
-                                   const Target& t) {
+// After Ctrl-C (InterruptRequested) a rank runs no further point, and a point
+// whose run the interrupt cut short is dropped: its entry is empty.
+// `on_point` (rank 0) is told after each of its own points.
+std::vector<std::optional<Figures>> EvaluateBatch(
+    parallel::Comm& comm, const Loader& load,
+    const std::vector<std::vector<std::string>>& sets_list, const Target& t,
+    const std::function<void(size_t)>& on_point) {
   json mine = json::array();
+  size_t mine_done = 0;
   for (size_t i : sweep::Share(sets_list.size(), comm.Rank(), comm.Size())) {
+    if (InterruptRequested()) break;
     Figures f;
     try {
       f = Evaluate(load(sets_list[i]), t);
     } catch (const std::exception& e) {
       f.failure = e.what();
     }
+    if (InterruptRequested()) break;  // the run may have been cut short
     mine.push_back({i, ToJson(f)});
+    ++mine_done;
+    if (on_point) on_point(mine_done);
   }
   const std::vector<std::string> all = comm.Gather(mine.dump());
   std::string merged;
@@ -293,7 +305,7 @@ std::vector<Figures> EvaluateBatch(parallel::Comm& comm, const Loader& load,
     merged = m.dump();
   }
   merged = comm.Broadcast(merged);
-  std::vector<Figures> out(sets_list.size());
+  std::vector<std::optional<Figures>> out(sets_list.size());
   for (const auto& e : json::parse(merged))
     out.at(e.at(0).get<size_t>()) = FiguresFromJson(e.at(1));
   return out;
@@ -361,19 +373,38 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
   const Target& t = o.target;
   std::set<Index> seen;
   int64_t done = 0;
+  // Runs a batch; the points an interrupt left unrun are not kept (and the
+  // search stops: r.interrupted).
   auto run_batch = [&](const std::string& stage, const std::vector<Index>& batch) {
     std::vector<std::vector<std::string>> sets;
     for (const Index& i : batch)
       sets.push_back(i.empty() ? std::vector<std::string>{} : Sets(r.axes, i));
-    const std::vector<Figures> figs = EvaluateBatch(comm, load, sets, t);
+    const int64_t before = done;
+    const int ranks = comm.Size();
+    const std::vector<std::optional<Figures>> figs =
+        EvaluateBatch(comm, load, sets, t, [&](size_t mine) {
+          if (on_batch && comm.Rank() == 0)
+            on_batch(before + std::min<int64_t>(static_cast<int64_t>(batch.size()),
+                                                static_cast<int64_t>(mine) * ranks),
+                     o.budget);
+        });
     for (size_t k = 0; k < batch.size(); ++k) {
-      r.points.push_back({stage, batch[k], sets[k], figs[k]});
+      if (!figs[k]) {
+        r.interrupted = true;
+        continue;
+      }
+      r.points.push_back({stage, batch[k], sets[k], *figs[k]});
       seen.insert(batch[k]);
+      ++done;
     }
-    done += static_cast<int64_t>(batch.size());
     if (on_batch) on_batch(done, o.budget);
   };
   run_batch("baseline", {Index{}});
+  if (r.interrupted) {
+    r.stop = "interrupted";
+    r.verdict = "interrupted (Ctrl-C) before the baseline finished: nothing to compare.";
+    return r;
+  }
   const Figures base = r.points[0].f;  // a copy: points grows
   if (!base.failure.empty())
     throw InputError(
@@ -381,6 +412,7 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
         fmt::format("the baseline run failed, nothing to compare against: {}", base.failure));
   run_batch("coarse", CoarseGrid(r.axes, o.levels));
   auto best_of = [&] {
+    if (r.points.size() < 2) return size_t{0};
     size_t b = 1;
     for (size_t k = 2; k < r.points.size(); ++k)
       if (Better(r.points[k].f, r.points[b].f, base, t)) b = k;
@@ -388,7 +420,7 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
   };
   size_t best = best_of();
   r.stop = "converged";
-  while (true) {
+  while (!r.interrupted) {
     std::vector<Index> next;
     const Index& at = r.points[best].index;
     for (size_t a = 0; a < r.axes.size(); ++a) {
@@ -409,6 +441,7 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
     run_batch("refine", next);
     best = best_of();
   }
+  if (r.interrupted) r.stop = "interrupted";
   r.chosen = best;
   // The Pareto front: no other point as good on all four and better on one.
   std::vector<size_t> ok;
@@ -449,6 +482,12 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
       fmt::format("at least {:g}x fewer PAUSE frames at no more than {:g} % busbw loss",
                   t.pause_cut, t.max_busbw_loss_pct);
   r.goal_met = cut && feasible;
+  if (r.interrupted && r.chosen == 0) {
+    r.verdict =
+        fmt::format("interrupted (Ctrl-C) after the baseline: no other point ran, nothing chosen.");
+    r.goal_met = false;
+    return r;
+  }
   if (base.pause_frames == 0) {
     r.verdict = fmt::format(
         "the baseline sends no PAUSE frame on this target, so there is nothing to cut; "
@@ -473,8 +512,14 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
         r.stop == "budget"
             ? "The budget ran out before the search converged: a larger --budget (or --levels 3) "
               "may find more."
+        : r.stop == "interrupted"
+            ? "The search stopped before it converged."
             : "The search converged: no one-step change of any setting does better.");
   }
+  if (r.interrupted)
+    r.verdict =
+        fmt::format("interrupted (Ctrl-C) after {} of at most {} runs, the best point so far: {}",
+                    r.points.size(), o.budget, r.verdict);
   return r;
 }
 
@@ -519,14 +564,17 @@ ordered_json ToJson(const Result& r, const scenario::Scenario& base, const Optio
   j["levels"] = o.levels;
   j["runs"] = r.points.size();
   j["stop"] = r.stop;
+  j["interrupted"] = r.interrupted;
   ordered_json axes = ordered_json::array();
   for (const auto& a : r.axes)
     axes.push_back({{"key", a.key}, {"side", a.nic ? "nic" : "switch"}, {"values", a.values}});
   j["space"] = axes;
   ordered_json base_values = ordered_json::object();
   for (size_t a = 0; a < r.axes.size(); ++a) base_values[r.axes[a].key] = r.base_values[a];
-  j["baseline"] = {{"settings", base_values}, {"figures", ToJson(r.points[0].f)}};
-  j["chosen"] = PointJson(r, r.chosen);
+  j["baseline"] = {{"settings", base_values},
+                   {"figures", r.points.empty() ? ordered_json(nullptr) : ToJson(r.points[0].f)}};
+  j["chosen"] = r.points.empty() || (r.interrupted && r.chosen == 0) ? ordered_json(nullptr)
+                                                                     : PointJson(r, r.chosen);
   j["goal_met"] = r.goal_met;
   j["verdict"] = r.verdict;
   ordered_json pareto = ordered_json::array();
@@ -551,10 +599,12 @@ std::string Text(const Result& r, const Options& o, int64_t nodes, int gpus_per_
       "all-reduce {} B busbw (at most {:g} % below the baseline)\n",
       o.fabric, nodes, gpus_per_node, t.incast_senders, t.incast_bytes, t.allreduce_bytes,
       t.max_busbw_loss_pct);
-  out += fmt::format(
-      "runs: 1 baseline + {} coarse + {} refinement = {} of budget {} ({})\n\n", coarse, refine,
-      r.points.size(), o.budget,
-      r.stop == "budget" ? "budget spent" : "converged: no one-step neighbour is better");
+  out += fmt::format("runs: 1 baseline + {} coarse + {} refinement = {} of budget {} ({})\n\n",
+                     coarse, refine, r.points.size(), o.budget,
+                     r.stop == "budget"        ? "budget spent"
+                     : r.stop == "interrupted" ? "interrupted (Ctrl-C)"
+                                               : "converged: no one-step neighbour is better");
+  if (r.points.empty()) return out + "verdict: " + r.verdict + "\n";
   auto header = [&] {
     std::string h = fmt::format("{:>6} {:>8}", "point", "stage");
     for (const auto& a : r.axes) h += fmt::format(" {:>9}", a.label);

@@ -113,7 +113,10 @@ struct Result {
   std::vector<Point> points;             // points[0] is the baseline, then in run order
   size_t chosen = 0;                     // index into points
   std::vector<size_t> pareto;            // indices into points, busbw descending
-  std::string stop;                      // "converged" | "budget"
+  std::string stop;                      // "converged" | "budget" | "interrupted"
+  // Ctrl-C (InterruptRequested) stopped the search: `points` holds the runs
+  // that finished; no point is chosen when only the baseline (or not even it) ran.
+  bool interrupted = false;
   bool goal_met = false;
   std::string verdict;  // one or two sentences, the goal met or why not
 };

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.hpp"
+#include "base/progress.hpp"
 #include "parallel/loopback.hpp"
 #include "profile/profile.hpp"
 #include "units/units.hpp"
@@ -147,6 +148,30 @@ TEST(TuneRun, TheResultDoesNotDependOnTheRankCount) {
   EXPECT_EQ(j.at("runs"), 3);
   // The untuned baseline pauses under the incast (ECN starts at the PFC trigger).
   EXPECT_GT(j.at("baseline").at("figures").at("pause_frames").get<int64_t>(), 0);
+}
+
+// Ctrl-C (DECISIONS 5) once the baseline has run: the search stops there, the
+// result holds the one run, marked interrupted, and nothing is chosen.
+TEST(TuneRun, InterruptAfterTheBaselineKeepsWhatRanAndChoosesNothing) {
+  const Options o = tune_test::Tiny();
+  Result r;
+  {
+    InterruptScope scope;
+    parallel::SerialComm serial;
+    r = tune::Run(serial, tune_test::UntunedLoader(), o, [](int64_t done, int64_t) {
+      if (done == 1) RequestInterrupt();
+    });
+  }
+  { InterruptScope clear; }  // the flag is process-wide: clear it for the other tests
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.stop, "interrupted");
+  ASSERT_EQ(r.points.size(), 1u);
+  EXPECT_EQ(r.points[0].stage, "baseline");
+  const auto j = ToJson(r, tune_test::UntunedLoader()({}), o);
+  EXPECT_EQ(j.at("interrupted"), true);
+  EXPECT_TRUE(j.at("chosen").is_null());
+  EXPECT_EQ(j.at("runs"), 1);
+  EXPECT_EQ(r.verdict.rfind("interrupted (Ctrl-C)", 0), 0u) << r.verdict;
 }
 
 }  // namespace lossless::tune

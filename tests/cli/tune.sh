@@ -74,6 +74,31 @@ for f in sonic-config_db.json arista-eos.txt junos.txt cumulus-nvue.txt cisco-nx
     { echo "FAIL round trip $f: $got != $chosen"; fail=1; }
 done
 
+# Ctrl-C (DECISIONS 5): the search stops after the runs in flight, tune.json
+# holds the runs that finished, marked "interrupted": true, no snippet is
+# written, exit 130. (The default search takes about half a minute: after 2 s
+# it cannot have finished.) Piped, so no progress line either.
+"$BIN" tune --fabric roce-untuned -o "$tmp/int" >"$tmp/int.txt" 2>"$tmp/int.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 130 ]; then echo "ok   tune: Ctrl-C exits 130"
+else echo "FAIL tune: Ctrl-C exit $rc"; tail -5 "$tmp/int.txt"; fail=1; fi
+python3 - "$tmp/int" <<'PY' || { echo "FAIL tune: interrupted tune.json"; fail=1; }
+import json, os, sys
+j = json.load(open(sys.argv[1] + "/tune.json"))
+assert j["interrupted"] is True and j["stop"] == "interrupted", (j["interrupted"], j["stop"])
+assert j["runs"] == len(j["points"]) < j["budget"], (j["runs"], j["budget"])
+assert j["verdict"].startswith("interrupted (Ctrl-C)"), j["verdict"]
+assert os.listdir(sys.argv[1]) == ["tune.json"], os.listdir(sys.argv[1])
+PY
+grep -q '^runs: .*(interrupted (Ctrl-C))$' "$tmp/int.txt" && [ ! -s "$tmp/int.err" ] &&
+  echo "ok   tune: interrupted result written, nothing on stderr when piped" ||
+  { echo "FAIL tune: interrupted output"; cat "$tmp/int.txt" "$tmp/int.err"; fail=1; }
+grep -q '"interrupted": false' "$tmp/a/tune.json" || { echo "FAIL tune: a finished tune.json lacks interrupted: false"; fail=1; }
+
 # Bad input: one line, exit 2.
 expect "budget below the coarse grid" 2 \
   '^error: <cli>: --budget: expected at least 25 runs \(the baseline and the 24 points of the coarse grid at --levels 2\), got 10$' -- \
