@@ -209,6 +209,9 @@ std::string Nvue(const std::vector<std::string>& head, const Settings& x) {
 std::string Eos(const std::vector<std::string>& head, const Settings& x) {
   std::string o = Commented(head, "!");
   o += "! Arista EOS: one interface shown; apply the same block to every RoCE port.\n";
+  o += "! EOS's interface QoS states no PFC trigger and no headroom in bytes (the platform sets "
+       "them): the audit\n"
+       "! leaves pfc.headroom, ecn.kmin-ratio and ecn.kmax-below-pfc indeterminate.\n";
   o += fmt::format("qos map dscp 26 to traffic-class {}\n", x.priority);
   o += "qos map dscp 48 to traffic-class 6\n";
   o += "!\n";
@@ -299,7 +302,10 @@ std::string Junos(const std::vector<std::string>& head, const Settings& x) {
       "of the PFC\n"
       "# trigger ({} B), the buffer lossless takes for the queue (audit qos, scenario from-qos).\n"
       "# Check the lossless queue's buffer on your platform (`show class-of-service "
-      "shared-buffer`) and scale.\n",
+      "shared-buffer`) and scale.\n"
+      "# Junos states no headroom in bytes (the switch derives it): the audit leaves pfc.headroom "
+      "and\n"
+      "# ecn.kmax-below-pfc (fill levels are shares, not bytes) indeterminate.\n",
       kmin_pct, kmax_pct, x.kmin, x.kmax, x.xoff);
   const int p = x.priority;
   o += fmt::format(
