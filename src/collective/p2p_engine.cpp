@@ -19,8 +19,10 @@ P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& s
     : sim_(sim), net_(net), spec_(spec) {
   if (spec_.ranks < 2 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
       spec_.net_chunk_bytes <= 0 || spec_.nvlink_chunk_bytes <= 0 || spec_.slots <= 0 ||
-      spec_.cts_bytes <= 0 || spec_.nvlink_rate.bps() <= 0 || spec_.channels_per_peer <= 0)
-    throw std::invalid_argument("p2p engine: expected 2+ ranks and positive sizes");
+      spec_.cts_bytes <= 0 || spec_.nvlink_rate.bps() <= 0 || spec_.channels_per_peer <= 0 ||
+      spec_.qps_per_connection < 1 || spec_.qps_per_connection > 128)
+    throw std::invalid_argument(
+        "p2p engine: expected 2+ ranks, positive sizes and 1 to 128 queue pairs per connection");
   if (spec_.pattern == P2pPattern::kSend &&
       (spec_.send_from == spec_.send_to || spec_.send_from >= spec_.ranks ||
        spec_.send_to >= spec_.ranks))
@@ -45,10 +47,10 @@ P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& s
       const uint32_t rail = b % g * nics / g;
       c.host = a / g * nics + rail;
       const uint32_t peer = b / g * nics + rail;
-      c.data_qp = net_.AddQp(fabric::FlowSpec::Of(c.host, peer, 0));
+      c.data = QpSet(net_, c.host, peer, spec_.qps_per_connection, spec_.split_data_on_qps);
       c.cts_qp = net_.AddQp(fabric::FlowSpec::Of(peer, c.host, 0));
       qp_conn_.resize(std::max<size_t>(qp_conn_.size(), c.cts_qp + 1), UINT32_MAX);
-      qp_conn_[c.data_qp] = 2 * id;
+      for (uint32_t q = 0; q < c.data.size(); ++q) qp_conn_[c.data.first() + q] = 2 * id;
       qp_conn_[c.cts_qp] = 2 * id + 1;
     }
     conns_.push_back(c);
@@ -147,10 +149,14 @@ void P2pEngine::Post(uint32_t lane, int64_t bytes) {
 }
 
 void P2pEngine::PostNow(uint32_t lane, int64_t bytes) {
-  const Conn& c = conns_[lane / 2];
+  Conn& c = conns_[lane / 2];
   const bool cts = lane % 2 == 1;
   if (!c.nvlink) {
-    net_.PostSend(cts ? c.cts_qp : c.data_qp, bytes, 0);
+    if (cts) {
+      net_.PostSend(c.cts_qp, bytes, 0);
+    } else {
+      c.data.Post(net_, bytes);
+    }
     return;
   }
   const uint32_t gpu = cts ? c.dst : c.src;
@@ -192,9 +198,10 @@ void P2pEngine::OnEvent(uint32_t kind, uint64_t arg) {
   }
 }
 
-void P2pEngine::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
+void P2pEngine::OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX || qp_conn_[qp] % 2 == 1) return;
-  SendDone(qp_conn_[qp] / 2, at);
+  const uint32_t id = qp_conn_[qp] / 2;
+  for (uint32_t k = conns_[id].data.SendDone(tag); k > 0; --k) SendDone(id, at);
 }
 
 void P2pEngine::OnRecvComplete(uint32_t qp, units::Time at) {
@@ -203,7 +210,7 @@ void P2pEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   if (lane % 2 == 1) {
     CtsArrived(lane / 2, at);
   } else {
-    DataArrived(lane / 2, at);
+    for (uint32_t k = conns_[lane / 2].data.RecvDone(qp); k > 0; --k) DataArrived(lane / 2, at);
   }
 }
 

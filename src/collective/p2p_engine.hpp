@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collective/qp_set.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 
@@ -59,6 +60,11 @@ struct P2pSpec {
   units::Time launch_latency;
   units::Time net_hop_latency;
   units::Time nvlink_hop_latency;
+  // Queue pairs per network connection and how messages use them, as
+  // RingSpec (collective/qp_set.hpp): data connections open
+  // qps_per_connection, clear-to-send keeps one.
+  int qps_per_connection = 1;
+  bool split_data_on_qps = false;
 };
 
 // NCCL's channels per peer (NVIDIA/nccl src/graph/paths.cc,
@@ -104,7 +110,8 @@ class P2pEngine final : public fabric::TransportObserver, public sim::EventHandl
     uint32_t src = 0, dst = 0;
     bool nvlink = false;
     uint32_t host = 0;           // sending NIC (network only)
-    uint32_t data_qp = 0, cts_qp = 0;
+    QpSet data;                  // network only: its data queue pairs
+    uint32_t cts_qp = 0;
     int64_t bytes = 0;           // of the current collective
     int64_t posted = 0;          // bytes posted
     int64_t chunk = 0;

@@ -139,15 +139,12 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     } else {
       // Data connections open NCCL_IB_QPS_PER_CONNECTION queue pairs, each a
       // flow of its own (its own entropy); clear-to-send keeps one.
-      const int nqp = cts ? 1 : spec_.qps_per_connection;
-      for (int q = 0; q < nqp; ++q) {
-        const uint32_t id =
-            net_.AddQp(fabric::FlowSpec::Of(a / g * nics + nic, b / g * nics + nic, 0));
-        if (q == 0) c.id = id;
-        if (nqp > 1) c.qps.push_back(id);
-        if (qp_conn_.size() <= id) qp_conn_.resize(id + 1, UINT32_MAX);
-        qp_conn_[id] = conn;
-      }
+      c.qps = QpSet(net_, a / g * nics + nic, b / g * nics + nic,
+                    cts ? 1 : spec_.qps_per_connection, spec_.split_data_on_qps);
+      c.id = c.qps.first();
+      const uint32_t end = c.qps.first() + c.qps.size();
+      if (qp_conn_.size() < end) qp_conn_.resize(end, UINT32_MAX);
+      for (uint32_t id = c.qps.first(); id < end; ++id) qp_conn_[id] = conn;
     }
     conns_.push_back(c);
     return conn;
@@ -170,8 +167,6 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
       r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, true);
     }
   }
-  qp_msgs_.assign(qp_conn_.size(), {});
-  qp_msgs_head_.assign(qp_conn_.size(), 0);
   net_.set_transport_observer(this);
 }
 
@@ -302,11 +297,7 @@ void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
 void RingEngine::PostNow(uint32_t conn, int64_t bytes) {
   const Conn& c = conns_[conn];
   if (!c.nvlink) {
-    if (c.qps.empty()) {
-      net_.PostSend(c.id, bytes, 0);
-    } else {
-      PostMulti(conns_[conn], bytes);
-    }
+    conns_[conn].qps.Post(net_, bytes);
     return;
   }
   // The sender's NVLink egress sends one message at a time, in order.
@@ -401,63 +392,12 @@ void RingEngine::MaybeDone(size_t i, units::Time at) {
   if (done()) sim_.Stop();  // the caller's Run returns here
 }
 
-void RingEngine::PostMulti(Conn& c, int64_t bytes) {
-  const uint32_t n = static_cast<uint32_t>(c.qps.size());
-  const uint64_t seq = c.send_head + (c.send_left.size() - c.send_off);
-  uint32_t parts = 0;
-  if (!spec_.split_data_on_qps) {
-    // Round robin: the whole message on the next QP.
-    const uint32_t qp = c.qps[c.next_qp];
-    c.next_qp = (c.next_qp + 1) % n;
-    net_.PostSend(qp, bytes, seq);
-    qp_msgs_[qp].push_back(seq);
-    parts = 1;
-  } else {
-    // Split: NCCL's chunk per QP, a multiple of 128 B (so LL and LL128 lines
-    // stay whole); QPs past the end of a short message get nothing (NCCL
-    // posts them an empty write, a header-only packet, not modelled).
-    constexpr int64_t kAlign = 128;
-    const int64_t chunk = ((bytes + n - 1) / n + kAlign - 1) / kAlign * kAlign;
-    for (uint32_t k = 0; k < n; ++k) {
-      const int64_t off = int64_t{k} * chunk;
-      if (off >= bytes) break;
-      const uint32_t qp = c.qps[(c.next_qp + k) % n];
-      net_.PostSend(qp, std::min(chunk, bytes - off), seq);
-      qp_msgs_[qp].push_back(seq);
-      ++parts;
-    }
-  }
-  c.send_left.push_back(parts);
-  c.recv_left.push_back(parts);
-}
-
-uint32_t RingEngine::PartDone(std::vector<uint32_t>& left, size_t& off, uint64_t& head,
-                              uint64_t seq) {
-  --left[off + static_cast<size_t>(seq - head)];
-  uint32_t whole = 0;
-  while (off < left.size() && left[off] == 0) {
-    ++off;
-    ++head;
-    ++whole;
-  }
-  if (off == left.size()) {
-    left.clear();
-    off = 0;
-  }
-  return whole;
-}
-
 void RingEngine::OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
   const uint32_t conn = qp_conn_[qp];
   Conn& c = conns_[conn];
   if (c.cts) return;
-  if (c.qps.empty()) {
-    SendDone(conn, at);
-    return;
-  }
-  for (uint32_t k = PartDone(c.send_left, c.send_off, c.send_head, tag); k > 0; --k)
-    SendDone(conn, at);
+  for (uint32_t k = c.qps.SendDone(tag); k > 0; --k) SendDone(conn, at);
 }
 
 void RingEngine::SendDone(uint32_t conn, units::Time at) {
@@ -474,17 +414,7 @@ void RingEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
   const uint32_t conn = qp_conn_[qp];
   Conn& c = conns_[conn];
-  if (c.qps.empty()) {
-    RecvDone(conn, at);
-    return;
-  }
-  std::vector<uint64_t>& msgs = qp_msgs_[qp];
-  const uint64_t seq = msgs[qp_msgs_head_[qp]++];
-  if (qp_msgs_head_[qp] == msgs.size()) {
-    msgs.clear();
-    qp_msgs_head_[qp] = 0;
-  }
-  for (uint32_t k = PartDone(c.recv_left, c.recv_off, c.recv_head, seq); k > 0; --k)
+  for (uint32_t k = c.qps.RecvDone(qp); k > 0; --k)
     RecvDone(conn, at);
 }
 

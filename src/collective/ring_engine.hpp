@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "collective/protocol.hpp"
+#include "collective/qp_set.hpp"
 #include "collective/rail_path.hpp"
 #include "collective/step_observer.hpp"
 #include "fabric/network.hpp"
@@ -181,14 +182,9 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t id = 0;       // QP, or NVLink connection index
     uint32_t rank = 0;     // the record (channel x N + position) that sends on it
     bool cts = false;      // carries clear-to-send messages
-    // More than one QP (spec.qps_per_connection > 1, data connections only):
-    // the QPs, the next one to use, and per message still being sent or
-    // received (from the oldest) the parts not yet done at each end.
-    std::vector<uint32_t> qps;
-    uint32_t next_qp = 0;
-    uint64_t send_head = 0, recv_head = 0;  // sequence of the oldest message
-    std::vector<uint32_t> send_left, recv_left;
-    size_t send_off = 0, recv_off = 0;  // index of send_head in send_left
+    // Network: the queue pairs (spec.qps_per_connection for data, one for
+    // clear-to-send); `id` is the first.
+    QpSet qps;
   };
   struct NvConn {
     uint32_t src_gpu = 0;  // rank of the sender (its NVLink egress)
@@ -238,11 +234,6 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   // A whole message of connection `conn` done at the sender / the receiver.
   void SendDone(uint32_t conn, units::Time at);
   void RecvDone(uint32_t conn, units::Time at);
-  // Posts `bytes` on a connection of several QPs (round robin or split).
-  void PostMulti(Conn& c, int64_t bytes);
-  // A part done on a QP of a connection of several: whole messages done, in order.
-  static uint32_t PartDone(std::vector<uint32_t>& left, size_t& off, uint64_t& head,
-                           uint64_t seq);
 
   sim::Simulator& sim_;
   fabric::Network& net_;
@@ -250,10 +241,6 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<Rank> ranks_;           // channel-major
   std::vector<Conn> conns_;
   std::vector<uint32_t> qp_conn_;     // QP -> connection, UINT32_MAX if not ours
-  // Per QP of a connection of several: the sequence numbers of the messages
-  // it carries parts of, in order (RC completes them in order per QP).
-  std::vector<std::vector<uint64_t>> qp_msgs_;
-  std::vector<size_t> qp_msgs_head_;
   std::vector<NvConn> nv_;            // NVLink connections
   std::vector<int64_t> nv_busy_;      // per GPU (rank): its NVLink egress is busy until
   std::vector<int64_t> write_busy_;   // per GPU: writing protocol lines until (gpu_rate)

@@ -43,9 +43,10 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
   if (spec_.trees.empty() || spec_.trees.size() != spec_.nics.size() ||
       spec_.trees[0].ranks.size() < 2 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
       spec_.chunk_bytes <= 0 || spec_.slots <= 0 || spec_.cts_bytes <= 0 ||
-      spec_.nvlink_rate.bps() <= 0)
-    throw std::invalid_argument("tree engine: expected trees of 2+ ranks, a NIC per tree and "
-                                "positive sizes");
+      spec_.nvlink_rate.bps() <= 0 || spec_.qps_per_connection < 1 ||
+      spec_.qps_per_connection > 128)
+    throw std::invalid_argument("tree engine: expected trees of 2+ ranks, a NIC per tree, "
+                                "positive sizes and 1 to 128 queue pairs per connection");
   n_ = static_cast<uint32_t>(spec_.trees[0].ranks.size());
   const uint32_t g = static_cast<uint32_t>(spec_.gpus_per_node);
   const uint32_t nics = static_cast<uint32_t>(spec_.nics_per_node);
@@ -77,11 +78,11 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
       c.host = a / g * nics + nic;
       const uint32_t peer = b / g * nics + nic;
       c.peer = peer;
-      c.data_qp = net_.AddQp(fabric::FlowSpec::Of(c.host, peer, 0));
+      c.data = QpSet(net_, c.host, peer, spec_.qps_per_connection, spec_.split_data_on_qps);
       c.cts_qp = net_.AddQp(fabric::FlowSpec::Of(peer, c.host, 0));
       qp_lane_.resize(std::max<size_t>(qp_lane_.size(), c.cts_qp + 1), UINT32_MAX);
       const uint32_t id = static_cast<uint32_t>(conns_.size());
-      qp_lane_[c.data_qp] = 2 * id;
+      for (uint32_t q = 0; q < c.data.size(); ++q) qp_lane_[c.data.first() + q] = 2 * id;
       qp_lane_[c.cts_qp] = 2 * id + 1;
     }
     conns_.push_back(c);
@@ -248,10 +249,14 @@ void TreeEngine::Post(uint32_t lane, int64_t bytes, int64_t delay_ps) {
 }
 
 void TreeEngine::PostNow(uint32_t lane, int64_t bytes) {
-  const Conn& c = conns_[lane / 2];
+  Conn& c = conns_[lane / 2];
   const bool cts = lane % 2 == 1;
   if (!c.nvlink) {
-    net_.PostSend(cts ? c.cts_qp : c.data_qp, bytes, 0);
+    if (cts) {
+      net_.PostSend(c.cts_qp, bytes, 0);
+    } else {
+      c.data.Post(net_, bytes);
+    }
     return;
   }
   // The sender's NVLink egress sends one message at a time, in order.
@@ -292,9 +297,10 @@ void TreeEngine::OnEvent(uint32_t kind, uint64_t arg) {
   }
 }
 
-void TreeEngine::OnSendComplete(uint32_t qp, uint64_t, units::Time at) {
+void TreeEngine::OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) {
   if (qp >= qp_lane_.size() || qp_lane_[qp] == UINT32_MAX || qp_lane_[qp] % 2 == 1) return;
-  SendDone(qp_lane_[qp] / 2, at);
+  const uint32_t id = qp_lane_[qp] / 2;
+  for (uint32_t k = conns_[id].data.SendDone(tag); k > 0; --k) SendDone(id, at);
 }
 
 void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
@@ -305,14 +311,16 @@ void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
     return;
   }
   Conn& c = conns_[lane / 2];
-  if (staging_.Applies(c.peer)) {
-    // The receiving end of the path, before the rank sees the chunk.
-    const int64_t bytes = spec_.wire.WireBytes(ChunkBytes(records_[c.to], c.arrived++));
-    sim_.Schedule(units::Time::Ps(staging_.Inbound(c.peer, bytes, at.ps())),
-                  gpu_entity_[records_[c.to].rank], this, kUnstaged, lane / 2);
-    return;
+  for (uint32_t k = c.data.RecvDone(qp); k > 0; --k) {
+    if (staging_.Applies(c.peer)) {
+      // The receiving end of the path, before the rank sees the chunk.
+      const int64_t bytes = spec_.wire.WireBytes(ChunkBytes(records_[c.to], c.arrived++));
+      sim_.Schedule(units::Time::Ps(staging_.Inbound(c.peer, bytes, at.ps())),
+                    gpu_entity_[records_[c.to].rank], this, kUnstaged, lane / 2);
+    } else {
+      DataArrived(lane / 2, at);
+    }
   }
-  DataArrived(lane / 2, at);
 }
 
 void TreeEngine::DataArrived(uint32_t id, units::Time at) {

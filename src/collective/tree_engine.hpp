@@ -24,6 +24,7 @@
 
 #include "collective/model/orders.hpp"
 #include "collective/protocol.hpp"
+#include "collective/qp_set.hpp"
 #include "collective/rail_path.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
@@ -58,6 +59,11 @@ struct TreeSpec {
   // payload. Simple by default. For LL and LL128 the chunk is one step of
   // that protocol (ChunkBytes in collective/model/tuning.hpp).
   WireProtocol wire;
+  // Queue pairs per network connection and how messages use them, as
+  // RingSpec (collective/qp_set.hpp): data connections open
+  // qps_per_connection, clear-to-send keeps one.
+  int qps_per_connection = 1;
+  bool split_data_on_qps = false;
 };
 
 // NCCL's tree chunk for an all-reduce of `bytes` on `channels` channels
@@ -113,7 +119,8 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t from = 0, to = 0;  // records (channel x N + rank)
     bool up = false;            // child -> parent (reduce) or parent -> child (broadcast)
     bool nvlink = false;
-    uint32_t data_qp = 0, cts_qp = 0;
+    QpSet data;  // network only: the data queue pairs
+    uint32_t cts_qp = 0;
     uint32_t host = 0;  // sending NIC (network only)
     uint32_t peer = 0;  // receiving NIC (network only)
     int64_t arrived = 0;  // chunks the NIC received (staged ones may not be delivered yet)

@@ -971,6 +971,10 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   caveats.push_back(
       "All-reduce rows are NCCL's Ring algorithm with the Simple protocol at every size; where NCCL "
       "would pick Tree, LL or LL128 (small sizes) real times are lower.");
+  caveats.push_back(
+      "NVLS, NVLSTree and CollNet (SHARP) are not modelled: on NVSwitch nodes (H100 and later) and "
+      "on InfiniBand with SHARP switches real NCCL may pick them for all-reduce and reach a higher "
+      "busbw than Ring.");
   if (!o.full)
     caveats.push_back(fmt::format(
         "Reduced sweep on {} nodes (--full runs the checklist's -b 8M -e 4G -f 2 -g 8 on {} nodes); "

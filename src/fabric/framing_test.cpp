@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fabric/frame_time.hpp"
 #include "units/units.hpp"
 
 namespace lossless::fabric {
@@ -52,6 +53,24 @@ TEST(Framing, PacketCountsAndMtus) {
   EXPECT_EQ(f.WireBytes(3972), 4002);
   EXPECT_TRUE(IsRdmaMtu(4096));
   EXPECT_FALSE(IsRdmaMtu(9000));
+}
+
+TEST(Framing, FrameTimeIsTheSerializationTimeToThePicosecond) {
+  // The packet path's 64-bit division against the 128-bit one, on every
+  // frame size up to 64 KiB and the odd and standard rates (whose quotients
+  // are not whole picoseconds), and past the 64-bit range (the fallback).
+  for (const int64_t bps :
+       {int64_t{1}, int64_t{999'999'937}, int64_t{25'781'250'000}, int64_t{100'000'000'000},
+        int64_t{400'000'000'000}, int64_t{800'000'000'000}, int64_t{1'600'000'000'000}}) {
+    for (int64_t bytes = 0; bytes <= 65'536; bytes += bytes < 256 ? 1 : 61)
+      ASSERT_EQ(FrameTimePs(bytes, bps),
+                units::SerializationTime(units::Bytes(bytes), units::Rate::Bps(bps)).ps())
+          << bytes << " B at " << bps << " b/s";
+    for (const int64_t big : {int64_t{1'999'999}, int64_t{2'000'000}, int64_t{1} << 40})
+      EXPECT_EQ(FrameTimePs(big, bps),
+                units::SerializationTime(units::Bytes(big), units::Rate::Bps(bps)).ps());
+  }
+  EXPECT_EQ(FrameTimePs(4096, 400'000'000'000), 81'920);
 }
 
 }  // namespace

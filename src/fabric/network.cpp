@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "fabric/frame_time.hpp"
+
 namespace lossless::fabric {
 
 namespace {
@@ -260,7 +262,7 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
 int64_t Network::Ser(Port& p, int64_t wire) {
   if (wire != p.cached_wire) {
     p.cached_wire = wire;
-    p.cached_ser = units::SerializationTime(Bytes(wire), Rate::Bps(p.rate_bps)).ps();
+    p.cached_ser = FrameTimePs(wire, p.rate_bps);
   }
   return p.cached_ser;
 }
@@ -399,7 +401,7 @@ void Network::TryTransmit(uint32_t pi) {
     // and never queued. It is consumed by the peer's MAC (no switch pipeline),
     // so it travels as its own event rather than through the wire FIFO.
     const int64_t wire = 64 + cfg_.framing.gap_overhead;
-    const int64_t end = now + units::SerializationTime(Bytes(wire), Rate::Bps(p.rate_bps)).ps();
+    const int64_t end = now + FrameTimePs(wire, p.rate_bps);
     p.busy_until = end;
     p.stats.busy_ps += end - now;
     ++p.stats.pause_tx;
@@ -455,14 +457,16 @@ void Network::TryTransmit(uint32_t pi) {
   const int64_t tail = end + p.delay_ps;
   int64_t head = tail + p.rx_latency_ps;
   if (p.rx_cut_through) {
-    int64_t header =
-        units::SerializationTime(Bytes(std::min<int64_t>(pk.wire, 64)), Rate::Bps(p.rate_bps)).ps();
+    const int64_t header = FrameTimePs(std::min<int64_t>(pk.wire, 64), p.rate_bps);
     head = start + header + p.delay_ps + p.rx_latency_ps;
   }
   pk.tail_ps = tail;
-  // Every frame's arrival is scheduled (and keyed) when it is sent, so the
-  // key is known a link delay ahead: a distributed run ships it with the
-  // frame (docs/parallel.md, arrival ownership).
+  // Every frame's arrival is keyed when it is sent, so the key is known a
+  // link delay ahead: a distributed run ships it with the frame
+  // (docs/parallel.md, arrival ownership). Only the wire's head has its
+  // event queued (a busy link holds one pending event); each arrival queues
+  // the next frame's under the key the frame keeps (Arrive), so the events
+  // and their order are those of one event per frame.
   pk.next_arrive_ps = head;
   if (remote_ != nullptr) [[unlikely]] {
     if (cut_[pi]) {
@@ -471,8 +475,11 @@ void Network::TryTransmit(uint32_t pi) {
     }
   }
   if (r != kNoPacket) {
+    const uint64_t key = sim_.DrawKey(p.entity);
+    pk.ingress = static_cast<uint32_t>(key);  // free on a wire (Deliver sets it)
+    const bool idle_wire = p.wire.empty();
     p.wire.Push(pool_, r);
-    sim_.Schedule(Time::Ps(head), p.entity, this, kArrival, ArrivalArg(pi, r));
+    if (idle_wire) sim_.ScheduleKeyed(Time::Ps(head), key, this, kArrival, ArrivalArg(pi, r));
   }
   const bool more = HasQueued(p) || p.pause_pending ||
                     (p.host != kNone && !nics_[p.host].active.empty()) ||
@@ -490,10 +497,26 @@ void Network::Arrive(uint32_t pi, PacketRef r) {
   // a wire); a frame flushed when the link went down leaves a stale event.
   if (p.wire.head != r || pool_[r].next_arrive_ps != sim_.Now().ps()) return;
   p.wire.Pop(pool_);
+  // The next frame's event, under the key drawn when it was sent (frames a
+  // distributed run received on a cut link came with their own events).
+  if (!p.wire.empty() && (remote_ == nullptr || !cut_[pi])) {
+    QueueArrival(pi, p.wire.head);
+    // That frame's record was written a link delay ago and is out of the
+    // caches at scale; the one behind it is read at the next arrival here,
+    // a frame time from now: ask for it (a hint, like PrefetchAhead).
+    const PacketRef behind = pool_[p.wire.head].next;
+    if (behind != kNoPacket) __builtin_prefetch(&pool_[behind]);
+  }
   if (p.lossy) [[unlikely]] {
     if (LinkLoses(pi, r)) return;
   }
   Deliver(p.peer, r);
+}
+
+void Network::QueueArrival(uint32_t pi, PacketRef r) {
+  const Packet& pk = pool_[r];
+  sim_.ScheduleKeyed(Time::Ps(pk.next_arrive_ps), sim_.RecentKey(ports_[pi].entity, pk.ingress),
+                     this, kArrival, ArrivalArg(pi, r));
 }
 
 void Network::SetNicPcieRate(uint32_t host, Rate rate) {
@@ -592,8 +615,14 @@ void Network::SetPortUp(uint32_t pi, bool up) {
   if (p.down == !up) return;
   p.down = !up;
   if (!up) {
-    // Lose what is on the wire and what waits in the egress queues.
-    while (!p.wire.empty()) DropPacket(p.wire.Pop(pool_), &p);
+    // Lose what is on the wire and what waits in the egress queues. The
+    // frames behind the head get their (now stale) arrival events all the
+    // same, so the events that run do not depend on when they are queued.
+    const bool chained = remote_ == nullptr || !cut_[pi];
+    for (bool head = true; !p.wire.empty(); head = false) {
+      if (chained && !head) QueueArrival(pi, p.wire.head);
+      DropPacket(p.wire.Pop(pool_), &p);
+    }
     for (int c = 0; c < kMaxClasses; ++c) FlushQueue(pi, c, false);
     p.queued_bytes = 0;
     p.nonempty = 0;

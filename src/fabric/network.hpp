@@ -706,6 +706,9 @@ class Network final : public sim::EventHandler {
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
   void Arrive(uint32_t port, PacketRef r);
+  // Queues the arrival event of frame r on port's wire, at its time and under
+  // the key drawn when it was sent (TryTransmit).
+  void QueueArrival(uint32_t port, PacketRef r);
   void Deliver(uint32_t ingress_port, PacketRef r);
   void ReceiveAtHost(uint32_t host, PacketRef r);
   void Enqueue(uint32_t sw, uint32_t egress, PacketRef r);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "fabric/frame_time.hpp"
 #include "fabric/network.hpp"
 
 namespace lossless::fabric {
@@ -282,11 +283,10 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     }
     ++st.packets;
     if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
-    if (fs.rate_bps > 0)
-      fs.next_ps = now + units::SerializationTime(Bytes(pk.wire), Rate::Bps(fs.rate_bps)).ps();
+    if (fs.rate_bps > 0) fs.next_ps = now + FrameTimePs(pk.wire, fs.rate_bps);
     if (fs.gap_ps > 0) fs.next_ps = now + Ser(p, pk.wire) + fs.gap_ps;  // IB CC
     if (nic.pcie_bps > 0) {
-      nic.next_ps = now + units::SerializationTime(Bytes(payload), Rate::Bps(nic.pcie_bps)).ps();
+      nic.next_ps = now + FrameTimePs(payload, nic.pcie_bps);
     }
     bool finished;
     if (rc) {

@@ -55,7 +55,10 @@ struct alignas(64) Packet {
   uint8_t hops;      // links traversed so far
   uint8_t flags;     // kPacketSourceRouted, ...
   uint8_t in_class;  // class it arrived with at the current switch (PFC ingress accounting)
-  uint32_t ingress;  // switch port it entered through (PFC ingress accounting)
+  // Switch port it entered through (PFC ingress accounting). On a wire, where
+  // nothing reads it (Deliver sets it at the far end), it holds the low 32
+  // bits of the arrival event's key instead (Network::TryTransmit).
+  uint32_t ingress;
 };
 static_assert(sizeof(Packet) == 64, "Packet grows only with reason (memory per packet in flight)");
 

@@ -168,6 +168,7 @@ const std::vector<Flag>& Flags() {
     text("topo", &PerfOptions::topo, "an nvidia-smi topo -m file");
     text("nic-map", &PerfOptions::nic_map, "a NIC index per GPU (0,1,2,...)");
     integer(0, "pcie-gen", 1, 6, &PerfOptions::pcie_gen);
+    integer(0, "qps", 1, 128, &PerfOptions::qps_per_connection);
     f.push_back({0, "gdr", Kind::kText,
                  [](PerfOptions& o, const std::string& v, int64_t, const Location& w) {
                    const std::string t = text::ToLower(v);
@@ -270,7 +271,8 @@ void ApplyNcclEnv(PerfOptions& o, const std::function<const char*(const char*)>&
   integer("NCCL_MIN_NCHANNELS", 1, 64, 1, o.min_channels);
   integer("NCCL_MAX_NCHANNELS", 1, 64, 1, o.max_channels);
   integer("NCCL_BUFFSIZE", int64_t{64} << 10, int64_t{1} << 30, 4096, o.buffsize);
-  integer("NCCL_IB_QPS_PER_CONNECTION", 1, 128, 1, o.qps_per_connection);
+  if (o.qps_per_connection < 1)  // --qps wins, as --algo and --proto do
+    integer("NCCL_IB_QPS_PER_CONNECTION", 1, 128, 1, o.qps_per_connection);
   integer("NCCL_IB_SPLIT_DATA_ON_QPS", 0, 1, 1, o.split_data_on_qps);
 }
 
@@ -484,6 +486,7 @@ std::string PerfUsage() {
          "    --proto <LL|LL128|Simple> (NCCL's choice per size; NCCL_PROTO too, lists and ^)\n"
          "    --gpu <a100|h100|h200|b200> (h100)  --gdr <on|off> (on)  --pcie-gen <1-6> (preset's)\n"
          "    --topo <nvidia-smi topo -m file> (each GPU its nearest NIC)  --nic-map <0,1,...>\n"
+         "    --qps <1-128> (queue pairs per network connection; NCCL_IB_QPS_PER_CONNECTION too)\n"
          "  NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_IB_QPS_PER_CONNECTION,\n"
          "  NCCL_IB_SPLIT_DATA_ON_QPS as NCCL reads them\n"
          "  ranks = nodes x threads x GPUs (one process per node)\n";

@@ -238,6 +238,16 @@ TEST(PerfOptions, ProtocolsAndNcclEnvironment) {
     return std::string(name) == "NCCL_PROTO" ? "LL" : nullptr;
   });
   EXPECT_EQ(flag.proto, "Simple");
+  // --qps as NCCL_IB_QPS_PER_CONNECTION, and it wins over it.
+  EXPECT_EQ(env({{"NCCL_IB_QPS_PER_CONNECTION", "2"}}).qps_per_connection, 2);
+  EXPECT_EQ(env({}).qps_per_connection, -1);
+  EXPECT_EQ(ErrorField({"all_reduce", "--qps", "0"}), "--qps");
+  EXPECT_EQ(ErrorField({"all_reduce", "--qps", "129"}), "--qps");
+  PerfOptions qps = Parse({"all_reduce", "--qps", "4"});
+  ApplyNcclEnv(qps, [](const char* name) -> const char* {
+    return std::string(name) == "NCCL_IB_QPS_PER_CONNECTION" ? "2" : nullptr;
+  });
+  EXPECT_EQ(qps.qps_per_connection, 4);
 }
 
 }  // namespace

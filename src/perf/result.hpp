@@ -74,7 +74,7 @@ struct PerfNode {
   bool gdr = true;
   std::vector<int> nic_of_gpu;  // the NIC map (index into rails' NICs); empty: one NIC per GPU
   std::vector<PerfRail> rails;
-  // The transport's queue pairs per ring connection and their use.
+  // The transport's queue pairs per network connection and their use.
   int qps_per_connection = 1;
   bool split_data_on_qps = false;
 };

@@ -19,8 +19,10 @@ const std::vector<RcParamInfo>& RcParamInfos() {
        "RC loss recovery: n (go-back-N from the lost PSN) or 0 (go-back-0: the whole message "
        "again, as old NICs did; livelocks under periodic loss).",
        "n|0"},
-      {"ack_every", T::kInt, "1",
+      {"ack_every", T::kInt, "256",
        "RC responder: one ACK per this many packets placed, and always for a message's last "
+       "packet. Default 256 = 2^8: the ConnectX ACK request frequency (QP context "
+       "log_ack_req_freq) NVIDIA's UCX sets (UCX_RC_MLX5_LOG_ACK_REQ_FREQ=8); 1 = one ACK per "
        "packet.",
        "", 1, 65536},
       {"ooo", T::kEnum, "auto",

@@ -27,7 +27,11 @@ struct RcParamInfo {
   double max = -1;
 };
 
-// Every transport.<name> field of RcConfig, in documentation order.
+// Every transport.<name> field of RcConfig, in documentation order. The
+// defaults are RcConfig's but for ack_every: scenarios, profiles and the
+// CLI coalesce ACKs as a ConnectX NIC does (256 packets per ACK, and one for
+// every message's last packet: docs/model/transport.md#ack-coalescing);
+// RcConfig{} keeps one ACK per packet, the engine-level tests' setting.
 const std::vector<RcParamInfo>& RcParamInfos();
 
 // A value read from the scenario: kInt in `number`, kEnum in `choice`, kTime

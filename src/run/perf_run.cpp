@@ -175,6 +175,8 @@ class Engines {
     spec.net_hop_latency = l.net_hop;
     spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
     spec.wire = collective::WireOf(p, GpuRate(collective::Algorithm::kTree, p));
+    spec.qps_per_connection = net_.config().rc.qps_per_connection;
+    spec.split_data_on_qps = net_.config().rc.split_data_on_qps;
     spec.chunk_bytes = p == collective::Protocol::kSimple
                            ? o_.buffsize / 8
                            : collective::ChunkBytes(collective::Collective::kAllReduce,
@@ -203,6 +205,8 @@ class Engines {
     spec.launch_latency = l.launch;
     spec.net_hop_latency = l.net_hop;
     spec.nvlink_hop_latency = NvlinkHopExtra(l.nvlink_hop, spec.nvlink_latency);
+    spec.qps_per_connection = net_.config().rc.qps_per_connection;
+    spec.split_data_on_qps = net_.config().rc.split_data_on_qps;
     return spec;
   }
 
@@ -412,8 +416,8 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   }
   if (net_cfg.rc.qps_per_connection > 1) {
     r.node_notes.push_back(fmt::format(
-        "lossless: {} queue pairs per ring connection (NCCL_IB_QPS_PER_CONNECTION), each message "
-        "{} (NCCL_IB_SPLIT_DATA_ON_QPS={}); Tree and point-to-point keep one",
+        "lossless: {} queue pairs per network connection (NCCL_IB_QPS_PER_CONNECTION), each "
+        "data message {} (NCCL_IB_SPLIT_DATA_ON_QPS={})",
         net_cfg.rc.qps_per_connection,
         net_cfg.rc.split_data_on_qps ? "split over all of them" : "on the next one in turn",
         net_cfg.rc.split_data_on_qps ? 1 : 0));

@@ -46,7 +46,7 @@ TEST(TransportRunTest, RcFlowsRecoverWhatALossyLinkDrops) {
 
 TEST(TransportRunTest, RcWithoutLossCompletesLikeRawWithAcks) {
   const report::RunResult raw = RunGood({});
-  const report::RunResult rc = RunGood({"transport.kind=rc"});
+  const report::RunResult rc = RunGood({"transport.kind=rc", "transport.ack_every=1"});
   EXPECT_EQ(rc.flows_done, rc.flows);
   EXPECT_EQ(rc.retx_packets, 0u);
   EXPECT_EQ(rc.naks, 0u);
@@ -56,6 +56,11 @@ TEST(TransportRunTest, RcWithoutLossCompletesLikeRawWithAcks) {
   EXPECT_EQ(rc.packets, raw.packets);
   EXPECT_LE(rc.packet_hops, 2 * raw.packet_hops);
   EXPECT_GT(rc.packet_hops, 2 * raw.packet_hops - raw.packet_hops / 10);
+  // The default coalesces (docs/model/transport.md#ack-coalescing): each
+  // flow here is one 16-packet message, acknowledged once, by its last packet.
+  const report::RunResult dflt = RunGood({"transport.kind=rc"});
+  EXPECT_GT(dflt.packet_hops, raw.packet_hops);
+  EXPECT_LE(dflt.packet_hops, raw.packet_hops + raw.packet_hops / 16);
   const report::RunResult coalesced = RunGood({"transport.kind=rc", "transport.ack_every=4"});
   EXPECT_LE(coalesced.packet_hops, raw.packet_hops + raw.packet_hops / 4);
   EXPECT_GT(coalesced.packet_hops, raw.packet_hops + raw.packet_hops / 5);

@@ -4,22 +4,42 @@
 
 namespace lossless::sim {
 
-uint32_t Simulator::HandlerIndex(EventHandler* h) {
-  if (h == last_handler_) return last_handler_index_;
+namespace {
+
+[[gnu::noinline]] uint32_t FindHandler(std::vector<EventHandler*>& handlers, EventHandler* h) {
   uint32_t i = 0;
-  while (i < handlers_.size() && handlers_[i] != h) ++i;
-  if (i == handlers_.size()) {
+  while (i < handlers.size() && handlers[i] != h) ++i;
+  if (i == handlers.size()) {
     // A handful per simulation (network, sampler, detector); 16 bits of index.
     assert(i < 0xFFFF);
-    handlers_.push_back(h);
+    handlers.push_back(h);
   }
-  last_handler_ = h;
-  last_handler_index_ = i;
   return i;
 }
 
+// The delay slot of a delay (LaneFor), a multiplicative hash to 8 bits.
+[[gnu::always_inline]] inline size_t DelaySlotOf(int64_t delay) {
+  return (static_cast<uint64_t>(delay) * 0x9E3779B97F4A7C15ULL) >> 56;
+}
+
+}  // namespace
+
+// Inline here: every Push and ScheduleKeyed asks, and almost always for the
+// handler of the previous one.
+[[gnu::always_inline]] inline uint32_t Simulator::HandlerIndex(EventHandler* h) {
+  if (h != last_handler_) [[unlikely]] {
+    last_handler_index_ = FindHandler(handlers_, h);
+    last_handler_ = h;
+  }
+  return last_handler_index_;
+}
+
 [[gnu::always_inline]] inline void Simulator::PushEntry(const Entry& e, int64_t time) {
-  const uint32_t lane = LaneFor(time - now_.ps());
+  const int64_t delay = time - now_.ps();
+  // A delay that holds a lane is the common case: look it up here, and leave
+  // the votes and lane assignments to LaneFor.
+  const DelaySlot& ds = delay_slots_[DelaySlotOf(delay)];
+  const uint32_t lane = ds.delay == delay && ds.lane != UINT32_MAX ? ds.lane : LaneFor(delay);
   if (lane != UINT32_MAX && (lanes_[lane].size == 0 || Before(lanes_[lane].back(), e))) {
     Lane& l = lanes_[lane];
     if (l.size == 0) {
@@ -35,7 +55,7 @@ uint32_t Simulator::HandlerIndex(EventHandler* h) {
   } else {
     // No lane for this delay, or an equal-time entry with a smaller key than
     // the lane's tail (the lane must stay sorted): a heap takes it.
-    std::vector<Entry>& h = time - now_.ps() >= kFarPs ? far_ : heap_;
+    std::vector<Entry>& h = delay >= kFarPs ? far_ : heap_;
     h.push_back(e);
     SiftUp(h, h.size() - 1, e);
   }
@@ -77,7 +97,7 @@ void Simulator::Digest(const Entry& e) {
 
 uint32_t Simulator::LaneFor(int64_t delay) {
   static_assert(kDelaySlots == 256);
-  const size_t slot = (static_cast<uint64_t>(delay) * 0x9E3779B97F4A7C15ULL) >> 56;
+  const size_t slot = DelaySlotOf(delay);
   DelaySlot& d = delay_slots_[slot];
   if (d.delay == delay) {
     if (d.lane != UINT32_MAX) return d.lane;
@@ -157,7 +177,9 @@ void Simulator::PopTop(std::vector<Entry>& h) {
   SiftUp(h, i, last);
 }
 
-void Simulator::SiftDown(std::vector<Entry>& h, const Entry& e) {
+// Inline in RunLoop, its one caller: mostly one level deep (the next entry of
+// the lane that ran stays near the top), so the call would cost a fifth of it.
+[[gnu::always_inline]] inline void Simulator::SiftDown(std::vector<Entry>& h, const Entry& e) {
   // The replacement is a lane's next entry, usually close to the top, so
   // top-down with an early stop beats Floyd's walk to a leaf here.
   const size_t n = h.size();

@@ -104,6 +104,14 @@ class Simulator {
     return (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
   }
   void ScheduleKeyed(Time at, uint64_t key, EventHandler* h, uint32_t kind, uint64_t arg);
+  // The key DrawKey(source) returned whose low 32 bits are `low`, provided
+  // fewer than 2^32 keys of `source` have been drawn since (so a record that
+  // waits a short while for its event, a frame on a wire, keeps 4 bytes).
+  uint64_t RecentKey(uint32_t source, uint32_t low) const {
+    const uint64_t next = entity_seq_[source];
+    const uint64_t seq = next - static_cast<uint32_t>(static_cast<uint32_t>(next) - low);
+    return (static_cast<uint64_t>(source) << 40) | (seq & ((1ULL << 40) - 1));
+  }
   // Time of the earliest queued event (a cancelled one included: a lower
   // bound), or Time::Max() when the queue is empty.
   Time NextTime() const {

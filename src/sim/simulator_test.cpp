@@ -390,6 +390,25 @@ TEST(Simulator, KeyedEventsRunWhereTheirDrawnKeySaysAndDigestsCountThem) {
   EXPECT_NE(plain.second[0].sum, plain.second[1].sum);
 }
 
+TEST(Simulator, RecentKeyIsTheDrawnKeyFromItsLow32Bits) {
+  // A frame on a wire keeps only the low 32 bits of its arrival's key
+  // (fabric::Network::TryTransmit); the whole key comes back however many
+  // keys its source and others drew meanwhile (fewer than 2^32).
+  Simulator sim(1);
+  const uint32_t a = sim.AddEntity(), b = sim.AddEntity();
+  const uint64_t first = sim.DrawKey(b);
+  std::vector<uint64_t> kept;
+  for (int i = 0; i < 5000; ++i) {
+    kept.push_back(sim.DrawKey(i % 3 == 0 ? a : b));
+    sim.DrawKey(b);
+  }
+  EXPECT_EQ(first >> 40, b);
+  EXPECT_EQ(sim.RecentKey(b, static_cast<uint32_t>(first)), first);
+  for (const uint64_t k : kept)
+    ASSERT_EQ(sim.RecentKey(static_cast<uint32_t>(k >> 40), static_cast<uint32_t>(k)), k);
+  EXPECT_NE(sim.RecentKey(a, static_cast<uint32_t>(first)), first);  // another source's
+}
+
 TEST(Simulator, DigestsDependOnTimeAndKind) {
   auto digest = [](int64_t t, uint32_t kind) {
     Simulator sim(1);

@@ -7,6 +7,7 @@
 
 #include "base/error.hpp"
 #include "collective/ring_engine.hpp"
+#include "node/node.hpp"
 
 namespace lossless::train {
 namespace {
@@ -29,19 +30,19 @@ const ModelSpec kModels[] = {
 constexpr int64_t kGB = 1000LL * 1000 * 1000;
 
 // Dense BF16 peaks from NVIDIA's datasheets (the sparsity figures halved):
-// A100 SXM4 80GB 312 TFLOPS, NVLink 3 600 GB/s; H100 SXM5 989 TFLOPS,
-// NVLink 4 900 GB/s; H200 SXM 989 TFLOPS, 141 GB, NVLink 900 GB/s; HGX B200
-// 36 PFLOPS sparse FP16/BF16 for 8 GPUs (2.25 dense per GPU), 1.4 TB HBM3e
-// (180 GB per GPU), NVLink 5 1.8 TB/s. NVLink figures are both directions
-// together; the rate here is one direction. Efficiencies (docs/train.md):
-// A100 0.52, the 163 of 312 TFLOP/s per GPU of Narayanan et al. 2021; H100
-// 0.43, the upper end of the 38-43% BF16 MFU of Llama 3 405B on H100
-// (Dubey et al. 2024, table 4); H200 and B200 take H100's (unverified).
+// A100 SXM4 80GB 312 TFLOPS; H100 SXM5 989 TFLOPS; H200 SXM 989 TFLOPS,
+// 141 GB; HGX B200 36 PFLOPS sparse FP16/BF16 for 8 GPUs (2.25 dense per
+// GPU), 1.4 TB HBM3e (180 GB per GPU). NVLink comes from the node preset of
+// the same name (node::NodePresets, docs/model/node.md#presets), the one
+// table of it. Efficiencies (docs/train.md): A100 0.52, the 163 of 312
+// TFLOP/s per GPU of Narayanan et al. 2021; H100 0.43, the upper end of the
+// 38-43% BF16 MFU of Llama 3 405B on H100 (Dubey et al. 2024, table 4); H200
+// and B200 take H100's (unverified).
 const GpuSpec kGpus[] = {
-    {"a100", 312, 0.52, 80 * kGB, units::Rate::Gbps(2400)},
-    {"h100", 989, 0.43, 80 * kGB, units::Rate::Gbps(3600)},
-    {"h200", 989, 0.43, 141 * kGB, units::Rate::Gbps(3600)},
-    {"b200", 2250, 0.43, 180 * kGB, units::Rate::Gbps(7200)},
+    {"a100", 312, 0.52, 80 * kGB, {}},
+    {"h100", 989, 0.43, 80 * kGB, {}},
+    {"h200", 989, 0.43, 141 * kGB, {}},
+    {"b200", 2250, 0.43, 180 * kGB, {}},
 };
 
 units::Time Seconds(double s) {
@@ -78,8 +79,12 @@ std::vector<std::string> ModelNames() {
 }
 
 GpuSpec FindGpu(const std::string& name, const std::string& field) {
-  for (const GpuSpec& g : kGpus)
-    if (g.name == name) return g;
+  for (const GpuSpec& g : kGpus) {
+    if (g.name != name) continue;
+    GpuSpec spec = g;
+    spec.nvlink_rate = node::FindNodePreset(g.name, {"<cli>", 0, field}).nvlink_rate;
+    return spec;
+  }
   throw InputError({"<cli>", 0, field},
                    fmt::format("expected one of {}, got '{}'", fmt::join(GpuNames(), ", "), name));
 }

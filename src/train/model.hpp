@@ -57,7 +57,7 @@ struct GpuSpec {
   double peak_bf16_tflops = 0;  // dense (without structured sparsity)
   double efficiency = 0;        // achieved fraction of the peak in the layers' kernels
   int64_t hbm_bytes = 0;
-  units::Rate nvlink_rate;  // per GPU and direction
+  units::Rate nvlink_rate;  // per GPU and direction: the node preset's (node/node.hpp)
 };
 // "a100", "h100", "h200", "b200"; InputError at `field` otherwise.
 GpuSpec FindGpu(const std::string& name, const std::string& field = "--gpu");

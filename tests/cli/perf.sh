@@ -51,8 +51,12 @@ expect "perf: NCCL_IB_QPS_PER_CONNECTION=0" 2 '^error: <env>: NCCL_IB_QPS_PER_CO
   env NCCL_IB_QPS_PER_CONNECTION=0 "$BIN" perf all_reduce -g 8 --nodes 2
 expect "perf: NCCL_IB_SPLIT_DATA_ON_QPS=2" 2 '^error: <env>: NCCL_IB_SPLIT_DATA_ON_QPS: expected an integer from 0 to 1' -- \
   env NCCL_IB_SPLIT_DATA_ON_QPS=2 "$BIN" perf all_reduce -g 8 --nodes 2
-expect "perf: NCCL_IB_QPS_PER_CONNECTION=4 is named in the header" 0 '^# lossless: 4 queue pairs per ring connection' -- \
+expect "perf: NCCL_IB_QPS_PER_CONNECTION=4 is named in the header" 0 '^# lossless: 4 queue pairs per network connection' -- \
   env NCCL_IB_QPS_PER_CONNECTION=4 "$BIN" perf all_reduce -b 64M -e 64M -g 8 --nodes 2 -n 1 -w 0 --algo ring
+expect "perf: --qps 4 under Tree (and over NCCL_IB_QPS_PER_CONNECTION)" 0 '^# lossless: 4 queue pairs per network connection' -- \
+  env NCCL_IB_QPS_PER_CONNECTION=2 "$BIN" perf all_reduce -b 8M -e 8M -g 8 --nodes 2 -n 1 -w 0 --algo tree --qps 4
+expect "perf: --qps 0" 2 '^error: <cli>: --qps: expected an integer from 1 to 128' -- \
+  "$BIN" perf all_reduce -g 8 --nodes 2 --qps 0
 expect "perf --timing: events and packet-hops on standard error" 0 'packet-hops' -- \
   "$BIN" perf all_reduce -b 1M -e 1M -g 8 --nodes 2 -n 1 -w 0 --timing
 for coll in reduce_scatter all_gather broadcast reduce alltoall sendrecv; do
