@@ -38,6 +38,7 @@ void AddPartitionCommand(CLI::App& app, Context& ctx);    // partition (fabric c
 void AddLinksCommand(CLI::App& app, Context& ctx);        // links (link names faults use)
 void AddWhatIfCommand(CLI::App& app, Context& ctx);       // what-if (degraded vs quarantined links)
 void AddScenarioCommand(CLI::App& app, Context& ctx);     // scenario from-qos (a QoS config as a scenario)
+void AddTuneCommand(CLI::App& app, Context& ctx);         // tune (ECN and DCQCN search, config snippets)
 
 // The fabric of a command that takes --fabric NAME [--nodes N] or --scenario
 // FILE (links, what-if): a profile sized to N nodes, or the scenario file;

@@ -187,6 +187,16 @@ void PerPort(const qos::QosConfig& cfg, const Get& get, const qos::PortQos** fir
   }
 }
 
+// The PFC trigger (XOFF) in bytes of the profile as the simulator resolves
+// it (its presets and defaults included); -1 when it does not load.
+int64_t ProfileXoff(const std::string& profile_text, const std::string& profile_path) {
+  try {
+    return scenario::LoadFabricText(profile_text, profile_path).net.pfc.xoff.count();
+  } catch (const InputError&) {
+    return -1;
+  }
+}
+
 }  // namespace
 
 Result FromQos(const qos::QosConfig& cfg, const std::string& file, const Options& o) {
@@ -251,12 +261,13 @@ Result FromQos(const qos::QosConfig& cfg, const std::string& file, const Options
   const int pfc_prio = prio.value_or(3);
 
   // The lossless priority's PG: trigger, xon, headroom.
+  int64_t trigger_bytes = -1;  // the config's PFC trigger in bytes (-1: not stated)
+  int64_t trigger_line = 0;
   {
     const qos::PortQos* first = nullptr;
     std::string v;
     std::vector<std::string> d;
     std::string what;
-    int64_t trigger_bytes = -1;
     PerPort(cfg,
             [&](const qos::PortQos& p) -> std::optional<std::string> {
               auto it = p.pgs.find(pfc_prio);
@@ -267,6 +278,7 @@ Result FromQos(const qos::QosConfig& cfg, const std::string& file, const Options
     if (first != nullptr) {
       const qos::LosslessPg& pg = first->pgs.at(pfc_prio);
       const std::optional<int64_t> bytes = pg.pfc_trigger.ResolveBytes(o.cell_bytes);
+      trigger_line = pg.line;
       if (!bytes) {
         ignore(pg.line, fmt::format("PFC trigger of priority {} ({}): no size in bytes (a pool of unknown size, or "
                                     "cells without --cell-bytes)",
@@ -358,11 +370,38 @@ Result FromQos(const qos::QosConfig& cfg, const std::string& file, const Options
         if (e.pmax_percent)
           b.Set("fabric.ecn.pmax", fmt::format("{:g}", *e.pmax_percent / 100), e.line,
                 fmt::format("marking probability {:g} % at Kmax on {}", *e.pmax_percent, q));
-        if (e.kmin_percent || e.kmax_percent)
-          ignore(e.line, fmt::format("ECN thresholds as a share of the queue's buffer (Kmin {}%, Kmax {}%) on {}: "
-                                     "the simulator's are bytes",
-                                     e.kmin_percent ? fmt::format("{:g}", *e.kmin_percent) : "-",
-                                     e.kmax_percent ? fmt::format("{:g}", *e.kmax_percent) : "-", q));
+        // Thresholds stated as fill levels, shares of the queue's buffer (Junos
+        // drop profiles, docs/from-qos.md, "Fill levels"): bytes of the buffer
+        // available to the queue, as the audit takes it
+        // (docs/audit-qos.md, "Buffer available to the queue"): the config's PFC trigger, else
+        // the profile's, marked as such.
+        if ((e.kmin_percent && !e.kmin) || (e.kmax_percent && !e.kmax)) {
+          int64_t buffer = trigger_bytes;
+          std::string of;
+          if (buffer > 0) {
+            of = fmt::format("the PFC trigger of priority {} ({} B, {})", pfc_prio, buffer,
+                             Where(file, trigger_line));
+          } else {
+            buffer = ProfileXoff(profile_text, profile_path);
+            of = fmt::format("the PFC trigger of priority {} ({} B) from the profile {}: the config states no "
+                             "buffer for the queue in bytes",
+                             pfc_prio, buffer, o.profile);
+          }
+          auto share = [&](const std::optional<double>& pct, const char* key, const char* label) {
+            if (!pct) return;
+            const int64_t bytes = std::llround(*pct / 100.0 * static_cast<double>(buffer));
+            b.Set(key, Bytes(bytes), e.line,
+                  fmt::format("{} at fill level {:g} % of the queue's buffer on {}, taken as {}", label, *pct, q, of));
+          };
+          if (buffer > 0) {
+            if (!e.kmin) share(e.kmin_percent, "fabric.ecn.kmin", "ECN Kmin");
+            if (!e.kmax) share(e.kmax_percent, "fabric.ecn.kmax", "ECN Kmax");
+          } else {
+            ignore(e.line, fmt::format("ECN thresholds as a share of the queue's buffer on {}: no buffer size in "
+                                       "bytes to take them of",
+                                       q));
+          }
+        }
       }
       differ_note("ECN on the lossless queue", first, d);
     } else if (cfg.ecn_stated && prio) {

@@ -122,6 +122,23 @@ TEST(FromQos, ValueTheSimulatorRefusesIsListedWithItsLineAndTheProfilesIsUsed) {
   EXPECT_NE(r.yaml.find("# Not mapped"), std::string::npos);
 }
 
+TEST(FromQos, JunosFillLevelsBecomeBytesOfTheProfilesPfcTriggerMarkedAsSuch) {
+  // junos_cos_dcqcn_qfx5240_rocm.txt line 15: `fill-level [ 45 90 ]` of the
+  // drop profile the NO-LOSS scheduler names; the config states no PFC
+  // trigger in bytes, so the shares are of roce-tuned's (200 KB).
+  const Result r = Convert("junos_cos_dcqcn_qfx5240_rocm.txt");
+  const scenario::Scenario s = scenario::LoadFabricText(r.yaml, "junos.yaml");
+  const auto& e = s.net.sw.ecn[static_cast<size_t>(s.net.nic.data_class)];
+  EXPECT_EQ(s.net.pfc.xoff.count(), 200'000);
+  EXPECT_EQ(e.kmin.count(), 90'000);
+  EXPECT_EQ(e.kmax.count(), 180'000);
+  EXPECT_NE(r.yaml.find("junos_cos_dcqcn_qfx5240_rocm.txt:15: ECN Kmin at fill level 45 % of the queue's buffer on "
+                        "queue 4 (priority 3), taken as the PFC trigger of priority 3 (200000 B) from the profile "
+                        "roce-tuned"),
+            std::string::npos)
+      << r.yaml;
+}
+
 TEST(FromQos, DefaultsNameTheProfileGivenAndAnUnknownProfileIsBadInput) {
   Options o;
   o.profile = "roce-untuned";

@@ -120,6 +120,7 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
   std::map<std::string, std::map<std::string, std::string>> smap;  // map -> fc -> scheduler
   std::map<std::string, std::string> drop_levels;
   std::map<std::string, std::pair<double, double>> drop_pct;  // first and last fill level
+  std::map<std::string, int64_t> drop_line;                   // the fill-level statement's line
   std::map<std::string, double> drop_pmax;  // highest drop-probability of an interpolate profile
   std::map<std::string, std::string> sched_dp;                        // scheduler -> drop profile
   std::map<std::string, std::pair<std::string, std::string>> ifaces;  // name -> (cnp, smap)
@@ -222,7 +223,10 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
         if (b == std::string::npos) b = levels.size();
         v.push_back(ParseDecimal(levels.substr(a, b - a), where, "a fill level in percent"));
       }
-      if (!v.empty()) drop_pct[p[1]] = {v.front(), v.back()};
+      if (!v.empty()) {
+        drop_pct[p[1]] = {v.front(), v.back()};
+        drop_line[p[1]] = s.line;
+      }
     } else if (p.size() >= 3 && p[0] == "interfaces") {
       if (!ifaces.count(p[1])) if_order.push_back(p[1]);
       auto& [cnp, sm] = ifaces[p[1]];
@@ -266,6 +270,7 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
         e.kmin_percent = d->second.first;
         e.kmax_percent = d->second.second;
         e.source += ", drop profile " + d->first;
+        e.line = drop_line[d->first];
       }
       if (auto d = drop_pmax.find(sched_dp[sched]); d != drop_pmax.end())
         e.pmax_percent = d->second;

@@ -9,6 +9,8 @@
 //   nv set qos traffic-pool roce-lossless memory-percent 50
 //   nv set interface swp1-4 qos pfc profile my_pfc_ports
 //   nv set interface swp1 qos pfc-watchdog
+//   nv set interface swp1 link speed 400G   (Cumulus Linux "Interface Configuration
+//   and Management": the port's speed; `auto` is not a speed)
 // Profiles named default-global apply to every port; a custom profile applies to
 // the interfaces that name it (or, when none does, is checked as if applied).
 // `nv set qos roce` applies the documented RoCE defaults (PFC on switch priority 3
@@ -49,6 +51,7 @@ struct EcnProfile {
 struct InterfaceSet {
   std::string pfc, ecn, link_pause;
   bool watchdog = false;
+  std::optional<int64_t> speed_gbps;
   int64_t line = 0;
 };
 
@@ -171,6 +174,27 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
             w[4], fmt::format("{:g}", ParseDecimal(w[*i], where, "a percentage")), l.number));
     } else if (w[2] == "qos" && w.size() >= 4 && w[3] == "pfc-watchdog") {
       any = true;  // polling interval and robustness: nothing the checks use
+    } else if (w[2] == "interface" && w.size() >= 7 && w[4] == "link" && w[5] == "speed") {
+      if (text::ToLower(w[6]) == "auto") {
+        skip("link speed auto: no speed stated (nvue)");
+        continue;
+      }
+      std::string v = text::ToLower(w[6]);
+      int64_t scale = 0;
+      if (!v.empty() && v.back() == 'g') scale = 1;
+      if (v.size() > 1 && v.back() == 'm') scale = -1;
+      if (scale != 0) v.pop_back();
+      if (scale == 0)
+        throw InputError({file, l.number, "interface." + w[3] + ".link.speed"},
+                         Expected("a speed like 400G", w[6]));
+      const int64_t n =
+          ParseInt(v, {file, l.number, "interface." + w[3] + ".link.speed"}, "a speed like 400G");
+      auto [it, fresh] = ifs.try_emplace(w[3]);
+      if (fresh) {
+        it->second.line = l.number;
+        if_order.push_back(w[3]);
+      }
+      it->second.speed_gbps = scale > 0 ? n : n / 1000;
     } else if (w[2] == "interface" && w.size() >= 5 && w[4] == "qos") {
       any = true;
       auto [it, fresh] = ifs.try_emplace(w[3]);
@@ -278,6 +302,7 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
     if (!q.pfc_stated) q.pfc_stated = global.pfc_stated;
     if (q.ecn.empty()) q.ecn = global.ecn;
     q.pfc_watchdog = s.watchdog;
+    q.speed_gbps = s.speed_gbps;
     if (!s.link_pause.empty() || global.link_pause) q.link_pause = true;
     cfg.ports.push_back(q);
   }

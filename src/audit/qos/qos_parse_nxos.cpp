@@ -8,6 +8,14 @@
 //       weight 0 ecn
 //   policy-map type network-qos QOS_NQ
 //     class type network-qos c-8q-nq3 / pause pfc-cos 3 (or "pause no-drop")
+//       with the no-drop class's buffer in bytes, Nexus 9000 style:
+//       pause buffer-size 311476 pause-threshold 200000 resume-threshold 190784 pfc-cos 3
+//       (Cisco Nexus 9000 Series NX-OS Quality of Service Configuration Guide,
+//       "Configuring Priority Flow Control": buffer-size is the class's ingress
+//       buffer, pause-threshold the occupancy at which the port pauses the peer,
+//       resume-threshold the one at which it resumes it). Read as the PFC
+//       trigger, XON, and headroom = buffer-size - pause-threshold (the buffer
+//       kept above the trigger for what arrives after the pause).
 //   system qos / service-policy type network-qos QOS_NQ ...
 //   interface Ethernet1/1 / priority-flow-control mode on / flowcontrol receive on
 // `!` starts a comment. qos-group N is queue N. Policies count only when
@@ -44,7 +52,8 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   std::map<std::string, std::set<int>> class_dscp;           // qos class-map -> DSCPs
   std::map<std::string, std::map<std::string, int>> qos_pm;  // policy -> class -> qos-group
   std::map<std::string, QueuingPolicy> queuing;
-  std::map<std::string, std::set<int>> nq;  // network-qos policy -> no-drop cos
+  std::map<std::string, std::set<int>> nq;                 // network-qos policy -> no-drop cos
+  std::map<std::string, std::map<int, LosslessPg>> nq_pg;  // policy -> cos -> pause buffer
   std::string sys_nq, sys_queuing, sys_qos;
   bool system_qos = false;
   std::optional<bool> global_wd;
@@ -135,11 +144,39 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
     } else if (is(top, {"policy-map", "type", "network-qos"}) && top.size() >= 4 &&
                parent.size() >= 2 && parent[0] == "class" && w[0] == "pause") {
       std::set<int>& cos = nq[top[3]];
-      if (is(w, {"pause", "pfc-cos"}) && w.size() >= 3) {
+      size_t pfc_cos = 0;
+      for (size_t i = 1; i < w.size(); ++i)
+        if (w[i] == "pfc-cos") pfc_cos = i;
+      if (pfc_cos > 0 && pfc_cos + 1 < w.size()) {
         std::string list;
-        for (size_t i = 2; i < w.size(); ++i) list += w[i] + ",";
-        for (int c : ParsePriorityList(list, {file, l.number, "policy-map." + top[3] + ".pfc-cos"}))
-          cos.insert(c);
+        for (size_t i = pfc_cos + 1; i < w.size(); ++i) list += w[i] + ",";
+        const std::string field = "policy-map." + top[3] + "." + parent.back();
+        const std::set<int> listed = ParsePriorityList(list, {file, l.number, field + ".pfc-cos"});
+        for (int c : listed) cos.insert(c);
+        // pause buffer-size B pause-threshold P resume-threshold R (bytes).
+        std::optional<int64_t> size, pause, resume;
+        for (size_t i = 1; i + 1 < pfc_cos; ++i) {
+          auto bytes = [&] {
+            return ParseInt(w[i + 1], {file, l.number, field + "." + w[i]}, "a size in bytes");
+          };
+          if (w[i] == "buffer-size") size = bytes();
+          if (w[i] == "pause-threshold") pause = bytes();
+          if (w[i] == "resume-threshold") resume = bytes();
+        }
+        if (pause) {
+          if (size && *size < *pause)
+            throw InputError({file, l.number, field + ".buffer-size"},
+                             Expected("a buffer-size of at least the pause-threshold (" +
+                                          std::to_string(*pause) + " B)",
+                                      std::to_string(*size)));
+          LosslessPg pg;
+          pg.pfc_trigger.static_size = BufferAmount::Bytes(*pause);
+          if (resume) pg.xon = BufferAmount::Bytes(*resume);
+          if (size) pg.headroom = BufferAmount::Bytes(*size - *pause);
+          pg.source = "network-qos " + top[3] + " " + parent.back() + " pause buffer";
+          pg.line = l.number;
+          for (int c : listed) nq_pg[top[3]][c] = pg;
+        }
       } else if (is(w, {"pause", "no-drop"})) {
         int q = QueueOfClass(parent.back());
         if (q < 0)
@@ -212,6 +249,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
     std::string mode = m == port_mode.end() ? "auto" : m->second;
     p.pfc_stated = nq_known;
     if (mode != "off") p.pfc_priorities = cos;
+    if (mode != "off" && !sys_nq.empty()) p.pgs = nq_pg[sys_nq];
     p.ecn = qp.ecn;
     if (!p.pfc_watchdog && global_wd) p.pfc_watchdog = global_wd;
     if (m != port_mode.end() || p.link_pause || p.name == "*" || ports.size() == 1)
@@ -222,6 +260,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
     all.name = "*";
     all.pfc_stated = nq_known;
     all.pfc_priorities = cos;
+    if (!sys_nq.empty()) all.pgs = nq_pg[sys_nq];
     all.ecn = qp.ecn;
     all.pfc_watchdog = global_wd;
     cfg.ports.push_back(all);

@@ -474,6 +474,75 @@ TEST(QosParse, NvueCountersMarkRoceDiscardsAsLosslessDrops) {
   EXPECT_EQ(c.ports[0].queue_drops.at(3), 42);
 }
 
+// Hand-made (not a collected config): the no-drop class's buffer as Cisco's Nexus
+// 9000 QoS guide states it, `pause buffer-size B pause-threshold P
+// resume-threshold R pfc-cos N` in bytes.
+TEST(QosParse, NxosPauseBufferGivesTriggerXonAndHeadroom) {
+  const std::string text =
+      "policy-map type queuing Q\n"
+      "  class type queuing c-out-8q-q3\n"
+      "    random-detect minimum-threshold 70000 bytes maximum-threshold 150000 bytes "
+      "drop-probability 20 weight 0 ecn\n"
+      "policy-map type network-qos NQ\n"
+      "  class type network-qos c-8q-nq3\n"
+      "    pause buffer-size 311476 pause-threshold 200000 resume-threshold 195842 pfc-cos 3\n"
+      "system qos\n"
+      "  service-policy type network-qos NQ\n"
+      "  service-policy type queuing output Q\n"
+      "interface Ethernet1/1\n"
+      "  priority-flow-control mode on\n"
+      "  speed 400000\n";
+  QosConfig c = ParseQosText(text, "handmade_nxos.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_EQ(c.ports[0].pfc_priorities, (std::set<int>{3}));
+  const LosslessPg& pg = c.ports[0].pgs.at(3);
+  EXPECT_EQ(pg.pfc_trigger.static_size->value, 200'000);
+  EXPECT_EQ(pg.xon->value, 195'842);
+  EXPECT_EQ(pg.headroom->value, 111'476);
+  EXPECT_EQ(pg.line, 6);
+  // The audit now sets ECN against the trigger.
+  QosAuditOptions o;
+  o.cable_m = 10;
+  const QosAudit a = AuditQos(c, o);
+  int decided = 0;
+  for (const QosCheck& k : a.checks) {
+    if (k.id == "ecn.kmax-below-pfc" || k.id == "ecn.kmin-ratio" || k.id == "pfc.headroom") {
+      EXPECT_EQ(k.verdict, Verdict::kPass) << k.id << ": " << k.message;
+      ++decided;
+    }
+  }
+  EXPECT_EQ(decided, 3);
+  // A buffer below its own pause threshold is not read: the line is listed as
+  // unreadable, with the field and what was expected.
+  QosConfig bad = ParseQosText(
+      "policy-map type network-qos NQ\n"
+      "  class type network-qos c-8q-nq3\n"
+      "    pause buffer-size 1000 pause-threshold 200000 pfc-cos 3\n",
+      "handmade_nxos.txt");
+  ASSERT_EQ(bad.skipped.size(), 1u);
+  EXPECT_EQ(bad.skipped[0].line, 3);
+  EXPECT_TRUE(bad.skipped[0].unreadable);
+  EXPECT_NE(bad.skipped[0].reason.find("buffer-size of at least the pause-threshold"),
+            std::string::npos)
+      << bad.skipped[0].reason;
+}
+
+// Hand-made: the port speed as Cumulus Linux NVUE sets it.
+TEST(QosParse, NvueSetLinkSpeedIsThePortSpeed) {
+  QosConfig c = ParseQosText(
+      "nv set qos roce mode lossless\n"
+      "nv set interface swp1-64 link speed 400G\n"
+      "nv set interface swp65 link speed auto\n",
+      "handmade_nvue.txt");
+  ASSERT_EQ(c.ports.size(), 1u);  // `auto` states no speed: swp65 is not a port here
+  EXPECT_EQ(PortNamed(c, "swp1-64").speed_gbps, std::optional<int64_t>(400));
+  QosConfig bad = ParseQosText(
+      "nv set qos roce mode lossless\nnv set interface swp1 link speed fast\n", "x.txt");
+  ASSERT_EQ(bad.skipped.size(), 1u);
+  EXPECT_EQ(bad.skipped[0].line, 2);
+  EXPECT_TRUE(bad.skipped[0].unreadable);
+}
+
 TEST(QosParse, NvueSetLinesApplyRoceDefaultsProfilesAndInterfaces) {
   // Hand-written in the documented `nv set` syntax (Cumulus Linux 5.x QoS and RoCE pages).
   QosConfig c = ParseQosText(
