@@ -1,5 +1,5 @@
 #pragma once
-// Progress and interrupt for long runs (DECISIONS 5): one redrawn status line
+// Progress and interrupt for long runs (docs/architecture.md): one redrawn status line
 // on a terminal, and Ctrl-C that ends the work at its next safe point so the
 // caller can still write a partial result. One facility for every long
 // command (`run` today; `perf`, `compare`, `sweep` can adopt it as they are):

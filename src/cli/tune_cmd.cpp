@@ -142,7 +142,7 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
     return 0;
   }
 
-  // Ctrl-C stops the search after the runs in flight (DECISIONS 5): what
+  // Ctrl-C stops the search after the runs in flight (docs/tune.md): what
   // finished is written to tune.json, marked "interrupted": true, exit 130.
   InterruptScope interrupts;
   ProgressLine line(root && !a.quiet && ProgressLine::StderrIsTerminal());

@@ -65,7 +65,7 @@ std::string SizeLabel(int64_t b) {
 }
 
 // The profile a column runs at `rate`: at 800g the InfiniBand column is XDR
-// and the others run 800G links (DECISIONS: one namespace for fabrics), and
+// and the others run 800G links (one namespace for fabrics: docs/profiles.md), and
 // every column runs on B200 nodes whose NICs are PCIe Gen6 x16 (an 800G NIC,
 // ConnectX-8, is a Gen6 device: behind Gen5 x16, 58.4 GB/s of payload, it
 // could not reach its line rate; docs/model/node.md).

@@ -268,7 +268,7 @@ TEST(Compare, IncastOrderingHoldsOnThreeSeeds) {
 
 // cloud-shared has the worst small-message tail from its mechanisms (other
 // tenants on the shared queues), not from an input: also with the
-// virtualization jitter at 0, on three seeds (DECISIONS 11).
+// virtualization jitter at 0, on three seeds (issue 11).
 TEST(Compare, CloudSharedHasTheWorstTailEvenWithoutVirtualizationJitter) {
   for (uint64_t seed : {1, 2, 3}) {
     double worst_dedicated = 0;
@@ -307,7 +307,7 @@ TEST(Compare, StalledNicStretchesOneIterationByAboutTheStall) {
   o.stall = units::Time::Us(300);
   const json doc = compare::Run(o);
   const double extra = Value(doc, "stall_worst_extra_us", "roce-tuned");
-  // DECISIONS 10: a pause of T on one ring link stretches that iteration by about T.
+  // Issue 10: a pause of T on one ring link stretches that iteration by about T.
   EXPECT_GT(extra, 0.8 * 300);
   EXPECT_LT(extra, 1.3 * 300);
 }

@@ -70,7 +70,7 @@ TEST_P(EngineRanks, ContiguousAndRandomPlacementsGiveTheSerialRun) {
           static_cast<unsigned long long>(o.windows), static_cast<unsigned long long>(o.cross),
           static_cast<unsigned long long>(o.ties));
       if (k > 1) {
-        // DECISIONS 15: the case counts only if events crossed and tied.
+        // docs/parallel.md: the case counts only if events crossed and tied.
         EXPECT_GT(o.cross, 0u);
         EXPECT_GT(o.ties, 0u);
       }

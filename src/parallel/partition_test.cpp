@@ -1,4 +1,4 @@
-// The partitioner on the built-in topologies (DECISIONS 15's partition unit).
+// The partitioner on the built-in topologies (the partition unit of docs/parallel.md).
 #include "parallel/partition.hpp"
 
 #include <set>

@@ -84,7 +84,7 @@ TEST(Profiles, MechanismsDifferWhereTheProfilesSay) {
   EXPECT_NE(t.description.find("3:1"), std::string::npos) << t.description;
 }
 
-// DECISIONS "Across issues" 1: roce-400g is roce-tuned at 400G.
+// One namespace for fabrics: roce-400g is roce-tuned at 400G.
 TEST(Profiles, Roce400gIsRoceTuned) {
   const scenario::Scenario a = Load("roce-400g", 4);
   const scenario::Scenario b = Load("roce-tuned", 4);

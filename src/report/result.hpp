@@ -102,7 +102,7 @@ struct RunResult {
   uint64_t flows = 0;
   uint64_t flows_done = 0;
   // Flows not finished at the end of the run and the bytes they had not yet
-  // delivered (DECISIONS 3: reported, never an FCT of 0).
+  // delivered (reported, never an FCT of 0: docs/errors.md).
   uint64_t flows_unfinished = 0;
   int64_t bytes_left = 0;
   Percentiles fct;  // over completed flows; meaningless when flows_done == 0

@@ -250,7 +250,7 @@ nlohmann::ordered_json RunJson(const RunResult& r, bool timing) {
                 {"done", r.flows_done},
                 {"unfinished", r.flows_unfinished},
                 {"bytes_left", r.bytes_left}};
-  // No finished flow, no FCT: null, never 0 (DECISIONS 3).
+  // No finished flow, no FCT: null, never 0 (docs/errors.md).
   if (r.flows_done > 0) {
     j["fct_us"] = {{"min", Us(r.fct.min)},
                    {"median", Us(r.fct.median)},

@@ -36,7 +36,7 @@ TEST(ClassReport, TextBlockIsCappedAtTwentyLines) {
   EXPECT_EQ(j["ports"][0]["classes"][4]["drops"], 1);
 }
 
-// DECISIONS 3: a run in which no flow finished has no FCT (null, never 0);
+// docs/errors.md: a run in which no flow finished has no FCT (null, never 0);
 // its unfinished flows are counted with the bytes they had left.
 TEST(RunReport, NoFinishedFlowGivesNullFctAndUnfinishedCounts) {
   RunResult r;

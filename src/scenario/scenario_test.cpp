@@ -65,7 +65,7 @@ TEST(Scenario, ResolvedListsEveryFieldWithItsUnit) {
 }
 
 TEST(Scenario, MalformedUnitsZeroRatesAndZeroLatency) {
-  // A bare number for a rate or a byte size is refused (DECISIONS 16): it
+  // A bare number for a rate or a byte size is refused (docs/units.md): it
   // used to mean 400 bit/s.
   EXPECT_EQ(ErrorOf(kGood, {"fabric.link_rate=400"}),
             "<--set>: fabric.link_rate: expected a rate with a unit such as 400Gbps, got \"400\"");

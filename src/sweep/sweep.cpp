@@ -271,7 +271,7 @@ nlohmann::ordered_json CaseRow(const Plan& p, size_t c, const report::RunResult&
   row["flows_done"] = r.flows_done;
   row["flows_unfinished"] = r.flows_unfinished;
   row["bytes_left"] = r.bytes_left;
-  const bool fct = r.flows_done > 0;  // no finished flow, no FCT: null (DECISIONS 3)
+  const bool fct = r.flows_done > 0;  // no finished flow, no FCT: null (docs/errors.md)
   row["fct_min_us"] = fct ? nlohmann::ordered_json(Us(r.fct.min)) : nullptr;
   row["fct_median_us"] = fct ? nlohmann::ordered_json(Us(r.fct.median)) : nullptr;
   row["fct_p99_us"] = fct ? nlohmann::ordered_json(Us(r.fct.p99)) : nullptr;

@@ -232,7 +232,7 @@ class Parser {
     for (const KeyValue& kv : keys) {
       const Location where = At(statement + "." + kv.key);
       if (kv.key == "rate") {
-        // A bare number is refused, as in scenarios (DECISIONS 16): "400"
+        // A bare number is refused, as in scenarios (docs/units.md): "400"
         // would be 400 bit/s.
         if (!kv.value.empty() && kv.value.find_first_not_of("0123456789.") == std::string::npos)
           throw InputError(where, Expected("a rate with a unit such as 400Gbps", kv.value));

@@ -15,7 +15,7 @@
 // across the nodes, the one on rail 0 at packet level, the others taken to
 // need the same time on their rails.
 //
-// Reuse (DECISIONS, issue 12): a collective of the same kind and size as one
+// Reuse (issue 12): a collective of the same kind and size as one
 // already simulated takes that one's measured time and bytes instead of
 // being simulated again (the group and algorithm are fixed for a run, and
 // collectives never overlap on the one stream); `exact` turns it off.

@@ -92,7 +92,7 @@ TEST(TrainFabricTest, BytesPerGpuMatchTheTextbookFormulas) {
   }
 }
 
-// DECISIONS (issue 12): reusing the timing of identical collectives stays
+// Issue 12: reusing the timing of identical collectives stays
 // within 2% of the step time against simulating every one, on 16 GPUs.
 TEST(TrainFabricTest, ReuseStaysWithinTwoPercentOfExactOnSixteenGpus) {
   TrainConfig c = Small(Strategy::kFsdp, 8);
@@ -126,7 +126,7 @@ TEST(TrainFabricTest, FabricStepIsAtLeastTheIdealStepAndDeterministic) {
 }
 
 // A NIC that stops receiving for T during one step of a communication-bound
-// step stretches that step by about T (the check DECISIONS asks of a pause
+// step stretches that step by about T (the check issue 10 asks of a pause
 // of T on one ring link, issue 10) and leaves the steps around it as they
 // were; on RoCE the stalled NIC pauses its link.
 TEST(TrainFabricTest, StalledNicStretchesItsStepByAboutTheStall) {
@@ -302,7 +302,7 @@ TEST(TrainFabricTest, MaxIdleSkipsIdleTimeWithoutChangingAnIdleFabricsSteps) {
             std::string::npos);
 }
 
-// Ctrl-C (DECISIONS 5): the run stops after the collective under way and
+// Ctrl-C (docs/architecture.md): the run stops after the collective under way and
 // says so; the steps done before stay.
 TEST(TrainFabricTest, InterruptStopsAtACollectiveAndSaysSo) {
   TrainConfig c = Small(Strategy::kFsdp);

@@ -108,7 +108,7 @@ struct TrainConfig {
   int64_t TokensPerMicroBatch() const { return micro_batch * model.seq_len; }
 };
 
-// Memory per GPU, bytes (DECISIONS: mixed-precision Adam at 16 B per
+// Memory per GPU, bytes (mixed-precision Adam at 16 B per
 // parameter, sharded as the strategy shards it; activations after
 // Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
 // Transformer Models", eqs. 2 and 4, tensor parallel without sequence

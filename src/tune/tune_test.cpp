@@ -150,7 +150,7 @@ TEST(TuneRun, TheResultDoesNotDependOnTheRankCount) {
   EXPECT_GT(j.at("baseline").at("figures").at("pause_frames").get<int64_t>(), 0);
 }
 
-// Ctrl-C (DECISIONS 5) once the baseline has run: the search stops there, the
+// Ctrl-C once the baseline has run: the search stops there, the
 // result holds the one run, marked interrupted, and nothing is chosen.
 TEST(TuneRun, InterruptAfterTheBaselineKeepsWhatRanAndChoosesNothing) {
   const Options o = tune_test::Tiny();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One exit-code rule for every tool (DECISIONS 3, docs/errors.md): 0 pass or
+# One exit-code rule for every tool (docs/errors.md): 0 pass or
 # completed, 1 a finding (a failed check), 2 bad input or usage, 3
 # indeterminate. Each tool is run on an input of each kind it can meet, and
 # the README states the same rule.

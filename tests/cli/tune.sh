@@ -74,7 +74,7 @@ for f in sonic-config_db.json arista-eos.txt junos.txt cumulus-nvue.txt cisco-nx
     { echo "FAIL round trip $f: $got != $chosen"; fail=1; }
 done
 
-# Ctrl-C (DECISIONS 5): the search stops after the runs in flight, tune.json
+# Ctrl-C (docs/tune.md): the search stops after the runs in flight, tune.json
 # holds the runs that finished, marked "interrupted": true, no snippet is
 # written, exit 130. (The default search takes about half a minute: after 2 s
 # it cannot have finished.) Piped, so no progress line either.

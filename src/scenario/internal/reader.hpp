@@ -43,7 +43,7 @@ std::string ToEnum(const Value& v, const ParamInfo& p);
 // An int field of a list entry (traffic, faults.*) from `lo` to `hi`.
 int64_t ToInt(const Value& v, const char* field, double lo, double hi);
 
-// Rates and byte sizes need a unit (DECISIONS 16): a bare number other than
+// Rates and byte sizes need a unit (docs/units.md): a bare number other than
 // zero for a kRate or kBytes field ("400" for fabric.link_rate) is an
 // InputError at v.where: "expected a rate with a unit such as 400Gbps". Times
 // need one already (units::ParseTime); other types pass.
