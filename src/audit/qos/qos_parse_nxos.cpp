@@ -116,6 +116,15 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
           ParsePriority(w[2], {file, l.number, "policy-map." + top[3] + ".qos-group"});
     } else if (is(top, {"policy-map", "type", "queuing"}) && top.size() >= 4 &&
                parent.size() >= 2 && parent[0] == "class") {
+      // Ingress queuing classes (`class type queuing c-in-q3`) carry the pause
+      // buffer in public RoCE configs; it is read only in the network-qos form
+      // (`pause buffer-size ... pfc-cos N`, below), so it is listed, not dropped.
+      if (w[0] == "pause") {
+        cfg.skipped.push_back({l.number, l.text,
+                               "pause buffer in a queuing policy not read (nxos reads it in a "
+                               "network-qos class with pfc-cos)"});
+        continue;
+      }
       int q = QueueOfClass(parent.back());
       if (q < 0) continue;
       QueuingPolicy& pol = queuing[top[3]];

@@ -477,6 +477,21 @@ TEST(QosParse, NvueCountersMarkRoceDiscardsAsLosslessDrops) {
 // Hand-made (not a collected config): the no-drop class's buffer as Cisco's Nexus
 // 9000 QoS guide states it, `pause buffer-size B pause-threshold P
 // resume-threshold R pfc-cos N` in bytes.
+// The form public NX-OS RoCE configs use (an ingress queuing class, no
+// pfc-cos on the line; these three lines written here after them) is not
+// read: it must be listed as skipped with its line, never dropped silently.
+TEST(QosParse, NxosPauseBufferInAQueuingClassIsListedAsNotRead) {
+  const std::string text =
+      "policy-map type queuing ROCE-INQ\n"
+      "  class type queuing c-in-q3\n"
+      "    pause buffer-size 27456 pause-threshold 12480 resume-threshold 12480\n";
+  QosConfig c = ParseQosText(text, "handmade_nxos.txt");
+  bool listed = false;
+  for (const auto& k : c.skipped)
+    if (k.line == 3 && k.text.find("pause buffer-size 27456") != std::string::npos) listed = true;
+  EXPECT_TRUE(listed);
+}
+
 TEST(QosParse, NxosPauseBufferGivesTriggerXonAndHeadroom) {
   const std::string text =
       "policy-map type queuing Q\n"
