@@ -69,6 +69,9 @@ struct QueuingPolicy {
   std::map<int, EcnQueue> ecn;
   std::map<int, Scheduling> scheduling;
   std::vector<PauseBuffer> pause;  // ingress classes' pause buffers
+  // The other statements of its classes (line, text): read as an output
+  // policy's, listed as not read when the policy is an input one.
+  std::vector<std::pair<int64_t, std::string>> statements;
 };
 
 // One `pause` statement of a network-qos class.
@@ -236,6 +239,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
         pol.pause.push_back({parent.back(), l.number, l.text, *pg});
         continue;
       }
+      pol.statements.push_back({l.number, l.text});
       int q = QueueOfClass(parent.back());
       if (q < 0) {
         auto named = queuing_class_group.find(parent.back());
@@ -398,6 +402,10 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       continue;
     }
     std::map<int, LosslessPg>& out = in_pgs[name];
+    for (const auto& [line, statement] : def->second.statements)
+      cfg.skipped.push_back({line, statement,
+                             "statement of ingress queuing policy " + name +
+                                 " not read (nxos reads the pause buffers of an input policy)"});
     for (const PauseBuffer& pb : def->second.pause) {
       int g = QueueOfInputClass(pb.cls);
       auto named = queuing_class_group.find(pb.cls);
@@ -430,6 +438,10 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   }
   for (const auto& [name, pol] : queuing) {
     if (applied_in.count(name) || pol.pause.empty()) continue;
+    for (const auto& [line, statement] : pol.statements)
+      cfg.skipped.push_back({line, statement,
+                             "statement of queuing policy " + name +
+                                 " (it has pause buffers: an input policy) not read"});
     cfg.notes.push_back("ingress queuing policy " + name +
                         " is defined but not applied (no 'service-policy type queuing input " +
                         name + "'): its pause buffers are not used");

@@ -579,6 +579,8 @@ TEST(QosParse, NxosIngressQueuingClassWithoutANoDropGroupIsListed) {
       "    pause buffer-size 300000 pause-threshold 100000 resume-threshold 90000\n"
       "  class type queuing c-in-8q-q4\n"
       "    pause buffer-size 300000 pause-threshold 100000 resume-threshold 90000\n"
+      "  class type queuing c-in-8q-q-default\n"
+      "    queue-limit percent 30\n"
       "policy-map type network-qos NQ\n"
       "  class type network-qos c-8q-nq3\n"
       "    pause buffer-size 311476 pause-threshold 200000 resume-threshold 195842 pfc-cos 3\n"
@@ -589,7 +591,7 @@ TEST(QosParse, NxosIngressQueuingClassWithoutANoDropGroupIsListed) {
       "  priority-flow-control mode on\n",
       "handmade_nxos.txt");
   ASSERT_EQ(c.ports.size(), 1u);
-  EXPECT_EQ(c.ports[0].pgs.at(3).line, 8);
+  EXPECT_EQ(c.ports[0].pgs.at(3).line, 10);
   EXPECT_EQ(c.ports[0].pgs.at(3).pfc_trigger.static_size->value, 200'000);
   std::map<int64_t, std::string> reason;
   for (const auto& k : c.skipped) reason[k.line] = k.reason;
@@ -597,6 +599,10 @@ TEST(QosParse, NxosIngressQueuingClassWithoutANoDropGroupIsListed) {
   EXPECT_NE(reason[3].find("no qos-group for the class"), std::string::npos) << reason[3];
   ASSERT_EQ(reason.count(5), 1u);
   EXPECT_NE(reason[5].find("qos-group 4 is not a no-drop class"), std::string::npos) << reason[5];
+  // Another statement of the input policy is listed too.
+  ASSERT_EQ(reason.count(7), 1u);
+  EXPECT_NE(reason[7].find("statement of ingress queuing policy IN not read"), std::string::npos)
+      << reason[7];
 }
 
 // Hand-made (not a collected config): the no-drop class's buffer as Cisco's Nexus
