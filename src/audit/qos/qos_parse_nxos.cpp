@@ -27,11 +27,13 @@
 //       class (c-8q-nqN, or a `class-map type network-qos` with `match
 //       qos-group N`) with `pause pfc-cos C`, or with `pause no-drop` the CoS
 //       values the applied `type qos` policy maps to that qos-group (`match cos`;
-//       Cisco Nexus 5000 Series NX-OS Quality of Service Configuration Guide,
-//       "Configuring QoS": each system class has its 802.1p CoS, and pfc-cos is
-//       for a no-drop class not mapped purely on CoS). A pause buffer in a policy
-//       no `service-policy type queuing input` applies, in a class with no
-//       qos-group, or for a qos-group that is not no-drop is listed as skipped.
+//       in Cisco's Nexus 5000 guides each system class has its 802.1p CoS, and
+//       pfc-cos is for a no-drop class not mapped purely on CoS; without a
+//       `match cos`, qos-group N is taken as CoS N, noted). A pause buffer in a
+//       policy no `service-policy type queuing input` applies, in a class with
+//       no qos-group, or for a qos-group that is not no-drop is listed as
+//       skipped, and so are the other statements of an input policy
+//       (docs/audit-qos.md, "NX-OS ingress queuing pause buffers").
 //   system qos / service-policy type network-qos QOS_NQ ...
 //   interface Ethernet1/1 / priority-flow-control mode on / flowcontrol receive on
 // `!` starts a comment. qos-group N is queue N. Policies count only when
@@ -118,10 +120,10 @@ std::optional<LosslessPg> ReadPauseBuffer(const std::vector<std::string>& w, siz
   }
   if (!pause) return std::nullopt;
   if (size && *size < *pause)
-    throw InputError({file, line, field + ".buffer-size"},
-                     Expected("a buffer-size of at least the pause-threshold (" +
-                                  std::to_string(*pause) + " B)",
-                              std::to_string(*size)));
+    throw InputError(
+        {file, line, field + ".buffer-size"},
+        Expected("a buffer-size of at least the pause-threshold (" + std::to_string(*pause) + " B)",
+                 std::to_string(*size)));
   LosslessPg pg;
   pg.pfc_trigger.static_size = BufferAmount::Bytes(*pause);
   if (resume) pg.xon = BufferAmount::Bytes(*resume);
@@ -148,7 +150,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   std::map<std::string, QueuingPolicy> queuing;
   std::map<std::string, std::vector<NqPause>> nq;  // network-qos policy -> pause statements
   std::string sys_nq, sys_queuing, sys_qos;
-  std::pair<std::string, int64_t> sys_queuing_in;                      // policy, line
+  std::pair<std::string, int64_t> sys_queuing_in;                          // policy, line
   std::map<std::string, std::pair<std::string, int64_t>> port_queuing_in;  // port -> policy, line
   bool system_qos = false;
   std::optional<bool> global_wd;
@@ -212,8 +214,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
     } else if ((is(top, {"class-map", "type", "queuing"}) ||
                 is(top, {"class-map", "type", "network-qos"})) &&
                top.size() >= 4 && is(w, {"match", "qos-group"}) && w.size() >= 3) {
-      const int g =
-          ParsePriority(w[2], {file, l.number, "class-map." + top.back() + ".qos-group"});
+      const int g = ParsePriority(w[2], {file, l.number, "class-map." + top.back() + ".qos-group"});
       (top[2] == "queuing" ? queuing_class_group : nq_class_group)[top.back()] = g;
     } else if (is(top, {"policy-map", "type", "qos"}) && top.size() >= 4 &&
                is(w, {"set", "qos-group"}) && w.size() >= 3 && parent.size() >= 2 &&
@@ -283,8 +284,8 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       } else if (is(w, {"pause", "no-drop"})) {
         np.pg = ReadPauseBuffer(w, w.size(), file, l.number, field);
       } else {
-        cfg.skipped.push_back(
-            {l.number, l.text, "network-qos pause statement not read (nxos reads pause pfc-cos N "
+        cfg.skipped.push_back({l.number, l.text,
+                               "network-qos pause statement not read (nxos reads pause pfc-cos N "
                                "and pause no-drop)"});
         continue;
       }
@@ -326,7 +327,6 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   std::map<std::string, QueuingPolicy> output;
   for (const auto& [name, pol] : queuing)
     if (!applied_in.count(name) && pol.pause.empty()) output[name] = pol;
-  cfg.ecn_stated = !output.empty();
   if (nq.empty() && queuing.empty() && qos_pm.empty() && port_mode.empty()) return cfg;
   auto pick = [&](std::string& chosen, const auto& defined, const char* kind) {
     if (!chosen.empty() || defined.empty()) return;
@@ -339,6 +339,9 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   pick(sys_nq, nq, "network-qos");
   pick(sys_queuing, output, "queuing");
   pick(sys_qos, qos_pm, "qos");
+  // The input states ECN when it has an output policy (a queuing policy
+  // without ECN then has it off).
+  cfg.ecn_stated = !output.empty() || queuing.count(sys_queuing) > 0;
   if (!sys_nq.empty() && !nq.count(sys_nq))
     throw InputError(
         {file, FindLine(text, sys_nq), "system.qos"},
@@ -359,7 +362,8 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
     std::set<int> out;
     if (sys_qos.empty()) return out;
     for (const auto& [cls, group] : qos_pm[sys_qos])
-      if (group == g && class_cos.count(cls)) out.insert(class_cos[cls].begin(), class_cos[cls].end());
+      if (group == g && class_cos.count(cls))
+        out.insert(class_cos[cls].begin(), class_cos[cls].end());
     return out;
   };
   if (!sys_nq.empty()) {
@@ -373,7 +377,8 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
             {np.line, np.text,
              "pause no-drop in network-qos class " + np.cls +
                  " not read: no qos-group for the class (expected a class named like c-8q-nq3, "
-                 "or a class-map type network-qos " + np.cls + " with match qos-group N)",
+                 "or a class-map type network-qos " +
+                 np.cls + " with match qos-group N)",
              /*unreadable=*/true});
         continue;
       } else {
@@ -402,10 +407,12 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       continue;
     }
     std::map<int, LosslessPg>& out = in_pgs[name];
-    for (const auto& [line, statement] : def->second.statements)
-      cfg.skipped.push_back({line, statement,
-                             "statement of ingress queuing policy " + name +
-                                 " not read (nxos reads the pause buffers of an input policy)"});
+    // A policy applied both ways is read as the output one too.
+    if (name != sys_queuing)
+      for (const auto& [line, statement] : def->second.statements)
+        cfg.skipped.push_back({line, statement,
+                               "statement of ingress queuing policy " + name +
+                                   " not read (nxos reads the pause buffers of an input policy)"});
     for (const PauseBuffer& pb : def->second.pause) {
       int g = QueueOfInputClass(pb.cls);
       auto named = queuing_class_group.find(pb.cls);
@@ -415,18 +422,19 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
             {pb.line, pb.text,
              "pause buffer of ingress queuing class " + pb.cls + " (policy " + name +
                  ") not read: no qos-group for the class (expected c-in-8q-qN or c-in-qN, or a "
-                 "class-map type queuing " + pb.cls + " with match qos-group N)",
+                 "class-map type queuing " +
+                 pb.cls + " with match qos-group N)",
              /*unreadable=*/true});
         continue;
       }
       auto c = nodrop_cos.find(g);
       if (c == nodrop_cos.end() || c->second.empty()) {
-        cfg.skipped.push_back(
-            {pb.line, pb.text,
-             "pause buffer of ingress queuing class " + pb.cls + " (policy " + name +
-                 ", qos-group " + std::to_string(g) + ") not used: qos-group " +
-                 std::to_string(g) + " is not a no-drop class of the applied network-qos policy" +
-                 (sys_nq.empty() ? " (none is applied)" : " " + sys_nq)});
+        cfg.skipped.push_back({pb.line, pb.text,
+                               "pause buffer of ingress queuing class " + pb.cls + " (policy " +
+                                   name + ", qos-group " + std::to_string(g) +
+                                   ") not used: qos-group " + std::to_string(g) +
+                                   " is not a no-drop class of the applied network-qos policy" +
+                                   (sys_nq.empty() ? " (none is applied)" : " " + sys_nq)});
         continue;
       }
       for (int x : c->second) out[x] = pb.pg;
@@ -452,7 +460,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
                                  "used"});
   }
   std::stable_sort(cfg.skipped.begin(), cfg.skipped.end(),
-            [](const SkippedLine& a, const SkippedLine& b) { return a.line < b.line; });
+                   [](const SkippedLine& a, const SkippedLine& b) { return a.line < b.line; });
 
   QueuingPolicy qp = sys_queuing.empty() ? QueuingPolicy{} : queuing[sys_queuing];
   cfg.scheduling = qp.scheduling;

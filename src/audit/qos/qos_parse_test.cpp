@@ -605,6 +605,36 @@ TEST(QosParse, NxosIngressQueuingClassWithoutANoDropGroupIsListed) {
       << reason[7];
 }
 
+// Hand-made: one queuing policy applied both as input and as output (Cisco
+// forbids pause buffers beside priority/bandwidth in an input policy, but
+// generated configs do it): its ECN is read as the output policy's, its
+// pause buffer as the input one's, and nothing of it is listed as not read.
+TEST(QosParse, NxosQueuingPolicyAppliedBothWaysGivesEcnAndPauseBuffer) {
+  QosConfig c = ParseQosText(
+      "policy-map type queuing BOTH\n"
+      "  class type queuing c-out-8q-q3\n"
+      "    random-detect minimum-threshold 20 kbytes maximum-threshold 90 kbytes "
+      "drop-probability 7 weight 0 ecn\n"
+      "  class type queuing c-in-8q-q3\n"
+      "    pause buffer-size 300000 pause-threshold 100000 resume-threshold 90000\n"
+      "policy-map type network-qos NQ\n"
+      "  class type network-qos c-8q-nq3\n"
+      "    pause pfc-cos 3\n"
+      "system qos\n"
+      "  service-policy type network-qos NQ\n"
+      "  service-policy type queuing input BOTH\n"
+      "  service-policy type queuing output BOTH\n"
+      "interface Ethernet1/1\n"
+      "  priority-flow-control mode on\n",
+      "handmade_nxos.txt");
+  ASSERT_EQ(c.ports.size(), 1u);
+  EXPECT_TRUE(c.ecn_stated);
+  EXPECT_TRUE(c.ports[0].ecn.at(3).enabled);
+  EXPECT_EQ(c.ports[0].pgs.at(3).line, 5);
+  EXPECT_EQ(c.ports[0].pgs.at(3).headroom->value, 200'000);
+  for (const auto& k : c.skipped) EXPECT_NE(k.line, 3) << k.reason;
+}
+
 // Hand-made (not a collected config): the no-drop class's buffer as Cisco's Nexus
 // 9000 QoS guide states it in the network-qos class, `pause buffer-size B
 // pause-threshold P resume-threshold R pfc-cos N` in bytes.
