@@ -122,6 +122,29 @@ TEST(FromQos, ValueTheSimulatorRefusesIsListedWithItsLineAndTheProfilesIsUsed) {
   EXPECT_NE(r.yaml.find("# Not mapped"), std::string::npos);
 }
 
+TEST(FromQos, NxosIngressQueuingPauseBufferReachesTheSimulatorWithItsLine) {
+  // nxos_nexus3132_tor1_microsoft_sdn.cfg line 122: the ingress queuing class
+  // RDMA of INPUT_QUEUING (applied on the host ports) states `pause buffer-size
+  // 101920 pause-threshold 46800 resume-threshold 34320` for the no-drop CoS 3;
+  // `lossless audit qos` reads the same values (qos_parse_test.cpp).
+  const Result r = Convert("nxos_nexus3132_tor1_microsoft_sdn.cfg");
+  const scenario::Scenario s = scenario::LoadFabricText(r.yaml, "nxos.yaml");
+  EXPECT_TRUE(s.net.pfc.enabled);
+  EXPECT_EQ(s.net.pfc.priorities, 1u << 3);
+  EXPECT_EQ(s.net.pfc.xoff.count(), 46'800);
+  EXPECT_EQ(s.net.pfc.headroom.count(), 101'920 - 46'800);
+  EXPECT_EQ(s.clos.link_rate.bps(), 10'000'000'000);
+  EXPECT_NE(r.yaml.find("xoff: 46800B   # " + kReal +
+                        "nxos_nexus3132_tor1_microsoft_sdn.cfg:122: PFC trigger of priority 3 "
+                        "(static 46800B, queuing input INPUT_QUEUING RDMA pause buffer)"),
+            std::string::npos)
+      << r.yaml;
+  EXPECT_NE(r.yaml.find("xon: 34320B   # " + kReal + "nxos_nexus3132_tor1_microsoft_sdn.cfg:122"),
+            std::string::npos)
+      << r.yaml;
+  EXPECT_TRUE(r.unmapped.empty());
+}
+
 TEST(FromQos, JunosFillLevelsBecomeBytesOfTheProfilesPfcTriggerMarkedAsSuch) {
   // junos_cos_dcqcn_qfx5240_rocm.txt line 15: `fill-level [ 45 90 ]` of the
   // drop profile the NO-LOSS scheduler names; the config states no PFC

@@ -160,6 +160,11 @@ expect 1 'PASS          ecn.roce-queue .*Kmin 150000B, Kmax 1500000B' $R/onyx_ro
 expect 0 'WARN          pfc.other-priorities .*\[Ethernet0\] PFC also enabled on priorities 4' $R/sonic_config_db_update_fragment.json
 expect 0 'INDETERMINATE ecn.roce-queue .*WRED profile "AZURE_LOSSLESS" is not defined in the input' $R/sonic_config_db_update_fragment.json
 expect 3 'INDETERMINATE pfc.headroom .*\[Ethernet16, Ethernet20, Ethernet24, Ethernet28\] the input states no headroom for priority 3 (cable length 5 m' $R/sonic_config_db_dump_dynamic_buffer.json
+# Added 2026-12-04: the no-drop buffer in an ingress queuing policy (NX-OS), applied per port.
+expect 1 'PASS          pfc.roce-priority .*\[all 32 ports\] PFC enabled on RoCE priority 3 (PFC priorities: 3)' $R/nxos_nexus3132_tor1_microsoft_sdn.cfg
+expect 1 'PASS          pfc.headroom .*\[Ethernet1/3/1, .*headroom 55120B >= 24396B needed for priority 3 at 10 Gb/s, 100 m cable' $R/nxos_nexus3132_tor1_microsoft_sdn.cfg --format nxos --cable-m 100
+expect 1 'FAIL          ecn.roce-queue .*\[all 32 ports\] ECN marking not enabled on queue 3' $R/nxos_nexus3132_tor1_microsoft_sdn.cfg
+expect 1 'skipped line 31: pause buffer of queuing policy UNUSED-IN, which no .service-policy type queuing input. applies' $FX/nxos_ingress_queuing.txt --verbose --cable-m 100
 for f in $R/*; do
   grep -q "\$R/$(basename "$f")" "$0" || { echo "FAIL: real sample $f has no check"; failures=$((failures + 1)); }
 done
