@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "cc/dcqcn_params.hpp"
+#include "fabric/network.hpp"
+
 namespace lossless::profile {
 namespace {
 
@@ -95,6 +98,48 @@ TEST(Profiles, Roce400gIsRoceTuned) {
   }
   EXPECT_EQ(Load("roce-800g").clos.link_rate.gbps(), 800);
   EXPECT_EQ(Load("ib-xdr").clos.link_rate.gbps(), 800);
+}
+
+// roce-tuned carries the settings docs/compare.md#the-roce-tuned-settings-and-their-sources
+// sources: ECN from 20-30 % of the PFC trigger (checklist check 2) with Kmax below it, the
+// Spectrum-4 marking probability of 100 % (Cumulus Linux 5.14), and NVIDIA's documented
+// ConnectX DCQCN defaults, which are the firmware preset with DCE_TCP_RTT = 1 us. The
+// link-generation profiles at other rates are roce-tuned at that rate and carry the same.
+TEST(Profiles, RoceTunedCarriesTheSourcedCongestionSettings) {
+  cc::DcqcnParams nvidia = cc::DcqcnParams::ConnectXFirmware();
+  nvidia.alpha_period = units::Time::Us(1);
+  for (const char* name : {"roce-tuned", "roce-100g", "roce-200g", "roce-400g", "roce-800g"}) {
+    const scenario::Scenario s = Load(name, 2);
+    const fabric::EcnConfig& ecn = s.net.sw.ecn[s.net.nic.data_class];
+    const int64_t xoff = s.net.pfc.xoff.count();
+    EXPECT_TRUE(ecn.enabled) << name;
+    EXPECT_GE(ecn.kmin.count() * 10, xoff * 2) << name;
+    EXPECT_LE(ecn.kmin.count() * 10, xoff * 3) << name;
+    EXPECT_LT(ecn.kmax.count(), xoff) << name;  // the audit's ecn.kmax-below-pfc
+    EXPECT_EQ(ecn.pmax, 1.0) << name;
+    ASSERT_TRUE(s.net.dcqcn) << name;
+    const cc::DcqcnParams& p = s.net.dcqcn_params;
+    EXPECT_EQ(p.variant, nvidia.variant) << name;
+    EXPECT_EQ(p.cnp_interval, nvidia.cnp_interval) << name;
+    EXPECT_EQ(p.cnp_mode, nvidia.cnp_mode) << name;
+    EXPECT_EQ(p.g, nvidia.g) << name;
+    EXPECT_EQ(p.alpha_period, units::Time::Us(1)) << name;
+    EXPECT_EQ(p.initial_alpha, nvidia.initial_alpha) << name;
+    EXPECT_EQ(p.rate_reduce_period, nvidia.rate_reduce_period) << name;
+    EXPECT_EQ(p.min_dec_factor, nvidia.min_dec_factor) << name;
+    EXPECT_EQ(p.clamp_target_rate, nvidia.clamp_target_rate) << name;
+    EXPECT_EQ(p.clamp_target_rate_after_increase, nvidia.clamp_target_rate_after_increase)
+        << name;
+    EXPECT_EQ(p.rate_on_first_cnp, nvidia.rate_on_first_cnp) << name;
+    EXPECT_EQ(p.rate_increase_period, nvidia.rate_increase_period) << name;
+    EXPECT_EQ(p.byte_counter, nvidia.byte_counter) << name;
+    EXPECT_EQ(p.fast_recovery_steps, nvidia.fast_recovery_steps) << name;
+    EXPECT_EQ(p.rate_ai, nvidia.rate_ai) << name;
+    EXPECT_EQ(p.rate_hai, nvidia.rate_hai) << name;
+    EXPECT_EQ(p.hyper_increase, nvidia.hyper_increase) << name;
+    EXPECT_EQ(p.min_rate, nvidia.min_rate) << name;
+    EXPECT_EQ(p.max_rate, nvidia.max_rate) << name;
+  }
 }
 
 // Every value in a profile names its source or says placeholder: each
