@@ -4,12 +4,24 @@
 // "InfiniBand credits").
 //
 // Ownership (docs/architecture.md, "Engine conventions"): a port is the
-// receiver of its link's VL buffers and the sender into its peer's. Each FCP
-// it sends is a link event scheduled by it and run at the peer (the data
-// sender) when the FCP takes effect; whether a periodic FCP is due is decided
-// from the port's own record of the FCPs it sent (IbPort::sent), never from
-// the peer's counters. The loss of an FCP is drawn from the sending port's
-// own stream (seed, port, kRngFcpLoss).
+// receiver of its link's VL buffers and the sender into its peer's. Whether a
+// periodic FCP is due is decided from the port's own record of the FCPs it
+// sent (IbPort::sent), never from the peer's counters. The loss of an FCP is
+// drawn from the sending port's own stream (seed, port, kRngFcpLoss).
+//
+// FCPs without events: an FCP crosses its link like a frame on a wire, into
+// the peer's inbox (IbPort::inbox), and takes effect when its time `at` has
+// come and the peer next looks at its credits (IbSettle: before every
+// transmission attempt, on link state changes, and in the read-only views).
+// Only a port that waits for credit needs to run when an FCP takes effect:
+// it queues one wake-up event for the first FCP in its inbox (or for the next
+// one to come), under the ordering key the FCP's sender drew for it when it
+// sent it. An FCP on a link cut between ranks of a distributed run arrives
+// as a remote event before its time (the window engine's lookahead) and goes
+// into the same inbox, so the events that run, and their order, are those of
+// the serial run (docs/parallel.md). An FCP due at the picosecond of the
+// running event has taken effect if its key orders it before that event
+// (IbFcpDue), so the order of effects is the one events would give.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -18,6 +30,7 @@
 
 namespace lossless::fabric {
 
+using flowctl::FcpInbound;
 using flowctl::FcpInFlight;
 using flowctl::IbVl;
 using flowctl::kCreditMod;
@@ -71,6 +84,7 @@ void Network::IbResetPort(uint32_t port) {
     r.peer_fccl[v] = 0;
   }
   r.fcp_pending = static_cast<uint8_t>((1u << cfg_.ib.num_vls) - 1);
+  r.wake_owed = false;  // nothing waits for credit any more
 }
 
 void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
@@ -87,7 +101,14 @@ void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
 }
 
 int32_t Network::IbAvailableCredits(uint32_t port, int vl) const {
-  return ib_[port].vls[vl].Available();
+  // The port's view as of now, FCPs that took effect but are not yet settled included.
+  const IbPort& s = ib_[port];
+  IbVl v = s.vls[vl];
+  for (uint32_t i = 0; i < s.inbox.size && IbFcpDue(s.inbox.at(i)); ++i) {
+    const FcpInbound& f = s.inbox.at(i);
+    if (f.vl == vl && IbFcpValid(port, f)) v.fccl = f.fccl;
+  }
+  return v.Available();
 }
 
 int32_t Network::IbMaxBufferedBlocks(uint32_t port, int vl) const {
@@ -95,10 +116,11 @@ int32_t Network::IbMaxBufferedBlocks(uint32_t port, int vl) const {
 }
 
 bool Network::IbCanSend(uint32_t port, int vl, int32_t blocks) {
+  // The caller settled the port's inbox at this time (TryTransmit).
   IbVl& s = ib_[port].vls[vl];
   if (s.Available() >= blocks) return true;
-  // The next FCP's event kicks the port (IbOnFcpArrive).
   if (s.starved_since < 0) s.starved_since = sim_.Now().ps();
+  IbArmWake(port);  // the next FCP to take effect runs the port again
   return false;
 }
 
@@ -197,14 +219,16 @@ int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
     const bool lost = cfg_.ib.fcp_loss > 0 && r.fcp_loss_rng.Uniform() < cfg_.ib.fcp_loss;
     if (lost) continue;
     const int64_t at = end + p.delay_ps + cfg_.ib.credit_delay.ps();
-    // A link event: scheduled by this port, run by the peer when it takes effect.
+    // Across the link into the peer's inbox, with a key drawn by this port
+    // (the peer's wake-up, if it waits for credit, runs under it).
     r.sent.push({at, fccl, static_cast<uint8_t>(vl)});
-    const uint64_t farg = uint64_t{p.peer} | (uint64_t(vl) << 32) | (uint64_t{fccl} << 35) |
-                          (uint64_t{r.epoch} << 47);
-    if (remote_ != nullptr && cut_[port]) [[unlikely]]
+    if (remote_ != nullptr && cut_[port]) [[unlikely]] {
+      const uint64_t farg = uint64_t{p.peer} | (uint64_t(vl) << 32) | (uint64_t{fccl} << 35) |
+                            (uint64_t{r.epoch} << 47);
       remote_->Send(port, units::Time::Ps(at), kFcpArrive, farg, nullptr);
-    else
-      sim_.Schedule(units::Time::Ps(at), p.entity, this, kFcpArrive, farg);
+    } else {
+      IbPushFcp(p.peer, {at, sim_.DrawKey(p.entity), fccl, r.epoch, static_cast<uint8_t>(vl)});
+    }
   }
   p.busy_until = t;
   return t;
@@ -218,19 +242,58 @@ void Network::IbReconcileSent(uint32_t port, int64_t now) {
   }
 }
 
-void Network::IbOnFcpArrive(uint32_t port, int vl, uint16_t fccl, uint16_t epoch) {
+void Network::IbPushFcp(uint32_t port, const FcpInbound& f) {
   IbPort& s = ib_[port];
-  // Lost with the link: it went down while the FCP was on its way (and may
-  // have come up again since, with a new initialisation).
-  if (ports_[port].down || epoch != s.epoch) return;
-  IbVl& v = s.vls[vl];
-  v.fccl = fccl;
-  PortStats& st = ports_[port].stats;
-  ++st.classes[vl].fcp_rx;
-  if (v.starved_since >= 0) {
-    st.classes[vl].credit_starved_ps += sim_.Now().ps() - v.starved_since;
-    v.starved_since = -1;  // re-marked by the next attempt if still short
-    Kick(port);            // it waited for these credits
+  s.inbox.push(f);
+  if (s.wake_owed) {  // the port waits for credit and had no FCP to wait for
+    s.wake_owed = false;
+    s.wake_pending = true;
+    sim_.ScheduleKeyed(units::Time::Ps(f.at), f.key, this, kFcpArrive, port);
+  }
+}
+
+bool Network::IbSettle(uint32_t port) {
+  IbPort& s = ib_[port];
+  bool ended = false;
+  while (!s.inbox.empty() && IbFcpDue(s.inbox.front())) {
+    const FcpInbound f = s.inbox.front();
+    s.inbox.pop();
+    if (!IbFcpValid(port, f)) continue;
+    IbVl& v = s.vls[f.vl];
+    v.fccl = f.fccl;
+    ClassStats& cs = ports_[port].stats.classes[f.vl];
+    ++cs.fcp_rx;
+    if (v.starved_since >= 0) {
+      cs.credit_starved_ps += f.at - v.starved_since;
+      v.starved_since = -1;  // re-marked by the next attempt if still short
+      ended = true;
+    }
+  }
+  return ended;
+}
+
+void Network::IbArmWake(uint32_t port) {
+  IbPort& s = ib_[port];
+  if (s.wake_pending || s.wake_owed) return;
+  if (s.inbox.empty()) {
+    s.wake_owed = true;  // IbPushFcp queues it
+    return;
+  }
+  // Settled: the first FCP takes effect after the event running now.
+  const FcpInbound& f = s.inbox.front();
+  s.wake_pending = true;
+  sim_.ScheduleKeyed(units::Time::Ps(f.at), f.key, this, kFcpArrive, port);
+}
+
+void Network::IbOnFcpWake(uint32_t port) {
+  IbPort& s = ib_[port];
+  s.wake_pending = false;
+  if (IbSettle(port)) Kick(port);  // it waited for these credits
+  for (int v = 0; v < kMaxClasses; ++v) {
+    if (s.vls[v].starved_since >= 0) {
+      IbArmWake(port);  // still short on some VL: the next FCP
+      break;
+    }
   }
 }
 

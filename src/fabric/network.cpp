@@ -242,9 +242,8 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       OnVirtPost(a32);
       break;
     case kFcpArrive:
-      // arg = receiving port | vl << 32 | fccl << 35 | epoch << 47 (IbTransmitFcps).
-      IbOnFcpArrive(a32, static_cast<int>(arg >> 32 & 7), static_cast<uint16_t>(arg >> 35 & 0xFFF),
-                    static_cast<uint16_t>(arg >> 47));
+      // arg = the port waiting for credit (IbArmWake).
+      IbOnFcpWake(a32);
       break;
     case kLinkState:
       // arg = port << 1 | up.
@@ -390,6 +389,8 @@ void Network::TryTransmit(uint32_t pi) {
   // now and starts when they end (a few hundred ps later).
   int64_t start = now;
   if (ib_on_) {
+    const IbPort& ib = ib_[pi];
+    if (!ib.inbox.empty() && ib.inbox.front().at <= now) IbSettle(pi);
     if (!ib_[pi].frees.empty()) {
       IbApplyFrees(pi, now);
       if (!ib_[pi].frees.empty()) wake = ib_[pi].frees.front().at;
@@ -613,6 +614,8 @@ void Network::FlushQueue(uint32_t pi, int c, bool watchdog) {
 void Network::SetPortUp(uint32_t pi, bool up) {
   Port& p = ports_[pi];
   if (p.down == !up) return;
+  // FCPs that took effect before the change did so under the old state.
+  if (ib_on_) IbSettle(pi);
   p.down = !up;
   if (!up) {
     // Lose what is on the wire and what waits in the egress queues. The
@@ -751,10 +754,20 @@ PortStats Network::port_stats(uint32_t port) const {
   PortStats st = ports_[port].stats;
   if (ib_on_) {
     // A credit-starved interval still open counts up to now.
+    // FCPs that took effect but are not yet settled count as IbSettle would.
     const IbPort& s = ib_[port];
     const int64_t now = sim_.Now().ps();
+    std::array<int64_t, kMaxClasses> since{};
+    for (int v = 0; v < kMaxClasses; ++v) since[v] = s.vls[v].starved_since;
+    for (uint32_t i = 0; i < s.inbox.size && IbFcpDue(s.inbox.at(i)); ++i) {
+      const flowctl::FcpInbound& f = s.inbox.at(i);
+      if (!IbFcpValid(port, f)) continue;
+      ++st.classes[f.vl].fcp_rx;
+      if (since[f.vl] >= 0) st.classes[f.vl].credit_starved_ps += f.at - since[f.vl];
+      since[f.vl] = -1;
+    }
     for (int v = 0; v < kMaxClasses; ++v)
-      if (s.vls[v].starved_since >= 0) st.classes[v].credit_starved_ps += now - s.vls[v].starved_since;
+      if (since[v] >= 0) st.classes[v].credit_starved_ps += now - since[v];
   }
   // The port totals of the per-class counters are their sums; paused time
   // under global pause is the time the port was held (PausedTotal).
@@ -804,6 +817,13 @@ void Network::SettleEvent() {
 }
 
 void Network::DeliverRemote(Time at, uint64_t key, uint32_t kind, uint64_t arg, const Packet* pk) {
+  if (kind == kFcpArrive) {
+    // arg = receiving port | vl << 32 | fccl << 35 | epoch << 47 (IbTransmitFcps).
+    IbPushFcp(static_cast<uint32_t>(arg),
+              {at.ps(), key, static_cast<uint16_t>(arg >> 35 & 0xFFF),
+               static_cast<uint16_t>(arg >> 47), static_cast<uint8_t>(arg >> 32 & 7)});
+    return;
+  }
   if (kind != kArrival) {
     sim_.ScheduleKeyed(at, key, this, kind, arg);
     return;

@@ -608,6 +608,12 @@ class Network final : public sim::EventHandler {
     Ring<flowctl::FcpInFlight> sent;
     std::array<uint16_t, kMaxClasses> peer_fccl{};
     Ring<flowctl::PendingFree> frees;  // receiver (HCA only): blocks to free, in time order
+    // Sender: FCPs from the peer not yet taken into account, in arrival
+    // order (IbSettle); a wake-up (kFcpArrive) is queued for the first one,
+    // or one is owed to the next that comes (the port waits for credit).
+    Ring<flowctl::FcpInbound> inbox;
+    bool wake_pending = false;
+    bool wake_owed = false;
     uint16_t epoch = 0;                // link (re)initialisations: FCPs of an older one are void
     int64_t fcp_ser = 0;               // link time of one FCP
     uint8_t fcp_pending = 0;           // VLs with an FCP to send
@@ -694,7 +700,27 @@ class Network final : public sim::EventHandler {
   int64_t IbTransmitFcps(uint32_t port, int64_t now);  // returns when the last one ends
   // The FCP event at the port that receives it (the data sender): the new
   // credit limit of `vl`, from link initialisation `epoch`.
-  void IbOnFcpArrive(uint32_t port, int vl, uint16_t fccl, uint16_t epoch);
+  // FCPs without events (ib_link.cpp): an FCP goes into its receiver's
+  // inbox; IbSettle applies those due by now (true when one ended a credit
+  // starvation); IbArmWake makes sure a starved port runs again when the
+  // next FCP takes effect; IbOnFcpWake is that wake-up.
+  void IbPushFcp(uint32_t port, const flowctl::FcpInbound& f);
+  // Whether an FCP takes effect at its receiver `port`: not lost with the
+  // link (down, or sent under an older initialisation). Checked when it is
+  // settled, which happens before any change of either (SetPortUp).
+  bool IbFcpValid(uint32_t port, const flowctl::FcpInbound& f) const {
+    return !ports_[port].down && f.epoch == ib_[port].epoch;
+  }
+  // Whether an FCP has taken effect by the event running now: before now, or
+  // at now with a key that orders it before (or as) that event, exactly
+  // where its own event would have run.
+  bool IbFcpDue(const flowctl::FcpInbound& f) const {
+    const int64_t now = sim_.Now().ps();
+    return f.at < now || (f.at == now && f.key <= sim_.RunningKey());
+  }
+  bool IbSettle(uint32_t port);
+  void IbArmWake(uint32_t port);
+  void IbOnFcpWake(uint32_t port);
   // FCPs port `port` sent that have arrived by `now`: into peer_fccl.
   void IbReconcileSent(uint32_t port, int64_t now);
   // Link (re)initialisation of `port`'s two halves (after the link came up):

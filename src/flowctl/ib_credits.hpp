@@ -110,6 +110,18 @@ struct FcpInFlight {
   uint16_t fccl = 0;
   uint8_t vl = 0;
 };
+// An FCP as its receiver (the data sender) holds it until it takes effect:
+// the credit limit applies once `at` is reached, read when the port next
+// looks at its credits; `key` is the ordering key the FCP's sender drew for
+// it, under which a wake-up runs if the port waits for credit at `at`
+// (fabric/ib_link.cpp, "FCPs without events").
+struct FcpInbound {
+  int64_t at = 0;
+  uint64_t key = 0;
+  uint16_t fccl = 0;
+  uint16_t epoch = 0;
+  uint8_t vl = 0;
+};
 // Blocks an HCA frees at `at` (t_rx after the packet's last byte came in).
 struct PendingFree {
   int64_t at = 0;

@@ -17,17 +17,4 @@ VlArbiter::VlArbiter(const IbLinkConfig& cfg)
     if (e.weight > 0) high_mask_ = static_cast<uint8_t>(high_mask_ | (1u << e.vl));
 }
 
-int VlArbiter::PickInTable(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
-                           uint8_t eligible) {
-  const size_t n = table.size();
-  if (n == 0 || eligible == 0) return -1;
-  for (size_t k = 0; k <= n; ++k) {
-    const VlArbEntry& e = table[idx];
-    if (e.weight > 0 && (eligible >> e.vl & 1) && used < e.weight) return e.vl;
-    idx = static_cast<uint8_t>((idx + 1) % n);
-    used = 0;
-  }
-  return -1;
-}
-
 }  // namespace lossless::flowctl

@@ -64,8 +64,19 @@ class VlArbiter {
   // overrun, and a weight below one packet still sends one); then the
   // arbiter moves to the next entry, which starts from zero. Entries of
   // weight 0 and VLs not in `eligible` are skipped. Returns the VL or -1.
+  // Inline, without a division: it runs once per packet an IB port sends.
   static int PickInTable(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
-                         uint8_t eligible);
+                         uint8_t eligible) {
+    const size_t n = table.size();
+    if (n == 0 || eligible == 0) return -1;
+    for (size_t k = 0; k <= n; ++k) {
+      const VlArbEntry& e = table[idx];
+      if (e.weight > 0 && (eligible >> e.vl & 1) && used < e.weight) return e.vl;
+      idx = static_cast<uint8_t>(idx + 1u == n ? 0 : idx + 1u);
+      used = 0;
+    }
+    return -1;
+  }
 
   std::vector<VlArbEntry> high_;
   std::vector<VlArbEntry> low_;  // effective Low table

@@ -254,6 +254,7 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
     Entry top = far ? far_.front() : heap_.front();
     if (TimeOf(top) > Bias(until.ps())) {
       now_ = until;
+      running_key_ = UINT64_MAX;  // everything due by `until` has run
       return StopReason::kTimeLimit;
     }
     run_lane_ = UINT32_MAX;
@@ -287,6 +288,7 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
     now_ = Time::Ps(static_cast<int64_t>(TimeOf(top) ^ (1ULL << 63)));
     ++executed_;
     ++ran;
+    running_key_ = static_cast<uint64_t>(top.order);
     if constexpr (kDigests) Digest(top);
     run_handler_ = top.handler_kind >> 16;
     handlers_[top.handler_kind >> 16]->OnEvent(top.handler_kind & 0xFFFF, top.arg);

@@ -152,11 +152,12 @@ class Simulator {
         SiftUp(heap_, heap_.size() - 1, e);
       }
   }
-  // With digests on (EnableDigests), the key of the event running now, and a
-  // probe called as each event starts (Now() and RunningKey() are then that
-  // event's; the previous one has ended): the distributed engine's view of
-  // where in the serial order it is. Off the serial path: only the digest
-  // loop calls them.
+  // The key of the event running now (of the last one that ran, between
+  // events): with Now(), where in the (time, key) order the run is; the
+  // fabric uses it to tell which FCPs have taken effect. With digests on
+  // (EnableDigests), a probe called as each event starts: the distributed
+  // engine's view of where in the serial order it is (off the serial path:
+  // only the digest loop calls it).
   using EventProbe = void (*)(void* ctx);
   void set_event_probe(EventProbe fn, void* ctx) {
     probe_ = fn;
