@@ -227,6 +227,24 @@ TEST(RefE9_Distributed, PfcDeadlockRingIsNamedAsInTheSerialRun) {
   ExpectSame("E9 deadlock ring", s, serial, 3, RandomPlacement(s, 3, 17));
 }
 
+TEST(RefE9_Distributed, WatchdogBreaksTheRingAndTheDetectorCountsItAsSerial) {
+  // E9 run 2 (watchdog timings / 100): deadlock.stop auto = no with the
+  // watchdog on, so the run goes on; the watchdog breaks the ring, it forms
+  // again and the detector counts both, with series sampled meanwhile. Ends
+  // at stop_time (time limit) with the detector's events pending.
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/experiments/E9-pfc-deadlock.yaml"),
+      {"fabric.pfc.watchdog.enabled=true", "fabric.pfc.watchdog.poll=1ms",
+       "fabric.pfc.watchdog.restore=2ms", "stop_time=8ms", "outputs.series.interval=100us",
+       "outputs.series.flows=none"});
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.text.find("2 in this run"), std::string::npos) << serial.text;
+  ASSERT_NE(serial.text.find("4 PFC watchdog actions"), std::string::npos) << serial.text;
+  // About 7,800 windows, each with a gather of PFC facts: two cases only.
+  ExpectSame("E9 watchdog", s, serial, 2);
+  ExpectSame("E9 watchdog", s, serial, 3, RandomPlacement(s, 3, 18));
+}
+
 TEST(Distributed, RefusesWhatItCannotGatherYet) {
   const Scenario s = scenario::LoadScenarioFile(
       Path("scenarios/roce-incast.yaml"), With(kSmallIncast, {"tenants.load=0.2"}));
