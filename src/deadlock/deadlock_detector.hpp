@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "fabric/network.hpp"
 #include "deadlock/wait_for_graph.hpp"
 #include "deadlock/wait_join.hpp"
+#include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 
 namespace lossless::deadlock {

@@ -121,7 +121,8 @@ class FactLog final : public fabric::PfcWaitObserver {
                      holding ? 1u : 0u});
   }
   void OnXoff(uint32_t port, int tclass, bool asserted, units::Time at) override {
-    facts.push_back({at.ps(), sim_.RunningKey(), order_++, port, 0, tclass, 0, 1, asserted ? 1u : 0u});
+    facts.push_back(
+        {at.ps(), sim_.RunningKey(), order_++, port, 0, tclass, 0, 1, asserted ? 1u : 0u});
   }
   std::vector<Fact> facts;
 

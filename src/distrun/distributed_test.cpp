@@ -205,9 +205,9 @@ TEST(Distributed, SeriesUntilTheTimeLimitAreTheSerialSeries) {
   // at stop_time, the sampler's last event included.
   const Scenario s = scenario::LoadScenarioFile(
       Path("scenarios/roce-incast.yaml"),
-      With(kSmallIncast, {"faults.nic_stall.host=0", "faults.nic_stall.at=10us",
-                          "faults.nic_stall.until=300us", "stop_time=200us",
-                          "outputs.series.interval=10us", "outputs.series.flows=none"}));
+      With(kSmallIncast,
+           {"faults.nic_stall.host=0", "faults.nic_stall.at=10us", "faults.nic_stall.until=300us",
+            "stop_time=200us", "outputs.series.interval=10us", "outputs.series.flows=none"}));
   const Outputs serial = Serial(s);
   ASSERT_NE(serial.text.find("time limit"), std::string::npos) << serial.text;
   for (int k : {2, 3}) ExpectSame("roce-incast series to stop_time", s, serial, k);
@@ -246,8 +246,8 @@ TEST(RefE9_Distributed, WatchdogBreaksTheRingAndTheDetectorCountsItAsSerial) {
 }
 
 TEST(Distributed, RefusesWhatItCannotGatherYet) {
-  const Scenario s = scenario::LoadScenarioFile(
-      Path("scenarios/roce-incast.yaml"), With(kSmallIncast, {"tenants.load=0.2"}));
+  const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
+                                                With(kSmallIncast, {"tenants.load=0.2"}));
   try {
     CheckSupported(s);
     FAIL() << "tenants accepted";

@@ -168,8 +168,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
       }
     }
     if (next > until.ps()) break;
-    int64_t end =
-        next > INT64_MAX - lookahead_ps_ ? INT64_MAX : next + lookahead_ps_;  // exclusive
+    int64_t end = next > INT64_MAX - lookahead_ps_ ? INT64_MAX : next + lookahead_ps_;  // exclusive
     if (b < end) end = b + 1;  // the window ends at the boundary (b >= next here)
     const units::Time bound = units::Time::Ps(std::min(end - 1, until.ps()));
     ++stats_.windows;

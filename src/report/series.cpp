@@ -57,8 +57,8 @@ void SeriesSampler::TakeSample(bool pending) {
 
 SeriesSampler::SourceRef SeriesSampler::source(size_t i) const {
   const Source& s = sources_[i];
-  const bool port =
-      s.kind == Kind::kQueue || s.kind == Kind::kUtil || s.kind == Kind::kPause || s.kind == Kind::kCnp;
+  const bool port = s.kind == Kind::kQueue || s.kind == Kind::kUtil || s.kind == Kind::kPause ||
+                    s.kind == Kind::kCnp;
   const bool at_sender = s.kind == Kind::kRate || s.kind == Kind::kTarget || s.kind == Kind::kAlpha;
   return {port, at_sender, s.index};
 }
