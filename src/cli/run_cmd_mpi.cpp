@@ -58,6 +58,15 @@ int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,
   report::RunResult r;
   try {
     r = distrun::Run(s, comm, {}, &st, digest ? &digests : nullptr);
+  } catch (const InputError& e) {
+    // Bad input found during the run (the series' memory cap) is found by
+    // every rank at the same point: rank 0 says it once.
+    if (comm.Rank() == 0) {
+      fmt::print(stderr, "error: {}\n", text::OneLine(e.what()));
+      std::fflush(stderr);
+    }
+    comm.Barrier();
+    return 2;
   } catch (const std::exception& e) {
     // Found during the run by one rank (a QP failure): the others may wait
     // in a collective, so this rank ends the job.

@@ -342,6 +342,10 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       };
       if (detector != nullptr)
         b.after_window = [&](int64_t bound) {
+          // Nothing to replay (the usual window): one reduction, no gather.
+          // The detector's own events are boundaries: none is at or before
+          // `bound` unless the window ended at it.
+          if (comm.AllreduceMin(facts.facts.empty() ? 1 : 0) == 1 && det_next > bound) return;
           feed_facts(bound);
           agree_detector();
           if (det_stop >= 0 && det_stop != bound)

@@ -213,6 +213,41 @@ TEST(Distributed, SeriesUntilTheTimeLimitAreTheSerialSeries) {
   for (int k : {2, 3}) ExpectSame("roce-incast series to stop_time", s, serial, k);
 }
 
+TEST(Distributed, SeriesMemoryCapEndsEveryRankWithTheSerialError) {
+  // The cap on series values held (not a field; lowered here) is reached at
+  // the same sample on every rank: each ends with the serial run's InputError.
+  Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      With(kSmallIncast, {"stop_time=1ms", "outputs.series.interval=1us",
+                          "outputs.series.ports=leaf0->host0", "outputs.series.flows=none"}));
+  s.series.max_values = 20;  // 4 series x 5 samples
+  std::string serial_error;
+  try {
+    (void)run::RunScenario(s);
+  } catch (const InputError& e) {
+    serial_error = e.what();
+  }
+  ASSERT_NE(serial_error.find("got 4 series x 6 samples by 6us"), std::string::npos)
+      << serial_error;
+  for (int k : {2, 3}) {
+    std::mutex m;
+    std::vector<std::string> errors;
+    EXPECT_THROW(parallel::RunLoopback(k,
+                                       [&](parallel::Comm& comm) {
+                                         try {
+                                           (void)distrun::Run(s, comm, {});
+                                         } catch (const InputError& e) {
+                                           std::lock_guard<std::mutex> lock(m);
+                                           errors.push_back(e.what());
+                                           throw;
+                                         }
+                                       }),
+                 std::exception);
+    ASSERT_EQ(errors.size(), static_cast<size_t>(k)) << "every rank ends with the error";
+    for (const std::string& e : errors) EXPECT_EQ(e, serial_error);
+  }
+}
+
 TEST(RefE9_Distributed, PfcDeadlockRingIsNamedAsInTheSerialRun) {
   // Reference experiment E9, run 1 (scenarios/experiments/E9-pfc-deadlock.yaml):
   // the four-switch PFC ring deadlocks; the detector, fed on rank 0 with every
