@@ -260,6 +260,16 @@ TEST(RefE9_Distributed, PfcDeadlockRingIsNamedAsInTheSerialRun) {
   ASSERT_NE(serial.json.find("spine1:leaf1:3"), std::string::npos) << serial.json;
   for (int k : {2, 3, 4}) ExpectSame("E9 deadlock ring", s, serial, k);
   ExpectSame("E9 deadlock ring", s, serial, 3, RandomPlacement(s, 3, 17));
+  // A sample due at the confirmation's instant (1.07192192 ms = 8 x the
+  // interval): the serial detector (an earlier entity) stops the run first,
+  // so there are 7 samples, distributed too.
+  const Scenario with_series = scenario::LoadScenarioFile(
+      Path("scenarios/experiments/E9-pfc-deadlock.yaml"),
+      {"outputs.series.interval=133.99024us", "outputs.series.flows=none"});
+  const Outputs serial_series = Serial(with_series);
+  ASSERT_NE(serial_series.text.find("7 samples every 133.99024us"), std::string::npos)
+      << serial_series.text;
+  ExpectSame("E9 deadlock ring with series", with_series, serial_series, 2);
 }
 
 TEST(RefE9_Distributed, WatchdogBreaksTheRingAndTheDetectorCountsItAsSerial) {
