@@ -159,7 +159,6 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
       // Boundaries before the next event anywhere: every rank stands there now.
       while ((b = boundaries_.next_boundary()) < next && b <= until.ps()) {
         if (b > sim_.Now().ps()) sim_.AdvanceTo(units::Time::Ps(b));
-        last_boundary_ = b;
         if (boundaries_.reached(b, next)) {
           boundary_stop_ = true;
           stats_.run_s += Seconds(Clock::now() - t_run);

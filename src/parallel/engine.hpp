@@ -120,8 +120,6 @@ class WindowEngine {
   // stands at that time (its clock moved there) and boundary_stop() is true.
   void set_boundaries(Boundaries b) { boundaries_ = std::move(b); }
   bool boundary_stop() const { return boundary_stop_; }
-  // The last boundary time reached (INT64_MIN for none).
-  int64_t last_boundary() const { return last_boundary_; }
 
   const WindowStats& stats() const { return stats_; }
 
@@ -144,7 +142,6 @@ class WindowEngine {
   WindowStats stats_;
   Boundaries boundaries_;
   bool boundary_stop_ = false;
-  int64_t last_boundary_ = INT64_MIN;
 };
 
 }  // namespace lossless::parallel
