@@ -200,6 +200,19 @@ TEST(Distributed, SeriesOfAPfcIncastAreTheSerialSeries) {
   ExpectSame("roce-incast series", s, serial, 3, RandomPlacement(s, 3, 16), /*jitter=*/5);
 }
 
+TEST(Distributed, SeriesOnInfinibandCreditsAreTheSerialSeries) {
+  // Credit-based InfiniBand on the fat tree, adaptive routing: port and flow
+  // series every 1 us, flows' goodput read at their destinations.
+  const Scenario s =
+      scenario::LoadScenarioFile(Path("scenarios/ib-fat-tree.json"),
+                                 {"traffic.0.bytes=64KiB", "stop_time=5ms",
+                                  "outputs.series.interval=1us", "outputs.series.flows=all"});
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.csv.find("goodput_gbps"), std::string::npos);
+  ExpectSame("ib-fat-tree series", s, serial, 3);
+  ExpectSame("ib-fat-tree series", s, serial, 2, RandomPlacement(s, 2, 19));
+}
+
 TEST(Distributed, SeriesUntilTheTimeLimitAreTheSerialSeries) {
   // A stalled NIC keeps the run going to stop_time: samples to the last one
   // at stop_time, the sampler's last event included.
