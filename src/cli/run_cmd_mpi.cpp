@@ -39,9 +39,9 @@ int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,
     parallel::RunAgreed(comm, [&] {
       s = scenario::LoadScenarioFile(file, sets);
       path = json_path.empty() ? s.json_out : json_path;
-      if (!s.series.csv_out.empty())
-        throw InputError({s.file, 0, "outputs.series_csv"},
-                         "expected no series in a distributed run (not gathered yet)");
+      if (path == "-" && s.series.csv_out == "-")
+        throw InputError({s.series.csv_out, 0, "outputs.series_csv"},
+                         "expected one output on standard output, got the JSON and the CSV");
       distrun::CheckSupported(s);
       distrun::CheckRanks(s, comm.Size());
     });
@@ -58,6 +58,15 @@ int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,
   report::RunResult r;
   try {
     r = distrun::Run(s, comm, {}, &st, digest ? &digests : nullptr);
+  } catch (const InputError& e) {
+    // Bad input found during the run (the series' memory cap) is found by
+    // every rank at the same point: rank 0 says it once.
+    if (comm.Rank() == 0) {
+      fmt::print(stderr, "error: {}\n", text::OneLine(e.what()));
+      std::fflush(stderr);
+    }
+    comm.Barrier();
+    return 2;
   } catch (const std::exception& e) {
     // Found during the run by one rank (a QP failure): the others may wait
     // in a collective, so this rank ends the job.
@@ -66,13 +75,16 @@ int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,
     std::_Exit(2);
   }
   if (comm.Rank() != 0) return 0;
-  const bool stdout_taken = path == "-";
+  const bool stdout_taken = path == "-" || s.series.csv_out == "-";
   fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(report::RunText(r, timing)));
   if (digest)
     fmt::print(stdout_taken ? stderr : stdout, "{}", text::ForTerminal(run::DigestText(digests)));
   if (!path.empty())
     WriteOutput(path, report::RunJson(r, timing).dump(2) + "\n",
                 {path, 0, json_path.empty() ? "outputs.json" : "--json"});
+  if (!s.series.csv_out.empty())
+    WriteOutput(s.series.csv_out, report::SeriesCsv(r.series),
+                {s.series.csv_out, 0, "outputs.series_csv"});
   fmt::print(stderr, "{}\n", distrun::StatsLine(st));
   return (r.deadlock.enabled && !r.deadlock.cycle.empty()) || !r.qp_failure.empty() ? 1 : 0;
 }

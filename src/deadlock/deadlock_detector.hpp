@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "fabric/network.hpp"
 #include "deadlock/wait_for_graph.hpp"
 #include "deadlock/wait_join.hpp"
+#include "fabric/network.hpp"
 #include "sim/simulator.hpp"
 
 namespace lossless::deadlock {
@@ -61,9 +61,40 @@ class DeadlockDetector final : public fabric::PfcWaitObserver,
   // Joins labels as "a -> b -> c -> a".
   static std::string CycleText(const DeadlockVerdict& v);
 
+  // A distributed run (docs/parallel.md, "The series sampler and the deadlock
+  // detector"): the detector's own events (cycle checks, confirmations) are
+  // not queued in the simulator but in the detector, under the keys the
+  // serial run draws, and run by RunExternalThrough. The caller feeds the
+  // network's facts from every rank in the serial (time, key) order through
+  // OnHold / OnXoff, calling RunExternalThrough(t - 1) before a fact at t
+  // (the detector's events at t run after the network's, as its entity comes
+  // after theirs). With `count_events` its events count in the simulator's
+  // events and digests (Simulator::CountEvent).
+  void StartExternal(bool count_events);
+  // Runs its queued events at or before `t` in (time, key) order; stops
+  // early after a confirmation that stops the run (external_stop()).
+  void RunExternalThrough(int64_t t);
+  // Time of its earliest queued event, INT64_MAX for none.
+  int64_t NextExternalTime() const;
+  // The time of the confirmation that stopped the run, or -1.
+  int64_t external_stop() const { return external_stop_; }
+
  private:
   enum Kind : uint32_t { kCheck = 0, kConfirm = 1 };
   void Confirm();
+  void ScheduleOwn(units::Time at, uint32_t kind);
+  units::Time Now() const { return external_ ? units::Time::Ps(external_now_) : sim_.Now(); }
+  struct Own {
+    int64_t time;
+    uint64_t key;
+    uint32_t kind;
+    bool operator>(const Own& o) const { return time != o.time ? time > o.time : key > o.key; }
+  };
+  bool external_ = false;
+  bool count_events_ = false;
+  int64_t external_now_ = 0;
+  int64_t external_stop_ = -1;
+  std::vector<Own> own_;  // a min-heap by (time, key)
 
   sim::Simulator& sim_;
   fabric::Network& net_;

@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "deadlock/deadlock_detector.hpp"
 #include "parallel/engine.hpp"
 #include "parallel/partition.hpp"
+#include "report/series.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lossless::distrun {
@@ -94,6 +96,41 @@ struct Probe {
   }
 };
 
+// The network's PFC facts on this rank (fabric::PfcWaitObserver), each with
+// the (time, key) of the event that reported it and its order within the
+// rank, for the deadlock detector on rank 0 (docs/parallel.md).
+struct Fact {
+  int64_t time;
+  uint64_t key;
+  uint64_t order;
+  uint32_t port;    // OnHold: ingress; OnXoff: the port
+  uint32_t egress;  // OnHold only
+  int32_t in_class;
+  int32_t out_class;
+  uint32_t xoff;  // 0: OnHold, 1: OnXoff
+  uint32_t on;    // holding / asserted
+};
+static_assert(sizeof(Fact) == 48);
+
+class FactLog final : public fabric::PfcWaitObserver {
+ public:
+  explicit FactLog(const sim::Simulator& sim) : sim_(sim) {}
+  void OnHold(uint32_t ingress, int in_class, uint32_t egress, int out_class, bool holding,
+              units::Time at) override {
+    facts.push_back({at.ps(), sim_.RunningKey(), order_++, ingress, egress, in_class, out_class, 0,
+                     holding ? 1u : 0u});
+  }
+  void OnXoff(uint32_t port, int tclass, bool asserted, units::Time at) override {
+    facts.push_back(
+        {at.ps(), sim_.RunningKey(), order_++, port, 0, tclass, 0, 1, asserted ? 1u : 0u});
+  }
+  std::vector<Fact> facts;
+
+ private:
+  const sim::Simulator& sim_;
+  uint64_t order_ = 0;
+};
+
 template <class T>
 void PutVec(std::string& out, const std::vector<T>& v) {
   const uint64_t n = v.size();
@@ -116,10 +153,6 @@ std::vector<T> TakeVec(const std::string& in, size_t& at) {
 }  // namespace
 
 void CheckSupported(const scenario::Scenario& s) {
-  if (s.deadlock.detect && s.net.pfc.enabled)
-    Refuse(s, "deadlock.detect", "the deadlock detector does not run on gathered state yet");
-  if (s.series.interval.ps() > 0)
-    Refuse(s, "outputs.series.interval", "the series sampler does not run on gathered state yet");
   if (s.shared.tenant_load > 0)
     Refuse(s, "tenants.load", "other tenants' traffic is not placed on ranks yet");
   if (!s.capture.pcap.empty()) Refuse(s, "outputs.pcap", "captures are not gathered yet");
@@ -146,7 +179,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
   run::RunHooks hooks;
   hooks.digests = digests;
   hooks.engine = [&](sim::Simulator& sim, fabric::Network& net,
-                     const std::vector<fabric::FlowSpec>& flows) {
+                     const std::vector<fabric::FlowSpec>& flows, const run::EngineParts& parts) {
     const topology::Topology& topo = net.topology();
     std::vector<int32_t> rank_of_node = opt.rank_of_node;
     if (rank_of_node.empty()) {
@@ -205,6 +238,19 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     size_t local_flows = 0;
     for (const fabric::FlowSpec& f : flows)
       if (port_rank[net.HostPort(f.dst)] == me) ++local_flows;
+    // The sampler and the detector run at boundaries (docs/parallel.md); their
+    // events count once, on rank 0.
+    report::SeriesSampler* const sampler = parts.sampler;
+    deadlock::DeadlockDetector* const detector = parts.detector;
+    if (sampler != nullptr) sampler->StartExternal(me == 0);
+    if (detector != nullptr) detector->StartExternal(me == 0);
+    FactLog facts(sim);
+    if (detector != nullptr) net.set_wait_observer(&facts);
+    // A confirmation is at least `persist` after the check that scheduled it:
+    // with windows no longer than that, it is never inside the window whose
+    // facts scheduled it, so the window can end at it.
+    int64_t window = st.lookahead.ps();
+    if (detector != nullptr) window = std::min(window, s.deadlock.persist.ps());
     Links links(net, port_rank);
     net.SetDistributed(&links, cut, local_flows);
     // Keep the events of this rank's entities (setup queued every entity's).
@@ -229,7 +275,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     probe.Close();
     sim.set_event_probe(&Probe::OnEvent, &probe);
     parallel::WindowEngine engine(
-        comm, sim, st.lookahead, std::vector<int>(neighbours.begin(), neighbours.end()),
+        comm, sim, units::Time::Ps(window), std::vector<int>(neighbours.begin(), neighbours.end()),
         sizeof(fabric::Packet), [&](const parallel::RemoteEvent& e, const char* payload) {
           probe.Close();
           fabric::Packet pk;
@@ -237,6 +283,78 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
           net.DeliverRemote(units::Time::Ps(e.time_ps), e.key, e.kind, e.arg, &pk);
         });
     links.set_engine(&engine);
+    // Detector: every rank's facts of a window go to rank 0, which replays
+    // them in (time, key) order; its next event time and whether a
+    // confirmation stopped the run are then agreed (integers).
+    int64_t det_next = INT64_MAX;
+    int64_t det_stop = -1;
+    auto feed_facts = [&](int64_t through) {
+      const std::string mine(reinterpret_cast<const char*>(facts.facts.data()),
+                             facts.facts.size() * sizeof(Fact));
+      facts.facts.clear();
+      const std::vector<std::string> all = comm.Gather(mine);
+      if (me == 0) {
+        std::vector<Fact> merged;
+        for (const std::string& b : all) {
+          const size_t n = b.size() / sizeof(Fact);
+          const size_t at = merged.size();
+          merged.resize(at + n);
+          if (n > 0) std::memcpy(&merged[at], b.data(), n * sizeof(Fact));
+        }
+        std::sort(merged.begin(), merged.end(), [](const Fact& a, const Fact& b) {
+          if (a.time != b.time) return a.time < b.time;
+          if (a.key != b.key) return a.key < b.key;
+          return a.order < b.order;
+        });
+        for (const Fact& f : merged) {
+          detector->RunExternalThrough(f.time - 1);
+          if (detector->external_stop() >= 0) break;
+          if (f.xoff != 0)
+            detector->OnXoff(f.port, f.in_class, f.on != 0, units::Time::Ps(f.time));
+          else
+            detector->OnHold(f.port, f.in_class, f.egress, f.out_class, f.on != 0,
+                             units::Time::Ps(f.time));
+        }
+        detector->RunExternalThrough(through);
+      }
+    };
+    auto agree_detector = [&] {
+      det_next = comm.AllreduceMin(me == 0 ? detector->NextExternalTime() : INT64_MAX);
+      det_stop = -comm.AllreduceMin(me == 0 ? -detector->external_stop() : INT64_MAX);
+    };
+    if (detector != nullptr || sampler != nullptr) {
+      parallel::Boundaries b;
+      b.next_boundary = [&]() -> int64_t {
+        if (det_stop >= 0) return det_stop;
+        int64_t t = detector != nullptr ? det_next : INT64_MAX;
+        if (sampler != nullptr) t = std::min(t, sampler->NextSampleTime());
+        return t;
+      };
+      b.reached = [&](int64_t at, int64_t next) {
+        if (detector != nullptr && det_stop < 0) {
+          if (me == 0) detector->RunExternalThrough(at);
+          agree_detector();
+        }
+        if (det_stop >= 0) return true;
+        if (sampler != nullptr && sampler->NextSampleTime() == at)
+          sampler->TakeSample(next != INT64_MAX || det_next != INT64_MAX);
+        return false;
+      };
+      if (detector != nullptr)
+        b.after_window = [&](int64_t bound) {
+          // Nothing to replay (the usual window): one reduction, no gather.
+          // The detector's own events are boundaries: none is at or before
+          // `bound` unless the window ended at it.
+          if (comm.AllreduceMin(facts.facts.empty() ? 1 : 0) == 1 && det_next > bound) return;
+          feed_facts(bound);
+          agree_detector();
+          if (det_stop >= 0 && det_stop != bound)
+            throw std::logic_error(
+                "distributed run: a deadlock confirmation inside a window (windows are no "
+                "longer than deadlock.persist)");
+        };
+      engine.set_boundaries(std::move(b));
+    }
     run::EngineOutcome out;
     bool stopped = false;
     const bool rule = s.net.stop_when_flows_done && !flows.empty();
@@ -249,10 +367,18 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     }
     probe.Close();
     sim.set_event_probe(nullptr, nullptr);
+    if (stopped && detector != nullptr) {
+      // The flows-done stop at (t*, k*): the detector's events at t* come
+      // after k* (a network event's key), so it runs those before t*.
+      feed_facts(sim.Now().ps() - 1);
+      agree_detector();
+    }
+    if (detector != nullptr) net.set_wait_observer(nullptr);
     // Why the serial run would have ended, and its clock then.
-    if (stopped) {
+    if (stopped || engine.boundary_stop()) {
       out.why = sim::StopReason::kStopped;
-    } else if (comm.AllreduceMin(sim.NextTime().ps()) != units::Time::Max().ps()) {
+    } else if (comm.AllreduceMin(sim.NextTime().ps()) != units::Time::Max().ps() ||
+               (detector != nullptr && det_next != INT64_MAX)) {
       out.why = sim::StopReason::kTimeLimit;
       sim.AdvanceTo(s.stop_time);
     } else {
@@ -273,6 +399,23 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     PutVec(extra, sim.digests());
     const std::vector<std::string> results = comm.Gather(mine);
     const std::vector<std::string> extras = comm.Gather(extra);
+    if (sampler != nullptr) {
+      // Each series from the rank that owns what it reads.
+      const std::vector<std::string> values = comm.Gather(sampler->ExportValues());
+      if (me == 0) {
+        std::vector<int32_t> owner(sampler->num_sources());
+        for (size_t i = 0; i < owner.size(); ++i) {
+          const report::SeriesSampler::SourceRef ref = sampler->source(i);
+          if (ref.port) {
+            owner[i] = port_rank[ref.index];
+          } else {
+            const fabric::FlowSpec& f = net.flows()[ref.index].spec;
+            owner[i] = port_rank[net.HostPort(ref.at_sender ? f.src : f.dst)];
+          }
+        }
+        sampler->ImportValues(values, owner);
+      }
+    }
     st.windows = ws.windows;
     st.sent = ws.sent;
     st.received = ws.received;

@@ -12,11 +12,15 @@
 // draws). "All flows done" is agreed by the engine's StopRule; statistics
 // are integers merged on rank 0 in entity order (Network::ImportResults);
 // the peak of packets alive is the maximum of the merged per-event counts.
+// The series sampler and the deadlock detector run at window boundaries (the
+// engine's parallel::Boundaries) at their serial times: each rank samples
+// what it owns, rank 0 replays every rank's PFC facts through the detector
+// in (time, key) order, and a confirmation that stops the run stops every
+// rank at that serial instant.
 //
-// Not supported distributed (refused, exit 2, with the field): the deadlock
-// detector, the series sampler, other tenants, packet captures and traces,
-// link-down faults and reroutes, injected CNPs. A QP failure ends the run
-// with an error on every rank.
+// Not supported distributed (refused, exit 2, with the field): other
+// tenants, packet captures and traces, link-down faults and reroutes,
+// injected CNPs. A QP failure ends the run with an error on every rank.
 #include <string>
 #include <vector>
 

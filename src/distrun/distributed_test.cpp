@@ -30,7 +30,7 @@ std::string Path(const std::string& rel) {
 }
 
 struct Outputs {
-  std::string text, json, digests;
+  std::string text, json, digests, csv;
 };
 
 Outputs Serial(const Scenario& s) {
@@ -38,7 +38,8 @@ Outputs Serial(const Scenario& s) {
   run::RunHooks hooks;
   hooks.digests = &d;
   const report::RunResult r = run::RunScenario(s, hooks);
-  return {report::RunText(r), report::RunJson(r).dump(1), run::DigestText(d)};
+  return {report::RunText(r), report::RunJson(r).dump(1), run::DigestText(d),
+          report::SeriesCsv(r.series)};
 }
 
 // Placement: empty = the partitioner's; else units shuffled onto ranks by `seed`.
@@ -78,7 +79,8 @@ Outputs Distributed(const Scenario& s, int ranks, const std::vector<int32_t>& pl
         const report::RunResult r = Run(s, comm, opt, &stats, &d);
         if (comm.Rank() == 0) {
           std::lock_guard<std::mutex> lock(m);
-          out = {report::RunText(r), report::RunJson(r).dump(1), run::DigestText(d)};
+          out = {report::RunText(r), report::RunJson(r).dump(1), run::DigestText(d),
+                 report::SeriesCsv(r.series)};
           *st = stats;
         }
       },
@@ -106,6 +108,7 @@ void ExpectSame(const std::string& what, const Scenario& s, const Outputs& seria
   }
   EXPECT_TRUE(d.json == serial.json) << what << " " << ranks << " ranks: JSON differs";
   EXPECT_TRUE(d.digests == serial.digests) << what << " " << ranks << " ranks: digests differ";
+  EXPECT_TRUE(d.csv == serial.csv) << what << " " << ranks << " ranks: series CSV differs";
   if (ranks > 1) {
     EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
     EXPECT_EQ(st.sent, st.received);
@@ -178,15 +181,142 @@ TEST(Distributed, PacketSprayingIsTheSerialRun) {
   ExpectSame("roce-incast spray", s, serial, 3, RandomPlacement(s, 3, 14));
 }
 
-TEST(Distributed, RefusesWhatItCannotGatherYet) {
+TEST(Distributed, SeriesOfAPfcIncastAreTheSerialSeries) {
+  // Every port and flow series (queues, utilization, PAUSE frames, CNPs,
+  // goodput, DCQCN rate/target/alpha) sampled every 2us by the ranks that own
+  // them at the serial sample times, gathered on rank 0: the CSV, the JSON
+  // (series included) and the digests (the sampler's events) are the serial
+  // run's. The run ends when the last flow completes, between two samples.
   const Scenario s = scenario::LoadScenarioFile(
-      Path("scenarios/roce-incast.yaml"), With(kSmallIncast, {"outputs.series.interval=10us"}));
+      Path("scenarios/roce-incast.yaml"),
+      With(kSmallIncast, {"fabric.cc=dcqcn-paper", "stop_time=1ms", "outputs.series.interval=2us",
+                          "outputs.series.ports=busy", "outputs.series.flows=all"}));
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.csv.find("pause_frames"), std::string::npos);
+  ASSERT_NE(serial.csv.find("dcqcn_rate_gbps"), std::string::npos);
+  ASSERT_NE(serial.text.find("PAUSE"), std::string::npos) << serial.text;
+  for (int k : {1, 2, 3, 4, 7}) ExpectSame("roce-incast series", s, serial, k);
+  ExpectSame("roce-incast series", s, serial, 4, RandomPlacement(s, 4, 15));
+  ExpectSame("roce-incast series", s, serial, 3, RandomPlacement(s, 3, 16), /*jitter=*/5);
+}
+
+TEST(Distributed, SeriesOnInfinibandCreditsAreTheSerialSeries) {
+  // Credit-based InfiniBand on the fat tree, adaptive routing: port and flow
+  // series every 1 us, flows' goodput read at their destinations.
+  const Scenario s =
+      scenario::LoadScenarioFile(Path("scenarios/ib-fat-tree.json"),
+                                 {"traffic.0.bytes=64KiB", "stop_time=5ms",
+                                  "outputs.series.interval=1us", "outputs.series.flows=all"});
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.csv.find("goodput_gbps"), std::string::npos);
+  ExpectSame("ib-fat-tree series", s, serial, 3);
+  ExpectSame("ib-fat-tree series", s, serial, 2, RandomPlacement(s, 2, 19));
+}
+
+TEST(Distributed, SeriesUntilTheTimeLimitAreTheSerialSeries) {
+  // A stalled NIC keeps the run going to stop_time: samples to the last one
+  // at stop_time, the sampler's last event included.
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      With(kSmallIncast,
+           {"faults.nic_stall.host=0", "faults.nic_stall.at=10us", "faults.nic_stall.until=300us",
+            "stop_time=200us", "outputs.series.interval=10us", "outputs.series.flows=none"}));
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.text.find("time limit"), std::string::npos) << serial.text;
+  for (int k : {2, 3}) ExpectSame("roce-incast series to stop_time", s, serial, k);
+}
+
+TEST(Distributed, SeriesMemoryCapEndsEveryRankWithTheSerialError) {
+  // The cap on series values held (not a field; lowered here) is reached at
+  // the same sample on every rank: each ends with the serial run's InputError.
+  Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      With(kSmallIncast, {"stop_time=1ms", "outputs.series.interval=1us",
+                          "outputs.series.ports=leaf0->host0", "outputs.series.flows=none"}));
+  s.series.max_values = 20;  // 4 series x 5 samples
+  std::string serial_error;
+  try {
+    (void)run::RunScenario(s);
+  } catch (const InputError& e) {
+    serial_error = e.what();
+  }
+  ASSERT_NE(serial_error.find("got 4 series x 6 samples by 6us"), std::string::npos)
+      << serial_error;
+  for (int k : {2, 3}) {
+    std::mutex m;
+    std::vector<std::string> errors;
+    EXPECT_THROW(parallel::RunLoopback(k,
+                                       [&](parallel::Comm& comm) {
+                                         try {
+                                           (void)distrun::Run(s, comm, {});
+                                         } catch (const InputError& e) {
+                                           std::lock_guard<std::mutex> lock(m);
+                                           errors.push_back(e.what());
+                                           throw;
+                                         }
+                                       }),
+                 std::exception);
+    ASSERT_EQ(errors.size(), static_cast<size_t>(k)) << "every rank ends with the error";
+    for (const std::string& e : errors) EXPECT_EQ(e, serial_error);
+  }
+}
+
+TEST(RefE9_Distributed, PfcDeadlockRingIsNamedAsInTheSerialRun) {
+  // Reference experiment E9, run 1 (scenarios/experiments/E9-pfc-deadlock.yaml):
+  // the four-switch PFC ring deadlocks; the detector, fed on rank 0 with every
+  // rank's PFC facts in the serial order, confirms the cycle at the serial
+  // time and every rank stops there (deadlock.stop auto = yes).
+  const Scenario s =
+      scenario::LoadScenarioFile(Path("scenarios/experiments/E9-pfc-deadlock.yaml"), {});
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.text.find("deadlock"), std::string::npos) << serial.text;
+  ASSERT_NE(serial.json.find("spine1:leaf1:3"), std::string::npos) << serial.json;
+  for (int k : {2, 3, 4}) ExpectSame("E9 deadlock ring", s, serial, k);
+  ExpectSame("E9 deadlock ring", s, serial, 3, RandomPlacement(s, 3, 17));
+  // A sample due at the confirmation's instant (1.07192192 ms = 8 x the
+  // interval): the serial detector (an earlier entity) stops the run first,
+  // so there are 7 samples, distributed too.
+  const Scenario with_series = scenario::LoadScenarioFile(
+      Path("scenarios/experiments/E9-pfc-deadlock.yaml"),
+      {"outputs.series.interval=133.99024us", "outputs.series.flows=none"});
+  const Outputs serial_series = Serial(with_series);
+  ASSERT_NE(serial_series.text.find("7 samples every 133.99024us"), std::string::npos)
+      << serial_series.text;
+  ExpectSame("E9 deadlock ring with series", with_series, serial_series, 2);
+}
+
+TEST(RefE9_Distributed, WatchdogBreaksTheRingAndTheDetectorCountsItAsSerial) {
+  // E9 run 2 (watchdog timings / 100): deadlock.stop auto = no with the
+  // watchdog on, so the run goes on; the watchdog breaks the ring, it forms
+  // again and the detector counts both, with series sampled meanwhile. Ends
+  // at stop_time (time limit) with the detector's events pending.
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/experiments/E9-pfc-deadlock.yaml"),
+      {"fabric.pfc.watchdog.enabled=true", "fabric.pfc.watchdog.poll=1ms",
+       "fabric.pfc.watchdog.restore=2ms", "stop_time=8ms", "outputs.series.interval=100us",
+       "outputs.series.flows=none"});
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.text.find("2 in this run"), std::string::npos) << serial.text;
+  ASSERT_NE(serial.text.find("4 PFC watchdog actions"), std::string::npos) << serial.text;
+  // About 7,800 windows, each with a gather of PFC facts: two cases only.
+  ExpectSame("E9 watchdog", s, serial, 2);
+  ExpectSame("E9 watchdog", s, serial, 3, RandomPlacement(s, 3, 18));
+}
+
+TEST(Distributed, RefusesWhatItCannotGatherYet) {
+  const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
+                                                With(kSmallIncast, {"tenants.load=0.2"}));
   try {
     CheckSupported(s);
-    FAIL() << "series accepted";
+    FAIL() << "tenants accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.where().field, "outputs.series.interval");
+    EXPECT_EQ(e.where().field, "tenants.load");
   }
+  // The sampler and the detector are supported.
+  EXPECT_NO_THROW(CheckSupported(scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"), With(kSmallIncast, {"outputs.series.interval=10us"}))));
+  EXPECT_NO_THROW(CheckSupported(
+      scenario::LoadScenarioFile(Path("scenarios/experiments/E9-pfc-deadlock.yaml"), {})));
   EXPECT_THROW(CheckRanks(scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml")), 13),
                InputError);  // 12 units
 }

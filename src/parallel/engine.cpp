@@ -152,9 +152,23 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
           "window engine: an event called Simulator::Stop() for a reason a distributed run "
           "cannot agree on (only the stop rule's own stop is supported)");
   };
-  while (next <= until.ps()) {
-    const int64_t end =
-        next > INT64_MAX - lookahead_ps_ ? INT64_MAX : next + lookahead_ps_;  // exclusive
+  const bool has_boundaries = static_cast<bool>(boundaries_.next_boundary);
+  while (true) {
+    int64_t b = INT64_MAX;
+    if (has_boundaries) {
+      // Boundaries before the next event anywhere: every rank stands there now.
+      while ((b = boundaries_.next_boundary()) < next && b <= until.ps()) {
+        if (b > sim_.Now().ps()) sim_.AdvanceTo(units::Time::Ps(b));
+        if (boundaries_.reached(b, next)) {
+          boundary_stop_ = true;
+          stats_.run_s += Seconds(Clock::now() - t_run);
+          return false;
+        }
+      }
+    }
+    if (next > until.ps()) break;
+    int64_t end = next > INT64_MAX - lookahead_ps_ ? INT64_MAX : next + lookahead_ps_;  // exclusive
+    if (b < end) end = b + 1;  // the window ends at the boundary (b >= next here)
     const units::Time bound = units::Time::Ps(std::min(end - 1, until.ps()));
     ++stats_.windows;
     bool ran = false, paused = false;
@@ -195,6 +209,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
     }
     if (!ran || paused) not_stopped(sim_.Run(bound));
     ExchangeBatches(end);
+    if (boundaries_.after_window) boundaries_.after_window(bound.ps());
     t0 = Clock::now();
     next = comm_.AllreduceMin(sim_.NextTime().ps());
     stats_.wait_s += Seconds(Clock::now() - t0);

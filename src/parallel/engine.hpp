@@ -64,6 +64,24 @@ struct StopRule {
   std::function<int64_t()> pending;
 };
 
+// Points of the serial run where every rank must stand at once
+// (docs/parallel.md, "The series sampler and the deadlock detector"): a
+// series sample, a deadlock confirmation. The engine ends a window at each
+// boundary time b, so that when `reached(b, next)` is called every rank has
+// run exactly its events at or before b and none after (and every event
+// created so far is queued on its owner: `next` is the global earliest queued
+// event, INT64_MAX for none). `next_boundary()` must give the same value on
+// every rank (INT64_MAX for none); `reached` is collective and its result
+// (true: the serial run stops here) must be the same on every rank.
+// `after_window(bound)` (optional) is called on every rank after each
+// window's exchange, with the window's last time: collective, e.g. to gather
+// what the window did and move the next boundary (never before `bound`).
+struct Boundaries {
+  std::function<int64_t()> next_boundary;
+  std::function<bool(int64_t at, int64_t next)> reached;
+  std::function<void(int64_t bound)> after_window;
+};
+
 class WindowEngine {
  public:
   using Deliver = std::function<void(const RemoteEvent&)>;
@@ -97,6 +115,12 @@ class WindowEngine {
   // that leaves conditions pending (another cause) is std::logic_error.
   bool Run(units::Time until, const StopRule& rule);
 
+  // Boundaries for the following Run calls (see Boundaries). With them, Run
+  // may also end at a boundary whose `reached` returned true: every rank then
+  // stands at that time (its clock moved there) and boundary_stop() is true.
+  void set_boundaries(Boundaries b) { boundaries_ = std::move(b); }
+  bool boundary_stop() const { return boundary_stop_; }
+
   const WindowStats& stats() const { return stats_; }
 
   // Batch format: a header {u32 version, u32 count, i64 window_end}, then
@@ -116,6 +140,8 @@ class WindowEngine {
   std::vector<uint32_t> out_count_;
   DeliverPayload deliver_;
   WindowStats stats_;
+  Boundaries boundaries_;
+  bool boundary_stop_ = false;
 };
 
 }  // namespace lossless::parallel

@@ -98,6 +98,21 @@ std::string Line(uint32_t e, uint64_t state, const sim::EntityDigest& d) {
   return fmt::format("{} {:016x} {} {:016x}\n", e, state, d.events, d.sum);
 }
 
+std::string SnapshotLine(int64_t at, const std::vector<uint64_t>& state) {
+  uint64_t h = 0;
+  for (uint64_t s : state) h = sim::Mix(h, s, 0, 0);
+  return fmt::format("snapshot {} {:016x}\n", at, h);
+}
+
+// The boundary times below `until`, in order: snapshots and the stop.
+int64_t NextBoundary(const TokenModelConfig& cfg, int64_t after) {
+  int64_t t = INT64_MAX;
+  if (cfg.snapshot_every.ps() > 0)
+    t = (after / cfg.snapshot_every.ps() + 1) * cfg.snapshot_every.ps();
+  if (cfg.stop_at.ps() > after) t = std::min(t, cfg.stop_at.ps());
+  return t <= cfg.until.ps() ? t : INT64_MAX;
+}
+
 }  // namespace
 
 TokenOutcome RunTokensSerial(const TokenModelConfig& cfg) {
@@ -106,8 +121,20 @@ TokenOutcome RunTokensSerial(const TokenModelConfig& cfg) {
   sim.EnableDigests();
   m.Start();
   const auto t0 = std::chrono::steady_clock::now();
-  sim.Run(cfg.until);
   TokenOutcome o;
+  int64_t at = -1;
+  bool stopped = false;
+  while ((at = NextBoundary(cfg, at)) != INT64_MAX) {
+    sim.Run(Time::Ps(at));
+    if (at == cfg.stop_at.ps()) {
+      stopped = true;
+      break;
+    }
+    std::vector<uint64_t> state(m.Entities());
+    for (uint32_t e = 0; e < m.Entities(); ++e) state[e] = m.state(e);
+    o.text += SnapshotLine(at, state);
+  }
+  if (!stopped) sim.Run(cfg.until);
   o.stats.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<sim::EntityDigest> d = sim.digests();
   d.resize(m.Entities());
@@ -130,6 +157,33 @@ TokenOutcome RunTokens(Comm& comm, const TokenModelConfig& cfg,
                       [&](const RemoteEvent& ev) { model.Receive(ev); });
   model.set_engine(&engine);
   model.Start();
+  std::string snapshots;  // rank 0
+  int64_t boundary = NextBoundary(cfg, -1);
+  if (boundary != INT64_MAX) {
+    Boundaries b;
+    b.next_boundary = [&] { return boundary; };
+    b.reached = [&](int64_t at, int64_t) {
+      boundary = NextBoundary(cfg, at);
+      if (at == cfg.stop_at.ps()) return true;
+      // Each entity's state from its owner, gathered in rank order.
+      std::string mine;
+      for (uint32_t e = 0; e < model.Entities(); ++e)
+        if (model.Mine(e)) mine += fmt::format("{} {}\n", e, model.state(e));
+      const std::vector<std::string> all = comm.Gather(mine);
+      if (comm.Rank() == 0) {
+        std::vector<uint64_t> state(model.Entities(), 0);
+        for (const std::string& part : all) {
+          std::istringstream in(part);
+          uint32_t e;
+          uint64_t s;
+          while (in >> e >> s) state[e] = s;
+        }
+        snapshots += SnapshotLine(at, state);
+      }
+      return false;
+    };
+    engine.set_boundaries(std::move(b));
+  }
   engine.Run(cfg.until);
   // Each rank reports its own entities' state; digests are summed over
   // ranks (an entity's events run on the ranks of their targets, each
@@ -145,6 +199,7 @@ TokenOutcome RunTokens(Comm& comm, const TokenModelConfig& cfg,
   TokenOutcome o;
   o.stats = engine.stats();
   if (comm.Rank() != 0) return o;
+  o.text = snapshots;
   std::vector<uint64_t> state(model.Entities(), 0);
   std::vector<sim::EntityDigest> sum(model.Entities());
   for (const std::string& part : all) {

@@ -28,11 +28,18 @@ struct TokenModelConfig {
   units::Time lookahead = units::Time::Ns(100);
   units::Time until = units::Time::Us(15);
   uint64_t seed = 1;
+  // Boundaries (WindowEngine::set_boundaries): every `snapshot_every` (0 =
+  // none) the states of all entities are hashed into a line of the output,
+  // and at `stop_at` the run stops (Time::Max() = never), as the serial run
+  // does with sim.Run(t) at those times.
+  units::Time snapshot_every = units::Time::Zero();
+  units::Time stop_at = units::Time::Max();
 };
 
 struct TokenOutcome {
-  // Rank 0: one line per entity, "<entity> <state> <events> <digest>" (hex
-  // state and digest); empty on other ranks. Equal to the serial run's.
+  // Rank 0: "snapshot <ps> <hash of every entity's state>" per snapshot, then
+  // one line per entity, "<entity> <state> <events> <digest>" (hex state and
+  // digest); empty on other ranks. Equal to the serial run's.
   std::string text;
   // Summed over ranks (rank 0): events that crossed ranks, and same-time
   // consecutive events on one rank of which one came from another rank.

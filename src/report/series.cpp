@@ -1,6 +1,8 @@
 #include "report/series.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -26,6 +28,72 @@ void SeriesSampler::Start() {
 }
 
 void SeriesSampler::OnEvent(uint32_t, uint64_t) {
+  Sample();
+  // Never keep an otherwise finished run alive: stop when nothing else is pending.
+  const int64_t next = (k_ + 1) * config_.interval.ps();
+  if (next <= config_.stop.ps() && sim_.pending() > 0)
+    sim_.Schedule(units::Time::Ps(next), entity_, this, 0, 0);
+}
+
+void SeriesSampler::StartExternal(bool count_events) {
+  count_events_ = count_events;
+  if (config_.interval <= config_.stop) {
+    next_ps_ = config_.interval.ps();
+    next_key_ = sim_.DrawKey(entity_);
+  }
+}
+
+void SeriesSampler::TakeSample(bool pending) {
+  const int64_t at = next_ps_;
+  Sample();
+  if (count_events_) sim_.CountEvent(units::Time::Ps(at), next_key_, 0);
+  const int64_t next = (k_ + 1) * config_.interval.ps();
+  next_ps_ = INT64_MAX;
+  if (next <= config_.stop.ps() && pending) {
+    next_ps_ = next;
+    next_key_ = sim_.DrawKey(entity_);
+  }
+}
+
+SeriesSampler::SourceRef SeriesSampler::source(size_t i) const {
+  const Source& s = sources_[i];
+  const bool port = s.kind == Kind::kQueue || s.kind == Kind::kUtil || s.kind == Kind::kPause ||
+                    s.kind == Kind::kCnp;
+  const bool at_sender = s.kind == Kind::kRate || s.kind == Kind::kTarget || s.kind == Kind::kAlpha;
+  return {port, at_sender, s.index};
+}
+
+std::string SeriesSampler::ExportValues() const {
+  std::string out;
+  for (const Source& s : sources_) {
+    const uint64_t n = s.values.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    if (n > 0) out.append(reinterpret_cast<const char*>(s.values.data()), n * sizeof(double));
+  }
+  return out;
+}
+
+void SeriesSampler::ImportValues(const std::vector<std::string>& per_rank,
+                                 const std::vector<int32_t>& owner) {
+  std::vector<size_t> at(per_rank.size(), 0);
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    for (size_t r = 0; r < per_rank.size(); ++r) {
+      const std::string& b = per_rank[r];
+      uint64_t n = 0;
+      if (at[r] + sizeof n > b.size()) throw std::runtime_error("series: short gather");
+      std::memcpy(&n, b.data() + at[r], sizeof n);
+      at[r] += sizeof n;
+      if (at[r] + n * sizeof(double) > b.size()) throw std::runtime_error("series: short gather");
+      if (static_cast<int32_t>(r) == owner[i]) {
+        sources_[i].values.resize(n);
+        if (n > 0) std::memcpy(sources_[i].values.data(), b.data() + at[r], n * sizeof(double));
+      }
+      at[r] += n * sizeof(double);
+    }
+  }
+}
+
+void SeriesSampler::Sample() {
   const int64_t interval_ps = config_.interval.ps();
   const int64_t held = static_cast<int64_t>(sources_.size()) * (k_ + 1);
   if (held > config_.max_values) {
@@ -77,10 +145,6 @@ void SeriesSampler::OnEvent(uint32_t, uint64_t) {
     src.prev = now_value;
     src.values.push_back(v);
   }
-  // Never keep an otherwise finished run alive: stop when nothing else is pending.
-  const int64_t next = (k_ + 1) * interval_ps;
-  if (next <= config_.stop.ps() && sim_.pending() > 0)
-    sim_.Schedule(units::Time::Ps(next), entity_, this, 0, 0);
 }
 
 namespace {

@@ -64,6 +64,32 @@ class SeriesSampler final : public sim::EventHandler {
 
   void OnEvent(uint32_t, uint64_t) override;
 
+  // A distributed run (docs/parallel.md, "The series sampler and the deadlock
+  // detector"), instead of Start(): the sampler queues no event; the window
+  // engine ends a window at NextSampleTime() and calls TakeSample there on
+  // every rank, each rank's owned state being the serial state at that time.
+  // Keys are drawn as the serial sampler draws them; with `count_events`
+  // (rank 0) each sample counts as the serial run's sampler event.
+  void StartExternal(bool count_events);
+  // Time of the next sample in ps; INT64_MAX when sampling has ended.
+  int64_t NextSampleTime() const { return next_ps_; }
+  // Takes sample k at NextSampleTime(); `pending`: whether any other event is
+  // queued on any rank (the serial sampler stops when nothing else is).
+  void TakeSample(bool pending);
+  // Which entity's state a source reads: a port, or a flow at its sender
+  // (DCQCN reaction point) or at its receiver (goodput).
+  struct SourceRef {
+    bool port;
+    bool at_sender;
+    uint32_t index;
+  };
+  size_t num_sources() const { return sources_.size(); }
+  SourceRef source(size_t i) const;
+  // Every source's values, as raw bytes (this rank's view).
+  std::string ExportValues() const;
+  // Source i's values from per_rank[owner[i]] (ExportValues of each rank).
+  void ImportValues(const std::vector<std::string>& per_rank, const std::vector<int32_t>& owner);
+
  private:
   enum class Kind : uint8_t { kQueue, kUtil, kPause, kCnp, kGoodput, kRate, kTarget, kAlpha };
   struct Source {
@@ -76,8 +102,13 @@ class SeriesSampler final : public sim::EventHandler {
   sim::Simulator& sim_;
   const fabric::Network& net_;
   SamplerConfig config_;
+  void Sample();
+
   uint32_t entity_;
   int64_t k_ = 0;
+  bool count_events_ = false;
+  int64_t next_ps_ = INT64_MAX;  // external mode: the next sample
+  uint64_t next_key_ = 0;        // ... and its serial key
   std::vector<Source> sources_;
 };
 

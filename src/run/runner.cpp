@@ -191,7 +191,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
     for (uint32_t p : scenario::SeriesPorts(s, topo)) sampler->AddPort(p);
     if (s.series.flows)
       for (uint32_t f = 0; f < net.flows().size(); ++f) sampler->AddFlow(f, s.net.dcqcn);
-    sampler->Start();
+    if (!hooks.engine) sampler->Start();
   }
   RunResult r;
   r.timing.build_s = Since(t0);
@@ -200,7 +200,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   bool interrupted = false;
   EngineOutcome dist;
   if (hooks.engine) {
-    dist = hooks.engine(sim, net, flows);
+    dist = hooks.engine(sim, net, flows, EngineParts{sampler.get(), detector.get()});
     why = dist.why;
   } else if (hooks.between_slices) {
     // Slices of events: Run() resumes exactly where the event limit left it.

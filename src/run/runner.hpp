@@ -12,6 +12,13 @@
 #include "report/result.hpp"
 #include "scenario/scenario.hpp"
 
+namespace lossless::report {
+class SeriesSampler;
+}
+namespace lossless::deadlock {
+class DeadlockDetector;
+}
+
 namespace lossless::run {
 
 // Test hooks: `before_run` sees the network once flows and faults are in
@@ -47,9 +54,16 @@ struct EngineOutcome {
   uint64_t events = 0;
   std::vector<sim::EntityDigest> digests;
 };
+// The components an engine hook drives itself: the series sampler (not
+// started: the engine calls SeriesSampler::StartExternal) and the deadlock
+// detector, each null when the scenario has none.
+struct EngineParts {
+  report::SeriesSampler* sampler = nullptr;
+  deadlock::DeadlockDetector* detector = nullptr;
+};
 struct RunHooks {
   std::function<EngineOutcome(sim::Simulator&, fabric::Network&,
-                              const std::vector<fabric::FlowSpec>&)>
+                              const std::vector<fabric::FlowSpec>&, const EngineParts&)>
       engine;
   std::function<void(fabric::Network&)> before_run;
   std::function<bool(const RunStatus&)> between_slices;

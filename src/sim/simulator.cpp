@@ -95,6 +95,16 @@ void Simulator::Digest(const Entry& e) {
   d.sum += Mix(TimeOf(e) ^ (1ULL << 63), key & ((1ULL << 40) - 1), e.handler_kind & 0xFFFF);
 }
 
+void Simulator::CountEvent(Time at, uint64_t key, uint32_t kind) {
+  ++executed_;
+  if (!digests_on_) return;
+  const uint64_t source = key >> 40;
+  if (source >= digests_.size()) digests_.resize(source + 1);
+  EntityDigest& d = digests_[source];
+  ++d.events;
+  d.sum += Mix(static_cast<uint64_t>(at.ps()), key & ((1ULL << 40) - 1), kind & 0xFFFF);
+}
+
 uint32_t Simulator::LaneFor(int64_t delay) {
   static_assert(kDelaySlots == 256);
   const size_t slot = DelaySlotOf(delay);

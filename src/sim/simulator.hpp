@@ -199,6 +199,12 @@ class Simulator {
   }
 
   uint64_t events_executed() const { return executed_; }
+  // An event under `key` that ran outside this queue at `at` (a distributed
+  // run replays the deadlock detector's and the series sampler's events at
+  // window boundaries, docs/parallel.md): counted in events_executed() and,
+  // with digests on, in its entity's digest as if it had run here. Neither
+  // the clock nor the event probe sees it.
+  void CountEvent(Time at, uint64_t key, uint32_t kind);
   uint64_t events_scheduled() const { return scheduled_; }
   uint64_t events_cancelled() const { return cancelled_; }
   size_t pending() const { return heap_.size() + far_.size() - lane_reps_ + lane_entries_; }

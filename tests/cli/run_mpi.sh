@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `lossless run` under real MPI (docs/parallel.md): mpirun -np 1/2/3/4 gives
-# the serial run's text and JSON byte for byte (cmp), and a report line on
+# the serial run's text and JSON byte for byte (cmp), as do the series CSV
+# and the E9 deadlock ring's report at -np 2, and a report line on
 # standard error with cross-rank events and same-time ties above zero; bad
 # input is reported once, by rank 0, exit 2, and no rank hangs.
 # Usage: run_mpi.sh PATH/TO/lossless
@@ -34,6 +35,31 @@ for np in 1 2 3 4; do
     echo "FAIL: -np $np: no cross-rank event or no same-time tie"; fail=1
   fi
 done
+# Series (outputs.series_csv) and the deadlock detector at -np 2: the CSV,
+# the JSON and the text (the DEADLOCK line, exit 1) are the serial run's.
+SER=(--set outputs.series.interval=2us --set stop_time=1ms --set outputs.series.flows=all)
+"$BIN" run $S "${SETS[@]}" "${SER[@]}" --set "outputs.series_csv=$tmp/serial.csv" \
+  --json "$tmp/serial-s.json" > /dev/null 2>&1 || { echo "FAIL: serial series run"; fail=1; }
+if timeout 300 "${MPIRUN[@]}" -np 2 "$BIN" run $S "${SETS[@]}" "${SER[@]}" \
+    --set "outputs.series_csv=$tmp/np.csv" --json "$tmp/np-s.json" > /dev/null 2> "$tmp/np.err"; then
+  cmp -s "$tmp/serial.csv" "$tmp/np.csv" || { echo "FAIL: -np 2: series CSV differs"; fail=1; }
+  cmp -s "$tmp/serial-s.json" "$tmp/np-s.json" || { echo "FAIL: -np 2: series JSON differs"; fail=1; }
+  [ -s "$tmp/np.csv" ] || { echo "FAIL: -np 2: no series CSV"; fail=1; }
+  echo "-np 2 series: $(wc -l < "$tmp/np.csv") CSV lines, $(grep "^distributed:" "$tmp/np.err")"
+else
+  echo "FAIL: -np 2 series exited non-zero"; cat "$tmp/np.err"; fail=1
+fi
+E9=scenarios/experiments/E9-pfc-deadlock.yaml
+"$BIN" run $E9 --json "$tmp/e9.json" > "$tmp/e9.txt" 2> /dev/null; rc_serial=$?
+timeout 300 "${MPIRUN[@]}" -np 2 "$BIN" run $E9 --json "$tmp/e9-np.json" > "$tmp/e9-np.txt" \
+  2> "$tmp/np.err"; rc_np=$?
+if [ "$rc_serial" = 1 ] && [ "$rc_np" = 1 ] && grep -q '^DEADLOCK' "$tmp/e9-np.txt" &&
+    cmp -s "$tmp/e9.txt" "$tmp/e9-np.txt" && cmp -s "$tmp/e9.json" "$tmp/e9-np.json"; then
+  echo "-np 2 E9: $(grep '^DEADLOCK' "$tmp/e9-np.txt" | cut -c1-80)..."
+else
+  echo "FAIL: -np 2 E9 deadlock: exit $rc_np (serial $rc_serial) or output differs"
+  cat "$tmp/np.err"; fail=1
+fi
 # Bad input: once, by rank 0, exit 2, every rank ends.
 bad() {
   local name="$1" pattern="$2"; shift 2
@@ -44,8 +70,8 @@ bad() {
     echo "FAIL $name: exit $rc"; cat "$tmp/out" "$tmp/err"; fail=1
   fi
 }
-bad mpi-run-series '^error: .*outputs.series.interval: expected it off in a distributed run' \
-  $S --set outputs.series.interval=10us
+bad mpi-run-tenants '^error: .*tenants.load: expected it off in a distributed run' \
+  $S --set tenants.load=0.2
 bad mpi-run-bad-value '^error: <--set>: fabric.link_rate' $S --set fabric.link_rate=fast
 bad mpi-run-too-many-ranks '^error: <cli>: mpirun -np: expected at most 1 ranks' \
   $S --set topology.gpus=16
