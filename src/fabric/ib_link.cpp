@@ -50,6 +50,7 @@ void Network::IbInit() {
   }
   vl_arb_ = flowctl::VlArbiter(ib);
   ib_on_ = true;
+  fcp_lazy_ = !ib.fcp_event_each;
   ib_.assign(ports_.size(), IbPort{});
   for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
     IbPort& r = ib_[pi];
@@ -120,7 +121,7 @@ bool Network::IbCanSend(uint32_t port, int vl, int32_t blocks) {
   IbVl& s = ib_[port].vls[vl];
   if (s.Available() >= blocks) return true;
   if (s.starved_since < 0) s.starved_since = sim_.Now().ps();
-  IbArmWake(port);  // the next FCP to take effect runs the port again
+  if (fcp_lazy_) IbArmWake(port);  // the next FCP to take effect runs the port again
   return false;
 }
 
@@ -245,30 +246,35 @@ void Network::IbReconcileSent(uint32_t port, int64_t now) {
 void Network::IbPushFcp(uint32_t port, const FcpInbound& f) {
   IbPort& s = ib_[port];
   s.inbox.push(f);
-  if (s.wake_owed) {  // the port waits for credit and had no FCP to wait for
+  if (!fcp_lazy_) {  // engine check: the FCP's own event
+    sim_.ScheduleKeyed(units::Time::Ps(f.at), f.key, this, kFcpArrive, port);
+  } else if (s.wake_owed) {  // the port waits for credit and had no FCP to wait for
     s.wake_owed = false;
     s.wake_pending = true;
     sim_.ScheduleKeyed(units::Time::Ps(f.at), f.key, this, kFcpArrive, port);
   }
 }
 
+bool Network::IbApplyFront(uint32_t port) {
+  IbPort& s = ib_[port];
+  const FcpInbound f = s.inbox.front();
+  s.inbox.pop();
+  if (!IbFcpValid(port, f)) return false;
+  IbVl& v = s.vls[f.vl];
+  v.fccl = f.fccl;
+  ClassStats& cs = ports_[port].stats.classes[f.vl];
+  ++cs.fcp_rx;
+  if (v.starved_since < 0) return false;
+  cs.credit_starved_ps += f.at - v.starved_since;
+  v.starved_since = -1;  // re-marked by the next attempt if still short
+  return true;
+}
+
 bool Network::IbSettle(uint32_t port) {
+  if (!fcp_lazy_) return false;  // engine check: each FCP at its own event
   IbPort& s = ib_[port];
   bool ended = false;
-  while (!s.inbox.empty() && IbFcpDue(s.inbox.front())) {
-    const FcpInbound f = s.inbox.front();
-    s.inbox.pop();
-    if (!IbFcpValid(port, f)) continue;
-    IbVl& v = s.vls[f.vl];
-    v.fccl = f.fccl;
-    ClassStats& cs = ports_[port].stats.classes[f.vl];
-    ++cs.fcp_rx;
-    if (v.starved_since >= 0) {
-      cs.credit_starved_ps += f.at - v.starved_since;
-      v.starved_since = -1;  // re-marked by the next attempt if still short
-      ended = true;
-    }
-  }
+  while (!s.inbox.empty() && IbFcpDue(s.inbox.front())) ended |= IbApplyFront(port);
   return ended;
 }
 
@@ -287,6 +293,12 @@ void Network::IbArmWake(uint32_t port) {
 
 void Network::IbOnFcpWake(uint32_t port) {
   IbPort& s = ib_[port];
+  if (!fcp_lazy_) {
+    // Engine check: this event is the inbox's first FCP (a sender's FCPs run
+    // in the order it sent them); it takes effect now, as an event per FCP did.
+    if (IbApplyFront(port)) Kick(port);
+    return;
+  }
   s.wake_pending = false;
   if (IbSettle(port)) Kick(port);  // it waited for these credits
   for (int v = 0; v < kMaxClasses; ++v) {

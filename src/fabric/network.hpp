@@ -714,11 +714,15 @@ class Network final : public sim::EventHandler {
   // Whether an FCP has taken effect by the event running now: before now, or
   // at now with a key that orders it before (or as) that event, exactly
   // where its own event would have run.
+  // (Never, under the engine check IbLinkConfig::fcp_event_each: there an
+  // FCP takes effect only at its own event.)
   bool IbFcpDue(const flowctl::FcpInbound& f) const {
+    if (!fcp_lazy_) return false;
     const int64_t now = sim_.Now().ps();
     return f.at < now || (f.at == now && f.key <= sim_.RunningKey());
   }
   bool IbSettle(uint32_t port);
+  bool IbApplyFront(uint32_t port);  // the inbox's first FCP takes effect (true: ended a starvation)
   void IbArmWake(uint32_t port);
   void IbOnFcpWake(uint32_t port);
   // FCPs port `port` sent that have arrived by `now`: into peer_fccl.
@@ -861,6 +865,7 @@ class Network final : public sim::EventHandler {
   std::vector<cc::IbFecnMarker> fecn_;  // per (port, VL), when IB CC is on
   uint64_t cnps_ = 0;
   bool ib_on_ = false;
+  bool fcp_lazy_ = true;  // FCPs through the inbox (IbLinkConfig::fcp_event_each off)
   std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled
   flowctl::VlArbiter vl_arb_;            // VL arbitration tables
   std::vector<ResolvedHop> route_hops_;  // explicit routes of all flows

@@ -48,6 +48,10 @@ struct IbLinkConfig {
   units::Time rx_free_delay = units::Time::Ns(100);  // HCA: last byte in -> its blocks free (t_rx)
   units::Time credit_delay = units::Time::Ns(100);   // FCP last byte in -> credits usable (t_tx)
   double fcp_loss = 0;                               // probability that an FCP is lost (tests)
+  // Engine check (tests only, not a scenario field): every FCP runs as an
+  // event of its own and takes effect there, never earlier; the reference
+  // the FCP inbox (fabric/ib_link.cpp) is compared against.
+  bool fcp_event_each = false;
   std::vector<VlArbEntry> high;                      // high-priority table
   std::vector<VlArbEntry> low;  // low-priority table; both empty = every data VL at 64
   int limit_of_high = 16;       // 4096-byte units; 255 = no limit
