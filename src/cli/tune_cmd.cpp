@@ -181,7 +181,7 @@ int Tune(parallel::Comm& comm, const TuneArgs& a, bool& writing) {
   nlohmann::ordered_json doc = tune::ToJson(r, base, o);
   if (a.timing) doc["timing"] = {{"seconds", seconds}, {"ranks", comm.Size()}};
   WriteFileAtomically(path("tune.json"), doc.dump(2) + "\n", {a.dir, 0, "-o"});
-  written.push_back("tune.json");
+  written.emplace_back("tune.json");
   fmt::print("{}", tune::Text(r, o, nodes, static_cast<int>(g)));
   fmt::print("\nwrote into {}: {}\n", text::OneLine(a.dir), fmt::join(written, ", "));
   if (a.timing)

@@ -149,8 +149,7 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     conns_.push_back(c);
     return conn;
   };
-  for (size_t ch = 0; ch < spec_.rings.size(); ++ch) {
-    const Ring& ring = spec_.rings[ch];
+  for (const Ring& ring : spec_.rings) {
     const size_t base = ranks_.size();
     for (int64_t p = 0; p < n; ++p) {
       Rank r;

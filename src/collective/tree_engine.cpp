@@ -10,8 +10,8 @@ namespace lossless::collective {
 int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth, int64_t step) {
   int64_t chunk = step;
   const int64_t ch = std::max(1, channels);
-  while (bytes / (ch * chunk) < depth * 8 && chunk > 131072) chunk /= 2;
-  while (bytes / (ch * chunk) < depth * 4 && chunk > 65536) chunk /= 2;
+  while (bytes / (ch * chunk) < int64_t{depth} * 8 && chunk > 131072) chunk /= 2;
+  while (bytes / (ch * chunk) < int64_t{depth} * 4 && chunk > 65536) chunk /= 2;
   while (bytes / (ch * chunk) < depth && chunk > 32768) chunk /= 2;
   return chunk;
 }
@@ -25,8 +25,10 @@ int64_t NcclTreeLl128ChunkBytes(int64_t bytes, int channels, int nodes, int rank
   // NCCL's float arithmetic, with the integer division on the left.
   const float ppn = static_cast<float>(ranks) / static_cast<float>(n);
   const float nsteps = 1 + static_cast<float>(log2) + 0.1f * ppn;
+  // NOLINTNEXTLINE(bugprone-integer-division): as NCCL computes it
   while (static_cast<float>(bytes / (ch * chunk)) < nsteps * 64 / ppn && chunk > 131072)
     chunk /= 2;
+  // NOLINTNEXTLINE(bugprone-integer-division): as NCCL computes it
   while (static_cast<float>(bytes / (ch * chunk)) < nsteps * 16 / ppn && chunk > 32768)
     chunk /= 2;
   return chunk / 128 * 120;
@@ -323,8 +325,8 @@ void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   }
 }
 
-void TreeEngine::DataArrived(uint32_t id, units::Time at) {
-  Conn& c = conns_[id];
+void TreeEngine::DataArrived(uint32_t conn, units::Time at) {
+  Conn& c = conns_[conn];
   const Record& to = records_[c.to];
   recv_[to.rank] += ChunkBytes(to, c.received);
   ++c.received;
@@ -333,16 +335,16 @@ void TreeEngine::DataArrived(uint32_t id, units::Time at) {
   MaybeDone(c.to, at);
 }
 
-void TreeEngine::CtsArrived(uint32_t id, units::Time at) {
-  Conn& c = conns_[id];
+void TreeEngine::CtsArrived(uint32_t conn, units::Time at) {
+  Conn& c = conns_[conn];
   ++c.credits;
   ++c.cts_back;
   Progress(c.from);
   MaybeDone(c.from, at);
 }
 
-void TreeEngine::SendDone(uint32_t id, units::Time at) {
-  Conn& c = conns_[id];
+void TreeEngine::SendDone(uint32_t conn, units::Time at) {
+  Conn& c = conns_[conn];
   ++c.sent_done;
   ++c.send_slots;
   Progress(c.from);

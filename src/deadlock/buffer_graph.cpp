@@ -28,26 +28,26 @@ void FillCsr(BufferGraph& g, std::vector<uint64_t>& edges) {
 
 // Follows the flows of BuildTrafficBufferGraph and FlowsOnCycle.
 struct TrafficWalker {
-  const fabric::RoutingTable& net;
+  const fabric::RoutingTable& routes;
   bool global;
   int classes() const { return global ? 1 : fabric::kMaxClasses; }
   uint32_t Vertex(uint32_t port, int cls) const {
     return global ? port : port * fabric::kMaxClasses + static_cast<uint32_t>(cls);
   }
-  uint32_t SwitchOfPort(uint32_t p) const { return net.SwitchOfNode(net.PortNode(p)); }
+  uint32_t SwitchOfPort(uint32_t p) const { return routes.SwitchOfNode(routes.PortNode(p)); }
   uint32_t SourceIngress(const fabric::FlowSpec& f) const {
-    return net.PortPeer(net.HostPort(f.src));
+    return fabric::RoutingTable::PortPeer(routes.HostPort(f.src));
   }
   uint32_t EdgeSwitchOf(uint32_t host) const {
-    return SwitchOfPort(net.PortPeer(net.HostPort(host)));
+    return SwitchOfPort(fabric::RoutingTable::PortPeer(routes.HostPort(host)));
   }
 
   // The buffers an explicit route's packets occupy, in order.
   std::vector<uint32_t> ExplicitBuffers(const fabric::FlowSpec& f) const {
     const auto& route = f.route;
     uint32_t in = SourceIngress(f);
-    if (route.front().node != net.PortNode(in) ||
-        route.back().node != net.PortNode(net.PortPeer(net.HostPort(f.dst))))
+    if (route.front().node != routes.PortNode(in) ||
+        route.back().node != routes.PortNode(fabric::RoutingTable::PortPeer(routes.HostPort(f.dst))))
       throw std::invalid_argument(fmt::format(
           "route of {} -> {} does not run from the source's switch to the destination's", f.src,
           f.dst));
@@ -55,8 +55,8 @@ struct TrafficWalker {
     std::vector<uint32_t> out = {Vertex(in, cls)};
     for (size_t i = 0; i + 1 < route.size(); ++i) {
       uint32_t egress = kNone;
-      for (uint32_t p : net.NodePorts(route[i].node)) {
-        if (net.PortNode(net.PortPeer(p)) == route[i + 1].node) {
+      for (uint32_t p : routes.NodePorts(route[i].node)) {
+        if (routes.PortNode(fabric::RoutingTable::PortPeer(p)) == route[i + 1].node) {
           egress = p;
           break;
         }
@@ -65,7 +65,7 @@ struct TrafficWalker {
         throw std::invalid_argument(fmt::format("route of {} -> {}: hop {} and {} are not linked",
                                                 f.src, f.dst, i, i + 1));
       if (route[i].tclass >= 0) cls = route[i].tclass;
-      in = net.PortPeer(egress);
+      in = fabric::RoutingTable::PortPeer(egress);
       out.push_back(Vertex(in, cls));
     }
     return out;
@@ -90,9 +90,9 @@ struct TrafficWalker {
       const uint32_t a = queue[head];
       const uint32_t sw = SwitchOfPort(a);
       if (sw == last) continue;  // delivered to the destination host
-      const fabric::RoutingTable::NextHops h = net.Next(sw, dst);
+      const fabric::RoutingTable::NextHops h = routes.Next(sw, dst);
       for (uint32_t i = 0; i < h.n; ++i) {
-        const uint32_t b = net.PortPeer(h.ports[i]);
+        const uint32_t b = fabric::RoutingTable::PortPeer(h.ports[i]);
         if (SwitchOfPort(b) == kNone) continue;  // toward a host
         edge(a, b);
         if (seen[b] != stamp) {
@@ -113,14 +113,14 @@ bool BufferGraph::HasEdge(uint32_t from, uint32_t to) const {
   return std::binary_search(first, last, to);
 }
 
-BufferGraph BuildTrafficBufferGraph(const fabric::RoutingTable& net,
+BufferGraph BuildTrafficBufferGraph(const fabric::RoutingTable& routes,
                                     const std::vector<fabric::FlowSpec>& flows, bool global,
                                     int only_class) {
-  const TrafficWalker w{net, global};
+  const TrafficWalker w{routes, global};
   BufferGraph g;
   g.classes = w.classes();
   g.priority = global || only_class < 0 ? 0 : only_class;
-  g.num_ports = static_cast<uint32_t>(net.num_ports());
+  g.num_ports = static_cast<uint32_t>(routes.num_ports());
   std::vector<uint8_t> used(g.num_ids(), 0);
   std::vector<uint64_t> edges;
   auto add = [&](uint32_t a, uint32_t b) {
@@ -158,11 +158,11 @@ BufferGraph BuildTrafficBufferGraph(const fabric::RoutingTable& net,
   return g;
 }
 
-std::vector<std::vector<uint32_t>> FlowsOnCycle(const fabric::RoutingTable& net,
+std::vector<std::vector<uint32_t>> FlowsOnCycle(const fabric::RoutingTable& routes,
                                                 const std::vector<fabric::FlowSpec>& flows,
                                                 const BufferGraph& g,
                                                 const std::vector<uint32_t>& cycle) {
-  const TrafficWalker w{net, g.classes == 1};
+  const TrafficWalker w{routes, g.classes == 1};
   std::map<uint64_t, size_t> index;  // cycle edge -> its position
   for (size_t i = 0; i < cycle.size(); ++i)
     index[static_cast<uint64_t>(cycle[i]) << 32 | cycle[(i + 1) % cycle.size()]] = i;
@@ -200,13 +200,13 @@ std::vector<std::vector<uint32_t>> FlowsOnCycle(const fabric::RoutingTable& net,
   return out;
 }
 
-BufferGraph BuildBufferGraph(const fabric::RoutingTable& net, int priority) {
+BufferGraph BuildBufferGraph(const fabric::RoutingTable& routes, int priority) {
   assert(priority >= 0 && priority < fabric::kMaxClasses);
   BufferGraph g;
   g.priority = priority;
-  g.num_ports = static_cast<uint32_t>(net.num_ports());
-  const uint32_t num_sw = net.num_switches();
-  auto switch_of_port = [&](uint32_t p) { return net.SwitchOfNode(net.PortNode(p)); };
+  g.num_ports = static_cast<uint32_t>(routes.num_ports());
+  const uint32_t num_sw = routes.num_switches();
+  auto switch_of_port = [&](uint32_t p) { return routes.SwitchOfNode(routes.PortNode(p)); };
   for (uint32_t p = 0; p < g.num_ports; ++p)
     if (switch_of_port(p) != kNone) ++g.num_vertices;
 
@@ -214,8 +214,8 @@ BufferGraph BuildBufferGraph(const fabric::RoutingTable& net, int priority) {
   // edge switch (routes toward a host depend only on its edge switch).
   std::vector<uint32_t> sources;
   std::vector<uint32_t> representative(num_sw, kNone);
-  for (uint32_t r = 0; r < net.num_hosts(); ++r) {
-    uint32_t in = net.PortPeer(net.HostPort(r));
+  for (uint32_t r = 0; r < routes.num_hosts(); ++r) {
+    uint32_t in = fabric::RoutingTable::PortPeer(routes.HostPort(r));
     sources.push_back(in);
     uint32_t edge = switch_of_port(in);
     if (representative[edge] == kNone) representative[edge] = r;
@@ -251,7 +251,7 @@ BufferGraph BuildBufferGraph(const fabric::RoutingTable& net, int priority) {
       if (cand_seen[sw] != stamp) {
         cand_seen[sw] = stamp;
         auto [it, fresh] =
-            set_ids.emplace(net.Candidates(sw, dst), static_cast<uint32_t>(sets.size()));
+            set_ids.emplace(routes.Candidates(sw, dst), static_cast<uint32_t>(sets.size()));
         if (fresh) sets.push_back(&it->first);
         cand[sw] = it->second;
       }
@@ -260,7 +260,7 @@ BufferGraph BuildBufferGraph(const fabric::RoutingTable& net, int priority) {
       const bool emit = std::find(done.begin(), done.end(), id) == done.end();
       if (emit) done.push_back(id);
       for (uint32_t e : *sets[id]) {
-        const uint32_t b = net.PortPeer(e);
+        const uint32_t b = fabric::RoutingTable::PortPeer(e);
         if (switch_of_port(b) == kNone) continue;  // toward a host
         if (emit) edges.push_back(static_cast<uint64_t>(a) << 32 | b);
         if (seen[b] != stamp) {
@@ -312,13 +312,13 @@ std::vector<uint32_t> FindBufferCycle(const BufferGraph& g) {
   return {};
 }
 
-std::string BufferLabel(const fabric::RoutingTable& net, uint32_t port, int priority, bool global) {
-  const auto& nodes = net.topology().nodes;
-  const uint32_t node = net.PortNode(port);
-  const uint32_t peer_node = net.PortNode(net.PortPeer(port));
+std::string BufferLabel(const fabric::RoutingTable& routes, uint32_t port, int priority, bool global) {
+  const auto& nodes = routes.topology().nodes;
+  const uint32_t node = routes.PortNode(port);
+  const uint32_t peer_node = routes.PortNode(fabric::RoutingTable::PortPeer(port));
   int index = 0, parallel = 0;
-  for (uint32_t q : net.NodePorts(node)) {
-    if (net.PortNode(net.PortPeer(q)) != peer_node) continue;
+  for (uint32_t q : routes.NodePorts(node)) {
+    if (routes.PortNode(fabric::RoutingTable::PortPeer(q)) != peer_node) continue;
     if (q < port) ++index;
     ++parallel;
   }
@@ -329,9 +329,9 @@ std::string BufferLabel(const fabric::RoutingTable& net, uint32_t port, int prio
   return fmt::format("{}:{}", label, priority);
 }
 
-std::string VertexLabel(const fabric::RoutingTable& net, const BufferGraph& g, uint32_t v,
+std::string VertexLabel(const fabric::RoutingTable& routes, const BufferGraph& g, uint32_t v,
                         bool global) {
-  return BufferLabel(net, g.PortOf(v), g.ClassOf(v), global);
+  return BufferLabel(routes, g.PortOf(v), g.ClassOf(v), global);
 }
 
 }  // namespace lossless::deadlock

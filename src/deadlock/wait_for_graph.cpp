@@ -7,10 +7,10 @@
 namespace lossless::deadlock {
 
 void WaitForGraph::SetWait(uint32_t port, int priority, uint32_t on_port, int on_priority,
-                           bool paused, units::Time at) {
+                           bool waiting, units::Time at) {
   assert(priority >= 0 && priority < 8 && on_priority >= 0 && on_priority < 8);
   const Key from = MakeKey(port, priority), to = MakeKey(on_port, on_priority);
-  if (paused) {
+  if (waiting) {
     if (FindEdge(from, to) != nullptr) return;
     out_[from].push_back({to, at});
     ++num_edges_;

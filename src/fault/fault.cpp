@@ -67,6 +67,7 @@ std::vector<std::pair<Time, std::vector<uint32_t>>> Plan::Reroutes() const {
     }
     if (i + 1 < changes.size() && changes[i + 1].at == c.at) continue;  // same instant
     std::vector<uint32_t> links;
+    links.reserve(down.size());
     for (const auto& [l, n] : down) links.push_back(l);
     const Time at = c.at.ps() > Time::Max().ps() - reroute->ps() ? Time::Max() : c.at + *reroute;
     out.emplace_back(at, std::move(links));

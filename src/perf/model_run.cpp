@@ -56,7 +56,7 @@ std::vector<std::string> ModelNotes(const std::string& nccl_version,
       "lossless {}: ANALYTIC MODEL, NOT A SIMULATION: times are the alpha-beta model of "
       "the algorithm NCCL {}'s tuning model picks",
       kVersion, nccl_version));
-  notes.push_back("lossless: host names, PIDs and PCI addresses below are modelled");
+  notes.emplace_back("lossless: host names, PIDs and PCI addresses below are modelled");
   if (!offload_note.empty()) notes.push_back("lossless: " + offload_note);
   return notes;
 }
@@ -67,7 +67,7 @@ std::vector<std::string> SimulationNotes(const std::string& nccl_version, const 
   notes.push_back(fmt::format("lossless {}: packet-level simulation of NCCL {}'s algorithms on {}",
                               kVersion, nccl_version,
                               fabric.empty() ? "the default fabric" : fabric));
-  notes.push_back("lossless: host names, PIDs and PCI addresses below are modelled");
+  notes.emplace_back("lossless: host names, PIDs and PCI addresses below are modelled");
   if (!offload_note.empty()) notes.push_back("lossless: " + offload_note);
   return notes;
 }

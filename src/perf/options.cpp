@@ -13,8 +13,6 @@
 namespace lossless::perf {
 namespace {
 
-using collective::Collective;
-
 enum class Kind { kInt, kSize, kText, kFlag };
 
 struct Flag {
@@ -40,7 +38,7 @@ int64_t InRange(int64_t v, int64_t lo, int64_t hi, const Location& where) {
 }
 
 const std::vector<Flag>& Flags() {
-  static const std::vector<Flag> flags = [] {
+  static const std::vector<Flag> kFlags = [] {
     std::vector<Flag> f;
     auto integer = [&f](char s, std::string_view l, int64_t lo, int64_t hi,
                         int64_t PerfOptions::*field) {
@@ -190,7 +188,7 @@ const std::vector<Flag>& Flags() {
                  }});
     return f;
   }();
-  return flags;
+  return kFlags;
 }
 
 std::optional<int64_t> ParseInt(std::string_view s) {

@@ -1,6 +1,7 @@
 #include "run/nccl_ring.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "collective/model/orders.hpp"
 
@@ -8,7 +9,7 @@ namespace lossless::run {
 namespace {
 
 units::Time Us(double v) {
-  return units::Time::Ps(static_cast<int64_t>(v * 1e6 + 0.5));
+  return units::Time::Ps(static_cast<int64_t>(std::llround(v * 1e6)));
 }
 
 }  // namespace

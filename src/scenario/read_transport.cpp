@@ -44,7 +44,7 @@ void ReadTransport(Fields& f, Scenario& sc) {
   }
   if (!sc.rc) {
     for (const std::string& field : fields) {
-      if (f.Given(field.c_str()))
+      if (f.Given(field))
         sc.warnings.push_back(field + " has no effect with transport.kind raw (no transport)");
     }
   }

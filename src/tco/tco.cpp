@@ -52,7 +52,7 @@ Priced PriceIt(const Hardware& hw, const topology::Sizing& s, int64_t gpus, cons
     const std::string price = "price_" + part;
     b.unit_usd = t.Value(price) * (optic ? 1.0 - discount : 1.0);
     b.inputs.push_back(price);
-    if (optic) b.inputs.push_back("optics_third_party_discount");
+    if (optic) b.inputs.emplace_back("optics_third_party_discount");
     if (powered) {
       b.power_each_w = t.Value("power_" + part);
       b.inputs.push_back("power_" + part);
@@ -60,7 +60,7 @@ Priced PriceIt(const Hardware& hw, const topology::Sizing& s, int64_t gpus, cons
     if (hw.infiniband &&
         (std::string(item) == "host optics" || std::string(item) == "switch optics" ||
          std::string(item) == "fibre runs")) {
-      b.inputs.push_back("mgmt_links_ib");
+      b.inputs.emplace_back("mgmt_links_ib");
     }
     b.total_usd = b.unit_usd * static_cast<double>(count);
     b.power_total_w = b.power_each_w * static_cast<double>(count);
@@ -203,7 +203,7 @@ Result Compute(const scenario::Scenario& profile, const std::string& profile_fil
     const bool server = prices.Value("server_capex_per_gpu") > 0;
     r.comparability = server ? "comparable with on-prem all-in figures (server capex given)"
                              : "not comparable (includes GPUs)";
-    r.notes.push_back(
+    r.notes.emplace_back(
         "provider fabric: not sized or priced; the price per GPU-hour includes GPUs, hosts and "
         "network");
     for (const char* in : {"cloud_price_gpu_hour", "utilization"}) {

@@ -290,7 +290,7 @@ ordered_json Run(const scenario::Scenario& s, const std::string& name, int64_t n
   bool lossy = false;
   for (const LinkFault& l : o.links) lossy = lossy || (!l.down && l.ber > 0);
   if (lossy && sweeps[1].drops == 0)
-    notes.push_back(
+    notes.emplace_back(
         "the degraded links lost no frame in service: at their BER the bits the sweep sent over them "
         "drew no error, or its traffic did not cross them (a rail-optimized fabric keeps one scalable "
         "unit's traffic on its rail leaves; lossless links lists the links)");

@@ -14,7 +14,7 @@
 namespace lossless::audit::nccl {
 namespace {
 
-constexpr size_t kMaxLineChars = 64 * 1024;
+constexpr size_t kMaxLineChars = size_t{64} * 1024;
 
 using internal::Col;
 using internal::InferCollective;

@@ -34,7 +34,7 @@ std::string_view StripLauncherPrefix(std::string_view s) {
   }
   if (StartsWith(t, "[")) {
     size_t close = t.find(']');
-    if (close != std::string_view::npos && close < 16) {
+    if (close < 16) {  // npos is never < 16
       std::string_view inside = t.substr(1, close - 1);
       size_t comma = inside.find(',');
       if (comma != std::string_view::npos && AllDigits(inside.substr(0, comma)) &&

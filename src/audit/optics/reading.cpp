@@ -155,12 +155,12 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
     if (!Digits(zone, 1, 2, oh) || !Digits(zone, 4, 2, om) || oh > 23 || om > 59) {
       return std::nullopt;
     }
-    offset_s = (oh * 3600 + om * 60) * (zone[0] == '-' ? -1 : 1);
+    offset_s = (int64_t{oh} * 3600 + int64_t{om} * 60) * (zone[0] == '-' ? -1 : 1);
   } else {
     return std::nullopt;
   }
   const int64_t days = DaysFromCivil(year, static_cast<unsigned>(mon), static_cast<unsigned>(day));
-  return days * 86400 + hh * 3600 + mm * 60 + ss - offset_s;
+  return days * 86400 + int64_t{hh} * 3600 + int64_t{mm} * 60 + ss - offset_s;
 }
 
 std::string FormatTimestamp(int64_t time_s) {

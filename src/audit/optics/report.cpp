@@ -44,18 +44,18 @@ nlohmann::json LinkToJson(const LinkStatus& s) {
 
 }  // namespace
 
-std::string FormatIngestText(const std::string& file, const ParsedInput& p, bool verbose) {
+std::string FormatIngestText(const std::string& file, const ParsedInput& input, bool verbose) {
   std::string out;
   auto o = std::back_inserter(out);
   if (verbose) {
-    for (size_t k = 0; k < p.readings.size(); ++k) {
-      const auto& r = p.readings[k];
+    for (size_t k = 0; k < input.readings.size(); ++k) {
+      const auto& r = input.readings[k];
       fmt::format_to(o, "stored {} {}{} {} ({} lanes) from {}\n", r.link,
                      FormatTimestamp(*r.time_s),
-                     p.ingest_time[k] ? " (ingest time: the capture carries none)" : "", r.format,
+                     input.ingest_time[k] ? " (ingest time: the capture carries none)" : "", r.format,
                      r.lanes.size(), file);
     }
-    for (const auto& s : p.skipped) {
+    for (const auto& s : input.skipped) {
       fmt::format_to(o, "{}:{}: skipped ({}): {}\n", file, s.line, s.why, s.text);
     }
   }
@@ -66,15 +66,15 @@ std::string FormatIngestText(const std::string& file, const ParsedInput& p, bool
   int64_t first = 0;
   int64_t last = 0;
   size_t at_ingest_time = 0;
-  for (size_t k = 0; k < p.readings.size(); ++k) {
-    const auto& r = p.readings[k];
+  for (size_t k = 0; k < input.readings.size(); ++k) {
+    const auto& r = input.readings[k];
     links.insert(r.link);
     formats.insert(r.format);
     if (k == 0 || *r.time_s < first) first = *r.time_s;
     if (k == 0 || *r.time_s > last) last = *r.time_s;
-    if (p.ingest_time[k]) ++at_ingest_time;
+    if (input.ingest_time[k]) ++at_ingest_time;
   }
-  const size_t n = p.readings.size();
+  const size_t n = input.readings.size();
   std::string what = links.size() == 1 ? fmt::format("of {}", *links.begin())
                                        : fmt::format("of {} links", links.size());
   std::string when =
@@ -89,9 +89,9 @@ std::string FormatIngestText(const std::string& file, const ParsedInput& p, bool
   for (const auto& f : formats) fmts += (fmts.empty() ? "" : ",") + f;
   fmt::format_to(o, "{}: stored {} reading{} {} {}, {}", file, n, n == 1 ? "" : "s", what, when,
                  fmts);
-  if (!verbose && !p.skipped.empty()) {
+  if (!verbose && !input.skipped.empty()) {
     fmt::format_to(o, "; {} line{} not used (--verbose lists them with the reason)",
-                   p.skipped.size(), p.skipped.size() == 1 ? "" : "s");
+                   input.skipped.size(), input.skipped.size() == 1 ? "" : "s");
   }
   out += "\n";
   return out;

@@ -15,30 +15,30 @@ namespace lossless::audit::optics {
 namespace {
 
 const std::vector<std::string>& LaneNumberFields() {
-  static const std::vector<std::string> v = {"rx_power_dbm", "rx_power_mw", "tx_power_dbm",
+  static const std::vector<std::string> kNames = {"rx_power_dbm", "rx_power_mw", "tx_power_dbm",
                                              "tx_power_mw",  "bias_ma",     "raw_errors"};
-  return v;
+  return kNames;
 }
 const std::vector<std::string>& LaneBoolFields() {
-  static const std::vector<std::string> v = {"rx_los", "tx_los", "tx_fault", "tx_disabled"};
-  return v;
+  static const std::vector<std::string> kNames = {"rx_los", "tx_los", "tx_fault", "tx_disabled"};
+  return kNames;
 }
 const std::vector<std::string>& ModuleNumberFields() {
-  static const std::vector<std::string> v = {"temperature_c", "voltage_v",       "raw_ber",
+  static const std::vector<std::string> kNames = {"temperature_c", "voltage_v",       "raw_ber",
                                              "effective_ber", "post_fec_errors", "link_down_count",
                                              "counters_age_s"};
-  return v;
+  return kNames;
 }
 const std::vector<std::string>& ThresholdQuantities() {
-  static const std::vector<std::string> v = {"temperature_c", "voltage_v",   "bias_ma",
+  static const std::vector<std::string> kNames = {"temperature_c", "voltage_v",   "bias_ma",
                                              "tx_power_dbm",  "tx_power_mw", "rx_power_dbm",
                                              "rx_power_mw"};
-  return v;
+  return kNames;
 }
 const std::vector<std::string>& ThresholdKinds() {
-  static const std::vector<std::string> v = {"high_alarm", "low_alarm", "high_warning",
+  static const std::vector<std::string> kNames = {"high_alarm", "low_alarm", "high_warning",
                                              "low_warning"};
-  return v;
+  return kNames;
 }
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {

@@ -45,7 +45,7 @@ void CheckIsText(std::string_view text, const std::string& file) {
     throw InputError({file, 1, ""}, "binary data: expected a text QoS configuration");
 }
 
-const char* kExpectedFormats =
+constexpr const char* kExpectedFormats =
     "SONiC config_db.json or show output, NVUE 'nv show qos roce', Onyx, EOS, NX-OS, Dell "
     "Enterprise SONiC or Junos QoS configuration";
 
@@ -169,7 +169,7 @@ QosConfig ParseSwitchConfig(std::string_view text, const std::string& /*file*/) 
   if (!complete) {
     // An excerpt: the QoS part may be elsewhere. ParseQosText notes that it
     // states none of the RoCE settings (indeterminate).
-    cfg.notes.push_back(
+    cfg.notes.emplace_back(
         "a switch configuration with no QoS statement (no PFC, ECN, buffer or queue "
         "setting); if it is the whole running-config, RoCE runs lossy and unmarked: give the "
         "whole configuration (with its 'show running-config' header) or its QoS part");
@@ -181,7 +181,7 @@ QosConfig ParseSwitchConfig(std::string_view text, const std::string& /*file*/) 
   all.pfc_stated = true;
   cfg.ports.push_back(all);
   cfg.ecn_stated = true;
-  cfg.notes.push_back(
+  cfg.notes.emplace_back(
       "a whole running-config with no QoS statement: no priority has PFC and no queue has ECN");
   return cfg;
 }
@@ -308,7 +308,7 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
     all.line = 1;
     merged.ports.push_back(all);
     if (merged.format != QosFormat::kSwitchConfig)
-      merged.notes.push_back(
+      merged.notes.emplace_back(
           "the input is switch QoS text but states none of the RoCE settings (PFC, ECN, "
           "buffers, counters): nothing to check it against");
   }

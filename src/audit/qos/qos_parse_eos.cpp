@@ -211,7 +211,7 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
     cfg.dscp_to_queue[d] = qt == tc_queue.end() ? tc : qt->second;
   }
   cfg.priority_to_queue = tc_queue;
-  cfg.notes.push_back(
+  cfg.notes.emplace_back(
       "unmapped DSCPs go to traffic class DSCP/8 and traffic class N to tx-queue N (EOS defaults)");
   bool any_inactive = false;
   cfg.ecn_stated = true;  // a configuration: a queue without random-detect ecn has none
@@ -225,7 +225,7 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
     if (inactive || !p.ecn.empty() || pfc_on.count(p.name) || p.link_pause) cfg.ports.push_back(p);
   }
   if (any_inactive)
-    cfg.notes.push_back("no-drop priorities without 'priority-flow-control on' are inactive");
+    cfg.notes.emplace_back("no-drop priorities without 'priority-flow-control on' are inactive");
   if (cfg.ports.empty()) {
     PortQos all;
     all.name = "*";

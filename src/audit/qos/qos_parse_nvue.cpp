@@ -145,7 +145,7 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
       continue;
     }
     if (section == Section::kOther) continue;
-    if (c.size() >= 1 && (c[0] == "pcp" || c[0] == "switch-prio" || c[0] == "traffic-class"))
+    if (!c.empty() && (c[0] == "pcp" || c[0] == "switch-prio" || c[0] == "traffic-class"))
       continue;  // header row
     std::vector<std::string> w = Words(t);
     if (section == Section::kEcn) {
@@ -247,7 +247,7 @@ QosConfig ParseNvueShow(std::string_view text, const std::string& file) {
   bool enabled = true;
   if (auto e = get("enable"); e && text::ToLower(e->first) == "off") {
     enabled = false;
-    cfg.notes.push_back("RoCE is disabled ('enable off')");
+    cfg.notes.emplace_back("RoCE is disabled ('enable off')");
   }
   std::string mode = get("mode") ? text::ToLower(get("mode")->first) : "lossless";
   // "lossless" and "lossless-single-ipool" (one shared ingress pool) both run PFC.

@@ -294,7 +294,7 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
     if (!cfg.scheduling.count(6)) cfg.scheduling[6] = Scheduling::kStrict;
   }
   for (int d = 0; d < 64; ++d) cfg.dscp_to_queue[d] = d / 8;
-  cfg.notes.push_back(
+  cfg.notes.emplace_back(
       "DSCP to switch priority DSCP/8 and priority to TC identity assumed (defaults)");
   for (const std::string& name : order) {
     OnyxPort& p = ports[name];

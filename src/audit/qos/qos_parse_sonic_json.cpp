@@ -305,7 +305,7 @@ QosConfig SonicJsonReader::Read() {
   if (LooksLikeOnyxJson(root_)) return ParseOnyxJson(root_, text_, file_);
   if (!root_.is_object())
     throw InputError({file_, 1, ""}, "expected a JSON object (config_db.json)");
-  static const char* kTables[] = {"BUFFER_PG", "BUFFER_PROFILE", "PORT_QOS_MAP", "WRED_PROFILE",
+  static const char* const kTables[] = {"BUFFER_PG", "BUFFER_PROFILE", "PORT_QOS_MAP", "WRED_PROFILE",
                                   "QUEUE",     "BUFFER_QUEUE",   "BUFFER_POOL",  "PFC_WD"};
   bool any = false;
   for (const char* t : kTables) any = any || root_.contains(t);
@@ -322,7 +322,7 @@ QosConfig SonicJsonReader::Read() {
     all.pfc_stated = true;
     cfg.ports.push_back(all);
     cfg.ecn_stated = true;
-    cfg.notes.push_back(
+    cfg.notes.emplace_back(
         "config_db.json with DEVICE_METADATA and PORT but no QoS table (no PORT_QOS_MAP, "
         "BUFFER_PG, WRED_PROFILE): no priority has PFC and no queue has ECN");
     return cfg;

@@ -61,7 +61,8 @@ struct TuningConstants {
   int max_threads = 640;                        // NCCL_MAX_NTHREADS
   double pci_bw = 12.0;  // PCI_BW (topo.h): Ring/Simple gets 256 threads below it
 };
-const TuningConstants& Nccl2_27Constants();
+// The name carries the NCCL release (2.27) the values come from.
+const TuningConstants& Nccl2_27Constants();  // NOLINT(readability-identifier-naming)
 
 // The communicator's shape.
 struct CommShape {
