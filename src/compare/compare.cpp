@@ -968,9 +968,23 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   doc["interrupted"] = Interrupted(o, data);
 
   json caveats = json::array();
-  caveats.push_back(
-      "All-reduce rows are NCCL's Ring algorithm with the Simple protocol at every size; where NCCL "
-      "would pick Tree, LL or LL128 (small sizes) real times are lower.");
+  // What each sweep ran, per size (NCCL's tuning model picks it: docs/compare.md#cases).
+  std::vector<std::pair<std::string, std::string>> picks;  // (profile, ranges)
+  for (const ProfileData& d : data)
+    if (d.ran_sweep && !d.sweep.sizes.empty()) picks.emplace_back(d.col.name, SweepChoices(d.sweep));
+  if (!picks.empty()) {
+    const bool same = std::all_of(picks.begin(), picks.end(),
+                                  [&](const auto& p) { return p.second == picks[0].second; });
+    std::string what;
+    if (same) {
+      what = picks[0].second;
+    } else {
+      for (const auto& [name, ranges] : picks) what += fmt::format("{}{}: {}", what.empty() ? "" : "; ", name, ranges);
+    }
+    caveats.push_back(fmt::format(
+        "All-reduce rows run the algorithm and protocol NCCL's tuning model picks per size{}: {}.",
+        same && picks.size() > 1 ? " (the same on every profile)" : "", what));
+  }
   caveats.push_back(
       "NVLS, NVLSTree and CollNet (SHARP) are not modelled: on NVSwitch nodes (H100 and later) and "
       "on InfiniBand with SHARP switches real NCCL may pick them for all-reduce and reach a higher "
@@ -1109,6 +1123,26 @@ TrainOutcome RunTrainStep(const scenario::Scenario& s, const std::string& name, 
     out.result = train::RunTraining(c, s, name, false, {}, {}, kTrainMaxIdle);
   } catch (const train::TrainFailure& e) {
     out.failure = e.what();
+  }
+  return out;
+}
+
+// The algorithm/protocol a sweep ran, as ranges of consecutive sizes:
+// "Ring/LL128 8 MiB-64 MiB, Ring/Simple 128 MiB-4 GiB".
+std::string SweepChoices(const perf::PerfResult& sweep) {
+  std::string out;
+  size_t i = 0;
+  while (i < sweep.sizes.size()) {
+    const collective::AlgoChoice& c = sweep.sizes[i].choice;
+    size_t j = i;
+    while (j + 1 < sweep.sizes.size() && sweep.sizes[j + 1].choice.algorithm == c.algorithm &&
+           sweep.sizes[j + 1].choice.protocol == c.protocol)
+      ++j;
+    const std::string lo = SizeLabel(sweep.sizes[i].counts.size_bytes);
+    const std::string hi = SizeLabel(sweep.sizes[j].counts.size_bytes);
+    out += fmt::format("{}{}/{} {}", out.empty() ? "" : ", ", collective::AlgorithmName(c.algorithm),
+                       collective::ProtocolName(c.protocol), i == j ? lo : lo + "-" + hi);
+    i = j + 1;
   }
   return out;
 }

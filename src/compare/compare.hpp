@@ -73,6 +73,9 @@ struct Options {
 // or when busbw fell at each of the last two sizes (the fabric, not the
 // protocol, limits it; larger sizes would not raise the peak).
 bool SweepStops(const perf::PerfResult& sweep, int64_t ranks, const collective::AlgoChoice& largest);
+// What a sweep ran per size, as ranges of consecutive sizes with the same
+// algorithm and protocol: "Ring/LL128 8 MiB-64 MiB, Ring/Simple 128 MiB-4 GiB".
+std::string SweepChoices(const perf::PerfResult& sweep);
 
 // The note of a row whose case did not finish (Ctrl-C); its value is null.
 inline constexpr const char* kNotRunNote = "not run";
