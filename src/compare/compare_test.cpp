@@ -131,6 +131,17 @@ TEST(Compare, SweepChoicesNameTheProtocolRangesTheSweepRan) {
   EXPECT_EQ(SweepChoices(sweep), "Ring/LL128 8 MiB, Tree/LL128 64 MiB, Ring/Simple 128 MiB-4 GiB");
 }
 
+// The first --full run (16 x 8 GPUs) showed -152,387 us of credit-starved
+// time "beyond the fault-free run": 10 stalled iterations minus 40
+// fault-free ones. The fault-free time is scaled to the stall's calls.
+TEST(Compare, StarvedTimeBeyondTheFaultFreeRunComparesAsManyCalls) {
+  // Fault-free: 41 calls (40 + 1 warm-up) starved 4,100 us, 100 us a call.
+  // Stalled: 11 calls starved 1,500 us: 400 us beyond 11 fault-free calls.
+  EXPECT_NEAR(StarvedBeyondFaultFree(1500, 10, 4100, 40), 400, 1e-9);
+  EXPECT_NEAR(StarvedBeyondFaultFree(1100, 10, 4100, 40), 0, 1e-9);  // no effect: 0, not -3,000
+  EXPECT_NEAR(StarvedBeyondFaultFree(500, 3, 200, 3), 300, 1e-9);
+}
+
 TEST(Compare, SameOptionsSameDocumentWhateverTheJobs) {
   Options o = Small();
   o.profiles = {"ib-ndr", "roce-untuned"};
