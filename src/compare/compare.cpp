@@ -722,10 +722,17 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
          sl + ": credit-starved time beyond the fault-free run, all ports", "us", "lower",
          each([&](const ProfileData& d) -> json {
            if (!d.s.net.ib.enabled) return nullptr;
-           double t = 0;
-           for (const perf::LinkCounters& l : d.stall.perf.links) t += l.credit_starved_us;
-           for (const perf::LinkCounters& l : d.jitter.perf.links) t -= l.credit_starved_us;
-           return Num(t, 2);
+           // The fault-free run is the jitter case's, of --jitter-iterations
+           // (40) against the stall's --fault-iterations (10), one warm-up
+           // each: its starved time per collective call, scaled to the
+           // stall's calls. (Subtracting it whole gave -152,387 us on 16
+           // nodes x 8 GPUs, the first --full run.)
+           double stalled = 0, fault_free = 0;
+           for (const perf::LinkCounters& l : d.stall.perf.links) stalled += l.credit_starved_us;
+           for (const perf::LinkCounters& l : d.jitter.perf.links) fault_free += l.credit_starved_us;
+           return Num(StarvedBeyondFaultFree(stalled, o.fault_iterations, fault_free,
+                                             o.jitter_iterations),
+                      2);
          }),
          roce_notes("no credit flow control on RoCE"));
   // Training step.
@@ -968,9 +975,23 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   doc["interrupted"] = Interrupted(o, data);
 
   json caveats = json::array();
-  caveats.push_back(
-      "All-reduce rows are NCCL's Ring algorithm with the Simple protocol at every size; where NCCL "
-      "would pick Tree, LL or LL128 (small sizes) real times are lower.");
+  // What each sweep ran, per size (NCCL's tuning model picks it: docs/compare.md#cases).
+  std::vector<std::pair<std::string, std::string>> picks;  // (profile, ranges)
+  for (const ProfileData& d : data)
+    if (d.ran_sweep && !d.sweep.sizes.empty()) picks.emplace_back(d.col.name, SweepChoices(d.sweep));
+  if (!picks.empty()) {
+    const bool same = std::all_of(picks.begin(), picks.end(),
+                                  [&](const auto& p) { return p.second == picks[0].second; });
+    std::string what;
+    if (same) {
+      what = picks[0].second;
+    } else {
+      for (const auto& [name, ranges] : picks) what += fmt::format("{}{}: {}", what.empty() ? "" : "; ", name, ranges);
+    }
+    caveats.push_back(fmt::format(
+        "All-reduce rows run the algorithm and protocol NCCL's tuning model picks per size{}: {}.",
+        same && picks.size() > 1 ? " (the same on every profile)" : "", what));
+  }
   caveats.push_back(
       "NVLS, NVLSTree and CollNet (SHARP) are not modelled: on NVSwitch nodes (H100 and later) and "
       "on InfiniBand with SHARP switches real NCCL may pick them for all-reduce and reach a higher "
@@ -1111,6 +1132,34 @@ TrainOutcome RunTrainStep(const scenario::Scenario& s, const std::string& name, 
     out.failure = e.what();
   }
   return out;
+}
+
+// The algorithm/protocol a sweep ran, as ranges of consecutive sizes:
+// "Ring/LL128 8 MiB-64 MiB, Ring/Simple 128 MiB-4 GiB".
+std::string SweepChoices(const perf::PerfResult& sweep) {
+  std::string out;
+  size_t i = 0;
+  while (i < sweep.sizes.size()) {
+    const collective::AlgoChoice& c = sweep.sizes[i].choice;
+    size_t j = i;
+    while (j + 1 < sweep.sizes.size() && sweep.sizes[j + 1].choice.algorithm == c.algorithm &&
+           sweep.sizes[j + 1].choice.protocol == c.protocol)
+      ++j;
+    const std::string lo = SizeLabel(sweep.sizes[i].counts.size_bytes);
+    const std::string hi = SizeLabel(sweep.sizes[j].counts.size_bytes);
+    out += fmt::format("{}{}/{} {}", out.empty() ? "" : ", ", collective::AlgorithmName(c.algorithm),
+                       collective::ProtocolName(c.protocol), i == j ? lo : lo + "-" + hi);
+    i = j + 1;
+  }
+  return out;
+}
+
+double StarvedBeyondFaultFree(double stalled_us, int64_t stall_iterations, double fault_free_us,
+                              int64_t fault_free_iterations) {
+  // One warm-up iteration before the measured ones in both runs (RunRepeated).
+  const double scale =
+      static_cast<double>(stall_iterations + 1) / static_cast<double>(fault_free_iterations + 1);
+  return stalled_us - fault_free_us * scale;
 }
 
 bool SweepStops(const perf::PerfResult& sweep, int64_t ranks, const collective::AlgoChoice& largest) {

@@ -73,6 +73,15 @@ struct Options {
 // or when busbw fell at each of the last two sizes (the fabric, not the
 // protocol, limits it; larger sizes would not raise the peak).
 bool SweepStops(const perf::PerfResult& sweep, int64_t ranks, const collective::AlgoChoice& largest);
+// What a sweep ran per size, as ranges of consecutive sizes with the same
+// algorithm and protocol: "Ring/LL128 8 MiB-64 MiB, Ring/Simple 128 MiB-4 GiB".
+std::string SweepChoices(const perf::PerfResult& sweep);
+// The stalled-NIC case's credit-starved time beyond the fault-free run: the
+// fault-free run (the jitter case) has its own iteration count, so its
+// starved time is scaled to the stall run's calls (one warm-up each) before
+// it is subtracted.
+double StarvedBeyondFaultFree(double stalled_us, int64_t stall_iterations, double fault_free_us,
+                              int64_t fault_free_iterations);
 
 // The note of a row whose case did not finish (Ctrl-C); its value is null.
 inline constexpr const char* kNotRunNote = "not run";

@@ -114,6 +114,34 @@ TEST(Compare, DefaultSweepStopsAtThePlateauOfTheLargestSizesProtocol) {
   EXPECT_FALSE(SweepStops(shared, 32, largest)) << "a rise and a fall";
 }
 
+// The caveat names what each sweep ran (it said "Ring/Simple at every size"
+// while the 2-node --full run of December 2026 ran Ring/LL128 to 64 MiB).
+TEST(Compare, SweepChoicesNameTheProtocolRangesTheSweepRan) {
+  using collective::Protocol;
+  const int64_t mib = int64_t{1} << 20;
+  perf::PerfResult sweep;
+  EXPECT_EQ(SweepChoices(sweep), "");
+  sweep.sizes = {SweepRow(8 * mib, 189.0, Protocol::kLL128)};
+  EXPECT_EQ(SweepChoices(sweep), "Ring/LL128 8 MiB");
+  sweep.sizes.push_back(SweepRow(64 * mib, 277.2, Protocol::kLL128));
+  sweep.sizes.push_back(SweepRow(128 * mib, 375.0, Protocol::kSimple));
+  sweep.sizes.push_back(SweepRow(int64_t{4} << 30, 396.1, Protocol::kSimple));
+  EXPECT_EQ(SweepChoices(sweep), "Ring/LL128 8 MiB-64 MiB, Ring/Simple 128 MiB-4 GiB");
+  sweep.sizes[1].choice.algorithm = collective::Algorithm::kTree;
+  EXPECT_EQ(SweepChoices(sweep), "Ring/LL128 8 MiB, Tree/LL128 64 MiB, Ring/Simple 128 MiB-4 GiB");
+}
+
+// The first --full run (16 x 8 GPUs) showed -152,387 us of credit-starved
+// time "beyond the fault-free run": 10 stalled iterations minus 40
+// fault-free ones. The fault-free time is scaled to the stall's calls.
+TEST(Compare, StarvedTimeBeyondTheFaultFreeRunComparesAsManyCalls) {
+  // Fault-free: 41 calls (40 + 1 warm-up) starved 4,100 us, 100 us a call.
+  // Stalled: 11 calls starved 1,500 us: 400 us beyond 11 fault-free calls.
+  EXPECT_NEAR(StarvedBeyondFaultFree(1500, 10, 4100, 40), 400, 1e-9);
+  EXPECT_NEAR(StarvedBeyondFaultFree(1100, 10, 4100, 40), 0, 1e-9);  // no effect: 0, not -3,000
+  EXPECT_NEAR(StarvedBeyondFaultFree(500, 3, 200, 3), 300, 1e-9);
+}
+
 TEST(Compare, SameOptionsSameDocumentWhateverTheJobs) {
   Options o = Small();
   o.profiles = {"ib-ndr", "roce-untuned"};
@@ -129,6 +157,13 @@ TEST(Compare, SameOptionsSameDocumentWhateverTheJobs) {
   for (const json& c : a.at("caveats"))
     nvls = nvls || c.get<std::string>().rfind("NVLS, NVLSTree and CollNet (SHARP) are not modelled", 0) == 0;
   EXPECT_TRUE(nvls) << a.at("caveats").dump(1);
+  bool picks = false;
+  for (const json& c : a.at("caveats")) {
+    const std::string text = c.get<std::string>();
+    EXPECT_EQ(text.find("Simple protocol at every size"), std::string::npos) << text;
+    picks = picks || text.rfind("All-reduce rows run the algorithm and protocol NCCL's tuning model picks", 0) == 0;
+  }
+  EXPECT_TRUE(picks) << a.at("caveats").dump(1);
 }
 
 // Ctrl-C (issue 16 item 24): `stop` asked from the start runs no case; every

@@ -481,6 +481,32 @@ const json* ProfileSeries(const json* s, const std::string& profile) {
   return it == s->end() || it->is_null() ? nullptr : &*it;
 }
 
+// Line rate references of a busbw chart: one per distinct rate among the
+// shown profiles (their NICs of one node), each with the checklist's 92 % mark.
+std::set<double> LineRates(const Doc& d, const std::vector<size_t>& shown) {
+  std::set<double> rates;
+  for (size_t i : shown)
+    if (d.profiles[i].line_rate_gbs > 0)
+      rates.insert(d.profiles[i].line_rate_gbs);
+    else if (d.profiles[i].link_rate_gbps > 0)
+      rates.insert(d.profiles[i].link_rate_gbps / 8);
+  return rates;
+}
+
+void LineRateRefs(std::string& out, const Plot& p, const std::set<double>& rates) {
+  for (double r : rates) {
+    out += fmt::format(
+        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">line rate {} GB/s</text>)svg"
+        "\n",
+        C(p.x0), C(p.Y(r)), C(p.x0 + p.w), C(p.Y(r)), C(p.x0 + 6), C(p.Y(r) - 5), TickText(r, 1));
+    out += fmt::format(
+        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">92 % of line rate</text>)svg"
+        "\n",
+        C(p.x0), C(p.Y(r * 0.92)), C(p.x0 + p.w), C(p.Y(r * 0.92)), C(p.x0 + 6),
+        C(p.Y(r * 0.92) + 15));
+  }
+}
+
 void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
   const json* s = SeriesOf(d, "busbw", in);
   struct Pt {
@@ -516,13 +542,7 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
     out += "</svg>\n";
     return;
   }
-  // Line rate references (one per distinct rate among the shown profiles).
-  std::set<double> rates;
-  for (size_t i : shown)
-    if (d.profiles[i].line_rate_gbs > 0)
-      rates.insert(d.profiles[i].line_rate_gbs);
-    else if (d.profiles[i].link_rate_gbps > 0)
-      rates.insert(d.profiles[i].link_rate_gbps / 8);
+  const std::set<double> rates = LineRates(d, shown);
   for (double r : rates) ymax = std::max(ymax, r);
   p.xlo = bmin / std::sqrt(2.0);
   p.xhi = bmax * std::sqrt(2.0);
@@ -541,17 +561,7 @@ void BusbwChart(std::string& out, const Doc& d, const Reader& in) {
   for (double b = first; b <= p.xhi; b *= 2, ++k)
     xt.emplace_back(b, k % skip == 0 ? SizeLabel(b) : "");
   Axes(out, p, xt, "message size (bytes, log2 scale)", "bus bandwidth (GB/s)");
-  for (double r : rates) {
-    out += fmt::format(
-        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">line rate {} GB/s</text>)svg"
-        "\n",
-        C(p.x0), C(p.Y(r)), C(p.x0 + p.w), C(p.Y(r)), C(p.x0 + 6), C(p.Y(r) - 5), TickText(r, 1));
-    out += fmt::format(
-        R"svg(<line class="ref" x1="{}" y1="{}" x2="{}" y2="{}"/><text class="ref-label" x="{}" y="{}">92 % of line rate</text>)svg"
-        "\n",
-        C(p.x0), C(p.Y(r * 0.92)), C(p.x0 + p.w), C(p.Y(r * 0.92)), C(p.x0 + 6),
-        C(p.Y(r * 0.92) + 15));
-  }
+  LineRateRefs(out, p, rates);
   for (size_t i : shown) {
     std::vector<std::pair<double, double>> pts;
     for (const auto& pt : data[i]) pts.emplace_back(p.X(pt.bytes), p.Y(pt.gbs));
@@ -571,7 +581,7 @@ bool HasScaling(const Doc& d) {
 
 void ScalingChart(std::string& out, const Doc& d, const Reader& in) {
   std::vector<std::vector<std::pair<double, double>>> data(d.profiles.size());
-  double nmax = 0, ymax = 0;
+  double nmin = 0, nmax = 0, ymax = 0;
   for (const Row& r : d.rows) {
     if (r.key.rfind("scaling_busbw_", 0) != 0) continue;
     const std::string tail = r.key.substr(14);
@@ -581,6 +591,7 @@ void ScalingChart(std::string& out, const Doc& d, const Reader& in) {
       const json* v = r.values[i];
       if (v == nullptr || !v->is_number()) continue;
       data[i].emplace_back(nodes, v->get<double>());
+      nmin = nmin == 0 ? nodes : std::min(nmin, nodes);
       nmax = std::max(nmax, nodes);
       ymax = std::max(ymax, v->get<double>());
     }
@@ -599,8 +610,14 @@ void ScalingChart(std::string& out, const Doc& d, const Reader& in) {
     out += "</svg>\n";
     return;
   }
-  p.xlo = 0;
-  p.xhi = nmax * 1.08;
+  // The node counts double (2, 4, 8, 16): a log2 axis spaces them evenly (a
+  // linear one from 0 crowded 2 and 4 against the axis and put a lone point
+  // at the right edge). Line rate and the 92 % mark as on the busbw chart.
+  const std::set<double> rates = LineRates(d, shown);
+  for (double r : rates) ymax = std::max(ymax, r);
+  p.xlog = true;
+  p.xlo = nmin / std::sqrt(2.0);
+  p.xhi = nmax * std::sqrt(2.0);
   p.ylo = 0;
   p.yhi = NiceMax(ymax);
   Ticks xt;
@@ -608,7 +625,8 @@ void ScalingChart(std::string& out, const Doc& d, const Reader& in) {
   for (size_t i : shown)
     for (const auto& pt : data[i]) nodes.insert(pt.first);
   for (double n : nodes) xt.emplace_back(n, TickText(n, 1));
-  Axes(out, p, xt, "nodes", "bus bandwidth (GB/s)");
+  Axes(out, p, xt, "nodes (log2 scale)", "bus bandwidth (GB/s)");
+  LineRateRefs(out, p, rates);
   for (size_t i : shown) {
     std::vector<std::pair<double, double>> pts;
     for (const auto& pt : data[i]) pts.emplace_back(p.X(pt.first), p.Y(pt.second));

@@ -287,6 +287,40 @@ TEST(CompareReport, ScalingRowsDrawOneLinePerProfile) {
   EXPECT_EQ(Count(chart, "fill=\"none\" stroke="), profiles.size());  // one line each
   EXPECT_THAT(chart, HasSubstr(">16<"));                              // the node count as an x tick
   EXPECT_THAT(chart, Not(HasSubstr("class=\"nodata\"")));
+  // The line rate and the checklist's 92 % mark, as on the busbw chart.
+  EXPECT_THAT(chart, HasSubstr("line rate "));
+  EXPECT_THAT(chart, HasSubstr("92 % of line rate"));
+  // Node counts double: a log2 axis spaces 2, 4, 8 and 16 evenly (the first
+  // full run, December 2026, drew them on a linear axis from 0: 73, 73, 146
+  // and 292 px apart).
+  const size_t at = chart.find("d=\"M");
+  ASSERT_NE(at, std::string::npos);
+  const std::string d = chart.substr(at + 3, chart.find('"', at + 3) - at - 3);  // "M.. L.."
+  std::vector<double> xs;
+  for (size_t k = 0; k < d.size(); ++k)
+    if (d[k] == 'M' || d[k] == 'L') xs.push_back(std::stod(d.substr(k + 1)));
+  ASSERT_EQ(xs.size(), 4U) << d;
+  EXPECT_NEAR(xs[1] - xs[0], xs[3] - xs[2], 0.2) << d;
+  EXPECT_NEAR(xs[2] - xs[1], xs[3] - xs[2], 0.2) << d;
+}
+
+// One scaling point (--full --nodes 2 or 3) sits inside the plot, not on its edge.
+TEST(CompareReport, ALoneScalingPointIsInsideThePlot) {
+  json j = Fixture();
+  json values = json::object();
+  for (const json& p : j["profiles"]) values[p["name"].get<std::string>()] = 390.0;
+  j["rows"].push_back({{"section", "collective"},
+                       {"key", "scaling_busbw_2"},
+                       {"label", "all_reduce busbw, 1 GiB on 2 nodes"},
+                       {"unit", "GB/s"},
+                       {"values", values},
+                       {"better", "higher"}});
+  const std::string chart = Chart(RenderCompareReport(j), "scaling");
+  const size_t at = chart.find("d=\"M");
+  ASSERT_NE(at, std::string::npos);
+  const double x = std::stod(chart.substr(at + 4));
+  // The plot spans x 75 to 920 - 215 = 705: the point is in its middle.
+  EXPECT_NEAR(x, 75 + (705 - 75) / 2.0, 1.0);
 }
 
 }  // namespace
