@@ -391,11 +391,11 @@ void Network::TryTransmit(uint32_t pi) {
   if (ib_on_) {
     const IbPort& ib = ib_[pi];
     if (!ib.inbox.empty() && ib.inbox.front().at <= now) IbSettle(pi);
-    if (!ib_[pi].frees.empty()) {
+    if (!ib.frees.empty()) {
       IbApplyFrees(pi, now);
-      if (!ib_[pi].frees.empty()) wake = ib_[pi].frees.front().at;
+      if (!ib.frees.empty()) wake = ib.frees.front().at;
     }
-    if (ib_[pi].fcp_pending != 0) start = IbTransmitFcps(pi, now);
+    if (ib.fcp_pending != 0) start = IbTransmitFcps(pi, now);
   }
   if (p.pause_pending) {
     // MAC control goes first, after the frame in progress; it is never paused
