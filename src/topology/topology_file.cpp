@@ -69,7 +69,7 @@ int64_t ParseInt(const std::string& text, int64_t lo, int64_t hi, const Location
   int64_t v = 0;
   bool ok = !text.empty() && text.size() <= 18;
   for (char c : text) {
-    if (c < '0' || c > '9') {
+    if (!ok || c < '0' || c > '9') {
       ok = false;
       break;
     }

@@ -134,6 +134,10 @@ TEST(ParseTopology, MoreErrors) {
   EXPECT_EQ(ErrorOf(kHead + "link h0 sw0 count=2\n"),
             "t.topo:5: link.count: a link to host \"h0\" cannot have count=2; a host is one NIC "
             "port and takes exactly one link");
+  // Found by the fuzzer: 22 digits once overflowed int64_t while being read.
+  EXPECT_EQ(ErrorOf(kHead + "switch sw1\nlink sw0 sw1 count=2000000000000000000000\n"),
+            "t.topo:6: link.count: expected a link count from 1 to 65536, got "
+            "\"2000000000000000000000\"");
   EXPECT_EQ(ErrorOf(kHead + "link h0 sw0 length=0m\n"),
             "t.topo:5: link.length: expected a cable length above zero such as 30m or 2.5m, got "
             "\"0m\"");

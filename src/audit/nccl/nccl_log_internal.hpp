@@ -21,7 +21,7 @@ bool AllDigits(std::string_view s);
 // ("[1,0]<stdout>:"); other lines come back unchanged.
 std::string_view StripLauncherPrefix(std::string_view s);
 
-// Decimal integer (optional '-'); nullopt for anything else or over 19 digits.
+// Decimal integer (optional '-'); nullopt for anything else or over 18 digits.
 std::optional<int64_t> ToInt(std::string_view s);
 // Finite decimal number as nccl-tests prints it (no hex, no inf/nan).
 std::optional<double> ToDouble(std::string_view s);

@@ -54,10 +54,11 @@ std::string_view StripLauncherPrefix(std::string_view s) {
 }
 
 std::optional<int64_t> ToInt(std::string_view s) {
-  if (s.empty() || s.size() > 19) return std::nullopt;
+  if (s.empty()) return std::nullopt;
   bool neg = s.front() == '-';
   std::string_view d = neg ? s.substr(1) : s;
-  if (!AllDigits(d)) return std::nullopt;
+  // 18 digits always fit int64_t; a 19-digit value may not.
+  if (d.size() > 18 || !AllDigits(d)) return std::nullopt;
   int64_t v = 0;
   for (char c : d) v = v * 10 + (c - '0');
   return neg ? -v : v;

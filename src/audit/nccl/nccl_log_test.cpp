@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "audit/nccl/nccl_log_internal.hpp"
 #include "base/error.hpp"
 
 namespace lossless::audit::nccl {
@@ -314,6 +315,17 @@ TEST(NcclLog, StreamingParserEmitsRunsAsTheyComplete) {
   p.Finish();
   EXPECT_EQ(seen, (std::vector<int64_t>{2}));
   EXPECT_EQ(p.lines(), 17);  // the final blank line counts
+}
+
+// 18 digits always fit int64_t; 19 may not (9999999999999999999 > 2^63 - 1)
+// and are refused rather than wrapped.
+TEST(NcclLogLines, ToIntRefusesWhatMightOverflow) {
+  EXPECT_EQ(internal::ToInt("999999999999999999"), 999999999999999999);
+  EXPECT_EQ(internal::ToInt("-999999999999999999"), -999999999999999999);
+  EXPECT_EQ(internal::ToInt("9999999999999999999"), std::nullopt);
+  EXPECT_EQ(internal::ToInt("-9999999999999999999"), std::nullopt);
+  EXPECT_EQ(internal::ToInt("-"), std::nullopt);
+  EXPECT_EQ(internal::ToInt(""), std::nullopt);
 }
 
 }  // namespace
