@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "collective/post_arg.hpp"
+
 namespace lossless::collective {
 
 int P2pChannelsPerPeer(int comm_channels, int ranks) {
@@ -104,8 +106,6 @@ void P2pEngine::Begin(int64_t bytes, units::Time now) {
     c.msgs = (c.bytes + c.chunk - 1) / c.chunk;
     c.credits = c.send_slots = spec_.slots;
   }
-  delayed_.assign(2 * conns_.size(), {});
-  delayed_head_.assign(2 * conns_.size(), 0);
   start_ = finish_ = now;
   // Ranks without a connection (a send's bystanders) are done at once.
   for (uint32_t r = 0; r < n; ++r)
@@ -140,9 +140,9 @@ void P2pEngine::Post(uint32_t lane, int64_t bytes) {
   const Conn& c = conns_[lane / 2];
   if (!c.nvlink && spec_.net_hop_latency.ps() > 0) {
     // The proxy posts it a hop latency later; same delay for all, so in order.
-    delayed_[lane].push_back(bytes);
     const uint32_t gpu = lane % 2 == 0 ? c.src : c.dst;
-    sim_.Schedule(sim_.Now() + spec_.net_hop_latency, gpu_entity_[gpu], this, kNetPost, lane);
+    sim_.Schedule(sim_.Now() + spec_.net_hop_latency, gpu_entity_[gpu], this, kNetPost,
+                  PostArg(lane, bytes));
     return;
   }
   PostNow(lane, bytes);
@@ -178,15 +178,9 @@ void P2pEngine::OnEvent(uint32_t kind, uint64_t arg) {
       launched_ = true;
       for (uint32_t c = 0; c < conns_.size(); ++c) Progress(c);
       return;
-    case kNetPost: {
-      const int64_t bytes = delayed_[x][delayed_head_[x]++];
-      if (delayed_head_[x] == delayed_[x].size()) {
-        delayed_[x].clear();
-        delayed_head_[x] = 0;
-      }
-      PostNow(x, bytes);
+    case kNetPost:
+      PostNow(PostLane(arg), PostBytes(arg));
       return;
-    }
     case kNvData:
       // Delivered is also complete for the sender.
       DataArrived(x, sim_.Now());

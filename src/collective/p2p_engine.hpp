@@ -139,8 +139,6 @@ class P2pEngine final : public fabric::TransportObserver, public sim::EventHandl
   std::vector<uint32_t> gpu_entity_;
   // Per lane (connection x 2 + 1 for its clear-to-send direction): bytes
   // waiting out the network hop latency, in posting order.
-  std::vector<std::vector<int64_t>> delayed_;
-  std::vector<size_t> delayed_head_;
   std::vector<int64_t> sent_, net_sent_, recv_, nic_sent_;
   std::vector<bool> rank_done_;
   uint32_t ranks_done_ = 0;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "collective/post_arg.hpp"
+
 namespace lossless::collective {
 namespace {
 
@@ -238,9 +240,7 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
   }
   start_ = now;
   finish_ = now;
-  delayed_.assign(conns_.size(), {});
   arrived_.assign(conns_.size(), 0);
-  delayed_head_.assign(conns_.size(), 0);
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
     // The kernel launch: nothing moves before it.
@@ -285,9 +285,8 @@ void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
   if (delay_ps > 0) {
     // The proxy posts it a hop latency later (and after the GPU wrote it):
     // per connection the delays never decrease, so messages stay in order.
-    delayed_[conn].push_back(bytes);
     sim_.Schedule(sim_.Now() + units::Time::Ps(delay_ps), gpu_entity_[ranks_[c.rank].rank], this,
-                  kNetPost, conn);
+                  kNetPost, PostArg(conn, bytes));
     return;
   }
   PostNow(conn, bytes);
@@ -323,12 +322,7 @@ void RingEngine::OnEvent(uint32_t kind, uint64_t arg) {
     return;
   }
   if (kind == kNetPost) {
-    const int64_t bytes = delayed_[conn][delayed_head_[conn]++];
-    if (delayed_head_[conn] == delayed_[conn].size()) {
-      delayed_[conn].clear();
-      delayed_head_[conn] = 0;
-    }
-    PostNow(conn, bytes);
+    PostNow(PostLane(arg), PostBytes(arg));
     return;
   }
   // An NVLink message has arrived: it is received and its send is complete.

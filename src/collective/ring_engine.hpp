@@ -245,8 +245,6 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<int64_t> nv_busy_;      // per GPU (rank): its NVLink egress is busy until
   std::vector<int64_t> write_busy_;   // per GPU: writing protocol lines until (gpu_rate)
   std::vector<uint32_t> gpu_entity_;  // per GPU: engine entity of its NVLink events
-  std::vector<std::vector<int64_t>> delayed_;  // per connection: bytes waiting out the hop latency
-  std::vector<size_t> delayed_head_;
   bool launched_ = false;
   size_t ranks_done_ = 0;
   int64_t bytes_ = 0;  // of the current collective

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "collective/post_arg.hpp"
+
 namespace lossless::collective {
 
 int64_t NcclTreeChunkBytes(int64_t bytes, int channels, int depth, int64_t step) {
@@ -138,8 +140,6 @@ void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
     c.sent = c.sent_done = c.received = c.consumed = c.cts_back = c.arrived = 0;
     c.credits = c.send_slots = spec_.slots;
   }
-  delayed_.assign(2 * conns_.size(), {});
-  delayed_head_.assign(2 * conns_.size(), 0);
   start_ = finish_ = now;
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
@@ -242,9 +242,9 @@ void TreeEngine::Post(uint32_t lane, int64_t bytes, int64_t delay_ps) {
   if (delay_ps > 0) {
     // Per lane the delays never decrease (the GPU's writes end in order, the
     // hop latency is the same for all), so messages stay in order.
-    delayed_[lane].push_back(bytes);
     const uint32_t gpu = records_[lane % 2 == 0 ? c.from : c.to].rank;
-    sim_.Schedule(sim_.Now() + units::Time::Ps(delay_ps), gpu_entity_[gpu], this, kNetPost, lane);
+    sim_.Schedule(sim_.Now() + units::Time::Ps(delay_ps), gpu_entity_[gpu], this, kNetPost,
+                  PostArg(lane, bytes));
     return;
   }
   PostNow(lane, bytes);
@@ -277,15 +277,9 @@ void TreeEngine::OnEvent(uint32_t kind, uint64_t arg) {
       launched_ = true;
       for (uint32_t i = 0; i < records_.size(); ++i) Progress(i);
       return;
-    case kNetPost: {
-      const int64_t bytes = delayed_[x][delayed_head_[x]++];
-      if (delayed_head_[x] == delayed_[x].size()) {
-        delayed_[x].clear();
-        delayed_head_[x] = 0;
-      }
-      PostNow(x, bytes);
+    case kNetPost:
+      PostNow(PostLane(arg), PostBytes(arg));
       return;
-    }
     case kNvData:
       DataArrived(x, sim_.Now());
       SendDone(x, sim_.Now());

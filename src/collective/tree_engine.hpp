@@ -159,8 +159,6 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<int64_t> write_busy_;  // per GPU: writing protocol lines until (ps)
   std::vector<uint32_t> gpu_entity_;
   RailStaging staging_;
-  std::vector<std::vector<int64_t>> delayed_;  // per lane, waiting out the hop latency
-  std::vector<size_t> delayed_head_;
   std::vector<int64_t> sent_, recv_, net_sent_, nic_sent_;
   int64_t chunk_ = 0;  // of the current all-reduce
   size_t records_done_ = 0;
