@@ -123,7 +123,7 @@ collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, in
   ring_group.nics_per_node = c_.gpus_per_node;
   ring_group.rail_stride = c_.tp;
   ring_group.channels = channels;
-  const collective::RingSpec spec = run::NcclRingSpec(
+  collective::RingSpec spec = run::NcclRingSpec(
       PlanOf(kind), simple,
       units::Rate::Bps(
           static_cast<int64_t>(tuning.ProtocolCapGbs(collective::Algorithm::kRing, simple) * 8e9)),
@@ -131,6 +131,10 @@ collective::RingEngine& FabricComm::EngineFor(CommKind kind, CommGroup group, in
       run::NcclLatenciesFor(tuning.constants(), collective::Algorithm::kRing, simple, g, nodes > 1,
                             collective::AlphaBetaParams{}.net_overhead_us),
       c_.gpu.nvlink_rate, ring_group);
+  // The scenario's transport.qps_per_connection / split_data_on_qps, as perf
+  // takes them (NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS).
+  spec.qps_per_connection = net_->config().rc.qps_per_connection;
+  spec.split_data_on_qps = net_->config().rc.split_data_on_qps;
   e = std::make_unique<collective::RingEngine>(sim_, *net_, spec);
   return *e;
 }

@@ -114,6 +114,8 @@ class FabricComm final : public CommBackend, public sim::EventHandler {
     return net_->port_stats(net_->HostPort(host)).tx_wire_bytes;
   }
   units::Time Now() const { return sim_.Now(); }
+  // Queue pairs opened on the network so far (the engines' and tenants').
+  size_t queue_pairs() const { return net_->flows().size(); }
   uint64_t events() const { return sim_.events_executed(); }
   int simulated() const { return simulated_; }
   // The ring engine's channel count for a collective of `bytes` on `group`.

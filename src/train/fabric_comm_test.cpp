@@ -70,6 +70,25 @@ TEST(TrainFabricTest, ZeroComputeDdpStepIsTheSumOfBucketAllReducesAlone) {
   EXPECT_EQ(st.reused, 0);
 }
 
+// The scenario's transport.qps_per_connection reaches the training run's
+// ring engines as it reaches perf's (NCCL_IB_QPS_PER_CONNECTION): each
+// network connection opens that many data queue pairs beside its one
+// clear-to-send queue pair, and the all-reduce still completes.
+TEST(TrainFabricTest, QpsPerConnectionOfTheScenarioOpensThatManyDataQueuePairs) {
+  const TrainConfig c = Small(Strategy::kDdp);
+  scenario::Scenario one = ScenarioFor(c);
+  scenario::Scenario four = ScenarioFor(c);
+  four.net.rc.qps_per_connection = 4;
+  FabricComm a(one, c, true), b(four, c, true);
+  const CommCost ca = a.Run(CommKind::kAllReduce, CommGroup::kData, 4 << 20, units::Time::Zero());
+  const CommCost cb = b.Run(CommKind::kAllReduce, CommGroup::kData, 4 << 20, units::Time::Zero());
+  ASSERT_GT(a.queue_pairs(), 0u);
+  ASSERT_EQ(a.queue_pairs() % 2, 0u);  // one data and one clear-to-send QP per connection
+  EXPECT_EQ(b.queue_pairs(), a.queue_pairs() / 2 * 5);
+  EXPECT_EQ(ca.bytes_sent, cb.bytes_sent);
+  EXPECT_GT(cb.time.ps(), 0);
+}
+
 // Issue 12, check 3: what a GPU sends per step, as the engine counts it,
 // against the textbook formulas (DDP 2 (n - 1)/n of the gradient, FSDP
 // 3 (n - 1)/n, HSDP 3 (k - 1)/k inside the node and 2 (m - 1)/m of the 1/k
