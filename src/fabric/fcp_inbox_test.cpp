@@ -8,12 +8,14 @@
 // events. The cases hold what could tell them apart: same-picosecond ties on
 // a symmetric leaf-spine with adaptive routing, lost FCPs, a starved VL whose
 // wake-ups meet FCPs of another VL, and a link going down and up.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "fabric/frame_time.hpp"
 #include "fabric/network.hpp"
 #include "fabric/test_topologies.hpp"
 
@@ -161,6 +163,47 @@ TEST(FcpInbox, SameRunAsAnEventPerFcpAcrossALinkFlap) {
     net.ScheduleLinkState(leaf_spine, false, Time::Ns(3'000));
     net.ScheduleLinkState(leaf_spine, true, Time::Ns(9'000));
   });
+}
+
+// The switch grants host 2 one packet on VL 1 while host 2 sends on VL 0 and
+// VL 1, so its NIC waits for VL 1 credit between frames. The credit delay
+// (159.4 ns, found by trying the gaps between FCP arrivals and frame ends of
+// a first run) puts FCP arrivals on the picoseconds at which host 2's NIC
+// ends a frame: the FCP's own event orders after the NIC's, so the NIC must
+// not see that credit until it has chosen the next frame (VL 0). Applying
+// every FCP due at the same picosecond whatever its key sends VL 1 there.
+TEST(FcpInbox, SameRunAsAnEventPerFcpWhenFcpsLandOnTheSendersFrameEnds) {
+  const auto topo = testing::LsRing(3, 3, 1, units::Rate::Gbps(400), Time::Ns(100));
+  auto setup = [](Network& net) {
+    net.SetVlCredits(net.PortPeer(net.HostPort(2)), 1, 65);
+    net.AddFlow(FlowSpec::Of(2, 1, 200 * 4096, Time::Zero(), 1));
+    net.AddFlow(FlowSpec::Of(2, 0, 200 * 4096, Time::Zero(), 0));
+  };
+  NetworkConfig cfg = IbConfig(false);
+  cfg.ib.credit_delay = Time::Ps(159'400);
+  // The ties are there: FCPs from the switch port whose credit becomes
+  // usable on the picosecond a frame of host 2 starts.
+  sim::Simulator sim(7);
+  Network net(sim, topo, cfg);
+  std::vector<Tx> tx;
+  net.set_tx_trace(Record, &tx);
+  setup(net);
+  sim.Run(Time::Us(30));
+  const uint32_t sender = net.HostPort(2);
+  const uint32_t fcp_port = net.PortPeer(sender);
+  const int64_t fcp_ps = FrameTimePs(flowctl::kFcpWireBytes + cfg.framing.gap_overhead,
+                                     units::Rate::Gbps(400).bps());
+  std::vector<int64_t> starts;
+  for (const Tx& t : tx)
+    if (t.port == sender) starts.push_back(t.start);
+  int ties = 0;
+  for (const Tx& t : tx) {
+    if (t.port != fcp_port || t.kind != PacketKind::kControl) continue;
+    const int64_t usable = t.start + fcp_ps + Time::Ns(100).ps() + cfg.ib.credit_delay.ps();
+    ties += static_cast<int>(std::count(starts.begin(), starts.end(), usable));
+  }
+  EXPECT_GT(ties, 10);
+  ExpectSameRun(topo, cfg, Time::Us(30), setup);
 }
 
 }  // namespace fcp_inbox
