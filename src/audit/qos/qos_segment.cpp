@@ -59,19 +59,65 @@ struct Prompt {
 // Shell and CLI prompts: `admin@sonic:~$ cmd`, `cumulus@leaf01:mgmt:~$ cmd`,
 // `switch# cmd`, `switch (config) # cmd`, `OS10(conf-if-eth1/1/5)# cmd`,
 // `user@qfx> cmd`, `$ cmd`, and `# text` (a root prompt or a comment).
+// Matched by hand, each step deterministic (no character class of a step
+// holds the character that ends it), as these patterns would match:
+//   user@host  ^\s*[\w.-]+@[\w.:~/-]*[$#>%]\s?(.*)$
+//   device     ^\s*[\w.-]+\s?(\(([\w./ -]*)\))?\s?[#>]\s?(.*)$
+//   bare       ^\s*[$#]\s?(.*)$
+// ('.' excludes CR and LF; \s is C-locale white space).
+bool PromptSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+bool WordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// One optional white-space character, then the rest of the line as the
+// command (nullopt when the rest holds a CR or LF).
+std::optional<std::string> PromptRest(std::string_view line, size_t i) {
+  if (i < line.size() && PromptSpace(line[i])) ++i;
+  std::string_view rest = line.substr(std::min(i, line.size()));
+  if (rest.find_first_of("\r\n") != std::string_view::npos) return std::nullopt;
+  return std::string(rest);
+}
+
 std::optional<Prompt> MatchPrompt(std::string_view line) {
-  static const std::regex kUserHost(R"(^\s*[\w.-]+@[\w.:~/-]*[$#>%]\s?(.*)$)");
-  static const std::regex kDevice(R"(^\s*[\w.-]+\s?(\(([\w./ -]*)\))?\s?[#>]\s?(.*)$)");
-  static const std::regex kBare(R"(^\s*[$#]\s?(.*)$)");
-  std::string s(line);
-  std::smatch m;
-  if (std::regex_match(s, m, kUserHost))
-    return Prompt{m[1].str(), IsConfigCommand(m[1].str(), false)};
-  if (std::regex_match(s, m, kDevice)) {
-    bool config_mode = StartsWith(m[2].str(), "conf");
-    return Prompt{m[3].str(), IsConfigCommand(m[3].str(), config_mode)};
+  size_t i = 0;
+  while (i < line.size() && PromptSpace(line[i])) ++i;
+  const size_t name = i;
+  auto in = [&](size_t k, std::string_view extra) {
+    return k < line.size() && (WordChar(line[k]) || extra.find(line[k]) != std::string_view::npos);
+  };
+  while (in(i, ".-")) ++i;
+  if (i > name) {
+    if (i < line.size() && line[i] == '@') {
+      size_t k = i + 1;
+      while (in(k, ".:~/-")) ++k;
+      if (k < line.size() && std::string_view("$#>%").find(line[k]) != std::string_view::npos) {
+        if (auto cmd = PromptRest(line, k + 1)) return Prompt{*cmd, IsConfigCommand(*cmd, false)};
+      }
+    }
+    size_t k = i;
+    if (k < line.size() && PromptSpace(line[k])) ++k;
+    std::string_view mode;
+    if (k < line.size() && line[k] == '(') {
+      size_t e = k + 1;
+      while (in(e, "./ -")) ++e;
+      if (e < line.size() && line[e] == ')') {
+        mode = line.substr(k + 1, e - k - 1);
+        k = e + 1;
+      }
+    }
+    if (k < line.size() && PromptSpace(line[k])) ++k;
+    if (k < line.size() && (line[k] == '#' || line[k] == '>')) {
+      if (auto cmd = PromptRest(line, k + 1))
+        return Prompt{*cmd, IsConfigCommand(*cmd, StartsWith(mode, "conf"))};
+    }
+    return std::nullopt;  // a bare prompt starts with $ or #, never a name character
   }
-  if (std::regex_match(s, m, kBare)) return Prompt{m[1].str(), IsConfigCommand(m[1].str(), false)};
+  if (i < line.size() && (line[i] == '$' || line[i] == '#')) {
+    if (auto cmd = PromptRest(line, i + 1)) return Prompt{*cmd, IsConfigCommand(*cmd, false)};
+  }
   return std::nullopt;
 }
 
@@ -114,16 +160,44 @@ size_t JsonEnd(const std::vector<std::string>& content, const std::vector<int64_
   return lines.size() - 1;
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// `t` starts with `prefix`, then one decimal digit, then `suffix`.
+bool PrefixDigit(std::string_view t, std::string_view prefix, std::string_view suffix) {
+  return StartsWith(t, prefix) && t.size() > prefix.size() && IsDigit(t[prefix.size()]) &&
+         StartsWith(t.substr(prefix.size() + 1), suffix);
+}
+
+// `before`, one decimal digit and `after`, anywhere in `t`.
+bool ContainsDigitBetween(std::string_view t, std::string_view before, std::string_view after) {
+  for (size_t at = t.find(before); at != std::string_view::npos; at = t.find(before, at + 1)) {
+    const size_t d = at + before.size();
+    if (d < t.size() && IsDigit(t[d]) && StartsWith(t.substr(d + 1), after)) return true;
+  }
+  return false;
+}
+
+// "interface ethernet 1/1" and the like: the prefix, digits, '/', digits.
+bool OnyxInterfaceLine(std::string_view t) {
+  constexpr std::string_view kPrefix = "interface ethernet ";
+  if (!StartsWith(t, kPrefix)) return false;
+  size_t i = kPrefix.size();
+  const size_t first = i;
+  while (i < t.size() && IsDigit(t[i])) ++i;
+  if (i == first || i >= t.size() || t[i] != '/') return false;
+  return i + 1 < t.size() && IsDigit(t[i + 1]);
+}
+
 }  // namespace
 
 void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) {
   auto add = [&](QosFormat f, int p) { points[Index(f)] += p; };
-  static const std::regex kOnyxIf(R"(^interface ethernet \d+/\d+)");
-  static const std::regex kEosPfc(R"(^priority-flow-control priority \d no-drop)");
-  static const std::regex kOnyxEcn(R"(traffic-class \d congestion-control)");
-  static const std::regex kOnyxPfcPrio(R"(^dcb priority-flow-control priority \d)");
   if (t.empty()) return;
-  std::string s(t);
+  // Hand-written matchers rather than std::regex: this runs on every line of
+  // every segment, and libstdc++'s regex_search tries each start position
+  // even for an anchored pattern (a 23 KB configuration took seconds under
+  // the sanitizers).
+  const bool onyx_if = OnyxInterfaceLine(t);  // ^interface ethernet \d+/\d+
 
   if (IsBlockTitle(t)) add(QosFormat::kSonicShow, 2);
   if (Contains(t, "Lossless priorities")) add(QosFormat::kSonicShow, 3);
@@ -158,21 +232,23 @@ void ScoreQosLine(std::string_view t, std::array<int, kQosFormatCount>& points) 
     add(QosFormat::kOnyx, 2);
   if (t == "roce" || StartsWith(t, "roce lossless") || StartsWith(t, "roce lossy"))
     add(QosFormat::kOnyx, 3);
-  if (std::regex_search(s, kOnyxPfcPrio) || StartsWith(t, "dcb priority-flow-control enable"))
+  if (PrefixDigit(t, "dcb priority-flow-control priority ", "") ||
+      StartsWith(t, "dcb priority-flow-control enable"))
     add(QosFormat::kOnyx, 3);
-  if (std::regex_search(s, kOnyxIf)) add(QosFormat::kOnyx, 1);
-  if (std::regex_search(s, kOnyxIf) && Contains(t, " flowcontrol ")) add(QosFormat::kOnyx, 2);
-  if (std::regex_search(s, kOnyxEcn)) add(QosFormat::kOnyx, 3);
+  if (onyx_if) add(QosFormat::kOnyx, 1);
+  if (onyx_if && Contains(t, " flowcontrol ")) add(QosFormat::kOnyx, 2);
+  if (ContainsDigitBetween(t, "traffic-class ", " congestion-control")) add(QosFormat::kOnyx, 3);
   if (Contains(t, "ingress-buffer")) add(QosFormat::kOnyx, 2);
   if (StartsWith(t, "advanced buffer management") || StartsWith(t, "traffic pool ") ||
       (StartsWith(t, "pool ") && Contains(t, " size ")))
     add(QosFormat::kOnyx, 2);
 
-  if (std::regex_search(s, kEosPfc)) add(QosFormat::kEos, 3);
+  if (PrefixDigit(t, "priority-flow-control priority ", " no-drop")) add(QosFormat::kEos, 3);
   if (StartsWith(t, "tx-queue ") || StartsWith(t, "uc-tx-queue ")) add(QosFormat::kEos, 2);
   if (StartsWith(t, "random-detect ecn")) add(QosFormat::kEos, 2);
-  static const std::regex kEosMap(R"(^qos map (dscp|traffic-class) \d)");
-  if (std::regex_search(s, kEosMap) || StartsWith(t, "qos profile ")) add(QosFormat::kEos, 2);
+  if (PrefixDigit(t, "qos map dscp ", "") || PrefixDigit(t, "qos map traffic-class ", "") ||
+      StartsWith(t, "qos profile "))
+    add(QosFormat::kEos, 2);
 
   if (StartsWith(t, "qos wred-policy ") || StartsWith(t, "qos scheduler-policy ") ||
       StartsWith(t, "qos map dscp-tc ") || StartsWith(t, "qos map pfc-priority-queue "))

@@ -1,5 +1,6 @@
 #include "audit/qos/qos_text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -9,6 +10,7 @@ namespace lossless::audit::qos::internal {
 
 std::vector<TextLine> SplitLines(std::string_view text) {
   std::vector<TextLine> out;
+  out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   int64_t number = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
