@@ -53,12 +53,12 @@ void RcRequester::Post(int64_t bytes, uint64_t tag) {
   const uint64_t packets = static_cast<uint64_t>((bytes + mtu_ - 1) / mtu_);
   if (end_ + packets > (uint64_t{1} << 32))
     throw std::length_error("RC queue pair: more than 2^32 packets posted (PSNs would wrap)");
-  msgs_.push_back({end_, packets, bytes, tag});
+  msgs_.push({end_, packets, bytes, tag});
   end_ += packets;
 }
 
 Segment RcRequester::Peek() const {
-  const Message& m = msgs_[cur_];
+  const Message& m = msgs_.at(static_cast<uint32_t>(cur_));
   const uint64_t idx = nxt_ - m.first;
   Segment s;
   s.psn = static_cast<uint32_t>(nxt_);
@@ -73,15 +73,23 @@ void RcRequester::Advance(Time now) {
   if (nxt_ < sent_max_) ++retransmitted_;
   ++nxt_;
   sent_max_ = std::max(sent_max_, nxt_);
-  const Message& m = msgs_[cur_];
+  const Message& m = msgs_.at(static_cast<uint32_t>(cur_));
   if (nxt_ == m.first + m.packets) ++cur_;
 }
 
 size_t RcRequester::MessageOf(uint64_t psn) const {
-  if (psn >= end_) return msgs_.size();
-  auto it = std::upper_bound(msgs_.begin(), msgs_.end(), psn,
-                             [](uint64_t p, const Message& m) { return p < m.first; });
-  return static_cast<size_t>(it - msgs_.begin()) - 1;
+  if (psn >= end_) return msgs_.size;
+  // The last message that starts at or before `psn` (messages are in PSN order).
+  uint32_t lo = 0, hi = msgs_.size;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (psn < msgs_.at(mid).first) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return static_cast<size_t>(lo) - 1;
 }
 
 void RcRequester::Acknowledge(uint64_t upto, Time now, std::vector<uint64_t>& done) {
@@ -93,7 +101,7 @@ void RcRequester::Acknowledge(uint64_t upto, Time now, std::vector<uint64_t>& do
   size_t popped = 0;
   while (!msgs_.empty() && msgs_.front().first + msgs_.front().packets <= una_) {
     done.push_back(msgs_.front().tag);
-    msgs_.pop_front();
+    msgs_.pop();
     ++popped;
   }
   cur_ = cur_ >= popped ? cur_ - popped : 0;
@@ -120,7 +128,7 @@ bool RcRequester::UseRetry() {
 void RcRequester::Rewind(uint64_t to) {
   if (cfg_.go_back_0 && !msgs_.empty()) {
     // The whole message holding `to` again; the responder dropped its part.
-    to = std::min(to, msgs_[MessageOf(std::min(to, end_ - 1))].first);
+    to = std::min(to, msgs_.at(static_cast<uint32_t>(MessageOf(std::min(to, end_ - 1)))).first);
     una_ = std::min(una_, to);
   }
   nxt_ = to;

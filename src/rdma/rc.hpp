@@ -28,9 +28,9 @@
 //   progress (the oldest unacknowledged PSN advancing) restores the count.
 //   With no retry left the QP fails (the caller ends the run and names the QP).
 #include <cstdint>
-#include <deque>
 #include <vector>
 
+#include "base/ring.hpp"
 #include "units/units.hpp"
 
 namespace lossless::rdma {
@@ -105,7 +105,7 @@ class RcRequester {
   bool failed() const { return failed_; }
   uint32_t una() const { return static_cast<uint32_t>(una_); }
   uint32_t end() const { return static_cast<uint32_t>(end_); }
-  size_t messages_outstanding() const { return msgs_.size(); }
+  size_t messages_outstanding() const { return msgs_.size; }
   uint64_t naks() const { return naks_; }
   uint64_t timeouts() const { return timeouts_; }
   uint64_t retransmitted() const { return retransmitted_; }
@@ -125,7 +125,7 @@ class RcRequester {
   RcConfig cfg_;
   int64_t timeout_ps_ = 0;  // 0 = none
   int32_t mtu_ = 0;
-  std::deque<Message> msgs_;  // not yet acknowledged, in PSN order
+  base::Ring<Message> msgs_;  // not yet acknowledged, in PSN order
   uint64_t una_ = 0;          // oldest unacknowledged PSN
   uint64_t nxt_ = 0;          // next PSN to send
   uint64_t end_ = 0;          // PSN after the last posted packet
