@@ -527,18 +527,18 @@ void Network::SetNicPcieRate(uint32_t host, Rate rate) {
   nics_[host].pcie_bps = rate.bps();
 }
 
-void Network::SetLinkLoss(uint32_t pi, const LinkLossConfig& loss) {
-  if (pi >= ports_.size()) throw std::invalid_argument(fmt::format("no port {}", pi));
+void Network::SetLinkLoss(uint32_t port, const LinkLossConfig& loss) {
+  if (port >= ports_.size()) throw std::invalid_argument(fmt::format("no port {}", port));
   if (loss.ber < 0 || loss.ber >= 1 || loss.drop_prob < 0 || loss.drop_prob > 1 ||
       loss.drop_every < 0)
-    throw std::invalid_argument(fmt::format("link loss of {}: out of range", PortName(pi)));
+    throw std::invalid_argument(fmt::format("link loss of {}: out of range", PortName(port)));
   if (loss_.empty()) loss_.resize(ports_.size());
-  LinkLoss& l = loss_[pi];
+  LinkLoss& l = loss_[port];
   l.cfg = loss;
   l.data_seen = 0;
-  l.rng = sim_.MakeRng(ports_[pi].entity, kPurposeLinkDrop);
-  l.bits = BitErrorSampler(loss.ber, sim_.MakeRng(ports_[pi].entity, kPurposeBitErrors));
-  ports_[pi].lossy = loss.Any();
+  l.rng = sim_.MakeRng(ports_[port].entity, kPurposeLinkDrop);
+  l.bits = BitErrorSampler(loss.ber, sim_.MakeRng(ports_[port].entity, kPurposeBitErrors));
+  ports_[port].lossy = loss.Any();
 }
 
 bool Network::LinkLoses(uint32_t pi, PacketRef r) {

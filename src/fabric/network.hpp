@@ -442,7 +442,7 @@ class Network final : public sim::EventHandler {
   // Throws std::invalid_argument for a link the topology lacks.
   void SetLinkUp(uint32_t link, bool up);
   void ScheduleLinkState(uint32_t link, bool up, Time at);
-  bool LinkUp(uint32_t link) const { return !ports_[2 * link].down; }
+  bool LinkUp(uint32_t link) const { return !ports_[2 * static_cast<size_t>(link)].down; }
   // The control plane's reroute (docs/what-if.md#link-down): from `at`
   // (Now() if earlier) every switch routes with next-hop sets computed as if
   // the links in `links_out` were absent (RoutingTable's second constructor),
@@ -682,9 +682,9 @@ class Network final : public sim::EventHandler {
   // (prefetches do not count) and drop the call.
   [[gnu::always_inline]] inline void PrefetchAhead();
   int64_t Ser(Port& p, int64_t wire);
-  void Kick(uint32_t port);  // ensure the port transmits if it can
-  void ScheduleKick(uint32_t port, int64_t at);
-  void TryTransmit(uint32_t port);
+  void Kick(uint32_t pi);  // ensure the port transmits if it can
+  void ScheduleKick(uint32_t pi, int64_t at);
+  void TryTransmit(uint32_t pi);
   PacketRef NextFromQueues(Port& p);
   PacketRef NextFromQueuesIb(Port& p);
   PacketRef TakeFromQueue(Port& p, int c);
@@ -732,23 +732,23 @@ class Network final : public sim::EventHandler {
   // receiver it sends an FCP on every data VL.
   void IbResetPort(uint32_t port);
   // One end of a link goes down (its wire and egress queues are lost) or up.
-  void SetPortUp(uint32_t port, bool up);
+  void SetPortUp(uint32_t pi, bool up);
   PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
-  void Arrive(uint32_t port, PacketRef r);
+  void Arrive(uint32_t pi, PacketRef r);
   // Queues the arrival event of frame r on port's wire, at its time and under
   // the key drawn when it was sent (TryTransmit).
-  void QueueArrival(uint32_t port, PacketRef r);
+  void QueueArrival(uint32_t pi, PacketRef r);
   void Deliver(uint32_t ingress_port, PacketRef r);
   void ReceiveAtHost(uint32_t host, PacketRef r);
   void Enqueue(uint32_t sw, uint32_t egress, PacketRef r);
   uint32_t Route(uint32_t sw, const Packet& p);         // skips down links
   uint32_t RouteMinimal(uint32_t sw, const Packet& p);  // the routing mode's choice
   void DropPacket(PacketRef r, Port* at);
-  void SendCnp(uint32_t host, uint32_t flow, int tclass);
+  void SendCnp(uint32_t host, uint32_t flow, int cls);
   // Queues a small packet (CNP, BECN, ACK/NAK) at host `host`'s port, to the
   // other end of `flow`, on class `tclass`.
-  void SendControl(uint32_t host, uint32_t flow, PacketKind kind, int tclass, int32_t payload,
+  void SendControl(uint32_t host, uint32_t flow, PacketKind kind, int cls, int32_t payload,
                    uint32_t seq, uint8_t flags);
   void Activate(uint32_t flow);  // puts the flow in its NIC's active list and kicks
   // Takes a flow off its NIC's round robin (an RC queue pair with nothing left to send).
@@ -768,7 +768,7 @@ class Network final : public sim::EventHandler {
   void ArmRcGapTimer(uint32_t flow);
   void OnRcGapTimer(uint32_t flow);
   [[gnu::cold, gnu::noinline]] void QpFail(uint32_t flow);
-  [[gnu::cold, gnu::noinline]] bool LinkLoses(uint32_t port, PacketRef r);
+  [[gnu::cold, gnu::noinline]] bool LinkLoses(uint32_t pi, PacketRef r);
   void OnBecn(uint32_t flow);
   void ArmIbCcTimer(uint32_t flow);
   void OnCnp(uint32_t flow);
@@ -824,7 +824,7 @@ class Network final : public sim::EventHandler {
   [[gnu::cold, gnu::noinline]] void XoffAsserted(uint32_t port, int c, bool on);
   [[gnu::cold, gnu::noinline]] void FwdCount(uint32_t ingress, int in_class, uint32_t egress,
                                              int out_class, int delta);
-  [[gnu::cold, gnu::noinline]] void FlushQueue(uint32_t port, int c, bool watchdog);
+  [[gnu::cold, gnu::noinline]] void FlushQueue(uint32_t pi, int c, bool watchdog);
   [[gnu::cold, gnu::noinline]] void NicRxPacket(uint32_t host, PacketRef r);
   [[gnu::cold, gnu::noinline]] void NicResume(uint32_t host);
 
@@ -906,7 +906,7 @@ class Network final : public sim::EventHandler {
   bool merged_ = false;
   std::vector<MergedPort> merged_ports_;
   uint64_t merged_peak_ = 0;
-  [[gnu::cold, gnu::noinline]] void SendRemote(uint32_t port, PacketRef r, int64_t head);
+  [[gnu::cold, gnu::noinline]] void SendRemote(uint32_t pi, PacketRef r, int64_t head);
   [[gnu::cold, gnu::noinline]] void FlowFinished();
   uint64_t packet_hops_ = 0;
   uint64_t packets_created_ = 0;
