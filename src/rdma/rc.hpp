@@ -42,7 +42,7 @@ using units::Time;
 
 // With out-of-order placement, a responder that sees one of its NAKs was
 // spurious doubles its reorder window, up to this many times
-// RcConfig::reorder_window (docs/model/transport.md#loss-recovery).
+// RcConfig::reorder_window (docs/fabric-model.md#nics, docs/profiles.md#reorder-window).
 inline constexpr int64_t kReorderWindowGrowth = 16;
 
 struct RcConfig {
