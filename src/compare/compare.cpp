@@ -1054,6 +1054,18 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
       "NCCL's default 20 (4.3 s): each timeout it counts would cost about {:g} times more there.",
       o.fault_timeout_exp, static_cast<double>(4096LL << std::min(o.fault_timeout_exp, 40)) / 1e9,
       std::ldexp(1.0, 20 - o.fault_timeout_exp)));
+  std::string ooo;
+  for (const ProfileData& d : data)
+    if (d.s.net.rc.ooo)
+      ooo += fmt::format("{}{} {}", ooo.empty() ? "" : ", ", d.col.name,
+                         units::FormatTime(d.s.net.rc.reorder_window));
+  if (!ooo.empty())
+    caveats.push_back(fmt::format(
+        "Out-of-order placement (adaptive routing) NAKs a gap only once it outlives the reorder "
+        "window ({}; placeholders, docs/profiles.md#reorder-window): each frame the degraded link "
+        "loses waits that long for its NAK, which largely sets those columns' degraded-link slowdown, "
+        "while a shorter window would resend packets that adaptive routing only reordered.",
+        ooo));
   std::string firmware;
   for (const ProfileData& d : data)
     if (d.s.net.dcqcn && d.s.net.dcqcn_params.variant == cc::DcqcnVariant::kFirmware)
