@@ -284,6 +284,11 @@ IncastResult RunIncast(const scenario::Scenario& s, int senders, int64_t bytes,
     incast_bytes += f.recv_bytes;
   }
   r.duration_us = Us(end);
+  for (const fabric::FlowStats& f : net.flows()) {
+    r.naks += static_cast<int64_t>(f.naks);
+    r.ack_timeouts += static_cast<int64_t>(f.timeouts);
+  }
+  if (const fabric::QpFailure* fail = net.qp_failure()) r.failure = fail->what;
   r.incast_gbps = end.ps() > 0 ? static_cast<double>(incast_bytes) * 8 / Us(end) / 1e3 : 0;
   const fabric::FlowStats& v = net.flows()[victim_flow];
   r.victim_gbps = v.done() && v.fct().ps() > 0

@@ -50,6 +50,12 @@ struct IncastResult {
   double max_credit_starved_fraction = 0;
   std::string most_credit_starved;
   int64_t ecn_marks = 0, cnps = 0, drops = 0, retransmissions = 0;
+  // RC recovery over the run, summed over every queue pair (tenants' too):
+  // NAKs received (sequence errors, or gaps that outlived the reorder window
+  // with out-of-order placement) and local ACK timeouts. Without a drop or a
+  // lost frame every one is spurious.
+  int64_t naks = 0, ack_timeouts = 0;
+  std::string failure;  // a queue pair that ran out of retries (the run stopped)
   // Timeline of the target's downlink (edge switch -> target): queue bytes per
   // sample, and the intervals the most-paused (RoCE) or most credit-starved
   // (InfiniBand) port was held, sample-resolved.

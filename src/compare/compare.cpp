@@ -663,8 +663,15 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
          each([](const ProfileData& d) { return d.incast.ecn_marks; }));
   rb.Add("incast", "drops", il + ": congestion drops", "count", "lower",
          each([](const ProfileData& d) { return d.incast.drops; }));
+  json incast_notes = json::object();
+  for (const ProfileData& d : data)
+    if (!d.incast.failure.empty()) incast_notes[d.col.name] = d.incast.failure;
   rb.Add("incast", "retransmissions", il + ": retransmitted packets", "count", "lower",
-         each([](const ProfileData& d) { return d.incast.retransmissions; }));
+         each([](const ProfileData& d) { return d.incast.retransmissions; }), incast_notes);
+  rb.Add("incast", "naks", il + ": NAKs", "count", "lower",
+         each([](const ProfileData& d) { return d.incast.naks; }));
+  rb.Add("incast", "ack_timeouts", il + ": ACK timeouts", "count", "lower",
+         each([](const ProfileData& d) { return d.incast.ack_timeouts; }));
   // Faults.
   auto slowdown = [](const CollectiveRun& f, const CollectiveRun& base) -> json {
     if (!f.failure.empty() || f.iterations_us.empty()) return nullptr;
@@ -677,8 +684,31 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     if (!d.stall.failure.empty()) stall_notes[d.col.name] = d.stall.failure;
   }
   const std::string bl = fmt::format("degraded link (BER {:g})", o.fault_ber);
-  rb.Add("fault", "ber_slowdown_pct", bl + ": all_reduce slowdown", "%", "lower",
+  // One local ACK timeout (a loss no later packet reveals) stalls the
+  // collective for the whole timeout when it waits for that message, longer
+  // than all the case's samples take without it: the mean slowdown then
+  // measures whether one happened (a timeout for a message the collective no
+  // longer waits for, e.g. its last ACK lost, costs nothing). The count goes
+  // beside it, with the median iteration's slowdown, which one stalled
+  // iteration does not move.
+  const double timeout_s = static_cast<double>(4096LL << std::min(o.fault_timeout_exp, 40)) / 1e9;
+  for (const ProfileData& d : data) {
+    const int64_t n = d.ber.perf.ack_timeouts;
+    if (n > 0 && d.ber.failure.empty() && !d.ber.iterations_us.empty())
+      ber_notes[d.col.name] = fmt::format(
+          "{} ACK timeout{} ({:.3g} s each) during the {} samples: see the median row", n,
+          n == 1 ? "" : "s", timeout_s, d.ber.iterations_us.size());
+  }
+  rb.Add("fault", "ber_slowdown_pct", bl + ": all_reduce slowdown (mean)", "%", "lower",
          each([&](const ProfileData& d) { return slowdown(d.ber, d.jitter); }), ber_notes);
+  rb.Add("fault", "ber_slowdown_p50_pct", bl + ": all_reduce slowdown (median)", "%", "lower",
+         each([&](const ProfileData& d) -> json {
+           if (!d.ber.failure.empty() || d.ber.iterations_us.empty()) return nullptr;
+           const double b = Percentile(d.jitter.iterations_us, 50);
+           return b > 0 ? Num(100 * (Percentile(d.ber.iterations_us, 50) / b - 1), 2) : json(nullptr);
+         }));
+  rb.Add("fault", "ber_ack_timeouts", bl + fmt::format(": ACK timeouts ({:.3g} s each)", timeout_s),
+         "count", "lower", each([](const ProfileData& d) { return d.ber.perf.ack_timeouts; }));
   auto links_sum = [](const CollectiveRun& c, auto field) {
     int64_t n = 0;
     for (const perf::LinkCounters& l : c.perf.links) n += field(l);
@@ -692,10 +722,6 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
          each([&](const ProfileData& d) {
            return links_sum(d.ber, [](const perf::LinkCounters& l) { return l.retransmissions; });
          }));
-  rb.Add("fault", "ber_ack_timeouts",
-         bl + fmt::format(": ACK timeouts ({:.3g} s each)",
-                          static_cast<double>(4096LL << std::min(o.fault_timeout_exp, 40)) / 1e9),
-         "count", "lower", each([](const ProfileData& d) { return d.ber.perf.ack_timeouts; }));
   const std::string sl =
       fmt::format("stalled NIC ({} us)", static_cast<double>(o.stall.ps()) / 1e6);
   rb.Add("fault", "stall_worst_extra_us", sl + ": worst iteration minus p50", "us", "lower",
@@ -931,6 +957,28 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
     }
   }
   if (tuned != nullptr && untuned != nullptr) {
+    // A "tuned" column that loses to the untuned one says so, with the sizes.
+    std::string slower;
+    for (const perf::SizeResult& a : tuned->sweep.sizes) {
+      for (const perf::SizeResult& b : untuned->sweep.sizes) {
+        if (a.counts.size_bytes != b.counts.size_bytes) continue;
+        const double x = perf::ToRow(a, tuned->sweep.options.collective, ranks).out_of_place.busbw_gbs;
+        const double y = perf::ToRow(b, untuned->sweep.options.collective, ranks).out_of_place.busbw_gbs;
+        if (x > 0 && y > 0 && x < 0.97 * y)
+          slower += fmt::format("{}{} {:.1f} vs {:.1f} GB/s ({}/{})", slower.empty() ? "" : ", ",
+                                SizeLabel(a.counts.size_bytes), x, y,
+                                collective::AlgorithmName(a.choice.algorithm),
+                                collective::ProtocolName(a.choice.protocol));
+      }
+    }
+    if (!slower.empty())
+      summary.push_back(fmt::format(
+          "{} is slower than {} on the all-reduce at {}: its ECN marks from Kmin make DCQCN cut "
+          "rates where the collective's own traffic queues briefly (on Tree, a NIC receiving from "
+          "its children and parent at once), which PFC alone carries at line rate; that is the "
+          "price of its fewer PAUSE frames "
+          "(docs/compare-results.md#three-anomalies-of-the-full-run-explained).",
+          tuned->col.name, untuned->col.name, slower));
     summary.push_back(fmt::format(
         "Under the same incast, {} sent {} PAUSE frames against {} for {} (most-paused port {:.1f} % "
         "vs {:.1f} % of the time).",
@@ -1006,6 +1054,18 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
       "NCCL's default 20 (4.3 s): each timeout it counts would cost about {:g} times more there.",
       o.fault_timeout_exp, static_cast<double>(4096LL << std::min(o.fault_timeout_exp, 40)) / 1e9,
       std::ldexp(1.0, 20 - o.fault_timeout_exp)));
+  std::string ooo;
+  for (const ProfileData& d : data)
+    if (d.s.net.rc.ooo)
+      ooo += fmt::format("{}{} {}", ooo.empty() ? "" : ", ", d.col.name,
+                         units::FormatTime(d.s.net.rc.reorder_window));
+  if (!ooo.empty())
+    caveats.push_back(fmt::format(
+        "Out-of-order placement (adaptive routing) NAKs a gap only once it outlives the reorder "
+        "window ({}; placeholders, docs/profiles.md#reorder-window): each frame the degraded link "
+        "loses waits that long for its NAK, which largely sets those columns' degraded-link slowdown, "
+        "while a shorter window would resend packets that adaptive routing only reordered.",
+        ooo));
   std::string firmware;
   for (const ProfileData& d : data)
     if (d.s.net.dcqcn && d.s.net.dcqcn_params.variant == cc::DcqcnVariant::kFirmware)
