@@ -1,7 +1,6 @@
 #include "rdma/rc.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -161,7 +160,7 @@ bool RcRequester::OnTimeout(Time now) {
 
 // --- responder ---------------------------------------------------------------
 
-RcResponder::RcResponder(const RcConfig& cfg) : cfg_(cfg), window_ps_(cfg.reorder_window.ps()) {
+RcResponder::RcResponder(const RcConfig& cfg) : cfg_(cfg) {
   if (cfg_.ooo) {
     window_.assign(static_cast<size_t>(cfg_.ooo_capacity), 0);
   }
@@ -198,20 +197,6 @@ RcResponder::Response RcResponder::OnData(uint32_t psn32, int32_t payload, bool 
       unacked_ = 0;
     }
   };
-  if (cfg_.ooo && nak_psn_ >= 0 && psn == static_cast<uint64_t>(nak_psn_)) {
-    if (!nak_psn_seen_) {
-      nak_psn_seen_ = true;  // the original or its retransmission
-    } else {
-      // Both: the original was late, not lost. Widen the window (RACK's
-      // reo_wnd_mult on a D-SACK).
-      ++spurious_naks_;
-      const int64_t base = cfg_.reorder_window.ps();
-      const int64_t cap = base > INT64_MAX / kReorderWindowGrowth ? INT64_MAX
-                                                                  : base * kReorderWindowGrowth;
-      window_ps_ = window_ps_ > cap / 2 ? cap : window_ps_ * 2;
-      nak_psn_ = -1;
-    }
-  }
   if (psn < epsn_) {
     // Already placed: its ACK may have been lost; acknowledge again.
     r.duplicate = true;
@@ -275,7 +260,7 @@ RcResponder::Response RcResponder::OnData(uint32_t psn32, int32_t payload, bool 
     window_hi_ = std::max(window_hi_, psn + 1);
   }
   if (gap_since_ < 0) gap_since_ = now.ps();
-  if (!nak_sent_ && now.ps() - gap_since_ >= window_ps_) {
+  if (!nak_sent_ && now.ps() - gap_since_ >= cfg_.reorder_window.ps()) {
     Nak(r);
     return r;
   }
@@ -285,7 +270,7 @@ RcResponder::Response RcResponder::OnData(uint32_t psn32, int32_t payload, bool 
 
 Time RcResponder::GapDeadline() const {
   if (!cfg_.ooo || gap_since_ < 0 || nak_sent_ || window_hi_ <= epsn_) return Time::Max();
-  return Time::Ps(gap_since_ + window_ps_);
+  return Time::Ps(gap_since_ + cfg_.reorder_window.ps());
 }
 
 RcResponder::Response RcResponder::OnGapTimer(Time now) {
@@ -297,8 +282,6 @@ RcResponder::Response RcResponder::OnGapTimer(Time now) {
 void RcResponder::Nak(Response& r) {
   nak_sent_ = true;
   ++naks_;
-  nak_psn_ = static_cast<int64_t>(epsn_);
-  nak_psn_seen_ = false;
   r.send = Response::kNak;
   r.psn = static_cast<uint32_t>(epsn_);
   unacked_ = 0;

@@ -18,10 +18,7 @@
 //   missing again). With
 //   out-of-order placement (per-packet adaptive routing or spraying), packets
 //   beyond the ePSN are placed by PSN and a NAK is sent only when a gap
-//   outlives the reorder window. A NAK found spurious (its PSN arrives twice:
-//   the original was only late, and go-back-N sent it again) doubles the
-//   queue pair's window, up to kReorderWindowGrowth times the configured one,
-//   as TCP RACK widens its reorder window on a D-SACK (RFC 8985, 6.2).
+//   outlives the reorder window.
 // - Go-back-N: a NAK rewinds the requester to the NAK's PSN; a local ACK
 //   timeout rewinds it to the oldest unacknowledged PSN. Go-back-0 (old
 //   NICs, Guo et al., SIGCOMM 2016): a loss restarts the whole message, and
@@ -40,11 +37,6 @@ namespace lossless::rdma {
 
 using units::Time;
 
-// With out-of-order placement, a responder that sees one of its NAKs was
-// spurious doubles its reorder window, up to this many times
-// RcConfig::reorder_window (docs/fabric-model.md#nics, docs/profiles.md#reorder-window).
-inline constexpr int64_t kReorderWindowGrowth = 16;
-
 struct RcConfig {
   // Local ACK timeout exponent t: 4.096 us x 2^t; 0 = none; 1-31. NCCL's
   // default NCCL_IB_TIMEOUT is 20 (4.295 s; NCCL src/transport/net_ib).
@@ -58,8 +50,7 @@ struct RcConfig {
   int ack_every = 1;
   // Out-of-order placement by PSN (per-packet routing); off = in order.
   bool ooo = false;
-  // With ooo: a gap older than this draws a NAK (the starting window: see
-  // kReorderWindowGrowth).
+  // With ooo: a gap older than this draws a NAK.
   Time reorder_window = Time::Us(16);
   // With ooo: PSNs beyond the ePSN the responder can place (more are dropped).
   int32_t ooo_capacity = 4096;
@@ -172,9 +163,6 @@ class RcResponder {
   uint32_t epsn() const { return static_cast<uint32_t>(epsn_); }
   uint64_t messages_completed() const { return completed_; }
   uint64_t naks_sent() const { return naks_; }
-  // NAKs found spurious (their PSN arrived twice) and the reorder window now.
-  uint64_t spurious_naks() const { return spurious_naks_; }
-  Time reorder_window() const { return Time::Ps(window_ps_); }
 
  private:
   bool Placed(uint64_t psn) const;
@@ -192,13 +180,6 @@ class RcResponder {
   uint32_t unacked_ = 0;    // packets placed since the last ACK
   uint64_t completed_ = 0;
   uint64_t naks_ = 0;
-  // ooo: the current reorder window, and the PSN of the last gap NAK until
-  // its verdict (-1: none pending): `nak_psn_seen_` once it arrived; a second
-  // arrival shows the NAK was spurious.
-  int64_t window_ps_ = 0;
-  int64_t nak_psn_ = -1;
-  bool nak_psn_seen_ = false;
-  uint64_t spurious_naks_ = 0;
   // ooo: placement beyond the ePSN, ring of ooo_capacity entries indexed by
   // PSN: bit 0 = placed, bit 1 = last packet of a message.
   std::vector<uint8_t> window_;

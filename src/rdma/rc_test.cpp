@@ -297,62 +297,6 @@ TEST(RcOutOfOrderTest, PlacesByPsnAndNaksOnlyAGapThatOutlivesTheWindow) {
   EXPECT_TRUE(rs.OnData(5, 100, false, Time::Us(21)).duplicate);
 }
 
-// Adaptive routing delays one packet behind a deep queue on another path:
-// the gap outlives the window, the NAK goes out, then the original arrives
-// and go-back-N's copy after it. The second arrival of the NAKed PSN shows
-// the NAK was spurious: the window doubles (RFC 8985's D-SACK rule), up to
-// kReorderWindowGrowth times the configured one. A real loss (its PSN
-// arrives once) leaves the window as it is.
-TEST(RcOutOfOrderTest, ASpuriousNakDoublesTheReorderWindowUpToItsCap) {
-  RcConfig cfg = Cfg();
-  cfg.ooo = true;
-  cfg.reorder_window = Time::Us(5);
-  RcResponder rs(cfg);
-  rs.OnData(0, 100, false, Time::Us(0));
-  rs.OnData(2, 100, false, Time::Us(1));  // PSN 1 is late: gap from 1 us
-  Resp r = rs.OnData(3, 100, false, Time::Us(6));
-  ASSERT_EQ(r.send, Resp::kNak);
-  EXPECT_EQ(r.psn, 1u);
-  rs.OnData(1, 100, false, Time::Us(7));  // the original, late
-  EXPECT_EQ(rs.epsn(), 4u);
-  EXPECT_EQ(rs.spurious_naks(), 0u);
-  EXPECT_TRUE(rs.OnData(1, 100, false, Time::Us(8)).duplicate);  // go-back-N's copy
-  EXPECT_EQ(rs.spurious_naks(), 1u);
-  EXPECT_EQ(rs.reorder_window(), Time::Us(10));
-  // The next gap (PSN 4) is tolerated for 10 us.
-  rs.OnData(5, 100, false, Time::Us(10));
-  EXPECT_NE(rs.OnData(6, 100, false, Time::Us(19)).send, Resp::kNak);
-  EXPECT_EQ(rs.GapDeadline(), Time::Us(20));
-  r = rs.OnData(7, 100, false, Time::Us(20));
-  ASSERT_EQ(r.send, Resp::kNak);
-  EXPECT_EQ(r.psn, 4u);
-  // A real loss: only the retransmission of 4 arrives, then 5-7 again.
-  rs.OnData(4, 100, false, Time::Us(22));
-  EXPECT_EQ(rs.epsn(), 8u);
-  for (uint32_t psn = 5; psn <= 7; ++psn) rs.OnData(psn, 100, false, Time::Us(23));
-  EXPECT_EQ(rs.spurious_naks(), 1u);
-  EXPECT_EQ(rs.reorder_window(), Time::Us(10));
-  // Spurious NAKs one after another: 20, 40, 80 us, then held at 16 x 5 us.
-  uint32_t psn = 8;
-  int64_t t = 100;
-  for (int k = 0; k < 6; ++k) {
-    const uint32_t late = psn;
-    rs.OnData(late + 1, 100, false, Time::Us(t));
-    const Resp nak = rs.OnGapTimer(rs.GapDeadline());
-    ASSERT_EQ(nak.send, Resp::kNak);
-    ASSERT_EQ(nak.psn, late);
-    t += 200;
-    rs.OnData(late, 100, false, Time::Us(t));      // the original
-    rs.OnData(late, 100, false, Time::Us(t + 1));  // go-back-N's copy
-    rs.OnData(late + 1, 100, false, Time::Us(t + 1));
-    psn += 2;
-    t += 10;
-  }
-  EXPECT_EQ(rs.spurious_naks(), 7u);
-  EXPECT_EQ(rs.reorder_window(), Time::Us(5 * kReorderWindowGrowth));
-  EXPECT_EQ(rs.naks_sent(), 8u);
-}
-
 }  // namespace
 // A gap no later packet reveals (the lost PSN is among the last sent) is
 // NAKed by the responder's window timer, not left to the ACK timeout.
