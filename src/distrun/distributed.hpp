@@ -46,6 +46,13 @@ struct Stats {
   uint64_t sent = 0;      // cross-rank events this rank sent (rank 0: all ranks)
   uint64_t received = 0;  // ... received
   uint64_t ties = 0;      // same-time pairs of consecutive events, one from another rank
+  uint64_t careful = 0;   // windows that waited for the stop verdict
+  uint64_t reductions = 0;  // integer reductions (rank 0's)
+  uint64_t exchanges = 0;   // batch exchanges (rank 0's)
+  uint64_t sent_bytes = 0;  // batch bytes sent (rank 0: all ranks)
+  uint64_t events = 0;      // events run (rank 0: all ranks)
+  uint64_t kept_changes = 0;  // packets-alive changes merged for the exact peak (rank 0)
+  uint64_t peak_windows_dropped = 0;  // windows that could not hold the peak (their changes dropped)
   double wait_s = 0;      // rank 0: the largest over ranks
   double run_s = 0;
 };

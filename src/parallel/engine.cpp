@@ -1,9 +1,11 @@
 #include "parallel/engine.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -86,6 +88,58 @@ void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t targ
   }
   ++out_count_[static_cast<size_t>(slot)];
   ++stats_.sent;
+  sent_min_ = std::min(sent_min_, at.ps());
+}
+
+void WindowVerdict::Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes) {
+  lanes[0] = next;
+  lanes[1] = holds ? 0 : 1;  // min: 1 only when no rank holds
+  // The minimum of -bound is -(the largest bound). Bounds are times >= 0, so
+  // their negations are <= 0; a holder without a bound (INT64_MIN, which has
+  // no negation) packs as INT64_MAX - 1, which any holder's bound beats (the
+  // stop is at the latest clearing, so one bound suffices), and a rank that
+  // holds nothing as INT64_MAX, which anything beats.
+  lanes[2] = !holds ? INT64_MAX : bound == INT64_MIN ? INT64_MAX - 1 : -bound;
+}
+
+WindowVerdict WindowVerdict::Unpack(const int64_t* reduced) {
+  WindowVerdict v;
+  v.next = reduced[0];
+  v.all_clear = reduced[1] == 1;
+  v.stop_not_before = reduced[2] == INT64_MAX       ? INT64_MAX
+                      : reduced[2] == INT64_MAX - 1 ? INT64_MIN
+                                                    : -reduced[2];
+  return v;
+}
+
+template <class Fn>
+auto WindowEngine::Waiting(Fn fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if constexpr (std::is_void_v<decltype(fn())>) {
+    fn();
+    stats_.wait_s += Seconds(std::chrono::steady_clock::now() - t0);
+  } else {
+    auto r = fn();
+    stats_.wait_s += Seconds(std::chrono::steady_clock::now() - t0);
+    return r;
+  }
+}
+
+WindowVerdict WindowEngine::Reduce(const StopRule* rule, int64_t ran_before) {
+  const size_t n = WindowVerdict::kLanes + model_lanes_.count;
+  lanes_.assign(n, INT64_MAX);
+  const bool holds = rule != nullptr && rule->pending() > 0;
+  const int64_t bound = !holds                 ? INT64_MAX
+                        : rule->earliest_clear ? rule->earliest_clear(ran_before)
+                                               : INT64_MIN;
+  my_bound_ = holds ? bound : INT64_MIN;
+  WindowVerdict::Pack(std::min(sim_.NextTime().ps(), sent_min_), holds, bound, lanes_.data());
+  if (model_lanes_.count > 0) model_lanes_.fill(lanes_.data() + WindowVerdict::kLanes);
+  Waiting([&] { comm_.AllreduceMinLanes(lanes_.data(), n); });
+  ++stats_.reductions;
+  sent_min_ = INT64_MAX;
+  if (model_lanes_.count > 0) model_lanes_.take(lanes_.data() + WindowVerdict::kLanes);
+  return WindowVerdict::Unpack(lanes_.data());
 }
 
 void WindowEngine::ExchangeBatches(int64_t end) {
@@ -103,9 +157,11 @@ void WindowEngine::ExchangeBatches(int64_t end) {
     outbox_[i].clear();
     out_count_[i] = 0;
   }
+  for (const Outgoing& o : out) stats_.sent_bytes += o.bytes.size();
   const auto t0 = Clock::now();
   const std::vector<std::string> got = comm_.Exchange(out, neighbours_);
   stats_.wait_s += Seconds(Clock::now() - t0);
+  ++stats_.exchanges;
   const size_t record = sizeof(RemoteEvent) + payload_bytes_;
   for (size_t i = 0; i < got.size(); ++i) {
     const std::string& b = got[i];
@@ -137,11 +193,17 @@ bool WindowEngine::Run(units::Time until, const StopRule& rule) {
 }
 
 bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
+  // One window (docs/parallel.md#one-reduction-per-window): every rank runs
+  // its events below the window's end; one integer reduction gives the next
+  // window's start (the earliest event queued or sent anywhere: a sent event
+  // is counted by its sender, so the reduction needs no exchange before it),
+  // whether every stop condition has cleared and when the stop can come
+  // first, and the model's lanes; then the batches are exchanged. A window
+  // that may hold the agreed stop (StopRule) waits for one more, smaller
+  // reduction, the stop verdict, in its middle.
   using Clock = std::chrono::steady_clock;
   const auto t_run = Clock::now();
-  auto t0 = Clock::now();
-  int64_t next = comm_.AllreduceMin(sim_.NextTime().ps());
-  stats_.wait_s += Seconds(Clock::now() - t0);
+  WindowVerdict v = Reduce(rule, sim_.Now().ps());
   // This rank's last event that cleared its stop conditions: (time, key).
   int64_t done_time = -1;
   uint64_t done_key = 0;
@@ -152,8 +214,18 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
           "window engine: an event called Simulator::Stop() for a reason a distributed run "
           "cannot agree on (only the stop rule's own stop is supported)");
   };
+  // A bound this rank gave that its own clearing contradicts: an error in
+  // the model's earliest_clear, never a silent difference.
+  auto CheckBound = [&](int64_t at) {
+    if (at < my_bound_)
+      throw std::logic_error(fmt::format(
+          "window engine: rank {} cleared its stop conditions at {} ps, before its "
+          "earliest_clear bound ({} ps)",
+          comm_.Rank(), at, my_bound_));
+  };
   const bool has_boundaries = static_cast<bool>(boundaries_.next_boundary);
   while (true) {
+    const int64_t next = v.next;
     int64_t b = INT64_MAX;
     if (has_boundaries) {
       // Boundaries before the next event anywhere: every rank stands there now.
@@ -171,31 +243,38 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
     if (b < end) end = b + 1;  // the window ends at the boundary (b >= next here)
     const units::Time bound = units::Time::Ps(std::min(end - 1, until.ps()));
     ++stats_.windows;
-    bool ran = false, paused = false;
-    if (rule != nullptr && rule->pending() > 0) {
-      // Phase 1: a rank holding conditions runs until its last one clears
-      // (where the serial run may stop) or the window ends. Events of one
-      // window never depend on another rank's events of the same window, so
-      // the other ranks can wait for the verdict.
-      ran = true;
-      const sim::StopReason why = sim_.Run(bound);
-      if (why == sim::StopReason::kStopped) {
-        if (rule->pending() != 0) not_stopped(why);
-        paused = true;
-        done_time = sim_.Now().ps();
-        done_key = sim_.RunningKey();
+    // The stop can be in this window only if every rank holding conditions
+    // may clear before its end.
+    const bool careful = rule != nullptr && !v.all_clear && v.stop_not_before <= bound.ps();
+    if (careful) {
+      ++stats_.careful;
+      bool ran = false, paused = false;
+      if (rule->pending() > 0) {
+        // Phase 1: a rank holding conditions runs until its last one clears
+        // (where the serial run may stop) or the window ends. Events of one
+        // window never depend on another rank's events of the same window, so
+        // the other ranks can wait for the verdict.
+        ran = true;
+        const sim::StopReason why = sim_.Run(bound);
+        if (why == sim::StopReason::kStopped) {
+          if (rule->pending() != 0) not_stopped(why);
+          paused = true;
+          done_time = sim_.Now().ps();
+          done_key = sim_.RunningKey();
+          CheckBound(done_time);
+        }
       }
-    }
-    if (rule != nullptr) {
-      t0 = Clock::now();
-      const bool all_done = comm_.AllreduceMin(rule->pending() == 0 ? 1 : 0) == 1;
-      const int64_t t_star = all_done ? -comm_.AllreduceMin(-done_time) : -1;
-      stats_.wait_s += Seconds(Clock::now() - t0);
-      if (all_done && t_star >= 0) {
-        t0 = Clock::now();
-        const int64_t k_star =
-            -comm_.AllreduceMin(done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX);
-        stats_.wait_s += Seconds(Clock::now() - t0);
+      // The verdict: all clear, and the latest clearing time.
+      int64_t verdict[2] = {rule->pending() == 0 ? 1 : 0, -done_time};
+      Waiting([&] { comm_.AllreduceMinLanes(verdict, 2); });
+      ++stats_.reductions;
+      const int64_t t_star = verdict[0] == 1 ? -verdict[1] : -1;
+      if (t_star >= 0) {
+        int64_t k_lane =
+            done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX;
+        Waiting([&] { comm_.AllreduceMinLanes(&k_lane, 1); });
+        ++stats_.reductions;
+        const int64_t k_star = -k_lane;
         // Every rank runs to exactly the serial stop point (t*, k*).
         const units::Time ts = units::Time::Ps(t_star);
         if (t_star > 0 && sim_.NextTime().ps() < t_star)
@@ -206,13 +285,29 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         stopped = true;
         break;
       }
+      if (!ran || paused) not_stopped(sim_.Run(bound));
+    } else {
+      // Not the stop's window: a rank whose last condition clears here
+      // notes where and runs on (the stop is a later rank's clearing).
+      sim::StopReason why = sim_.Run(bound);
+      if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
+        done_time = sim_.Now().ps();
+        done_key = sim_.RunningKey();
+        CheckBound(done_time);
+        why = sim_.Run(bound);
+      }
+      not_stopped(why);
     }
-    if (!ran || paused) not_stopped(sim_.Run(bound));
+    const bool was_clear = v.all_clear;
+    v = Reduce(rule, end);
+    if (rule != nullptr && !careful && v.all_clear && !was_clear)
+      throw std::logic_error(fmt::format(
+          "window engine: the last stop condition cleared in a window ending at {} ps that the "
+          "ranks' earliest_clear bounds said could not hold the stop (the latest bound was at or "
+          "after it)",
+          bound.ps()));
     ExchangeBatches(end);
     if (boundaries_.after_window) boundaries_.after_window(bound.ps());
-    t0 = Clock::now();
-    next = comm_.AllreduceMin(sim_.NextTime().ps());
-    stats_.wait_s += Seconds(Clock::now() - t0);
   }
   stats_.run_s += Seconds(Clock::now() - t_run);
   return stopped;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <limits>
@@ -109,6 +110,21 @@ class LoopbackComm final : public Comm {
   int64_t AllreduceMin(int64_t v) override {
     Jitter();
     return hub_.Round(rank_, {}, v).second;
+  }
+  void AllreduceMinLanes(int64_t* lanes, size_t n) override {
+    Jitter();
+    const auto all =
+        hub_.Round(rank_, std::string(reinterpret_cast<const char*>(lanes), n * sizeof(int64_t)), 0)
+            .first;
+    for (const std::string& b : all) {
+      if (b.size() != n * sizeof(int64_t))
+        throw std::logic_error("AllreduceMinLanes: ranks passed different lane counts");
+      for (size_t i = 0; i < n; ++i) {
+        int64_t v = 0;
+        std::memcpy(&v, b.data() + i * sizeof v, sizeof v);
+        lanes[i] = std::min(lanes[i], v);
+      }
+    }
   }
   std::vector<std::string> Gather(const std::string& bytes) override {
     Jitter();
