@@ -548,6 +548,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     extra.append(reinterpret_cast<const char*>(figures), sizeof figures);
     extra.append(reinterpret_cast<const char*>(&ws.wait_s), sizeof ws.wait_s);
     extra.append(reinterpret_cast<const char*>(&ws.run_s), sizeof ws.run_s);
+    extra.append(reinterpret_cast<const char*>(&ws.cpu_s), sizeof ws.cpu_s);
     PutVec(extra, probe.Needed());
     PutVec(extra, sim.digests());
     const std::vector<std::string> results = comm.Gather(mine);
@@ -580,10 +581,12 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     st.sent_bytes = ws.sent_bytes;
     st.wait_s = ws.wait_s;
     st.run_s = ws.run_s;
+    st.cpu_s = ws.cpu_s;
+    st.critical_cpu_s = ws.critical_cpu_s;
     if (me == 0) {
       std::vector<Probe::Change> all;
       st.sent = st.received = st.ties = st.sent_bytes = 0;
-      st.wait_s = st.run_s = 0;
+      st.wait_s = st.run_s = st.cpu_s = 0;
       for (const std::string& x : extras) {
         size_t at = 0;
         uint64_t ev = 0;
@@ -606,6 +609,10 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
         std::memcpy(&run, x.data() + at, sizeof run);
         at += sizeof run;
         st.run_s = std::max(st.run_s, run);
+        double cpu = 0;
+        std::memcpy(&cpu, x.data() + at, sizeof cpu);
+        at += sizeof cpu;
+        st.cpu_s += cpu;
         const std::vector<Probe::Change> log = TakeVec<Probe::Change>(x, at);
         all.insert(all.end(), log.begin(), log.end());
         const std::vector<sim::EntityDigest> d = TakeVec<sim::EntityDigest>(x, at);
@@ -644,15 +651,18 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
 
 std::string StatsLine(const Stats& st) {
   const double wait = st.run_s > 0 ? 100.0 * st.wait_s / st.run_s : 0;
-  const double per_window = st.windows > 0 ? static_cast<double>(st.reductions) /
+  const double per_window = st.windows > 0 ? static_cast<double>(st.reductions + st.exchanges) /
                                                  static_cast<double>(st.windows)
                                            : 0;
   return fmt::format(
       "distributed: {} ranks, {} of {} switch links cut, lookahead {}, {} windows ({} waiting for "
-      "a stop verdict, {:.2f} reductions each), {} cross-rank events ({} batch bytes), {} same-time "
-      "ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest run)",
+      "a stop verdict, {:.2f} synchronisations each), {} cross-rank events ({} batch bytes), {} "
+      "same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest "
+      "run); work {:.3f} s CPU over the ranks, {:.3f} s on the critical path (the busiest rank "
+      "of each window)",
       st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows,
-      st.careful, per_window, st.sent, st.sent_bytes, st.ties, wait, st.run_s);
+      st.careful, per_window, st.sent, st.sent_bytes, st.ties, wait, st.run_s, st.cpu_s,
+      st.critical_cpu_s);
 }
 
 }  // namespace lossless::distrun

@@ -55,6 +55,8 @@ struct Stats {
   uint64_t peak_windows_dropped = 0;  // windows that could not hold the peak (their changes dropped)
   double wait_s = 0;      // rank 0: the largest over ranks
   double run_s = 0;
+  double cpu_s = 0;           // rank 0: the sum over ranks of WindowStats::cpu_s
+  double critical_cpu_s = 0;  // WindowStats::critical_cpu_s
 };
 
 // Throws InputError (exit 2) naming the field a distributed run cannot run.

@@ -4,6 +4,7 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -25,6 +26,14 @@ static_assert(sizeof(BatchHeader) == 16);
 
 double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
+}
+
+// CPU time of the calling thread: the work of a window, apart from the time
+// the rank was descheduled (this machine's other jobs) or waited.
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 }  // namespace
 
@@ -58,6 +67,7 @@ WindowEngine::WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahea
           r, comm.Rank(), comm.Size()));
     slot_of_rank_[static_cast<size_t>(r)] = static_cast<int>(i);
   }
+  complete_ = neighbours_.size() + 1 == static_cast<size_t>(comm.Size());
 }
 
 void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind,
@@ -125,8 +135,17 @@ auto WindowEngine::Waiting(Fn fn) {
   }
 }
 
-WindowVerdict WindowEngine::Reduce(const StopRule* rule, int64_t ran_before) {
-  const size_t n = WindowVerdict::kLanes + model_lanes_.count;
+sim::StopReason WindowEngine::RunTimed(units::Time bound) {
+  const int64_t c0 = ThreadCpuNs();
+  const sim::StopReason why = sim_.Run(bound);
+  window_cpu_ns_ += ThreadCpuNs() - c0;
+  return why;
+}
+
+void WindowEngine::PackLanes(const StopRule* rule, int64_t ran_before) {
+  // The verdict, the window's work (CPU ns, for the largest over the
+  // ranks: WindowStats::critical_cpu_s), the model's lanes.
+  const size_t n = WindowVerdict::kLanes + 1 + model_lanes_.count;
   lanes_.assign(n, INT64_MAX);
   const bool holds = rule != nullptr && rule->pending() > 0;
   const int64_t bound = !holds                 ? INT64_MAX
@@ -134,26 +153,41 @@ WindowVerdict WindowEngine::Reduce(const StopRule* rule, int64_t ran_before) {
                                                : INT64_MIN;
   my_bound_ = holds ? bound : INT64_MIN;
   WindowVerdict::Pack(std::min(sim_.NextTime().ps(), sent_min_), holds, bound, lanes_.data());
-  if (model_lanes_.count > 0) model_lanes_.fill(lanes_.data() + WindowVerdict::kLanes);
-  Waiting([&] { comm_.AllreduceMinLanes(lanes_.data(), n); });
-  ++stats_.reductions;
+  lanes_[WindowVerdict::kLanes] = -window_cpu_ns_;
+  stats_.cpu_s += 1e-9 * static_cast<double>(window_cpu_ns_);
+  window_cpu_ns_ = 0;
+  if (model_lanes_.count > 0) model_lanes_.fill(lanes_.data() + WindowVerdict::kLanes + 1);
   sent_min_ = INT64_MAX;
-  if (model_lanes_.count > 0) model_lanes_.take(lanes_.data() + WindowVerdict::kLanes);
+}
+
+WindowVerdict WindowEngine::TakeLanes() {
+  stats_.critical_cpu_s += -1e-9 * static_cast<double>(lanes_[WindowVerdict::kLanes]);
+  if (model_lanes_.count > 0) model_lanes_.take(lanes_.data() + WindowVerdict::kLanes + 1);
   return WindowVerdict::Unpack(lanes_.data());
 }
 
-void WindowEngine::ExchangeBatches(int64_t end) {
+WindowVerdict WindowEngine::Reduce(const StopRule* rule, int64_t ran_before) {
+  PackLanes(rule, ran_before);
+  Waiting([&] { comm_.AllreduceMinLanes(lanes_.data(), lanes_.size()); });
+  ++stats_.reductions;
+  return TakeLanes();
+}
+
+void WindowEngine::ExchangeBatches(int64_t end, bool with_lanes) {
   using Clock = std::chrono::steady_clock;
   std::vector<Outgoing> out(neighbours_.size());
+  const size_t lane_bytes = with_lanes ? lanes_.size() * sizeof(int64_t) : 0;
   for (size_t i = 0; i < neighbours_.size(); ++i) {
     BatchHeader h;
     h.count = out_count_[i];
     h.window_end = end;
     out[i].peer = neighbours_[i];
-    out[i].bytes.resize(sizeof h + outbox_[i].size());
+    out[i].bytes.resize(sizeof h + lane_bytes + outbox_[i].size());
     std::memcpy(out[i].bytes.data(), &h, sizeof h);
+    if (lane_bytes > 0) std::memcpy(out[i].bytes.data() + sizeof h, lanes_.data(), lane_bytes);
     if (!outbox_[i].empty())
-      std::memcpy(out[i].bytes.data() + sizeof h, outbox_[i].data(), outbox_[i].size());
+      std::memcpy(out[i].bytes.data() + sizeof h + lane_bytes, outbox_[i].data(),
+                  outbox_[i].size());
     outbox_[i].clear();
     out_count_[i] = 0;
   }
@@ -163,25 +197,32 @@ void WindowEngine::ExchangeBatches(int64_t end) {
   stats_.wait_s += Seconds(Clock::now() - t0);
   ++stats_.exchanges;
   const size_t record = sizeof(RemoteEvent) + payload_bytes_;
+  const int64_t c0 = ThreadCpuNs();
   for (size_t i = 0; i < got.size(); ++i) {
     const std::string& b = got[i];
     BatchHeader h;
     if (b.size() < sizeof h) throw std::runtime_error("window engine: a batch without header");
     std::memcpy(&h, b.data(), sizeof h);
     if (h.version != kBatchVersion || h.window_end != end ||
-        b.size() != sizeof h + size_t{h.count} * record)
+        b.size() != sizeof h + lane_bytes + size_t{h.count} * record)
       throw std::runtime_error(fmt::format(
           "window engine: rank {} got a malformed batch from rank {} (version {}, window end "
           "{} ps, expected {}, {} bytes for {} events)",
           comm_.Rank(), neighbours_[i], h.version, h.window_end, end, b.size(), h.count));
+    for (size_t l = 0; l < lane_bytes / sizeof(int64_t); ++l) {
+      int64_t x = 0;
+      std::memcpy(&x, b.data() + sizeof h + l * sizeof x, sizeof x);
+      lanes_[l] = std::min(lanes_[l], x);
+    }
     for (uint32_t k = 0; k < h.count; ++k) {
       RemoteEvent e;
-      const char* rec = b.data() + sizeof h + size_t{k} * record;
+      const char* rec = b.data() + sizeof h + lane_bytes + size_t{k} * record;
       std::memcpy(&e, rec, sizeof e);
       deliver_(e, rec + sizeof e);
       ++stats_.received;
     }
   }
+  window_cpu_ns_ += ThreadCpuNs() - c0;
 }
 
 void WindowEngine::Run(units::Time until) {
@@ -203,6 +244,9 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   // reduction, the stop verdict, in its middle.
   using Clock = std::chrono::steady_clock;
   const auto t_run = Clock::now();
+  // The reduction rides in the batches only if it does on every rank.
+  fold_ = want_fold_ && Waiting([&] { return comm_.AllreduceMin(complete_ ? 1 : 0); }) == 1;
+  ++stats_.reductions;
   WindowVerdict v = Reduce(rule, sim_.Now().ps());
   // This rank's last event that cleared its stop conditions: (time, key).
   int64_t done_time = -1;
@@ -255,7 +299,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         // window never depend on another rank's events of the same window, so
         // the other ranks can wait for the verdict.
         ran = true;
-        const sim::StopReason why = sim_.Run(bound);
+        const sim::StopReason why = RunTimed(bound);
         if (why == sim::StopReason::kStopped) {
           if (rule->pending() != 0) not_stopped(why);
           paused = true;
@@ -285,28 +329,34 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         stopped = true;
         break;
       }
-      if (!ran || paused) not_stopped(sim_.Run(bound));
+      if (!ran || paused) not_stopped(RunTimed(bound));
     } else {
       // Not the stop's window: a rank whose last condition clears here
       // notes where and runs on (the stop is a later rank's clearing).
-      sim::StopReason why = sim_.Run(bound);
+      sim::StopReason why = RunTimed(bound);
       if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
         done_time = sim_.Now().ps();
         done_key = sim_.RunningKey();
         CheckBound(done_time);
-        why = sim_.Run(bound);
+        why = RunTimed(bound);
       }
       not_stopped(why);
     }
     const bool was_clear = v.all_clear;
-    v = Reduce(rule, end);
+    if (fold_) {
+      PackLanes(rule, end);
+      ExchangeBatches(end, true);
+      v = TakeLanes();
+    } else {
+      v = Reduce(rule, end);
+    }
     if (rule != nullptr && !careful && v.all_clear && !was_clear)
       throw std::logic_error(fmt::format(
           "window engine: the last stop condition cleared in a window ending at {} ps that the "
           "ranks' earliest_clear bounds said could not hold the stop (the latest bound was at or "
           "after it)",
           bound.ps()));
-    ExchangeBatches(end);
+    if (!fold_) ExchangeBatches(end, false);
     if (boundaries_.after_window) boundaries_.after_window(bound.ps());
   }
   stats_.run_s += Seconds(Clock::now() - t_run);

@@ -55,6 +55,12 @@ struct WindowStats {
   uint64_t received = 0;  // events received from other ranks
   double wait_s = 0;      // wall time in Exchange and AllreduceMin (waiting and transfer)
   double run_s = 0;       // wall time of the whole Run
+  // CPU time (this thread's) running events and taking in batches: this
+  // rank's total, and the sum over windows of the largest over the ranks
+  // (the run's critical path with free synchronisation and a core per rank;
+  // every rank gets the same). Windows that end in a reduction only.
+  double cpu_s = 0;
+  double critical_cpu_s = 0;
 };
 
 // An agreed stop (docs/parallel.md, "Global conditions"): the serial run
@@ -165,16 +171,30 @@ class WindowEngine {
   // stands at that time (its clock moved there) and boundary_stop() is true.
   void set_boundaries(Boundaries b) { boundaries_ = std::move(b); }
   void set_model_lanes(ModelLanes l) { model_lanes_ = std::move(l); }
+  // When every other rank is a neighbour (two ranks; a leaf-spine fabric cut
+  // any way), the window's reduction rides in the batches: each rank sends
+  // its lanes to every other and takes the minimum itself, one exchange per
+  // window instead of an exchange and a reduction. On by default where it
+  // applies; off, the reduction is its own collective (tests run both).
+  // Whether every rank has every other as a neighbour is agreed at the
+  // start of each Run (one more reduction).
+  void set_reduce_in_exchange(bool on) { want_fold_ = on; }
   bool boundary_stop() const { return boundary_stop_; }
 
   const WindowStats& stats() const { return stats_; }
 
-  // Batch format: a header {u32 version, u32 count, i64 window_end}, then
-  // `count` records: a RemoteEvent and the engine's payload_bytes.
-  static constexpr uint32_t kBatchVersion = 2;
+  // Batch format: a header {u32 version, u32 count, i64 window_end}, the
+  // window's reduction lanes when they ride in the batches (int64 each;
+  // every rank knows how many), then `count` records: a RemoteEvent and the
+  // engine's payload_bytes.
+  static constexpr uint32_t kBatchVersion = 3;
 
  private:
-  void ExchangeBatches(int64_t end);
+  // With `lanes`: they ride in every batch (fold_) and come back reduced.
+  void ExchangeBatches(int64_t end, bool with_lanes);
+  void PackLanes(const StopRule* rule, int64_t ran_before);
+  sim::StopReason RunTimed(units::Time bound);
+  WindowVerdict TakeLanes();
   bool RunImpl(units::Time until, const StopRule* rule);
   // The window's one reduction: the verdict and the model's lanes.
   WindowVerdict Reduce(const StopRule* rule, int64_t ran_before);
@@ -196,6 +216,10 @@ class WindowEngine {
   std::vector<int64_t> lanes_;
   int64_t sent_min_ = INT64_MAX;  // earliest event sent since the last reduction
   int64_t my_bound_ = INT64_MIN;  // this rank's last earliest_clear
+  bool complete_ = false;         // every other rank is a neighbour
+  bool want_fold_ = true;         // set_reduce_in_exchange
+  bool fold_ = false;             // the reduction rides in the batches (agreed in Run)
+  int64_t window_cpu_ns_ = 0;     // this window's work so far
   bool boundary_stop_ = false;
 };
 

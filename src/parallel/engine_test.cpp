@@ -82,6 +82,24 @@ TEST_P(EngineRanks, ContiguousAndRandomPlacementsGiveTheSerialRun) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, EngineRanks, ::testing::Values(1, 2, 3, 4, 7));
 
+TEST(Engine, TheReductionAsItsOwnCollectiveGivesTheSameRun) {
+  // docs/parallel.md#one-reduction-per-window: where every other rank is a
+  // neighbour the window's lanes ride in the batches; as a separate
+  // AllreduceMinLanes (what ranks with fewer neighbours do) the output is
+  // the same, with boundaries too.
+  TokenModelConfig cfg;
+  cfg.snapshot_every = Time::Ns(1370);
+  const std::string serial = RunTokensSerial(cfg).text;
+  for (bool fold : {true, false}) {
+    cfg.reduce_in_exchange = fold;
+    for (int k : {2, 4, 7}) {
+      const Outcome o = Distributed(cfg, k, ContiguousPlacement(cfg.units, k), k == 4 ? 3 : 0);
+      EXPECT_EQ(o.text, serial) << k << " ranks, reduction in the exchange " << fold;
+      EXPECT_GT(o.cross, 0u);
+    }
+  }
+}
+
 TEST(Engine, BoundariesSeeTheSerialStateAndStopThere) {
   // Snapshots every 1.37 us (events fall on them: steps are 10 ns) gathered
   // from the owners equal the serial state after every event at or before
