@@ -356,9 +356,12 @@ TEST(Distributed, PeakOfPacketsAliveFromTheKeptWindowsIsTheSerialPeak) {
       EXPECT_EQ(dist_peak_test::PeakLine(d.text), dist_peak_test::PeakLine(serial_text)) << k << " ranks";
       EXPECT_EQ(d.text, serial_text) << k << " ranks";
       EXPECT_TRUE(d.json == serial_json) << k << " ranks: JSON differs";
-      EXPECT_GT(st.peak_windows_dropped, 0u) << k << " ranks: no window dropped";
       EXPECT_GT(st.kept_changes, 0u) << k << " ranks: nothing merged";
-      EXPECT_LT(st.peak_windows_dropped, st.windows);
+      if (k > 1) {
+        // One rank runs the whole run as one window (no cut link).
+        EXPECT_GT(st.peak_windows_dropped, 0u) << k << " ranks: no window dropped";
+        EXPECT_LT(st.kept_changes * 10, st.events) << k << " ranks: most changes dropped";
+      }
     }
   }
 }
