@@ -11,7 +11,8 @@
 // RemoteLinks); the receiver runs their arrivals (and the link's loss
 // draws). "All flows done" is agreed by the engine's StopRule; statistics
 // are integers merged on rank 0 in entity order (Network::ImportResults);
-// the peak of packets alive is the maximum of the merged per-event counts.
+// the peak of packets alive is the maximum of the merged per-event counts
+// of the windows that may hold it (docs/parallel.md#the-peak-of-packets-alive).
 // The series sampler and the deadlock detector run at window boundaries (the
 // engine's parallel::Boundaries) at their serial times: each rank samples
 // what it owns, rank 0 replays every rank's PFC facts through the detector
@@ -72,7 +73,9 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
                       std::vector<run::EntityDigestLine>* digests = nullptr);
 
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
-// lookahead L, W windows, E cross-rank events, waiting X % of Y s".
+// lookahead L, W windows (V waiting for a stop verdict, N synchronisations
+// each), E cross-rank events (B batch bytes), T same-time ties, waiting X %
+// of Y s ...; work Z s CPU over the ranks, P s on the critical path ...".
 std::string StatsLine(const Stats& st);
 
 }  // namespace lossless::distrun
