@@ -47,34 +47,66 @@ class Links final : public fabric::Network::RemoteLinks {
 };
 
 // Where this rank is in the serial order (Simulator's event probe, called
-// as each event starts): the packets-alive log (per event that changed the
-// serial count or peaked above its start: the change and the peak, both
-// relative to the count before it) and same-time ties with other ranks.
+// as each event starts): this rank's part of the serial count of packets
+// alive, event by event, and same-time ties with other ranks.
+//
+// The exact peak (docs/parallel.md#the-peak-of-packets-alive). The serial
+// count at any point of the serial order is the sum over ranks of each
+// rank's part, but the ranks' events interleave, so the peak needs the
+// changes in (time, key) order. It does not need all of them: at each
+// window's end the window's reduction carries every rank's highest part
+// within the window (M_r) and its part at the end (E_r). Sum M_r bounds the
+// count everywhere in the window from above; sum E_r is the count at the
+// window's end, a value the serial run reaches, so the largest such sum so
+// far (`floor`) bounds the peak from below. A window whose sum M_r is at
+// most `floor` cannot raise the peak: every rank drops its changes. Only
+// the other windows' changes are kept and merged on rank 0 at the end.
 struct Probe {
   sim::Simulator* sim = nullptr;
   fabric::Network* net = nullptr;
   const std::vector<int32_t>* entity_rank = nullptr;
   int rank = 0;
+  int ranks = 1;
   int64_t prev_time = -1;
   uint64_t prev_key = 0;
   bool prev_remote = false;
   bool open = false;   // an event ran since the last Close
-  int64_t before = 0;  // serial count before the open event
+  int64_t before = 0;  // this rank's part before the open event
   uint64_t ties = 0;
   struct Change {
     int64_t time;
     uint64_t key;
     int64_t delta;
-    int64_t peak;  // highest count within the event, minus `before`
+    int64_t peak;     // highest part within the event, minus `before`
+    uint64_t window;  // the window it ran in (the number of reductions before it)
   };
-  std::vector<Change> log;
+  std::vector<Change> window_log;  // this window's changes
+  std::vector<Change> kept;        // the changes of windows that may hold the peak
+  int64_t window_max = 0;          // M_r so far in this window
+  uint64_t window = 0;
+  // Setup's packets are alike on every rank (each built the whole scenario):
+  // a rank's part is its SerialLive minus them, and the count is them plus
+  // the sum of the parts.
+  int64_t base = 0;
+  // Agreed on every rank (from the reductions):
+  int64_t floor = 0;  // the largest count at a window's end (and setup's peak)
+  int64_t count = 0;  // the count at the last window's end
+  struct Kept {
+    uint64_t window;
+    int64_t start;  // the count at its start
+    int64_t bound;  // sum of M_r
+  };
+  std::vector<Kept> kept_windows;
+  uint64_t windows_dropped = 0;
   // Ends the open event's record (before frames arrive from other ranks).
   void Close() {
     if (open) {
       const int64_t peak = net->SerialPeakSinceLast() - before;
       net->SettleEvent();
       const int64_t after = net->SerialLive();
-      if (after != before || peak > 0) log.push_back({prev_time, prev_key, after - before, peak});
+      if (after != before || peak > 0)
+        window_log.push_back({prev_time, prev_key, after - before, peak, window});
+      window_max = std::max(window_max, before + std::max<int64_t>(peak, after - before));
       open = false;
     } else {
       net->SettleEvent();
@@ -93,6 +125,50 @@ struct Probe {
     p.prev_key = key;
     p.prev_remote = remote;
     p.open = true;
+  }
+  // The window's lanes: [r] = M_r, [ranks + r] = E_r; other ranks' lanes
+  // INT64_MAX, so the minimum over ranks gives every rank every value.
+  void Fill(int64_t* lanes) {
+    Close();
+    const int64_t end = net->SerialLive();
+    for (size_t i = 0; i < 2 * static_cast<size_t>(ranks); ++i) lanes[i] = INT64_MAX;
+    lanes[rank] = std::max(window_max, end) - base;
+    lanes[ranks + rank] = end - base;
+  }
+  void Take(const int64_t* lanes) {
+    int64_t bound = base, end = base;
+    for (int r = 0; r < ranks; ++r) {
+      bound += lanes[r];
+      end += lanes[ranks + r];
+    }
+    floor = std::max(floor, end);
+    if (bound > floor) {
+      kept_windows.push_back({window, count, bound});
+      kept.insert(kept.end(), window_log.begin(), window_log.end());
+    } else {
+      ++windows_dropped;
+    }
+    window_log.clear();
+    count = end;
+    window_max = net->SerialLive();
+    ++window;
+  }
+  // After the run: the changes since the last reduction (the window a stop
+  // ended) are kept whatever they are.
+  void Finish() {
+    Close();
+    kept_windows.push_back({window, count, INT64_MAX});
+    kept.insert(kept.end(), window_log.begin(), window_log.end());
+    window_log.clear();
+  }
+  // This rank's kept changes of the windows that may still hold the peak.
+  std::vector<Change> Needed() const {
+    std::vector<uint8_t> need(window + 1, 0);
+    for (const Kept& k : kept_windows) need[k.window] = k.bound > floor;
+    std::vector<Change> out;
+    for (const Change& c : kept)
+      if (need[c.window]) out.push_back(c);
+    return out;
   }
 };
 
@@ -148,6 +224,45 @@ std::vector<T> TakeVec(const std::string& in, size_t& at) {
   if (n > 0) std::memcpy(v.data(), in.data() + at, n * sizeof(T));
   at += n * sizeof(T);
   return v;
+}
+
+// The stop rule's lower bound (parallel::StopRule::earliest_clear): this
+// rank's last flow cannot complete before its destination has received
+// every payload byte still missing, and the frames carrying them arrive one
+// after another on the destination's host link. Between the arrivals of two
+// consecutive frames on a link lies at least the first one's serialization
+// time (a port sends one frame at a time; FrameTimePs rounds up), less at
+// most a 64-byte header's time where the receiver cuts through on the header
+// (fabric Network::TryTransmit). So with R payload bytes missing at a host,
+// the last arrives at least (R - P - 64) x 8 / rate after the first, which is
+// at or after `ran_before` (every event before it has run on this rank, which
+// owns the host's port), P being the largest payload of a frame. RC queue
+// pairs place bytes when a gap fills, not on arrival: no bound there.
+__extension__ using Int128 = __int128;
+
+int64_t EarliestClear(const fabric::Network& net, const topology::Topology& topo,
+                      const std::vector<std::vector<uint32_t>>& dst_flows, int64_t ran_before) {
+  int64_t latest = ran_before;
+  for (const std::vector<uint32_t>& at_host : dst_flows) {
+    Int128 missing = 0;
+    int64_t largest = net.config().framing.mtu_payload;
+    for (uint32_t i : at_host) {
+      const fabric::FlowStats& f = net.flows()[i];
+      if (f.done()) continue;
+      if (f.spec.rc) return ran_before;
+      missing += f.spec.bytes - f.recv_bytes;
+      largest = std::max<int64_t>(largest, f.spec.max_payload);
+    }
+    missing -= largest + 64;
+    if (missing <= 0) continue;
+    const uint32_t port = net.HostPort(net.flows()[at_host.front()].spec.dst);
+    const int64_t bps = topo.links[port / 2].rate.bps();
+    if (bps <= 0) continue;
+    const Int128 ps = missing * 8'000'000'000'000 / bps;  // rounded down
+    const Int128 t = ran_before + ps;
+    latest = std::max<int64_t>(latest, t > INT64_MAX ? INT64_MAX : static_cast<int64_t>(t));
+  }
+  return latest;
 }
 
 }  // namespace
@@ -236,8 +351,20 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     // A rank without cut links still windows with the others.
     st.lookahead = units::Time::Ps(lookahead == INT64_MAX ? s.stop_time.ps() + 1 : lookahead);
     size_t local_flows = 0;
-    for (const fabric::FlowSpec& f : flows)
-      if (port_rank[net.HostPort(f.dst)] == me) ++local_flows;
+    std::vector<std::vector<uint32_t>> dst_flows;  // this rank's destinations' flows
+    {
+      std::vector<int64_t> slot(topo.hosts.size(), -1);
+      for (uint32_t i = 0; i < flows.size(); ++i) {
+        const uint32_t dst = flows[i].dst;
+        if (port_rank[net.HostPort(dst)] != me) continue;
+        ++local_flows;
+        if (slot[dst] < 0) {
+          slot[dst] = static_cast<int64_t>(dst_flows.size());
+          dst_flows.emplace_back();
+        }
+        dst_flows[static_cast<size_t>(slot[dst])].push_back(i);
+      }
+    }
     // The sampler and the detector run at boundaries (docs/parallel.md); their
     // events count once, on rank 0.
     report::SeriesSampler* const sampler = parts.sampler;
@@ -266,13 +393,19 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       throw std::logic_error(
           "distributed run: an event of an entity that is neither a port nor "
           "a switch (a component the distributed run does not place)");
-    sim.EnableDigests();
+    // Digests only when asked (`--digest`: RunScenario turned them on); the
+    // probe runs in the simulator's probe loop otherwise.
     Probe probe;
     probe.sim = &sim;
     probe.net = &net;
     probe.entity_rank = &entity_rank;
     probe.rank = me;
+    probe.ranks = comm.Size();
+    probe.base = net.setup_live();
+    probe.count = net.setup_live();
+    probe.floor = static_cast<int64_t>(net.setup_peak());
     probe.Close();
+    probe.window_max = net.SerialLive();
     sim.set_event_probe(&Probe::OnEvent, &probe);
     parallel::WindowEngine engine(
         comm, sim, units::Time::Ps(window), std::vector<int>(neighbours.begin(), neighbours.end()),
@@ -286,6 +419,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     // Detector: every rank's facts of a window go to rank 0, which replays
     // them in (time, key) order; its next event time and whether a
     // confirmation stopped the run are then agreed (integers).
+    bool facts_anywhere = false;  // some rank logged PFC facts in the window (its reduction)
     int64_t det_next = INT64_MAX;
     int64_t det_stop = -1;
     auto feed_facts = [&](int64_t through) {
@@ -345,7 +479,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
           // Nothing to replay (the usual window): one reduction, no gather.
           // The detector's own events are boundaries: none is at or before
           // `bound` unless the window ended at it.
-          if (comm.AllreduceMin(facts.facts.empty() ? 1 : 0) == 1 && det_next > bound) return;
+          if (!facts_anywhere && det_next > bound) return;
           feed_facts(bound);
           agree_detector();
           if (det_stop >= 0 && det_stop != bound)
@@ -355,17 +489,37 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
         };
       engine.set_boundaries(std::move(b));
     }
+    // The window's one reduction also carries the packets-alive figures and,
+    // with the detector, whether any rank logged PFC facts.
+    const size_t probe_lanes = 2 * static_cast<size_t>(comm.Size());
+    parallel::ModelLanes lanes;
+    lanes.count = probe_lanes + (detector != nullptr ? 1 : 0);
+    lanes.fill = [&](int64_t* l) {
+      probe.Fill(l);
+      if (detector != nullptr) l[probe_lanes] = facts.facts.empty() ? 1 : 0;
+    };
+    lanes.take = [&](const int64_t* l) {
+      probe.Take(l);
+      if (detector != nullptr) facts_anywhere = l[probe_lanes] != 1;
+    };
+    engine.set_model_lanes(std::move(lanes));
     run::EngineOutcome out;
     bool stopped = false;
     const bool rule = s.net.stop_when_flows_done && !flows.empty();
     if (rule) {
-      stopped = engine.Run(s.stop_time, parallel::StopRule{[&] {
-                             return static_cast<int64_t>(net.local_flows_pending());
-                           }});
+      parallel::StopRule stop_rule;
+      stop_rule.pending = [&] { return static_cast<int64_t>(net.local_flows_pending()); };
+      // A stalled NIC (faults.nic_stall) holds frames that have arrived and
+      // counts them all at its resume: no bound there.
+      if (s.nic_stall.host < 0)
+        stop_rule.earliest_clear = [&](int64_t ran_before) {
+          return EarliestClear(net, topo, dst_flows, ran_before);
+        };
+      stopped = engine.Run(s.stop_time, stop_rule);
     } else {
       engine.Run(s.stop_time);
     }
-    probe.Close();
+    probe.Finish();
     sim.set_event_probe(nullptr, nullptr);
     if (stopped && detector != nullptr) {
       // The flows-done stop at (t*, k*): the detector's events at t* come
@@ -386,16 +540,19 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       sim.AdvanceTo(units::Time::Ps(-comm.AllreduceMin(-sim.Now().ps())));
     }
     // Gather: results, events, the alive log, digests, engine figures.
+    constexpr size_t kFigures = 8;
     std::string mine = net.ExportResults(port_rank, me);
     const uint64_t events = sim.events_executed();
     std::string extra;
     extra.append(reinterpret_cast<const char*>(&events), sizeof events);
     const parallel::WindowStats& ws = engine.stats();
-    const uint64_t figures[4] = {ws.sent, ws.received, probe.ties, ws.windows};
+    const uint64_t figures[kFigures] = {ws.sent,    ws.received,   probe.ties,  ws.windows,
+                                        ws.careful, ws.reductions, ws.exchanges, ws.sent_bytes};
     extra.append(reinterpret_cast<const char*>(figures), sizeof figures);
     extra.append(reinterpret_cast<const char*>(&ws.wait_s), sizeof ws.wait_s);
     extra.append(reinterpret_cast<const char*>(&ws.run_s), sizeof ws.run_s);
-    PutVec(extra, probe.log);
+    extra.append(reinterpret_cast<const char*>(&ws.cpu_s), sizeof ws.cpu_s);
+    PutVec(extra, probe.Needed());
     PutVec(extra, sim.digests());
     const std::vector<std::string> results = comm.Gather(mine);
     const std::vector<std::string> extras = comm.Gather(extra);
@@ -420,16 +577,23 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     st.sent = ws.sent;
     st.received = ws.received;
     st.ties = probe.ties;
+    st.careful = ws.careful;
+    st.peak_windows_dropped = probe.windows_dropped;
+    st.reductions = ws.reductions;
+    st.exchanges = ws.exchanges;
+    st.sent_bytes = ws.sent_bytes;
     st.wait_s = ws.wait_s;
     st.run_s = ws.run_s;
+    st.cpu_s = ws.cpu_s;
+    st.critical_cpu_s = ws.critical_cpu_s;
     if (me == 0) {
       std::vector<Probe::Change> all;
-      st.sent = st.received = st.ties = 0;
-      st.wait_s = st.run_s = 0;
+      st.sent = st.received = st.ties = st.sent_bytes = 0;
+      st.wait_s = st.run_s = st.cpu_s = 0;
       for (const std::string& x : extras) {
         size_t at = 0;
         uint64_t ev = 0;
-        uint64_t fig[4];
+        uint64_t fig[kFigures];
         double wait = 0;
         std::memcpy(&ev, x.data(), sizeof ev);
         at += sizeof ev;
@@ -438,14 +602,20 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
         std::memcpy(&wait, x.data() + at, sizeof wait);
         at += sizeof wait;
         out.events += ev;
+        st.events += ev;
         st.sent += fig[0];
         st.received += fig[1];
         st.ties += fig[2];
+        st.sent_bytes += fig[7];
         st.wait_s = std::max(st.wait_s, wait);
         double run = 0;
         std::memcpy(&run, x.data() + at, sizeof run);
         at += sizeof run;
         st.run_s = std::max(st.run_s, run);
+        double cpu = 0;
+        std::memcpy(&cpu, x.data() + at, sizeof cpu);
+        at += sizeof cpu;
+        st.cpu_s += cpu;
         const std::vector<Probe::Change> log = TakeVec<Probe::Change>(x, at);
         all.insert(all.end(), log.begin(), log.end());
         const std::vector<sim::EntityDigest> d = TakeVec<sim::EntityDigest>(x, at);
@@ -455,16 +625,24 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
           out.digests[e].sum += d[e].sum;
         }
       }
-      // The serial count of packets alive, event by event in (time, key) order.
+      // The serial count of packets alive, event by event in (time, key)
+      // order, through the windows that may hold the peak, each from its
+      // count at the start (Probe).
       std::sort(all.begin(), all.end(), [](const Probe::Change& a, const Probe::Change& b) {
+        if (a.window != b.window) return a.window < b.window;
         return a.time != b.time ? a.time < b.time : a.key < b.key;
       });
-      // Setup's packets (alike on every rank) once, then every change.
-      int64_t live = net.setup_live(), peak = static_cast<int64_t>(net.setup_peak());
-      for (const Probe::Change& c : all) {
+      std::vector<int64_t> start(probe.window + 1, 0);
+      for (const Probe::Kept& k : probe.kept_windows) start[k.window] = k.start;
+      int64_t peak = probe.floor;
+      int64_t live = 0;
+      for (size_t i = 0; i < all.size(); ++i) {
+        const Probe::Change& c = all[i];
+        if (i == 0 || all[i - 1].window != c.window) live = start[c.window];
         peak = std::max(peak, live + c.peak);
         live += c.delta;
       }
+      st.kept_changes = all.size();
       net.ImportResults(results, port_rank, static_cast<uint64_t>(peak));
     }
     return out;
@@ -476,12 +654,18 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
 
 std::string StatsLine(const Stats& st) {
   const double wait = st.run_s > 0 ? 100.0 * st.wait_s / st.run_s : 0;
+  const double per_window = st.windows > 0 ? static_cast<double>(st.reductions + st.exchanges) /
+                                                 static_cast<double>(st.windows)
+                                           : 0;
   return fmt::format(
-      "distributed: {} ranks, {} of {} switch links cut, lookahead {}, {} windows, {} cross-rank "
-      "events, {} same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the "
-      "longest run)",
-      st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows, st.sent,
-      st.ties, wait, st.run_s);
+      "distributed: {} ranks, {} of {} switch links cut, lookahead {}, {} windows ({} waiting for "
+      "a stop verdict, {:.2f} synchronisations each), {} cross-rank events ({} batch bytes), {} "
+      "same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest "
+      "run); work {:.3f} s CPU over the ranks, {:.3f} s on the critical path (the busiest rank "
+      "of each window)",
+      st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows,
+      st.careful, per_window, st.sent, st.sent_bytes, st.ties, wait, st.run_s, st.cpu_s,
+      st.critical_cpu_s);
 }
 
 }  // namespace lossless::distrun

@@ -11,7 +11,8 @@
 // RemoteLinks); the receiver runs their arrivals (and the link's loss
 // draws). "All flows done" is agreed by the engine's StopRule; statistics
 // are integers merged on rank 0 in entity order (Network::ImportResults);
-// the peak of packets alive is the maximum of the merged per-event counts.
+// the peak of packets alive is the maximum of the merged per-event counts
+// of the windows that may hold it (docs/parallel.md#the-peak-of-packets-alive).
 // The series sampler and the deadlock detector run at window boundaries (the
 // engine's parallel::Boundaries) at their serial times: each rank samples
 // what it owns, rank 0 replays every rank's PFC facts through the detector
@@ -46,8 +47,17 @@ struct Stats {
   uint64_t sent = 0;      // cross-rank events this rank sent (rank 0: all ranks)
   uint64_t received = 0;  // ... received
   uint64_t ties = 0;      // same-time pairs of consecutive events, one from another rank
+  uint64_t careful = 0;   // windows that waited for the stop verdict
+  uint64_t reductions = 0;  // integer reductions (rank 0's)
+  uint64_t exchanges = 0;   // batch exchanges (rank 0's)
+  uint64_t sent_bytes = 0;  // batch bytes sent (rank 0: all ranks)
+  uint64_t events = 0;      // events run (rank 0: all ranks)
+  uint64_t kept_changes = 0;  // packets-alive changes merged for the exact peak (rank 0)
+  uint64_t peak_windows_dropped = 0;  // windows that could not hold the peak (their changes dropped)
   double wait_s = 0;      // rank 0: the largest over ranks
   double run_s = 0;
+  double cpu_s = 0;           // rank 0: the sum over ranks of WindowStats::cpu_s
+  double critical_cpu_s = 0;  // WindowStats::critical_cpu_s
 };
 
 // Throws InputError (exit 2) naming the field a distributed run cannot run.
@@ -63,7 +73,9 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
                       std::vector<run::EntityDigestLine>* digests = nullptr);
 
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
-// lookahead L, W windows, E cross-rank events, waiting X % of Y s".
+// lookahead L, W windows (V waiting for a stop verdict, N synchronisations
+// each), E cross-rank events (B batch bytes), T same-time ties, waiting X %
+// of Y s ...; work Z s CPU over the ranks, P s on the critical path ...".
 std::string StatsLine(const Stats& st);
 
 }  // namespace lossless::distrun

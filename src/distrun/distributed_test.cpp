@@ -303,6 +303,92 @@ TEST(RefE9_Distributed, WatchdogBreaksTheRingAndTheDetectorCountsItAsSerial) {
   ExpectSame("E9 watchdog", s, serial, 3, RandomPlacement(s, 3, 18));
 }
 
+namespace dist_peak_test {
+
+// As mpirun runs without --digest: the simulator's probe loop, no digests.
+Outputs WithoutDigests(const Scenario& s, int ranks, const std::vector<int32_t>& placement,
+                       Stats* st) {
+  Outputs out;
+  std::mutex m;
+  parallel::RunLoopback(ranks, [&](parallel::Comm& comm) {
+    Options opt;
+    opt.rank_of_node = placement;
+    Stats stats;
+    const report::RunResult r = Run(s, comm, opt, &stats, nullptr);
+    if (comm.Rank() == 0) {
+      std::lock_guard<std::mutex> lock(m);
+      out = {report::RunText(r), report::RunJson(r).dump(1), "", ""};
+      *st = stats;
+    }
+  });
+  return out;
+}
+
+std::string PeakLine(const std::string& text) {
+  const size_t at = text.find("peak packets alive");
+  return at == std::string::npos ? "" : text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace dist_peak_test
+
+TEST(Distributed, PeakOfPacketsAliveFromTheKeptWindowsIsTheSerialPeak) {
+  // docs/parallel.md#the-peak-of-packets-alive: windows whose summed
+  // per-rank maxima cannot beat a count already reached are dropped, the
+  // rest merged in serial order. The serial peak, text and JSON at 1-7
+  // ranks and a random placement, without digests (the probe loop), with
+  // both kinds of window present.
+  const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"), kSmallIncast);
+  run::RunHooks none;
+  const report::RunResult serial_r = run::RunScenario(s, none);
+  const std::string serial_text = report::RunText(serial_r);
+  const std::string serial_json = report::RunJson(serial_r).dump(1);
+  ASSERT_NE(dist_peak_test::PeakLine(serial_text), "") << serial_text;
+  for (int k : {1, 2, 3, 4, 7}) {
+    for (bool random : {false, true}) {
+      if (random && k != 3 && k != 7) continue;
+      Stats st;
+      const Outputs d = dist_peak_test::WithoutDigests(
+          s, k, random ? RandomPlacement(s, k, 30 + k) : std::vector<int32_t>{}, &st);
+      std::printf("peak, %d ranks%s: %s; %llu windows dropped, %llu changes merged\n", k,
+                  random ? ", random placement" : "", dist_peak_test::PeakLine(d.text).c_str(),
+                  static_cast<unsigned long long>(st.peak_windows_dropped),
+                  static_cast<unsigned long long>(st.kept_changes));
+      EXPECT_EQ(dist_peak_test::PeakLine(d.text), dist_peak_test::PeakLine(serial_text)) << k << " ranks";
+      EXPECT_EQ(d.text, serial_text) << k << " ranks";
+      EXPECT_TRUE(d.json == serial_json) << k << " ranks: JSON differs";
+      EXPECT_GT(st.kept_changes, 0u) << k << " ranks: nothing merged";
+      if (k > 1) {
+        // One rank runs the whole run as one window (no cut link).
+        EXPECT_GT(st.peak_windows_dropped, 0u) << k << " ranks: no window dropped";
+        EXPECT_LT(st.kept_changes * 10, st.events) << k << " ranks: most changes dropped";
+      }
+    }
+  }
+}
+
+TEST(Distributed, FlowsDoneStopWaitsForAVerdictOnlyNearTheEnd) {
+  // The stop rule's lower bound (remaining bytes at each destination over
+  // its link rate) lets most windows run on every rank at once with one
+  // reduction; windows that may hold the last completion wait for the
+  // verdict. Same outputs; a bound that proved wrong would throw.
+  const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"), kSmallIncast);
+  ASSERT_TRUE(s.net.stop_when_flows_done);
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.text.find("flows done"), std::string::npos) << serial.text;
+  for (int k : {2, 3}) {
+    Stats st;
+    const Outputs d = Distributed(s, k, {}, 0, &st);
+    std::printf("stop verdicts, %d ranks: %s\n", k, StatsLine(st).c_str());
+    EXPECT_EQ(d.text, serial.text);
+    EXPECT_TRUE(d.json == serial.json);
+    EXPECT_GT(st.careful, 0u) << "the last window holds the stop";
+    EXPECT_LT(st.careful * 4, st.windows) << "most windows need no verdict";
+    // One synchronisation per window (the reduction rides in the batches at
+    // 2-3 ranks of a leaf-spine), plus the start and the verdicts.
+    EXPECT_LE(st.reductions + st.exchanges, st.windows + 2 + st.careful + 1);
+  }
+}
+
 TEST(Distributed, RefusesWhatItCannotGatherYet) {
   const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
                                                 With(kSmallIncast, {"tenants.load=0.2"}));

@@ -4,6 +4,10 @@
 
 namespace lossless::parallel {
 
+void Comm::AllreduceMinLanes(int64_t* lanes, size_t n) {
+  for (size_t i = 0; i < n; ++i) lanes[i] = AllreduceMin(lanes[i]);
+}
+
 void RunAgreed(Comm& comm, const std::function<void()>& fn) {
   std::string error;
   try {

@@ -33,6 +33,11 @@ class Comm {
   virtual void Barrier() = 0;
   // The smallest `v` over all ranks, on every rank.
   virtual int64_t AllreduceMin(int64_t v) = 0;
+  // The elementwise minimum of lanes[0 .. n) over all ranks, in place, in
+  // one collective (the window engine packs its per-window figures into
+  // lanes: docs/parallel.md#one-reduction-per-window). Every rank passes the
+  // same n. The default makes one AllreduceMin per lane.
+  virtual void AllreduceMinLanes(int64_t* lanes, size_t n);
   // Rank 0 gets every rank's `bytes` in rank order (its own first); the
   // other ranks get an empty vector.
   virtual std::vector<std::string> Gather(const std::string& bytes) = 0;
@@ -63,6 +68,7 @@ class SerialComm final : public Comm {
   int Size() const override { return 1; }
   void Barrier() override {}
   int64_t AllreduceMin(int64_t v) override { return v; }
+  void AllreduceMinLanes(int64_t*, size_t) override {}
   std::vector<std::string> Gather(const std::string& bytes) override { return {bytes}; }
   std::string Broadcast(const std::string& bytes) override { return bytes; }
   std::vector<std::string> Exchange(const std::vector<Outgoing>& out,

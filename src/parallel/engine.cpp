@@ -1,9 +1,12 @@
 #include "parallel/engine.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -23,6 +26,14 @@ static_assert(sizeof(BatchHeader) == 16);
 
 double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
+}
+
+// CPU time of the calling thread: the work of a window, apart from the time
+// the rank was descheduled (this machine's other jobs) or waited.
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 }  // namespace
 
@@ -56,6 +67,7 @@ WindowEngine::WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahea
           r, comm.Rank(), comm.Size()));
     slot_of_rank_[static_cast<size_t>(r)] = static_cast<int>(i);
   }
+  complete_ = neighbours_.size() + 1 == static_cast<size_t>(comm.Size());
 }
 
 void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind,
@@ -86,46 +98,131 @@ void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t targ
   }
   ++out_count_[static_cast<size_t>(slot)];
   ++stats_.sent;
+  sent_min_ = std::min(sent_min_, at.ps());
 }
 
-void WindowEngine::ExchangeBatches(int64_t end) {
+void WindowVerdict::Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes) {
+  lanes[0] = next;
+  lanes[1] = holds ? 0 : 1;  // min: 1 only when no rank holds
+  // The minimum of -bound is -(the largest bound). Bounds are times >= 0, so
+  // their negations are <= 0; a holder without a bound (INT64_MIN, which has
+  // no negation) packs as INT64_MAX - 1, which any holder's bound beats (the
+  // stop is at the latest clearing, so one bound suffices), and a rank that
+  // holds nothing as INT64_MAX, which anything beats.
+  lanes[2] = !holds ? INT64_MAX : bound == INT64_MIN ? INT64_MAX - 1 : -bound;
+}
+
+WindowVerdict WindowVerdict::Unpack(const int64_t* reduced) {
+  WindowVerdict v;
+  v.next = reduced[0];
+  v.all_clear = reduced[1] == 1;
+  v.stop_not_before = reduced[2] == INT64_MAX       ? INT64_MAX
+                      : reduced[2] == INT64_MAX - 1 ? INT64_MIN
+                                                    : -reduced[2];
+  return v;
+}
+
+template <class Fn>
+auto WindowEngine::Waiting(Fn fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if constexpr (std::is_void_v<decltype(fn())>) {
+    fn();
+    stats_.wait_s += Seconds(std::chrono::steady_clock::now() - t0);
+  } else {
+    auto r = fn();
+    stats_.wait_s += Seconds(std::chrono::steady_clock::now() - t0);
+    return r;
+  }
+}
+
+sim::StopReason WindowEngine::RunTimed(units::Time bound) {
+  const int64_t c0 = ThreadCpuNs();
+  const sim::StopReason why = sim_.Run(bound);
+  window_cpu_ns_ += ThreadCpuNs() - c0;
+  return why;
+}
+
+void WindowEngine::PackLanes(const StopRule* rule, int64_t ran_before) {
+  // The verdict, the window's work (CPU ns, for the largest over the
+  // ranks: WindowStats::critical_cpu_s), the model's lanes.
+  const size_t n = WindowVerdict::kLanes + 1 + model_lanes_.count;
+  lanes_.assign(n, INT64_MAX);
+  const bool holds = rule != nullptr && rule->pending() > 0;
+  const int64_t bound = !holds                 ? INT64_MAX
+                        : rule->earliest_clear ? rule->earliest_clear(ran_before)
+                                               : INT64_MIN;
+  my_bound_ = holds ? bound : INT64_MIN;
+  WindowVerdict::Pack(std::min(sim_.NextTime().ps(), sent_min_), holds, bound, lanes_.data());
+  lanes_[WindowVerdict::kLanes] = -window_cpu_ns_;
+  stats_.cpu_s += 1e-9 * static_cast<double>(window_cpu_ns_);
+  window_cpu_ns_ = 0;
+  if (model_lanes_.count > 0) model_lanes_.fill(lanes_.data() + WindowVerdict::kLanes + 1);
+  sent_min_ = INT64_MAX;
+}
+
+WindowVerdict WindowEngine::TakeLanes() {
+  stats_.critical_cpu_s += -1e-9 * static_cast<double>(lanes_[WindowVerdict::kLanes]);
+  if (model_lanes_.count > 0) model_lanes_.take(lanes_.data() + WindowVerdict::kLanes + 1);
+  return WindowVerdict::Unpack(lanes_.data());
+}
+
+WindowVerdict WindowEngine::Reduce(const StopRule* rule, int64_t ran_before) {
+  PackLanes(rule, ran_before);
+  Waiting([&] { comm_.AllreduceMinLanes(lanes_.data(), lanes_.size()); });
+  ++stats_.reductions;
+  return TakeLanes();
+}
+
+void WindowEngine::ExchangeBatches(int64_t end, bool with_lanes) {
   using Clock = std::chrono::steady_clock;
   std::vector<Outgoing> out(neighbours_.size());
+  const size_t lane_bytes = with_lanes ? lanes_.size() * sizeof(int64_t) : 0;
   for (size_t i = 0; i < neighbours_.size(); ++i) {
     BatchHeader h;
     h.count = out_count_[i];
     h.window_end = end;
     out[i].peer = neighbours_[i];
-    out[i].bytes.resize(sizeof h + outbox_[i].size());
+    out[i].bytes.resize(sizeof h + lane_bytes + outbox_[i].size());
     std::memcpy(out[i].bytes.data(), &h, sizeof h);
+    if (lane_bytes > 0) std::memcpy(out[i].bytes.data() + sizeof h, lanes_.data(), lane_bytes);
     if (!outbox_[i].empty())
-      std::memcpy(out[i].bytes.data() + sizeof h, outbox_[i].data(), outbox_[i].size());
+      std::memcpy(out[i].bytes.data() + sizeof h + lane_bytes, outbox_[i].data(),
+                  outbox_[i].size());
     outbox_[i].clear();
     out_count_[i] = 0;
   }
+  for (const Outgoing& o : out) stats_.sent_bytes += o.bytes.size();
   const auto t0 = Clock::now();
   const std::vector<std::string> got = comm_.Exchange(out, neighbours_);
   stats_.wait_s += Seconds(Clock::now() - t0);
+  ++stats_.exchanges;
   const size_t record = sizeof(RemoteEvent) + payload_bytes_;
+  const int64_t c0 = ThreadCpuNs();
   for (size_t i = 0; i < got.size(); ++i) {
     const std::string& b = got[i];
     BatchHeader h;
     if (b.size() < sizeof h) throw std::runtime_error("window engine: a batch without header");
     std::memcpy(&h, b.data(), sizeof h);
     if (h.version != kBatchVersion || h.window_end != end ||
-        b.size() != sizeof h + size_t{h.count} * record)
+        b.size() != sizeof h + lane_bytes + size_t{h.count} * record)
       throw std::runtime_error(fmt::format(
           "window engine: rank {} got a malformed batch from rank {} (version {}, window end "
           "{} ps, expected {}, {} bytes for {} events)",
           comm_.Rank(), neighbours_[i], h.version, h.window_end, end, b.size(), h.count));
+    for (size_t l = 0; l < lane_bytes / sizeof(int64_t); ++l) {
+      int64_t x = 0;
+      std::memcpy(&x, b.data() + sizeof h + l * sizeof x, sizeof x);
+      lanes_[l] = std::min(lanes_[l], x);
+    }
     for (uint32_t k = 0; k < h.count; ++k) {
       RemoteEvent e;
-      const char* rec = b.data() + sizeof h + size_t{k} * record;
+      const char* rec = b.data() + sizeof h + lane_bytes + size_t{k} * record;
       std::memcpy(&e, rec, sizeof e);
       deliver_(e, rec + sizeof e);
       ++stats_.received;
     }
   }
+  window_cpu_ns_ += ThreadCpuNs() - c0;
 }
 
 void WindowEngine::Run(units::Time until) {
@@ -137,11 +234,20 @@ bool WindowEngine::Run(units::Time until, const StopRule& rule) {
 }
 
 bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
+  // One window (docs/parallel.md#one-reduction-per-window): every rank runs
+  // its events below the window's end; one integer reduction gives the next
+  // window's start (the earliest event queued or sent anywhere: a sent event
+  // is counted by its sender, so the reduction needs no exchange before it),
+  // whether every stop condition has cleared and when the stop can come
+  // first, and the model's lanes; then the batches are exchanged. A window
+  // that may hold the agreed stop (StopRule) waits for one more, smaller
+  // reduction, the stop verdict, in its middle.
   using Clock = std::chrono::steady_clock;
   const auto t_run = Clock::now();
-  auto t0 = Clock::now();
-  int64_t next = comm_.AllreduceMin(sim_.NextTime().ps());
-  stats_.wait_s += Seconds(Clock::now() - t0);
+  // The reduction rides in the batches only if it does on every rank.
+  fold_ = want_fold_ && Waiting([&] { return comm_.AllreduceMin(complete_ ? 1 : 0); }) == 1;
+  ++stats_.reductions;
+  WindowVerdict v = Reduce(rule, sim_.Now().ps());
   // This rank's last event that cleared its stop conditions: (time, key).
   int64_t done_time = -1;
   uint64_t done_key = 0;
@@ -152,8 +258,18 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
           "window engine: an event called Simulator::Stop() for a reason a distributed run "
           "cannot agree on (only the stop rule's own stop is supported)");
   };
+  // A bound this rank gave that its own clearing contradicts: an error in
+  // the model's earliest_clear, never a silent difference.
+  auto CheckBound = [&](int64_t at) {
+    if (at < my_bound_)
+      throw std::logic_error(fmt::format(
+          "window engine: rank {} cleared its stop conditions at {} ps, before its "
+          "earliest_clear bound ({} ps)",
+          comm_.Rank(), at, my_bound_));
+  };
   const bool has_boundaries = static_cast<bool>(boundaries_.next_boundary);
   while (true) {
+    const int64_t next = v.next;
     int64_t b = INT64_MAX;
     if (has_boundaries) {
       // Boundaries before the next event anywhere: every rank stands there now.
@@ -171,31 +287,38 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
     if (b < end) end = b + 1;  // the window ends at the boundary (b >= next here)
     const units::Time bound = units::Time::Ps(std::min(end - 1, until.ps()));
     ++stats_.windows;
-    bool ran = false, paused = false;
-    if (rule != nullptr && rule->pending() > 0) {
-      // Phase 1: a rank holding conditions runs until its last one clears
-      // (where the serial run may stop) or the window ends. Events of one
-      // window never depend on another rank's events of the same window, so
-      // the other ranks can wait for the verdict.
-      ran = true;
-      const sim::StopReason why = sim_.Run(bound);
-      if (why == sim::StopReason::kStopped) {
-        if (rule->pending() != 0) not_stopped(why);
-        paused = true;
-        done_time = sim_.Now().ps();
-        done_key = sim_.RunningKey();
+    // The stop can be in this window only if every rank holding conditions
+    // may clear before its end.
+    const bool careful = rule != nullptr && !v.all_clear && v.stop_not_before <= bound.ps();
+    if (careful) {
+      ++stats_.careful;
+      bool ran = false, paused = false;
+      if (rule->pending() > 0) {
+        // Phase 1: a rank holding conditions runs until its last one clears
+        // (where the serial run may stop) or the window ends. Events of one
+        // window never depend on another rank's events of the same window, so
+        // the other ranks can wait for the verdict.
+        ran = true;
+        const sim::StopReason why = RunTimed(bound);
+        if (why == sim::StopReason::kStopped) {
+          if (rule->pending() != 0) not_stopped(why);
+          paused = true;
+          done_time = sim_.Now().ps();
+          done_key = sim_.RunningKey();
+          CheckBound(done_time);
+        }
       }
-    }
-    if (rule != nullptr) {
-      t0 = Clock::now();
-      const bool all_done = comm_.AllreduceMin(rule->pending() == 0 ? 1 : 0) == 1;
-      const int64_t t_star = all_done ? -comm_.AllreduceMin(-done_time) : -1;
-      stats_.wait_s += Seconds(Clock::now() - t0);
-      if (all_done && t_star >= 0) {
-        t0 = Clock::now();
-        const int64_t k_star =
-            -comm_.AllreduceMin(done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX);
-        stats_.wait_s += Seconds(Clock::now() - t0);
+      // The verdict: all clear, and the latest clearing time.
+      int64_t verdict[2] = {rule->pending() == 0 ? 1 : 0, -done_time};
+      Waiting([&] { comm_.AllreduceMinLanes(verdict, 2); });
+      ++stats_.reductions;
+      const int64_t t_star = verdict[0] == 1 ? -verdict[1] : -1;
+      if (t_star >= 0) {
+        int64_t k_lane =
+            done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX;
+        Waiting([&] { comm_.AllreduceMinLanes(&k_lane, 1); });
+        ++stats_.reductions;
+        const int64_t k_star = -k_lane;
         // Every rank runs to exactly the serial stop point (t*, k*).
         const units::Time ts = units::Time::Ps(t_star);
         if (t_star > 0 && sim_.NextTime().ps() < t_star)
@@ -206,13 +329,35 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         stopped = true;
         break;
       }
+      if (!ran || paused) not_stopped(RunTimed(bound));
+    } else {
+      // Not the stop's window: a rank whose last condition clears here
+      // notes where and runs on (the stop is a later rank's clearing).
+      sim::StopReason why = RunTimed(bound);
+      if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
+        done_time = sim_.Now().ps();
+        done_key = sim_.RunningKey();
+        CheckBound(done_time);
+        why = RunTimed(bound);
+      }
+      not_stopped(why);
     }
-    if (!ran || paused) not_stopped(sim_.Run(bound));
-    ExchangeBatches(end);
+    const bool was_clear = v.all_clear;
+    if (fold_) {
+      PackLanes(rule, end);
+      ExchangeBatches(end, true);
+      v = TakeLanes();
+    } else {
+      v = Reduce(rule, end);
+    }
+    if (rule != nullptr && !careful && v.all_clear && !was_clear)
+      throw std::logic_error(fmt::format(
+          "window engine: the last stop condition cleared in a window ending at {} ps that the "
+          "ranks' earliest_clear bounds said could not hold the stop (the latest bound was at or "
+          "after it)",
+          bound.ps()));
+    if (!fold_) ExchangeBatches(end, false);
     if (boundaries_.after_window) boundaries_.after_window(bound.ps());
-    t0 = Clock::now();
-    next = comm_.AllreduceMin(sim_.NextTime().ps());
-    stats_.wait_s += Seconds(Clock::now() - t0);
   }
   stats_.run_s += Seconds(Clock::now() - t_run);
   return stopped;

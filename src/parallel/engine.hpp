@@ -47,10 +47,20 @@ static_assert(sizeof(RemoteEvent) == 32);
 // What a run of windows did, on this rank.
 struct WindowStats {
   uint64_t windows = 0;
+  uint64_t careful = 0;     // windows that waited for a stop verdict (StopRule)
+  uint64_t reductions = 0;  // integer reductions (AllreduceMin / AllreduceMinLanes)
+  uint64_t exchanges = 0;   // Exchange calls
+  uint64_t sent_bytes = 0;  // batch bytes this rank sent (headers included)
   uint64_t sent = 0;      // events sent to other ranks
   uint64_t received = 0;  // events received from other ranks
   double wait_s = 0;      // wall time in Exchange and AllreduceMin (waiting and transfer)
   double run_s = 0;       // wall time of the whole Run
+  // CPU time (this thread's) running events and taking in batches: this
+  // rank's total, and the sum over windows of the largest over the ranks
+  // (the run's critical path with free synchronisation and a core per rank;
+  // every rank gets the same). Windows that end in a reduction only.
+  double cpu_s = 0;
+  double critical_cpu_s = 0;
 };
 
 // An agreed stop (docs/parallel.md, "Global conditions"): the serial run
@@ -60,8 +70,49 @@ struct WindowStats {
 // clears the last of them, with digests on (Simulator::RunningKey gives that
 // event's key). The engine then runs every rank to exactly the serial stop
 // point: the latest (time, key) over the ranks' last events of that kind.
+//
+// `earliest_clear(ran_before)` (optional): called on a rank holding
+// conditions when every one of its events before `ran_before` has run and
+// none after; returns a time before which its last condition cannot clear
+// (a lower bound; INT64_MAX: never). A window that ends at or before the
+// largest such bound over the ranks holding conditions cannot hold the stop,
+// and runs on every rank at once with no verdict; without the function every
+// window waits for one (docs/parallel.md#one-reduction-per-window). A bound
+// that proves wrong (a rank clears before it, or the last clearing falls in
+// a window that could not hold the stop) is std::logic_error, never a silent
+// difference.
 struct StopRule {
   std::function<int64_t()> pending;
+  std::function<int64_t(int64_t ran_before)> earliest_clear;
+};
+
+// What every rank learns at a window's end from the window's one integer
+// reduction (Comm::AllreduceMinLanes): each figure is packed into an int64
+// lane whose elementwise minimum over the ranks is the figure wanted (a
+// maximum as the minimum of negated values, a logical and/or as the minimum
+// of 0/1), so the reduction stays integer, exact and independent of the
+// order the ranks arrive in.
+struct WindowVerdict {
+  int64_t next = INT64_MAX;  // earliest event queued or sent anywhere (INT64_MAX: none)
+  bool all_clear = true;     // no rank holds a stop condition
+  // The largest earliest_clear over the ranks that hold conditions
+  // (INT64_MIN when one of them has no bound, INT64_MAX when none holds).
+  int64_t stop_not_before = INT64_MAX;
+  static constexpr size_t kLanes = 3;
+  // This rank's contribution: its own next event, whether it holds
+  // conditions and its bound (`holds` false: `bound` is ignored).
+  static void Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes);
+  static WindowVerdict Unpack(const int64_t* reduced);
+};
+
+// Figures a model adds to the window's one reduction (lanes after the
+// engine's own): `fill` writes this rank's `count` lanes when its window has
+// run (every rank the same count), `take` gets the elementwise minimum over
+// the ranks, once per window, before the batches are exchanged.
+struct ModelLanes {
+  size_t count = 0;
+  std::function<void(int64_t* lanes)> fill;
+  std::function<void(const int64_t* lanes)> take;
 };
 
 // Points of the serial run where every rank must stand at once
@@ -119,17 +170,37 @@ class WindowEngine {
   // may also end at a boundary whose `reached` returned true: every rank then
   // stands at that time (its clock moved there) and boundary_stop() is true.
   void set_boundaries(Boundaries b) { boundaries_ = std::move(b); }
+  void set_model_lanes(ModelLanes l) { model_lanes_ = std::move(l); }
+  // When every other rank is a neighbour (two ranks; a leaf-spine fabric cut
+  // any way), the window's reduction rides in the batches: each rank sends
+  // its lanes to every other and takes the minimum itself, one exchange per
+  // window instead of an exchange and a reduction. On by default where it
+  // applies; off, the reduction is its own collective (tests run both).
+  // Whether every rank has every other as a neighbour is agreed at the
+  // start of each Run (one more reduction).
+  void set_reduce_in_exchange(bool on) { want_fold_ = on; }
   bool boundary_stop() const { return boundary_stop_; }
 
   const WindowStats& stats() const { return stats_; }
 
-  // Batch format: a header {u32 version, u32 count, i64 window_end}, then
-  // `count` records: a RemoteEvent and the engine's payload_bytes.
-  static constexpr uint32_t kBatchVersion = 2;
+  // Batch format: a header {u32 version, u32 count, i64 window_end}, the
+  // window's reduction lanes when they ride in the batches (int64 each;
+  // every rank knows how many), then `count` records: a RemoteEvent and the
+  // engine's payload_bytes.
+  static constexpr uint32_t kBatchVersion = 3;
 
  private:
-  void ExchangeBatches(int64_t end);
+  // With `lanes`: they ride in every batch (fold_) and come back reduced.
+  void ExchangeBatches(int64_t end, bool with_lanes);
+  void PackLanes(const StopRule* rule, int64_t ran_before);
+  sim::StopReason RunTimed(units::Time bound);
+  WindowVerdict TakeLanes();
   bool RunImpl(units::Time until, const StopRule* rule);
+  // The window's one reduction: the verdict and the model's lanes.
+  WindowVerdict Reduce(const StopRule* rule, int64_t ran_before);
+  // Time spent in a collective or an exchange.
+  template <class Fn>
+  auto Waiting(Fn fn);
   Comm& comm_;
   sim::Simulator& sim_;
   int64_t lookahead_ps_;
@@ -141,6 +212,14 @@ class WindowEngine {
   DeliverPayload deliver_;
   WindowStats stats_;
   Boundaries boundaries_;
+  ModelLanes model_lanes_;
+  std::vector<int64_t> lanes_;
+  int64_t sent_min_ = INT64_MAX;  // earliest event sent since the last reduction
+  int64_t my_bound_ = INT64_MIN;  // this rank's last earliest_clear
+  bool complete_ = false;         // every other rank is a neighbour
+  bool want_fold_ = true;         // set_reduce_in_exchange
+  bool fold_ = false;             // the reduction rides in the batches (agreed in Run)
+  int64_t window_cpu_ns_ = 0;     // this window's work so far
   bool boundary_stop_ = false;
 };
 

@@ -4,6 +4,8 @@
 // serial run's per-entity state and event digests byte for byte.
 #include "parallel/engine.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -80,6 +82,24 @@ TEST_P(EngineRanks, ContiguousAndRandomPlacementsGiveTheSerialRun) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, EngineRanks, ::testing::Values(1, 2, 3, 4, 7));
 
+TEST(Engine, TheReductionAsItsOwnCollectiveGivesTheSameRun) {
+  // docs/parallel.md#one-reduction-per-window: where every other rank is a
+  // neighbour the window's lanes ride in the batches; as a separate
+  // AllreduceMinLanes (what ranks with fewer neighbours do) the output is
+  // the same, with boundaries too.
+  TokenModelConfig cfg;
+  cfg.snapshot_every = Time::Ns(1370);
+  const std::string serial = RunTokensSerial(cfg).text;
+  for (bool fold : {true, false}) {
+    cfg.reduce_in_exchange = fold;
+    for (int k : {2, 4, 7}) {
+      const Outcome o = Distributed(cfg, k, ContiguousPlacement(cfg.units, k), k == 4 ? 3 : 0);
+      EXPECT_EQ(o.text, serial) << k << " ranks, reduction in the exchange " << fold;
+      EXPECT_GT(o.cross, 0u);
+    }
+  }
+}
+
 TEST(Engine, BoundariesSeeTheSerialStateAndStopThere) {
   // Snapshots every 1.37 us (events fall on them: steps are 10 ns) gathered
   // from the owners equal the serial state after every event at or before
@@ -123,6 +143,106 @@ TEST(Engine, SerialRunIsNotTrivialAndItsOutputMovesWithTheModel) {
   EXPECT_EQ(idle, 0u);
   cfg.seed = 2;
   EXPECT_NE(RunTokensSerial(cfg).text, a.text);
+}
+
+namespace engine_verdict_test {
+
+// A rank whose one condition clears at `clear_at` (Simulator::Stop at that
+// event), for the StopRule below.
+struct Clearer final : sim::EventHandler {
+  sim::Simulator* sim = nullptr;
+  int64_t pending = 1;
+  void OnEvent(uint32_t, uint64_t) override {
+    pending = 0;
+    sim->Stop();
+  }
+};
+
+}  // namespace engine_verdict_test
+
+TEST(Engine, VerdictLanesReduceToMinimumFlagsAndLargestBound) {
+  // docs/parallel.md#one-reduction-per-window: each rank packs its next
+  // event, whether it holds stop conditions and its bound; the elementwise
+  // minimum over 1-7 ranks is the earliest next event, "no rank holds", and
+  // the largest bound among the ranks that hold (a holder without a bound
+  // counts only when no holder has one; a rank holding nothing never).
+  for (int k : {1, 2, 3, 7}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      std::vector<WindowVerdict> got(static_cast<size_t>(k));
+      RunLoopback(k, [&](Comm& comm) {
+        const int r = comm.Rank();
+        const int64_t next = 1000 + 37 * ((r * 5 + 3) % 7);
+        // variant 0: every rank holds, bound 500 + 100 r; 1: only odd ranks
+        // hold; 2: rank 0 holds without a bound, the others with; 3: none holds.
+        const bool holds = variant == 0 || variant == 2 || (variant == 1 && r % 2 == 1);
+        const int64_t bound = variant == 2 && r == 0 ? INT64_MIN : 500 + 100 * r;
+        int64_t lanes[WindowVerdict::kLanes];
+        WindowVerdict::Pack(next, holds, bound, lanes);
+        comm.AllreduceMinLanes(lanes, WindowVerdict::kLanes);
+        got[static_cast<size_t>(r)] = WindowVerdict::Unpack(lanes);
+      });
+      int64_t next = INT64_MAX;
+      for (int r = 0; r < k; ++r) next = std::min<int64_t>(next, 1000 + 37 * ((r * 5 + 3) % 7));
+      bool any = false;
+      int64_t largest = INT64_MIN;
+      for (int r = 0; r < k; ++r) {
+        const bool holds = variant == 0 || variant == 2 || (variant == 1 && r % 2 == 1);
+        if (!holds) continue;
+        any = true;
+        if (!(variant == 2 && r == 0)) largest = std::max<int64_t>(largest, 500 + 100 * r);
+      }
+      for (int r = 0; r < k; ++r) {
+        const WindowVerdict& v = got[static_cast<size_t>(r)];
+        EXPECT_EQ(v.next, next) << k << " ranks, variant " << variant;
+        EXPECT_EQ(v.all_clear, !any) << k << " ranks, variant " << variant;
+        EXPECT_EQ(v.stop_not_before, any ? largest : INT64_MAX)
+            << k << " ranks, variant " << variant << ", rank " << r;
+      }
+    }
+  }
+}
+
+TEST(Engine, AStopBoundThatProvesWrongIsRefused) {
+  // Rank 0 clears its condition at 250 ns, rank 1 at 120 ns: the serial stop
+  // is at 250 ns. With true bounds (each rank its own clearing time) the
+  // first window [120, 220) ns runs without a verdict (rank 1 clears in it
+  // and runs on) and both ranks stop at 250 ns; a bound of 1 ms on rank 1
+  // is contradicted by its clearing: an error, not a silent difference.
+  for (bool lie : {false, true}) {
+    bool threw = false;
+    std::vector<int64_t> stopped_at(2, -1);
+    std::vector<uint64_t> careful(2, 0), windows(2, 0);
+    try {
+      RunLoopback(2, [&](Comm& comm) {
+        const int r = comm.Rank();
+        sim::Simulator sim(1);
+        const uint32_t e = sim.AddEntity();
+        engine_verdict_test::Clearer c;
+        c.sim = &sim;
+        const int64_t clear_ps = r == 0 ? 250'000 : 120'000;
+        sim.Schedule(Time::Ps(clear_ps), e, &c, 0, 0);
+        WindowEngine engine(comm, sim, Time::Ns(100), {1 - r}, [](const RemoteEvent&) {});
+        StopRule rule;
+        rule.pending = [&] { return c.pending; };
+        rule.earliest_clear = [&](int64_t) {
+          return lie && r == 1 ? int64_t{1'000'000'000} : clear_ps;
+        };
+        if (engine.Run(Time::Us(10), rule))
+          stopped_at[static_cast<size_t>(r)] = sim.Now().ps();
+        careful[static_cast<size_t>(r)] = engine.stats().careful;
+        windows[static_cast<size_t>(r)] = engine.stats().windows;
+      });
+    } catch (const std::logic_error&) {
+      threw = true;
+    }
+    EXPECT_EQ(threw, lie);
+    if (!lie) {
+      EXPECT_EQ(stopped_at[0], 250'000);
+      EXPECT_EQ(stopped_at[1], 250'000);
+      EXPECT_EQ(windows[0], 2u);
+      EXPECT_EQ(careful[0], 1u) << "only the window holding 250 ns waits for the verdict";
+    }
+  }
 }
 
 TEST(Engine, AnEventCloserThanTheLookaheadIsRefused) {

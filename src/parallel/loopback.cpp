@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <limits>
@@ -55,7 +56,9 @@ class Hub {
 
   void Post(int from, int to, std::string bytes) {
     std::lock_guard<std::mutex> lock(m_);
-    if (aborted_) throw Aborted();
+    // A batch for a rank that has ended is never taken: harmless. Posting
+    // goes on after another rank failed, so that the ranks still running
+    // reach the point where they fail alike (a batch is not a barrier).
     mail_[Box(from, to)].push_back(std::move(bytes));
     cv_.notify_all();
   }
@@ -63,16 +66,24 @@ class Hub {
   std::string Take(int from, int to) {
     std::unique_lock<std::mutex> lock(m_);
     auto& box = mail_[Box(from, to)];
-    cv_.wait(lock, [&] { return !box.empty() || aborted_; });
+    // Only the sender's end can leave the box empty for good.
+    cv_.wait(lock, [&] { return !box.empty() || ended_[static_cast<size_t>(from)]; });
     if (box.empty()) throw Aborted();
     std::string bytes = std::move(box.front());
     box.pop_front();
     return bytes;
   }
 
+  // A rank failed: no collective can complete any more.
   void Abort() {
     std::lock_guard<std::mutex> lock(m_);
     aborted_ = true;
+    cv_.notify_all();
+  }
+  // A rank's function returned or threw: it sends nothing more.
+  void End(int rank) {
+    std::lock_guard<std::mutex> lock(m_);
+    ended_[static_cast<size_t>(rank)] = true;
     cv_.notify_all();
   }
 
@@ -87,6 +98,7 @@ class Hub {
   int arrived_ = 0;
   uint64_t generation_ = 0;
   bool aborted_ = false;
+  std::vector<bool> ended_ = std::vector<bool>(static_cast<size_t>(size_), false);
   std::vector<std::string> slots_;
   std::vector<std::string> results_;
   int64_t min_ = std::numeric_limits<int64_t>::max();
@@ -109,6 +121,21 @@ class LoopbackComm final : public Comm {
   int64_t AllreduceMin(int64_t v) override {
     Jitter();
     return hub_.Round(rank_, {}, v).second;
+  }
+  void AllreduceMinLanes(int64_t* lanes, size_t n) override {
+    Jitter();
+    const auto all =
+        hub_.Round(rank_, std::string(reinterpret_cast<const char*>(lanes), n * sizeof(int64_t)), 0)
+            .first;
+    for (const std::string& b : all) {
+      if (b.size() != n * sizeof(int64_t))
+        throw std::logic_error("AllreduceMinLanes: ranks passed different lane counts");
+      for (size_t i = 0; i < n; ++i) {
+        int64_t v = 0;
+        std::memcpy(&v, b.data() + i * sizeof v, sizeof v);
+        lanes[i] = std::min(lanes[i], v);
+      }
+    }
   }
   std::vector<std::string> Gather(const std::string& bytes) override {
     Jitter();
@@ -178,6 +205,7 @@ void RunLoopback(int ranks, const std::function<void(Comm&)>& fn, const Loopback
         errors[static_cast<size_t>(r)] = std::current_exception();
         hub.Abort();
       }
+      hub.End(r);
     });
   }
   for (auto& t : threads) t.join();

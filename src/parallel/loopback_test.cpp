@@ -1,7 +1,9 @@
 // The in-process loopback Comm: collectives, batches, agreement on errors.
 #include "parallel/loopback.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -45,6 +47,31 @@ TEST_P(LoopbackRanks, CollectivesGiveEveryRankTheSameAnswer) {
   ASSERT_EQ(gathered.size(), static_cast<size_t>(k));
   for (int r = 0; r < k; ++r)
     EXPECT_EQ(gathered[static_cast<size_t>(r)], "rank" + std::to_string(r));
+}
+
+TEST_P(LoopbackRanks, LanesReduceElementwiseToTheMinimum) {
+  // Lane i of rank r is (i + 3r) % 5 - 2 r: each lane's minimum comes from a
+  // different rank; negative values and INT64_MAX pass through.
+  const int k = GetParam();
+  std::mutex m;
+  std::vector<std::vector<int64_t>> got(static_cast<size_t>(k));
+  RunLoopback(
+      k,
+      [&](Comm& c) {
+        std::vector<int64_t> lanes(6);
+        for (int i = 0; i < 5; ++i) lanes[static_cast<size_t>(i)] = (i + 3 * c.Rank()) % 5 - 2 * c.Rank();
+        lanes[5] = c.Rank() == k - 1 ? INT64_MAX - 1 : INT64_MAX;
+        c.AllreduceMinLanes(lanes.data(), lanes.size());
+        std::lock_guard<std::mutex> lock(m);
+        got[static_cast<size_t>(c.Rank())] = lanes;
+      },
+      LoopbackOptions{k == 3 ? 9u : 0u});
+  std::vector<int64_t> want(6, INT64_MAX);
+  for (int r = 0; r < k; ++r)
+    for (int i = 0; i < 5; ++i)
+      want[static_cast<size_t>(i)] = std::min<int64_t>(want[static_cast<size_t>(i)], (i + 3 * r) % 5 - 2 * r);
+  want[5] = INT64_MAX - 1;
+  for (int r = 0; r < k; ++r) EXPECT_EQ(got[static_cast<size_t>(r)], want) << "rank " << r;
 }
 
 // Ring exchange over many windows, with jitter: each rank sends window w's

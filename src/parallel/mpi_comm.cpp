@@ -107,6 +107,11 @@ class MpiComm final : public Comm {
     Check(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
     return out;
   }
+  void AllreduceMinLanes(int64_t* lanes, size_t n) override {
+    if (n == 0) return;
+    Check(MPI_Allreduce(MPI_IN_PLACE, lanes, Count(n), MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD),
+          "MPI_Allreduce");
+  }
   std::vector<std::string> Gather(const std::string& bytes) override {
     if (rank_ != 0) {
       Check(MPI_Send(bytes.data(), Count(bytes.size()), MPI_BYTE, 0, kGatherTag, MPI_COMM_WORLD),

@@ -184,6 +184,7 @@ TokenOutcome RunTokens(Comm& comm, const TokenModelConfig& cfg,
     };
     engine.set_boundaries(std::move(b));
   }
+  engine.set_reduce_in_exchange(cfg.reduce_in_exchange);
   engine.Run(cfg.until);
   // Each rank reports its own entities' state; digests are summed over
   // ranks (an entity's events run on the ranks of their targets, each

@@ -34,6 +34,8 @@ struct TokenModelConfig {
   // does with sim.Run(t) at those times.
   units::Time snapshot_every = units::Time::Zero();
   units::Time stop_at = units::Time::Max();
+  // WindowEngine::set_reduce_in_exchange (where every other rank is a neighbour).
+  bool reduce_in_exchange = true;
 };
 
 struct TokenOutcome {

@@ -248,11 +248,14 @@ bool Simulator::Cancel(EventId id) {
 }
 
 StopReason Simulator::Run(Time until, uint64_t max_events) {
-  // Two instances of the loop, so that digests off cost nothing per event.
-  return digests_on_ ? RunLoop<true>(until, max_events) : RunLoop<false>(until, max_events);
+  // Three instances of the loop, so that digests and the probe off cost
+  // nothing per event.
+  if (digests_on_) return RunLoop<true, false>(until, max_events);
+  if (probe_ != nullptr) return RunLoop<false, true>(until, max_events);
+  return RunLoop<false, false>(until, max_events);
 }
 
-template <bool kDigests>
+template <bool kDigests, bool kProbe>
 StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
   stop_ = false;
   uint64_t ran = 0;
@@ -300,6 +303,7 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
     ++ran;
     running_key_ = static_cast<uint64_t>(top.order);
     if constexpr (kDigests) Digest(top);
+    if constexpr (kProbe) probe_(probe_ctx_);
     run_handler_ = top.handler_kind >> 16;
     handlers_[top.handler_kind >> 16]->OnEvent(top.handler_kind & 0xFFFF, top.arg);
   }

@@ -154,10 +154,11 @@ class Simulator {
   }
   // The key of the event running now (of the last one that ran, between
   // events): with Now(), where in the (time, key) order the run is; the
-  // fabric uses it to tell which FCPs have taken effect. With digests on
-  // (EnableDigests), a probe called as each event starts: the distributed
-  // engine's view of where in the serial order it is (off the serial path:
-  // only the digest loop calls it).
+  // fabric uses it to tell which FCPs have taken effect. The event probe is
+  // called as each event starts: the distributed engine's view of where in
+  // the serial order it is. Off the serial path: Run has a loop instance
+  // with the probe and one with digests (which also calls it), and runs the
+  // plain one when neither is on.
   using EventProbe = void (*)(void* ctx);
   void set_event_probe(EventProbe fn, void* ctx) {
     probe_ = fn;
@@ -251,7 +252,7 @@ class Simulator {
             uint32_t slot);
   [[gnu::always_inline]] inline void PushEntry(const Entry& e, int64_t time);
   [[gnu::cold, gnu::noinline]] void Digest(const Entry& e);
-  template <bool kDigests>
+  template <bool kDigests, bool kProbe>
   StopReason RunLoop(Time until, uint64_t max_events);
   uint32_t HandlerIndex(EventHandler* h);
   void Insert(const Entry& e);

@@ -31,7 +31,7 @@ for np in 1 2 3 4; do
   cmp -s "$tmp/serial.json" "$tmp/np.json" || { echo "FAIL: -np $np: JSON differs"; fail=1; }
   line=$(grep "^distributed:" "$tmp/np.err")
   echo "-np $np: $line"
-  if [ "$np" -gt 1 ] && ! echo "$line" | grep -Eq ' [1-9][0-9]* cross-rank events, [1-9][0-9]* same-time'; then
+  if [ "$np" -gt 1 ] && ! echo "$line" | grep -Eq ' [1-9][0-9]* cross-rank events \([0-9]+ batch bytes\), [1-9][0-9]* same-time'; then
     echo "FAIL: -np $np: no cross-rank event or no same-time tie"; fail=1
   fi
 done
