@@ -1,7 +1,7 @@
 #include "sweep/sweep.hpp"
 
 #include <poll.h>
-#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill(), which <csignal> need not declare
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill(), not in <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
