@@ -7,7 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -115,11 +114,14 @@ std::optional<double> SpeedBps(const std::string& s) {
 // readings of a format with counters and times, over the bits the port's
 // speed carried in between. nullopt when neither was measured.
 std::optional<double> MeasuredPostFecBer(const std::vector<audit::optics::Reading>& history, std::string* how) {
-  for (const audit::optics::Reading& r : std::ranges::reverse_view(history)) {
-    if (r.effective_ber) {
-      *how = fmt::format("effective (post-FEC) BER {:g} as the device reports it ({})", *r.effective_ber,
-                         r.format);
-      return *r.effective_ber;
+  // Newest first. The check's fix, std::ranges::reverse_view, does not parse under clang 14 with
+  // libstdc++ 12 (make lint's toolchain).
+  // NOLINTNEXTLINE(modernize-loop-convert)
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    if (it->effective_ber) {
+      *how = fmt::format("effective (post-FEC) BER {:g} as the device reports it ({})", *it->effective_ber,
+                         it->format);
+      return *it->effective_ber;
     }
   }
   std::map<std::string, std::vector<const audit::optics::Reading*>> by_format;
