@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 FUZZ_SECONDS ?= 10
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo sanitize-configure sanitize fuzz bench mutate format lint clean
+.PHONY: all deps configure build test demo sanitize-configure sanitize fuzz bench mutate format lint lint-changed clean
 
 all: build
 
@@ -81,6 +81,13 @@ lint: deps
 	@test -n "$(RUN_CLANG_TIDY)" || { echo "lint: run-clang-tidy not found" >&2; exit 2; }
 	$(RUN_CLANG_TIDY) -clang-tidy-binary $(CLANG_TIDY) -p $(LINT_BUILD) -j $(JOBS) -quiet \
 	  '$(LINT_FILES)'
+
+# `make lint` over only the sources changed since BASE (docs/testing.md "Lint").
+BASE ?= main
+lint-changed:
+	@files=$$(scripts/lint-changed-files.sh '$(BASE)' '$(CURDIR)') || exit $$?; \
+	if [ -z "$$files" ]; then echo "lint-changed: no linted source under src/ changed since $(BASE)"; \
+	else echo "lint-changed: $$files"; $(MAKE) --no-print-directory lint LINT_FILES="$$files"; fi
 
 clean:
 	rm -rf $(BUILD) build-asan build-sanitize build-fuzz build-mutate build-lint

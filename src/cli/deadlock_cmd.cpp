@@ -86,9 +86,10 @@ void AddDeadlockCommand(CLI::App& app, Context& ctx) {
       const fabric::RoutingTable routes(t);
       for (size_t i = 0; i < c.cycle.size(); ++i) {
         const uint32_t p = c.graph.PortOf(c.cycle[i]);
+        const uint32_t peer = fabric::RoutingTable::PortPeer(p);
         nlohmann::json e = {{"buffer", c.labels[i]},
                             {"switch", nodes[routes.PortNode(p)].name},
-                            {"from", nodes[routes.PortNode(routes.PortPeer(p))].name},
+                            {"from", nodes[routes.PortNode(peer)].name},
                             {"port", p}};
         if (c.traffic_known) e["flows"] = c.cycle_flows[i];
         j["cycle"].push_back(e);

@@ -27,6 +27,10 @@ std::string_view FirstCommand(int argc, char** argv) {
 
 }  // namespace
 
+// What can still escape: building the command tree (CLI11 throws on a
+// programming error such as a duplicate option) and printing the error itself
+// to a broken standard error; std::terminate is the right end for both.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 int main(int argc, char** argv) {
   using lossless::cli::Context;
   CLI::App app{

@@ -13,12 +13,12 @@ namespace lossless::cli {
 // item 14).
 std::string EscapeControls(std::string_view text);
 
-// Writes `text` (through EscapeControls) to standard output when `path` is empty or "-", else to
+// Writes `raw` (through EscapeControls) to standard output when `path` is empty or "-", else to
 // `path`: a regular file (or a new one) through WriteFileAtomically, a
 // device or pipe that exists (/dev/stdout, a FIFO) directly. Throws
 // InputError at {path or "<stdout>", 0, flag} when the write fails (a full
 // disk, /dev/full, a closed pipe).
-void WriteReport(const std::string& path, std::string_view text, const char* flag);
+void WriteReport(const std::string& path, std::string_view raw, const char* flag);
 
 // Creates the output folder `dir` (-o) if needed and checks that a file can
 // be written in it, before any work runs; InputError at {dir, 0, "-o"}.

@@ -11,7 +11,7 @@
 namespace lossless::formats {
 namespace {
 
-constexpr size_t kMaxLineChars = 16 * 1024;
+constexpr size_t kMaxLineChars = size_t{16} * 1024;
 constexpr int64_t kMaxLines = 100'000;
 
 // This parser's blanks: text::kLineBlanks (white space but '\n').
@@ -50,13 +50,13 @@ std::vector<std::string> HeaderCells(const std::string& line) {
   std::vector<std::string> w = SplitWs(line), out;
   for (size_t i = 0; i < w.size(); ++i) {
     if (w[i] == "CPU" && i + 1 < w.size() && w[i + 1] == "Affinity") {
-      out.push_back("CPU Affinity");
+      out.emplace_back("CPU Affinity");
       ++i;
     } else if (w[i] == "NUMA" && i + 1 < w.size() && w[i + 1] == "Affinity") {
-      out.push_back("NUMA Affinity");
+      out.emplace_back("NUMA Affinity");
       ++i;
     } else if (w[i] == "GPU" && i + 2 < w.size() && w[i + 1] == "NUMA" && w[i + 2] == "ID") {
-      out.push_back("GPU NUMA ID");
+      out.emplace_back("GPU NUMA ID");
       i += 2;
     } else {
       out.push_back(w[i]);

@@ -75,6 +75,7 @@ const std::vector<NodePreset>& NodePresets() {
 
 std::vector<std::string> NodePresetNames() {
   std::vector<std::string> names;
+  names.reserve(kPresets.size());
   for (const NodePreset& p : kPresets) names.emplace_back(p.name);
   return names;
 }

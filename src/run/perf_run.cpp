@@ -560,7 +560,7 @@ std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
         "lossless {}: packet-level simulation of NCCL {}'s {} as point-to-point sends (Simple "
         "protocol, PXN on the destination's rail) on {}",
         kVersion, r.nccl_version, collective::CollectiveName(c), on));
-    notes.push_back(
+    notes.emplace_back(
         "lossless: every size runs Simple; where NCCL would send small messages with LL the "
         "times are Simple's");
   } else {
@@ -569,7 +569,7 @@ std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
         "(Ring{}), protocol (LL, LL128, Simple) and channels NCCL's tuning model picks{}",
         kVersion, r.nccl_version, collective::CollectiveName(c), on,
         c == collective::Collective::kAllReduce ? ", Tree" : "", forced));
-    notes.push_back(
+    notes.emplace_back(
         "lossless: the choice per size is listed after the footer; PAT, NVLS, NVLSTree and "
         "CollNet are not modelled");
   }
@@ -586,7 +586,7 @@ std::vector<std::string> PerfNotes(const perf::PerfResult& r) {
         r.virt_latency_us, r.virt_jitter_us));
   }
   for (const std::string& n : r.node_notes) notes.push_back(n);
-  notes.push_back("lossless: host names, PIDs and PCI addresses below are modelled");
+  notes.emplace_back("lossless: host names, PIDs and PCI addresses below are modelled");
   return notes;
 }
 

@@ -124,7 +124,7 @@ void ReadPfc(Fields& f, Scenario& sc) {
     f.Fail("fabric.pfc.watchdog.restore", "a restore time of zero or more");
   }
   if (wd.enabled && !pfc.enabled) {
-    sc.warnings.push_back(
+    sc.warnings.emplace_back(
         "fabric.pfc.watchdog.enabled: the PFC watchdog is on but "
         "fabric.pfc.enabled is false: it never acts");
   }

@@ -13,7 +13,7 @@ void ReadDeadlock(Fields& f, Scenario& sc) {
   const std::string stop = f.Choice("deadlock.stop");
   sc.deadlock.stop = stop == "yes" || (stop == "auto" && !sc.net.pfc.watchdog.enabled);
   if (sc.deadlock.detect && !sc.net.pfc.enabled) {
-    sc.warnings.push_back(
+    sc.warnings.emplace_back(
         "deadlock.detect: PFC is off (fabric.pfc.enabled), so no PFC deadlock "
         "can form");
   }

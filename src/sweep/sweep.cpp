@@ -1,7 +1,7 @@
 #include "sweep/sweep.hpp"
 
 #include <poll.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill(), not in <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,7 +112,7 @@ std::string Assemble(const Plan& p, const std::vector<CaseOutcome>& all, Table& 
 std::string CsvCell(const nlohmann::ordered_json& v) {
   if (v.is_null()) return "";
   if (!v.is_string()) return v.dump();
-  const std::string s = v.get<std::string>();
+  std::string s = v.get<std::string>();
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char ch : s) {

@@ -113,7 +113,8 @@ units::Time NvlinkAllReduce(int64_t bytes, int ranks, units::Rate rate, units::T
   if (ranks < 2 || bytes <= 0) return units::Time::Zero();
   const double n = ranks;
   const double per_step = static_cast<double>(bytes) / n * 8.0 / static_cast<double>(rate.bps());
-  return Seconds(2.0 * (n - 1) * per_step) + units::Time::Ps(2 * (ranks - 1) * latency.ps());
+  return Seconds(2.0 * (n - 1) * per_step) +
+         units::Time::Ps(int64_t{2} * (ranks - 1) * latency.ps());
 }
 
 Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
@@ -126,7 +127,7 @@ Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
   mem.states = 16 * params / c.ShardRanks();
   if (c.strategy != Strategy::kDdp) {
     const int64_t unit = std::max({m.LayerParams(), m.EmbeddingParams(), m.HeadParams()}) / c.tp;
-    mem.gathered = 3 * 2 * unit;
+    mem.gathered = int64_t{3} * 2 * unit;
   }
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(c.micro_batch),
                h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads),
@@ -144,6 +145,7 @@ Memory MemoryPerGpu(const TrainConfig& c, Recompute r) {
   const double in_flight =
       static_cast<double>(std::min<int64_t>(pp, std::max<int64_t>(c.Accumulation(), 1)));
   const double act =
+      // NOLINTNEXTLINE(bugprone-integer-division): exact, Validate() requires pp to divide layers
       in_flight * static_cast<double>(m.layers / pp) * kept + (r == Recompute::kFull ? layer : 0.0);
   mem.activations = static_cast<int64_t>(act);
   return mem;
@@ -317,6 +319,7 @@ int64_t TpBytesPerGpu(const TrainConfig& c) {
   const double t = c.tp;
   const double act = 2.0 * static_cast<double>(c.micro_batch * c.model.seq_len * c.model.hidden);
   const double per_layer = (c.recompute == Recompute::kFull ? 6.0 : 4.0) * 2.0 * (t - 1) / t * act;
+  // NOLINTNEXTLINE(bugprone-integer-division): exact, Validate() requires pp to divide layers
   return static_cast<int64_t>(per_layer * static_cast<double>(c.model.layers / c.pp) *
                               static_cast<double>(c.Accumulation()));
 }

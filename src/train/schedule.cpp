@@ -333,6 +333,7 @@ StepTimes Schedule(std::vector<Task>& tasks, CommBackend& comm, units::Time at) 
     units::Time free;
   };
   std::vector<Stream> streams;
+  streams.reserve(order.size());
   for (auto& [id, list] : order) streams.push_back({std::move(list), 0, at});
   std::vector<bool> scheduled(tasks.size(), false);
   // Per stage: compute, TP, DP stream busy, DP bytes.

@@ -54,11 +54,11 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "taken to need the same time; gathers and scatters inside a node run on NVLink only",
         c.ShardRanks()));
   if (c.strategy != Strategy::kDdp)
-    n.push_back(
+    n.emplace_back(
         "approximation: FSDP's all-gathers, reduce-scatters (and HSDP's all-reduces) share one "
         "communication stream (serialized), where PyTorch overlaps them on two");
   else
-    n.push_back(
+    n.emplace_back(
         "approximation: DDP buckets are cut at exactly the bucket size in reverse layer order, "
         "gradients appear evenly over each layer's backward (PyTorch never splits a tensor and "
         "makes its first bucket 1 MiB)");
@@ -74,7 +74,7 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "before (--exact simulates every one); counters cover the simulated ones",
         r.simulated, r.reused));
   if (c.grad_bytes == 1)
-    n.push_back(
+    n.emplace_back(
         "precision: gradients are reduced in fp8 (1 B per element, as FP8-LM, Peng et al. 2023, "
         "communicates them); parameter all-gathers stay bf16, and memory counts bf16 gradients, "
         "fp32 master weights and Adam moments; per-tensor scaling and its cost are not modelled");
@@ -86,7 +86,7 @@ std::vector<std::string> Notes(const TrainResult& r) {
         units::FormatTime(r.max_idle), units::FormatTime(r.idle_skipped)));
   for (const std::string& f : r.faults.Describe()) n.push_back(f);
   if (r.faults.Any())
-    n.push_back(
+    n.emplace_back(
         "faults: a step with a fault active is simulated at packet level in full (no reused "
         "collective); a fault on a NIC or rail outside the simulated groups is applied to the "
         "same node's NIC of the simulated group (the groups are symmetric); the engine starts "
@@ -98,7 +98,7 @@ std::vector<std::string> Notes(const TrainResult& r) {
         "stage's data-parallel collectives on stage 0's nodes; operations that overlap in time "
         "are each simulated alone ({} stages, contention between them left out)",
         c.pp));
-  n.push_back("not modelled: optimizer step, data loading, kernel launch gaps");
+  n.emplace_back("not modelled: optimizer step, data loading, kernel launch gaps");
   return n;
 }
 

@@ -172,10 +172,10 @@ std::string Sonic(const std::vector<std::string>& head, const Settings& x) {
   j["PORT"][port] = {{"speed", std::to_string(x.rate_gbps * 1000)}};
   if (!x.cable_m.empty()) j["CABLE_LENGTH"]["AZURE"][port] = x.cable_m + "m";
   std::vector<std::string> h = head;
-  h.push_back(
+  h.emplace_back(
       "SONiC config_db.json fragment for one port (Ethernet0); repeat its keys for every RoCE "
       "port.");
-  h.push_back("Remove these '#' lines before `config load` (JSON has no comments).");
+  h.emplace_back("Remove these '#' lines before `config load` (JSON has no comments).");
   return Commented(h, "#") + j.dump(4) + "\n";
 }
 

@@ -377,6 +377,7 @@ Result Run(parallel::Comm& comm, const Loader& load, const Options& o, const OnB
   // search stops: r.interrupted).
   auto run_batch = [&](const std::string& stage, const std::vector<Index>& batch) {
     std::vector<std::vector<std::string>> sets;
+    sets.reserve(batch.size());
     for (const Index& i : batch)
       sets.push_back(i.empty() ? std::vector<std::string>{} : Sets(r.axes, i));
     const int64_t before = done;

@@ -74,6 +74,6 @@ struct NcclRunReport {
 // value is out of range.
 void ValidateConfig(const NcclRulesConfig& config);
 
-NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& config);
+NcclRunReport EvaluateNcclRun(const NcclRun& run, const NcclRulesConfig& cfg);
 
 }  // namespace lossless::audit::nccl

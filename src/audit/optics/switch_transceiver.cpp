@@ -254,6 +254,7 @@ std::vector<Reading> ParseSonicEeprom(std::string_view text, const std::string& 
                      "no port with 'SFP EEPROM detected' in this SONiC transceiver output");
   }
   std::vector<Reading> out;
+  out.reserve(ports.size());
   for (auto& p : ports) out.push_back(std::move(p.r));
   return out;
 }
@@ -356,15 +357,15 @@ std::vector<Reading> ParseNxosTransceiver(std::string_view text, const std::stri
     for (size_t w = first; w < words.size(); ++w) {
       if (IsFlagToken(words[w])) continue;
       if (IsNotAvailable(words[w])) {
-        values.push_back(std::nullopt);
+        values.emplace_back(std::nullopt);
         continue;
       }
       auto num = ParseNumber(words[w]);
       if (!num) throw InputError(at, Expected("a number or N/A", std::string(words[w])));
       if (power && *num <= -40.0) {
-        values.push_back(0.0);  // NX-OS prints its floor for no light
+        values.emplace_back(0.0);  // NX-OS prints its floor for no light
       } else {
-        values.push_back(power ? DbmToMw(*num) : *num);
+        values.emplace_back(power ? DbmToMw(*num) : *num);
       }
       if (w + 1 < words.size() && !ParseNumber(words[w + 1]) && !IsFlagToken(words[w + 1]) &&
           !IsNotAvailable(words[w + 1])) {
@@ -503,7 +504,7 @@ std::vector<Reading> ParseAristaTransceiver(std::string_view text, const std::st
     for (size_t w = 1; w < words.size(); ++w) {
       if (IsFlagToken(words[w])) continue;
       if (IsNotAvailable(words[w])) {
-        values.push_back(std::nullopt);
+        values.emplace_back(std::nullopt);
         continue;
       }
       auto num = ParseNumber(words[w]);
@@ -558,6 +559,7 @@ std::vector<Reading> ParseAristaTransceiver(std::string_view text, const std::st
     throw InputError(Location{name, last_line, ""}, "no interface rows in this Arista output");
   }
   std::vector<Reading> out;
+  out.reserve(order.size());
   for (const auto& p : order) out.push_back(std::move(ports[p]));
   return out;
 }

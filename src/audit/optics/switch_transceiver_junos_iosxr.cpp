@@ -292,12 +292,12 @@ std::vector<Reading> ParseIosxrOptics(std::string_view text, const std::string& 
       std::vector<std::optional<double>> v;
       for (size_t w = words.size() - 4; w < words.size(); ++w) {
         if (IsNotAvailable(words[w])) {
-          v.push_back(std::nullopt);
+          v.emplace_back(std::nullopt);
           continue;
         }
         auto num = ParseNumber(words[w]);
         if (!num) throw InputError(at, Expected("four thresholds", std::string(line)));
-        v.push_back(IsPower(*q) ? DbmToMw(*num) : *num);
+        v.emplace_back(IsPower(*q) ? DbmToMw(*num) : *num);
       }
       Thresholds& t = r.thr(*q);
       t.high_alarm = v[0];

@@ -248,7 +248,7 @@ QosConfig ParseDellSonic(std::string_view text, const std::string& file) {
     for (const auto& [n, e] : wred)
       if (e.enabled) all.ecn[cfg.QueueOf(3)] = e;
     if (!wred.empty())
-      cfg.notes.push_back(
+      cfg.notes.emplace_back(
           "no interface applies the QoS policies; they are checked as if applied "
           "to the RoCE queue");
     cfg.ports.push_back(all);

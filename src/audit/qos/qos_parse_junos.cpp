@@ -233,7 +233,7 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
       if (p[2] == "congestion-notification-profile" && p.size() >= 4) cnp = p[3];
       if (p[2] == "scheduler-map" && p.size() >= 4) sm = p[3];
       any = true;
-    } else if (p.size() >= 1 && p[0] == "shared-buffer") {
+    } else if (!p.empty() && p[0] == "shared-buffer") {
       continue;
     } else {
       cfg.skipped.push_back({s.line, s.raw, "class-of-service statement not read (junos)"});
@@ -301,7 +301,7 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
     if (!q.pfc_priorities.empty()) q.pfc_watchdog = cnp_watchdog[cnp_prio.begin()->first];
     if (smap.size() == 1) ecn_of(smap.begin()->first, q);
     if (!cnp_prio.empty() || !smap.empty())
-      cfg.notes.push_back(
+      cfg.notes.emplace_back(
           "no interface in the input applies the class-of-service profiles; "
           "they are checked as if applied");
     cfg.ports.push_back(q);

@@ -218,7 +218,7 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
 
   const bool roce = roce_mode && roce_enabled;
   const bool roce_lossless = roce && StartsWith(*roce_mode, "lossless");
-  if (roce_mode && !roce_enabled) cfg.notes.push_back("RoCE is disabled ('enable off')");
+  if (roce_mode && !roce_enabled) cfg.notes.emplace_back("RoCE is disabled ('enable off')");
   if (roce) {
     cfg.notes.push_back(
         "'nv set qos roce' (mode " + *roce_mode +
@@ -248,7 +248,8 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
     cfg.dscp_to_queue[d] = cfg.QueueOf(sp);
   }
   if (dscp_to_sp.size() < 64)
-    cfg.notes.push_back("DSCP to switch priority DSCP/8 assumed where not mapped (NVUE default)");
+    cfg.notes.emplace_back(
+        "DSCP to switch priority DSCP/8 assumed where not mapped (NVUE default)");
   cfg.ecn_stated = !ecn.empty();
 
   // Custom profiles no interface names are checked as if applied.
@@ -289,7 +290,7 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
     return "";
   };
   if (any_pfc_profile || any_ecn_profile)
-    cfg.notes.push_back(
+    cfg.notes.emplace_back(
         "a custom PFC or ECN profile that no interface names is checked as if "
         "applied to every port");
   PortQos global = port_from("*", 1, fallback(pfc), fallback(ecn));

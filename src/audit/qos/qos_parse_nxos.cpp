@@ -168,7 +168,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
         stack.empty() ? std::vector<std::string>{} : stack.front().second;
     std::vector<std::string> parent =
         stack.empty() ? std::vector<std::string>{} : stack.back().second;
-    stack.push_back({l.indent, w});
+    stack.emplace_back(l.indent, w);
     auto is = [](const std::vector<std::string>& v, std::initializer_list<const char*> head) {
       size_t i = 0;
       for (const char* h : head) {
@@ -240,7 +240,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
         pol.pause.push_back({parent.back(), l.number, l.text, *pg});
         continue;
       }
-      pol.statements.push_back({l.number, l.text});
+      pol.statements.emplace_back(l.number, l.text);
       int q = QueueOfClass(parent.back());
       if (q < 0) {
         auto named = queuing_class_group.find(parent.back());
@@ -477,7 +477,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
   // without `system qos`) the input does not say, e.g. an interface excerpt.
   const bool nq_known = !nq.empty() || system_qos;
   if (!nq_known)
-    cfg.notes.push_back(
+    cfg.notes.emplace_back(
         "no network-qos policy or 'system qos' block in the input: which "
         "classes are no-drop (PFC) is not stated");
   // A port's lossless buffers: the network-qos values, overridden by those of

@@ -329,7 +329,7 @@ QosConfig ParseSonicShow(std::string_view text, const std::string& file) {
     PortQos all;
     all.name = "*";
     touch("*", 1);
-    cfg.notes.push_back("no per-port tables in the input; profiles checked as if on all ports");
+    cfg.notes.emplace_back("no per-port tables in the input; profiles checked as if on all ports");
   }
   std::optional<int64_t> name_speed;
   std::optional<double> name_cable;

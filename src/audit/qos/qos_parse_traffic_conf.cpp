@@ -134,7 +134,7 @@ QosConfig ParseTrafficConf(std::string_view text, const std::string& file) {
   // default_ecn_red_conf, on egress queue 0): ECN there is unknown.
   cfg.ecn_stated = ecn_keys;
   if (!sections["pfc"].empty())
-    cfg.notes.push_back(
+    cfg.notes.emplace_back(
         "traffic.conf xoff_size read as the PG headroom; the PFC trigger is not in "
         "this file");
   for (const std::string& n : order) {

@@ -115,10 +115,10 @@ TopoReport EvaluateTopo(const TopoMatrix& m) {
   rep.nics = static_cast<int64_t>(nics.size());
   if (gpus.empty() || nics.empty()) {
     rep.verdict = Verdict::kIndeterminate;
-    rep.findings.push_back(gpus.empty()
-                               ? "no GPUs in the matrix: nothing to pair"
-                               : "no NICs in the matrix: GPU-NIC placement cannot be judged "
-                                 "(no RDMA NIC, or the driver did not list it)");
+    rep.findings.emplace_back(gpus.empty()
+                                  ? "no GPUs in the matrix: nothing to pair"
+                                  : "no NICs in the matrix: GPU-NIC placement cannot be judged "
+                                    "(no RDMA NIC, or the driver did not list it)");
     for (size_t n : nics) rep.unused_nics.push_back(m.devices[n].name);
     return rep;
   }
@@ -214,7 +214,7 @@ TopoReport EvaluateTopo(const TopoMatrix& m) {
         fmt::format("{} -> {} ({}) is {}: {}", p.gpu, p.nic, p.nic_column, p.link_text, p.reason));
   }
   if (rep.verdict == Verdict::kFail) {
-    rep.findings.push_back(
+    rep.findings.emplace_back(
         "no NIC order fixes the failing pairs: no closer NIC exists for them (move the NIC or "
         "GPU to the same PCIe switch, or pin those ranks elsewhere)");
   }

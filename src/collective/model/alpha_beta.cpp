@@ -52,7 +52,7 @@ std::string_view BottleneckName(Bottleneck b) {
 }
 
 AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
-                        const AlphaBetaParams& params, const TuningConstants& k) {
+                        const AlphaBetaParams& params, const TuningConstants& constants) {
   AlphaBetaTime t;
   const int nodes = params.nodes;
   const int g = params.gpus_per_node;
@@ -70,9 +70,9 @@ AlphaBetaTime AlphaBeta(Collective c, Algorithm a, Protocol p, int64_t bytes,
   const int ai = a == Algorithm::kTree ? 0 : 1;
   const int intra_hw = params.intra_nvlink ? kHwNvlink : kHwPci;
   const double ppn = g;
-  double alpha_intra = k.hw_lat_us[intra_hw][ai][pi] + params.nvlink_hop_us;
-  const double alpha_inter = k.hw_lat_us[kHwNet][ppn == 1 ? 0 : ai][pi] + params.net_hop_us;
-  t.launch_us = k.base_lat_us[ai][pi];
+  double alpha_intra = constants.hw_lat_us[intra_hw][ai][pi] + params.nvlink_hop_us;
+  const double alpha_inter = constants.hw_lat_us[kHwNet][ppn == 1 ? 0 : ai][pi] + params.net_hop_us;
+  t.launch_us = constants.base_lat_us[ai][pi];
 
   double nic_bytes = 0;     // per NIC, per direction
   double nvlink_bytes = 0;  // per GPU, sent

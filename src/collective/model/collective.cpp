@@ -32,6 +32,7 @@ T ParseName(std::string_view name, const Location& where, const std::array<T, N>
     if (name_of(v) == name) return v;
   }
   std::vector<std::string> names;
+  names.reserve(N);
   for (T v : all) names.emplace_back(name_of(v));
   NearestName near = FindNearestName(std::string(name), names);
   std::string list;

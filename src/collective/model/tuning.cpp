@@ -171,7 +171,7 @@ std::string_view GpuArchName(GpuArch a) {
 }
 
 const TuningConstants& Nccl2_27Constants() {
-  static const TuningConstants k = [] {
+  static const TuningConstants kConstants = [] {
     TuningConstants c{};
     c.nccl_version = "2.27.7";
     c.nccl_version_code = 22707;
@@ -204,7 +204,7 @@ const TuningConstants& Nccl2_27Constants() {
     std::copy(&corr[0][0], &corr[0][0] + 69, &c.tree_correction[0][0]);
     return c;
   }();
-  return k;
+  return kConstants;
 }
 
 SearchGraph DeriveSearchGraph(const NodeHardware& hw, int nodes, int max_channels) {
@@ -293,8 +293,8 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
   max_threads_[kTree][kSimple] = k.max_threads_simple;
   max_threads_[kRing][kLL] = max_threads_[kTree][kLL] = k.max_threads_ll;
   max_threads_[kRing][kLL128] = max_threads_[kTree][kLL128] = k.max_threads_ll128;
-  for (int a = 0; a < 2; ++a) {
-    for (int p = 0; p < 3; ++p) thread_threshold_[a][p] = k.thread_threshold[p];
+  for (auto& row : thread_threshold_) {
+    for (int p = 0; p < 3; ++p) row[p] = k.thread_threshold[p];
   }
   thread_threshold_[kRing][kLL] *= nranks;
 
@@ -361,6 +361,7 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
             lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
           }
         } else if (f == kFuncAllReduce) {
+          // NOLINTNEXTLINE(bugprone-integer-division): NCCL's own integer nRanks / nNodes
           lat += 2 * ((nranks / nodes - 1) * intra_lat + Log2i(nodes) * inter_lat);
         }
         lat_[f][a][p] = lat;
@@ -369,7 +370,7 @@ TuningModel::TuningModel(const CommShape& shape, const SearchGraph& graph,
   }
 
   // Enable matrices: NCCL_PROTO, NCCL_ALGO, the LL128 rule.
-  std::vector<int> proto_enable(5 * 3, 1);
+  std::vector<int> proto_enable(size_t{5} * 3, 1);
   for (int f = 0; f < 5; ++f) proto_enable[f * 3 + kLL128] = 2;  // 2: NCCL's "auto"
   std::vector<int> algo_enable(5 * kAlgoNames.size(), 1);
   if (!overrides.proto.empty()) ParseList(overrides.proto, "NCCL_PROTO", kProtoNames, proto_enable);
@@ -487,9 +488,9 @@ AlgoChoice TuningModel::Choose(Collective c, int64_t nbytes) const {
   }
   if (out.protocol == Protocol::kSimple) {
     if (out.algorithm == Algorithm::kRing) nt += 32;
-    if (out.algorithm == Algorithm::kTree) nt += 4 * 32;
+    if (out.algorithm == Algorithm::kTree) nt += int64_t{4} * 32;
   }
-  nt = nt / 32 < 3 ? 3 * 32 : nt;
+  nt = nt / 32 < 3 ? int64_t{3} * 32 : nt;
   if (out.algorithm == Algorithm::kTree) nt = constants_->max_threads;
   out.channels = static_cast<int>(nc);
   out.threads = static_cast<int>(nt);
