@@ -119,14 +119,14 @@ class P2pEngine final : public fabric::TransportObserver, public sim::EventHandl
     int credits = 0, send_slots = 0;
   };
   enum EventKind : uint32_t { kNvData = 0, kNvCts = 1, kNetPost = 2, kLaunch = 3 };
-  void Progress(uint32_t c);
+  void Progress(uint32_t id);
   void Post(uint32_t lane, int64_t bytes);
   void PostNow(uint32_t lane, int64_t bytes);
   // NVLink egress of `gpu`: when a message of `bytes` sent now arrives.
   units::Time NvArrival(uint32_t gpu, int64_t bytes);
-  void DataArrived(uint32_t c, units::Time at);
-  void CtsArrived(uint32_t c, units::Time at);
-  void SendDone(uint32_t c, units::Time at);
+  void DataArrived(uint32_t id, units::Time at);
+  void CtsArrived(uint32_t id, units::Time at);
+  void SendDone(uint32_t id, units::Time at);
   void MaybeDone(uint32_t rank, units::Time at);
 
   sim::Simulator& sim_;

@@ -31,7 +31,6 @@
 namespace lossless::fabric {
 
 using flowctl::FcpInbound;
-using flowctl::FcpInFlight;
 using flowctl::IbVl;
 using flowctl::kCreditMod;
 using flowctl::kFcpWireBytes;

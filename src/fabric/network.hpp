@@ -804,7 +804,7 @@ class Network final : public sim::EventHandler {
   // out of line so the packet path stays as small as without them.
   [[gnu::cold, gnu::noinline]] void ResolveRoute(uint32_t flow, const FlowSpec& spec);
   [[gnu::cold, gnu::noinline]] void WatchdogPoll(uint32_t sw);
-  [[gnu::cold, gnu::noinline]] void WatchdogAct(uint32_t port, int c);
+  [[gnu::cold, gnu::noinline]] void WatchdogAct(uint32_t pi, int c);
   [[gnu::cold, gnu::noinline]] void WatchdogDrop(PacketRef r, Port& egress);
   int64_t PausedUpTo(uint32_t port, int c, int64_t now) const;
   // Port total of a per-class paused time: the sum over the lossless
