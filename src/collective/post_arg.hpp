@@ -11,8 +11,8 @@ namespace lossless::collective {
 inline constexpr uint32_t kPostLanes = 1u << 24;
 
 inline uint64_t PostArg(uint32_t lane, int64_t bytes) {
-  // Engines check their lane count when built; a message of a TiB or more
-  // would be a chunking defect.
+  // Checked on every post: more than 2^24 lanes, or a message of a TiB or
+  // more (a chunking defect), would not fit.
   if (lane >= kPostLanes || bytes < 0 || bytes >= (int64_t{1} << 40)) [[unlikely]]
     throw std::length_error("collective message too large for a delayed post");
   return static_cast<uint64_t>(bytes) << 24 | lane;
