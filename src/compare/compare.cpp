@@ -92,7 +92,7 @@ Column ColumnFor(const std::string& requested, const std::string& rate) {
     if (requested == "ib-ndr" || requested == "ib-hdr") {
       c.name = "ib-xdr";
     } else if (requested.rfind("ib-", 0) != 0) {
-      c.sets.push_back("fabric.link_rate=800Gbps");
+      c.sets.emplace_back("fabric.link_rate=800Gbps");
     }
   }
   return c;

@@ -142,13 +142,13 @@ void Check(const Options& o);
 // (Ctrl-C) starts no further task and ends the running ones early; the
 // document then has "interrupted": true, the rows of unfinished cases are
 // null with the note "not run", and the summary draws no conclusion.
-nlohmann::json Run(const Options& o, const std::function<void(const Progress&)>& progress = {},
+nlohmann::json Run(const Options& in, const std::function<void(const Progress&)>& progress = {},
                    const std::function<bool()>& stop = {});
 
 // The comparison matrix as text (one column per profile).
-std::string MatrixText(const nlohmann::json& results);
+std::string MatrixText(const nlohmann::json& doc);
 
 // results.csv: section,key,label,unit,profile,value,note.
-std::string MatrixCsv(const nlohmann::json& results);
+std::string MatrixCsv(const nlohmann::json& doc);
 
 }  // namespace lossless::compare

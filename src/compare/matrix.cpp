@@ -66,6 +66,7 @@ std::string MatrixText(const json& doc) {
   }
   label_w = std::min<size_t>(label_w, 72);
   std::vector<size_t> w;
+  w.reserve(names.size());
   for (const std::string& n : names) w.push_back(std::max<size_t>(n.size(), 12));
   for (const json& r : doc.at("rows"))
     for (size_t i = 0; i < names.size(); ++i) {
