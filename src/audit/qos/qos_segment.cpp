@@ -65,9 +65,6 @@ struct Prompt {
 //   device     ^\s*[\w.-]+\s?(\(([\w./ -]*)\))?\s?[#>]\s?(.*)$
 //   bare       ^\s*[$#]\s?(.*)$
 // ('.' excludes CR and LF; \s is C-locale white space).
-bool PromptSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
 bool WordChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -75,7 +72,7 @@ bool WordChar(char c) {
 // One optional white-space character, then the rest of the line as the
 // command (nullopt when the rest holds a CR or LF).
 std::optional<std::string> PromptRest(std::string_view line, size_t i) {
-  if (i < line.size() && PromptSpace(line[i])) ++i;
+  if (i < line.size() && text::IsSpace(line[i])) ++i;
   std::string_view rest = line.substr(std::min(i, line.size()));
   if (rest.find_first_of("\r\n") != std::string_view::npos) return std::nullopt;
   return std::string(rest);
@@ -83,7 +80,7 @@ std::optional<std::string> PromptRest(std::string_view line, size_t i) {
 
 std::optional<Prompt> MatchPrompt(std::string_view line) {
   size_t i = 0;
-  while (i < line.size() && PromptSpace(line[i])) ++i;
+  while (i < line.size() && text::IsSpace(line[i])) ++i;
   const size_t name = i;
   auto in = [&](size_t k, std::string_view extra) {
     return k < line.size() && (WordChar(line[k]) || extra.find(line[k]) != std::string_view::npos);
@@ -98,7 +95,7 @@ std::optional<Prompt> MatchPrompt(std::string_view line) {
       }
     }
     size_t k = i;
-    if (k < line.size() && PromptSpace(line[k])) ++k;
+    if (k < line.size() && text::IsSpace(line[k])) ++k;
     std::string_view mode;
     if (k < line.size() && line[k] == '(') {
       size_t e = k + 1;
@@ -108,7 +105,7 @@ std::optional<Prompt> MatchPrompt(std::string_view line) {
         k = e + 1;
       }
     }
-    if (k < line.size() && PromptSpace(line[k])) ++k;
+    if (k < line.size() && text::IsSpace(line[k])) ++k;
     if (k < line.size() && (line[k] == '#' || line[k] == '>')) {
       if (auto cmd = PromptRest(line, k + 1))
         return Prompt{*cmd, IsConfigCommand(*cmd, StartsWith(mode, "conf"))};
