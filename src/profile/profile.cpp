@@ -81,15 +81,7 @@ scenario::Scenario Load(const std::string& name_or_path, int64_t nodes,
   std::vector<std::string> all;
   if (nodes > 0) all.push_back(fmt::format("topology.nodes={}", nodes));
   all.insert(all.end(), sets.begin(), sets.end());
-  scenario::Scenario s = scenario::LoadFabricText(text, path, all);
-  // A profile's transport.* values describe its NICs' RC transport, which
-  // perf, train and compare always run; the scenario reader's "no effect with
-  // transport.kind raw" is about traffic a profile does not have.
-  std::erase_if(s.warnings, [](const std::string& w) {
-    return w.rfind("transport.", 0) == 0 &&
-           w.find(" has no effect with transport.kind raw") != std::string::npos;
-  });
-  return s;
+  return scenario::LoadFabricText(text, path, all);
 }
 
 Summary Summarize(const scenario::Scenario& s, const std::string& file) {

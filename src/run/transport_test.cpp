@@ -115,6 +115,12 @@ TEST(TransportRunTest, TransportFieldsWithRawFlowsWarn) {
   const scenario::Scenario s = LoadScenarioText(kGood, "s.yaml", {"transport.retry_cnt=3"});
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_NE(s.warnings[0].find("transport.retry_cnt has no effect"), std::string::npos);
+  // Loaded as a fabric (perf, compare, train, tune run RC queue pairs
+  // whatever transport.kind says), the same field takes effect: no warning.
+  const scenario::Scenario fabric =
+      scenario::LoadFabricText(kGood, "s.yaml", {"transport.retry_cnt=3"});
+  EXPECT_TRUE(fabric.warnings.empty());
+  EXPECT_EQ(fabric.net.rc.retry_cnt, 3);
 }
 
 }  // namespace

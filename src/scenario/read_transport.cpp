@@ -42,7 +42,10 @@ void ReadTransport(Fields& f, Scenario& sc) {
     // The registry bounds catch what Check does; this keeps the two in step.
     throw InputError(f.Find("transport.kind").where, e.what());
   }
-  if (!sc.rc) {
+  // Only `run` honours transport.kind: a fabric loaded for perf, compare,
+  // train or tune (traffic optional) always runs RC queue pairs, so there its
+  // transport.* values do take effect.
+  if (!sc.rc && !f.loader().traffic_optional()) {
     for (const std::string& field : fields) {
       if (f.Given(field))
         sc.warnings.push_back(field + " has no effect with transport.kind raw (no transport)");

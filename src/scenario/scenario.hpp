@@ -206,6 +206,8 @@ Scenario LoadScenarioText(const std::string& text, const std::string& file_name,
 Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& sets = {});
 // A fabric profile or any scenario whose traffic is optional (perf, compare and
 // tco bring their own): the same fields and checks, `traffic:` may be absent.
+// Those commands always run RC queue pairs, so transport.* never draws the
+// "no effect with transport.kind raw" warning here.
 Scenario LoadFabricText(const std::string& text, const std::string& file_name,
                         const std::vector<std::string>& sets = {});
 Scenario LoadFabricFile(const std::string& path, const std::vector<std::string>& sets = {});
