@@ -959,26 +959,28 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   if (tuned != nullptr && untuned != nullptr) {
     // A "tuned" column that loses to the untuned one says so, with the sizes.
     std::string slower;
+    bool on_tree = false;
     for (const perf::SizeResult& a : tuned->sweep.sizes) {
       for (const perf::SizeResult& b : untuned->sweep.sizes) {
         if (a.counts.size_bytes != b.counts.size_bytes) continue;
         const double x = perf::ToRow(a, tuned->sweep.options.collective, ranks).out_of_place.busbw_gbs;
         const double y = perf::ToRow(b, untuned->sweep.options.collective, ranks).out_of_place.busbw_gbs;
-        if (x > 0 && y > 0 && x < 0.97 * y)
-          slower += fmt::format("{}{} {:.1f} vs {:.1f} GB/s ({}/{})", slower.empty() ? "" : ", ",
-                                SizeLabel(a.counts.size_bytes), x, y,
-                                collective::AlgorithmName(a.choice.algorithm),
-                                collective::ProtocolName(a.choice.protocol));
+        if (!(x > 0 && y > 0 && x < 0.97 * y)) continue;
+        on_tree = on_tree || a.choice.algorithm == collective::Algorithm::kTree;
+        slower += fmt::format("{}{} {:.1f} vs {:.1f} GB/s ({}/{})", slower.empty() ? "" : ", ",
+                              SizeLabel(a.counts.size_bytes), x, y,
+                              collective::AlgorithmName(a.choice.algorithm),
+                              collective::ProtocolName(a.choice.protocol));
       }
     }
     if (!slower.empty())
       summary.push_back(fmt::format(
-          "{} is slower than {} on the all-reduce at {}: its ECN marks from Kmin make DCQCN cut "
-          "rates where the collective's own traffic queues briefly (on Tree, a NIC receiving from "
-          "its children and parent at once), which PFC alone carries at line rate; that is the "
-          "price of its fewer PAUSE frames "
+          "{} is slower than {} on the all-reduce at {}. Where this was diagnosed, its ECN marks "
+          "from Kmin made DCQCN cut rates where the collective's own traffic queues briefly{}, "
+          "which PFC alone carries at line rate "
           "(docs/compare-results.md#three-anomalies-of-the-full-run-explained).",
-          tuned->col.name, untuned->col.name, slower));
+          tuned->col.name, untuned->col.name, slower,
+          on_tree ? " (on Tree, a NIC receiving from its children and parent at once)" : ""));
     summary.push_back(fmt::format(
         "Under the same incast, {} sent {} PAUSE frames against {} for {} (most-paused port {:.1f} % "
         "vs {:.1f} % of the time).",
