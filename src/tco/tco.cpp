@@ -226,6 +226,22 @@ Result Compute(const scenario::Scenario& profile, const std::string& profile_fil
       if (profile.topology_kind == "rail-optimized") {
         try {
           r.sizing = topology::SizeRailOptimized(p, where);
+          // Whole scalable units, as the reference design provisions them: at
+          // a few nodes that is far more than these GPUs need, so say so and
+          // name the smallest non-blocking Clos beside it.
+          const int64_t slots = r.sizing.leaves * r.sizing.down_per_leaf;
+          if (gpus < slots) {
+            topology::ClosParams clos = p;
+            clos.tiers = 0;
+            const topology::Sizing small = topology::SizeClos(clos, where);
+            r.notes.push_back(fmt::format(
+                "rail-optimized provisions whole scalable units (leaves and leaf-spine cables "
+                "for {} nodes; NVIDIA DGX SuperPOD reference architecture): {} of {} node "
+                "positions used here; the smallest non-blocking leaf-spine for {} GPUs takes "
+                "{} switch(es) (--set topology.kind=leaf-spine)",
+                slots / r.gpus_per_node, gpus / r.gpus_per_node, slots / r.gpus_per_node, gpus,
+                small.switches));
+          }
         } catch (const InputError&) {
           // Beyond two rail-optimized tiers: the pod-based three-tier fat tree
           // (docs/model/clos-sizing.md#three-tiers), rails kept inside each pod.

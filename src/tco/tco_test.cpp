@@ -101,6 +101,22 @@ TEST(Tco, RailOptimizedProvisionsWholeScalableUnits) {
   EXPECT_NE(big.notes[0].find("3-tier"), std::string::npos);
 }
 
+// Two nodes on the rail-optimized default still take a whole scalable unit
+// (8 leaves, 4 spines on radix 64): the result says so and names the one
+// switch a non-blocking leaf-spine needs for 16 GPUs.
+TEST(Tco, APartlyFilledScalableUnitSaysWhatASmallClosWouldTake) {
+  const Result two = For("ib-ndr", 16, Prices());
+  EXPECT_EQ(two.sizing.switches, 12);
+  const auto note = std::find_if(two.notes.begin(), two.notes.end(), [](const std::string& n) {
+    return n.find("whole scalable units") != std::string::npos;
+  });
+  ASSERT_NE(note, two.notes.end());
+  EXPECT_NE(note->find("2 of 32 node positions"), std::string::npos) << *note;
+  EXPECT_NE(note->find("takes 1 switch(es)"), std::string::npos) << *note;
+  const Result full = For("ib-ndr", 256, Prices());  // 32 nodes fill the unit
+  for (const auto& n : full.notes) EXPECT_EQ(n.find("whole scalable units"), std::string::npos) << n;
+}
+
 // NVIDIA DGX SuperPOD RA H100 (RA-11333-001 V11) Table 4: leaves, spines,
 // node + UFM cables and spine-leaf cables at 1-4 SUs of 31, 63, 95, 127 nodes.
 TEST(Tco, SuperPodH100ReferenceDesign) {
