@@ -860,7 +860,10 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
       const perf::Row row = perf::ToRow(s, collective::Collective::kAllReduce, ranks);
       pts.push_back({{"bytes", s.counts.size_bytes},
                      {"busbw_gbs", Num(row.out_of_place.busbw_gbs, 3)},
-                     {"time_us", Num(row.out_of_place.time_us, 3)}});
+                     {"time_us", Num(row.out_of_place.time_us, 3)},
+                     {"algorithm", collective::AlgorithmName(s.choice.algorithm)},
+                     {"protocol", collective::ProtocolName(s.choice.protocol)},
+                     {"channels", s.choice.channels}});
     }
     busbw[d.col.name] = pts;
     cdf[d.col.name] = CdfPoints(d.latency.samples_us);

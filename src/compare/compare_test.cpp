@@ -164,6 +164,22 @@ TEST(Compare, SameOptionsSameDocumentWhateverTheJobs) {
     picks = picks || text.rfind("All-reduce rows run the algorithm and protocol NCCL's tuning model picks", 0) == 0;
   }
   EXPECT_TRUE(picks) << a.at("caveats").dump(1);
+  // Each point of the busbw series says what ran at its size, and the
+  // caveat's ranges are made of the same choices.
+  for (const char* p : {"ib-ndr", "roce-untuned"}) {
+    const json& pts = a.at("series").at("busbw").at(p);
+    ASSERT_FALSE(pts.empty()) << p;
+    for (const json& pt : pts) {
+      const std::string algo = pt.at("algorithm"), proto = pt.at("protocol");
+      EXPECT_TRUE(algo == "Ring" || algo == "Tree") << pt.dump();
+      EXPECT_TRUE(proto == "LL" || proto == "LL128" || proto == "Simple") << pt.dump();
+      EXPECT_GE(pt.at("channels").get<int>(), 1) << pt.dump();
+      bool named = false;
+      for (const json& c : a.at("caveats"))
+        named = named || c.get<std::string>().find(algo + "/" + proto) != std::string::npos;
+      EXPECT_TRUE(named) << algo << "/" << proto;
+    }
+  }
 }
 
 // Ctrl-C (issue 16 item 24): `stop` asked from the start runs no case; every
