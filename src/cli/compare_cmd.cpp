@@ -1,6 +1,7 @@
 // `lossless compare`: every fabric profile through the same cases, side by
 // side (docs/compare.md); writes results.json, results.csv and report.html.
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -152,11 +153,25 @@ void AddCompareCommand(CLI::App& app, Context& ctx) {
     ProgressLine line(!*quiet && ProgressLine::StderrIsTerminal());
     std::map<std::string, compare::Progress> state;
     std::mutex line_mu;
+    // --timing without the terminal line (a log file, CI): one line per stage
+    // as it starts, so a long --full run shows where it is.
+    const bool log_stages = opt.timing && !line.enabled();
+    const auto started = std::chrono::steady_clock::now();
     const nlohmann::json doc = compare::Run(
         opt,
         [&](const compare::Progress& p) {
           std::lock_guard<std::mutex> lock(line_mu);
           state[p.profile] = p;
+          if (log_stages) {
+            const double s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (p.stage == "done")
+              fmt::print(stderr, "timing {:.1f}s {}: done\n", s, text::OneLine(p.profile));
+            else
+              fmt::print(stderr, "timing {:.1f}s {}: {} starts ({:.0f}% of its work done)\n", s,
+                         text::OneLine(p.profile), text::OneLine(p.stage), 100 * p.done);
+            std::fflush(stderr);
+          }
           if (!line.Due()) return;
           std::string text;
           for (const auto& [name, st] : state)

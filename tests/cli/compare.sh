@@ -32,6 +32,13 @@ assert ib["pause_frames"] == "0", ib["pause_frames"]
 assert float(ib["peak_busbw_gbs"]) > 0
 PY
 [ $fail -eq 0 ] && echo "ok   compare: results.json and results.csv"
+# --timing in a log (no terminal): a line as each stage starts, then the
+# seconds per stage at the end.
+expect "compare --timing logs each stage as it starts" 0 \
+  '^timing [0-9.]+s ib-ndr: all-reduce sweep starts \([0-9]+% of its work done\)$' -- \
+  "$BIN" "${small[@]}" --timing -o "$tmp/t"
+grep -qE '^timing [0-9.]+s roce-tuned: done$' "$tmp/err" && grep -qE '^timing ib-ndr [0-9.]+s: ' "$tmp/err" \
+  || { echo "FAIL compare --timing: no done line or no stage summary"; head -40 "$tmp/err"; fail=1; }
 
 expect "unknown profile" 2 '--profiles.*roce-tuned' -- "$BIN" compare --profiles ib-ndr,roce-tunned -o "$tmp/x"
 expect "bad size" 2 '--sizes' -- "$BIN" compare --sizes 8Q -o "$tmp/x"
