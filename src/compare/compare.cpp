@@ -1081,7 +1081,10 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
         "CNPs has cut a queue pair's rate, its target rate grows by only 5 Mb/s (additive) or 50 "
         "Mb/s (hyper increase) every 300 us, so an incast can run far below line rate for tens of "
         "milliseconds. This model of the firmware "
-        "has not been checked against a NIC; the incast rows of these columns depend on it.",
+        "has not been checked against a NIC; the incast rows of these columns depend on it, and "
+        "so do their all-reduce rows where other tenants' traffic keeps ECN marks coming (on "
+        "cloud-shared at 8 nodes PFC alone gives 5.5 times the busbw: "
+        "docs/compare-results.md#cloud-shared-at-8-nodes-and-more).",
         firmware));
   if (o.train_model != "none")
     caveats.push_back(fmt::format(
