@@ -672,10 +672,15 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
          each([](const ProfileData& d) { return d.incast.naks; }));
   rb.Add("incast", "ack_timeouts", il + ": ACK timeouts", "count", "lower",
          each([](const ProfileData& d) { return d.incast.ack_timeouts; }));
-  // Faults.
-  auto slowdown = [](const CollectiveRun& f, const CollectiveRun& base) -> json {
+  // Faults, each against the fault-free samples at the same places in the
+  // run (PairedFaultFree; the mean of all of them showed cloud-shared 22 %
+  // faster with a degraded link than without).
+  auto paired = [](const CollectiveRun& f, const CollectiveRun& base) {
+    return PairedFaultFree(f.iterations_us.size(), base.iterations_us);
+  };
+  auto slowdown = [&](const CollectiveRun& f, const CollectiveRun& base) -> json {
     if (!f.failure.empty() || f.iterations_us.empty()) return nullptr;
-    const double b = Mean(base.iterations_us);
+    const double b = Mean(paired(f, base));
     return b > 0 ? Num(100 * (Mean(f.iterations_us) / b - 1), 2) : json(nullptr);
   };
   json ber_notes = json::object(), stall_notes = json::object();
@@ -699,12 +704,32 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
           "{} ACK timeout{} ({:.3g} s each) during the {} samples: see the median row", n,
           n == 1 ? "" : "s", timeout_s, d.ber.iterations_us.size());
   }
+  // A faulted run faster than the fault-free one: on a profile with other
+  // tenants the fault hits their traffic too (lost frames and go-back-N on
+  // the degraded link, PAUSE behind the stalled NIC), which frees the shared
+  // queues for the job; and its iterations vary. Said, not hidden.
+  auto faster_note = [&](const ProfileData& d, const CollectiveRun& f, json& notes) {
+    const json v = slowdown(f, d.jitter);
+    if (!v.is_number() || v.get<double>() >= 0 || d.s.shared.tenant_load <= 0 ||
+        notes.contains(d.col.name))
+      return;
+    notes[d.col.name] = fmt::format(
+        "faster than without the fault: the fault also hits the other tenants' traffic, which "
+        "can free the shared queues for the job, and fault-free iterations vary (coefficient of "
+        "variation {:.2f}); read it as no measurable slowdown",
+        Cv(d.jitter.iterations_us));
+  };
+  json stall_slowdown_notes = stall_notes;
+  for (const ProfileData& d : data) {
+    faster_note(d, d.ber, ber_notes);
+    faster_note(d, d.stall, stall_slowdown_notes);
+  }
   rb.Add("fault", "ber_slowdown_pct", bl + ": all_reduce slowdown (mean)", "%", "lower",
          each([&](const ProfileData& d) { return slowdown(d.ber, d.jitter); }), ber_notes);
   rb.Add("fault", "ber_slowdown_p50_pct", bl + ": all_reduce slowdown (median)", "%", "lower",
          each([&](const ProfileData& d) -> json {
            if (!d.ber.failure.empty() || d.ber.iterations_us.empty()) return nullptr;
-           const double b = Percentile(d.jitter.iterations_us, 50);
+           const double b = Percentile(paired(d.ber, d.jitter), 50);
            return b > 0 ? Num(100 * (Percentile(d.ber.iterations_us, 50) / b - 1), 2) : json(nullptr);
          }));
   rb.Add("fault", "ber_ack_timeouts", bl + fmt::format(": ACK timeouts ({:.3g} s each)", timeout_s),
@@ -725,13 +750,14 @@ json Document(const Options& o, const std::vector<ProfileData>& data) {
   const std::string sl =
       fmt::format("stalled NIC ({} us)", static_cast<double>(o.stall.ps()) / 1e6);
   rb.Add("fault", "stall_worst_extra_us", sl + ": worst iteration minus p50", "us", "lower",
-         each([](const ProfileData& d) -> json {
+         each([&](const ProfileData& d) -> json {
            if (!d.stall.failure.empty() || d.stall.iterations_us.empty()) return nullptr;
-           return Num(Percentile(d.stall.iterations_us, 100) - Percentile(d.jitter.iterations_us, 50), 2);
+           return Num(Percentile(d.stall.iterations_us, 100) - Percentile(paired(d.stall, d.jitter), 50), 2);
          }),
          stall_notes);
   rb.Add("fault", "stall_slowdown_pct", sl + ": all_reduce slowdown (mean)", "%", "lower",
-         each([&](const ProfileData& d) { return slowdown(d.stall, d.jitter); }), stall_notes);
+         each([&](const ProfileData& d) { return slowdown(d.stall, d.jitter); }),
+         stall_slowdown_notes);
   rb.Add("fault", "stall_pause_frames", sl + ": PAUSE frames", "count", "lower",
          each([&](const ProfileData& d) {
            return links_sum(d.stall, [](const perf::LinkCounters& l) { return l.pause_frames; });
@@ -1220,6 +1246,11 @@ std::string SweepChoices(const perf::PerfResult& sweep) {
     i = j + 1;
   }
   return out;
+}
+
+std::vector<double> PairedFaultFree(size_t fault_samples, const std::vector<double>& fault_free_us) {
+  const size_t n = std::min(fault_samples, fault_free_us.size());
+  return {fault_free_us.begin(), fault_free_us.begin() + static_cast<std::ptrdiff_t>(n)};
 }
 
 double StarvedBeyondFaultFree(double stalled_us, int64_t stall_iterations, double fault_free_us,

@@ -82,6 +82,12 @@ std::string SweepChoices(const perf::PerfResult& sweep);
 // it is subtracted.
 double StarvedBeyondFaultFree(double stalled_us, int64_t stall_iterations, double fault_free_us,
                               int64_t fault_free_iterations);
+// The fault-free samples a fault case's `fault_samples` compare with: the
+// fault-free run's first as many (same seed, same places in the run), all of
+// them when it has fewer. On a shared profile the tenants' queues fill over
+// the first iterations; against all 2 x 40 fault-free samples the fault
+// case's 2 x 10 early ones looked faster than no fault at all.
+std::vector<double> PairedFaultFree(size_t fault_samples, const std::vector<double>& fault_free_us);
 
 // The note of a row whose case did not finish (Ctrl-C); its value is null.
 inline constexpr const char* kNotRunNote = "not run";
