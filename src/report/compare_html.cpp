@@ -1321,11 +1321,14 @@ void Matrix(std::string& out, const Doc& d) {
                          t ? t : HtmlEscape(section).c_str());
     }
     // The best numeric value, when the row says which way is better and not all are equal.
+    // A value with a footnote is qualified ("not at plateau", "1 ACK timeout", "faster than
+    // without the fault") and does not compete for best.
     bool have_best = false;
     double best = 0, worst = 0;
     int numeric = 0;
-    for (const json* v : r.values) {
-      if (v == nullptr || !v->is_number()) continue;
+    for (size_t i = 0; i < r.values.size(); ++i) {
+      const json* v = r.values[i];
+      if (v == nullptr || !v->is_number() || !r.notes[i].empty()) continue;
       const double x = v->get<double>();
       if (numeric++ == 0) best = worst = x;
       if (r.better == "lower") {
@@ -1359,7 +1362,7 @@ void Matrix(std::string& out, const Doc& d) {
                            note.empty() ? "" : " title=\"" + HtmlEscape(note) + "\"", sup);
         continue;
       }
-      const bool is_best = have_best && v->is_number() && v->get<double>() == best;
+      const bool is_best = have_best && v->is_number() && note.empty() && v->get<double>() == best;
       const std::string text = v->is_number_integer() ? Thousands(v->get<double>())
                                : v->is_number()       ? NumberText(v->get<double>(), r.unit, scale)
                                                       : HtmlEscape(ValueText(*v));
@@ -1373,8 +1376,8 @@ void Matrix(std::string& out, const Doc& d) {
   out +=
       "<p class=\"legend-key\"><span style=\"font-weight:bold;background:#dbeedd;"
       "box-shadow:inset 3px 0 0 #1a6b2a;padding:0 6px\">bold, shaded</span> best value of "
-      "the row (lower or higher, as the metric goes); &#8212; not measured, with the "
-      "reason in a footnote.</p>\n";
+      "the row (lower or higher, as the metric goes; a value with a footnote is not ranked); "
+      "&#8212; not measured, with the reason in a footnote.</p>\n";
   if (!footnotes.empty()) {
     out += "<ol class=\"footnotes\">\n";
     for (const auto& f : footnotes) out += "<li>" + f + "</li>\n";

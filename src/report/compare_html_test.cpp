@@ -149,6 +149,28 @@ TEST(CompareReport, BestValueFollowsBetter) {
   EXPECT_THAT(html.substr(drops, html.find("</tr>", drops) - drops), Not(HasSubstr("best")));
 }
 
+// The default comparison of 5 December 2026 shaded cloud-shared's -14 %
+// degraded-link "slowdown" as the best of its row, a faster run the row's
+// note explains away. A value with a footnote is not ranked.
+TEST(CompareReport, AValueWithAFootnoteIsNotRankedBest) {
+  json j = Minimal();
+  j["profiles"] =
+      json::array({{{"name", "ib-ndr"}}, {{"name", "roce-tuned"}}, {{"name", "cloud-shared"}}});
+  j["rows"][0] = {{"section", "fault"},
+                  {"key", "ber_slowdown_pct"},
+                  {"label", "Slowdown"},
+                  {"unit", "%"},
+                  {"better", "lower"},
+                  {"values", {{"ib-ndr", 74.69}, {"roce-tuned", 77.37}, {"cloud-shared", -14.07}}},
+                  {"notes", {{"cloud-shared", "faster than without the fault"}}}};
+  const std::string html = RenderCompareReport(j);
+  EXPECT_THAT(html, HasSubstr("<td class=\"num best\">74.69</td>"));
+  EXPECT_THAT(html, Not(HasSubstr("<td class=\"num best\" title=\"faster")));
+  j["rows"][0]["values"]["ib-ndr"] = 1.0;
+  j["rows"][0].erase("notes");
+  EXPECT_THAT(RenderCompareReport(j), HasSubstr("<td class=\"num best\">-14.07</td>"));
+}
+
 TEST(CompareReport, OperationsFactsStayOutOfTheMatrix) {
   json j = Minimal();
   j["rows"].push_back({{"section", "operations"},
