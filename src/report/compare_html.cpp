@@ -238,12 +238,16 @@ std::string C(double v) {
   return fmt::format("{:.1f}", v);
 }
 
-// Tick label of a linear axis whose ticks are `step` apart.
+// Tick label of a linear axis whose ticks are `step` apart, with as many
+// decimals as the step has (a step of 2.5 labels 2.5 and 7.5, not 2 and 8).
 std::string TickText(double v, double step) {
-  if (step >= 1000) return Thousands(v);
-  if (step >= 1) return fmt::format("{:.0f}", v);
-  if (step >= 0.1) return fmt::format("{:.1f}", v);
-  if (step >= 0.01) return fmt::format("{:.2f}", v);
+  auto whole = [](double x) {
+    return std::fabs(x - std::round(x)) < 1e-6 * std::max(1.0, std::fabs(x));
+  };
+  if (step >= 1000 && whole(step)) return Thousands(v);
+  if (step >= 1 && whole(step)) return fmt::format("{:.0f}", v);
+  if (step >= 0.1 && whole(step * 10)) return fmt::format("{:.1f}", v);
+  if (step >= 0.01 && whole(step * 100)) return fmt::format("{:.2f}", v);
   return fmt::format("{:.3g}", v);
 }
 
@@ -680,7 +684,20 @@ void LatencyChart(std::string& out, const Doc& d, const Reader& in) {
     out += "</svg>\n";
     return;
   }
-  Plot full{75, 20, kW - 75 - 215, full_h, lo / 1.1, hi * 1.1, 0, 1, true};
+  // The axis starts at the 1-2-5 value below the fastest sample, so the
+  // fastest curve has a labelled tick to its left (0.232 us sat on the frame
+  // with 0.5 as the first label).
+  double floor125 = lo / 1.1;
+  {
+    const double mag = std::pow(10, std::floor(std::log10(floor125)));
+    for (double m : {5.0, 2.0, 1.0}) {
+      if (m * mag <= floor125) {
+        floor125 = m * mag;
+        break;
+      }
+    }
+  }
+  Plot full{75, 20, kW - 75 - 215, full_h, floor125, hi * 1.1, 0, 1, true};
   Ticks xt = LogTicks(full.xlo, full.xhi);
   if (xt.size() < 3) {  // a narrow range: linear ticks read better
     full.xlog = false;

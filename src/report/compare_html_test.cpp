@@ -171,6 +171,22 @@ TEST(CompareReport, AValueWithAFootnoteIsNotRankedBest) {
   EXPECT_THAT(RenderCompareReport(j), HasSubstr("<td class=\"num best\">-14.07</td>"));
 }
 
+// The incast chart of 5 December 2026 labelled its queue axis 0, 2, 5, 8,
+// 10 MiB: ticks 2.5 apart printed without decimals. A tick label has the
+// decimals of its step.
+TEST(CompareReport, TickLabelsKeepTheDecimalsOfTheirStep) {
+  json j = Minimal();
+  j["series"]["busbw"]["ib-ndr"] = json::array(
+      {{{"bytes", 8388608}, {"busbw_gbs", 6.0}, {"time_us", 1}},
+       {{"bytes", 16777216}, {"busbw_gbs", 11.0}, {"time_us", 1}}});
+  const std::string chart = Chart(RenderCompareReport(j), "busbw");
+  ASSERT_FALSE(chart.empty());
+  EXPECT_THAT(chart, HasSubstr(">2.5</text>"));
+  EXPECT_THAT(chart, HasSubstr(">7.5</text>"));
+  EXPECT_THAT(chart, HasSubstr(">10.0</text>"));
+  EXPECT_THAT(chart, Not(HasSubstr(">8</text>")));
+}
+
 TEST(CompareReport, OperationsFactsStayOutOfTheMatrix) {
   json j = Minimal();
   j["rows"].push_back({{"section", "operations"},
