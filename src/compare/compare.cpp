@@ -215,8 +215,11 @@ void RunJitterAndStall(const Options& o, ProfileData& d, const std::function<voi
   stage("fault: stalled NIC");
   scenario::Scenario f = d.s;
   // The stall starts in the third measured iteration: one warm-up and two
-  // clean ones before it.
-  const double base = d.jitter.iterations_us.empty() ? 0 : Percentile(d.jitter.iterations_us, 50);
+  // clean ones before it, timed by the fault-free run's samples at the same
+  // places (on a shared profile later iterations are slower).
+  const std::vector<double> early =
+      PairedFaultFree(static_cast<size_t>(2 * o.fault_iterations), d.jitter.iterations_us);
+  const double base = early.empty() ? 0 : Percentile(early, 50);
   d.stall_at = Time::Ps(static_cast<int64_t>(base * 3.5 * 1e6));
   f.nic_stall.host = static_cast<int64_t>(nodes > 1 ? (nodes - 1) * g : 0);
   f.nic_stall.at = d.stall_at;
