@@ -58,6 +58,11 @@ struct Stats {
   double run_s = 0;
   double cpu_s = 0;           // rank 0: the sum over ranks of WindowStats::cpu_s
   double critical_cpu_s = 0;  // WindowStats::critical_cpu_s
+  // Wall time of this rank's distributed run outside the engine: placing
+  // the fabric and keeping its events (before), and after it ending the run
+  // and gathering the results (rank 0: and merging them).
+  double setup_s = 0;
+  double finish_s = 0;
 };
 
 // Throws InputError (exit 2) naming the field a distributed run cannot run.
@@ -75,7 +80,8 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
 // lookahead L, W windows (V waiting for a stop verdict, N synchronisations
 // each), E cross-rank events (B batch bytes), T same-time ties, waiting X %
-// of Y s ...; work Z s CPU over the ranks, P s on the critical path ...".
+// of Y s ...; work Z s CPU over the ranks, P s on the critical path ...;
+// outside the engine S s before, F s after (rank 0)".
 std::string StatsLine(const Stats& st);
 
 }  // namespace lossless::distrun

@@ -194,6 +194,11 @@ class WindowEngine {
   void ExchangeBatches(int64_t end, bool with_lanes);
   void PackLanes(const StopRule* rule, int64_t ran_before);
   sim::StopReason RunTimed(units::Time bound);
+  void StartWork();
+  int64_t EndWork();
+  // A collective inside a window's work: its time is waiting, not work.
+  template <class Fn>
+  void Collective(Fn fn);
   WindowVerdict TakeLanes();
   bool RunImpl(units::Time until, const StopRule* rule);
   // The window's one reduction: the verdict and the model's lanes.
@@ -219,7 +224,8 @@ class WindowEngine {
   bool complete_ = false;         // every other rank is a neighbour
   bool want_fold_ = true;         // set_reduce_in_exchange
   bool fold_ = false;             // the reduction rides in the batches (agreed in Run)
-  int64_t window_cpu_ns_ = 0;     // this window's work so far
+  int64_t work_from_ns_ = 0;      // this thread's CPU clock when the window's work began
+  int64_t excluded_ns_ = 0;       // CPU time in collectives since then (not work)
   bool boundary_stop_ = false;
 };
 
