@@ -65,7 +65,6 @@ class Links final : public fabric::Network::RemoteLinks {
 struct Probe {
   sim::Simulator* sim = nullptr;
   fabric::Network* net = nullptr;
-  const std::vector<int32_t>* entity_rank = nullptr;
   int rank = 0;
   int ranks = 1;
   int64_t prev_time = -1;
@@ -98,9 +97,18 @@ struct Probe {
   };
   std::vector<Kept> kept_windows;
   uint64_t windows_dropped = 0;
+  // remote[e] != 0: entity e is another rank's (its events here are the
+  // ones delivered from there). Entities past the end (sampler, detector)
+  // are not.
+  std::vector<uint8_t> remote;
+  bool prev_remote = false;
+  void SetOwners(const std::vector<int32_t>& owner) {
+    remote.resize(owner.size());
+    for (size_t e = 0; e < owner.size(); ++e) remote[e] = owner[e] != rank ? 1 : 0;
+  }
   bool Remote(uint64_t key) const {
     const uint64_t source = key >> 40;
-    return source < entity_rank->size() && (*entity_rank)[source] != rank;
+    return source < remote.size() && remote[source] != 0;
   }
   // The open event's record, when it changed this rank's part or peaked
   // above it. Network::SettleEvent (which frees the frames the event handed
@@ -130,7 +138,7 @@ struct Probe {
   }
   // Per event (the simulator's probe loop). The common event neither
   // changes this rank's part nor peaks above it, and is not at the time of
-  // the previous one: a few loads and compares, the rest out of line (the
+  // the previous one from another rank: a few loads and compares, the rest out of line (the
   // probe was 9 % of a 1,024-host run's instructions with all of it inline
   // and a settle per event: docs/benchmarks.md). Same-time ties count pairs
   // of consecutive events at one time, one of them from another rank.
@@ -142,10 +150,11 @@ struct Probe {
       p.Changed(after, peak_abs);
     const int64_t t = p.sim->Now().ps();
     const uint64_t key = p.sim->RunningKey();
-    if (t == p.prev_time) [[unlikely]]
-      p.SameTime(key);
+    const bool remote = p.Remote(key);
+    if (t == p.prev_time && (remote || p.prev_remote)) ++p.ties;
     p.prev_time = t;
     p.prev_key = key;
+    p.prev_remote = remote;
   }
   [[gnu::noinline]] void Changed(int64_t after, int64_t peak_abs) {
     if (open)
@@ -153,9 +162,6 @@ struct Probe {
     else
       Close();
     open = true;
-  }
-  [[gnu::noinline]] void SameTime(uint64_t key) {
-    if (Remote(key) || Remote(prev_key)) ++ties;
   }
   // The window's lanes: [r] = M_r, [ranks + r] = E_r; other ranks' lanes
   // INT64_MAX, so the minimum over ranks gives every rank every value.
@@ -440,8 +446,8 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     Probe probe;
     probe.sim = &sim;
     probe.net = &net;
-    probe.entity_rank = &entity_rank;
     probe.rank = me;
+    probe.SetOwners(entity_rank);
     probe.ranks = comm.Size();
     probe.base = net.setup_live();
     probe.count = net.setup_live();
@@ -564,8 +570,10 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       const int64_t reuse_margin = window > INT64_MAX / 64 ? INT64_MAX : 64 * window;
       if (s.nic_stall.host < 0)
         stop_rule.earliest_clear = [&, reuse_margin](int64_t ran_before) {
-          if (clear_bound > ran_before && clear_bound - ran_before > reuse_margin)
+          if (opt.reuse_stop_bound && clear_bound > ran_before &&
+              clear_bound - ran_before > reuse_margin)
             return clear_bound;
+          ++st.stop_bounds;
           clear_bound = EarliestClear(net, topo, dst_flows, ran_before);
           return clear_bound;
         };

@@ -35,6 +35,9 @@ namespace lossless::distrun {
 struct Options {
   // Rank per topology node; empty = parallel::PartitionFabric's placement.
   std::vector<int32_t> rank_of_node;
+  // The stop rule's lower bound is recomputed only when the run comes near
+  // the last one (off: every window, as before; tests compare the two).
+  bool reuse_stop_bound = true;
 };
 
 // What the distributed run did, on this rank (and the totals on rank 0).
@@ -48,6 +51,7 @@ struct Stats {
   uint64_t received = 0;  // ... received
   uint64_t ties = 0;      // same-time pairs of consecutive events, one from another rank
   uint64_t careful = 0;   // windows that waited for the stop verdict
+  uint64_t stop_bounds = 0;  // times this rank computed the stop rule's lower bound
   uint64_t reductions = 0;  // integer reductions (rank 0's)
   uint64_t exchanges = 0;   // batch exchanges (rank 0's)
   uint64_t sent_bytes = 0;  // batch bytes sent (rank 0: all ranks)
