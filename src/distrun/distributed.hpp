@@ -81,6 +81,15 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
                       Stats* stats = nullptr,
                       std::vector<run::EntityDigestLine>* digests = nullptr);
 
+// The results gathered at the end (Network::ExportResults: 3.2 MB per rank
+// on a 1,024-host fat tree, 98 % zero bytes, as counters of what a rank does
+// not run stay zero) cross ranks with their zero runs packed: a run of at
+// least 16 zero bytes becomes its length. Format, little-endian: u64 size,
+// then repeated {u64 n, n bytes as they are, u64 zeros}. Unpack throws
+// std::runtime_error on anything else.
+std::string PackZeroRuns(const std::string& in);
+std::string UnpackZeroRuns(const std::string& in);
+
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
 // lookahead L, W windows (V waiting for a stop verdict, N synchronisations
 // each), E cross-rank events (B batch bytes), T same-time ties, waiting X %

@@ -5,6 +5,7 @@
 // another rank) and requires both above zero, or it would not test much.
 #include <cstdio>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -460,6 +461,39 @@ TEST(Distributed, AReusedStopBoundGivesTheSameRunWithFewerComputations) {
     EXPECT_GT(st_reused.critical_cpu_s, 0.0);
     EXPECT_LE(st_reused.critical_cpu_s, st_reused.cpu_s * (1 + 1e-9));
   }
+}
+
+TEST(Distributed, ZeroRunsPackAndUnpackToTheSameBytes) {
+  // The gathered results cross ranks with runs of 16+ zero bytes packed.
+  std::vector<std::string> cases = {"", std::string(1, '\0'), std::string(15, '\0'),
+                                    std::string(16, '\0'), std::string(1000, '\0'), "abc",
+                                    std::string("a\0b", 3)};
+  sim::Rng rng(17, 1, 2);
+  for (int c = 0; c < 40; ++c) {
+    // Runs of zeros (0-40 long) between runs of other bytes (some with zeros).
+    std::string x;
+    const int parts = static_cast<int>(rng.NextU64() % 20);
+    for (int p = 0; p < parts; ++p) {
+      x.append(rng.NextU64() % 41, '\0');
+      const int lit = static_cast<int>(rng.NextU64() % 30);
+      for (int i = 0; i < lit; ++i) x.push_back(static_cast<char>(rng.NextU64() % 3));
+    }
+    cases.push_back(x);
+  }
+  size_t packed_long = 0;
+  for (const std::string& x : cases) {
+    const std::string p = PackZeroRuns(x);
+    EXPECT_EQ(UnpackZeroRuns(p), x) << x.size() << " bytes";
+    if (x.size() == 1000) packed_long = p.size();
+  }
+  EXPECT_LT(packed_long, 40u) << "1,000 zeros pack to a count";
+  // Malformed input: one clear exception, never a wrong result.
+  const std::string good = PackZeroRuns(std::string("xyz") + std::string(100, '\0') + "w");
+  EXPECT_THROW(UnpackZeroRuns(good.substr(0, good.size() - 3)), std::runtime_error);
+  std::string longer = good;
+  longer[0] = 50;  // claims fewer bytes than it holds
+  EXPECT_THROW(UnpackZeroRuns(longer), std::runtime_error);
+  EXPECT_THROW(UnpackZeroRuns("abc"), std::runtime_error);
 }
 
 }  // namespace lossless::distrun
