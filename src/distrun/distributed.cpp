@@ -617,7 +617,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     extra.append(reinterpret_cast<const char*>(&ws.cpu_s), sizeof ws.cpu_s);
     PutVec(extra, probe.Needed());
     PutVec(extra, sim.digests());
-    // Packed for the crossing (zero runs: 3.2 MB -> about 0.1 MB per rank of
+    // Packed for the crossing (zero runs: 3.2 MB -> 0.25 MB per rank of
     // the 1,024-host fat tree); rank 0 keeps its own as it is.
     std::vector<std::string> results = comm.Gather(PackZeroRuns(mine));
     for (size_t r = 1; r < results.size(); ++r) results[r] = UnpackZeroRuns(results[r]);
