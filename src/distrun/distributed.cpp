@@ -137,11 +137,11 @@ struct Probe {
     before = net->SerialLive();
   }
   // Per event (the simulator's probe loop). The common event neither
-  // changes this rank's part nor peaks above it, and is not at the time of
-  // the previous one from another rank: a few loads and compares, the rest out of line (the
-  // probe was 9 % of a 1,024-host run's instructions with all of it inline
-  // and a settle per event: docs/benchmarks.md). Same-time ties count pairs
-  // of consecutive events at one time, one of them from another rank.
+  // changes this rank's part nor peaks above it: a few loads and compares,
+  // the change's bookkeeping out of line (the probe was 12 % of a 1,024-host
+  // run's instructions with all of it inline and a settle per event:
+  // docs/benchmarks.md). Same-time ties count pairs of consecutive events at
+  // one time, one of them from another rank (a byte per entity says which).
   static void OnEvent(void* ctx) {
     Probe& p = *static_cast<Probe*>(ctx);
     const int64_t after = p.net->SerialLive();
@@ -609,7 +609,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     std::string extra;
     extra.append(reinterpret_cast<const char*>(&events), sizeof events);
     const parallel::WindowStats& ws = engine.stats();
-    const uint64_t figures[kFigures] = {ws.sent,    ws.received,   probe.ties,  ws.windows,
+    const uint64_t figures[kFigures] = {ws.sent,    ws.received,   probe.ties,   ws.windows,
                                         ws.careful, ws.reductions, ws.exchanges, ws.sent_bytes};
     extra.append(reinterpret_cast<const char*>(figures), sizeof figures);
     extra.append(reinterpret_cast<const char*>(&ws.wait_s), sizeof ws.wait_s);
@@ -689,7 +689,8 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
         const size_t mid = all.size();
         all.insert(all.end(), log.begin(), log.end());
         const auto first = all.begin() + static_cast<std::ptrdiff_t>(mid);
-        if (!std::is_sorted(first, all.end(), ChangeBefore)) std::sort(first, all.end(), ChangeBefore);
+        if (!std::is_sorted(first, all.end(), ChangeBefore))
+          std::sort(first, all.end(), ChangeBefore);
         std::inplace_merge(all.begin(), first, all.end(), ChangeBefore);
         const std::vector<sim::EntityDigest> d = TakeVec<sim::EntityDigest>(x, at);
         if (out.digests.size() < d.size()) out.digests.resize(d.size());

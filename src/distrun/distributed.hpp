@@ -51,7 +51,7 @@ struct Stats {
   uint64_t received = 0;  // ... received
   uint64_t ties = 0;      // same-time pairs of consecutive events, one from another rank
   uint64_t careful = 0;   // windows that waited for the stop verdict
-  uint64_t stop_bounds = 0;  // times this rank computed the stop rule's lower bound
+  uint64_t stop_bounds = 0;  // times this rank computed the stop rule's bound
   uint64_t reductions = 0;  // integer reductions (rank 0's)
   uint64_t exchanges = 0;   // batch exchanges (rank 0's)
   uint64_t sent_bytes = 0;  // batch bytes sent (rank 0: all ranks)
@@ -83,10 +83,10 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
 
 // The results gathered at the end (Network::ExportResults: 3.2 MB per rank
 // on a 1,024-host fat tree, 98 % zero bytes: a port's record holds the
-// counters of every traffic class, and a run uses one or two) cross ranks with their zero runs packed: a run of at
-// least 16 zero bytes becomes its length. Format, little-endian: u64 size,
-// then repeated {u64 n, n bytes as they are, u64 zeros}. Unpack throws
-// std::runtime_error on anything else.
+// counters of every traffic class, and a run uses one or two) cross ranks
+// with their zero runs packed: a run of at least 16 zero bytes becomes its
+// length. Format, little-endian: u64 size, then repeated {u64 n, n bytes as
+// they are, u64 zeros}. Unpack throws std::runtime_error on anything else.
 std::string PackZeroRuns(const std::string& in);
 std::string UnpackZeroRuns(const std::string& in);
 

@@ -354,7 +354,8 @@ TEST(Distributed, PeakOfPacketsAliveFromTheKeptWindowsIsTheSerialPeak) {
                   random ? ", random placement" : "", dist_peak_test::PeakLine(d.text).c_str(),
                   static_cast<unsigned long long>(st.peak_windows_dropped),
                   static_cast<unsigned long long>(st.kept_changes));
-      EXPECT_EQ(dist_peak_test::PeakLine(d.text), dist_peak_test::PeakLine(serial_text)) << k << " ranks";
+      EXPECT_EQ(dist_peak_test::PeakLine(d.text), dist_peak_test::PeakLine(serial_text))
+          << k << " ranks";
       EXPECT_EQ(d.text, serial_text) << k << " ranks";
       EXPECT_TRUE(d.json == serial_json) << k << " ranks: JSON differs";
       EXPECT_GT(st.kept_changes, 0u) << k << " ranks: nothing merged";
@@ -443,13 +444,14 @@ TEST(Distributed, AReusedStopBoundGivesTheSameRunWithFewerComputations) {
     Stats st_fresh, st_reused;
     const Outputs a = dist_bound_test::RunWith(s, k, fresh, &st_fresh);
     const Outputs b = dist_bound_test::RunWith(s, k, Options{}, &st_reused);
-    std::printf("stop bound, %d ranks: %llu windows; bound computed %llu times fresh, %llu "
-                "times reused; %llu and %llu windows waiting for a verdict\n",
-                k, static_cast<unsigned long long>(st_reused.windows),
-                static_cast<unsigned long long>(st_fresh.stop_bounds),
-                static_cast<unsigned long long>(st_reused.stop_bounds),
-                static_cast<unsigned long long>(st_fresh.careful),
-                static_cast<unsigned long long>(st_reused.careful));
+    std::printf(
+        "stop bound, %d ranks: %llu windows; bound computed %llu times fresh, %llu "
+        "times reused; %llu and %llu windows waiting for a verdict\n",
+        k, static_cast<unsigned long long>(st_reused.windows),
+        static_cast<unsigned long long>(st_fresh.stop_bounds),
+        static_cast<unsigned long long>(st_reused.stop_bounds),
+        static_cast<unsigned long long>(st_fresh.careful),
+        static_cast<unsigned long long>(st_reused.careful));
     EXPECT_EQ(a.text, serial.text) << k << " ranks";
     EXPECT_EQ(b.text, serial.text) << k << " ranks";
     EXPECT_TRUE(b.json == serial.json) << k << " ranks: JSON differs";
@@ -465,8 +467,12 @@ TEST(Distributed, AReusedStopBoundGivesTheSameRunWithFewerComputations) {
 
 TEST(Distributed, ZeroRunsPackAndUnpackToTheSameBytes) {
   // The gathered results cross ranks with runs of 16+ zero bytes packed.
-  std::vector<std::string> cases = {"", std::string(1, '\0'), std::string(15, '\0'),
-                                    std::string(16, '\0'), std::string(1000, '\0'), "abc",
+  std::vector<std::string> cases = {"",
+                                    std::string(1, '\0'),
+                                    std::string(15, '\0'),
+                                    std::string(16, '\0'),
+                                    std::string(1000, '\0'),
+                                    "abc",
                                     std::string("a\0b", 3)};
   sim::Rng rng(17, 1, 2);
   for (int c = 0; c < 40; ++c) {

@@ -135,16 +135,13 @@ auto WindowEngine::Waiting(Fn fn) {
   }
 }
 
-sim::StopReason WindowEngine::RunTimed(units::Time bound) {
-  return sim_.Run(bound);
-}
-
 // A window's work is this thread's CPU time from the end of the previous
 // exchange (delivering its batch included) to the packing of the window's
 // lanes, less what collectives inside it took (Collective). Two clock reads
-// per window: reading the thread's CPU clock is a system call (2.3 us each
-// on this machine, measured), and four per window, around each part, cost
-// 4 % of a 1,024-host run's critical path (docs/benchmarks.md).
+// per window: reading the thread's CPU clock is a system call (1.6-2.3 us
+// each on this machine, measured), and four per window, around each part,
+// cost about 30 ms per rank over the 3,507 windows of the 1,024-host
+// fat-tree run, a tenth of its critical path (docs/benchmarks.md).
 void WindowEngine::StartWork() {
   work_from_ns_ = ThreadCpuNs();
 }
@@ -282,10 +279,10 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   // the model's earliest_clear, never a silent difference.
   auto CheckBound = [&](int64_t at) {
     if (at < my_bound_)
-      throw std::logic_error(fmt::format(
-          "window engine: rank {} cleared its stop conditions at {} ps, before its "
-          "earliest_clear bound ({} ps)",
-          comm_.Rank(), at, my_bound_));
+      throw std::logic_error(
+          fmt::format("window engine: rank {} cleared its stop conditions at {} ps, before its "
+                      "earliest_clear bound ({} ps)",
+                      comm_.Rank(), at, my_bound_));
   };
   const bool has_boundaries = static_cast<bool>(boundaries_.next_boundary);
   while (true) {
@@ -321,7 +318,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         // window never depend on another rank's events of the same window, so
         // the other ranks can wait for the verdict.
         ran = true;
-        const sim::StopReason why = RunTimed(bound);
+        const sim::StopReason why = sim_.Run(bound);
         if (why == sim::StopReason::kStopped) {
           if (rule->pending() != 0) not_stopped(why);
           paused = true;
@@ -336,8 +333,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
       ++stats_.reductions;
       const int64_t t_star = verdict[0] == 1 ? -verdict[1] : -1;
       if (t_star >= 0) {
-        int64_t k_lane =
-            done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX;
+        int64_t k_lane = done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX;
         Collective([&] { comm_.AllreduceMinLanes(&k_lane, 1); });
         ++stats_.reductions;
         const int64_t k_star = -k_lane;
@@ -351,16 +347,16 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         stopped = true;
         break;
       }
-      if (!ran || paused) not_stopped(RunTimed(bound));
+      if (!ran || paused) not_stopped(sim_.Run(bound));
     } else {
       // Not the stop's window: a rank whose last condition clears here
       // notes where and runs on (the stop is a later rank's clearing).
-      sim::StopReason why = RunTimed(bound);
+      sim::StopReason why = sim_.Run(bound);
       if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
         done_time = sim_.Now().ps();
         done_key = sim_.RunningKey();
         CheckBound(done_time);
-        why = RunTimed(bound);
+        why = sim_.Run(bound);
       }
       not_stopped(why);
     }
