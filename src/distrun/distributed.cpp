@@ -1,6 +1,7 @@
 #include "distrun/distributed.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -64,12 +65,10 @@ class Links final : public fabric::Network::RemoteLinks {
 struct Probe {
   sim::Simulator* sim = nullptr;
   fabric::Network* net = nullptr;
-  const std::vector<int32_t>* entity_rank = nullptr;
   int rank = 0;
   int ranks = 1;
   int64_t prev_time = -1;
   uint64_t prev_key = 0;
-  bool prev_remote = false;
   bool open = false;   // an event ran since the last Close
   int64_t before = 0;  // this rank's part before the open event
   uint64_t ties = 0;
@@ -98,33 +97,71 @@ struct Probe {
   };
   std::vector<Kept> kept_windows;
   uint64_t windows_dropped = 0;
-  // Ends the open event's record (before frames arrive from other ranks).
+  // remote[e] != 0: entity e is another rank's (its events here are the
+  // ones delivered from there). Entities past the end (sampler, detector)
+  // are not.
+  std::vector<uint8_t> remote;
+  bool prev_remote = false;
+  void SetOwners(const std::vector<int32_t>& owner) {
+    remote.resize(owner.size());
+    for (size_t e = 0; e < owner.size(); ++e) remote[e] = owner[e] != rank ? 1 : 0;
+  }
+  bool Remote(uint64_t key) const {
+    const uint64_t source = key >> 40;
+    return source < remote.size() && remote[source] != 0;
+  }
+  // The open event's record, when it changed this rank's part or peaked
+  // above it. Network::SettleEvent (which frees the frames the event handed
+  // to other ranks and restarts the pool's peak) is needed only when the
+  // event peaked above its end: freeing a sent frame later changes neither
+  // SerialLive nor SerialPeakSinceLast (a frame counts in the pool until
+  // then, and as sent after), and a peak equal to the live count needs no
+  // restart. The frames are freed at the window's end at the latest (Fill).
+  void CloseOpen(int64_t after, int64_t peak_abs) {
+    if (peak_abs > after) net->SettleEvent();
+    if (after != before || peak_abs > before)
+      window_log.push_back({prev_time, prev_key, after - before, peak_abs - before, window});
+    window_max = std::max(window_max, peak_abs);
+    before = after;
+  }
+  // Ends the open event's record (before frames arrive from other ranks, at
+  // the window's end), settling the network either way.
   void Close() {
     if (open) {
-      const int64_t peak = net->SerialPeakSinceLast() - before;
-      net->SettleEvent();
       const int64_t after = net->SerialLive();
-      if (after != before || peak > 0)
-        window_log.push_back({prev_time, prev_key, after - before, peak, window});
-      window_max = std::max(window_max, before + std::max<int64_t>(peak, after - before));
+      const int64_t peak_abs = net->SerialPeakSinceLast();
+      if (after != before || peak_abs > before) CloseOpen(after, peak_abs);
       open = false;
-    } else {
-      net->SettleEvent();
     }
+    net->SettleEvent();
     before = net->SerialLive();
   }
+  // Per event (the simulator's probe loop). The common event neither
+  // changes this rank's part nor peaks above it: a few loads and compares,
+  // the change's bookkeeping out of line (the probe was 12 % of a 1,024-host
+  // run's instructions with all of it inline and a settle per event:
+  // docs/benchmarks.md). Same-time ties count pairs of consecutive events at
+  // one time, one of them from another rank (a byte per entity says which).
   static void OnEvent(void* ctx) {
     Probe& p = *static_cast<Probe*>(ctx);
-    p.Close();
+    const int64_t after = p.net->SerialLive();
+    const int64_t peak_abs = p.net->SerialPeakSinceLast();
+    if (after != p.before || peak_abs > p.before || !p.open) [[unlikely]]
+      p.Changed(after, peak_abs);
     const int64_t t = p.sim->Now().ps();
     const uint64_t key = p.sim->RunningKey();
-    const uint64_t source = key >> 40;
-    const bool remote = source < p.entity_rank->size() && (*p.entity_rank)[source] != p.rank;
+    const bool remote = p.Remote(key);
     if (t == p.prev_time && (remote || p.prev_remote)) ++p.ties;
     p.prev_time = t;
     p.prev_key = key;
     p.prev_remote = remote;
-    p.open = true;
+  }
+  [[gnu::noinline]] void Changed(int64_t after, int64_t peak_abs) {
+    if (open)
+      CloseOpen(after, peak_abs);
+    else
+      Close();
+    open = true;
   }
   // The window's lanes: [r] = M_r, [ranks + r] = E_r; other ranks' lanes
   // INT64_MAX, so the minimum over ranks gives every rank every value.
@@ -171,6 +208,16 @@ struct Probe {
     return out;
   }
 };
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// The serial order of the changes (Probe::Change) of kept windows.
+bool ChangeBefore(const Probe::Change& a, const Probe::Change& b) {
+  if (a.window != b.window) return a.window < b.window;
+  return a.time != b.time ? a.time < b.time : a.key < b.key;
+}
 
 // The network's PFC facts on this rank (fabric::PfcWaitObserver), each with
 // the (time, key) of the event that reported it and its order within the
@@ -295,6 +342,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
   hooks.digests = digests;
   hooks.engine = [&](sim::Simulator& sim, fabric::Network& net,
                      const std::vector<fabric::FlowSpec>& flows, const run::EngineParts& parts) {
+    const auto t_setup = std::chrono::steady_clock::now();
     const topology::Topology& topo = net.topology();
     std::vector<int32_t> rank_of_node = opt.rank_of_node;
     if (rank_of_node.empty()) {
@@ -398,8 +446,8 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     Probe probe;
     probe.sim = &sim;
     probe.net = &net;
-    probe.entity_rank = &entity_rank;
     probe.rank = me;
+    probe.SetOwners(entity_rank);
     probe.ranks = comm.Size();
     probe.base = net.setup_live();
     probe.count = net.setup_live();
@@ -407,6 +455,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     probe.Close();
     probe.window_max = net.SerialLive();
     sim.set_event_probe(&Probe::OnEvent, &probe);
+    st.setup_s = Seconds(std::chrono::steady_clock::now() - t_setup);
     parallel::WindowEngine engine(
         comm, sim, units::Time::Ps(window), std::vector<int>(neighbours.begin(), neighbours.end()),
         sizeof(fabric::Packet), [&](const parallel::RemoteEvent& e, const char* payload) {
@@ -511,14 +560,28 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       stop_rule.pending = [&] { return static_cast<int64_t>(net.local_flows_pending()); };
       // A stalled NIC (faults.nic_stall) holds frames that have arrived and
       // counts them all at its resume: no bound there.
+      // A bound computed once stays a bound (the clearing is one point of the
+      // run), so it is reused while it is far ahead: recomputing it walks
+      // every destination host of the rank, which cost 4 % of a 1,024-host
+      // run's instructions when done every window (docs/benchmarks.md). A
+      // reused bound is at most as late as a fresh one, so at worst a window
+      // waits for a verdict it would not have needed; never another result.
+      int64_t clear_bound = INT64_MIN;
+      const int64_t reuse_margin = window > INT64_MAX / 64 ? INT64_MAX : 64 * window;
       if (s.nic_stall.host < 0)
-        stop_rule.earliest_clear = [&](int64_t ran_before) {
-          return EarliestClear(net, topo, dst_flows, ran_before);
+        stop_rule.earliest_clear = [&, reuse_margin](int64_t ran_before) {
+          if (opt.reuse_stop_bound && clear_bound > ran_before &&
+              clear_bound - ran_before > reuse_margin)
+            return clear_bound;
+          ++st.stop_bounds;
+          clear_bound = EarliestClear(net, topo, dst_flows, ran_before);
+          return clear_bound;
         };
       stopped = engine.Run(s.stop_time, stop_rule);
     } else {
       engine.Run(s.stop_time);
     }
+    const auto t_finish = std::chrono::steady_clock::now();
     probe.Finish();
     sim.set_event_probe(nullptr, nullptr);
     if (stopped && detector != nullptr) {
@@ -546,7 +609,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     std::string extra;
     extra.append(reinterpret_cast<const char*>(&events), sizeof events);
     const parallel::WindowStats& ws = engine.stats();
-    const uint64_t figures[kFigures] = {ws.sent,    ws.received,   probe.ties,  ws.windows,
+    const uint64_t figures[kFigures] = {ws.sent,    ws.received,   probe.ties,   ws.windows,
                                         ws.careful, ws.reductions, ws.exchanges, ws.sent_bytes};
     extra.append(reinterpret_cast<const char*>(figures), sizeof figures);
     extra.append(reinterpret_cast<const char*>(&ws.wait_s), sizeof ws.wait_s);
@@ -554,7 +617,11 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     extra.append(reinterpret_cast<const char*>(&ws.cpu_s), sizeof ws.cpu_s);
     PutVec(extra, probe.Needed());
     PutVec(extra, sim.digests());
-    const std::vector<std::string> results = comm.Gather(mine);
+    // Packed for the crossing (zero runs: 3.2 MB -> 0.25 MB per rank of
+    // the 1,024-host fat tree); rank 0 keeps its own as it is.
+    std::vector<std::string> results = comm.Gather(PackZeroRuns(mine));
+    for (size_t r = 1; r < results.size(); ++r) results[r] = UnpackZeroRuns(results[r]);
+    if (me == 0) results[0] = std::move(mine);
     const std::vector<std::string> extras = comm.Gather(extra);
     if (sampler != nullptr) {
       // Each series from the rank that owns what it reads.
@@ -616,8 +683,15 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
         std::memcpy(&cpu, x.data() + at, sizeof cpu);
         at += sizeof cpu;
         st.cpu_s += cpu;
+        // Each rank's log is in (window, time, key) order already (it ran its
+        // events in that order): merge rather than sort.
         const std::vector<Probe::Change> log = TakeVec<Probe::Change>(x, at);
+        const size_t mid = all.size();
         all.insert(all.end(), log.begin(), log.end());
+        const auto first = all.begin() + static_cast<std::ptrdiff_t>(mid);
+        if (!std::is_sorted(first, all.end(), ChangeBefore))
+          std::sort(first, all.end(), ChangeBefore);
+        std::inplace_merge(all.begin(), first, all.end(), ChangeBefore);
         const std::vector<sim::EntityDigest> d = TakeVec<sim::EntityDigest>(x, at);
         if (out.digests.size() < d.size()) out.digests.resize(d.size());
         for (size_t e = 0; e < d.size(); ++e) {
@@ -628,10 +702,6 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       // The serial count of packets alive, event by event in (time, key)
       // order, through the windows that may hold the peak, each from its
       // count at the start (Probe).
-      std::sort(all.begin(), all.end(), [](const Probe::Change& a, const Probe::Change& b) {
-        if (a.window != b.window) return a.window < b.window;
-        return a.time != b.time ? a.time < b.time : a.key < b.key;
-      });
       std::vector<int64_t> start(probe.window + 1, 0);
       for (const Probe::Kept& k : probe.kept_windows) start[k.window] = k.start;
       int64_t peak = probe.floor;
@@ -645,11 +715,81 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       st.kept_changes = all.size();
       net.ImportResults(results, port_rank, static_cast<uint64_t>(peak));
     }
+    st.finish_s = Seconds(std::chrono::steady_clock::now() - t_finish);
     return out;
   };
   report::RunResult r = run::RunScenario(s, hooks);
   if (stats != nullptr) *stats = st;
   return r;
+}
+
+namespace {
+constexpr size_t kMinZeroRun = 16;  // shorter runs of zeros stay as they are
+
+void PutU64(std::string& out, uint64_t v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+uint64_t TakeU64(const std::string& in, size_t& at) {
+  uint64_t v = 0;
+  if (in.size() - at < sizeof v)
+    throw std::runtime_error("distributed run: a packed gather ends early");
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+}  // namespace
+
+std::string PackZeroRuns(const std::string& in) {
+  std::string out;
+  out.reserve(in.size() / 16 + 64);
+  PutU64(out, in.size());
+  const size_t n = in.size();
+  size_t i = 0;
+  while (i < n) {
+    // Bytes as they are up to the next run of at least kMinZeroRun zeros.
+    size_t j = i, zeros = 0;
+    while (j < n) {
+      if (in[j] != 0) {
+        ++j;
+        continue;
+      }
+      size_t k = j;
+      while (k < n && in[k] == 0) ++k;
+      if (k - j >= kMinZeroRun || k == n) {
+        zeros = k - j;
+        break;
+      }
+      j = k;
+    }
+    PutU64(out, j - i);
+    out.append(in, i, j - i);
+    PutU64(out, zeros);
+    i = j + zeros;
+  }
+  return out;
+}
+
+std::string UnpackZeroRuns(const std::string& in) {
+  size_t at = 0;
+  const uint64_t size = TakeU64(in, at);
+  std::string out;
+  // Bounded by what the packed form can describe: 2^20 zero bytes per byte
+  // of it at most, so a corrupt size is refused below, not allocated.
+  if (size / (1u << 20) <= in.size()) out.reserve(size);
+  while (at < in.size()) {
+    const uint64_t n = TakeU64(in, at);
+    if (n > in.size() - at || n > size - out.size())
+      throw std::runtime_error("distributed run: a packed gather's bytes overrun it");
+    out.append(in, at, n);
+    at += n;
+    const uint64_t zeros = TakeU64(in, at);
+    if (zeros > size - out.size())
+      throw std::runtime_error("distributed run: a packed gather's zeros overrun it");
+    out.append(zeros, '\0');
+  }
+  if (out.size() != size)
+    throw std::runtime_error("distributed run: a packed gather unpacks to another size");
+  return out;
 }
 
 std::string StatsLine(const Stats& st) {
@@ -662,10 +802,11 @@ std::string StatsLine(const Stats& st) {
       "a stop verdict, {:.2f} synchronisations each), {} cross-rank events ({} batch bytes), {} "
       "same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest "
       "run); work {:.3f} s CPU over the ranks, {:.3f} s on the critical path (the busiest rank "
-      "of each window)",
+      "of each window); outside the engine {:.3f} s before, {:.3f} s after (rank 0: results "
+      "gathered and merged)",
       st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows,
       st.careful, per_window, st.sent, st.sent_bytes, st.ties, wait, st.run_s, st.cpu_s,
-      st.critical_cpu_s);
+      st.critical_cpu_s, st.setup_s, st.finish_s);
 }
 
 }  // namespace lossless::distrun

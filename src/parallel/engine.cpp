@@ -135,11 +135,28 @@ auto WindowEngine::Waiting(Fn fn) {
   }
 }
 
-sim::StopReason WindowEngine::RunTimed(units::Time bound) {
+// A window's work is this thread's CPU time from the end of the previous
+// exchange (delivering its batch included) to the packing of the window's
+// lanes, less what collectives inside it took (Collective). Two clock reads
+// per window: reading the thread's CPU clock is a system call (1.6-2.3 us
+// each on this machine, measured), and four per window, around each part,
+// cost about 30 ms per rank over the 3,507 windows of the 1,024-host
+// fat-tree run, a tenth of its critical path (docs/benchmarks.md).
+void WindowEngine::StartWork() {
+  work_from_ns_ = ThreadCpuNs();
+}
+
+int64_t WindowEngine::EndWork() {
+  const int64_t w = std::max<int64_t>(0, ThreadCpuNs() - work_from_ns_ - excluded_ns_);
+  excluded_ns_ = 0;
+  return w;
+}
+
+template <class Fn>
+void WindowEngine::Collective(Fn fn) {
   const int64_t c0 = ThreadCpuNs();
-  const sim::StopReason why = sim_.Run(bound);
-  window_cpu_ns_ += ThreadCpuNs() - c0;
-  return why;
+  Waiting(fn);
+  excluded_ns_ += ThreadCpuNs() - c0;
 }
 
 void WindowEngine::PackLanes(const StopRule* rule, int64_t ran_before) {
@@ -153,10 +170,10 @@ void WindowEngine::PackLanes(const StopRule* rule, int64_t ran_before) {
                                                : INT64_MIN;
   my_bound_ = holds ? bound : INT64_MIN;
   WindowVerdict::Pack(std::min(sim_.NextTime().ps(), sent_min_), holds, bound, lanes_.data());
-  lanes_[WindowVerdict::kLanes] = -window_cpu_ns_;
-  stats_.cpu_s += 1e-9 * static_cast<double>(window_cpu_ns_);
-  window_cpu_ns_ = 0;
   if (model_lanes_.count > 0) model_lanes_.fill(lanes_.data() + WindowVerdict::kLanes + 1);
+  const int64_t work = EndWork();
+  lanes_[WindowVerdict::kLanes] = -work;
+  stats_.cpu_s += 1e-9 * static_cast<double>(work);
   sent_min_ = INT64_MAX;
 }
 
@@ -197,7 +214,7 @@ void WindowEngine::ExchangeBatches(int64_t end, bool with_lanes) {
   stats_.wait_s += Seconds(Clock::now() - t0);
   ++stats_.exchanges;
   const size_t record = sizeof(RemoteEvent) + payload_bytes_;
-  const int64_t c0 = ThreadCpuNs();
+  StartWork();  // the next window's work starts with delivering this batch
   for (size_t i = 0; i < got.size(); ++i) {
     const std::string& b = got[i];
     BatchHeader h;
@@ -222,7 +239,6 @@ void WindowEngine::ExchangeBatches(int64_t end, bool with_lanes) {
       ++stats_.received;
     }
   }
-  window_cpu_ns_ += ThreadCpuNs() - c0;
 }
 
 void WindowEngine::Run(units::Time until) {
@@ -247,6 +263,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   // The reduction rides in the batches only if it does on every rank.
   fold_ = want_fold_ && Waiting([&] { return comm_.AllreduceMin(complete_ ? 1 : 0); }) == 1;
   ++stats_.reductions;
+  StartWork();
   WindowVerdict v = Reduce(rule, sim_.Now().ps());
   // This rank's last event that cleared its stop conditions: (time, key).
   int64_t done_time = -1;
@@ -262,10 +279,10 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   // the model's earliest_clear, never a silent difference.
   auto CheckBound = [&](int64_t at) {
     if (at < my_bound_)
-      throw std::logic_error(fmt::format(
-          "window engine: rank {} cleared its stop conditions at {} ps, before its "
-          "earliest_clear bound ({} ps)",
-          comm_.Rank(), at, my_bound_));
+      throw std::logic_error(
+          fmt::format("window engine: rank {} cleared its stop conditions at {} ps, before its "
+                      "earliest_clear bound ({} ps)",
+                      comm_.Rank(), at, my_bound_));
   };
   const bool has_boundaries = static_cast<bool>(boundaries_.next_boundary);
   while (true) {
@@ -275,7 +292,9 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
       // Boundaries before the next event anywhere: every rank stands there now.
       while ((b = boundaries_.next_boundary()) < next && b <= until.ps()) {
         if (b > sim_.Now().ps()) sim_.AdvanceTo(units::Time::Ps(b));
-        if (boundaries_.reached(b, next)) {
+        bool stop_here = false;
+        Collective([&] { stop_here = boundaries_.reached(b, next); });
+        if (stop_here) {
           boundary_stop_ = true;
           stats_.run_s += Seconds(Clock::now() - t_run);
           return false;
@@ -299,7 +318,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         // window never depend on another rank's events of the same window, so
         // the other ranks can wait for the verdict.
         ran = true;
-        const sim::StopReason why = RunTimed(bound);
+        const sim::StopReason why = sim_.Run(bound);
         if (why == sim::StopReason::kStopped) {
           if (rule->pending() != 0) not_stopped(why);
           paused = true;
@@ -310,13 +329,12 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
       }
       // The verdict: all clear, and the latest clearing time.
       int64_t verdict[2] = {rule->pending() == 0 ? 1 : 0, -done_time};
-      Waiting([&] { comm_.AllreduceMinLanes(verdict, 2); });
+      Collective([&] { comm_.AllreduceMinLanes(verdict, 2); });
       ++stats_.reductions;
       const int64_t t_star = verdict[0] == 1 ? -verdict[1] : -1;
       if (t_star >= 0) {
-        int64_t k_lane =
-            done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX;
-        Waiting([&] { comm_.AllreduceMinLanes(&k_lane, 1); });
+        int64_t k_lane = done_time == t_star ? -static_cast<int64_t>(done_key) : INT64_MAX;
+        Collective([&] { comm_.AllreduceMinLanes(&k_lane, 1); });
         ++stats_.reductions;
         const int64_t k_star = -k_lane;
         // Every rank runs to exactly the serial stop point (t*, k*).
@@ -329,16 +347,16 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         stopped = true;
         break;
       }
-      if (!ran || paused) not_stopped(RunTimed(bound));
+      if (!ran || paused) not_stopped(sim_.Run(bound));
     } else {
       // Not the stop's window: a rank whose last condition clears here
       // notes where and runs on (the stop is a later rank's clearing).
-      sim::StopReason why = RunTimed(bound);
+      sim::StopReason why = sim_.Run(bound);
       if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
         done_time = sim_.Now().ps();
         done_key = sim_.RunningKey();
         CheckBound(done_time);
-        why = RunTimed(bound);
+        why = sim_.Run(bound);
       }
       not_stopped(why);
     }
@@ -357,7 +375,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
           "after it)",
           bound.ps()));
     if (!fold_) ExchangeBatches(end, false);
-    if (boundaries_.after_window) boundaries_.after_window(bound.ps());
+    if (boundaries_.after_window) Collective([&] { boundaries_.after_window(bound.ps()); });
   }
   stats_.run_s += Seconds(Clock::now() - t_run);
   return stopped;

@@ -51,14 +51,16 @@ struct WindowStats {
   uint64_t reductions = 0;  // integer reductions (AllreduceMin / AllreduceMinLanes)
   uint64_t exchanges = 0;   // Exchange calls
   uint64_t sent_bytes = 0;  // batch bytes this rank sent (headers included)
-  uint64_t sent = 0;      // events sent to other ranks
-  uint64_t received = 0;  // events received from other ranks
-  double wait_s = 0;      // wall time in Exchange and AllreduceMin (waiting and transfer)
-  double run_s = 0;       // wall time of the whole Run
-  // CPU time (this thread's) running events and taking in batches: this
-  // rank's total, and the sum over windows of the largest over the ranks
-  // (the run's critical path with free synchronisation and a core per rank;
-  // every rank gets the same). Windows that end in a reduction only.
+  uint64_t sent = 0;        // events sent to other ranks
+  uint64_t received = 0;    // events received from other ranks
+  double wait_s = 0;        // wall time in Exchange and AllreduceMin (waiting and transfer)
+  double run_s = 0;         // wall time of the whole Run
+  // CPU time (this thread's) of each window's work: from the end of the
+  // previous exchange (taking in its batch) to the packing of the window's
+  // reduction, less the collectives inside (stop verdicts, boundaries):
+  // this rank's total, and the sum over windows of the largest over the
+  // ranks (the run's critical path with free synchronisation and a core per
+  // rank; every rank gets the same). Windows that end in a reduction only.
   double cpu_s = 0;
   double critical_cpu_s = 0;
 };
@@ -193,7 +195,11 @@ class WindowEngine {
   // With `lanes`: they ride in every batch (fold_) and come back reduced.
   void ExchangeBatches(int64_t end, bool with_lanes);
   void PackLanes(const StopRule* rule, int64_t ran_before);
-  sim::StopReason RunTimed(units::Time bound);
+  void StartWork();
+  int64_t EndWork();
+  // A collective inside a window's work: its time is waiting, not work.
+  template <class Fn>
+  void Collective(Fn fn);
   WindowVerdict TakeLanes();
   bool RunImpl(units::Time until, const StopRule* rule);
   // The window's one reduction: the verdict and the model's lanes.
@@ -219,7 +225,8 @@ class WindowEngine {
   bool complete_ = false;         // every other rank is a neighbour
   bool want_fold_ = true;         // set_reduce_in_exchange
   bool fold_ = false;             // the reduction rides in the batches (agreed in Run)
-  int64_t window_cpu_ns_ = 0;     // this window's work so far
+  int64_t work_from_ns_ = 0;      // this thread's CPU clock when the window's work began
+  int64_t excluded_ns_ = 0;       // CPU time in collectives since then (not work)
   bool boundary_stop_ = false;
 };
 

@@ -166,6 +166,15 @@ std::unique_ptr<Comm> OpenMpiWorld() {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (finalized) throw std::logic_error("OpenMpiWorld: MPI was already finalized");
+#ifdef OPEN_MPI
+  // A rank waiting at a window's end yields its core (sched_yield between
+  // polls) instead of spinning, unless the user chose otherwise
+  // (OMPI_MCA_mpi_yield_when_idle=0 spins). On a machine shared with other
+  // jobs a spinning rank takes a core from the rank it waits for: the
+  // 1,024-host fat-tree run took 3.0-4.2 s spinning and 1.5-1.7 s yielding
+  // at load average 6 (docs/benchmarks.md). Read by MPI_Init.
+  if (!initialized) setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+#endif
   if (!initialized) Check(MPI_Init(nullptr, nullptr), "MPI_Init");
   return std::make_unique<MpiComm>();
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `lossless run` under real MPI (docs/parallel.md): mpirun -np 1/2/3/4 gives
 # the serial run's text and JSON byte for byte (cmp), as do the series CSV
-# and the E9 deadlock ring's report at -np 2, and a report line on
+# and the E9 deadlock ring's report at -np 2 (and -np 2 with waiting ranks
+# spinning instead of yielding), and a report line on
 # standard error with cross-rank events and same-time ties above zero; bad
 # input is reported once, by rank 0, exit 2, and no rank hangs.
 # Usage: run_mpi.sh PATH/TO/lossless
@@ -35,6 +36,18 @@ for np in 1 2 3 4; do
     echo "FAIL: -np $np: no cross-rank event or no same-time tie"; fail=1
   fi
 done
+# Waiting ranks yield their core by default (Open MPI's mpi_yield_when_idle,
+# set unless the user set it); spinning, the user's choice, gives the same
+# bytes, and the report line says the time outside the engine.
+if OMPI_MCA_mpi_yield_when_idle=0 timeout 300 "${MPIRUN[@]}" -x OMPI_MCA_mpi_yield_when_idle -np 2 \
+    "$BIN" run $S "${SETS[@]}" --json "$tmp/np.json" --digest > "$tmp/np.txt" 2> "$tmp/np.err"; then
+  cmp -s "$tmp/serial.txt" "$tmp/np.txt" || { echo "FAIL: -np 2 spinning: text differs"; fail=1; }
+  cmp -s "$tmp/serial.json" "$tmp/np.json" || { echo "FAIL: -np 2 spinning: JSON differs"; fail=1; }
+  grep -Eq '^distributed: .*; outside the engine [0-9.]+ s before, [0-9.]+ s after' "$tmp/np.err" ||
+    { echo "FAIL: -np 2: no time outside the engine in the report line"; fail=1; }
+else
+  echo "FAIL: -np 2 spinning exited non-zero"; cat "$tmp/np.err"; fail=1
+fi
 # Series (outputs.series_csv) and the deadlock detector at -np 2: the CSV,
 # the JSON and the text (the DEADLOCK line, exit 1) are the serial run's.
 SER=(--set outputs.series.interval=2us --set stop_time=1ms --set outputs.series.flows=all)
