@@ -104,7 +104,7 @@ void ReadCongestionControl(Fields& f, Scenario& sc) {
   std::vector<std::pair<std::string, Value>> dcqcn_given;
   for (const auto& info : cc::DcqcnParamInfos()) {
     const std::string full = std::string("fabric.dcqcn.") + info.name;
-    if (f.Given(full.c_str())) dcqcn_given.emplace_back(info.name, f.loader().values()[full]);
+    if (f.Given(full)) dcqcn_given.emplace_back(info.name, f.loader().values()[full]);
   }
   if (f.Given("fabric.dcqcn.cnp_class"))
     dcqcn_given.emplace_back("cnp_class", f.loader().values()["fabric.dcqcn.cnp_class"]);
@@ -174,7 +174,7 @@ void ReadCongestionControl(Fields& f, Scenario& sc) {
     net.cnp_class = static_cast<uint8_t>(cnp_class);
     net.sw.strict_mask = static_cast<uint8_t>(1u << cnp_class);
     if (!net.sw.ecn[net.nic.data_class].enabled) {
-      sc.warnings.push_back(
+      sc.warnings.emplace_back(
           "fabric.cc: DCQCN is on but fabric.ecn.enabled is false: no marks, no CNPs, no rate "
           "cuts");
     }
@@ -217,7 +217,7 @@ void ReadFabric(Fields& f, Scenario& sc) {
   // ECN on InfiniBand is a warning (docs/errors.md); IB CC is fabric.ibcc.*.
   if (sc.net.sw.ecn[sc.net.nic.data_class].enabled &&
       (sc.preset == "infiniband" || sc.net.ib.enabled)) {
-    sc.warnings.push_back(
+    sc.warnings.emplace_back(
         "fabric.ecn.enabled: ECN marking is an Ethernet (RoCE) mechanism; InfiniBand "
         "congestion control is fabric.cc: ib-cc with fabric.ibcc.*");
   }
