@@ -277,7 +277,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   };
   // A bound this rank gave that its own clearing contradicts: an error in
   // the model's earliest_clear, never a silent difference.
-  auto CheckBound = [&](int64_t at) {
+  auto check_bound = [&](int64_t at) {
     if (at < my_bound_)
       throw std::logic_error(
           fmt::format("window engine: rank {} cleared its stop conditions at {} ps, before its "
@@ -324,7 +324,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
           paused = true;
           done_time = sim_.Now().ps();
           done_key = sim_.RunningKey();
-          CheckBound(done_time);
+          check_bound(done_time);
         }
       }
       // The verdict: all clear, and the latest clearing time.
@@ -355,7 +355,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
       if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
         done_time = sim_.Now().ps();
         done_key = sim_.RunningKey();
-        CheckBound(done_time);
+        check_bound(done_time);
         why = sim_.Run(bound);
       }
       not_stopped(why);
