@@ -211,7 +211,7 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
       r.next_send = r.sends_done = r.received = r.consumed = 0;
       r.credits = spec_.slots;
       r.send_slots = spec_.slots;
-      r.sent_bytes = r.net_bytes = r.recv_bytes = 0;
+      r.sent_bytes = r.net_bytes = 0;
       r.done = false;
       const auto& prev_blocks = blocks[static_cast<size_t>((p + n - 1) % n)];
       for (size_t l = 0; l < blocks[p].size(); ++l) {
@@ -341,9 +341,11 @@ void RingEngine::Progress(size_t i) {
   if (!launched_) return;
   Rank& r = ranks_[i];
   while (r.next_send < r.sends.size()) {
+    // Slots first: they are in the record at hand, the message list is
+    // usually out of the caches (a list per record and channel).
+    if (r.credits == 0 || r.send_slots == 0) break;
     const Msg& m = r.sends[r.next_send];
     if (m.dep >= 0 && r.received <= static_cast<size_t>(m.dep)) break;  // data not here yet
-    if (r.credits == 0 || r.send_slots == 0) break;
     PostData(i, m.bytes);
     if (step_obs_ != nullptr) {
       const size_t n = spec_.rings[0].ranks.size();
@@ -359,6 +361,11 @@ void RingEngine::Progress(size_t i) {
     ++messages_;
   }
   FreeSlots(i);
+  // The next message and the next release are read when this record next
+  // makes progress, a message time from now: ask for their lines (a hint;
+  // the lists of all records are too big for the caches, their heads are not).
+  if (r.next_send < r.sends.size()) __builtin_prefetch(r.sends.data() + r.next_send);
+  if (r.consumed < r.needed_by.size()) __builtin_prefetch(r.needed_by.data() + r.consumed);
 }
 
 void RingEngine::FreeSlots(size_t i) {
@@ -440,8 +447,7 @@ void RingEngine::Delivered(uint32_t conn, units::Time at) {
     return;
   }
   const size_t i = sender.next;
-  ranks_[i].recv_bytes += sender.sends[ranks_[i].received].bytes;
-  ++ranks_[i].received;
+  ++ranks_[i].received;  // its bytes are summed when asked (BytesReceived)
   Progress(i);
   // Receive slots in use once the rank has done what it can with the arrival.
   max_slots_used_ = std::max(max_slots_used_, ranks_[i].received - ranks_[i].consumed);
@@ -469,8 +475,13 @@ int64_t RingEngine::NetworkBytesSent(uint32_t rank) const {
 
 int64_t RingEngine::BytesReceived(uint32_t rank) const {
   int64_t sum = 0;
-  for (const Rank& r : ranks_)
-    if (r.rank == rank) sum += r.recv_bytes;
+  // The messages each record received from its previous rank: the first
+  // `received` of that rank's sends (counted here, not per message).
+  for (const Rank& r : ranks_) {
+    if (r.rank != rank) continue;
+    const std::vector<Msg>& from = ranks_[r.prev].sends;
+    for (size_t k = 0; k < r.received; ++k) sum += from[k].bytes;
+  }
   return sum;
 }
 
