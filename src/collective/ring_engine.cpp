@@ -361,11 +361,6 @@ void RingEngine::Progress(size_t i) {
     ++messages_;
   }
   FreeSlots(i);
-  // The next message and the next release are read when this record next
-  // makes progress, a message time from now: ask for their lines (a hint;
-  // the lists of all records are too big for the caches, their heads are not).
-  if (r.next_send < r.sends.size()) __builtin_prefetch(r.sends.data() + r.next_send);
-  if (r.consumed < r.needed_by.size()) __builtin_prefetch(r.needed_by.data() + r.consumed);
 }
 
 void RingEngine::FreeSlots(size_t i) {
