@@ -92,7 +92,6 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
     conns_.push_back(c);
     return static_cast<uint32_t>(conns_.size() - 1);
   };
-  std::vector<std::vector<uint32_t>> up_in(records_.size()), down_out(records_.size());
   for (size_t ch = 0; ch < spec_.trees.size(); ++ch) {
     const uint32_t base = static_cast<uint32_t>(ch) * n_;
     for (uint32_t r = 0; r < n_; ++r) records_[base + r].rank = r;
@@ -104,17 +103,9 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
       const uint32_t d = open(parent, child, false, spec_.nics[ch]);
       records_[child].up_out = static_cast<int32_t>(u);
       records_[child].down_in = static_cast<int32_t>(d);
-      up_in[parent].push_back(u);
-      down_out[parent].push_back(d);
+      records_[parent].up_in.push_back(u);
+      records_[parent].down_out.push_back(d);
     }
-  }
-  // The children's connections of all records in one array (a step reads
-  // them; one vector per record would be one more scattered line).
-  for (size_t i = 0; i < records_.size(); ++i) {
-    records_[i].kids = static_cast<uint32_t>(kids_.size());
-    records_[i].nkids = static_cast<uint32_t>(up_in[i].size());
-    kids_.insert(kids_.end(), up_in[i].begin(), up_in[i].end());
-    kids_.insert(kids_.end(), down_out[i].begin(), down_out[i].end());
   }
   staging_ = RailStaging(spec_.rail_paths, spec_.nics_per_node, net_.num_hosts());
   nv_busy_.assign(n_, 0);
@@ -196,7 +187,7 @@ void TreeEngine::Progress(uint32_t rec) {
     Post(2 * id, wire, delay);
   };
   auto from_children = [&](int64_t c) {
-    for (uint32_t in : UpIn(r))
+    for (uint32_t in : r.up_in)
       if (conns_[in].received <= c) return false;
     return true;
   };
@@ -208,7 +199,7 @@ void TreeEngine::Progress(uint32_t rec) {
       send(id);
   }
   // Broadcast: the root sends the reduced chunk, the others forward their parent's.
-  for (uint32_t id : DownOut(r)) {
+  for (uint32_t id : r.down_out) {
     while (conns_[id].sent < r.chunks && conns_[id].credits > 0 && conns_[id].send_slots > 0) {
       const int64_t c = conns_[id].sent;
       const bool ready = r.down_in < 0 ? from_children(c)
@@ -226,7 +217,7 @@ bool TreeEngine::Consumable(const Conn& in, int64_t chunk) const {
   // once its result went down to every child); the parent's once forwarded
   // to every child (a leaf: at once).
   if (in.up && r.up_out >= 0) return conns_[static_cast<uint32_t>(r.up_out)].sent > chunk;
-  for (uint32_t out : DownOut(r))
+  for (uint32_t out : r.down_out)
     if (conns_[out].sent <= chunk) return false;
   return true;
 }
@@ -240,7 +231,7 @@ void TreeEngine::Consume(uint32_t rec) {
       Post(2 * id + 1, spec_.cts_bytes);
     }
   };
-  for (uint32_t id : UpIn(r)) drain(id);
+  for (uint32_t id : r.up_in) drain(id);
   if (r.down_in >= 0) drain(static_cast<uint32_t>(r.down_in));
 }
 
@@ -368,9 +359,9 @@ void TreeEngine::MaybeDone(uint32_t rec, units::Time at) {
   if (r.up_out >= 0 && (!out_done(static_cast<uint32_t>(r.up_out)) ||
                         !in_done(static_cast<uint32_t>(r.down_in))))
     return;
-  for (uint32_t id : DownOut(r))
+  for (uint32_t id : r.down_out)
     if (!out_done(id)) return;
-  for (uint32_t id : UpIn(r))
+  for (uint32_t id : r.up_in)
     if (!in_done(id)) return;
   r.done = true;
   ++records_done_;

@@ -19,9 +19,7 @@
 // attaches to the other node hands its data to the rail GPU for free).
 // Reduction costs no time; every dependency between ranks travels as
 // packets or NVLink messages.
-#include <cstddef>
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "collective/model/orders.hpp"
@@ -116,37 +114,28 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   void OnEvent(uint32_t kind, uint64_t arg) override;
 
  private:
-  // One direction of a tree edge in one channel. What every step reads
-  // (records, counters, slots) fills the first cache line; the queue pairs
-  // follow (a step touches several connections of a record, and at 128
-  // ranks the connections are out of the caches).
-  struct alignas(64) Conn {
+  // One direction of a tree edge in one channel.
+  struct Conn {
     uint32_t from = 0, to = 0;  // records (channel x N + rank)
     bool up = false;            // child -> parent (reduce) or parent -> child (broadcast)
     bool nvlink = false;
-    int credits = 0, send_slots = 0;
-    int64_t sent = 0, sent_done = 0, received = 0, consumed = 0, cts_back = 0;
     QpSet data;  // network only: the data queue pairs
     uint32_t cts_qp = 0;
     uint32_t host = 0;  // sending NIC (network only)
     uint32_t peer = 0;  // receiving NIC (network only)
     int64_t arrived = 0;  // chunks the NIC received (staged ones may not be delivered yet)
+    int64_t sent = 0, sent_done = 0, received = 0, consumed = 0, cts_back = 0;
+    int credits = 0, send_slots = 0;
   };
-  static_assert(offsetof(Conn, data) <= 64, "a step's fields share the first cache line");
   struct Record {  // one rank in one channel
     uint32_t rank = 0;
-    int32_t up_out = -1;   // connection to the parent
-    int32_t down_in = -1;  // from the parent
-    // Its children's connections in kids_: kids up_in (from each child),
-    // then as many down_out (to each child), in the same order.
-    uint32_t kids = 0, nkids = 0;
-    bool done = false;
     int64_t chunks = 0, share = 0;
+    int32_t up_out = -1;            // connection to the parent
+    int32_t down_in = -1;           // from the parent
+    std::vector<uint32_t> up_in;    // from each child
+    std::vector<uint32_t> down_out; // to each child
+    bool done = false;
   };
-  std::span<const uint32_t> UpIn(const Record& r) const { return {kids_.data() + r.kids, r.nkids}; }
-  std::span<const uint32_t> DownOut(const Record& r) const {
-    return {kids_.data() + r.kids + r.nkids, r.nkids};
-  }
   enum EventKind : uint32_t { kNvData = 0, kNvCts = 1, kNetPost = 2, kLaunch = 3, kUnstaged = 4 };
   int64_t ChunkBytes(const Record& r, int64_t c) const;
   void Progress(uint32_t rec);
@@ -164,7 +153,6 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   TreeSpec spec_;
   uint32_t n_ = 0;
   std::vector<Record> records_;  // channel-major
-  std::vector<uint32_t> kids_;   // Record::kids
   std::vector<Conn> conns_;
   std::vector<uint32_t> qp_lane_;  // QP -> connection x 2 + (1 if CTS)
   std::vector<int64_t> nv_busy_;   // per GPU (ps)
