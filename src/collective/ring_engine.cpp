@@ -211,7 +211,7 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
       r.next_send = r.sends_done = r.received = r.consumed = 0;
       r.credits = spec_.slots;
       r.send_slots = spec_.slots;
-      r.sent_bytes = r.net_bytes = r.recv_bytes = 0;
+      r.sent_bytes = r.net_bytes = 0;
       r.done = false;
       const auto& prev_blocks = blocks[static_cast<size_t>((p + n - 1) % n)];
       for (size_t l = 0; l < blocks[p].size(); ++l) {
@@ -341,9 +341,11 @@ void RingEngine::Progress(size_t i) {
   if (!launched_) return;
   Rank& r = ranks_[i];
   while (r.next_send < r.sends.size()) {
+    // Slots first: they are in the record at hand, the message list is
+    // usually out of the caches (a list per record and channel).
+    if (r.credits == 0 || r.send_slots == 0) break;
     const Msg& m = r.sends[r.next_send];
     if (m.dep >= 0 && r.received <= static_cast<size_t>(m.dep)) break;  // data not here yet
-    if (r.credits == 0 || r.send_slots == 0) break;
     PostData(i, m.bytes);
     if (step_obs_ != nullptr) {
       const size_t n = spec_.rings[0].ranks.size();
@@ -440,8 +442,7 @@ void RingEngine::Delivered(uint32_t conn, units::Time at) {
     return;
   }
   const size_t i = sender.next;
-  ranks_[i].recv_bytes += sender.sends[ranks_[i].received].bytes;
-  ++ranks_[i].received;
+  ++ranks_[i].received;  // its bytes are summed when asked (BytesReceived)
   Progress(i);
   // Receive slots in use once the rank has done what it can with the arrival.
   max_slots_used_ = std::max(max_slots_used_, ranks_[i].received - ranks_[i].consumed);
@@ -469,8 +470,13 @@ int64_t RingEngine::NetworkBytesSent(uint32_t rank) const {
 
 int64_t RingEngine::BytesReceived(uint32_t rank) const {
   int64_t sum = 0;
-  for (const Rank& r : ranks_)
-    if (r.rank == rank) sum += r.recv_bytes;
+  // The messages each record received from its previous rank: the first
+  // `received` of that rank's sends (counted here, not per message).
+  for (const Rank& r : ranks_) {
+    if (r.rank != rank) continue;
+    const std::vector<Msg>& from = ranks_[r.prev].sends;
+    for (size_t k = 0; k < r.received; ++k) sum += from[k].bytes;
+  }
   return sum;
 }
 

@@ -222,7 +222,6 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
     int send_slots = 0;    // free local send slots
     int64_t sent_bytes = 0;
     int64_t net_bytes = 0;
-    int64_t recv_bytes = 0;
     bool done = false;
   };
   void Progress(size_t i);

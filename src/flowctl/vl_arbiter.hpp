@@ -4,6 +4,7 @@
 // robin, and the LimitOfHighPriority that lets the Low table send once the
 // High table has sent that much while Low waited. The network asks which VL
 // to serve among those whose head packet has credit.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -56,7 +57,7 @@ class VlArbiter {
     return {vl, blocks};
   }
 
-  const std::vector<VlArbEntry>& low() const { return low_; }
+  const std::vector<VlArbEntry>& low() const { return low_.entries; }
 
  private:
   // Weighted round robin over one table: an entry may start a packet while
@@ -64,9 +65,40 @@ class VlArbiter {
   // overrun, and a weight below one packet still sends one); then the
   // arbiter moves to the next entry, which starts from zero. Entries of
   // weight 0 and VLs not in `eligible` are skipped. Returns the VL or -1.
-  // Inline, without a division: it runs once per packet an IB port sends.
-  static int PickInTable(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
-                         uint8_t eligible) {
+  // Inline, without a division or a walk over the entries it skips: it
+  // runs once per packet an IB port sends, and with one VL busy out of
+  // four the walk was most of it. `entries` holds, per VL, the bit set of
+  // the entries (of weight > 0) that serve it; tables of more than 64
+  // entries take the walk (PickInTableWalk, which is also the reference).
+  struct Table {
+    std::vector<VlArbEntry> entries;
+    std::array<uint64_t, kMaxClasses> of_vl{};  // bit i: entry i serves the VL (weight > 0)
+    void Index();
+  };
+  static int PickInTable(const Table& t, uint8_t& idx, int32_t& used, uint8_t eligible) {
+    const size_t n = t.entries.size();
+    if (n == 0 || eligible == 0) return -1;
+    if (n > 64) return PickInTableWalk(t.entries, idx, used, eligible);
+    const VlArbEntry& e = t.entries[idx];
+    if (e.weight > 0 && (eligible >> e.vl & 1) && used < e.weight) return e.vl;
+    // The walk from here would stop at the first entry after idx (cyclically,
+    // idx itself last) that serves an eligible VL, starting it from zero.
+    uint64_t q = 0;
+    for (unsigned m = eligible; m != 0; m &= m - 1) q |= t.of_vl[__builtin_ctz(m)];
+    used = 0;
+    if (q == 0) {  // the walk goes once round and one more step, in vain
+      idx = static_cast<uint8_t>(idx + 1u == n ? 0 : idx + 1u);
+      return -1;
+    }
+    const uint64_t after = idx >= 63 ? 0 : q & (~uint64_t{0} << (idx + 1));
+    idx = static_cast<uint8_t>(__builtin_ctzll(after != 0 ? after : q));
+    return t.entries[idx].vl;
+  }
+
+ public:
+  // The entry-by-entry walk PickInTable stands for (tests compare the two).
+  static int PickInTableWalk(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
+                             uint8_t eligible) {
     const size_t n = table.size();
     if (n == 0 || eligible == 0) return -1;
     for (size_t k = 0; k <= n; ++k) {
@@ -77,9 +109,16 @@ class VlArbiter {
     }
     return -1;
   }
+  static int PickInTableIndexed(const std::vector<VlArbEntry>& table, uint8_t& idx, int32_t& used,
+                                uint8_t eligible) {
+    Table t{table, {}};
+    t.Index();
+    return PickInTable(t, idx, used, eligible);
+  }
 
-  std::vector<VlArbEntry> high_;
-  std::vector<VlArbEntry> low_;  // effective Low table
+ private:
+  Table high_;
+  Table low_;  // effective Low table
   uint8_t low_mask_ = 0;         // VLs with a Low entry of weight > 0
   uint8_t high_mask_ = 0;        // VLs with a High entry of weight > 0
   int limit_of_high_ = 16;       // 4096-byte units; 255 = no limit

@@ -71,5 +71,38 @@ TEST(VlArbiter, LimitOfHighPriorityLetsLowSend) {
   EXPECT_EQ(m[1], 0);
 }
 
+TEST(VlArbiter, IndexedPickWalksAsTheEntryByEntryWalk) {
+  // PickInTable jumps to the next entry that can serve (a bit set per VL)
+  // instead of walking the table: the VL, entry and charge it leaves must
+  // be the walk's, for every table shape, position, charge and eligible set,
+  // including tables with entries of weight 0 and VLs outside the 8 queues.
+  uint64_t x = 0x9E3779B97F4A7C15ULL;
+  auto next = [&x](uint64_t mod) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x % mod;
+  };
+  for (int round = 0; round < 4000; ++round) {
+    std::vector<VlArbEntry> table(1 + next(64));
+    for (VlArbEntry& e : table) {
+      e.vl = static_cast<uint8_t>(next(10));  // 8 and 9: never eligible
+      e.weight = static_cast<uint8_t>(next(4) == 0 ? 0 : 1 + next(3));
+    }
+    for (int k = 0; k < 8; ++k) {
+      uint8_t idx_walk = static_cast<uint8_t>(next(table.size()));
+      int32_t used_walk = static_cast<int32_t>(next(5));
+      uint8_t idx = idx_walk;
+      int32_t used = used_walk;
+      const uint8_t eligible = static_cast<uint8_t>(next(256));
+      const int vl_walk = VlArbiter::PickInTableWalk(table, idx_walk, used_walk, eligible);
+      const int vl = VlArbiter::PickInTableIndexed(table, idx, used, eligible);
+      ASSERT_EQ(vl, vl_walk) << round;
+      ASSERT_EQ(idx, idx_walk) << round;
+      ASSERT_EQ(used, used_walk) << round;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lossless::flowctl
