@@ -67,7 +67,7 @@ class VlArbiter {
   // weight 0 and VLs not in `eligible` are skipped. Returns the VL or -1.
   // Inline, without a division or a walk over the entries it skips: it
   // runs once per packet an IB port sends, and with one VL busy out of
-  // four the walk was most of it. `entries` holds, per VL, the bit set of
+  // four the walk was most of it. `of_vl` holds, per VL, the bit set of
   // the entries (of weight > 0) that serve it; tables of more than 64
   // entries take the walk (PickInTableWalk, which is also the reference).
   struct Table {
