@@ -51,7 +51,7 @@ constexpr const char* kExpectedFormats =
 
 std::string FirstLine(std::string_view text) {
   for (const auto& l : SplitLines(text))
-    if (!Trim(l.text).empty()) return l.text;
+    if (!Trim(l.text).empty()) return std::string(l.text);
   return "";
 }
 
@@ -249,11 +249,12 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
   constexpr int kMaxSkippedErrors = 500;
   for (QosFormat f : order) {
     std::set<int64_t> live(groups[f].begin(), groups[f].end());
+    internal::GroupText group(seg, {live.begin(), live.end()});
     std::optional<QosConfig> cfg;
     std::string name(QosFormatName(f));
     for (int attempt = 0; attempt <= kMaxSkippedErrors && !cfg; ++attempt) {
       try {
-        cfg = Dispatch(f, internal::SegmentText(seg, {live.begin(), live.end()}), file);
+        cfg = Dispatch(f, group.text(), file);
       } catch (const InputError& e) {
         int64_t line = e.where().line;
         // Each retry re-parses the group: bound the total work (about 256 MB of
@@ -268,6 +269,7 @@ QosConfig ParseQosText(std::string_view text, const std::string& file,
                              "not interpretable as " + name + ": " + field + e.message(),
                              /*unreadable=*/true});
           live.erase(line);
+          group.Blank(line);
           continue;
         }
         if (!first_error) first_error = e;

@@ -48,7 +48,7 @@ QosConfig ParseEos(std::string_view text, const std::string& file) {
   size_t tx_indent = 0;
   bool any = false;
   auto skip = [&](const TextLine& l, const char* why) {
-    cfg.skipped.push_back({l.number, l.text, why});
+    cfg.skipped.push_back({l.number, std::string(l.text), why});
   };
   for (const TextLine& l : SplitLines(text)) {
     std::string_view t = Trim(l.text);

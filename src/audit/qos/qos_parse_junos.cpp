@@ -76,13 +76,13 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
     if (w.empty()) continue;
     if (w[0] == "set" || w[0] == "deactivate" || w[0] == "delete") {
       if (w[0] != "set") {
-        cfg.skipped.push_back({l.number, l.text, "'" + w[0] + "' line not applied (junos)"});
+        cfg.skipped.push_back({l.number, std::string(l.text), "'" + w[0] + "' line not applied (junos)"});
         continue;
       }
       w.erase(w.begin());
       for (std::string& x : w)
         if (!x.empty() && x.back() == ';') x.pop_back();
-      stmts.push_back({w, l.number, l.text});
+      stmts.push_back({w, l.number, std::string(l.text)});
       continue;
     }
     if (w.size() == 1 && w[0] == "}") {
@@ -105,7 +105,7 @@ QosConfig ParseJunos(std::string_view text, const std::string& file) {
     }
     if (inactive) continue;
     path.insert(path.end(), w.begin(), w.end());
-    stmts.push_back({path, l.number, l.text});
+    stmts.push_back({path, l.number, std::string(l.text)});
   }
 
   // Statements under class-of-service; the "class-of-service" head is optional

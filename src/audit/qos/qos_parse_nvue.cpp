@@ -54,7 +54,7 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
   for (const TextLine& l : SplitLines(text)) {
     std::string_view t = Trim(l.text);
     if (IsNvCommand(t) && !StartsWith(t, "nv set ") && !StartsWith(t, "nv unset "))
-      set.skipped.push_back({l.number, l.text, "NVUE command that changes no setting", false});
+      set.skipped.push_back({l.number, std::string(l.text), "NVUE command that changes no setting", false});
   }
   if (!any_show) return set;
   QosConfig show;
@@ -64,7 +64,7 @@ QosConfig ParseNvue(std::string_view text, const std::string& file) {
     // Text beside the `nv set` lines that is not `nv show` output: listed, not fatal.
     for (const TextLine& l : SplitLines(show_text))
       if (!Trim(l.text).empty())
-        set.skipped.push_back({l.number, l.text, "not readable as nv show output: " + e.message()});
+        set.skipped.push_back({l.number, std::string(l.text), "not readable as nv show output: " + e.message()});
     return set;
   }
   for (PortQos& p : set.ports) show.ports.push_back(std::move(p));

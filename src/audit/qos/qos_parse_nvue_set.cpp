@@ -100,7 +100,7 @@ QosConfig ParseNvueSet(std::string_view text, const std::string& file) {
     std::string_view t = Trim(l.text);
     if (t.empty() || t.front() == '#') continue;
     std::vector<std::string> w = Words(t);
-    auto skip = [&](const std::string& why) { cfg.skipped.push_back({l.number, l.text, why}); };
+    auto skip = [&](const std::string& why) { cfg.skipped.push_back({l.number, std::string(l.text), why}); };
     if (w.size() < 3 || w[0] != "nv" || (w[1] != "set" && w[1] != "unset")) {
       skip("not an 'nv set' line (nvue)");
       continue;

@@ -195,7 +195,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       if (is(w, {"policy-map", "type", "queuing"}) && w.size() >= 4) queuing[w[3]];
       if (!(is(w, {"system", "qos"}) || w[0] == "interface" || w[0] == "class-map" ||
             w[0] == "policy-map" || w[0] == "priority-flow-control"))
-        cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (nxos)"});
+        cfg.skipped.push_back({l.number, std::string(l.text), "not a QoS statement this tool reads (nxos)"});
       continue;
     }
     if (is(top, {"class-map", "type", "qos"}) && top.size() >= 5 && is(w, {"match", "dscp"}) &&
@@ -230,14 +230,14 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       if (w[0] == "pause") {
         std::optional<LosslessPg> pg = ReadPauseBuffer(w, w.size(), file, l.number, field);
         if (!pg) {
-          cfg.skipped.push_back({l.number, l.text,
+          cfg.skipped.push_back({l.number, std::string(l.text),
                                  "pause statement without a pause-threshold not read (nxos "
                                  "reads pause buffer-size B pause-threshold P "
                                  "resume-threshold R)"});
           continue;
         }
         pg->source = "queuing input " + top[3] + " " + parent.back() + " pause buffer";
-        pol.pause.push_back({parent.back(), l.number, l.text, *pg});
+        pol.pause.push_back({parent.back(), l.number, std::string(l.text), *pg});
         continue;
       }
       pol.statements.emplace_back(l.number, l.text);
@@ -274,7 +274,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       size_t pfc_cos = 0;
       for (size_t i = 1; i < w.size(); ++i)
         if (w[i] == "pfc-cos") pfc_cos = i;
-      NqPause np{parent.back(), l.number, l.text, std::nullopt, std::nullopt};
+      NqPause np{parent.back(), l.number, std::string(l.text), std::nullopt, std::nullopt};
       if (pfc_cos > 0 && pfc_cos + 1 < w.size()) {
         std::string list;
         for (size_t i = pfc_cos + 1; i < w.size(); ++i) list += w[i] + ",";
@@ -284,7 +284,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       } else if (is(w, {"pause", "no-drop"})) {
         np.pg = ReadPauseBuffer(w, w.size(), file, l.number, field);
       } else {
-        cfg.skipped.push_back({l.number, l.text,
+        cfg.skipped.push_back({l.number, std::string(l.text),
                                "network-qos pause statement not read (nxos reads pause pfc-cos N "
                                "and pause no-drop)"});
         continue;
@@ -314,7 +314,7 @@ QosConfig ParseNxos(std::string_view text, const std::string& file) {
       } else if (is(w, {"service-policy", "type", "queuing", "input"}) && w.size() >= 5) {
         port_queuing_in[p.name] = {w[4], l.number};
       } else if (!is(w, {"service-policy"})) {
-        cfg.skipped.push_back({l.number, l.text, "interface statement not read (nxos)"});
+        cfg.skipped.push_back({l.number, std::string(l.text), "interface statement not read (nxos)"});
       }
     }
   }

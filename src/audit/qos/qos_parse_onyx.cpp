@@ -200,7 +200,7 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
         any = config = true;
       } else if (!(w[0] == "advanced" || w[0] == "enable" || w[0] == "configure" ||
                    w[0] == "configuration" || w[0] == "show")) {
-        cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (onyx)"});
+        cfg.skipped.push_back({l.number, std::string(l.text), "not a QoS statement this tool reads (onyx)"});
       }
       continue;
     }
@@ -263,12 +263,12 @@ QosConfig ParseOnyx(std::string_view text, const std::string& file) {
           lossless_pools.insert(at(4));
         }
       } else {
-        cfg.skipped.push_back({l.number, l.text, "ingress-buffer statement not read (onyx)"});
+        cfg.skipped.push_back({l.number, std::string(l.text), "ingress-buffer statement not read (onyx)"});
       }
     } else if (at(0) == "pfc-wd" || (at(0) == "dcb" && rest_has("watchdog"))) {
       p.q.pfc_watchdog = true;
     } else {
-      cfg.skipped.push_back({l.number, l.text, "not a QoS statement this tool reads (onyx)"});
+      cfg.skipped.push_back({l.number, std::string(l.text), "not a QoS statement this tool reads (onyx)"});
     }
   }
   if (!any) return cfg;

@@ -1,5 +1,6 @@
 #include "audit/qos/qos_parse.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "audit/qos/qos_rules.hpp"
+#include "audit/qos/qos_segment.hpp"
 #include "base/error.hpp"
 
 namespace lossless::audit::qos {
@@ -837,6 +839,26 @@ TEST(QosParse, CumulusTrafficConfReadsPfcAndEcnGroups) {
   EXPECT_EQ(p.pgs.at(3).headroom->value, 120'000);
   EXPECT_TRUE(p.ecn.at(3).enabled);
   EXPECT_EQ(p.ecn.at(3).kmax->value, 1'500'000);
+}
+
+// A retry blanks the line a reader could not interpret in place; the text must
+// be the one SegmentText builds without that line (line numbers unchanged).
+TEST(QosParse, GroupTextBlanksALineAsSegmentTextWithoutIt) {
+  const internal::SegmentedText seg =
+      internal::SegmentQosText("a 1\nbb 2\n\nccc 3\r\ndddd 4\ne", std::nullopt);
+  ASSERT_EQ(seg.content.size(), 6u);
+  std::vector<int64_t> lines{1, 2, 4, 5, 6};
+  internal::GroupText g(seg, lines);
+  EXPECT_EQ(g.text(), internal::SegmentText(seg, lines));
+  for (int64_t drop : {4, 1, 6, 5, 2}) {
+    g.Blank(drop);
+    lines.erase(std::find(lines.begin(), lines.end(), drop));
+    EXPECT_EQ(g.text(), internal::SegmentText(seg, lines)) << "after blanking line " << drop;
+  }
+  EXPECT_EQ(g.text(), std::string(5, '\n'));
+  g.Blank(0);
+  g.Blank(7);
+  EXPECT_EQ(g.text(), std::string(5, '\n'));
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ QosConfig ParseTrafficConf(std::string_view text, const std::string& file) {
     if (t.empty() || t.front() == '#') continue;
     size_t eq = t.find('=');
     if (eq == std::string_view::npos) {
-      cfg.skipped.push_back({l.number, l.text, "not a key = value line (cumulus-traffic)"});
+      cfg.skipped.push_back({l.number, std::string(l.text), "not a key = value line (cumulus-traffic)"});
       continue;
     }
     std::string key(Trim(t.substr(0, eq)));
@@ -59,7 +59,7 @@ QosConfig ParseTrafficConf(std::string_view text, const std::string& file) {
     if ((section != "pfc" && section != "ecn_red" && section != "link_pause") ||
         d2 == std::string::npos) {
       if (key.find("port_group_list") == std::string::npos)
-        cfg.skipped.push_back({l.number, l.text, "traffic.conf key not read (cumulus-traffic)"});
+        cfg.skipped.push_back({l.number, std::string(l.text), "traffic.conf key not read (cumulus-traffic)"});
       continue;
     }
     std::string group = key.substr(d1 + 1, d2 - d1 - 1);

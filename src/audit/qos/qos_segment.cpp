@@ -286,7 +286,7 @@ SegmentedText SegmentQosText(std::string_view text, std::optional<QosFormat> for
     cur.clear();
   };
   auto skip = [&](const TextLine& l, const std::string& reason) {
-    out.skipped.push_back({l.number, l.text, reason});
+    out.skipped.push_back({l.number, std::string(l.text), reason});
   };
   for (const TextLine& l : lines) {
     std::string_view t = Trim(l.text);
@@ -420,6 +420,22 @@ std::string SegmentText(const SegmentedText& s, const std::vector<int64_t>& line
     if (keep[i]) out += s.content[i];
   }
   return out;
+}
+
+GroupText::GroupText(const SegmentedText& s, const std::vector<int64_t>& lines)
+    : text_(SegmentText(s, lines)) {
+  starts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') starts_.push_back(i + 1);
+}
+
+void GroupText::Blank(int64_t line) {
+  if (line < 1 || static_cast<size_t>(line) > starts_.size()) return;
+  const size_t i = static_cast<size_t>(line - 1);
+  const size_t begin = starts_[i];
+  const size_t end = i + 1 < starts_.size() ? starts_[i + 1] - 1 : text_.size();
+  text_.erase(begin, end - begin);
+  for (size_t j = i + 1; j < starts_.size(); ++j) starts_[j] -= end - begin;
 }
 
 }  // namespace lossless::audit::qos::internal

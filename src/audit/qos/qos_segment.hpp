@@ -46,4 +46,20 @@ SegmentedText SegmentQosText(std::string_view text, std::optional<QosFormat> for
 // blank lines elsewhere.
 std::string SegmentText(const SegmentedText& s, const std::vector<int64_t>& lines);
 
+// SegmentText's text, from which a reader's retry blanks one more line in
+// place (ParseQosText drops a line a reader cannot interpret and reads the
+// group again, up to hundreds of times on a large file: rebuilding the text
+// each time cost more than the reading).
+class GroupText {
+ public:
+  GroupText(const SegmentedText& s, const std::vector<int64_t>& lines);
+  // Empties 1-based line `line` (out of range: nothing).
+  void Blank(int64_t line);
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  std::vector<size_t> starts_;  // offset of each line in text_
+};
+
 }  // namespace lossless::audit::qos::internal

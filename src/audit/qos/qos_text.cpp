@@ -22,7 +22,7 @@ std::vector<TextLine> SplitLines(std::string_view text) {
       raw.remove_suffix(1);
     size_t indent = 0;
     while (indent < raw.size() && (raw[indent] == ' ' || raw[indent] == '\t')) ++indent;
-    out.push_back(TextLine{number, std::string(raw), indent});
+    out.push_back(TextLine{number, raw, indent});
     if (end == text.size()) break;
     pos = end + 1;
   }

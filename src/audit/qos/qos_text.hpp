@@ -16,11 +16,13 @@ namespace lossless::audit::qos::internal {
 
 struct TextLine {
   int64_t number = 0;  // 1-based
-  std::string text;    // CR and trailing blanks removed
+  std::string_view text;  // into the split text; CR and trailing blanks removed
   size_t indent = 0;   // leading spaces (a tab counts as one)
 };
 
-// Split into lines; drops the CR of CRLF and trailing blanks.
+// Split into lines; drops the CR of CRLF and trailing blanks. The lines view
+// `text`, which must outlive them (no copy per line: the format readers
+// re-split a group at each retry, ParseQosText).
 std::vector<TextLine> SplitLines(std::string_view text);
 // Trim (C-locale white space) and StartsWith are the shared ones.
 using text::StartsWith;
