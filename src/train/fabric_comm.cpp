@@ -197,8 +197,11 @@ void FabricComm::Advance(units::Time start) {
     sim_.Run();
   }
   for (const NicStall* st : stalls_pending_) {
-    net_->StallNicReceive(static_cast<uint32_t>(SimulatedNic(st->host)), sim_.Now(),
-                          sim_.Now() + st->duration);
+    // The fault component's NIC stall: events of the NIC's port from now.
+    fault::Plan plan;
+    plan.nic_stall = fault::NicStall{static_cast<uint32_t>(SimulatedNic(st->host)), sim_.Now(),
+                                     sim_.Now() + st->duration};
+    fault::Apply(plan, *net_);
     stall_end_ = std::max(stall_end_, sim_.Now() + st->duration);
   }
   stalls_pending_.clear();
@@ -276,18 +279,21 @@ void FabricComm::BeginStep(int step) {
     if (st.step == step) stalls_pending_.push_back(&st);
   // Lift degradations that ended, then apply those in force (a later fault
   // on the same port wins).
+  // Both as one fault::Plan, applied through the fault components' seams.
+  fault::Plan plan;
   for (size_t i = 0; i < faults_.degraded.size(); ++i)
     if (faults_.degraded[i].last + 1 == step)
-      for (uint32_t p : degrade_ports_[i]) net_->SetLinkLoss(p, base_loss_[p]);
+      for (uint32_t p : degrade_ports_[i]) plan.link_loss.push_back({p, base_loss_[p]});
   for (size_t i = 0; i < faults_.degraded.size(); ++i) {
     const LinkDegrade& d = faults_.degraded[i];
     if (d.first != step) continue;
     for (uint32_t p : degrade_ports_[i]) {
       fabric::LinkLossConfig l = base_loss_[p];
       l.ber = d.ber;
-      net_->SetLinkLoss(p, l);
+      plan.link_loss.push_back({p, l});
     }
   }
+  fault::Apply(plan, *net_);
 }
 
 int64_t FabricComm::SimulatedNic(int64_t host) const {

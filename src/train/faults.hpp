@@ -18,8 +18,10 @@
 //   (fabric/link_loss.hpp: CRC drops, RC retransmissions).
 // - A stalled NIC (`--stall-nic HOST@STEP:US`): NIC HOST stops receiving for
 //   US microseconds from the first collective of step STEP
-//   (fabric::Network::StallNicReceive: a pause storm on RoCE, no credits
-//   returned on InfiniBand).
+//   (fault::NicStall: a pause storm on RoCE, no credits returned on
+//   InfiniBand).
+// The link and NIC faults are applied as fault::Plans (src/fault), between
+// the engine's runs, through the same seams as `run`'s and `perf`'s.
 //
 // A step during which a fault is active is simulated at packet level in full
 // (no collective reuses a measured time, none is kept for reuse).
