@@ -220,6 +220,21 @@ TEST(RefE3_IbCreditLoop, Check5_CreditsBeyondTheCounterHalfRangeAreRejected) {
   EXPECT_THROW(net.SetVlCredits(net.HostPort(0), 0, 2049), std::invalid_argument);
 }
 
+TEST(IbCredits, AGrantIsASetupCallNotAWriteIntoARunningPeer) {
+  // SetVlCredits tells the sender at once, as link initialisation does; in
+  // a run a grant travels as an FCP, so the call is refused once events ran.
+  sim::Simulator sim(1);
+  auto topo = testing::LsRing(2, 2, 1);
+  Network net(sim, topo, IbConfig());
+  net.SetVlCredits(net.HostPort(0), 0, 100);
+  EXPECT_EQ(net.IbAvailableCredits(net.PortPeer(net.HostPort(0)), 0), 100);
+  net.AddFlow(FlowSpec::Of(1, 0, 8192, Time::Zero()));
+  sim.Run();
+  ASSERT_EQ(net.flows_done(), 1u);
+  EXPECT_THROW(net.SetVlCredits(net.HostPort(0), 0, 200), std::logic_error);
+  EXPECT_EQ(net.IbAvailableCredits(net.PortPeer(net.HostPort(0)), 0), 100);
+}
+
 // ---------------------------------------------------------------- E4 ----
 // One 400G output port (switch S -> receiver R, host 4) with every VL
 // backlogged: host i sends SL i (= VL i) to R at line rate, so S holds a full

@@ -90,11 +90,13 @@ void Network::IbResetPort(uint32_t port) {
 void Network::SetVlCredits(uint32_t port, int vl, int32_t blocks) {
   if (!ib_on_ || vl < 0 || vl >= kMaxClasses || blocks < 0 || blocks > kMaxCredits)
     throw std::invalid_argument("SetVlCredits: InfiniBand off or value out of range");
+  if (sim_.events_executed() > 0)
+    throw std::logic_error("SetVlCredits: a setup call, made after the run started");
   IbPort& r = ib_[port];
   r.vls[vl].limit = blocks;
   r.vls[vl].last_fccl = r.vls[vl].Fccl();
   // The sender learns the new grant at once (as at link initialisation; a
-  // configuration call before the run, not an event).
+  // setup call before the run, not an event).
   IbPort& s = ib_[ports_[port].peer];
   s.vls[vl].fccl = static_cast<uint16_t>((s.vls[vl].fctbs + blocks - r.vls[vl].used) & kCreditMod);
   r.peer_fccl[vl] = s.vls[vl].fccl;

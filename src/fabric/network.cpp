@@ -377,7 +377,7 @@ PacketRef Network::NextFromQueues(Port& p) {
 
 void Network::TryTransmit(uint32_t pi) {
   Port& p = ports_[pi];
-  if (p.down) return;  // SetLinkUp(true) kicks the port again
+  if (p.down) return;  // SetPortUp(true) kicks the port again
   const int64_t now = sim_.Now().ps();
   if (p.busy_until > now) {  // a frame is still going out
     ScheduleKick(pi, p.busy_until);
@@ -633,12 +633,6 @@ void Network::SetPortUp(uint32_t pi, bool up) {
   }
   if (ib_on_) IbResetPort(pi);  // link training re-initialises flow control
   Kick(pi);
-}
-
-void Network::SetLinkUp(uint32_t link, bool up) {
-  if (link >= ports_.size() / 2) throw std::invalid_argument(fmt::format("no link {}", link));
-  SetPortUp(2 * link, up);
-  SetPortUp(2 * link + 1, up);
 }
 
 void Network::ScheduleLinkState(uint32_t link, bool up, Time at) {

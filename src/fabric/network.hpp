@@ -357,7 +357,10 @@ class Network final : public sim::EventHandler {
   uint32_t HostPort(uint32_t rank) const { return nics_[rank].port; }
 
   // InfiniBand credits (cfg.ib.enabled). `port` receives on its link: its
-  // VL buffer grants `blocks` from now on (tests; call before traffic starts).
+  // VL buffer grants `blocks` (tests). A setup call, like the configuration:
+  // the sender learns the grant at once, as at link initialisation, so it
+  // throws std::logic_error once the engine has run an event (later, a
+  // grant would have to travel as an FCP).
   void SetVlCredits(uint32_t port, int vl, int32_t blocks);
   // Sender side: credit available to `port` on `vl`, (FCCL - FCTBS) mod 4096.
   int32_t IbAvailableCredits(uint32_t port, int vl) const;
@@ -429,18 +432,17 @@ class Network final : public sim::EventHandler {
   // for traffic class `tclass` (0 at a host port for data: NICs do not queue it).
   int64_t QueueBytes(uint32_t port, int tclass) const { return ports_[port].q[tclass].bytes; }
 
-  // Takes topology link `link` (both directions) down or up. A down link
-  // carries nothing: routing skips it among the minimal next hops (a switch
-  // whose every minimal next hop is down drops the packet, counted as a
-  // drop), packets already on the wire are lost, and a host whose link is
-  // down stops sending until it comes back.
-  // SetLinkUp acts on both ends now (setup and tests); ScheduleLinkState is
-  // the fault seam: at `at` (Now() if earlier) each end's port takes its own
-  // half down or up, as an event of that port (src/fault/link_state.hpp). On
-  // InfiniBand a link coming up re-initialises flow control: each end sends
-  // an FCP on every data VL and a sender has no credit until they arrive.
+  // Takes topology link `link` (both directions) down or up at `at` (Now()
+  // if earlier): each end's port takes its own half down or up, as an event
+  // of that port (the fault seam, fault::LinkState; setup and tests use it
+  // too, so no call writes both ends at once). A down link carries nothing:
+  // routing skips it among the minimal next hops (a switch whose every
+  // minimal next hop is down drops the packet, counted as a drop), packets
+  // already on the wire are lost, and a host whose link is down stops
+  // sending until it comes back. On InfiniBand a link coming up
+  // re-initialises flow control: each end sends an FCP on every data VL and
+  // a sender has no credit until they arrive.
   // Throws std::invalid_argument for a link the topology lacks.
-  void SetLinkUp(uint32_t link, bool up);
   void ScheduleLinkState(uint32_t link, bool up, Time at);
   bool LinkUp(uint32_t link) const { return !ports_[2 * static_cast<size_t>(link)].down; }
   // The control plane's reroute (docs/what-if.md#link-down): from `at`

@@ -357,10 +357,11 @@ TEST(Network, LinkDownReroutesAroundIt) {
       16, 8, 2);  // links 16..19: leaf0-spine0, leaf0-spine1, leaf1-spine0, leaf1-spine1
   NetworkConfig cfg = RawConfig(RoutingMode::kSpray);
   Network net(sim, topo, cfg);
-  net.SetLinkUp(16, false);  // leaf0 - spine0
-  EXPECT_FALSE(net.LinkUp(16));
+  net.ScheduleLinkState(16, false, Time::Zero());  // leaf0 - spine0
+  EXPECT_TRUE(net.LinkUp(16));                     // an event of each end's port
   net.AddFlow(FlowSpec::Of(0, 9, 400'000, Time::Zero()));
   sim.Run();
+  EXPECT_FALSE(net.LinkUp(16));
   EXPECT_EQ(net.flows_done(), 1u);
   EXPECT_EQ(net.drops(), 0u);
   EXPECT_EQ(net.port_stats(2 * 16).tx_packets, 0u);    // nothing crossed the down link
@@ -371,11 +372,12 @@ TEST(Network, HostLinkDownStallsItsFlowsUntilItComesBack) {
   sim::Simulator sim(1);
   auto topo = testing::LsRing(16, 8, 2);
   Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
-  net.SetLinkUp(0, false);  // host0's link
-  net.AddFlow(FlowSpec::Of(0, 1, 40'000, Time::Zero()));
+  net.ScheduleLinkState(0, false, Time::Zero());  // host0's link
+  net.AddFlow(FlowSpec::Of(0, 1, 40'000, Time::Ns(1)));  // after the link went down
   sim.Run();
   EXPECT_EQ(net.flows_done(), 0u);
-  net.SetLinkUp(0, true);
+  EXPECT_EQ(net.port_stats(0).tx_packets, 0u);
+  net.ScheduleLinkState(0, true, sim.Now());
   sim.Run();
   EXPECT_EQ(net.flows_done(), 1u);
   EXPECT_EQ(net.drops(), 0u);
@@ -419,7 +421,7 @@ TEST(Network, LinkDownLosesWhatIsOnTheWire) {
   Network net(sim, topo, RawConfig(RoutingMode::kEcmp));
   net.AddFlow(FlowSpec::Of(0, 1, 400'000, Time::Zero()));
   sim.Run(Time::Us(2));     // packets are in flight on host0's link and on leaf0 -> host1
-  net.SetLinkUp(1, false);  // host1's link: in-flight packets and all later ones are lost
+  net.ScheduleLinkState(1, false, sim.Now());  // host1's link: in flight and later lost
   sim.Run();
   EXPECT_GT(net.drops(), 0u);
   EXPECT_EQ(net.flows_done(), 0u);

@@ -62,7 +62,7 @@ struct LinkLoss {
 
 // Topology link `link` (both directions) goes down at `down_at` and, unless
 // up_at is Time::Max(), comes up again at `up_at` (> down_at). While down it
-// carries nothing (fabric::Network::SetLinkUp has the details).
+// carries nothing (fabric::Network::ScheduleLinkState has the details).
 struct LinkState {
   uint32_t link = 0;
   Time down_at;

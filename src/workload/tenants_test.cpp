@@ -120,7 +120,7 @@ TEST(TenantTrafficTest, AStalledSenderStopsAtMaxOutstandingMessages) {
   sim::Simulator sim(1);
   const topology::Topology topo = fabric::testing::LsRing(kHosts, 4, 2);
   fabric::Network net(sim, topo, Roce());
-  net.SetLinkUp(0, false);  // host 0's link
+  net.ScheduleLinkState(0, false, Time::Zero());  // host 0's link
   TenantConfig tc;
   tc.load = 0.5;
   tc.mean_burst = 65536;
