@@ -38,6 +38,7 @@ head -c 3000 /dev/urandom >"$tmp/junk.yaml"
 check junk 2 "junk.yaml" -- "$BIN" run "$tmp/junk.yaml"
 check bench-bad-hosts 2 "--hosts: expected a multiple of 8" -- "$BIN" bench ls-ring --hosts 12
 check bench-small 0 "exact match" -- "$BIN" bench ls-ring --hosts 16 --bytes 1MiB
+check bench-small-ib 0 "packet_hops [0-9]* -> hops match \(completion [0-9.]*ns later" -- "$BIN" bench ls-ring --hosts 16 --bytes 1MiB --lossless ib
 # Determinism: same scenario and seed, same bytes out (text and JSON).
 "$BIN" run scenarios/roce-incast.yaml --no-timing --json "$tmp/a.json" >"$tmp/a.txt"
 "$BIN" run scenarios/roce-incast.yaml --no-timing --json "$tmp/b.json" >"$tmp/b.txt"
