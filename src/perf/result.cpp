@@ -78,10 +78,12 @@ std::string ChoiceTable(const PerfResult& r) {
                                   "sim/model", "busbw");
   out += "\n";
   for (const SizeResult& s : r.sizes) {
-    out += fmt::format("# {:>12}  {:>5}  {:>6}  {:>3}  {:>10.2f}", s.counts.size_bytes,
+    // NCCL's tuning model predicts no time for point-to-point (alltoall,
+    // sendrecv): "-", not 0.
+    out += fmt::format("# {:>12}  {:>5}  {:>6}  {:>3}  {:>10}", s.counts.size_bytes,
                        collective::AlgorithmName(s.choice.algorithm),
                        collective::ProtocolName(s.choice.protocol), s.choice.channels,
-                       s.choice.time_us);
+                       s.choice.time_us > 0 ? fmt::format("{:.2f}", s.choice.time_us) : "-");
     if (o.model) {
       const double sim = s.out_of_place.MeanUs();
       const double model = s.model_us.value_or(0);
@@ -158,7 +160,8 @@ nlohmann::json ToJson(const PerfResult& r) {
         s.model_us ? nlohmann::json(collective::BusBwGbs(o.collective, o.Ranks(),
                                                          row.size_bytes, *s.model_us))
                    : nlohmann::json(nullptr);
-    e["nccl_model_us"] = s.choice.time_us;
+    e["nccl_model_us"] =
+        s.choice.time_us > 0 ? nlohmann::json(s.choice.time_us) : nlohmann::json(nullptr);
     e["out_of_place"] = HalfJson(s.out_of_place, row.out_of_place);
     e["in_place"] = HalfJson(s.in_place, row.in_place);
     results.push_back(std::move(e));

@@ -109,6 +109,11 @@ TEST(PerfResult, ModelRunOutputSaysItIsTheModel) {
   EXPECT_NE(text.find("# Collective test starting: alltoall_perf\n"), std::string::npos);
   // alltoall's in-place half is not checked.
   EXPECT_NE(text.find("    N/A\n"), std::string::npos);
+  // NCCL's tuning model has no time for point-to-point: "-" and null, not 0.
+  const std::string choices = ChoiceTable(r);
+  EXPECT_NE(choices.find("#      1048576    P2P  Simple   24           -\n"), std::string::npos)
+      << choices;
+  EXPECT_TRUE(ToJson(r)["results"][0]["nccl_model_us"].is_null());
 }
 
 TEST(PerfResult, SimulationNotesNameTheFabric) {
