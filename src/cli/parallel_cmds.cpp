@@ -58,6 +58,9 @@ int Sweep(parallel::Comm& comm, const SweepArgs& a, bool& writing) {
   });
   plan.text = comm.Broadcast(plan.text);
   parallel::RunAgreed(comm, [&] { sweep::CheckPlan(plan); });
+  if (root)
+    for (const std::string& note : sweep::PlanNotes(plan))
+      fmt::print(stderr, "sweep: warning: {}\n", note);
 
   const size_t cases = plan.Cases();
   InterruptScope interrupts;

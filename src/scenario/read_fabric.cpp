@@ -221,6 +221,15 @@ void ReadFabric(Fields& f, Scenario& sc) {
         "fabric.ecn.enabled: ECN marking is an Ethernet (RoCE) mechanism; InfiniBand "
         "congestion control is fabric.cc: ib-cc with fabric.ibcc.*");
   }
+  // Thresholds given with marking off take no effect: say so, not silently.
+  if (!sc.net.sw.ecn[sc.net.nic.data_class].enabled) {
+    for (const char* key : {"fabric.ecn.kmin", "fabric.ecn.kmax", "fabric.ecn.pmax"}) {
+      if (!f.Given(key)) continue;
+      sc.warnings.push_back(
+          fmt::format("{}: given, but fabric.ecn.enabled is false: no packet is marked", key));
+      break;
+    }
+  }
 }
 
 }  // namespace lossless::scenario

@@ -253,6 +253,28 @@ void CheckPlan(const Plan& p) {
   }
 }
 
+std::vector<std::string> PlanNotes(const Plan& p) {
+  std::vector<std::string> notes;
+  std::string ecn_key;
+  for (const auto& v : p.vary)
+    if (ecn_key.empty() && v.key.rfind("fabric.ecn.", 0) == 0) ecn_key = v.key;
+  bool reacts = false;
+  for (size_t c = 0; c < p.Cases(); ++c) {
+    const scenario::Scenario s = LoadCase(p, c);
+    reacts = reacts || s.net.dcqcn || s.net.ib_cc;
+    for (const std::string& w : s.warnings)
+      if (std::find(notes.begin(), notes.end(), w) == notes.end()) notes.push_back(w);
+  }
+  if (!ecn_key.empty() && !reacts) {
+    notes.push_back(fmt::format(
+        "{} is varied, but fabric.cc is none in every case: the marks are counted (ecn_marks) "
+        "and nothing slows down for them, so the flows run alike (--set or --vary fabric.cc "
+        "dcqcn-paper or dcqcn-firmware)",
+        ecn_key));
+  }
+  return notes;
+}
+
 std::vector<std::string> Columns(const Plan& p) {
   std::vector<std::string> cols = {"case"};
   for (const auto& v : p.vary) cols.push_back(v.key);

@@ -56,6 +56,12 @@ scenario::Scenario LoadCase(const Plan& p, size_t c);
 // (fields, topology, traffic, faults). InputError otherwise.
 void CheckPlan(const Plan& p);
 
+// What to know before reading the table (after CheckPlan passed): every
+// scenario warning of the cases, once each, and an ECN threshold varied
+// while no case has a congestion control that reacts to marks (fabric.cc
+// none: the marks are counted and the flows run alike).
+std::vector<std::string> PlanNotes(const Plan& p);
+
 // The table's columns: "case", the --vary keys, then the headline results
 // (docs/sweep.md#columns).
 std::vector<std::string> Columns(const Plan& p);

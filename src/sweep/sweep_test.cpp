@@ -45,6 +45,24 @@ std::string ErrorOf(const std::function<void()>& f) {
   }
 }
 
+TEST(SweepPlan, NotesSayWhenNothingReactsToTheVariedEcnThreshold) {
+  Plan p = IncastPlan();
+  EXPECT_TRUE(PlanNotes(p).empty());  // dcqcn-paper in half the cases reacts to marks
+  p.vary = {ParseVary("fabric.ecn.kmin=20KB,100KB")};
+  std::vector<std::string> notes = PlanNotes(p);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0],
+              HasSubstr("fabric.ecn.kmin is varied, but fabric.cc is none in every case"));
+  // A scenario warning of the cases comes once, however many cases have it.
+  p.sets = {"fabric.ecn.enabled=false"};
+  p.vary = {ParseVary("fabric.ecn.kmax=300KB,400KB"), ParseVary("seed=1,2")};
+  notes = PlanNotes(p);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0],
+            "fabric.ecn.kmin: given, but fabric.ecn.enabled is false: no packet is marked");
+  EXPECT_THAT(notes[1], HasSubstr("fabric.ecn.kmax is varied"));
+}
+
 TEST(SweepPlan, ParseVaryTakesTheListAndRejectsWhatCannotBeAList) {
   const Vary v = ParseVary("fabric.ecn.kmin=50KB, 100KB ,200KB");
   EXPECT_EQ(v.key, "fabric.ecn.kmin");
