@@ -49,7 +49,10 @@ struct Stats {
   uint64_t windows = 0;
   uint64_t sent = 0;      // cross-rank events this rank sent (rank 0: all ranks)
   uint64_t received = 0;  // ... received
-  uint64_t ties = 0;      // same-time pairs of consecutive events, one from another rank
+  // Same-time pairs of consecutive events, one from another rank: counted
+  // with digests only (`--digest`; a per-event probe the run otherwise skips).
+  uint64_t ties = 0;
+  bool ties_counted = false;
   uint64_t careful = 0;   // windows that waited for the stop verdict
   uint64_t stop_bounds = 0;  // times this rank computed the stop rule's bound
   uint64_t reductions = 0;  // integer reductions (rank 0's)
@@ -92,7 +95,8 @@ std::string UnpackZeroRuns(const std::string& in);
 
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
 // lookahead L, W windows (V waiting for a stop verdict, N synchronisations
-// each), E cross-rank events (B batch bytes), T same-time ties, waiting X %
+// each), E cross-rank events (B batch bytes), T same-time ties (with
+// --digest; else "same-time ties not counted"), waiting X %
 // of Y s ...; work Z s CPU over the ranks, P s on the critical path ...;
 // outside the engine S s before, F s after (rank 0)".
 std::string StatsLine(const Stats& st);

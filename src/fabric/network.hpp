@@ -490,14 +490,13 @@ class Network final : public sim::EventHandler {
   int64_t SerialLive() const {
     return static_cast<int64_t>(pool_.live()) + remote_out_ - remote_in_;
   }
-  // Between events (Simulator's event probe): the largest SerialLive since
-  // the last call (within the event that just ran); frees the frames handed
-  // to other ranks meanwhile (kept until now, so that a frame sent and
-  // another allocated in one event count together as in the serial run) and
-  // restarts the peak.
-  int64_t SerialPeakSinceLast() const {
-    return static_cast<int64_t>(pool_.peak()) + remote_out_ - remote_in_;
-  }
+  // Told of every change of SerialLive (+1 a packet made, -1 one freed), in
+  // the event that makes it: the distributed run's log of packets alive.
+  // The copies that carry a frame across ranks are not changes.
+  void set_packet_observer(PacketPool::Observer* o) { pool_.set_observer(o); }
+  // Frees the frames handed to other ranks since the last call (kept until
+  // then: the caller may still read a frame's record in the event that sent
+  // it); SerialLive does not change. Between events (a window's end).
   void SettleEvent();
   // Results: ExportResults() on every rank; ImportResults(all of them, in
   // rank order) on rank 0 folds them into this network's results (flows,
