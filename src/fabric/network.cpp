@@ -500,13 +500,17 @@ void Network::Arrive(uint32_t pi, PacketRef r) {
   p.wire.Pop(pool_);
   // The next frame's event, under the key drawn when it was sent (frames a
   // distributed run received on a cut link came with their own events).
-  if (!p.wire.empty() && (remote_ == nullptr || !cut_[pi])) {
-    QueueArrival(pi, p.wire.head);
-    // That frame's record was written a link delay ago and is out of the
-    // caches at scale; the one behind it is read at the next arrival here,
-    // a frame time from now: ask for it (a hint, like PrefetchAhead).
-    const PacketRef behind = pool_[p.wire.head].next;
-    if (behind != kNoPacket) __builtin_prefetch(&pool_[behind]);
+  if (!p.wire.empty()) {
+    if (remote_ != nullptr && cut_[pi]) [[unlikely]] {
+      QueueRemoteArrival(pi);
+    } else {
+      QueueArrival(pi, p.wire.head);
+      // That frame's record was written a link delay ago and is out of the
+      // caches at scale; the one behind it is read at the next arrival here,
+      // a frame time from now: ask for it (a hint, like PrefetchAhead).
+      const PacketRef behind = pool_[p.wire.head].next;
+      if (behind != kNoPacket) __builtin_prefetch(&pool_[behind]);
+    }
   }
   if (p.lossy) [[unlikely]] {
     if (LinkLoses(pi, r)) return;
@@ -793,6 +797,7 @@ void Network::SetDistributed(RemoteLinks* remote, std::vector<uint8_t> cut, size
     throw std::invalid_argument("SetDistributed: expected one cut flag per port");
   remote_ = remote;
   cut_ = std::move(cut);
+  remote_keys_.assign(ports_.size(), {});
   local_flows_ = local_flows;
   base_totals_ = Totals();
   base_flow_drops_.clear();
@@ -827,12 +832,33 @@ void Network::DeliverRemote(Time at, uint64_t key, uint32_t kind, uint64_t arg, 
     sim_.ScheduleKeyed(at, key, this, kind, arg);
     return;
   }
+  // The receiver's copy of the sender's wire: frames come in wire order
+  // (sent in order, batches in window order); only the head has an event.
   const uint32_t pi = static_cast<uint32_t>(arg);
   const PacketRef r = pool_.AllocQuiet();
   pool_[r] = *pk;
   ++remote_in_;
+  const bool idle_wire = ports_[pi].wire.empty();
   ports_[pi].wire.Push(pool_, r);
-  sim_.ScheduleKeyed(at, key, this, kArrival, ArrivalArg(pi, r));
+  if (idle_wire)
+    sim_.ScheduleKeyed(at, key, this, kArrival, ArrivalArg(pi, r));
+  else
+    remote_keys_[pi].keys.push_back(key);
+}
+
+void Network::QueueRemoteArrival(uint32_t pi) {
+  KeyFifo& f = remote_keys_[pi];
+  const PacketRef r = ports_[pi].wire.head;
+  sim_.ScheduleKeyed(Time::Ps(pool_[r].next_arrive_ps), f.keys[f.head], this, kArrival,
+                     ArrivalArg(pi, r));
+  if (++f.head == f.keys.size()) {
+    f.keys.clear();
+    f.head = 0;
+  } else if (f.head >= 1024 && 2 * f.head >= f.keys.size()) {
+    // A wire that never drains: drop the used front now and then (amortised O(1)).
+    f.keys.erase(f.keys.begin(), f.keys.begin() + static_cast<std::ptrdiff_t>(f.head));
+    f.head = 0;
+  }
 }
 
 void Network::FlowFinished() {
