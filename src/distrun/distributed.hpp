@@ -84,9 +84,8 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
                       Stats* stats = nullptr,
                       std::vector<run::EntityDigestLine>* digests = nullptr);
 
-// The results gathered at the end (Network::ExportResults: 3.2 MB per rank
-// on a 1,024-host fat tree, 98 % zero bytes: a port's record holds the
-// counters of every traffic class, and a run uses one or two) cross ranks
+// The results gathered at the end (Network::ExportResults: each owned
+// port's record as its nonzero words, flows' halves, totals) cross ranks
 // with their zero runs packed: a run of at least 16 zero bytes becomes its
 // length. Format, little-endian: u64 size, then repeated {u64 n, n bytes as
 // they are, u64 zeros}. Unpack throws std::runtime_error on anything else.
