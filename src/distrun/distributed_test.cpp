@@ -182,6 +182,22 @@ TEST(Distributed, PacketSprayingIsTheSerialRun) {
   ExpectSame("roce-incast spray", s, serial, 3, RandomPlacement(s, 3, 14));
 }
 
+TEST(Distributed, LongCutLinksKeepTheirFramesKeysInWireOrder) {
+  // A cut link's receiver holds a copy of the sender's wire and queues one
+  // arrival at a time, the keys of the frames behind it kept in wire order
+  // (Network::DeliverRemote). With 2 km cables (10 us, which is also the
+  // lookahead and the window) a window's frames are delivered while the
+  // previous window's are still on the wire, so a busy link's copy never
+  // drains: its key FIFO runs past 1,024 used keys and is compacted
+  // (1,536 frames per 6 MiB flow).
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      {"fabric.cable_length=2000", "traffic.0.hosts=32", "traffic.0.bytes=6MiB",
+       "traffic.1.bytes=4KiB", "traffic.1.senders=2"});
+  const Outputs serial = Serial(s);
+  for (int k : {2, 3}) ExpectSame("roce-incast 2 km cables", s, serial, k);
+}
+
 TEST(Distributed, SeriesOfAPfcIncastAreTheSerialSeries) {
   // Every port and flow series (queues, utilization, PAUSE frames, CNPs,
   // goodput, DCQCN rate/target/alpha) sampled every 2us by the ranks that own
