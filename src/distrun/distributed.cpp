@@ -792,8 +792,7 @@ std::string StatsLine(const Stats& st) {
       st.careful, per_window, st.sent, st.sent_bytes,
       st.ties_counted ? fmt::format("{} same-time ties", st.ties)
                       : std::string("same-time ties not counted (--digest counts them)"),
-      wait, st.run_s, st.cpu_s,
-      st.critical_cpu_s, st.setup_s, st.finish_s);
+      wait, st.run_s, st.cpu_s, st.critical_cpu_s, st.setup_s, st.finish_s);
 }
 
 }  // namespace lossless::distrun
