@@ -38,6 +38,10 @@ struct Options {
   // The stop rule's lower bound is recomputed only when the run comes near
   // the last one (off: every window, as before; tests compare the two).
   bool reuse_stop_bound = true;
+  // The packets-alive log held for the exact peak is pruned of the windows
+  // that can no longer hold it each time it doubles, from this many changes
+  // (docs/parallel.md#the-peak-of-packets-alive; tests set it small).
+  size_t peak_log_prune = size_t{1} << 16;
 };
 
 // What the distributed run did, on this rank (and the totals on rank 0).
@@ -60,6 +64,7 @@ struct Stats {
   uint64_t sent_bytes = 0;  // batch bytes sent (rank 0: all ranks)
   uint64_t events = 0;      // events run (rank 0: all ranks)
   uint64_t kept_changes = 0;  // packets-alive changes merged for the exact peak (rank 0)
+  uint64_t held_changes = 0;  // ... held by this rank at the run's end, before the last drop
   uint64_t peak_windows_dropped = 0;  // windows that could not hold the peak (their changes dropped)
   double wait_s = 0;      // rank 0: the largest over ranks
   double run_s = 0;
