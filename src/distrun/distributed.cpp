@@ -47,9 +47,10 @@ class Links final : public fabric::Network::RemoteLinks {
   parallel::WindowEngine* engine_ = nullptr;
 };
 
-// Where this rank is in the serial order (Simulator's event probe, called
-// as each event starts): this rank's part of the serial count of packets
-// alive, event by event, and same-time ties with other ranks.
+// Where in the serial order this rank's part of the count of packets alive
+// changes (the packet pool's observer: called only when a packet is made or
+// freed, so events that do neither cost nothing), and, with `--digest`, the
+// same-time ties with other ranks (Simulator's event probe, per event).
 //
 // The exact peak (docs/parallel.md#the-peak-of-packets-alive). The serial
 // count at any point of the serial order is the sum over ranks of each
@@ -62,30 +63,27 @@ class Links final : public fabric::Network::RemoteLinks {
 // far (`floor`) bounds the peak from below. A window whose sum M_r is at
 // most `floor` cannot raise the peak: every rank drops its changes. Only
 // the other windows' changes are kept and merged on rank 0 at the end.
-struct Probe {
+struct Probe final : fabric::PacketPool::Observer {
   sim::Simulator* sim = nullptr;
   fabric::Network* net = nullptr;
   int rank = 0;
   int ranks = 1;
-  int64_t prev_time = -1;
-  uint64_t prev_key = 0;
-  bool open = false;   // an event ran since the last Close
-  int64_t before = 0;  // this rank's part before the open event
   uint64_t ties = 0;
   struct Change {
     int64_t time;
     uint64_t key;
     int64_t delta;
-    int64_t peak;     // highest part within the event, minus `before`
+    int64_t peak;     // highest part within the event, minus the part before it
     uint64_t window;  // the window it ran in (the number of reductions before it)
   };
-  std::vector<Change> window_log;  // this window's changes
+  std::vector<Change> window_log;  // this window's changes, one record per event
   std::vector<Change> kept;        // the changes of windows that may hold the peak
-  int64_t window_max = 0;          // M_r so far in this window
-  uint64_t window = 0;
-  // Setup's packets are alike on every rank (each built the whole scenario):
-  // a rank's part is its SerialLive minus them, and the count is them plus
+  // This rank's part: its SerialLive minus setup's packets, which are alike
+  // on every rank (each built the whole scenario); the count is them plus
   // the sum of the parts.
+  int64_t part = 0;
+  int64_t window_max = 0;  // M_r so far in this window
+  uint64_t window = 0;
   int64_t base = 0;
   // Agreed on every rank (from the reductions):
   int64_t floor = 0;  // the largest count at a window's end (and setup's peak)
@@ -97,80 +95,64 @@ struct Probe {
   };
   std::vector<Kept> kept_windows;
   uint64_t windows_dropped = 0;
-  // remote[e] != 0: entity e is another rank's (its events here are the
-  // ones delivered from there). Entities past the end (sampler, detector)
-  // are not.
+
+  // A packet made (+1) or freed (-1) by the running event: one record per
+  // event that changes the part, its net change and its highest point.
+  void PacketsChanged(int delta) override {
+    part += delta;
+    if (part > window_max) window_max = part;
+    const int64_t t = sim->Now().ps();
+    const uint64_t key = sim->RunningKey();
+    if (!window_log.empty()) {
+      Change& c = window_log.back();
+      if (c.key == key && c.time == t) {
+        c.delta += delta;
+        if (c.delta > c.peak) c.peak = c.delta;
+        return;
+      }
+    }
+    window_log.push_back({t, key, delta, delta > 0 ? delta : 0, window});
+  }
+
+  // Ties (probe, `--digest` only): pairs of consecutive events at one time,
+  // one of them from another rank. remote[e] != 0: entity e is another
+  // rank's (its events here are the ones delivered from there). Entities
+  // past the end (sampler, detector) are not.
   std::vector<uint8_t> remote;
+  int64_t prev_time = -1;
   bool prev_remote = false;
   void SetOwners(const std::vector<int32_t>& owner) {
     remote.resize(owner.size());
     for (size_t e = 0; e < owner.size(); ++e) remote[e] = owner[e] != rank ? 1 : 0;
   }
-  bool Remote(uint64_t key) const {
-    const uint64_t source = key >> 40;
-    return source < remote.size() && remote[source] != 0;
-  }
-  // The open event's record, when it changed this rank's part or peaked
-  // above it. Network::SettleEvent (which frees the frames the event handed
-  // to other ranks and restarts the pool's peak) is needed only when the
-  // event peaked above its end: freeing a sent frame later changes neither
-  // SerialLive nor SerialPeakSinceLast (a frame counts in the pool until
-  // then, and as sent after), and a peak equal to the live count needs no
-  // restart. The frames are freed at the window's end at the latest (Fill).
-  void CloseOpen(int64_t after, int64_t peak_abs) {
-    if (peak_abs > after) net->SettleEvent();
-    if (after != before || peak_abs > before)
-      window_log.push_back({prev_time, prev_key, after - before, peak_abs - before, window});
-    window_max = std::max(window_max, peak_abs);
-    before = after;
-  }
-  // Ends the open event's record (before frames arrive from other ranks, at
-  // the window's end), settling the network either way.
-  void Close() {
-    if (open) {
-      const int64_t after = net->SerialLive();
-      const int64_t peak_abs = net->SerialPeakSinceLast();
-      if (after != before || peak_abs > before) CloseOpen(after, peak_abs);
-      open = false;
-    }
-    net->SettleEvent();
-    before = net->SerialLive();
-  }
-  // Per event (the simulator's probe loop). The common event neither
-  // changes this rank's part nor peaks above it: a few loads and compares,
-  // the change's bookkeeping out of line (the probe was 12 % of a 1,024-host
-  // run's instructions with all of it inline and a settle per event:
-  // docs/benchmarks.md). Same-time ties count pairs of consecutive events at
-  // one time, one of them from another rank (a byte per entity says which).
   static void OnEvent(void* ctx) {
     Probe& p = *static_cast<Probe*>(ctx);
-    const int64_t after = p.net->SerialLive();
-    const int64_t peak_abs = p.net->SerialPeakSinceLast();
-    if (after != p.before || peak_abs > p.before || !p.open) [[unlikely]]
-      p.Changed(after, peak_abs);
     const int64_t t = p.sim->Now().ps();
-    const uint64_t key = p.sim->RunningKey();
-    const bool remote = p.Remote(key);
+    const uint64_t source = p.sim->RunningKey() >> 40;
+    const bool remote = source < p.remote.size() && p.remote[source] != 0;
     if (t == p.prev_time && (remote || p.prev_remote)) ++p.ties;
     p.prev_time = t;
-    p.prev_key = key;
     p.prev_remote = remote;
   }
-  [[gnu::noinline]] void Changed(int64_t after, int64_t peak_abs) {
-    if (open)
-      CloseOpen(after, peak_abs);
-    else
-      Close();
-    open = true;
+
+  // The part as the network has it, after freeing the frames handed to
+  // other ranks; the observer must have seen every change (a cheap check
+  // per window: a packet made or freed past the pool would corrupt the peak).
+  int64_t Settle() {
+    net->SettleEvent();
+    const int64_t live = net->SerialLive() - base;
+    if (live != part)
+      throw std::logic_error(fmt::format(
+          "distributed run: packets alive {} on this rank, the packet log says {}", live, part));
+    return part;
   }
   // The window's lanes: [r] = M_r, [ranks + r] = E_r; other ranks' lanes
   // INT64_MAX, so the minimum over ranks gives every rank every value.
   void Fill(int64_t* lanes) {
-    Close();
-    const int64_t end = net->SerialLive();
+    Settle();
     for (size_t i = 0; i < 2 * static_cast<size_t>(ranks); ++i) lanes[i] = INT64_MAX;
-    lanes[rank] = std::max(window_max, end) - base;
-    lanes[ranks + rank] = end - base;
+    lanes[rank] = window_max;
+    lanes[ranks + rank] = part;
   }
   void Take(const int64_t* lanes) {
     int64_t bound = base, end = base;
@@ -182,18 +164,43 @@ struct Probe {
     if (bound > floor) {
       kept_windows.push_back({window, count, bound});
       kept.insert(kept.end(), window_log.begin(), window_log.end());
+      if (kept.size() >= prune_at) Prune();
     } else {
       ++windows_dropped;
     }
     window_log.clear();
     count = end;
-    window_max = net->SerialLive();
+    window_max = part;
     ++window;
+  }
+  // Drops the kept windows the floor has since risen to (their bound is at
+  // most it): the end would drop them anyway, as the floor only rises, and
+  // every rank drops the same ones (the floor is agreed), whenever it
+  // prunes. Run when the log has doubled since the last prune (amortised
+  // O(1) per change): on the 1,024-host permutation rank 0 held 1.08 M
+  // changes (43 MB) at the end without it, of which 7,173 were merged.
+  size_t prune_min = 1 << 16;
+  size_t prune_at = 1 << 16;
+  void Prune() {
+    std::vector<uint8_t> need(window + 1, 0);
+    size_t w = 0;
+    for (const Kept& k : kept_windows)
+      if (k.bound > floor) {
+        need[k.window] = 1;
+        kept_windows[w++] = k;
+      }
+    kept_windows.resize(w);
+    size_t c = 0;
+    for (const Change& ch : kept)
+      if (need[ch.window]) kept[c++] = ch;
+    kept.resize(c);
+    kept.shrink_to_fit();
+    prune_at = std::max(2 * kept.size(), prune_min);
   }
   // After the run: the changes since the last reduction (the window a stop
   // ended) are kept whatever they are.
   void Finish() {
-    Close();
+    Settle();
     kept_windows.push_back({window, count, INT64_MAX});
     kept.insert(kept.end(), window_log.begin(), window_log.end());
     window_log.clear();
@@ -441,8 +448,9 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       throw std::logic_error(
           "distributed run: an event of an entity that is neither a port nor "
           "a switch (a component the distributed run does not place)");
-    // Digests only when asked (`--digest`: RunScenario turned them on); the
-    // probe runs in the simulator's probe loop otherwise.
+    // The packets-alive log from the packet pool; the per-event probe (same-
+    // time ties) only with digests (`--digest`: RunScenario turned them on),
+    // so that a run without them runs the simulator's plain loop.
     Probe probe;
     probe.sim = &sim;
     probe.net = &net;
@@ -452,14 +460,14 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     probe.base = net.setup_live();
     probe.count = net.setup_live();
     probe.floor = static_cast<int64_t>(net.setup_peak());
-    probe.Close();
-    probe.window_max = net.SerialLive();
-    sim.set_event_probe(&Probe::OnEvent, &probe);
+    probe.prune_min = probe.prune_at = std::max<size_t>(opt.peak_log_prune, 1);
+    probe.Settle();
+    net.set_packet_observer(&probe);
+    if (digests != nullptr) sim.set_event_probe(&Probe::OnEvent, &probe);
     st.setup_s = Seconds(std::chrono::steady_clock::now() - t_setup);
     parallel::WindowEngine engine(
         comm, sim, units::Time::Ps(window), std::vector<int>(neighbours.begin(), neighbours.end()),
         sizeof(fabric::Packet), [&](const parallel::RemoteEvent& e, const char* payload) {
-          probe.Close();
           fabric::Packet pk;
           std::memcpy(&pk, payload, sizeof pk);
           net.DeliverRemote(units::Time::Ps(e.time_ps), e.key, e.kind, e.arg, &pk);
@@ -583,6 +591,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     }
     const auto t_finish = std::chrono::steady_clock::now();
     probe.Finish();
+    net.set_packet_observer(nullptr);
     sim.set_event_probe(nullptr, nullptr);
     if (stopped && detector != nullptr) {
       // The flows-done stop at (t*, k*): the detector's events at t* come
@@ -644,8 +653,10 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     st.sent = ws.sent;
     st.received = ws.received;
     st.ties = probe.ties;
+    st.ties_counted = digests != nullptr;
     st.careful = ws.careful;
     st.peak_windows_dropped = probe.windows_dropped;
+    st.held_changes = probe.kept.size();
     st.reductions = ws.reductions;
     st.exchanges = ws.exchanges;
     st.sent_bytes = ws.sent_bytes;
@@ -799,14 +810,18 @@ std::string StatsLine(const Stats& st) {
                                            : 0;
   return fmt::format(
       "distributed: {} ranks, {} of {} switch links cut, lookahead {}, {} windows ({} waiting for "
-      "a stop verdict, {:.2f} synchronisations each), {} cross-rank events ({} batch bytes), {} "
-      "same-time ties, waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest "
+      "a stop verdict, {:.2f} synchronisations each), {} cross-rank events ({} batch bytes), {}, "
+      "waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest "
       "run); work {:.3f} s CPU over the ranks, {:.3f} s on the critical path (the busiest rank "
       "of each window); outside the engine {:.3f} s before, {:.3f} s after (rank 0: results "
-      "gathered and merged)",
+      "gathered and merged); packets-alive log: {} windows of {} dropped, {} changes held by rank "
+      "0 at the end, {} merged",
       st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows,
-      st.careful, per_window, st.sent, st.sent_bytes, st.ties, wait, st.run_s, st.cpu_s,
-      st.critical_cpu_s, st.setup_s, st.finish_s);
+      st.careful, per_window, st.sent, st.sent_bytes,
+      st.ties_counted ? fmt::format("{} same-time ties", st.ties)
+                      : std::string("same-time ties not counted (--digest counts them)"),
+      wait, st.run_s, st.cpu_s, st.critical_cpu_s, st.setup_s, st.finish_s,
+      st.peak_windows_dropped, st.windows, st.held_changes, st.kept_changes);
 }
 
 }  // namespace lossless::distrun

@@ -38,6 +38,10 @@ struct Options {
   // The stop rule's lower bound is recomputed only when the run comes near
   // the last one (off: every window, as before; tests compare the two).
   bool reuse_stop_bound = true;
+  // The packets-alive log held for the exact peak is pruned of the windows
+  // that can no longer hold it each time it doubles, from this many changes
+  // (docs/parallel.md#the-peak-of-packets-alive; tests set it small).
+  size_t peak_log_prune = size_t{1} << 16;
 };
 
 // What the distributed run did, on this rank (and the totals on rank 0).
@@ -49,7 +53,10 @@ struct Stats {
   uint64_t windows = 0;
   uint64_t sent = 0;      // cross-rank events this rank sent (rank 0: all ranks)
   uint64_t received = 0;  // ... received
-  uint64_t ties = 0;      // same-time pairs of consecutive events, one from another rank
+  // Same-time pairs of consecutive events, one from another rank: counted
+  // with digests only (`--digest`; a per-event probe the run otherwise skips).
+  uint64_t ties = 0;
+  bool ties_counted = false;
   uint64_t careful = 0;   // windows that waited for the stop verdict
   uint64_t stop_bounds = 0;  // times this rank computed the stop rule's bound
   uint64_t reductions = 0;  // integer reductions (rank 0's)
@@ -57,6 +64,7 @@ struct Stats {
   uint64_t sent_bytes = 0;  // batch bytes sent (rank 0: all ranks)
   uint64_t events = 0;      // events run (rank 0: all ranks)
   uint64_t kept_changes = 0;  // packets-alive changes merged for the exact peak (rank 0)
+  uint64_t held_changes = 0;  // ... held by this rank at the run's end, before the last drop
   uint64_t peak_windows_dropped = 0;  // windows that could not hold the peak (their changes dropped)
   double wait_s = 0;      // rank 0: the largest over ranks
   double run_s = 0;
@@ -81,9 +89,8 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
                       Stats* stats = nullptr,
                       std::vector<run::EntityDigestLine>* digests = nullptr);
 
-// The results gathered at the end (Network::ExportResults: 3.2 MB per rank
-// on a 1,024-host fat tree, 98 % zero bytes: a port's record holds the
-// counters of every traffic class, and a run uses one or two) cross ranks
+// The results gathered at the end (Network::ExportResults: each owned
+// port's record as its nonzero words, flows' halves, totals) cross ranks
 // with their zero runs packed: a run of at least 16 zero bytes becomes its
 // length. Format, little-endian: u64 size, then repeated {u64 n, n bytes as
 // they are, u64 zeros}. Unpack throws std::runtime_error on anything else.
@@ -92,7 +99,8 @@ std::string UnpackZeroRuns(const std::string& in);
 
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
 // lookahead L, W windows (V waiting for a stop verdict, N synchronisations
-// each), E cross-rank events (B batch bytes), T same-time ties, waiting X %
+// each), E cross-rank events (B batch bytes), T same-time ties (with
+// --digest; else "same-time ties not counted"), waiting X %
 // of Y s ...; work Z s CPU over the ranks, P s on the critical path ...;
 // outside the engine S s before, F s after (rank 0)".
 std::string StatsLine(const Stats& st);

@@ -492,14 +492,13 @@ class Network final : public sim::EventHandler {
   int64_t SerialLive() const {
     return static_cast<int64_t>(pool_.live()) + remote_out_ - remote_in_;
   }
-  // Between events (Simulator's event probe): the largest SerialLive since
-  // the last call (within the event that just ran); frees the frames handed
-  // to other ranks meanwhile (kept until now, so that a frame sent and
-  // another allocated in one event count together as in the serial run) and
-  // restarts the peak.
-  int64_t SerialPeakSinceLast() const {
-    return static_cast<int64_t>(pool_.peak()) + remote_out_ - remote_in_;
-  }
+  // Told of every change of SerialLive (+1 a packet made, -1 one freed), in
+  // the event that makes it: the distributed run's log of packets alive.
+  // The copies that carry a frame across ranks are not changes.
+  void set_packet_observer(PacketPool::Observer* o) { pool_.set_observer(o); }
+  // Frees the frames handed to other ranks since the last call (kept until
+  // then: the caller may still read a frame's record in the event that sent
+  // it); SerialLive does not change. Between events (a window's end).
   void SettleEvent();
   // Results: ExportResults() on every rank; ImportResults(all of them, in
   // rank order) on rank 0 folds them into this network's results (flows,
@@ -741,6 +740,9 @@ class Network final : public sim::EventHandler {
   // Queues the arrival event of frame r on port's wire, at its time and under
   // the key drawn when it was sent (TryTransmit).
   void QueueArrival(uint32_t pi, PacketRef r);
+  // The same for the head of a cut link's wire on the receiver's rank, under
+  // the next key the sender shipped with it (remote_keys_).
+  void QueueRemoteArrival(uint32_t pi);
   void Deliver(uint32_t ingress_port, PacketRef r);
   void ReceiveAtHost(uint32_t host, PacketRef r);
   void Enqueue(uint32_t sw, uint32_t egress, PacketRef r);
@@ -894,6 +896,15 @@ class Network final : public sim::EventHandler {
   size_t local_flows_ = 0;
   int64_t remote_out_ = 0, remote_in_ = 0;
   std::vector<PacketRef> sent_away_;  // handed to another rank in the running event
+  // Per cut link into this rank (by sending port): the arrival keys of the
+  // frames behind its wire's head, in wire order. As on a link inside a
+  // rank, only the head has a queued event (one event per frame in the
+  // queue cost 4 % of a rank's instructions in heap pops).
+  struct KeyFifo {
+    std::vector<uint64_t> keys;  // keys[head ..] are queued
+    size_t head = 0;
+  };
+  std::vector<KeyFifo> remote_keys_;
   struct MergedPort {
     PortStats stats;  // port_stats(p)
     int64_t paused_ps = 0;

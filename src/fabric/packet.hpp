@@ -64,7 +64,32 @@ static_assert(sizeof(Packet) == 64, "Packet grows only with reason (memory per p
 
 class PacketPool {
  public:
+  // Told of every Alloc (+1) and Free (-1), when set: a distributed run logs
+  // where in the serial order the count of packets alive changes
+  // (docs/parallel.md#the-peak-of-packets-alive), so events that allocate
+  // nothing cost it nothing. Unset (every serial run), a branch per call.
+  class Observer {
+   public:
+    virtual void PacketsChanged(int delta) = 0;
+
+   protected:
+    ~Observer() = default;
+  };
+  void set_observer(Observer* o) { observer_ = o; }
+
   PacketRef Alloc() {
+    if (observer_ != nullptr) [[unlikely]]
+      observer_->PacketsChanged(1);
+    return AllocQuiet();
+  }
+  void Free(PacketRef r) {
+    if (observer_ != nullptr) [[unlikely]]
+      observer_->PacketsChanged(-1);
+    FreeQuiet(r);
+  }
+  // Without telling the observer: a distributed run's copies of frames that
+  // cross ranks, which the serial count holds once (Network::SerialLive).
+  PacketRef AllocQuiet() {
     if (free_ != kNoPacket) {
       PacketRef r = free_;
       free_ = packets_[r].next;
@@ -80,7 +105,7 @@ class PacketPool {
     if (live_ > peak_) peak_ = live_;
     return static_cast<PacketRef>(packets_.size() - 1);
   }
-  void Free(PacketRef r) {
+  void FreeQuiet(PacketRef r) {
     packets_[r].next = free_;
     free_ = r;
     --live_;
@@ -89,8 +114,6 @@ class PacketPool {
   const Packet& operator[](PacketRef r) const { return packets_[r]; }
   uint64_t live() const { return live_; }
   uint64_t peak() const { return peak_; }
-  // Restarts the peak from now (a distributed run's per-event peaks).
-  void ResetPeak() { peak_ = live_; }
   // Bytes held per packet slot (record + vector slack amortised).
   static constexpr uint64_t kBytesPerPacket = sizeof(Packet);
 
@@ -99,6 +122,7 @@ class PacketPool {
   PacketRef free_ = kNoPacket;
   uint64_t live_ = 0;
   uint64_t peak_ = 0;
+  Observer* observer_ = nullptr;
 };
 
 // FIFO of packets chained through Packet::next.

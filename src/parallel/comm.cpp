@@ -26,6 +26,11 @@ void RunAgreed(Comm& comm, const std::function<void()>& fn) {
   if (!first.empty()) throw RankError(first);
 }
 
+void Comm::ExchangeInto(const std::vector<Outgoing>& out, const std::vector<int>& from,
+                        std::vector<std::string>& in) {
+  in = Exchange(out, from);
+}
+
 std::vector<std::string> SerialComm::Exchange(const std::vector<Outgoing>& out,
                                               const std::vector<int>& from) {
   if (!out.empty() || !from.empty())

@@ -49,6 +49,12 @@ class Comm {
   // for you in this window"). Peers must be distinct and not this rank.
   virtual std::vector<std::string> Exchange(const std::vector<Outgoing>& out,
                                             const std::vector<int>& from) = 0;
+  // The same into `in` (resized to from.size()), reusing its strings'
+  // memory: the window engine exchanges batches of hundreds of kilobytes
+  // every window, and fresh buffers that size cost a page fault per 4 KiB
+  // (docs/benchmarks.md). The default calls Exchange.
+  virtual void ExchangeInto(const std::vector<Outgoing>& out, const std::vector<int>& from,
+                            std::vector<std::string>& in);
 };
 
 // Runs fn on every rank and makes them agree on failure: when fn throws on

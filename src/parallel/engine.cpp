@@ -192,7 +192,8 @@ WindowVerdict WindowEngine::Reduce(const StopRule* rule, int64_t ran_before) {
 
 void WindowEngine::ExchangeBatches(int64_t end, bool with_lanes) {
   using Clock = std::chrono::steady_clock;
-  std::vector<Outgoing> out(neighbours_.size());
+  std::vector<Outgoing>& out = out_;
+  out.resize(neighbours_.size());
   const size_t lane_bytes = with_lanes ? lanes_.size() * sizeof(int64_t) : 0;
   for (size_t i = 0; i < neighbours_.size(); ++i) {
     BatchHeader h;
@@ -210,7 +211,8 @@ void WindowEngine::ExchangeBatches(int64_t end, bool with_lanes) {
   }
   for (const Outgoing& o : out) stats_.sent_bytes += o.bytes.size();
   const auto t0 = Clock::now();
-  const std::vector<std::string> got = comm_.Exchange(out, neighbours_);
+  comm_.ExchangeInto(out, neighbours_, in_);
+  const std::vector<std::string>& got = in_;
   stats_.wait_s += Seconds(Clock::now() - t0);
   ++stats_.exchanges;
   const size_t record = sizeof(RemoteEvent) + payload_bytes_;

@@ -215,6 +215,10 @@ class WindowEngine {
   uint32_t payload_bytes_ = 0;
   std::vector<std::string> outbox_;  // records (RemoteEvent + payload) per neighbour
   std::vector<uint32_t> out_count_;
+  // The batches sent and received, kept from window to window so that their
+  // memory is reused (Comm::ExchangeInto).
+  std::vector<Outgoing> out_;
+  std::vector<std::string> in_;
   DeliverPayload deliver_;
   WindowStats stats_;
   Boundaries boundaries_;

@@ -77,15 +77,20 @@ int Count(size_t n) {
   return static_cast<int>(n);
 }
 
-// Receives one message of unknown length from `source` with `tag`.
-std::string RecvAny(int source, int tag) {
+// Receives one message of unknown length from `source` with `tag` into
+// `bytes`, reusing its memory (resize zero-fills only what it grows by).
+void RecvAnyInto(int source, int tag, std::string& bytes) {
   MPI_Status st;
   Check(MPI_Probe(source, tag, MPI_COMM_WORLD, &st), "MPI_Probe");
   int n = 0;
   Check(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
-  std::string bytes(static_cast<size_t>(n), '\0');
+  bytes.resize(static_cast<size_t>(n));
   Check(MPI_Recv(bytes.data(), n, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
         "MPI_Recv");
+}
+std::string RecvAny(int source, int tag) {
+  std::string bytes;
+  RecvAnyInto(source, tag, bytes);
   return bytes;
 }
 
@@ -133,6 +138,12 @@ class MpiComm final : public Comm {
   }
   std::vector<std::string> Exchange(const std::vector<Outgoing>& out,
                                     const std::vector<int>& from) override {
+    std::vector<std::string> in;
+    ExchangeInto(out, from, in);
+    return in;
+  }
+  void ExchangeInto(const std::vector<Outgoing>& out, const std::vector<int>& from,
+                    std::vector<std::string>& in) override {
     std::vector<MPI_Request> requests(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
       if (out[i].peer < 0 || out[i].peer >= size_ || out[i].peer == rank_)
@@ -142,15 +153,13 @@ class MpiComm final : public Comm {
                       kExchangeTag, MPI_COMM_WORLD, &requests[i]),
             "MPI_Isend");
     }
-    std::vector<std::string> in;
-    in.reserve(from.size());
+    in.resize(from.size());
     // Messages between one pair with one tag do not overtake each other
     // (MPI-3.1 section 3.5), so window k's batch is always received in round k.
-    for (int p : from) in.push_back(RecvAny(p, kExchangeTag));
+    for (size_t i = 0; i < from.size(); ++i) RecvAnyInto(from[i], kExchangeTag, in[i]);
     if (!requests.empty())
       Check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
             "MPI_Waitall");
-    return in;
   }
 
  private:
