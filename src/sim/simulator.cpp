@@ -24,14 +24,16 @@ namespace {
 
 }  // namespace
 
-// Inline here: every Push and ScheduleKeyed asks, and almost always for the
-// handler of the previous one.
+// Inline here: every Push and ScheduleKeyed asks. The cache slot of a
+// handler is picked by its address (a multiplicative hash to 3 bits).
 [[gnu::always_inline]] inline uint32_t Simulator::HandlerIndex(EventHandler* h) {
-  if (h != last_handler_) [[unlikely]] {
-    last_handler_index_ = FindHandler(handlers_, h);
-    last_handler_ = h;
+  static_assert(kHandlerSlots == 8);
+  HandlerSlot& c = handler_cache_[(reinterpret_cast<uintptr_t>(h) * 0x9E3779B97F4A7C15ULL) >> 61];
+  if (c.h != h) [[unlikely]] {
+    c.index = FindHandler(handlers_, h);
+    c.h = h;
   }
-  return last_handler_index_;
+  return c.index;
 }
 
 [[gnu::always_inline]] inline void Simulator::PushEntry(const Entry& e, int64_t time) {
@@ -55,11 +57,16 @@ namespace {
   } else {
     // No lane for this delay, or an equal-time entry with a smaller key than
     // the lane's tail (the lane must stay sorted): a heap takes it.
-    std::vector<Entry>& h = delay >= kFarPs ? far_ : heap_;
-    h.push_back(e);
-    SiftUp(h, h.size() - 1, e);
+    if (delay >= kFarPs) {
+      far_.push_back(e);
+      SiftUp(far_, far_.size() - 1, e);
+      far_time_ = TimeOf(far_.front());
+    } else {
+      heap_.push_back(e);
+      SiftUp(heap_, heap_.size() - 1, e);
+    }
   }
-  if (pending() > peak_pending_) peak_pending_ = pending();
+  if (++pending_ > peak_pending_) peak_pending_ = pending_;
   if ((++scheduled_ & (kLaneEpoch - 1)) == 0) [[unlikely]]
     ReviewLanes();
 }
@@ -262,8 +269,14 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
   while (!heap_.empty() || !far_.empty()) {
     if (stop_) return StopReason::kStopped;
     if (ran >= max_events) return StopReason::kEventLimit;
-    const bool far =
-        !far_.empty() && (heap_.empty() || Before(far_.front(), heap_.front()));
+    // far_ holds the top when heap_ is empty or far_'s top is earlier (its
+    // time alone decides unless the two times are equal).
+    bool far = true;
+    if (!heap_.empty()) {
+      const uint64_t near_time = TimeOf(heap_.front());
+      far = far_time_ < near_time ||
+            (far_time_ == near_time && !far_.empty() && Before(far_.front(), heap_.front()));
+    }
     Entry top = far ? far_.front() : heap_.front();
     if (TimeOf(top) > Bias(until.ps())) {
       now_ = until;
@@ -271,8 +284,10 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       return StopReason::kTimeLimit;
     }
     run_lane_ = UINT32_MAX;
+    --pending_;
     if (far) [[unlikely]] {
       PopTop(far_);
+      far_time_ = far_.empty() ? UINT64_MAX : TimeOf(far_.front());
     } else if ((top.handler_kind >> 16) == kLaneHandler) {
       const uint32_t lane = top.handler_kind & 0xFFFF;
       run_lane_ = lane;
