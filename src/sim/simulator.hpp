@@ -144,6 +144,7 @@ class Simulator {
       l.clear();
     }
     heap_.clear();
+    child_min_ = 0;
     far_.clear();
     far_time_ = UINT64_MAX;
     lane_reps_ = lane_entries_ = 0;
@@ -271,7 +272,8 @@ class Simulator {
   static size_t MinChild(const std::vector<Entry>& h, size_t first,
                          size_t n);  // smallest of the children from `first`
   static void PopTop(std::vector<Entry>& h);
-  static void SiftDown(std::vector<Entry>& h, const Entry& e);          // replaces the top by e
+  // Replaces heap_'s top by e (a lane's next entry), keeping child_min_.
+  void ReplaceTop(const Entry& e);
   static void SiftUp(std::vector<Entry>& h, size_t i, const Entry& e);  // place e at or above `i`
 
   uint64_t seed_;
@@ -279,6 +281,11 @@ class Simulator {
   bool stop_ = false;
   std::vector<Entry> heap_;  // 4-ary min-heap: lane heads and near events
   std::vector<Entry> far_;   // 4-ary min-heap: events kFarPs or more ahead without a lane
+  // The smallest order among heap_'s top's children (all ones when it has
+  // none), or 0 when not known: a lane's next entry below it stays at the
+  // top without a sift. Any change to heap_ but such a top replacement
+  // sets it to 0 (no entry orders below 0, so 0 sends every entry to the sift).
+  Order child_min_ = 0;
   std::vector<Lane> lanes_;
   std::vector<LaneState> lane_state_;  // by lane
   std::vector<uint32_t> free_lanes_;
