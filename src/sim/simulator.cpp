@@ -24,14 +24,16 @@ namespace {
 
 }  // namespace
 
-// Inline here: every Push and ScheduleKeyed asks, and almost always for the
-// handler of the previous one.
+// Inline here: every Push and ScheduleKeyed asks. The cache slot of a
+// handler is picked by its address (a multiplicative hash to 3 bits).
 [[gnu::always_inline]] inline uint32_t Simulator::HandlerIndex(EventHandler* h) {
-  if (h != last_handler_) [[unlikely]] {
-    last_handler_index_ = FindHandler(handlers_, h);
-    last_handler_ = h;
+  static_assert(kHandlerSlots == 8);
+  HandlerSlot& c = handler_cache_[(reinterpret_cast<uintptr_t>(h) * 0x9E3779B97F4A7C15ULL) >> 61];
+  if (c.h != h) [[unlikely]] {
+    c.index = FindHandler(handlers_, h);
+    c.h = h;
   }
-  return last_handler_index_;
+  return c.index;
 }
 
 [[gnu::always_inline]] inline void Simulator::PushEntry(const Entry& e, int64_t time) {
@@ -46,6 +48,7 @@ namespace {
       Entry rep = e;
       rep.handler_kind = kLaneHandler << 16 | lane;
       heap_.push_back(rep);
+      child_min_ = 0;
       SiftUp(heap_, heap_.size() - 1, rep);
       ++lane_reps_;
     }
@@ -55,11 +58,17 @@ namespace {
   } else {
     // No lane for this delay, or an equal-time entry with a smaller key than
     // the lane's tail (the lane must stay sorted): a heap takes it.
-    std::vector<Entry>& h = delay >= kFarPs ? far_ : heap_;
-    h.push_back(e);
-    SiftUp(h, h.size() - 1, e);
+    if (delay >= kFarPs) {
+      far_.push_back(e);
+      SiftUp(far_, far_.size() - 1, e);
+      far_time_ = TimeOf(far_.front());
+    } else {
+      heap_.push_back(e);
+      child_min_ = 0;
+      SiftUp(heap_, heap_.size() - 1, e);
+    }
   }
-  if (pending() > peak_pending_) peak_pending_ = pending();
+  if (++pending_ > peak_pending_) peak_pending_ = pending_;
   if ((++scheduled_ & (kLaneEpoch - 1)) == 0) [[unlikely]]
     ReviewLanes();
 }
@@ -187,18 +196,38 @@ void Simulator::PopTop(std::vector<Entry>& h) {
   SiftUp(h, i, last);
 }
 
-// Inline in RunLoop, its one caller: mostly one level deep (the next entry of
-// the lane that ran stays near the top), so the call would cost a fifth of it.
-[[gnu::always_inline]] inline void Simulator::SiftDown(std::vector<Entry>& h, const Entry& e) {
-  // The replacement is a lane's next entry, usually close to the top, so
-  // top-down with an early stop beats Floyd's walk to a leaf here.
+// Inline in RunLoop, its one caller. The lane that ran often has the next
+// entry too, so a compare with the top's children's minimum, kept from the
+// last sift while nothing else changed heap_, decides those without a sift.
+[[gnu::always_inline]] inline void Simulator::ReplaceTop(const Entry& e) {
+  std::vector<Entry>& h = heap_;
+  if (e.order < child_min_) [[likely]] {
+    h[0] = e;
+    return;
+  }
+  // Top-down with an early stop (the replacement is usually close to the
+  // top, so this beats Floyd's walk to a leaf).
   const size_t n = h.size();
+  if (n <= 1) {
+    h[0] = e;
+    child_min_ = ~Order{0};
+    return;
+  }
+  size_t best = MinChild(h, 1, n);
+  if (!Before(h[best], e)) {
+    h[0] = e;
+    child_min_ = h[best].order;
+    return;
+  }
+  child_min_ = 0;
   size_t i = 0;
-  for (size_t first = 1; first < n; first = 4 * i + 1) {
-    const size_t best = MinChild(h, first, n);
-    if (!Before(h[best], e)) break;
+  for (;;) {
     h[i] = h[best];
     i = best;
+    const size_t first = 4 * i + 1;
+    if (first >= n) break;
+    best = MinChild(h, first, n);
+    if (!Before(h[best], e)) break;
   }
   h[i] = e;
 }
@@ -262,8 +291,14 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
   while (!heap_.empty() || !far_.empty()) {
     if (stop_) return StopReason::kStopped;
     if (ran >= max_events) return StopReason::kEventLimit;
-    const bool far =
-        !far_.empty() && (heap_.empty() || Before(far_.front(), heap_.front()));
+    // far_ holds the top when heap_ is empty or far_'s top is earlier (its
+    // time alone decides unless the two times are equal).
+    bool far = true;
+    if (!heap_.empty()) {
+      const uint64_t near_time = TimeOf(heap_.front());
+      far = far_time_ < near_time ||
+            (far_time_ == near_time && !far_.empty() && Before(far_.front(), heap_.front()));
+    }
     Entry top = far ? far_.front() : heap_.front();
     if (TimeOf(top) > Bias(until.ps())) {
       now_ = until;
@@ -271,8 +306,10 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       return StopReason::kTimeLimit;
     }
     run_lane_ = UINT32_MAX;
+    --pending_;
     if (far) [[unlikely]] {
       PopTop(far_);
+      far_time_ = far_.empty() ? UINT64_MAX : TimeOf(far_.front());
     } else if ((top.handler_kind >> 16) == kLaneHandler) {
       const uint32_t lane = top.handler_kind & 0xFFFF;
       run_lane_ = lane;
@@ -283,13 +320,15 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       if (l.size > 0) {
         Entry rep = l.front();
         rep.handler_kind = kLaneHandler << 16 | lane;
-        SiftDown(heap_, rep);
+        ReplaceTop(rep);
       } else {
         PopTop(heap_);
+        child_min_ = 0;
         --lane_reps_;
       }
     } else {
       PopTop(heap_);
+      child_min_ = 0;
     }
     if (top.slot != UINT32_MAX) {
       // Slots are freed only here, so a slot is never reused while its event is queued.

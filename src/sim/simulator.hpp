@@ -144,13 +144,16 @@ class Simulator {
       l.clear();
     }
     heap_.clear();
+    child_min_ = 0;
     far_.clear();
+    far_time_ = UINT64_MAX;
     lane_reps_ = lane_entries_ = 0;
     for (const Entry& e : all)
       if (keep(static_cast<uint64_t>(e.order), e.handler_kind & 0xFFFF, e.arg)) {
         heap_.push_back(e);
         SiftUp(heap_, heap_.size() - 1, e);
       }
+    pending_ = heap_.size();
   }
   // The key of the event running now (of the last one that ran, between
   // events): with Now(), where in the (time, key) order the run is; the
@@ -208,7 +211,8 @@ class Simulator {
   void CountEvent(Time at, uint64_t key, uint32_t kind);
   uint64_t events_scheduled() const { return scheduled_; }
   uint64_t events_cancelled() const { return cancelled_; }
-  size_t pending() const { return heap_.size() + far_.size() - lane_reps_ + lane_entries_; }
+  // heap_.size() + far_.size() - lane_reps_ + lane_entries_, kept as a count.
+  size_t pending() const { return pending_; }
   size_t peak_pending() const { return peak_pending_; }
 
  private:
@@ -262,13 +266,14 @@ class Simulator {
   // The earliest queued entry of heap_ and far_ (one of them not empty).
   const Entry& Front() const {
     return far_.empty() || (!heap_.empty() && Before(heap_.front(), far_.front())) ? heap_.front()
-                                                                                  : far_.front();
+                                                                                   : far_.front();
   }
   // 4-ary heap operations on heap_ or far_.
   static size_t MinChild(const std::vector<Entry>& h, size_t first,
                          size_t n);  // smallest of the children from `first`
   static void PopTop(std::vector<Entry>& h);
-  static void SiftDown(std::vector<Entry>& h, const Entry& e);          // replaces the top by e
+  // Replaces heap_'s top by e (a lane's next entry), keeping child_min_.
+  void ReplaceTop(const Entry& e);
   static void SiftUp(std::vector<Entry>& h, size_t i, const Entry& e);  // place e at or above `i`
 
   uint64_t seed_;
@@ -276,6 +281,11 @@ class Simulator {
   bool stop_ = false;
   std::vector<Entry> heap_;  // 4-ary min-heap: lane heads and near events
   std::vector<Entry> far_;   // 4-ary min-heap: events kFarPs or more ahead without a lane
+  // The smallest order among heap_'s top's children (all ones when it has
+  // none), or 0 when not known: a lane's next entry below it stays at the
+  // top without a sift. Any change to heap_ but such a top replacement
+  // sets it to 0 (no entry orders below 0, so 0 sends every entry to the sift).
+  Order child_min_ = 0;
   std::vector<Lane> lanes_;
   std::vector<LaneState> lane_state_;  // by lane
   std::vector<uint32_t> free_lanes_;
@@ -284,8 +294,14 @@ class Simulator {
   uint32_t run_lane_ = UINT32_MAX;       // lane of the running event (LaneAhead), or none
   uint32_t run_handler_ = 0;             // handler index of the running event
   std::vector<EventHandler*> handlers_;  // the handlers seen, by index
-  EventHandler* last_handler_ = nullptr;
-  uint32_t last_handler_index_ = 0;
+  // Handler -> index, direct-mapped by the handler's address: the network and
+  // a collective engine schedule in turn, and a one-entry cache missed then.
+  struct HandlerSlot {
+    EventHandler* h = nullptr;
+    uint32_t index = 0;
+  };
+  static constexpr size_t kHandlerSlots = 8;
+  HandlerSlot handler_cache_[kHandlerSlots];
   std::vector<uint64_t> entity_seq_;
   std::vector<uint32_t> slot_gen_;
   std::vector<uint32_t> slot_sched_gen_;  // generation when the slot's event was scheduled
@@ -297,6 +313,8 @@ class Simulator {
   std::vector<EntityDigest> digests_;
   uint64_t executed_ = 0, scheduled_ = 0, cancelled_ = 0;
   size_t peak_pending_ = 0;
+  size_t pending_ = 0;
+  uint64_t far_time_ = UINT64_MAX;  // TimeOf(far_.front()), UINT64_MAX when far_ is empty
 };
 
 }  // namespace lossless::sim

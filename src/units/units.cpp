@@ -57,7 +57,6 @@ bool ParseDecimal(std::string_view s, Decimal& out, std::string_view& rest) {
   return true;
 }
 
-
 // Parse "<decimal><unit>" into an exact integer count of base units.
 template <size_t N>
 I128 ParseQuantity(std::string_view text, const Location& where, const Unit (&units)[N],
@@ -105,7 +104,7 @@ std::string TrimZeros(I128 whole, I128 frac, int digits) {
 
 }  // namespace
 
-Time SerializationTime(Bytes bytes, Rate rate) {
+Time SerializationTimeWide(Bytes bytes, Rate rate) {
   I128 num = I128(bytes.count()) * 8 * kPsPerS;
   I128 r = rate.bps();
   return Time::Ps(static_cast<int64_t>((num + r - 1) / r));

@@ -83,6 +83,30 @@ TEST(Units, SerializationTimeIsExact) {
   EXPECT_EQ(SerializationTime(Bytes(0), Rate::Gbps(400)).ps(), 0);
 }
 
+// The inline 64-bit quotient and the 128-bit one agree on both sides of the
+// fast path's bounds (bytes 2,000,000, rate 10^18 bit/s) and at odd rates.
+TEST(Units, SerializationTimeFastPathEqualsWide) {
+  const int64_t sizes[] = {0,         1,         63,        4096,      4178,
+                           1'048'576, 1'999'999, 2'000'000, 2'000'001, 1'073'741'824};
+  const int64_t rates[] = {1,
+                           3,
+                           54'500'000'000,
+                           400'000'000'000,
+                           1'600'000'000'000,
+                           999'999'999'999'999'999,
+                           1'000'000'000'000'000'000,
+                           1'000'000'000'000'000'001,
+                           INT64_MAX};
+  for (int64_t b : sizes)
+    for (int64_t r : rates) {
+      if (r < 1'000'000 && b > 1'000'000) continue;  // beyond int64 picoseconds
+      EXPECT_EQ(SerializationTime(Bytes(b), Rate::Bps(r)),
+                SerializationTimeWide(Bytes(b), Rate::Bps(r)))
+          << b << " B at " << r << " bit/s";
+    }
+  EXPECT_EQ(SerializationTime(Bytes(1'999'999), Rate::Bps(INT64_MAX)).ps(), 2);
+}
+
 TEST(Units, BytesInTimeAndCable) {
   EXPECT_EQ(BytesInTime(Time::Ns(1), Rate::Gbps(400)).count(), 50);
   EXPECT_EQ(CableDelay(100).ps(), 500'000);
