@@ -395,13 +395,20 @@ TEST(IbCredits, Vl15BypassesCreditsAndArbitration) {
   EXPECT_GT(net.port_stats(net.PortPeer(net.HostPort(2))).credit_starved_ps, 0);
 }
 
-TEST(IbCredits, SlWithoutAVlIsRejected) {
+TEST(IbCredits, SlWithoutAVlIsRejectedAndNothingOfTheFlowIsKept) {
   sim::Simulator sim(1);
   auto topo = testing::LsRing(2, 2, 1);
   NetworkConfig cfg = IbConfig();
   cfg.ib.num_vls = 2;
+  cfg.stop_when_flows_done = true;
   Network net(sim, topo, cfg);
   EXPECT_THROW(net.AddFlow(FlowSpec::Of(0, 1, 4096, Time::Zero(), 2)), std::invalid_argument);
+  // The refused flow left no record behind (it once stayed in flows() with
+  // no state: the run could never see every flow done).
+  EXPECT_EQ(net.flows().size(), 0u);
+  EXPECT_EQ(net.AddFlow(FlowSpec::Of(0, 1, 4096, Time::Zero(), 0)), 0u);
+  EXPECT_EQ(sim.Run(Time::Ms(1)), sim::StopReason::kStopped);
+  EXPECT_TRUE(net.flows()[0].done());
 }
 
 TEST(IbCredits, AdaptiveRoutingAvoidsAPortWithoutCredits) {

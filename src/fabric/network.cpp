@@ -21,7 +21,7 @@ constexpr uint64_t kPurposeBitErrors = 3;
 }  // namespace
 
 Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
-    : sim_(sim), topo_(topo), routes_(topo_), cfg_(cfg) {
+    : sim_(sim), topo_(topo), routes_(topo_), cfg_(cfg), nics_(*this, sim_, cfg_, pool_, ports_) {
   for (uint32_t sw = 0; sw < routes_.num_switches(); ++sw) {
     const uint32_t node = routes_.NodeOfSwitch(sw);
     Switch s;
@@ -47,17 +47,10 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     p.entity = sim_.AddEntity();
   }
   for (Switch& s : switches_) s.entity = sim_.AddEntity();
-  nics_.resize(routes_.num_hosts());
-  for (uint32_t r = 0; r < nics_.size(); ++r) {
-    nics_[r].port = routes_.HostPort(r);
-    nics_[r].pcie_bps = cfg_.nic.pcie_rate.bps();
-    ports_[nics_[r].port].host = r;
-  }
+  std::vector<uint32_t> host_port(routes_.num_hosts());
+  for (uint32_t r = 0; r < host_port.size(); ++r) host_port[r] = routes_.HostPort(r);
+  nics_.Build(host_port);
   pfc_ = flowctl::PfcThresholds(cfg_.pfc, cfg_.framing.FrameBytes(cfg_.framing.mtu_payload));
-  if (cfg_.dcqcn) {
-    np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
-    np_deadline_.assign(nics_.size(), INT64_MAX);
-  }
   if (cfg_.ib_cc && !cfg_.ib.enabled)
     throw std::invalid_argument("fabric.cc: expected InfiniBand credits on for IB CC");
   if (cfg_.ib.enabled) IbInit();
@@ -160,8 +153,8 @@ inline void Network::PrefetchAhead() {
 }
 
 void Network::OnEvent(uint32_t kind, uint64_t arg) {
-  // Dispatch only: each kind's handler lives with its model (nic.cpp,
-  // pfc_link.cpp, ib_link.cpp).
+  // Dispatch only: each kind's handler lives with its model (pfc_link.cpp,
+  // ib_link.cpp; the host side's events are Nics').
   const uint32_t a32 = static_cast<uint32_t>(arg);
   PrefetchAhead();
   switch (kind) {
@@ -175,18 +168,6 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
     }
     case kArrival:
       Arrive(a32, static_cast<PacketRef>(arg >> 32));
-      break;
-    case kFlowStart:
-      StartFlow(a32);
-      break;
-    case kIbCcTimer:
-      OnIbCcTimer(a32);
-      break;
-    case kCcTimer:
-      OnCcTimer(a32);
-      break;
-    case kNpTimer:
-      OnNpTimer(a32);
       break;
     case kPauseArrive:
       // arg = receiving port << 24 | class-enable << 16 | quanta.
@@ -207,23 +188,10 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       // arg = port << 3 | class.
       WatchdogRestored(static_cast<uint32_t>(arg >> 3), static_cast<int>(arg & 7));
       break;
-    case kNicStall:
-      OnNicStall(a32);
-      break;
-    case kNicResume:
-      NicResume(a32);
-      break;
-    case kNicStorm:
-      // arg = host << 1 | error.
-      OnNicStorm(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
-      break;
     case kPauseInject:
       // arg = port << 24 | class-enable << 16 | quanta (as kPauseArrive).
       SendPause(static_cast<uint32_t>(arg >> 24), static_cast<uint8_t>(arg >> 16),
                 static_cast<uint16_t>(arg));
-      break;
-    case kCnpInject:
-      OnCnp(a32);
       break;
     case kPfcRefresh:
       // arg = port << 3 | class.
@@ -231,15 +199,6 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
       break;
     case kFcpTimer:
       IbOnFcpTimer(a32);
-      break;
-    case kRcTimer:
-      OnRcTimer(a32);
-      break;
-    case kRcGapTimer:
-      OnRcGapTimer(a32);
-      break;
-    case kVirtPost:
-      OnVirtPost(a32);
       break;
     case kFcpArrive:
       // arg = the port waiting for credit (IbArmWake).
@@ -437,7 +396,7 @@ void Network::TryTransmit(uint32_t pi) {
     r = NextFromQueues(p);
     if (r == kNoPacket) wake = PausedWake(p);
   }
-  if (r == kNoPacket && p.host != kNone) r = NextFromNic(p, wake);
+  if (r == kNoPacket && p.host != kNone) r = nics_.NextPacket(p, wake);
   if (r == kNoPacket) {
     if (wake != std::numeric_limits<int64_t>::max()) ScheduleKick(pi, wake);
     return;
@@ -483,7 +442,7 @@ void Network::TryTransmit(uint32_t pi) {
     if (idle_wire) sim_.ScheduleKeyed(Time::Ps(head), key, this, kArrival, ArrivalArg(pi, r));
   }
   const bool more = HasQueued(p) || p.pause_pending ||
-                    (p.host != kNone && !nics_[p.host].active.empty()) ||
+                    (p.host != kNone && nics_.HasActive(p.host)) ||
                     (ib_on_ && ib_[pi].fcp_pending != 0);
   if (more) {
     ScheduleKick(pi, end);
@@ -524,13 +483,6 @@ void Network::QueueArrival(uint32_t pi, PacketRef r) {
                      this, kArrival, ArrivalArg(pi, r));
 }
 
-void Network::SetNicPcieRate(uint32_t host, Rate rate) {
-  if (host >= nics_.size() || rate.bps() < 0)
-    throw std::invalid_argument(
-        fmt::format("PCIe rate of host {}: no such host or negative", host));
-  nics_[host].pcie_bps = rate.bps();
-}
-
 void Network::SetLinkLoss(uint32_t port, const LinkLossConfig& loss) {
   if (port >= ports_.size()) throw std::invalid_argument(fmt::format("no port {}", port));
   if (loss.ber < 0 || loss.ber >= 1 || loss.drop_prob < 0 || loss.drop_prob > 1 ||
@@ -562,7 +514,7 @@ bool Network::LinkLoses(uint32_t pi, PacketRef r) {
   Port& p = ports_[pi];
   ++p.stats.link_losses;
   ++link_losses_;
-  flow_state_[pk.flow].last_loss_port = pi;
+  nics_.NoteLoss(pk.flow, pi);
   // IB: the receiver never buffers it; its blocks come back at once.
   if (ib_on_ && pk.tclass != kVl15Queue) {
     IbReceive(p.peer, pk.tclass, IbBlocks(pk.wire));
@@ -574,10 +526,10 @@ bool Network::LinkLoses(uint32_t pi, PacketRef r) {
 
 void Network::DropPacket(PacketRef r, Port* at) {
   ++drops_;
-  ++flows_[pool_[r].flow].drops;
+  nics_.CountDrop(pool_[r].flow);
   if (at != nullptr) {
     ++at->stats.classes[pool_[r].tclass].drops;
-    flow_state_[pool_[r].flow].last_loss_port = static_cast<uint32_t>(at - ports_.data());
+    nics_.NoteLoss(pool_[r].flow, static_cast<uint32_t>(at - ports_.data()));
   }
   pool_.Free(r);
 }
@@ -653,23 +605,78 @@ void Network::ScheduleReroute(const std::vector<uint32_t>& links_out, Time at) {
     sim_.Schedule(std::max(at, sim_.Now()), switches_[sw].entity, this, kReroute, sw | table << 32);
 }
 
+uint32_t Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
+  // On error nothing of the route is kept (nor of the flow: Nics::AddFlow
+  // stores it afterwards).
+  const size_t keep = route_hops_.size();
+  auto fail = [&](const std::string& why) {
+    route_hops_.resize(keep);
+    throw std::invalid_argument(
+        fmt::format("flow {} ({} -> {}): route: {}", f, spec.src, spec.dst, why));
+  };
+  const uint32_t first = ports_[ports_[nics_.HostPort(spec.src)].peer].node;
+  const uint32_t last = ports_[ports_[nics_.HostPort(spec.dst)].peer].node;
+  if (spec.route.front().node != first) {
+    fail(fmt::format("expected to start at the source's switch {}, got {}", topo_.nodes[first].name,
+                     spec.route.front().node < topo_.nodes.size()
+                         ? topo_.nodes[spec.route.front().node].name
+                         : std::to_string(spec.route.front().node)));
+  }
+  if (spec.route.back().node != last) {
+    fail(fmt::format("expected to end at the destination's switch {}", topo_.nodes[last].name));
+  }
+  if (spec.route.size() > 250) fail("expected at most 250 switches");
+  for (size_t i = 0; i < spec.route.size(); ++i) {
+    const RouteHop& h = spec.route[i];
+    if (h.node >= topo_.nodes.size() || routes_.SwitchOfNode(h.node) == kNone)
+      fail(fmt::format("hop {} is not a switch", i));
+    if (h.tclass >= kMaxClasses) fail(fmt::format("hop {}: class {} out of range", i, h.tclass));
+    uint32_t egress = kNone;
+    if (i + 1 < spec.route.size()) {
+      for (uint32_t pi : routes_.NodePorts(h.node)) {
+        if (ports_[ports_[pi].peer].node == spec.route[i + 1].node) {
+          egress = pi;
+          break;
+        }
+      }
+      if (egress == kNone) {
+        fail(fmt::format("{} and {} are not linked", topo_.nodes[h.node].name,
+                         spec.route[i + 1].node < topo_.nodes.size()
+                             ? topo_.nodes[spec.route[i + 1].node].name
+                             : std::to_string(spec.route[i + 1].node)));
+      }
+    } else {
+      egress = routes_.HostEdgePort(spec.dst);
+    }
+    // A hop may not send the packet back over the link it came in on: the
+    // release of its ingress buffer would then act on the port that is
+    // transmitting it (and no lossless fabric routes that way).
+    if (i > 0 && ports_[egress].peer == route_hops_.back().port) {
+      fail(fmt::format("hop {} ({}) sends back over the link it came in on", i,
+                       topo_.nodes[h.node].name));
+    }
+    route_hops_.push_back({egress, static_cast<int8_t>(h.tclass)});
+  }
+  return static_cast<uint32_t>(keep);
+}
+
 void Network::Deliver(uint32_t ingress, PacketRef r) {
   const Port& in = ports_[ingress];
   Packet& pk = pool_[r];
   pk.ingress = ingress;
   if (in.host != kNone) {
     if (in.rx_stalled) [[unlikely]] {
-      NicRxPacket(in.host, r);
+      nics_.Hold(in.host, r);
       return;
     }
-    ReceiveAtHost(in.host, r);
+    nics_.Receive(in.host, r);
     return;
   }
   const bool credited = ib_on_ && pk.tclass != kVl15Queue;
   if (credited) IbReceive(ingress, pk.tclass, IbBlocks(pk.wire));
   uint32_t egress;
   if (pk.flags & kPacketSourceRouted) [[unlikely]] {
-    const ResolvedHop& h = route_hops_[flow_state_[pk.flow].route_off + pk.hops - 1];
+    const ResolvedHop& h = route_hops_[nics_.RouteOffset(pk.flow) + pk.hops - 1];
     egress = ports_[h.port].down ? kNone : h.port;
     // Other packets never change class, so their in_class (set where they
     // are made) stays equal to tclass.
@@ -795,7 +802,7 @@ void Network::SetDistributed(RemoteLinks* remote, std::vector<uint8_t> cut, size
   local_flows_ = local_flows;
   base_totals_ = Totals();
   base_flow_drops_.clear();
-  for (const FlowStats& f : flows_) base_flow_drops_.push_back(f.drops);
+  for (const FlowStats& f : nics_.flows_) base_flow_drops_.push_back(f.drops);
   base_live_ = static_cast<int64_t>(pool_.live());
   base_peak_ = pool_.peak();
 }
@@ -858,10 +865,10 @@ void Network::QueueRemoteArrival(uint32_t pi) {
 void Network::FlowFinished() {
   if (!cfg_.stop_when_flows_done) return;
   if (remote_ != nullptr) {
-    if (flows_done_ == local_flows_) sim_.Stop();
+    if (nics_.flows_done_ == local_flows_) sim_.Stop();
     return;
   }
-  if (flows_done_ + persistent_ == flows_.size()) sim_.Stop();
+  if (nics_.flows_done_ + nics_.persistent_ == nics_.flows_.size()) sim_.Stop();
 }
 
 namespace {
@@ -930,7 +937,8 @@ uint32_t Network::DistributedEventPort(uint32_t kind, uint64_t arg) const {
 }
 
 std::array<uint64_t, 6> Network::Totals() const {
-  return {uint64_t{flows_done_}, packet_hops_, packets_created_, drops_, cnps_, link_losses_};
+  return {uint64_t{nics_.flows_done_}, packet_hops_, nics_.packets_created_, drops_, nics_.cnps_,
+          link_losses_};
 }
 
 std::string Network::ExportResults(const std::vector<int32_t>& port_rank, int rank) const {
@@ -940,7 +948,7 @@ std::string Network::ExportResults(const std::vector<int32_t>& port_rank, int ra
   // (SetDistributed), and the one setup share is added back on rank 0.
   std::string out;
   Put(out, static_cast<uint64_t>(ports_.size()));
-  Put(out, static_cast<uint64_t>(flows_.size()));
+  Put(out, static_cast<uint64_t>(nics_.flows_.size()));
   for (uint32_t p = 0; p < ports_.size(); ++p) {
     if (port_rank[p] != rank) {
       // The one counter another rank writes: losses on a cut link into this
@@ -956,16 +964,16 @@ std::string Network::ExportResults(const std::vector<int32_t>& port_rank, int ra
     m.busy_ps = BusyPsUntilNow(p);
     PutNonZeroWords(out, m);
   }
-  for (size_t f = 0; f < flows_.size(); ++f) {
-    const FlowStats& st = flows_[f];
-    if (port_rank[nics_[st.spec.src].port] == rank) {
+  for (size_t f = 0; f < nics_.flows_.size(); ++f) {
+    const FlowStats& st = nics_.flows_[f];
+    if (port_rank[nics_.HostPort(st.spec.src)] == rank) {
       Put(out, st.sent_bytes);
       Put(out, st.packets);
       Put(out, st.retx_packets);
       Put(out, st.naks);
       Put(out, st.timeouts);
     }
-    if (port_rank[nics_[st.spec.dst].port] == rank) {
+    if (port_rank[nics_.HostPort(st.spec.dst)] == rank) {
       Put(out, st.recv_bytes);
       Put(out, st.finish.ps());
       Put(out, st.max_latency.ps());
@@ -981,14 +989,14 @@ void Network::ImportResults(const std::vector<std::string>& per_rank,
                             const std::vector<int32_t>& port_rank, uint64_t peak_alive) {
   std::vector<MergedPort> ports(ports_.size());
   std::vector<uint64_t> other_losses(ports_.size(), 0);
-  std::vector<FlowStats> flows = flows_;
+  std::vector<FlowStats> flows = nics_.flows_;
   for (size_t f = 0; f < flows.size(); ++f) flows[f].drops = base_flow_drops_[f];
   std::array<uint64_t, 6> totals = base_totals_;
   for (size_t r = 0; r < per_rank.size(); ++r) {
     const std::string& in = per_rank[r];
     const int rank = static_cast<int>(r);
     size_t at = 0;
-    if (Take<uint64_t>(in, at) != ports_.size() || Take<uint64_t>(in, at) != flows_.size())
+    if (Take<uint64_t>(in, at) != ports_.size() || Take<uint64_t>(in, at) != nics_.flows_.size())
       throw std::runtime_error("distributed results: ranks built different networks");
     for (uint32_t p = 0; p < ports_.size(); ++p) {
       if (port_rank[p] != rank) {
@@ -998,14 +1006,14 @@ void Network::ImportResults(const std::vector<std::string>& per_rank,
       ports[p] = TakeNonZeroWords<MergedPort>(in, at);
     }
     for (FlowStats& f : flows) {
-      if (port_rank[nics_[f.spec.src].port] == rank) {
+      if (port_rank[nics_.HostPort(f.spec.src)] == rank) {
         f.sent_bytes = Take<int64_t>(in, at);
         f.packets = Take<int64_t>(in, at);
         f.retx_packets = Take<uint64_t>(in, at);
         f.naks = Take<uint64_t>(in, at);
         f.timeouts = Take<uint64_t>(in, at);
       }
-      if (port_rank[nics_[f.spec.dst].port] == rank) {
+      if (port_rank[nics_.HostPort(f.spec.dst)] == rank) {
         f.recv_bytes = Take<int64_t>(in, at);
         f.finish = Time::Ps(Take<int64_t>(in, at));
         f.max_latency = Time::Ps(Take<int64_t>(in, at));
@@ -1016,12 +1024,12 @@ void Network::ImportResults(const std::vector<std::string>& per_rank,
     if (at != in.size()) throw std::runtime_error("distributed results: trailing bytes");
   }
   for (uint32_t p = 0; p < ports_.size(); ++p) ports[p].stats.link_losses += other_losses[p];
-  flows_ = std::move(flows);
-  flows_done_ = totals[0];
+  nics_.flows_ = std::move(flows);
+  nics_.flows_done_ = totals[0];
   packet_hops_ = totals[1];
-  packets_created_ = totals[2];
+  nics_.packets_created_ = totals[2];
   drops_ = totals[3];
-  cnps_ = totals[4];
+  nics_.cnps_ = totals[4];
   link_losses_ = totals[5];
   merged_ports_ = std::move(ports);
   merged_peak_ = peak_alive;

@@ -48,7 +48,10 @@
 #include "cc/ib_cc.hpp"
 #include "fabric/framing.hpp"
 #include "fabric/link_loss.hpp"
+#include "fabric/network_config.hpp"
+#include "fabric/nic.hpp"
 #include "fabric/packet.hpp"
+#include "fabric/port.hpp"
 #include "fabric/port_stats.hpp"
 #include "fabric/routing.hpp"
 #include "flowctl/classes.hpp"
@@ -68,142 +71,6 @@ using units::Rate;
 using units::Time;
 
 using flowctl::kMaxClasses;
-
-struct EcnConfig {
-  bool enabled = false;
-  Bytes kmin{150'000};  // Spectrum default (docs/model/presets.md)
-  Bytes kmax{1'500'000};
-  double pmax = 0.01;
-};
-
-struct SwitchConfig {
-  Time latency = Time::Ns(300);  // port-to-port pipeline latency
-  bool cut_through = false;
-  Bytes buffer = Bytes::MiB(32);  // shared buffer per switch
-  double alpha = 1.0 / 8;         // dynamic threshold for lossy classes
-  int num_classes = 8;
-  uint8_t strict_mask = 1u << 6;  // CNP class 6 strict (docs/model/dcqcn.md#notification-point)
-  uint8_t lossless_mask = 0;      // admitted without the DT limit (PFC/credits hook)
-  std::array<int32_t, kMaxClasses> wrr_weight{1, 1, 1, 1, 1, 1, 1, 1};
-  std::array<EcnConfig, kMaxClasses> ecn{};
-};
-
-// Priority flow control and its watchdog: flowctl/pfc.hpp,
-// flowctl/pfc_watchdog.hpp (the network sends the frames and runs the timers).
-using flowctl::PfcConfig;
-using flowctl::PfcWatchdogConfig;
-
-// InfiniBand credits and VL arbitration: flowctl/ib_credits.hpp,
-// flowctl/vl_arbiter.hpp (the network's part is in fabric/ib_link.cpp).
-using flowctl::IbLinkConfig;
-using flowctl::kVl15Queue;
-using flowctl::VlArbEntry;
-
-struct NicConfig {
-  Rate pcie_rate;          // 0 = no PCIe cap
-  uint8_t data_class = 3;  // RoCE priority / IB SL of data packets
-  bool ect = true;         // data packets are ECN-capable
-  // PFC stall prevention (ConnectX, docs/model/pfc.md#watchdog, #pause-storms-and-stalled-nics):
-  // once the NIC's receive pipeline has been stuck (holding packets it cannot consume) for this
-  // long it stops sending PAUSE until the pipeline recovers; a warning event is counted at 85 % of
-  // it. Zero = prevention off. Default 8 s.
-  Time pause_storm_timeout = Time::Sec(8);
-};
-
-// The virtualization layer between a host and its NIC (a hypervisor path or
-// an SR-IOV virtual function; scenario virtualization.*,
-// docs/model/shared-cloud.md). Every message a host posts -- a message on a
-// queue pair (Network::PostSend) or a flow (Network::AddFlow) -- reaches the
-// NIC `latency` + X after it is posted, X exponential with mean `jitter`,
-// drawn from the source host's own random stream (seed, host, "virt"). A
-// queue pair's messages reach the NIC in posting order (a message never
-// overtakes an earlier one). Both zero: no delay, no draw, no event.
-struct VirtualizationConfig {
-  Time latency;
-  Time jitter;
-  bool enabled() const { return latency.ps() > 0 || jitter.ps() > 0; }
-};
-
-struct NetworkConfig {
-  Framing framing;
-  SwitchConfig sw;
-  NicConfig nic;
-  RoutingMode routing = RoutingMode::kEcmp;
-  PfcConfig pfc;
-  IbLinkConfig ib;
-  // End-to-end congestion control. With DCQCN on, a receiving NIC answers
-  // ECN-marked data with CNPs (at most one per cnp_interval per flow, on
-  // cnp_class, strict priority) and each sending flow paces at the rate of
-  // its own reaction point (src/cc/dcqcn.hpp).
-  bool dcqcn = false;
-  cc::DcqcnParams dcqcn_params = cc::DcqcnParams::Paper();
-  uint8_t cnp_class = 6;
-  // InfiniBand congestion control (IBA Annex A10, docs/model/infiniband.md#ib-congestion-control;
-  // needs ib.enabled). A switch egress VL sets FECN on data leaving a queue above the threshold
-  // (one in marking_rate + 1 eligible packets); the destination HCA answers each FECN with a BECN
-  // (a small packet back to the source on the flow's VL); the source keeps a CCTI per flow and
-  // waits CCT[CCTI] after each packet it injects.
-  bool ib_cc = false;
-  cc::IbCcParams ib_cc_params;
-  cc::IbFecnParams fecn;
-  bool stop_when_flows_done = true;
-  // RDMA RC transport of the flows that ask for it (FlowSpec::rc).
-  rdma::RcConfig rc;
-  VirtualizationConfig virt;
-};
-
-// One switch of an explicit route: the switch (topology node) and, when
-// tclass >= 0, the traffic class the packet takes from this switch on (a
-// Tagger-style lossless-priority change at this hop: the packet is queued at
-// this switch's egress, and sent, on the new class).
-struct RouteHop {
-  uint32_t node = 0;
-  int tclass = -1;
-};
-
-struct FlowSpec {
-  uint32_t src = 0;  // host rank
-  uint32_t dst = 0;
-  int64_t bytes = 0;
-  Time start;
-  int tclass = -1;          // -1 = NicConfig::data_class
-  Rate rate;                // pacing rate; 0 = line rate
-  int32_t max_payload = 0;  // bytes per packet; 0 = the framing's MTU
-  // Explicit route (source routing): the switches the flow's data packets
-  // traverse, in order, from the source's edge switch to the destination's;
-  // consecutive switches must be linked (the first link between them is
-  // used). Empty = the network's routing. Checked by AddFlow.
-  std::vector<RouteHop> route;
-  // An RDMA RC queue pair (acknowledged, recovers losses) instead of raw bytes.
-  bool rc = false;
-
-  static FlowSpec Of(uint32_t src, uint32_t dst, int64_t bytes, Time start = Time::Zero(),
-                     int tclass = -1) {
-    FlowSpec f;
-    f.src = src;
-    f.dst = dst;
-    f.bytes = bytes;
-    f.start = start;
-    f.tclass = tclass;
-    return f;
-  }
-};
-
-struct FlowStats {
-  FlowSpec spec;
-  int64_t sent_bytes = 0;
-  int64_t recv_bytes = 0;
-  int64_t packets = 0;
-  int64_t drops = 0;
-  Time finish = Time::Max();  // last byte delivered; Max() if never
-  Time max_latency;           // largest one-way packet latency
-  // RC queue pairs: data packets sent again, NAKs received, ACK timeouts.
-  uint64_t retx_packets = 0;
-  uint64_t naks = 0;
-  uint64_t timeouts = 0;
-  bool done() const { return finish != Time::Max(); }
-  Time fct() const { return finish - spec.start; }
-};
 
 // Observer of the facts PFC wait dependencies are made of, for online
 // deadlock detection (docs/fabric-model.md). Vertices are ingress buffers:
@@ -242,24 +109,6 @@ class PfcWaitObserver {
 // fcp_loss, whatever the rest of the fabric does.
 inline constexpr uint64_t kRngFcpLoss = 0xFC9;
 
-// What the RC transport tells the layer above it (collectives), each at the
-// event of the NIC concerned: the requester's when a message is acknowledged,
-// the responder's when the next message of a QP (in posting order) has
-// arrived whole.
-class TransportObserver {
- public:
-  virtual ~TransportObserver() = default;
-  virtual void OnSendComplete(uint32_t qp, uint64_t tag, Time at) = 0;
-  virtual void OnRecvComplete(uint32_t qp, Time at) = 0;
-};
-
-// A queue pair that ran out of retries: the run stops (Network::qp_failure).
-struct QpFailure {
-  uint32_t qp = 0;
-  Time at;
-  std::string what;  // names the QP, its hosts, the link of its last loss and the time
-};
-
 class Network final : public sim::EventHandler {
  public:
   // Builds ports, switches, NICs and routing tables. Throws InputError (fields
@@ -274,42 +123,46 @@ class Network final : public sim::EventHandler {
   // An RC flow (spec.rc) carries its bytes as one message. With
   // cfg.virt enabled the flow starts the virtualization delay after
   // max(spec.start, Now()); its FCT still counts from spec.start.
-  uint32_t AddFlow(const FlowSpec& spec);
+  uint32_t AddFlow(const FlowSpec& spec) { return nics_.AddFlow(spec); }
 
   // RDMA RC (src/rdma/rc.hpp). AddQp opens a queue pair from spec.src to
   // spec.dst (spec.bytes and spec.start are ignored) that lives for the run:
   // it never counts as done. PostSend queues a message of `bytes` on it now;
   // the observer hears of its completion at both ends.
-  uint32_t AddQp(const FlowSpec& spec);
-  void PostSend(uint32_t qp, int64_t bytes, uint64_t tag);
-  void set_transport_observer(TransportObserver* obs) { transport_obs_ = obs; }
+  uint32_t AddQp(const FlowSpec& spec) { return nics_.AddQp(spec); }
+  void PostSend(uint32_t qp, int64_t bytes, uint64_t tag) { nics_.PostSend(qp, bytes, tag); }
+  void set_transport_observer(TransportObserver* obs) { nics_.set_transport_observer(obs); }
   // Set when a QP exhausted its retries (the run stopped there).
-  const QpFailure* qp_failure() const { return qp_failure_.empty() ? nullptr : &qp_failure_[0]; }
-  const rdma::RcRequester& Requester(uint32_t qp) const { return rcq_[flow_state_[qp].rc]; }
-  const rdma::RcResponder& Responder(uint32_t qp) const { return rcr_[flow_state_[qp].rc]; }
+  const QpFailure* qp_failure() const { return nics_.qp_failure(); }
+  const rdma::RcRequester& Requester(uint32_t qp) const { return nics_.Requester(qp); }
+  const rdma::RcResponder& Responder(uint32_t qp) const { return nics_.Responder(qp); }
 
   // Loss on the link direction port `port` sends on (before traffic starts).
   void SetLinkLoss(uint32_t port, const LinkLossConfig& loss);
   // The payload rate host `host`'s NIC can inject (its GPU-to-NIC PCIe path,
   // src/node/node.hpp), replacing NicConfig::pcie_rate for that NIC; zero =
   // no cap. Before traffic starts.
-  void SetNicPcieRate(uint32_t host, Rate rate);
+  void SetNicPcieRate(uint32_t host, Rate rate) { nics_.SetPcieRate(host, rate); }
   // Frames lost on links (bit errors and injected loss), all ports.
   uint64_t link_losses() const { return link_losses_; }
 
   void OnEvent(uint32_t kind, uint64_t arg) override;
 
   // Results.
-  const std::vector<FlowStats>& flows() const { return flows_; }
-  size_t flows_done() const { return flows_done_; }
+  const std::vector<FlowStats>& flows() const { return nics_.flows(); }
+  size_t flows_done() const { return nics_.flows_done(); }
   uint64_t packet_hops() const { return packet_hops_; }
-  uint64_t packets_created() const { return packets_created_; }
+  uint64_t packets_created() const { return nics_.packets_created(); }
   uint64_t drops() const { return drops_; }
-  uint64_t cnps_sent() const { return cnps_; }  // DCQCN CNPs and IB CC BECNs
+  uint64_t cnps_sent() const { return nics_.cnps_sent(); }  // DCQCN CNPs and IB CC BECNs
   // IB CC reaction point of a flow (ib_cc on only).
-  const cc::IbCcReactionPoint& IbCcPoint(uint32_t flow) const { return ibcc_rp_[flow]; }
+  const cc::IbCcReactionPoint& IbCcPoint(uint32_t flow) const { return nics_.IbCcPoint(flow); }
   // DCQCN reaction point of a flow (DCQCN on only).
-  const cc::DcqcnReactionPoint& ReactionPoint(uint32_t flow) const { return rp_[flow]; }
+  const cc::DcqcnReactionPoint& ReactionPoint(uint32_t flow) const {
+    return nics_.ReactionPoint(flow);
+  }
+  // The host side (fabric/nic.hpp): the NICs, their flows and queue pairs.
+  const Nics& nics() const { return nics_; }
   uint64_t peak_packets_alive() const { return merged_ ? merged_peak_ : pool_.peak(); }
   size_t num_ports() const { return ports_.size(); }
   // Counters of port `p` up to now (open credit-starved intervals included).
@@ -347,14 +200,14 @@ class Network final : public sim::EventHandler {
   // Topology node of switch record `sw`.
   uint32_t NodeOfSwitch(uint32_t sw) const { return switches_[sw].node; }
   uint32_t num_switches() const { return static_cast<uint32_t>(switches_.size()); }
-  uint32_t num_hosts() const { return static_cast<uint32_t>(nics_.size()); }
+  uint32_t num_hosts() const { return nics_.num_hosts(); }
   // Port structure: the topology node that owns port `p`, the port at the
   // other end of its link (ports 2l and 2l+1 are the two ends of link l), and
   // the ports of a node.
   uint32_t PortNode(uint32_t p) const { return ports_[p].node; }
   uint32_t PortPeer(uint32_t p) const { return ports_[p].peer; }
   const std::vector<uint32_t>& NodePorts(uint32_t node) const { return routes_.NodePorts(node); }
-  uint32_t HostPort(uint32_t rank) const { return nics_[rank].port; }
+  uint32_t HostPort(uint32_t rank) const { return nics_.HostPort(rank); }
 
   // InfiniBand credits (cfg.ib.enabled). `port` receives on its link: its
   // VL buffer grants `blocks` (tests). A setup call, like the configuration:
@@ -380,9 +233,11 @@ class Network final : public sim::EventHandler {
   // until its PFC stall prevention gives up (NicConfig::pause_storm_timeout); beyond xoff +
   // headroom arrivals are dropped (PortStats::rx_stall_drops). When the stall ends the held packets
   // are consumed at once.
-  void StallNicReceive(uint32_t host, Time from, Time until = Time::Max());
+  void StallNicReceive(uint32_t host, Time from, Time until = Time::Max()) {
+    nics_.StallReceive(host, from, until);
+  }
   // Packets a host's receive buffer holds (stalled NIC).
-  int64_t NicHeldBytes(uint32_t host) const;
+  int64_t NicHeldBytes(uint32_t host) const { return nics_.HeldBytes(host); }
 
   // Called with every packet a port starts to transmit (tests, traces).
   // Off the hot path unless set.
@@ -425,7 +280,7 @@ class Network final : public sim::EventHandler {
   // (Now() if earlier) flow `flow`'s DCQCN reaction point receives a CNP, as
   // if one had arrived from the flow's destination (ignored once the flow is
   // done). Throws std::invalid_argument without cfg.dcqcn or for a bad flow.
-  void InjectCnp(uint32_t flow, Time at);
+  void InjectCnp(uint32_t flow, Time at) { nics_.InjectCnp(flow, at); }
   // Bytes (ingress port, priority) currently holds in its switch's buffer.
   int64_t IngressBytes(uint32_t port, int prio) const { return ports_[port].ingress.bytes[prio]; }
   // Bytes (frames without preamble/IFG) waiting in the egress queue of `port`
@@ -482,7 +337,7 @@ class Network final : public sim::EventHandler {
   void DeliverRemote(Time at, uint64_t key, uint32_t kind, uint64_t arg, const Packet* pk);
   // Flows this rank's NICs completed (stop rule), and their target.
   size_t local_flows_pending() const {
-    return local_flows_ > flows_done_ ? local_flows_ - flows_done_ : 0;
+    return local_flows_ > nics_.flows_done() ? local_flows_ - nics_.flows_done() : 0;
   }
   uint32_t PortEntity(uint32_t p) const { return ports_[p].entity; }
   uint32_t SwitchEntity(uint32_t sw) const { return switches_[sw].entity; }
@@ -518,82 +373,26 @@ class Network final : public sim::EventHandler {
   uint64_t setup_peak() const { return base_peak_; }
 
  private:
+  // The host side calls the link layer: kicks its port, IB credits at
+  // injection and reception, PAUSE from a stalled NIC, drops, routes.
+  friend class Nics;
   static constexpr uint32_t kNone = UINT32_MAX;  // no host, switch, port or route
   enum EventKind : uint32_t {
+    // The numbers missing here are the host side's (Nics::EventKind).
     kKick = 0,
     kArrival = 1,
-    kFlowStart = 2,
     kPauseApply = 3,
     kPfcRefresh = 4,
     kPauseArrive = 5,
-    kCcTimer = 6,
-    kNpTimer = 7,
     kFcpTimer = 8,
     kWdPoll = 9,
     kWdRestore = 10,
-    kNicStall = 11,
-    kNicResume = 12,
-    kNicStorm = 13,
-    kIbCcTimer = 14,
     kPauseInject = 15,
-    kCnpInject = 16,
-    kRcTimer = 17,
-    kRcGapTimer = 18,
-    kVirtPost = 19,
     kFcpArrive = 20,
     kLinkState = 21,
     kReroute = 22
   };
 
-  struct alignas(32) ClassQueue {  // two per cache line
-    PacketFifo fifo;
-    int64_t bytes = 0;
-    int32_t deficit = 0;
-  };
-  // Fields in the order the packet path touches them: the first two cache
-  // lines hold what every transmission and arrival reads, including the
-  // first four counters of `stats`; pause timers, class queues, PFC ingress
-  // accounting and the rest of the counters follow.
-  struct alignas(64) Port {
-    uint32_t peer = 0;           // port at the other end of the link
-    uint32_t entity = 0;         // engine entity id (ordering key)
-    uint32_t host = UINT32_MAX;  // host rank if this is a host's NIC port
-    uint32_t sw = UINT32_MAX;    // switch index if this is a switch port
-    bool down = false;           // link administratively or physically down
-    bool rx_stalled = false;     // host port: NIC receive stalled (fault)
-    bool rx_cut_through = false;
-    bool kick_pending = false;   // a kick event at kick_at is live
-    bool pause_pending = false;  // a PFC frame waits to be sent
-    bool ever_paused = false;    // a PAUSE has set paused_until (else it is all zero)
-    bool lossy = false;          // the link direction loses frames (loss_[port])
-    uint8_t pause_mask = 0;      // XOFF classes of the pending frame
-    uint8_t xon_mask = 0;        // classes of a pending XON frame
-    uint8_t xoff_sent = 0;       // priorities held paused upstream
-    uint8_t wd_active = 0;       // watchdog restore period, per class
-    // Per class: the restore period has ended and no PAUSE has been applied
-    // since; packets sent meanwhile carry kPacketAfterRestore.
-    uint8_t wd_unpaused = 0;
-    uint8_t rr = 0;              // DWRR cursor
-    uint8_t nonempty = 0;        // bit c set = class c has packets
-    uint16_t pause_quanta = 0;   // its pause time
-    int64_t busy_until = 0;
-    int64_t kick_at = 0;
-    int64_t queued_bytes = 0;  // all classes
-    int64_t cached_wire = -1;  // serialization time cache: wire bytes ...
-    int64_t cached_ser = 0;    // ... and their time at rate_bps
-    int64_t delay_ps = 0;
-    int64_t rx_latency_ps = 0;  // pipeline latency of the receiving switch (0 at hosts)
-    PacketFifo wire;            // packets on the link, in order
-    PortStats stats;
-    int64_t rate_bps = 0;
-    uint32_t node = 0;                                // topology node owning this port
-    std::array<int64_t, kMaxClasses> paused_until{};  // egress: class c may start at >= this
-    std::array<ClassQueue, kMaxClasses> q{};
-    flowctl::PfcIngress ingress;                    // ingress: bytes held per priority, total
-    std::array<int64_t, kMaxClasses> refresh_at{};  // ingress: live XOFF refresh time
-  };
-  static_assert(offsetof(Port, stats) == 96 && offsetof(PortStats, max_queue_bytes) == 24,
-                "the packet path's fields and counters share the first two cache lines");
   // Per-port InfiniBand link state (cfg.ib.enabled only). A port is both the
   // sender into its peer's VL buffers and the receiver whose VL buffers its
   // peer sends into; it returns credits on its own transmit side.
@@ -629,31 +428,6 @@ class Network final : public sim::EventHandler {
     int64_t used_bytes = 0;
     uint64_t salt = 0;
     sim::Rng rng;
-  };
-  struct Nic {
-    uint32_t port = 0;
-    bool stalled = false;          // receive pipeline stalled (fault)
-    bool storm_stop = false;       // stall prevention stopped sending PAUSE
-    int64_t stuck_since = -1;      // first packet held while stalled
-    PacketFifo held;               // received packets waiting for the pipeline
-    std::vector<uint32_t> active;  // flows with bytes left to send
-    size_t cursor = 0;
-    int64_t next_ps = 0;  // PCIe cap: earliest next injection
-    int64_t pcie_bps = 0;  // PCIe cap (NicConfig::pcie_rate or SetNicPcieRate); 0 = none
-  };
-  struct FlowState {
-    int64_t next_ps = 0;   // per-flow pacing (congestion control)
-    int64_t rate_bps = 0;  // 0 = line rate
-    int32_t max_payload = 0;
-    uint32_t next_seq = 0;
-    uint16_t entropy = 0;
-    uint8_t tclass = 0;
-    uint32_t route_off = 0;  // explicit route: route_hops_[route_off ...]
-    int64_t gap_ps = 0;      // IB CC: injection gap after each packet
-    uint32_t rc = kNone;     // RC queue pair: index into rcq_ / rcr_
-    uint32_t last_loss_port = kNone;
-    bool active = false;      // in its NIC's active list
-    bool persistent = false;  // a QP of AddQp: never done
   };
   struct LinkLoss {
     LinkLossConfig cfg;
@@ -734,7 +508,6 @@ class Network final : public sim::EventHandler {
   void IbResetPort(uint32_t port);
   // One end of a link goes down (its wire and egress queues are lost) or up.
   void SetPortUp(uint32_t pi, bool up);
-  PacketRef NextFromNic(Port& p, int64_t& wake_at);
   bool HasQueued(const Port& p) const { return p.queued_bytes > 0; }
   void Arrive(uint32_t pi, PacketRef r);
   // Queues the arrival event of frame r on port's wire, at its time and under
@@ -744,40 +517,11 @@ class Network final : public sim::EventHandler {
   // the next key the sender shipped with it (remote_keys_).
   void QueueRemoteArrival(uint32_t pi);
   void Deliver(uint32_t ingress_port, PacketRef r);
-  void ReceiveAtHost(uint32_t host, PacketRef r);
   void Enqueue(uint32_t sw, uint32_t egress, PacketRef r);
   uint32_t Route(uint32_t sw, const Packet& p);         // skips down links
   uint32_t RouteMinimal(uint32_t sw, const Packet& p);  // the routing mode's choice
   void DropPacket(PacketRef r, Port* at);
-  void SendCnp(uint32_t host, uint32_t flow, int cls);
-  // Queues a small packet (CNP, BECN, ACK/NAK) at host `host`'s port, to the
-  // other end of `flow`, on class `tclass`.
-  void SendControl(uint32_t host, uint32_t flow, PacketKind kind, int cls, int32_t payload,
-                   uint32_t seq, uint8_t flags);
-  void Activate(uint32_t flow);  // puts the flow in its NIC's active list and kicks
-  // Takes a flow off its NIC's round robin (an RC queue pair with nothing left to send).
-  void Deactivate(uint32_t flow);
-  // Virtualization layer (nic.cpp): the delay of a message host `host` posts
-  // now (draws from its stream), and the post itself once it has passed.
-  int64_t VirtDelayPs(uint32_t host);
-  void PostToNic(uint32_t qp, int64_t bytes, uint64_t tag);
-  void OnVirtPost(uint32_t qp);
-  // RC transport (nic.cpp).
-  void RcReceiveData(uint32_t host, PacketRef r);
-  void RcReceiveAck(PacketRef r);
-  void ArmRcTimer(uint32_t flow);
-  void OnRcTimer(uint32_t flow);
-  // Out-of-order placement: the responder's reorder-window timer (a NAK for
-  // a gap no later packet revealed), the destination NIC's event.
-  void ArmRcGapTimer(uint32_t flow);
-  void OnRcGapTimer(uint32_t flow);
-  [[gnu::cold, gnu::noinline]] void QpFail(uint32_t flow);
   [[gnu::cold, gnu::noinline]] bool LinkLoses(uint32_t pi, PacketRef r);
-  void OnBecn(uint32_t flow);
-  void ArmIbCcTimer(uint32_t flow);
-  void OnCnp(uint32_t flow);
-  void ArmCcTimer(uint32_t flow);
-  void ArmNpTimer(uint32_t host);
   void SendPause(uint32_t port, uint8_t mask, uint16_t quanta);
   // Ingress `port` crossed XOFF on class c: pause c upstream (every class
   // with global pause), start the refresh chain, tell the wait observer.
@@ -787,26 +531,14 @@ class Network final : public sim::EventHandler {
   void ApplyPause(uint32_t port, uint8_t mask, uint16_t quanta, int64_t reception_end);
   void ReleaseIngress(const Packet& pk, int64_t size);
   int64_t PausedWake(const Port& p) const;  // earliest pause expiry of a queued class
-  void StartFlow(uint32_t flow);
-  // Event handlers (nic.cpp, pfc_link.cpp).
-  void OnCcTimer(uint32_t flow);
-  // The reaction point changed `flow`'s rate: the pacing gap it is waiting
-  // out is rescaled (docs/model/dcqcn.md#pacing).
-  void SetPacedRate(uint32_t flow, int64_t bps);
-  void OnNpTimer(uint32_t host);
-  void OnIbCcTimer(uint32_t flow);
-  void OnNicStall(uint32_t host);
-  void OnNicStorm(uint32_t host, bool error);
+  // Event handlers (pfc_link.cpp).
   void OnPfcRefresh(uint32_t port, int c);
   void WatchdogRestored(uint32_t port, int c);
-  // The entity of a flow's source NIC: its start, its congestion-control
-  // timers and injected CNPs are that NIC's events.
-  uint32_t SourceEntity(uint32_t flow) const {
-    return ports_[nics_[flows_[flow].spec.src].port].entity;
-  }
   // Off the common path (watchdog, NIC stall, wait observer, routes): kept
   // out of line so the packet path stays as small as without them.
-  [[gnu::cold, gnu::noinline]] void ResolveRoute(uint32_t flow, const FlowSpec& spec);
+  // Resolves flow `flow`'s explicit route into route_hops_ and returns its
+  // offset there; throws std::invalid_argument (nothing kept) for a bad one.
+  [[gnu::cold, gnu::noinline]] uint32_t ResolveRoute(uint32_t flow, const FlowSpec& spec);
   [[gnu::cold, gnu::noinline]] void WatchdogPoll(uint32_t sw);
   [[gnu::cold, gnu::noinline]] void WatchdogAct(uint32_t pi, int c);
   [[gnu::cold, gnu::noinline]] void WatchdogDrop(PacketRef r, Port& egress);
@@ -829,8 +561,6 @@ class Network final : public sim::EventHandler {
   [[gnu::cold, gnu::noinline]] void FwdCount(uint32_t ingress, int in_class, uint32_t egress,
                                              int out_class, int delta);
   [[gnu::cold, gnu::noinline]] void FlushQueue(uint32_t pi, int c, bool watchdog);
-  [[gnu::cold, gnu::noinline]] void NicRxPacket(uint32_t host, PacketRef r);
-  [[gnu::cold, gnu::noinline]] void NicResume(uint32_t host);
 
   sim::Simulator& sim_;
   topology::Topology topo_;
@@ -840,34 +570,10 @@ class Network final : public sim::EventHandler {
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<Switch> switches_;
-  std::vector<Nic> nics_;  // by host rank
-  std::vector<FlowStats> flows_;
-  std::vector<FlowState> flow_state_;
-  std::vector<cc::DcqcnReactionPoint> rp_;      // per flow, when DCQCN is on
-  std::vector<int64_t> rp_deadline_;            // scheduled timer per flow
-  std::vector<cc::DcqcnNotificationPoint> np_;  // per host, when DCQCN is on
-  std::vector<int64_t> np_deadline_;
-  std::vector<cc::DcqcnNotificationPoint::DeferredCnp> due_cnps_;
-  std::vector<cc::IbCcReactionPoint> ibcc_rp_;  // per flow, when IB CC is on
-  std::vector<int64_t> ibcc_deadline_;
-  std::vector<rdma::RcRequester> rcq_;  // RC queue pairs, by FlowState::rc
-  std::vector<rdma::RcResponder> rcr_;
-  std::vector<int64_t> rc_timer_at_;  // time of the pending timer event, by FlowState::rc
-  std::vector<int64_t> rc_gap_at_;    // time of the pending gap timer event, by FlowState::rc
-  std::vector<uint64_t> rc_done_;     // scratch: tags completed by one ACK
-  TransportObserver* transport_obs_ = nullptr;
-  std::vector<QpFailure> qp_failure_;  // at most one
-  // Virtualization layer, when cfg.virt is enabled: a stream per host, and
-  // per RC queue pair (by FlowState::rc) the messages waiting out their delay
-  // (bytes, tag) and when the last of them reaches the NIC.
-  std::vector<sim::Rng> virt_rng_;
-  std::vector<std::deque<std::pair<int64_t, uint64_t>>> virt_wait_;
-  std::vector<int64_t> virt_last_;
+  Nics nics_;  // the host side (after cfg_, pool_ and ports_, which it refers to)
   std::vector<LinkLoss> loss_;         // by port, when a link loses frames
   uint64_t link_losses_ = 0;
-  size_t persistent_ = 0;  // QPs of AddQp
   std::vector<cc::IbFecnMarker> fecn_;  // per (port, VL), when IB CC is on
-  uint64_t cnps_ = 0;
   bool ib_on_ = false;
   bool fcp_lazy_ = true;  // FCPs through the inbox (IbLinkConfig::fcp_event_each off)
   std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled
@@ -889,7 +595,6 @@ class Network final : public sim::EventHandler {
   WatchdogTrace wd_trace_ = nullptr;
   void* wd_trace_ctx_ = nullptr;
   flowctl::PfcThresholds pfc_;  // resolved thresholds and decisions
-  size_t flows_done_ = 0;
   // Distributed runs (SetDistributed, ImportResults).
   RemoteLinks* remote_ = nullptr;
   std::vector<uint8_t> cut_;
@@ -922,7 +627,6 @@ class Network final : public sim::EventHandler {
   [[gnu::cold, gnu::noinline]] void SendRemote(uint32_t pi, PacketRef r, int64_t head);
   [[gnu::cold, gnu::noinline]] void FlowFinished();
   uint64_t packet_hops_ = 0;
-  uint64_t packets_created_ = 0;
   uint64_t drops_ = 0;
 };
 

@@ -1,9 +1,10 @@
-// The host side of the network: NICs that inject flows (round robin over
-// active flows, per-flow pacing, PCIe cap, IB credits at injection), receive
-// packets, answer ECN marks and FECNs with CNPs/BECNs, run the DCQCN and IB
-// CC reaction points' timers, and the stalled-NIC fault (pause storm). The
-// members of Network it uses are declared in fabric/network.hpp; the
-// engine-free congestion-control models are in src/cc/.
+// The host side of the network (fabric/nic.hpp): NICs that inject flows
+// (round robin over active flows, per-flow pacing, PCIe cap, IB credits at
+// injection), receive packets, answer ECN marks and FECNs with CNPs/BECNs,
+// run the DCQCN and IB CC reaction points' timers, the RC transport, and the
+// stalled-NIC fault (pause storm). The engine-free congestion-control models
+// are in src/cc/, the transport's in src/rdma/; what the NIC asks of the link
+// layer (kicks, credits, PAUSE, drops) goes through net_.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -11,11 +12,75 @@
 #include <fmt/format.h>
 
 #include "fabric/frame_time.hpp"
+#include "fabric/nic.hpp"
+
 #include "fabric/network.hpp"
 
 namespace lossless::fabric {
 
-uint32_t Network::AddQp(const FlowSpec& spec) {
+void Nics::Build(const std::vector<uint32_t>& host_port) {
+  nics_.resize(host_port.size());
+  for (uint32_t r = 0; r < nics_.size(); ++r) {
+    nics_[r].port = host_port[r];
+    nics_[r].pcie_bps = cfg_.nic.pcie_rate.bps();
+    ports_[host_port[r]].host = r;
+  }
+  if (cfg_.dcqcn) {
+    np_.assign(nics_.size(), cc::DcqcnNotificationPoint(cfg_.dcqcn_params));
+    np_deadline_.assign(nics_.size(), INT64_MAX);
+  }
+}
+
+void Nics::OnEvent(uint32_t kind, uint64_t arg) {
+  const uint32_t a32 = static_cast<uint32_t>(arg);
+  switch (kind) {
+    case kFlowStart:
+      StartFlow(a32);
+      break;
+    case kCcTimer:
+      OnCcTimer(a32);
+      break;
+    case kNpTimer:
+      OnNpTimer(a32);
+      break;
+    case kIbCcTimer:
+      OnIbCcTimer(a32);
+      break;
+    case kCnpInject:
+      OnCnp(a32);
+      break;
+    case kRcTimer:
+      OnRcTimer(a32);
+      break;
+    case kRcGapTimer:
+      OnRcGapTimer(a32);
+      break;
+    case kVirtPost:
+      OnVirtPost(a32);
+      break;
+    case kNicStall:
+      OnNicStall(a32);
+      break;
+    case kNicResume:
+      NicResume(a32);
+      break;
+    case kNicStorm:
+      // arg = host << 1 | error.
+      OnNicStorm(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
+      break;
+    default:
+      break;
+  }
+}
+
+void Nics::SetPcieRate(uint32_t host, Rate rate) {
+  if (host >= nics_.size() || rate.bps() < 0)
+    throw std::invalid_argument(
+        fmt::format("PCIe rate of host {}: no such host or negative", host));
+  nics_[host].pcie_bps = rate.bps();
+}
+
+uint32_t Nics::AddQp(const FlowSpec& spec) {
   FlowSpec qp = spec;
   qp.rc = true;
   qp.bytes = 0;
@@ -23,7 +88,7 @@ uint32_t Network::AddQp(const FlowSpec& spec) {
   return AddFlow(qp);
 }
 
-void Network::PostSend(uint32_t qp, int64_t bytes, uint64_t tag) {
+void Nics::PostSend(uint32_t qp, int64_t bytes, uint64_t tag) {
   if (qp >= flows_.size() || flow_state_[qp].rc == kNone || bytes <= 0)
     throw std::invalid_argument(fmt::format("bad post of {} bytes to QP {}", bytes, qp));
   if (!cfg_.virt.enabled()) {
@@ -39,20 +104,20 @@ void Network::PostSend(uint32_t qp, int64_t bytes, uint64_t tag) {
   sim_.Schedule(Time::Ps(at), SourceEntity(qp), this, kVirtPost, qp);
 }
 
-void Network::PostToNic(uint32_t qp, int64_t bytes, uint64_t tag) {
+void Nics::PostToNic(uint32_t qp, int64_t bytes, uint64_t tag) {
   flows_[qp].spec.bytes += bytes;
   rcq_[flow_state_[qp].rc].Post(bytes, tag);
   Activate(qp);
 }
 
-void Network::OnVirtPost(uint32_t qp) {
+void Nics::OnVirtPost(uint32_t qp) {
   auto& wait = virt_wait_[flow_state_[qp].rc];
   const auto [bytes, tag] = wait.front();
   wait.pop_front();
   PostToNic(qp, bytes, tag);
 }
 
-int64_t Network::VirtDelayPs(uint32_t host) {
+int64_t Nics::VirtDelayPs(uint32_t host) {
   if (virt_rng_.empty()) {
     virt_rng_.reserve(nics_.size());
     for (uint32_t h = 0; h < nics_.size(); ++h)
@@ -66,16 +131,16 @@ int64_t Network::VirtDelayPs(uint32_t host) {
   return d;
 }
 
-void Network::Activate(uint32_t f) {
+void Nics::Activate(uint32_t f) {
   FlowState& fs = flow_state_[f];
   if (fs.active) return;
   fs.active = true;
   Nic& nic = nics_[flows_[f].spec.src];
   nic.active.push_back(f);
-  Kick(nic.port);
+  net_.Kick(nic.port);
 }
 
-void Network::Deactivate(uint32_t f) {
+void Nics::Deactivate(uint32_t f) {
   FlowState& fs = flow_state_[f];
   if (!fs.active) return;
   fs.active = false;
@@ -87,7 +152,7 @@ void Network::Deactivate(uint32_t f) {
   if (nic.cursor >= nic.active.size()) nic.cursor = 0;
 }
 
-uint32_t Network::AddFlow(const FlowSpec& spec) {
+uint32_t Nics::AddFlow(const FlowSpec& spec) {
   const bool qp = spec.rc && spec.bytes == 0;  // AddQp: messages come later
   if (spec.src >= nics_.size() || spec.dst >= nics_.size() || spec.src == spec.dst ||
       (spec.bytes <= 0 && !qp)) {
@@ -98,11 +163,11 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   FlowStats st;
   st.spec = spec;
   if (st.spec.tclass < 0) st.spec.tclass = cfg_.nic.data_class;
-  flows_.push_back(st);
+  // Checked before anything of the flow is kept (a bad VL or route throws).
   FlowState fs;
   fs.entropy = static_cast<uint16_t>(0xC000 | (sim::Mix(sim_.seed(), f, 0xe7) & 0x3FFF));
   fs.tclass = static_cast<uint8_t>(st.spec.tclass);
-  if (ib_on_) {
+  if (net_.ib_on_) {
     // IB: the flow's SL selects its VL (one SL2VL table for the fabric).
     const int sl = st.spec.tclass;
     const int vl = sl >= 0 && sl < 16 ? cfg_.ib.sl2vl[sl] : -1;
@@ -112,11 +177,8 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   }
   fs.rate_bps = spec.rate.bps();
   fs.max_payload = spec.max_payload > 0 ? spec.max_payload : cfg_.framing.mtu_payload;
-  fs.route_off = kNone;
-  if (!spec.route.empty()) {
-    fs.route_off = static_cast<uint32_t>(route_hops_.size());
-    ResolveRoute(f, spec);
-  }
+  fs.route_off = spec.route.empty() ? kNone : net_.ResolveRoute(f, spec);
+  flows_.push_back(st);
   if (cfg_.dcqcn) {
     int64_t line = ports_[nics_[spec.src].port].rate_bps;
     rp_.emplace_back(cfg_.dcqcn_params, Rate::Bps(line));
@@ -151,69 +213,12 @@ uint32_t Network::AddFlow(const FlowSpec& spec) {
   if (start <= sim_.Now()) {
     StartFlow(f);
   } else {
-    sim_.Schedule(start, ports_[nics_[spec.src].port].entity, this, kFlowStart, f);
+    sim_.Schedule(start, HostEntity(spec.src), this, kFlowStart, f);
   }
   return f;
 }
 
-void Network::ResolveRoute(uint32_t f, const FlowSpec& spec) {
-  // On error nothing of the flow is kept (AddFlow has not stored it yet
-  // beyond flows_, which we pop).
-  const size_t keep = route_hops_.size();
-  auto fail = [&](const std::string& why) {
-    route_hops_.resize(keep);
-    flows_.pop_back();
-    throw std::invalid_argument(
-        fmt::format("flow {} ({} -> {}): route: {}", f, spec.src, spec.dst, why));
-  };
-  const uint32_t first = ports_[ports_[nics_[spec.src].port].peer].node;
-  const uint32_t last = ports_[ports_[nics_[spec.dst].port].peer].node;
-  if (spec.route.front().node != first) {
-    fail(fmt::format("expected to start at the source's switch {}, got {}", topo_.nodes[first].name,
-                     spec.route.front().node < topo_.nodes.size()
-                         ? topo_.nodes[spec.route.front().node].name
-                         : std::to_string(spec.route.front().node)));
-  }
-  if (spec.route.back().node != last) {
-    fail(fmt::format("expected to end at the destination's switch {}", topo_.nodes[last].name));
-  }
-  if (spec.route.size() > 250) fail("expected at most 250 switches");
-  for (size_t i = 0; i < spec.route.size(); ++i) {
-    const RouteHop& h = spec.route[i];
-    if (h.node >= topo_.nodes.size() || routes_.SwitchOfNode(h.node) == kNone)
-      fail(fmt::format("hop {} is not a switch", i));
-    if (h.tclass >= kMaxClasses) fail(fmt::format("hop {}: class {} out of range", i, h.tclass));
-    uint32_t egress = kNone;
-    if (i + 1 < spec.route.size()) {
-      for (uint32_t pi : routes_.NodePorts(h.node)) {
-        if (ports_[ports_[pi].peer].node == spec.route[i + 1].node) {
-          egress = pi;
-          break;
-        }
-      }
-      if (egress == kNone) {
-        fail(fmt::format("{} and {} are not linked", topo_.nodes[h.node].name,
-                         spec.route[i + 1].node < topo_.nodes.size()
-                             ? topo_.nodes[spec.route[i + 1].node].name
-                             : std::to_string(spec.route[i + 1].node)));
-      }
-    } else {
-      egress = routes_.HostEdgePort(spec.dst);
-    }
-    // A hop may not send the packet back over the link it came in on: the
-    // release of its ingress buffer would then act on the port that is
-    // transmitting it (and no lossless fabric routes that way).
-    if (i > 0 && ports_[egress].peer == route_hops_.back().port) {
-      fail(fmt::format("hop {} ({}) sends back over the link it came in on", i,
-                       topo_.nodes[h.node].name));
-    }
-    route_hops_.push_back({egress, static_cast<int8_t>(h.tclass)});
-  }
-}
-
-void Network::StartFlow(uint32_t f) { Activate(f); }
-
-PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
+PacketRef Nics::NextPacket(Port& p, int64_t& wake_at) {
   Nic& nic = nics_[p.host];
   if (nic.active.empty()) return kNoPacket;
   const int64_t now = sim_.Now().ps();
@@ -246,12 +251,12 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     } else {
       payload = std::min<int64_t>(fs.max_payload, st.spec.bytes - st.sent_bytes);
     }
-    if (ib_on_ && fs.tclass != kVl15Queue) {
+    if (net_.ib_on_ && fs.tclass != kVl15Queue) {
       // Whole-packet credit rule; an FCP's arrival kicks the port again.
-      const int32_t blocks = IbBlocks(cfg_.framing.WireBytes(payload));
+      const int32_t blocks = net_.IbBlocks(cfg_.framing.WireBytes(payload));
       const uint32_t pi = static_cast<uint32_t>(&p - ports_.data());
-      if (!IbCanSend(pi, fs.tclass, blocks)) continue;
-      IbCharge(pi, fs.tclass, blocks);
+      if (!net_.IbCanSend(pi, fs.tclass, blocks)) continue;
+      net_.IbCharge(pi, fs.tclass, blocks);
     }
     PacketRef r = pool_.Alloc();
     Packet& pk = pool_[r];
@@ -284,7 +289,7 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
     ++st.packets;
     if (cfg_.dcqcn) rp_[f].OnBytesSent(Bytes(pk.wire), sim_.Now());
     if (fs.rate_bps > 0) fs.next_ps = now + FrameTimePs(pk.wire, fs.rate_bps);
-    if (fs.gap_ps > 0) fs.next_ps = now + Ser(p, pk.wire) + fs.gap_ps;  // IB CC
+    if (fs.gap_ps > 0) fs.next_ps = now + net_.Ser(p, pk.wire) + fs.gap_ps;  // IB CC
     if (nic.pcie_bps > 0) {
       nic.next_ps = now + FrameTimePs(payload, nic.pcie_bps);
     }
@@ -308,27 +313,27 @@ PacketRef Network::NextFromNic(Port& p, int64_t& wake_at) {
   return kNoPacket;
 }
 
-void Network::InjectCnp(uint32_t flow, Time at) {
+void Nics::InjectCnp(uint32_t flow, Time at) {
   if (!cfg_.dcqcn || flow >= rp_.size())
     throw std::invalid_argument(fmt::format("CNP injection into flow {} without DCQCN", flow));
   sim_.Schedule(std::max(at, sim_.Now()), SourceEntity(flow), this, kCnpInject, flow);
 }
 
-void Network::ArmCcTimer(uint32_t f) {
+void Nics::ArmCcTimer(uint32_t f) {
   int64_t at = rp_[f].NextDeadline().ps();
   if (at == Time::Max().ps() || flows_[f].done() || at >= rp_deadline_[f]) return;
   rp_deadline_[f] = at;
   sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kCcTimer, f);
 }
 
-void Network::ArmNpTimer(uint32_t h) {
+void Nics::ArmNpTimer(uint32_t h) {
   int64_t at = np_[h].NextDeadline().ps();
   if (at == Time::Max().ps() || at >= np_deadline_[h]) return;
   np_deadline_[h] = at;
   sim_.Schedule(Time::Ps(at), ports_[nics_[h].port].entity, this, kNpTimer, h);
 }
 
-void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
+void Nics::SendCnp(uint32_t host, uint32_t flow, int cls) {
   // A CNP is a small packet (BTH + 16 reserved bytes) from the flow's
   // receiver back to its sender: DCQCN's on the strict CNP class, IB CC's
   // BECN on the flow's own VL (credit flow controlled like data).
@@ -337,8 +342,8 @@ void Network::SendCnp(uint32_t host, uint32_t flow, int cls) {
   SendControl(host, flow, PacketKind::kCnp, cls, 16, 0, 0);
 }
 
-void Network::SendControl(uint32_t host, uint32_t flow, PacketKind kind, int cls, int32_t payload,
-                          uint32_t seq, uint8_t flags) {
+void Nics::SendControl(uint32_t host, uint32_t flow, PacketKind kind, int cls, int32_t payload,
+                       uint32_t seq, uint8_t flags) {
   Port& p = ports_[nics_[host].port];
   PacketRef r = pool_.Alloc();
   Packet& c = pool_[r];
@@ -363,31 +368,31 @@ void Network::SendControl(uint32_t host, uint32_t flow, PacketKind kind, int cls
   const int64_t size = c.wire - cfg_.framing.gap_overhead;
   p.q[cls].bytes += size;
   p.queued_bytes += size;
-  Kick(nics_[host].port);
+  net_.Kick(nics_[host].port);
 }
 
-void Network::OnBecn(uint32_t f) {
+void Nics::OnBecn(uint32_t f) {
   if (flows_[f].done()) return;
   ibcc_rp_[f].OnBecn(sim_.Now());
   flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
   ArmIbCcTimer(f);
 }
 
-void Network::ArmIbCcTimer(uint32_t f) {
+void Nics::ArmIbCcTimer(uint32_t f) {
   const int64_t at = ibcc_rp_[f].NextDeadline().ps();
   if (at == Time::Max().ps() || flows_[f].done() || at >= ibcc_deadline_[f]) return;
   ibcc_deadline_[f] = at;
   sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kIbCcTimer, f);
 }
 
-void Network::OnCnp(uint32_t f) {
+void Nics::OnCnp(uint32_t f) {
   if (flows_[f].done()) return;
   rp_[f].OnCnp(sim_.Now());
   SetPacedRate(f, rp_[f].rate().bps());
   ArmCcTimer(f);
 }
 
-void Network::SetPacedRate(uint32_t f, int64_t bps) {
+void Nics::SetPacedRate(uint32_t f, int64_t bps) {
   FlowState& fs = flow_state_[f];
   const int64_t old = fs.rate_bps;
   fs.rate_bps = bps;
@@ -400,28 +405,28 @@ void Network::SetPacedRate(uint32_t f, int64_t bps) {
   __extension__ using I128 = __int128;
   const I128 left = fs.next_ps - now;
   fs.next_ps = now + static_cast<int64_t>(left * old / bps);
-  if (fs.active) ScheduleKick(nics_[flows_[f].spec.src].port, fs.next_ps);
+  if (fs.active) net_.ScheduleKick(nics_[flows_[f].spec.src].port, fs.next_ps);
 }
 
-void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
+void Nics::Receive(uint32_t host, PacketRef r) {
   // The packet is read through `pk()`, never held as a reference across a
   // call: sending a CNP or a credit update allocates from the pool, which
   // may move every packet (a long-delay fabric grew it under a reference
   // here and the run crashed).
   auto pk = [this, r]() -> const Packet& { return pool_[r]; };
-  if (ib_on_ && pk().tclass != kVl15Queue) {
+  if (net_.ib_on_ && pk().tclass != kVl15Queue) {
     // The HCA consumes the packet at once and frees its blocks t_rx later.
     const uint32_t port = nics_[host].port;
     const uint8_t vl = pk().tclass;
-    const int32_t blocks = IbBlocks(pk().wire);
-    IbReceive(port, vl, blocks);
+    const int32_t blocks = net_.IbBlocks(pk().wire);
+    net_.IbReceive(port, vl, blocks);
     if (cfg_.ib.rx_free_delay.ps() == 0) {
-      IbRelease(port, vl, blocks);
+      net_.IbRelease(port, vl, blocks);
     } else {
       // Freed by the port itself when it next looks (no event unless idle then).
       const int64_t at = sim_.Now().ps() + cfg_.ib.rx_free_delay.ps();
-      ib_[port].frees.push({at, blocks, vl});
-      ScheduleKick(port, std::max(at, ports_[port].busy_until));
+      net_.ib_[port].frees.push({at, blocks, vl});
+      net_.ScheduleKick(port, std::max(at, ports_[port].busy_until));
     }
   }
   if (pk().kind == PacketKind::kCnp) {
@@ -436,18 +441,20 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
     if (pk().dst == host) {
       RcReceiveAck(r);
     } else {
-      DropPacket(r, nullptr);
+      net_.DropPacket(r, nullptr);
     }
     return;
   }
-  if ((pk().flags & kPacketFecn) && pk().dst == host) SendCnp(host, pk().flow, pk().tclass);  // BECN
+  if ((pk().flags & kPacketFecn) && pk().dst == host)
+    SendCnp(host, pk().flow, pk().tclass);  // BECN
   if (cfg_.dcqcn && pk().ecn == kEcnCe && pk().dst == host) {
-    if (np_[host].OnEcnMarkedPacket(pk().flow, sim_.Now())) SendCnp(host, pk().flow, cfg_.cnp_class);
+    if (np_[host].OnEcnMarkedPacket(pk().flow, sim_.Now()))
+      SendCnp(host, pk().flow, cfg_.cnp_class);
     ArmNpTimer(host);
   }
   FlowStats& st = flows_[pk().flow];
   if (pk().dst != host) {
-    DropPacket(r, nullptr);
+    net_.DropPacket(r, nullptr);
     return;
   }
   if (flow_state_[pk().flow].rc != kNone) [[unlikely]] {
@@ -462,21 +469,20 @@ void Network::ReceiveAtHost(uint32_t host, PacketRef r) {
   if (st.recv_bytes == st.spec.bytes) {
     st.finish = now;
     ++flows_done_;
-    FlowFinished();
+    net_.FlowFinished();
   }
 }
 
 // --- RC transport ------------------------------------------------------------
 
-void Network::RcReceiveData(uint32_t host, PacketRef r) {
+void Nics::RcReceiveData(uint32_t host, PacketRef r) {
   const Packet& pk = pool_[r];
   const uint32_t f = pk.flow;
   FlowState& fs = flow_state_[f];
   FlowStats& st = flows_[f];
   const Time now = sim_.Now();
-  const rdma::RcResponder::Response resp =
-      rcr_[fs.rc].OnData(pk.seq, static_cast<int32_t>(pk.payload), (pk.flags & kPacketLast) != 0,
-                         now);
+  const rdma::RcResponder::Response resp = rcr_[fs.rc].OnData(
+      pk.seq, static_cast<int32_t>(pk.payload), (pk.flags & kPacketLast) != 0, now);
   st.recv_bytes += resp.placed_bytes;
   if (resp.placed_bytes > 0) {
     const Time latency = now - Time::Ps(pk.sent_ps);
@@ -496,11 +502,11 @@ void Network::RcReceiveData(uint32_t host, PacketRef r) {
   if (resp.messages > 0 && !fs.persistent && !st.done() && st.recv_bytes == st.spec.bytes) {
     st.finish = now;
     ++flows_done_;
-    FlowFinished();
+    net_.FlowFinished();
   }
 }
 
-void Network::RcReceiveAck(PacketRef r) {
+void Nics::RcReceiveAck(PacketRef r) {
   const Packet& pk = pool_[r];
   const uint32_t f = pk.flow;
   const uint32_t psn = pk.seq;
@@ -531,7 +537,7 @@ void Network::RcReceiveAck(PacketRef r) {
   ArmRcTimer(f);
 }
 
-void Network::ArmRcTimer(uint32_t f) {
+void Nics::ArmRcTimer(uint32_t f) {
   const uint32_t q = flow_state_[f].rc;
   const int64_t at = rcq_[q].Deadline().ps();
   // One pending event per QP at most: an earlier one re-arms when it fires.
@@ -540,7 +546,7 @@ void Network::ArmRcTimer(uint32_t f) {
   sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kRcTimer, f);
 }
 
-void Network::OnRcTimer(uint32_t f) {
+void Nics::OnRcTimer(uint32_t f) {
   const uint32_t q = flow_state_[f].rc;
   if (rc_timer_at_[q] != sim_.Now().ps()) return;  // superseded by an earlier one
   rc_timer_at_[q] = INT64_MAX;
@@ -556,7 +562,7 @@ void Network::OnRcTimer(uint32_t f) {
   ArmRcTimer(f);
 }
 
-void Network::ArmRcGapTimer(uint32_t f) {
+void Nics::ArmRcGapTimer(uint32_t f) {
   const uint32_t q = flow_state_[f].rc;
   const int64_t at = rcr_[q].GapDeadline().ps();
   if (at == Time::Max().ps() || rc_gap_at_[q] <= at) return;
@@ -564,7 +570,7 @@ void Network::ArmRcGapTimer(uint32_t f) {
   sim_.Schedule(Time::Ps(at), ports_[nics_[flows_[f].spec.dst].port].entity, this, kRcGapTimer, f);
 }
 
-void Network::OnRcGapTimer(uint32_t f) {
+void Nics::OnRcGapTimer(uint32_t f) {
   const uint32_t q = flow_state_[f].rc;
   if (rc_gap_at_[q] != sim_.Now().ps()) return;  // superseded by an earlier one
   rc_gap_at_[q] = INT64_MAX;
@@ -575,13 +581,13 @@ void Network::OnRcGapTimer(uint32_t f) {
   ArmRcGapTimer(f);
 }
 
-void Network::QpFail(uint32_t f) {
+void Nics::QpFail(uint32_t f) {
   if (!qp_failure_.empty()) return;
   const FlowStats& st = flows_[f];
   const FlowState& fs = flow_state_[f];
   const rdma::RcRequester& rq = rcq_[fs.rc];
   std::string where = fs.last_loss_port != kNone
-                          ? fmt::format("last loss on link {}", PortName(fs.last_loss_port))
+                          ? fmt::format("last loss on link {}", net_.PortName(fs.last_loss_port))
                           : std::string("no loss seen on a link (congestion drop or none)");
   QpFailure fail;
   fail.qp = f;
@@ -589,13 +595,13 @@ void Network::QpFail(uint32_t f) {
   fail.what = fmt::format(
       "QP {} (host {} -> host {}, first link {}): retry count {} exhausted at {} after {} ACK "
       "timeout(s) and {} NAK(s), PSN {} unacknowledged; {}",
-      f, st.spec.src, st.spec.dst, PortName(nics_[st.spec.src].port), cfg_.rc.retry_cnt,
+      f, st.spec.src, st.spec.dst, net_.PortName(nics_[st.spec.src].port), cfg_.rc.retry_cnt,
       units::FormatTime(sim_.Now()), rq.timeouts(), rq.naks(), rq.una(), where);
   qp_failure_.push_back(std::move(fail));
   sim_.Stop();
 }
 
-void Network::StallNicReceive(uint32_t host, Time from, Time until) {
+void Nics::StallReceive(uint32_t host, Time from, Time until) {
   if (host >= nics_.size() || until <= from)
     throw std::invalid_argument(fmt::format("bad NIC stall of host {}", host));
   sim_.Schedule(std::max(from, sim_.Now()), ports_[nics_[host].port].entity, this, kNicStall, host);
@@ -603,22 +609,22 @@ void Network::StallNicReceive(uint32_t host, Time from, Time until) {
     sim_.Schedule(until, ports_[nics_[host].port].entity, this, kNicResume, host);
 }
 
-int64_t Network::NicHeldBytes(uint32_t host) const {
+int64_t Nics::HeldBytes(uint32_t host) const {
   int64_t sum = 0;
   for (int64_t b : ports_[nics_[host].port].ingress.bytes) sum += b;
   return sum;
 }
 
-void Network::NicRxPacket(uint32_t host, PacketRef r) {
+void Nics::Hold(uint32_t host, PacketRef r) {
   Nic& nic = nics_[host];
   Port& p = ports_[nic.port];
   const Packet& pk = pool_[r];
   const int c = pk.tclass;
   const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
   const int64_t now = sim_.Now().ps();
-  if (pfc_.Overruns(p.ingress, c, size)) {
+  if (net_.pfc_.Overruns(p.ingress, c, size)) {
     ++p.stats.rx_stall_drops;
-    DropPacket(r, nullptr);
+    net_.DropPacket(r, nullptr);
     return;
   }
   nic.held.Push(pool_, r);
@@ -632,12 +638,12 @@ void Network::NicRxPacket(uint32_t host, PacketRef r) {
       sim_.Schedule(Time::Ps(now + timeout), p.entity, this, kNicStorm, (uint64_t{host} << 1) | 1);
     }
   }
-  const bool pfc = cfg_.pfc.enabled && (pfc_.classes() >> c & 1);
-  if (pfc && !nic.storm_stop && pfc_.AboveXoff(p.ingress, c) && !(p.xoff_sent >> c & 1))
-    AssertXoff(nic.port, c);
+  const bool pfc = cfg_.pfc.enabled && (net_.pfc_.classes() >> c & 1);
+  if (pfc && !nic.storm_stop && net_.pfc_.AboveXoff(p.ingress, c) && !(p.xoff_sent >> c & 1))
+    net_.AssertXoff(nic.port, c);
 }
 
-void Network::NicResume(uint32_t host) {
+void Nics::NicResume(uint32_t host) {
   Nic& nic = nics_[host];
   Port& p = ports_[nic.port];
   nic.stalled = false;
@@ -648,17 +654,17 @@ void Network::NicResume(uint32_t host) {
     PacketRef r = nic.held.Pop(pool_);
     const int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
     flowctl::PfcThresholds::Remove(p.ingress, pool_[r].tclass, size);
-    ReceiveAtHost(host, r);
+    Receive(host, r);
   }
   for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
     const int c = __builtin_ctz(m);
-    SendPause(nic.port, static_cast<uint8_t>(1u << c), 0);
-    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
+    net_.SendPause(nic.port, static_cast<uint8_t>(1u << c), 0);
+    if (net_.wait_obs_ != nullptr) net_.XoffAsserted(nic.port, c, false);
   }
   p.xoff_sent = 0;
 }
 
-void Network::OnCcTimer(uint32_t f) {
+void Nics::OnCcTimer(uint32_t f) {
   if (rp_deadline_[f] != sim_.Now().ps()) return;  // superseded
   rp_deadline_[f] = INT64_MAX;
   rp_[f].Advance(sim_.Now());
@@ -666,7 +672,7 @@ void Network::OnCcTimer(uint32_t f) {
   ArmCcTimer(f);
 }
 
-void Network::OnNpTimer(uint32_t h) {
+void Nics::OnNpTimer(uint32_t h) {
   if (np_deadline_[h] != sim_.Now().ps()) return;
   np_deadline_[h] = INT64_MAX;
   due_cnps_.clear();
@@ -675,7 +681,7 @@ void Network::OnNpTimer(uint32_t h) {
   ArmNpTimer(h);
 }
 
-void Network::OnIbCcTimer(uint32_t f) {
+void Nics::OnIbCcTimer(uint32_t f) {
   if (ibcc_deadline_[f] != sim_.Now().ps()) return;  // superseded
   ibcc_deadline_[f] = INT64_MAX;
   ibcc_rp_[f].Advance(sim_.Now());
@@ -683,13 +689,13 @@ void Network::OnIbCcTimer(uint32_t f) {
   ArmIbCcTimer(f);
 }
 
-void Network::OnNicStall(uint32_t host) {
+void Nics::OnNicStall(uint32_t host) {
   Nic& nic = nics_[host];
   nic.stalled = true;
   ports_[nic.port].rx_stalled = true;
 }
 
-void Network::OnNicStorm(uint32_t host, bool error) {
+void Nics::OnNicStorm(uint32_t host, bool error) {
   // Warning at 85 % of the timeout, error at 100 %.
   Nic& nic = nics_[host];
   Port& p = ports_[nic.port];
@@ -706,7 +712,7 @@ void Network::OnNicStorm(uint32_t host, bool error) {
   // simply expires.
   for (unsigned m = p.xoff_sent; m != 0; m &= m - 1) {
     const int c = __builtin_ctz(m);
-    if (wait_obs_ != nullptr) XoffAsserted(nic.port, c, false);
+    if (net_.wait_obs_ != nullptr) net_.XoffAsserted(nic.port, c, false);
   }
   p.xoff_sent = 0;
 }

@@ -2,8 +2,9 @@
 // thousands of packets are in flight, so the packet pool grows while the
 // receiving NIC still reads the marked packet. The NIC held a reference into
 // the pool across the CNP's allocation and this run crashed (segmentation
-// fault in Network::ReceiveAtHost; ASan: heap-use-after-free). Found by
-// `lossless compare --scenario` with a 2 ms inter-leaf link.
+// fault in the NIC's receive, then Network::ReceiveAtHost, now Nics::Receive;
+// ASan: heap-use-after-free). Found by `lossless compare --scenario` with a
+// 2 ms inter-leaf link.
 #include <cstdio>
 #include <fstream>
 #include <string>
