@@ -669,10 +669,10 @@ PortStats Network::port_stats(uint32_t port) const {
 void Network::FlowFinished() {
   if (!cfg_.stop_when_flows_done) return;
   if (remote_ != nullptr) {
-    if (nics_.flows_done_ == local_flows_) sim_.Stop();
+    if (nics_.flows_done() == local_flows_) sim_.Stop();
     return;
   }
-  if (nics_.flows_done_ + nics_.persistent_ == nics_.flows_.size()) sim_.Stop();
+  if (nics_.flows_done() + nics_.persistent() == nics_.flows().size()) sim_.Stop();
 }
 
 std::string Network::PortName(uint32_t pi) const {

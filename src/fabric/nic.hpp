@@ -141,10 +141,11 @@ class Nics final : public sim::EventHandler {
   void Receive(uint32_t host, PacketRef r);
   // The same while the host's receive pipeline is stalled: held.
   [[gnu::cold, gnu::noinline]] void Hold(uint32_t host, PacketRef r);
-  // A frame of `flow` was lost (a link's bit errors or loss, `port` sent
-  // it) or dropped (at `port`, kNone = at a host): the QP failure report
+  // A frame of `flow` was lost on the link port `port` sends on (bit errors,
+  // injected loss) or dropped at switch port `port`: a QP failure report
   // names the link of the last loss.
   void NoteLoss(uint32_t flow, uint32_t port) { flow_state_[flow].last_loss_port = port; }
+  // A packet of `flow` was dropped (anywhere; FlowStats::drops).
   void CountDrop(uint32_t flow) { ++flows_[flow].drops; }
   // The offset of the flow's explicit route in Network's resolved hops
   // (kNone without one): switches read it on the source-routed path.
