@@ -414,9 +414,9 @@ class Network final : public sim::EventHandler {
     Ring<flowctl::FcpInbound> inbox;
     bool wake_pending = false;
     bool wake_owed = false;
-    uint16_t epoch = 0;                // link (re)initialisations: FCPs of an older one are void
-    int64_t fcp_ser = 0;               // link time of one FCP
-    uint8_t fcp_pending = 0;           // VLs with an FCP to send
+    uint16_t epoch = 0;       // link (re)initialisations: FCPs of an older one are void
+    int64_t fcp_ser = 0;      // link time of one FCP
+    uint8_t fcp_pending = 0;  // VLs with an FCP to send
     bool fcp_timer = false;
     flowctl::VlArbState arb;
     sim::Rng fcp_loss_rng;  // FCPs this port sends that are lost (IbLinkConfig::fcp_loss)
@@ -497,7 +497,8 @@ class Network final : public sim::EventHandler {
     return f.at < now || (f.at == now && f.key <= sim_.RunningKey());
   }
   bool IbSettle(uint32_t port);
-  bool IbApplyFront(uint32_t port);  // the inbox's first FCP takes effect (true: ended a starvation)
+  // The inbox's first FCP takes effect (true: it ended a starvation).
+  bool IbApplyFront(uint32_t port);
   void IbArmWake(uint32_t port);
   void IbOnFcpWake(uint32_t port);
   // FCPs port `port` sent that have arrived by `now`: into peer_fccl.
@@ -564,20 +565,20 @@ class Network final : public sim::EventHandler {
 
   sim::Simulator& sim_;
   topology::Topology topo_;
-  RoutingTable routes_;  // over topo_
+  RoutingTable routes_;                                        // over topo_
   std::vector<std::unique_ptr<RoutingTable>> reroute_tables_;  // ScheduleReroute, in call order
   NetworkConfig cfg_;
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<Switch> switches_;
-  Nics nics_;  // the host side (after cfg_, pool_ and ports_, which it refers to)
-  std::vector<LinkLoss> loss_;         // by port, when a link loses frames
+  Nics nics_;                   // the host side (after cfg_, pool_ and ports_, which it refers to)
+  std::vector<LinkLoss> loss_;  // by port, when a link loses frames
   uint64_t link_losses_ = 0;
   std::vector<cc::IbFecnMarker> fecn_;  // per (port, VL), when IB CC is on
   bool ib_on_ = false;
-  bool fcp_lazy_ = true;  // FCPs through the inbox (IbLinkConfig::fcp_event_each off)
-  std::vector<IbPort> ib_;               // by port, when cfg.ib.enabled
-  flowctl::VlArbiter vl_arb_;            // VL arbitration tables
+  bool fcp_lazy_ = true;       // FCPs through the inbox (IbLinkConfig::fcp_event_each off)
+  std::vector<IbPort> ib_;     // by port, when cfg.ib.enabled
+  flowctl::VlArbiter vl_arb_;  // VL arbitration tables
   std::vector<ResolvedHop> route_hops_;  // explicit routes of all flows
   std::vector<WdQueue> wd_;              // [port * kMaxClasses + class], watchdog on
   // Wait observer: packets each switch ingress holds per (egress, lossless

@@ -36,21 +36,21 @@ inline constexpr uint8_t kPacketAfterRestore = 16;
 inline constexpr uint8_t kEcnNotEct = 0, kEcnEct0 = 2, kEcnCe = 3;
 
 struct alignas(64) Packet {
-  int64_t sent_ps;    // time the source NIC started sending it (latency origin)
+  int64_t sent_ps;  // time the source NIC started sending it (latency origin)
   // On a wire: when this packet reaches the next hop's queue (its arrival
   // event's time; an event that finds another time is stale).
   int64_t next_arrive_ps;
-  int64_t tail_ps;    // when its last bit reaches the next hop (cut-through)
-  uint32_t flow;      // flow index in the network
-  uint32_t src;       // source host rank
-  uint32_t dst;       // destination host rank
-  uint32_t seq;       // packet number within the flow (RC: the PSN)
-  uint32_t payload;   // payload bytes
-  uint32_t wire;      // bytes of link time (payload + framing)
-  PacketRef next;     // next packet in whatever FIFO holds this one
-  uint16_t entropy;   // UDP source port (RoCE) / flow label used by ECMP
-  uint8_t tclass;     // traffic class: RoCE priority or IB SL (0-7)
-  uint8_t ecn;        // ECN codepoint
+  int64_t tail_ps;   // when its last bit reaches the next hop (cut-through)
+  uint32_t flow;     // flow index in the network
+  uint32_t src;      // source host rank
+  uint32_t dst;      // destination host rank
+  uint32_t seq;      // packet number within the flow (RC: the PSN)
+  uint32_t payload;  // payload bytes
+  uint32_t wire;     // bytes of link time (payload + framing)
+  PacketRef next;    // next packet in whatever FIFO holds this one
+  uint16_t entropy;  // UDP source port (RoCE) / flow label used by ECMP
+  uint8_t tclass;    // traffic class: RoCE priority or IB SL (0-7)
+  uint8_t ecn;       // ECN codepoint
   PacketKind kind;
   uint8_t hops;      // links traversed so far
   uint8_t flags;     // kPacketSourceRouted, ...

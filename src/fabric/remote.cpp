@@ -147,7 +147,11 @@ uint32_t Network::DistributedEventPort(uint32_t kind, uint64_t arg) const {
 }
 
 std::array<uint64_t, 6> Network::Totals() const {
-  return {uint64_t{nics_.flows_done_}, packet_hops_, nics_.packets_created_, drops_, nics_.cnps_,
+  return {uint64_t{nics_.flows_done_},
+          packet_hops_,
+          nics_.packets_created_,
+          drops_,
+          nics_.cnps_,
           link_losses_};
 }
 
