@@ -1,3 +1,10 @@
+// The link layer's core (fabric/network.hpp): construction, event dispatch,
+// and the packet path: a port's kick, TryTransmit (PAUSE and FCPs first, then
+// the egress queues, then the host's NIC), a frame's arrival and delivery to
+// the next switch's egress queue or to the host. The models the path calls
+// live beside it: switch_queue.cpp, switch_route.cpp, pfc_link.cpp,
+// ib_link.cpp, link_state.cpp, the host side in nic.cpp (class Nics), a
+// distributed run's links in remote.cpp.
 #include "fabric/network.hpp"
 
 #include <algorithm>
@@ -14,12 +21,6 @@
 
 namespace lossless::fabric {
 
-namespace {
-constexpr uint64_t kPurposeSpray = 1;
-constexpr uint64_t kPurposeLinkDrop = 2;  // injected loss of a link direction
-constexpr uint64_t kPurposeBitErrors = 3;
-}  // namespace
-
 Network::Network(sim::Simulator& sim, const topology::Topology& topo, const NetworkConfig& cfg)
     : sim_(sim), topo_(topo), routes_(topo_), cfg_(cfg), nics_(*this, sim_, cfg_, pool_, ports_) {
   for (uint32_t sw = 0; sw < routes_.num_switches(); ++sw) {
@@ -27,7 +28,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     Switch s;
     s.node = node;
     s.salt = sim::Mix(sim_.seed(), node, 0x5a17);
-    s.rng = sim_.MakeRng(node, kPurposeSpray);
+    s.rng = sim_.MakeRng(node, kRngSpray);
     s.routes = &routes_;
     switches_.push_back(s);
   }
@@ -160,115 +161,6 @@ int64_t Network::Ser(Port& p, int64_t wire) {
     p.cached_ser = FrameTimePs(wire, p.rate_bps);
   }
   return p.cached_ser;
-}
-
-void Network::ScheduleKick(uint32_t pi, int64_t at) {
-  Port& p = ports_[pi];
-  // One live kick per port: the earliest wins. A later one left in the queue
-  // finds kick_at changed and does nothing.
-  if (p.kick_pending && p.kick_at <= at) return;
-  p.kick_pending = true;
-  p.kick_at = at;
-  sim_.Schedule(Time::Ps(at), p.entity, this, kKick, pi);
-}
-
-void Network::Kick(uint32_t pi) {
-  Port& p = ports_[pi];
-  const int64_t now = sim_.Now().ps();
-  if (p.busy_until > now) {
-    ScheduleKick(pi, p.busy_until);
-    return;
-  }
-  if (p.kick_pending && p.kick_at == now) return;  // about to run
-  TryTransmit(pi);
-}
-
-PacketRef Network::TakeFromQueue(Port& p, int c) {
-  ClassQueue& cq = p.q[c];
-  PacketRef r = cq.fifo.Pop(pool_);
-  if (cq.fifo.empty()) p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
-  Packet& pk = pool_[r];
-  int64_t size = pk.wire - cfg_.framing.gap_overhead;
-  cq.bytes -= size;
-  const EcnConfig& ecn = cfg_.sw.ecn[c];
-  if (p.sw != kNone && ecn.enabled && pk.ecn == kEcnEct0 && cq.bytes > ecn.kmin.count()) {
-    // RED on the bytes left behind, at dequeue (docs/model/switch-buffers.md#ecn-marking).
-    bool mark = cq.bytes >= ecn.kmax.count();
-    if (!mark) {
-      double prob = ecn.pmax * static_cast<double>(cq.bytes - ecn.kmin.count()) /
-                    static_cast<double>(ecn.kmax.count() - ecn.kmin.count());
-      mark = switches_[p.sw].rng.Uniform() < prob;
-    }
-    if (mark) {
-      pk.ecn = kEcnCe;
-      ++p.stats.classes[c].ecn_marks;
-    }
-  }
-  p.queued_bytes -= size;
-  if (p.sw != kNone) {
-    switches_[p.sw].used_bytes -= size;
-    if (cfg_.pfc.enabled) {
-      if (wait_obs_ != nullptr) [[unlikely]]
-        FwdCount(pk.ingress, pk.in_class, static_cast<uint32_t>(&p - ports_.data()), c, -1);
-      ReleaseIngress(pk, size);
-    }
-    if (cfg_.ib_cc && c != kVl15Queue && pk.kind == PacketKind::kData &&
-        fecn_[static_cast<size_t>(&p - ports_.data()) * kMaxClasses + c].ShouldMark(Bytes(cq.bytes),
-                                                                                    Bytes(size)))
-      pk.flags = static_cast<uint8_t>(pk.flags | kPacketFecn);
-    // IB: the packet leaves the ingress VL buffer it was credited against.
-    if (ib_on_ && c != kVl15Queue) IbRelease(pk.ingress, c, IbBlocks(pk.wire));
-  }
-  return r;
-}
-
-PacketRef Network::NextFromQueues(Port& p) {
-  if (ib_on_) return NextFromQueuesIb(p);
-  const int n = cfg_.sw.num_classes;
-  const int64_t gap = cfg_.framing.gap_overhead;
-  auto take = [&](int c) { return TakeFromQueue(p, c); };
-  const int64_t now = sim_.Now().ps();
-  auto may_send = [&](int c) { return !p.ever_paused || p.paused_until[c] <= now; };
-  const unsigned strict = p.nonempty & cfg_.sw.strict_mask;
-  for (unsigned m = strict; m != 0;) {
-    int c = 31 - __builtin_clz(m);  // highest class first
-    if (may_send(c)) return take(c);
-    m &= ~(1u << c);
-  }
-  const unsigned shared = p.nonempty & ~cfg_.sw.strict_mask & 0xffu;
-  if (shared == 0) return kNoPacket;
-  if ((shared & (shared - 1)) == 0) {
-    // One class competing: DWRR would serve it; skip the round.
-    int c = __builtin_ctz(shared);
-    return may_send(c) ? take(c) : kNoPacket;
-  }
-  const int64_t quantum = cfg_.framing.FrameBytes(cfg_.framing.mtu_payload);
-  for (int iter = 0; iter < 2 * n + 1; ++iter) {
-    int c = p.rr;
-    ClassQueue& cq = p.q[c];
-    int next = (c + 1) % n;
-    if ((cfg_.sw.strict_mask >> c & 1) || cq.fifo.empty() || !may_send(c)) {
-      if (cq.fifo.empty()) cq.deficit = 0;
-      p.rr = static_cast<uint8_t>(next);
-      continue;
-    }
-    int64_t size = pool_[cq.fifo.head].wire - gap;
-    if (cq.deficit < size) {
-      cq.deficit += static_cast<int32_t>(cfg_.sw.wrr_weight[c] * quantum);
-      if (cq.deficit < size) {
-        p.rr = static_cast<uint8_t>(next);
-        continue;
-      }
-    }
-    cq.deficit -= static_cast<int32_t>(size);
-    PacketRef r = take(c);
-    if (cq.fifo.empty()) {
-      cq.deficit = 0;
-      p.rr = static_cast<uint8_t>(next);
-    }
-    return r;
-  }
-  return kNoPacket;
 }
 
 void Network::TryTransmit(uint32_t pi) {
@@ -420,47 +312,6 @@ void Network::QueueArrival(uint32_t pi, PacketRef r) {
                      this, kArrival, ArrivalArg(pi, r));
 }
 
-void Network::SetLinkLoss(uint32_t port, const LinkLossConfig& loss) {
-  if (port >= ports_.size()) throw std::invalid_argument(fmt::format("no port {}", port));
-  if (loss.ber < 0 || loss.ber >= 1 || loss.drop_prob < 0 || loss.drop_prob > 1 ||
-      loss.drop_every < 0)
-    throw std::invalid_argument(fmt::format("link loss of {}: out of range", PortName(port)));
-  if (loss_.empty()) loss_.resize(ports_.size());
-  LinkLoss& l = loss_[port];
-  l.cfg = loss;
-  l.data_seen = 0;
-  l.rng = sim_.MakeRng(ports_[port].entity, kPurposeLinkDrop);
-  l.bits = BitErrorSampler(loss.ber, sim_.MakeRng(ports_[port].entity, kPurposeBitErrors));
-  ports_[port].lossy = loss.Any();
-}
-
-bool Network::LinkLoses(uint32_t pi, PacketRef r) {
-  // The frame's last bit has arrived; the receiver's MAC checks it.
-  LinkLoss& l = loss_[pi];
-  const Packet& pk = pool_[r];
-  bool lost = false;
-  if (pk.kind == PacketKind::kData) {
-    ++l.data_seen;
-    if (l.cfg.drop_every > 0 && l.data_seen % static_cast<uint64_t>(l.cfg.drop_every) == 0)
-      lost = true;
-    if (l.cfg.drop_prob > 0 && l.rng.Uniform() < l.cfg.drop_prob) lost = true;
-  }
-  if (l.cfg.ber > 0 && l.bits.FrameLost(static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead))
-    lost = true;
-  if (!lost) return false;
-  Port& p = ports_[pi];
-  ++p.stats.link_losses;
-  ++link_losses_;
-  nics_.NoteLoss(pk.flow, pi);
-  // IB: the receiver never buffers it; its blocks come back at once.
-  if (ib_on_ && pk.tclass != kVl15Queue) {
-    IbReceive(p.peer, pk.tclass, IbBlocks(pk.wire));
-    IbRelease(p.peer, pk.tclass, IbBlocks(pk.wire));
-  }
-  pool_.Free(r);
-  return true;
-}
-
 void Network::DropPacket(PacketRef r, Port* at) {
   ++drops_;
   nics_.CountDrop(pool_[r].flow);
@@ -469,70 +320,6 @@ void Network::DropPacket(PacketRef r, Port* at) {
     nics_.NoteLoss(pool_[r].flow, static_cast<uint32_t>(at - ports_.data()));
   }
   pool_.Free(r);
-}
-
-int64_t Network::PausedWake(const Port& p) const {
-  const int64_t now = sim_.Now().ps();
-  int64_t wake = std::numeric_limits<int64_t>::max();
-  for (unsigned m = p.nonempty; m != 0; m &= m - 1) {
-    int c = __builtin_ctz(m);
-    if (p.paused_until[c] > now) wake = std::min(wake, p.paused_until[c]);
-  }
-  return wake;
-}
-
-void Network::FlushQueue(uint32_t pi, int c, bool watchdog) {
-  Port& p = ports_[pi];
-  ClassQueue& cq = p.q[c];
-  while (!cq.fifo.empty()) {
-    PacketRef r = cq.fifo.Pop(pool_);
-    const int64_t size = static_cast<int64_t>(pool_[r].wire) - cfg_.framing.gap_overhead;
-    if (p.sw != kNone) {
-      switches_[p.sw].used_bytes -= size;
-      if (cfg_.pfc.enabled) {
-        if (wait_obs_ != nullptr) FwdCount(pool_[r].ingress, pool_[r].in_class, pi, c, -1);
-        ReleaseIngress(pool_[r], size);
-      }
-      if (ib_on_ && c != kVl15Queue) IbRelease(pool_[r].ingress, c, IbBlocks(pool_[r].wire));
-    }
-    p.queued_bytes -= size;
-    if (watchdog) ++p.stats.classes[c].wd_drops;
-    DropPacket(r, &p);
-  }
-  cq.bytes = 0;
-  cq.deficit = 0;
-  p.nonempty = static_cast<uint8_t>(p.nonempty & ~(1u << c));
-}
-
-void Network::SetPortUp(uint32_t pi, bool up) {
-  Port& p = ports_[pi];
-  if (p.down == !up) return;
-  // FCPs that took effect before the change did so under the old state.
-  if (ib_on_) IbSettle(pi);
-  p.down = !up;
-  if (!up) {
-    // Lose what is on the wire and what waits in the egress queues. The
-    // frames behind the head get their (now stale) arrival events all the
-    // same, so the events that run do not depend on when they are queued.
-    const bool chained = remote_ == nullptr || !cut_[pi];
-    for (bool head = true; !p.wire.empty(); head = false) {
-      if (chained && !head) QueueArrival(pi, p.wire.head);
-      DropPacket(p.wire.Pop(pool_), &p);
-    }
-    for (int c = 0; c < kMaxClasses; ++c) FlushQueue(pi, c, false);
-    p.queued_bytes = 0;
-    p.nonempty = 0;
-    return;
-  }
-  if (ib_on_) IbResetPort(pi);  // link training re-initialises flow control
-  Kick(pi);
-}
-
-void Network::ScheduleLinkState(uint32_t link, bool up, Time at) {
-  if (link >= ports_.size() / 2) throw std::invalid_argument(fmt::format("no link {}", link));
-  for (uint32_t pi : {2 * link, 2 * link + 1})
-    sim_.Schedule(std::max(at, sim_.Now()), ports_[pi].entity, this, kLinkState,
-                  (uint64_t{pi} << 1) | (up ? 1 : 0));
 }
 
 void Network::Deliver(uint32_t ingress, PacketRef r) {
@@ -566,104 +353,6 @@ void Network::Deliver(uint32_t ingress, PacketRef r) {
     return;
   }
   Enqueue(in.sw, egress, r);
-}
-
-void Network::Enqueue(uint32_t sw, uint32_t egress, PacketRef r) {
-  Switch& s = switches_[sw];
-  Port& e = ports_[egress];
-  Packet& pk = pool_[r];
-  const int c = pk.tclass;     // egress queue
-  const int ci = pk.in_class;  // ingress accounting (differs only on a class rewrite)
-  const int64_t size = static_cast<int64_t>(pk.wire) - cfg_.framing.gap_overhead;
-  ClassQueue& cq = e.q[c];
-  if (e.wd_active >> c & 1) [[unlikely]] {  // PFC watchdog restore period: drop arrivals
-    WatchdogDrop(r, e);
-    return;
-  }
-  const int64_t free_bytes = cfg_.sw.buffer.count() - s.used_bytes;
-  const bool pfc = cfg_.pfc.enabled && (pfc_.classes() >> ci & 1);
-  // IB data VLs cannot overrun: credits bound what each ingress VL buffer holds.
-  const bool credited = ib_on_ && c != kVl15Queue;
-  const bool lossless = pfc || credited || (cfg_.sw.lossless_mask >> c & 1);
-  if (pfc) {
-    Port& in = ports_[pk.ingress];
-    if (pfc_.Overruns(in.ingress, ci, size) || size > free_bytes) {
-      ++e.stats.classes[c].lossless_drops;  // headroom exhausted: PFC was configured too tight
-      if (pk.flags & kPacketAfterRestore) [[unlikely]]
-        ++e.stats.classes[c].lossless_drops_after_restore;
-      DropPacket(r, &e);
-      return;
-    }
-    flowctl::PfcThresholds::Add(in.ingress, ci, size);
-    if (pfc_.AboveXoff(in.ingress, ci) && !(in.xoff_sent >> ci & 1)) AssertXoff(pk.ingress, ci);
-    // Admitted (a PFC frame within headroom always fits the buffer, checked above).
-    if (wait_obs_ != nullptr) [[unlikely]]
-      FwdCount(pk.ingress, ci, egress, c, +1);
-  }
-  const bool admit =
-      credited ||
-      (size <= free_bytes && (lossless || static_cast<double>(cq.bytes + size) <=
-                                              cfg_.sw.alpha * static_cast<double>(free_bytes)));
-  if (!admit) {
-    if (lossless) {
-      ++e.stats.classes[c].lossless_drops;
-      if (pk.flags & kPacketAfterRestore) [[unlikely]]
-        ++e.stats.classes[c].lossless_drops_after_restore;
-    }
-    DropPacket(r, &e);
-    return;
-  }
-  cq.fifo.Push(pool_, r);
-  e.nonempty = static_cast<uint8_t>(e.nonempty | (1u << c));
-  cq.bytes += size;
-  e.queued_bytes += size;
-  s.used_bytes += size;
-  if (e.queued_bytes > e.stats.max_queue_bytes) e.stats.max_queue_bytes = e.queued_bytes;
-  Kick(egress);
-}
-
-int64_t Network::BusyPsUntilNow(uint32_t port) const {
-  if (merged_) return merged_ports_[port].busy_ps;
-  const Port& p = ports_[port];
-  return std::max<int64_t>(0,
-                           p.stats.busy_ps - std::max<int64_t>(0, p.busy_until - sim_.Now().ps()));
-}
-
-PortStats Network::port_stats(uint32_t port) const {
-  if (merged_) return merged_ports_[port].stats;
-  PortStats st = ports_[port].stats;
-  if (ib_on_) {
-    // A credit-starved interval still open counts up to now.
-    // FCPs that took effect but are not yet settled count as IbSettle would.
-    const IbPort& s = ib_[port];
-    const int64_t now = sim_.Now().ps();
-    std::array<int64_t, kMaxClasses> since{};
-    for (int v = 0; v < kMaxClasses; ++v) since[v] = s.vls[v].starved_since;
-    for (uint32_t i = 0; i < s.inbox.size && IbFcpDue(s.inbox.at(i)); ++i) {
-      const flowctl::FcpInbound& f = s.inbox.at(i);
-      if (!IbFcpValid(port, f)) continue;
-      ++st.classes[f.vl].fcp_rx;
-      if (since[f.vl] >= 0) st.classes[f.vl].credit_starved_ps += f.at - since[f.vl];
-      since[f.vl] = -1;
-    }
-    for (int v = 0; v < kMaxClasses; ++v)
-      if (since[v] >= 0) st.classes[v].credit_starved_ps += now - since[v];
-  }
-  // The port totals of the per-class counters are their sums; paused time
-  // under global pause is the time the port was held (PausedTotal).
-  for (const ClassStats& c : st.classes) {
-    st.ecn_marks += c.ecn_marks;
-    st.cnp_tx += c.cnp_tx;
-    st.drops += c.drops;
-    st.lossless_drops += c.lossless_drops;
-    st.lossless_drops_after_restore += c.lossless_drops_after_restore;
-    st.wd_drops += c.wd_drops;
-    st.fcp_tx += c.fcp_tx;
-    st.fcp_rx += c.fcp_rx;
-    st.credit_starved_ps += c.credit_starved_ps;
-  }
-  st.paused_ps = PausedTotal([&](int c) { return st.classes[static_cast<size_t>(c)].paused_ps; });
-  return st;
 }
 
 void Network::FlowFinished() {

@@ -108,6 +108,12 @@ class PfcWaitObserver {
 // FCP a port sends is lost when the k-th draw of its own stream is below
 // fcp_loss, whatever the rest of the fabric does.
 inline constexpr uint64_t kRngFcpLoss = 0xFC9;
+// A switch's spraying draws (Rng(seed, topology node, kRngSpray)); a link
+// direction's injected loss and bit errors (Rng(seed, its port's entity,
+// kRngLinkDrop / kRngBitErrors)).
+inline constexpr uint64_t kRngSpray = 1;
+inline constexpr uint64_t kRngLinkDrop = 2;
+inline constexpr uint64_t kRngBitErrors = 3;
 
 class Network final : public sim::EventHandler {
  public:
@@ -630,5 +636,28 @@ class Network final : public sim::EventHandler {
   uint64_t packet_hops_ = 0;
   uint64_t drops_ = 0;
 };
+
+// The kick of a port, inline: every enqueue (switch_queue.cpp), every host
+// post (nic.cpp) and the packet path call it.
+inline void Network::ScheduleKick(uint32_t pi, int64_t at) {
+  Port& p = ports_[pi];
+  // One live kick per port: the earliest wins. A later one left in the queue
+  // finds kick_at changed and does nothing.
+  if (p.kick_pending && p.kick_at <= at) return;
+  p.kick_pending = true;
+  p.kick_at = at;
+  sim_.Schedule(Time::Ps(at), p.entity, this, kKick, pi);
+}
+
+inline void Network::Kick(uint32_t pi) {
+  Port& p = ports_[pi];
+  const int64_t now = sim_.Now().ps();
+  if (p.busy_until > now) {
+    ScheduleKick(pi, p.busy_until);
+    return;
+  }
+  if (p.kick_pending && p.kick_at == now) return;  // about to run
+  TryTransmit(pi);
+}
 
 }  // namespace lossless::fabric

@@ -3,7 +3,7 @@
 // node owns which port, which port is at the other end of a link) and, per
 // (switch, destination host), the set of minimal next hops. The network's
 // packet path picks one of them per packet (ECMP hash, destination table,
-// adaptive or spraying: fabric/network.cpp); the static deadlock check
+// adaptive or spraying: fabric/switch_route.cpp); the static deadlock check
 // (deadlock/buffer_graph.hpp) reads every set. Both see the same tables, so
 // what the checker proves is what the simulator routes.
 //

@@ -3,7 +3,7 @@
 // engine-free: the configuration, the byte accounting of one ingress buffer,
 // and the decisions on it (drop beyond headroom, XOFF above the threshold,
 // XON at or below its threshold), plus the pause-time arithmetic of the
-// sender. The network (fabric/network.cpp) owns the frames, the timers and
+// sender. The network (fabric/pfc_link.cpp, switch_queue.cpp) owns the frames, the timers and
 // the queues: it tells the model what arrived and left, and sends what the
 // model decides. docs/fabric-model.md "PFC" has the model in full.
 #include <algorithm>
