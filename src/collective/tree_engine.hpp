@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collective/model/orders.hpp"
+#include "collective/ownership.hpp"
 #include "collective/protocol.hpp"
 #include "collective/qp_set.hpp"
 #include "collective/rail_path.hpp"
@@ -97,7 +98,11 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   // previous one must be done.
   void Begin(int64_t bytes, units::Time now, int64_t chunk_bytes = 0);
 
-  bool done() const { return started_ && records_done_ == records_.size(); }
+  // Every record done (distributed: every record of this process's GPUs).
+  bool done() const { return started_ && records_done_ == owned_records_; }
+  // A distributed run: this process runs the records of the GPUs `own`
+  // gives (collective/ownership.hpp). Before the first Begin.
+  void set_ownership(GpuOwnership own);
   units::Time start() const { return start_; }
   units::Time finish() const { return finish_; }
   // Of the current (or last) all-reduce: data bytes rank `rank` sent and
@@ -158,6 +163,8 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<int64_t> nv_busy_;   // per GPU (ps)
   std::vector<int64_t> write_busy_;  // per GPU: writing protocol lines until (ps)
   std::vector<uint32_t> gpu_entity_;
+  GpuOwnership own_;
+  size_t owned_records_ = 0;  // records of the GPUs this process runs
   RailStaging staging_;
   std::vector<int64_t> sent_, recv_, net_sent_, nic_sent_;
   int64_t chunk_ = 0;  // of the current all-reduce
