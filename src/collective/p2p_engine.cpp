@@ -88,6 +88,15 @@ void P2pEngine::set_ownership(GpuOwnership own) {
   for (uint32_t r = 0; r < spec_.ranks; ++r) owned_ranks_ += own_.Owns(r) ? 1 : 0;
 }
 
+void P2pEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+  for (const Conn& c : conns_) {
+    if (c.nvlink || !own_.Owns(c.dst)) continue;
+    const uint32_t peer = net_.flows()[c.data.first()].spec.dst;
+    for (int64_t k = c.received + spec_.slots; k < c.msgs; ++k)
+      by_host[peer] += std::min(c.chunk, c.bytes - k * c.chunk);
+  }
+}
+
 void P2pEngine::Begin(int64_t bytes, units::Time now) {
   if (bytes <= 0) throw std::invalid_argument("p2p collective of no bytes");
   if (started_ && !done()) throw std::logic_error("p2p engine: the previous collective runs");

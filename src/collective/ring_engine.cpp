@@ -179,6 +179,16 @@ void RingEngine::set_ownership(GpuOwnership own) {
   for (const Rank& r : ranks_) owned_records_ += own_.Owns(r.rank) ? 1 : 0;
 }
 
+void RingEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+  for (const Rank& r : ranks_) {
+    if (!own_.Owns(r.rank)) continue;
+    const Rank& prev = ranks_[r.prev];
+    if (conns_[prev.data].nvlink) continue;
+    for (size_t k = r.received + static_cast<size_t>(spec_.slots); k < prev.sends.size(); ++k)
+      by_host[r.host] += spec_.wire.WireBytes(prev.sends[k].bytes);
+  }
+}
+
 void RingEngine::Start(units::Time now, uint32_t root) { Begin(spec_.bytes, now, root); }
 
 void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {

@@ -175,6 +175,14 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   // A distributed run: this process runs the records of the GPUs `own`
   // gives (collective/ownership.hpp). Before the first Begin.
   void set_ownership(GpuOwnership own);
+  // A lower bound on the bytes still to reach each network host (NIC) for
+  // the records of this process's GPUs in the current collective, added to
+  // by_host (indexed by host): the data messages they have not received yet
+  // over the network, less the first spec.slots of each connection, which
+  // may be posted and partly on their way (a sender has at most slots
+  // unconsumed messages out). A distributed run's stop bound (no record can
+  // be done before these bytes have arrived, one frame after another).
+  void AddBytesStillToArrive(std::vector<int64_t>& by_host) const;
 
   void OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) override;
   void OnRecvComplete(uint32_t qp, units::Time at) override;

@@ -125,6 +125,15 @@ void TreeEngine::set_ownership(GpuOwnership own) {
   for (const Record& r : records_) owned_records_ += own_.Owns(r.rank) ? 1 : 0;
 }
 
+void TreeEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+  for (const Conn& c : conns_) {
+    const Record& to = records_[c.to];
+    if (c.nvlink || !own_.Owns(to.rank)) continue;
+    for (int64_t k = c.received + spec_.slots; k < to.chunks; ++k)
+      by_host[c.peer] += spec_.wire.WireBytes(ChunkBytes(to, k));
+  }
+}
+
 void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
   if (bytes <= 0 || chunk_bytes < 0) throw std::invalid_argument("tree all-reduce of no bytes");
   if (started_ && !done()) throw std::logic_error("tree engine: the previous all-reduce runs");

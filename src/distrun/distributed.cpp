@@ -65,18 +65,10 @@ class FactLog final : public fabric::PfcWaitObserver {
 
 // The stop rule's lower bound (parallel::StopRule::earliest_clear): this
 // rank's last flow cannot complete before its destination has received
-// every payload byte still missing, and the frames carrying them arrive one
-// after another on the destination's host link. Between the arrivals of two
-// consecutive frames on a link lies at least the first one's serialization
-// time (a port sends one frame at a time; FrameTimePs rounds up), less at
-// most a 64-byte header's time where the receiver cuts through on the header
-// (fabric Network::TryTransmit). So with R payload bytes missing at a host,
-// the last arrives at least (R - P - 64) x 8 / rate after the first, which is
-// at or after `ran_before` (every event before it has run on this rank, which
-// owns the host's port), P being the largest payload of a frame. RC queue
-// pairs place bytes when a gap fills, not on arrival: no bound there.
-__extension__ using Int128 = __int128;
-
+// every payload byte still missing (LastArrivalBound, at or after
+// `ran_before`: every event before it has run on this rank, which owns the
+// host's port). RC queue pairs place bytes when a gap fills, not on
+// arrival: no bound there.
 int64_t EarliestClear(const fabric::Network& net, const topology::Topology& topo,
                       const std::vector<std::vector<uint32_t>>& dst_flows, int64_t ran_before) {
   int64_t latest = ran_before;
@@ -90,14 +82,9 @@ int64_t EarliestClear(const fabric::Network& net, const topology::Topology& topo
       missing += f.spec.bytes - f.recv_bytes;
       largest = std::max<int64_t>(largest, f.spec.max_payload);
     }
-    missing -= largest + 64;
-    if (missing <= 0) continue;
     const uint32_t port = net.HostPort(net.flows()[at_host.front()].spec.dst);
-    const int64_t bps = topo.links[port / 2].rate.bps();
-    if (bps <= 0) continue;
-    const Int128 ps = missing * 8'000'000'000'000 / bps;  // rounded down
-    const Int128 t = ran_before + ps;
-    latest = std::max<int64_t>(latest, t > INT64_MAX ? INT64_MAX : static_cast<int64_t>(t));
+    latest = std::max(latest, LastArrivalBound(ran_before, missing, largest,
+                                               topo.links[port / 2].rate.bps()));
   }
   return latest;
 }

@@ -239,6 +239,14 @@ std::vector<T> TakeVec(const std::string& in, size_t& at) {
 
 }  // namespace
 
+int64_t LastArrivalBound(int64_t ran_before, Int128 missing, int64_t largest, int64_t bps) {
+  missing -= largest + 64;
+  if (missing <= 0 || bps <= 0) return ran_before;
+  const Int128 ps = missing * 8'000'000'000'000 / bps;  // rounded down
+  const Int128 t = ran_before + ps;
+  return t > INT64_MAX ? INT64_MAX : static_cast<int64_t>(t);
+}
+
 FabricRanks::FabricRanks(parallel::Comm& comm, sim::Simulator& sim, fabric::Network& net,
                          const scenario::Scenario& s, std::vector<int32_t> rank_of_node,
                          Stats& st)

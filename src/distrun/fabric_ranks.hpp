@@ -25,6 +25,18 @@
 
 namespace lossless::distrun {
 
+// The stop rules' lower bound (parallel::StopRule::earliest_clear): with
+// `missing` payload bytes still to arrive at a host, none of them before
+// `ran_before`, in frames of at most `largest` payload bytes one after
+// another on the host's link of `bps`, the last arrives at or after
+// ran_before + (missing - largest - 64) x 8 / rate: consecutive arrivals are
+// at least the first frame's serialization time apart (FrameTimePs rounds
+// up), less at most a 64-byte header's time where the receiver cuts through
+// on the header (fabric Network::TryTransmit). Rounded down; ran_before
+// when nothing is missing.
+__extension__ using Int128 = __int128;
+int64_t LastArrivalBound(int64_t ran_before, Int128 missing, int64_t largest, int64_t bps);
+
 class FabricRanks {
  public:
   // `rank_of_node` empty: parallel::PartitionFabric's placement. Fills the

@@ -1,5 +1,6 @@
 #include "distrun/perf.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -22,12 +23,14 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   Stats st;
   std::unique_ptr<FabricRanks> ranks;
   sim::Simulator* simp = nullptr;
+  fabric::Network* netp = nullptr;
   // Launch events this rank ran for a GPU it does not own: the serial run
   // has one per launch, counted by the owner.
   uint64_t foreign_launches = 0;
   run::PerfHooks hooks;
   hooks.setup = [&](sim::Simulator& sim, fabric::Network& net) {
     simp = &sim;
+    netp = &net;
     ranks = std::make_unique<FabricRanks>(comm, sim, net, s, opt.rank_of_node, st);
     // perf's fabric has no flows of its own (its queue pairs are never
     // "done"): no flows-done stop. Windows of the lookahead.
@@ -56,9 +59,34 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     };
     return own;
   };
-  hooks.run_collective = [&](units::Time until, const std::function<bool()>& done) {
+  std::vector<int64_t> to_arrive;
+  hooks.run_collective = [&](units::Time until, const std::function<bool()>& done,
+                             const std::function<void(std::vector<int64_t>&)>& add_to_arrive) {
     parallel::StopRule rule;
     rule.pending = [&done] { return done() ? int64_t{0} : int64_t{1}; };
+    // This rank's GPUs cannot be done before the bytes still to reach its
+    // NICs have arrived (LastArrivalBound per NIC). A bound stays a bound
+    // for the collective (its end is one point), so it is reused while it
+    // lies more than 64 windows ahead: each computation walks the messages
+    // still to come.
+    const fabric::Network& net = *netp;
+    const int64_t window = st.lookahead.ps();
+    const int64_t reuse_margin = window > INT64_MAX / 64 ? INT64_MAX : 64 * window;
+    int64_t bound = INT64_MIN;
+    rule.earliest_clear = [&, reuse_margin](int64_t ran_before) {
+      if (bound > ran_before && bound - ran_before > reuse_margin) return bound;
+      ++st.stop_bounds;
+      to_arrive.assign(net.num_hosts(), 0);
+      add_to_arrive(to_arrive);
+      bound = ran_before;
+      for (uint32_t h = 0; h < to_arrive.size(); ++h)
+        if (to_arrive[h] > 0)
+          bound = std::max(bound, LastArrivalBound(ran_before, to_arrive[h],
+                                                   net.config().framing.mtu_payload,
+                                                   net.topology().links[net.HostPort(h) / 2]
+                                                       .rate.bps()));
+      return bound;
+    };
     return ranks->engine().Run(until, rule);
   };
   hooks.finish = [&](units::Time local) {

@@ -150,6 +150,15 @@ class Engines {
   units::Time finish() const {
     return ring_ != nullptr ? ring_->finish() : tree_ != nullptr ? tree_->finish() : p2p_->finish();
   }
+  void AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+    if (ring_ != nullptr) {
+      ring_->AddBytesStillToArrive(by_host);
+    } else if (tree_ != nullptr) {
+      tree_->AddBytesStillToArrive(by_host);
+    } else {
+      p2p_->AddBytesStillToArrive(by_host);
+    }
+  }
   units::Time start() const {
     return ring_ != nullptr ? ring_->start() : tree_ != nullptr ? tree_->start() : p2p_->start();
   }
@@ -476,7 +485,9 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   auto run_collective = [&](bool& done) {
     const units::Time until = sim.Now() + kStuck;
     if (hooks != nullptr) {
-      done = hooks->run_collective(until, [&engines] { return engines.done(); });
+      done = hooks->run_collective(
+          until, [&engines] { return engines.done(); },
+          [&engines](std::vector<int64_t>& by_host) { engines.AddBytesStillToArrive(by_host); });
       return true;
     }
     while (sim.Run(until, kEventsPerSlice) == sim::StopReason::kEventLimit) {

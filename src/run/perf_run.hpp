@@ -67,8 +67,12 @@ struct PerfHooks {
   // In place of Simulator::Run: runs the collective begun at Now() to the
   // serial instant its last GPU is done, on every process (true), or until
   // no event is left at or before `until` (false: stuck).
-  // `done`: whether this process's GPUs are all done.
-  std::function<bool(units::Time until, const std::function<bool()>& done)> run_collective;
+  // `done`: whether this process's GPUs are all done; `to_arrive` adds,
+  // per network host, a lower bound on the bytes still to reach it for them
+  // (the engines' AddBytesStillToArrive).
+  std::function<bool(units::Time until, const std::function<bool()>& done,
+                     const std::function<void(std::vector<int64_t>&)>& to_arrive)>
+      run_collective;
   // The collective's finish over every process, from this process's.
   std::function<units::Time(units::Time local)> finish;
   // After the sweep: folds every process's results into `net` (rank 0) and
