@@ -20,6 +20,7 @@ namespace lossless::cli {
 // ranks return 0. Without MPI support in the build: rank 0 says so (exit
 // 2), the other ranks end quietly.
 int UnderMpi(const std::function<void(parallel::Comm&)>& check,
-             const std::function<void(parallel::Comm&)>& run, const std::function<int()>& write_out);
+             const std::function<void(parallel::Comm&)>& run,
+             const std::function<int()>& write_out);
 
 }  // namespace lossless::cli

@@ -16,9 +16,8 @@
 namespace lossless::distrun {
 
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
-                         const std::string& fabric_name, std::string* failure,
-                         parallel::Comm& comm, const Options& opt, Stats* stats,
-                         bool count_ties) {
+                         const std::string& fabric_name, std::string* failure, parallel::Comm& comm,
+                         const Options& opt, Stats* stats, bool count_ties) {
   CheckSupported(s);
   Stats st;
   std::unique_ptr<FabricRanks> ranks;
@@ -81,10 +80,9 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
       bound = ran_before;
       for (uint32_t h = 0; h < to_arrive.size(); ++h)
         if (to_arrive[h] > 0)
-          bound = std::max(bound, LastArrivalBound(ran_before, to_arrive[h],
-                                                   net.config().framing.mtu_payload,
-                                                   net.topology().links[net.HostPort(h) / 2]
-                                                       .rate.bps()));
+          bound = std::max(
+              bound, LastArrivalBound(ran_before, to_arrive[h], net.config().framing.mtu_payload,
+                                      net.topology().links[net.HostPort(h) / 2].rate.bps()));
       return bound;
     };
     return ranks->engine().Run(until, rule);

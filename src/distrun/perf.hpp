@@ -40,8 +40,7 @@ namespace lossless::distrun {
 // as RunPerf sets it. `count_ties`: count same-time ties (Stats::ties; a
 // per-event probe, as `run --digest` does).
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
-                         const std::string& fabric_name, std::string* failure,
-                         parallel::Comm& comm, const Options& opt = {}, Stats* stats = nullptr,
-                         bool count_ties = false);
+                         const std::string& fabric_name, std::string* failure, parallel::Comm& comm,
+                         const Options& opt = {}, Stats* stats = nullptr, bool count_ties = false);
 
 }  // namespace lossless::distrun

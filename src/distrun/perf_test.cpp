@@ -129,24 +129,24 @@ void AllCounts(const std::string& what, const perf::PerfOptions& o, const Scenar
 // GPUs, one NIC each; a node is two hosts on one edge switch. Cables of
 // 400 m (2 us): windows of the lookahead are few enough for a fast test.
 Scenario IbFatTree() {
-  return Fabric("scenarios/ib-fat-tree.json", {"topology.gpus=16", "topology.radix=4",
-                                               "topology.gpus_per_node=2", "fabric.cable_length=400"});
+  return Fabric("scenarios/ib-fat-tree.json",
+                {"topology.gpus=16", "topology.radix=4", "topology.gpus_per_node=2",
+                 "fabric.cable_length=400"});
 }
 // RoCE with PFC and DCQCN on a leaf-spine of 4 leaves (radix 8), 400 m
 // cables; ECN marks from 4 KB of queue, so that a ring's ECMP collisions
 // mark and DCQCN acts.
 Scenario RoceLeafSpine() {
-  return Fabric("scenarios/roce-incast.yaml",
-                {"topology.gpus=16", "topology.radix=8", "topology.gpus_per_node=2",
-                 "fabric.cc=dcqcn-paper", "fabric.cable_length=400", "fabric.ecn.kmin=4KB",
-                 "fabric.ecn.kmax=40KB"});
+  return Fabric(
+      "scenarios/roce-incast.yaml",
+      {"topology.gpus=16", "topology.radix=8", "topology.gpus_per_node=2", "fabric.cc=dcqcn-paper",
+       "fabric.cable_length=400", "fabric.ecn.kmin=4KB", "fabric.ecn.kmax=40KB"});
 }
 
 TEST(DistributedPerf, IbRingAllReduceIsTheSerialSweep) {
   const Scenario s = IbFatTree();
-  const perf::PerfOptions o =
-      Options_({"all_reduce", "-b", "256K", "-e", "256K", "-g", "2", "--nodes", "8",
-                "-n", "1", "-w", "0", "--algo", "ring"});
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "256K", "-e", "256K", "-g", "2",
+                                        "--nodes", "8", "-n", "1", "-w", "0", "--algo", "ring"});
   const Outputs serial = Serial(o, s);
   ASSERT_TRUE(serial.failure.empty()) << serial.failure;
   AllCounts("ib fat tree, Ring all_reduce", o, s, serial);
@@ -154,9 +154,8 @@ TEST(DistributedPerf, IbRingAllReduceIsTheSerialSweep) {
 
 TEST(DistributedPerf, IbTreeAllReduceIsTheSerialSweep) {
   const Scenario s = IbFatTree();
-  const perf::PerfOptions o =
-      Options_({"all_reduce", "-b", "128K", "-e", "128K", "-g", "2", "--nodes", "8", "-n", "2",
-                "-w", "0", "--algo", "tree"});
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "128K", "-e", "128K", "-g", "2",
+                                        "--nodes", "8", "-n", "2", "-w", "0", "--algo", "tree"});
   const Outputs serial = Serial(o, s);
   ASSERT_TRUE(serial.failure.empty()) << serial.failure;
   AllCounts("ib fat tree, Tree all_reduce", o, s, serial);
@@ -164,9 +163,8 @@ TEST(DistributedPerf, IbTreeAllReduceIsTheSerialSweep) {
 
 TEST(DistributedPerf, RoceRingWithDcqcnIsTheSerialSweep) {
   const Scenario s = RoceLeafSpine();
-  const perf::PerfOptions o =
-      Options_({"all_reduce", "-b", "1M", "-e", "1M", "-g", "2", "--nodes", "8", "-n", "1",
-                "-w", "0", "--algo", "ring"});
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "1M", "-e", "1M", "-g", "2", "--nodes",
+                                        "8", "-n", "1", "-w", "0", "--algo", "ring"});
   const Outputs serial = Serial(o, s);
   ASSERT_TRUE(serial.failure.empty()) << serial.failure;
   std::printf("roce Ring: %lld pause frames, %lld ECN marks, %lld CNPs\n",
@@ -179,12 +177,12 @@ TEST(DistributedPerf, RoceRingWithDcqcnIsTheSerialSweep) {
 
 TEST(DistributedPerf, RoceAlltoallWithPauseFramesIsTheSerialSweep) {
   // XOFF at 16 KB: alltoall's incasts pause their senders.
-  const Scenario s = Fabric("scenarios/roce-incast.yaml",
-                      {"topology.gpus=16", "topology.radix=8", "topology.gpus_per_node=2",
-                       "fabric.cc=dcqcn-paper", "fabric.cable_length=400", "fabric.pfc.xoff=16KB"});
-  const perf::PerfOptions o =
-      Options_({"alltoall", "-b", "2M", "-e", "2M", "-g", "2", "--nodes", "8", "-n", "1", "-w",
-                "0"});
+  const Scenario s =
+      Fabric("scenarios/roce-incast.yaml",
+             {"topology.gpus=16", "topology.radix=8", "topology.gpus_per_node=2",
+              "fabric.cc=dcqcn-paper", "fabric.cable_length=400", "fabric.pfc.xoff=16KB"});
+  const perf::PerfOptions o = Options_(
+      {"alltoall", "-b", "2M", "-e", "2M", "-g", "2", "--nodes", "8", "-n", "1", "-w", "0"});
   const Outputs serial = Serial(o, s);
   ASSERT_TRUE(serial.failure.empty()) << serial.failure;
   // Flow control at work: pause frames in the per-link counters (gathered
@@ -209,7 +207,8 @@ TEST(DistributedPerf, SendrecvIsTheSerialSweep) {
 TEST(DistributedPerf, MoreRanksThanUnitsIsRefusedWithTheCount) {
   const Scenario s = IbFatTree();
   const topology::Topology t = scenario::BuildTopology(s);
-  const parallel::Partition p = parallel::PartitionFabric(t, s.clos.gpus_per_node, 1, {"t", 0, "r"});
+  const parallel::Partition p =
+      parallel::PartitionFabric(t, s.clos.gpus_per_node, 1, {"t", 0, "r"});
   try {
     CheckRanks(s, static_cast<int>(p.units) + 1);
     ADD_FAILURE() << "expected InputError";
