@@ -1,7 +1,8 @@
 // `lossless perf` over ranks (distrun/perf.hpp, docs/perf.md "Over MPI
 // ranks"): over the in-process loopback, 1, 2, 3, 4 ranks and random
 // placements of the partition units give the serial sweep's nccl-tests text
-// and PerfResult JSON byte for byte, for Ring and Tree all_reduce on
+// and PerfResult JSON byte for byte (and its event and packet-hop counts),
+// for Ring and Tree all_reduce on
 // InfiniBand, Ring on RoCE with DCQCN, alltoall with pause frames and
 // sendrecv. Each case prints its cross-rank events and same-time ties and
 // requires both above zero.
@@ -37,6 +38,8 @@ struct Outputs {
   // Over the links with activity (perf::LinkCounters): pause frames, ECN
   // marks, CNPs (flow and congestion control at work).
   int64_t pauses = 0, marks = 0, cnps = 0;
+  // Not in the text or JSON (`--timing` prints them): summed over ranks.
+  uint64_t events = 0, packet_hops = 0;
 };
 
 Outputs Of(const perf::PerfResult& r, const std::string& failure) {
@@ -46,6 +49,8 @@ Outputs Of(const perf::PerfResult& r, const std::string& failure) {
     out.marks += l.ecn_marks;
     out.cnps += l.cnps;
   }
+  out.events = r.events;
+  out.packet_hops = r.packet_hops;
   return out;
 }
 
@@ -112,6 +117,8 @@ void ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scena
   EXPECT_EQ(out.text, serial.text) << what << " " << ranks << " ranks";
   EXPECT_TRUE(out.json == serial.json) << what << " " << ranks << " ranks: JSON differs";
   EXPECT_EQ(out.failure, serial.failure);
+  EXPECT_EQ(out.events, serial.events) << what << " " << ranks << " ranks";
+  EXPECT_EQ(out.packet_hops, serial.packet_hops) << what << " " << ranks << " ranks";
   if (ranks > 1) {
     EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
     EXPECT_EQ(st.sent, st.received);
