@@ -15,6 +15,11 @@
 
 namespace lossless::distrun {
 
+uint64_t AgreedLaunchKey(parallel::Comm& comm, sim::Simulator& sim, bool mine, uint32_t entity) {
+  const int64_t key = mine ? static_cast<int64_t>(sim.DrawKey(entity)) : INT64_MAX;
+  return static_cast<uint64_t>(comm.AllreduceMin(key));
+}
+
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure, parallel::Comm& comm,
                          const Options& opt, Stats* stats, bool count_ties) {
@@ -53,8 +58,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     }
     own.launch_key = [&](bool mine, uint32_t entity) {
       if (!mine) ++foreign_launches;
-      const int64_t key = mine ? static_cast<int64_t>(simp->DrawKey(entity)) : INT64_MAX;
-      return static_cast<uint64_t>(comm.AllreduceMin(key));
+      return AgreedLaunchKey(comm, *simp, mine, entity);
     };
     return own;
   };

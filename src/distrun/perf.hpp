@@ -32,8 +32,15 @@
 #include "perf/options.hpp"
 #include "perf/result.hpp"
 #include "scenario/scenario.hpp"
+#include "sim/simulator.hpp"
 
 namespace lossless::distrun {
+
+// The kernel launch's key (collective::GpuOwnership::launch_key): the rank
+// that owns the launching GPU (`mine`) draws `entity`'s next key, as the
+// serial run's Schedule would; every rank gets it (one integer reduction).
+// Collective.
+uint64_t AgreedLaunchKey(parallel::Comm& comm, sim::Simulator& sim, bool mine, uint32_t entity);
 
 // Runs the sweep of run::RunPerf over comm's ranks. Collective. Rank 0 gets
 // the result (the other ranks a result they should not print), `*failure`

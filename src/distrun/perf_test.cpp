@@ -22,6 +22,7 @@
 #include "run/perf_run.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/rng.hpp"
+#include "sim/simulator.hpp"
 
 namespace lossless::distrun {
 namespace {
@@ -209,6 +210,31 @@ TEST(DistributedPerf, SendrecvIsTheSerialSweep) {
   ASSERT_TRUE(serial.failure.empty()) << serial.failure;
   ExpectSame("ib fat tree, sendrecv", o, s, serial, 2);
   ExpectSame("ib fat tree, sendrecv", o, s, serial, 4, RandomPlacement(s, 4, 7), 3);
+}
+
+// The launch is queued on every rank under the key its GPU's owner draws:
+// the other ranks' counters for that entity are stale (they run none of its
+// events), so a key drawn there would order the launch elsewhere among
+// same-time events.
+TEST(DistributedPerf, EveryRankQueuesTheLaunchUnderTheOwnersKey) {
+  std::mutex m;
+  std::vector<uint64_t> keys(3);
+  std::vector<uint64_t> owner_next(3);
+  parallel::RunLoopback(3, [&](parallel::Comm& comm) {
+    sim::Simulator sim(1);
+    for (int e = 0; e < 4; ++e) sim.AddEntity();
+    // The owner (rank 1) has drawn 5 keys of entity 2 before; the others none.
+    if (comm.Rank() == 1)
+      for (int i = 0; i < 5; ++i) (void)sim.DrawKey(2);
+    const uint64_t key = AgreedLaunchKey(comm, sim, comm.Rank() == 1, 2);
+    std::lock_guard<std::mutex> lock(m);
+    keys[static_cast<size_t>(comm.Rank())] = key;
+    owner_next[static_cast<size_t>(comm.Rank())] = sim.DrawKey(2);
+  });
+  const uint64_t serial = (uint64_t{2} << 40) | 5;
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(keys[static_cast<size_t>(r)], serial) << "rank " << r;
+  // The owner's counter moved on as the serial one does.
+  EXPECT_EQ(owner_next[1], serial + 1);
 }
 
 TEST(DistributedPerf, MoreRanksThanUnitsIsRefusedWithTheCount) {
