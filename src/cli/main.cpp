@@ -37,16 +37,16 @@ int main(int argc, char** argv) {
       "lossless: predict, validate and compare lossless RDMA fabrics (InfiniBand, RoCE v2)"};
   app.set_version_flag("--version", std::string("lossless ") + lossless::kVersion);
   app.require_subcommand(1);
-  // Started by mpirun with several processes: only `sweep`, `run` and `tune`
-  // share the work out (docs/sweep.md, docs/parallel.md, docs/tune.md); any other command would run once per process
+  // Started by mpirun with several processes: only `sweep`, `run`, `perf` and `tune`
+  // share the work out (docs/sweep.md, docs/parallel.md, docs/perf.md, docs/tune.md); any other command would run once per process
   // and print and write its output that many times. Rank 0 says so; the others end quietly with 0,
   // so mpirun does not end rank 0 before it has printed.
   if (const std::string_view cmd = FirstCommand(argc, argv);
       lossless::parallel::LauncherSize() > 1 && !cmd.empty() && cmd != "sweep" && cmd != "run" &&
-      cmd != "tune") {
+      cmd != "perf" && cmd != "tune") {
     if (lossless::parallel::LauncherRank() > 0) return 0;
     fmt::print(stderr,
-               "error: <cli>: mpirun: expected `lossless sweep` or `lossless run` under an MPI "
+               "error: <cli>: mpirun: expected `lossless sweep`, `lossless run` or `lossless perf` under an MPI "
                "launcher with {} processes, got `lossless {}`, which runs on one process "
                "(docs/parallel.md)\n",
                lossless::parallel::LauncherSize(), lossless::text::OneLine(std::string(cmd)));

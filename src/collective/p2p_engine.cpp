@@ -1,6 +1,7 @@
 #include "collective/p2p_engine.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -78,6 +79,22 @@ P2pEngine::P2pEngine(sim::Simulator& sim, fabric::Network& net, const P2pSpec& s
   net_sent_.assign(n, 0);
   recv_.assign(n, 0);
   rank_done_.assign(n, false);
+  owned_ranks_ = n;
+}
+
+void P2pEngine::set_ownership(GpuOwnership own) {
+  own_ = std::move(own);
+  owned_ranks_ = 0;
+  for (uint32_t r = 0; r < spec_.ranks; ++r) owned_ranks_ += own_.Owns(r) ? 1 : 0;
+}
+
+void P2pEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+  for (const Conn& c : conns_) {
+    if (c.nvlink || !own_.Owns(c.dst)) continue;
+    const uint32_t peer = net_.flows()[c.data.first()].spec.dst;
+    for (int64_t k = c.received + spec_.slots; k < c.msgs; ++k)
+      by_host[peer] += std::min(c.chunk, c.bytes - k * c.chunk);
+  }
 }
 
 void P2pEngine::Begin(int64_t bytes, units::Time now) {
@@ -109,14 +126,16 @@ void P2pEngine::Begin(int64_t bytes, units::Time now) {
   start_ = finish_ = now;
   // Ranks without a connection (a send's bystanders) are done at once.
   for (uint32_t r = 0; r < n; ++r)
-    if (out_[r].empty() && in_[r].empty()) MaybeDone(r, now);
+    if (out_[r].empty() && in_[r].empty() && own_.Owns(r)) MaybeDone(r, now);
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
-    sim_.Schedule(now + spec_.launch_latency, gpu_entity_[0], this, kLaunch, 0);
+    own_.ScheduleLaunch(sim_, now + spec_.launch_latency, 0, gpu_entity_[0], this, kLaunch);
     return;
   }
-  for (uint32_t c = 0; c < conns_.size(); ++c) Progress(c);
-  for (uint32_t r = 0; r < n; ++r) MaybeDone(r, now);
+  for (uint32_t c = 0; c < conns_.size(); ++c)
+    if (own_.Owns(conns_[c].src)) Progress(c);
+  for (uint32_t r = 0; r < n; ++r)
+    if (own_.Owns(r)) MaybeDone(r, now);
 }
 
 void P2pEngine::Progress(uint32_t id) {
@@ -176,7 +195,8 @@ void P2pEngine::OnEvent(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kLaunch:
       launched_ = true;
-      for (uint32_t c = 0; c < conns_.size(); ++c) Progress(c);
+      for (uint32_t c = 0; c < conns_.size(); ++c)
+        if (own_.Owns(conns_[c].src)) Progress(c);
       return;
     case kNetPost:
       PostNow(PostLane(arg), PostBytes(arg));

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collective/ownership.hpp"
 #include "collective/qp_set.hpp"
 #include "fabric/network.hpp"
 #include "sim/simulator.hpp"
@@ -86,7 +87,19 @@ class P2pEngine final : public fabric::TransportObserver, public sim::EventHandl
   // simulator when done. The previous collective must be done.
   void Begin(int64_t bytes, units::Time now);
 
-  bool done() const { return started_ && ranks_done_ == spec_.ranks; }
+  // Every rank done (distributed: every rank of this process's GPUs).
+  bool done() const { return started_ && ranks_done_ == owned_ranks_; }
+  // A distributed run: this process runs the GPUs `own` gives and the
+  // connections they send on (collective/ownership.hpp). Before the first Begin.
+  void set_ownership(GpuOwnership own);
+  // A lower bound on the bytes still to reach each network host (NIC) for
+  // the records of this process's GPUs in the current collective, added to
+  // by_host (indexed by host): the data messages they have not received yet
+  // over the network, less the first spec.slots of each connection, which
+  // may be posted and partly on their way (a sender has at most slots
+  // unconsumed messages out). A distributed run's stop bound (no record can
+  // be done before these bytes have arrived, one frame after another).
+  void AddBytesStillToArrive(std::vector<int64_t>& by_host) const;
   units::Time start() const { return start_; }
   units::Time finish() const { return finish_; }
   // Of the current (or last) collective: data bytes rank `rank` sent to
@@ -137,6 +150,8 @@ class P2pEngine final : public fabric::TransportObserver, public sim::EventHandl
   std::vector<uint32_t> qp_conn_;                // QP -> connection x 2 + (1 if CTS)
   std::vector<int64_t> nv_busy_;                 // per GPU: NVLink egress busy until (ps)
   std::vector<uint32_t> gpu_entity_;
+  GpuOwnership own_;
+  uint32_t owned_ranks_ = 0;  // GPUs this process runs
   // Per lane (connection x 2 + 1 for its clear-to-send direction): bytes
   // waiting out the network hop latency, in posting order.
   std::vector<int64_t> sent_, net_sent_, recv_, nic_sent_;

@@ -1,6 +1,7 @@
 #include "collective/ring_engine.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -169,6 +170,23 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     }
   }
   net_.set_transport_observer(this);
+  owned_records_ = ranks_.size();
+}
+
+void RingEngine::set_ownership(GpuOwnership own) {
+  own_ = std::move(own);
+  owned_records_ = 0;
+  for (const Rank& r : ranks_) owned_records_ += own_.Owns(r.rank) ? 1 : 0;
+}
+
+void RingEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+  for (const Rank& r : ranks_) {
+    if (!own_.Owns(r.rank)) continue;
+    const Rank& prev = ranks_[r.prev];
+    if (conns_[prev.data].nvlink) continue;
+    for (size_t k = r.received + static_cast<size_t>(spec_.slots); k < prev.sends.size(); ++k)
+      by_host[r.host] += spec_.wire.WireBytes(prev.sends[k].bytes);
+  }
 }
 
 void RingEngine::Start(units::Time now, uint32_t root) { Begin(spec_.bytes, now, root); }
@@ -244,11 +262,14 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
     // The kernel launch: nothing moves before it.
-    sim_.Schedule(now + spec_.launch_latency, gpu_entity_[ranks_[0].rank], this, kLaunch, 0);
+    own_.ScheduleLaunch(sim_, now + spec_.launch_latency, ranks_[0].rank,
+                        gpu_entity_[ranks_[0].rank], this, kLaunch);
     return;
   }
-  for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
-  for (size_t i = 0; i < ranks_.size(); ++i) MaybeDone(i, now);
+  for (size_t i = 0; i < ranks_.size(); ++i)
+    if (own_.Owns(ranks_[i].rank)) Progress(i);
+  for (size_t i = 0; i < ranks_.size(); ++i)
+    if (own_.Owns(ranks_[i].rank)) MaybeDone(i, now);
 }
 
 void RingEngine::PostData(size_t i, int64_t payload) {
@@ -318,7 +339,8 @@ void RingEngine::OnEvent(uint32_t kind, uint64_t arg) {
   }
   if (kind == kLaunch) {
     launched_ = true;
-    for (size_t i = 0; i < ranks_.size(); ++i) Progress(i);
+    for (size_t i = 0; i < ranks_.size(); ++i)
+      if (own_.Owns(ranks_[i].rank)) Progress(i);
     return;
   }
   if (kind == kNetPost) {

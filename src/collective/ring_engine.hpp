@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collective/ownership.hpp"
 #include "collective/protocol.hpp"
 #include "collective/qp_set.hpp"
 #include "collective/rail_path.hpp"
@@ -144,7 +145,8 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   void Start(units::Time now, uint32_t root = 0);
   void Begin(int64_t bytes, units::Time now, uint32_t root = 0);
 
-  bool done() const { return ranks_done_ == ranks_.size(); }
+  // Every record done (distributed: every record of this process's GPUs).
+  bool done() const { return ranks_done_ == owned_records_; }
   units::Time start() const { return start_; }
   // When the last rank was done: its data acknowledged and its lent receive
   // slots back (nothing of the collective left in flight).
@@ -170,6 +172,17 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   // Tells `obs` (null: nobody) about every message posted and completed
   // (channel = index into spec.rings, step as in PartAt).
   void set_step_observer(StepObserver* obs) { step_obs_ = obs; }
+  // A distributed run: this process runs the records of the GPUs `own`
+  // gives (collective/ownership.hpp). Before the first Begin.
+  void set_ownership(GpuOwnership own);
+  // A lower bound on the bytes still to reach each network host (NIC) for
+  // the records of this process's GPUs in the current collective, added to
+  // by_host (indexed by host): the data messages they have not received yet
+  // over the network, less the first spec.slots of each connection, which
+  // may be posted and partly on their way (a sender has at most slots
+  // unconsumed messages out). A distributed run's stop bound (no record can
+  // be done before these bytes have arrived, one frame after another).
+  void AddBytesStillToArrive(std::vector<int64_t>& by_host) const;
 
   void OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) override;
   void OnRecvComplete(uint32_t qp, units::Time at) override;
@@ -257,6 +270,8 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   uint64_t messages_ = 0;
   size_t max_slots_used_ = 0;
   StepObserver* step_obs_ = nullptr;
+  GpuOwnership own_;
+  size_t owned_records_ = 0;  // records of the GPUs this process runs
 };
 
 }  // namespace lossless::collective

@@ -1,6 +1,7 @@
 #include "collective/tree_engine.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -115,6 +116,22 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
   sent_.assign(n_, 0);
   recv_.assign(n_, 0);
   net_sent_.assign(n_, 0);
+  owned_records_ = records_.size();
+}
+
+void TreeEngine::set_ownership(GpuOwnership own) {
+  own_ = std::move(own);
+  owned_records_ = 0;
+  for (const Record& r : records_) owned_records_ += own_.Owns(r.rank) ? 1 : 0;
+}
+
+void TreeEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+  for (const Conn& c : conns_) {
+    const Record& to = records_[c.to];
+    if (c.nvlink || !own_.Owns(to.rank)) continue;
+    for (int64_t k = c.received + spec_.slots; k < to.chunks; ++k)
+      by_host[c.peer] += spec_.wire.WireBytes(ChunkBytes(to, k));
+  }
 }
 
 void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
@@ -143,11 +160,13 @@ void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
   start_ = finish_ = now;
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
-    sim_.Schedule(now + spec_.launch_latency, gpu_entity_[0], this, kLaunch, 0);
+    own_.ScheduleLaunch(sim_, now + spec_.launch_latency, 0, gpu_entity_[0], this, kLaunch);
     return;
   }
-  for (uint32_t i = 0; i < records_.size(); ++i) Progress(i);
-  for (uint32_t i = 0; i < records_.size(); ++i) MaybeDone(i, now);
+  for (uint32_t i = 0; i < records_.size(); ++i)
+    if (own_.Owns(records_[i].rank)) Progress(i);
+  for (uint32_t i = 0; i < records_.size(); ++i)
+    if (own_.Owns(records_[i].rank)) MaybeDone(i, now);
 }
 
 int64_t TreeEngine::ChunkBytes(const Record& r, int64_t c) const {
@@ -275,7 +294,8 @@ void TreeEngine::OnEvent(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kLaunch:
       launched_ = true;
-      for (uint32_t i = 0; i < records_.size(); ++i) Progress(i);
+      for (uint32_t i = 0; i < records_.size(); ++i)
+        if (own_.Owns(records_[i].rank)) Progress(i);
       return;
     case kNetPost:
       PostNow(PostLane(arg), PostBytes(arg));

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collective/model/orders.hpp"
+#include "collective/ownership.hpp"
 #include "collective/protocol.hpp"
 #include "collective/qp_set.hpp"
 #include "collective/rail_path.hpp"
@@ -97,7 +98,19 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   // previous one must be done.
   void Begin(int64_t bytes, units::Time now, int64_t chunk_bytes = 0);
 
-  bool done() const { return started_ && records_done_ == records_.size(); }
+  // Every record done (distributed: every record of this process's GPUs).
+  bool done() const { return started_ && records_done_ == owned_records_; }
+  // A distributed run: this process runs the records of the GPUs `own`
+  // gives (collective/ownership.hpp). Before the first Begin.
+  void set_ownership(GpuOwnership own);
+  // A lower bound on the bytes still to reach each network host (NIC) for
+  // the records of this process's GPUs in the current collective, added to
+  // by_host (indexed by host): the data messages they have not received yet
+  // over the network, less the first spec.slots of each connection, which
+  // may be posted and partly on their way (a sender has at most slots
+  // unconsumed messages out). A distributed run's stop bound (no record can
+  // be done before these bytes have arrived, one frame after another).
+  void AddBytesStillToArrive(std::vector<int64_t>& by_host) const;
   units::Time start() const { return start_; }
   units::Time finish() const { return finish_; }
   // Of the current (or last) all-reduce: data bytes rank `rank` sent and
@@ -158,6 +171,8 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<int64_t> nv_busy_;   // per GPU (ps)
   std::vector<int64_t> write_busy_;  // per GPU: writing protocol lines until (ps)
   std::vector<uint32_t> gpu_entity_;
+  GpuOwnership own_;
+  size_t owned_records_ = 0;  // records of the GPUs this process runs
   RailStaging staging_;
   std::vector<int64_t> sent_, recv_, net_sent_, nic_sent_;
   int64_t chunk_ = 0;  // of the current all-reduce

@@ -347,6 +347,9 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
           not_stopped(sim_.Run(ts, 1));
         sim_.AdvanceTo(ts);
         stopped = true;
+        // Events sent in this window are at or after its end, past the stop
+        // point: delivered now, they wait on their targets for the next Run.
+        if (flush_after_stop_) ExchangeBatches(end, false);
         break;
       }
       if (!ran || paused) not_stopped(sim_.Run(bound));

@@ -182,6 +182,13 @@ class WindowEngine {
   // start of each Run (one more reduction).
   void set_reduce_in_exchange(bool on) { want_fold_ = on; }
   bool boundary_stop() const { return boundary_stop_; }
+  // A run that goes on after an agreed stop (`lossless perf`: one collective
+  // after another, each ended by the stop rule): the window the stop ended
+  // still exchanges its batches, so the events its ranks sent to others
+  // before the stop (all after the stop point: at or after the window's
+  // end) are queued on their targets before the next Run. Off by default (a
+  // run ends at its stop).
+  void set_flush_after_stop(bool on) { flush_after_stop_ = on; }
 
   const WindowStats& stats() const { return stats_; }
 
@@ -232,6 +239,7 @@ class WindowEngine {
   int64_t work_from_ns_ = 0;      // this thread's CPU clock when the window's work began
   int64_t excluded_ns_ = 0;       // CPU time in collectives since then (not work)
   bool boundary_stop_ = false;
+  bool flush_after_stop_ = false;
 };
 
 }  // namespace lossless::parallel

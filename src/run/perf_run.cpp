@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -76,18 +77,15 @@ class Engines {
   void Begin(const collective::AlgoChoice& choice, int64_t bytes, int64_t root) {
     const int channels = std::max(1, choice.channels);
     const collective::Protocol p = choice.protocol;
-    const int key = channels * 3 + static_cast<int>(p);
     ring_ = nullptr;
     tree_ = nullptr;
     if (IsP2p(o_.collective)) {
-      if (!p2p_) p2p_ = std::make_unique<collective::P2pEngine>(sim_, net_, P2pSpecFor());
+      Prepare(choice);
       p2p_->Begin(bytes, sim_.Now());
       return;
     }
     if (choice.algorithm == collective::Algorithm::kTree) {
-      auto& t = trees_[key];
-      if (!t) t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels, p));
-      tree_ = t.get();
+      tree_ = std::get<collective::TreeEngine*>(Prepare(choice));
       // Simple and LL128: NCCL's smaller tree chunks for small messages (each
       // its own rule); LL: one step of the protocol.
       const int64_t chunk =
@@ -104,13 +102,47 @@ class Engines {
       tree_->Begin(bytes, sim_.Now(), chunk);
       return;
     }
+    ring_ = std::get<collective::RingEngine*>(Prepare(choice));
+    ring_->Begin(bytes, sim_.Now(), static_cast<uint32_t>(std::max<int64_t>(root, 0)));
+  }
+  // The engine of `choice`, built on its first use (its GPU entities and
+  // queue pairs then take the next ids, so the sweep builds them in the
+  // order it first uses them, before it simulates anything, and a
+  // distributed run's processes have them all before the fabric is placed).
+  std::variant<collective::RingEngine*, collective::TreeEngine*, collective::P2pEngine*> Prepare(
+      const collective::AlgoChoice& choice) {
+    const int channels = std::max(1, choice.channels);
+    const collective::Protocol p = choice.protocol;
+    const int key = channels * 3 + static_cast<int>(p);
+    if (IsP2p(o_.collective)) {
+      if (!p2p_) {
+        p2p_ = std::make_unique<collective::P2pEngine>(sim_, net_, P2pSpecFor());
+        p2p_->set_ownership(own_);
+      }
+      return p2p_.get();
+    }
+    if (choice.algorithm == collective::Algorithm::kTree) {
+      auto& t = trees_[key];
+      if (!t) {
+        t = std::make_unique<collective::TreeEngine>(sim_, net_, TreeSpecFor(channels, p));
+        t->set_ownership(own_);
+      }
+      return t.get();
+    }
     auto& e = rings_[key];
     if (!e) {
       e = std::make_unique<collective::RingEngine>(sim_, net_, RingSpecFor(channels, p));
       e->set_step_observer(steps_);
+      e->set_ownership(own_);
     }
-    ring_ = e.get();
-    ring_->Begin(bytes, sim_.Now(), static_cast<uint32_t>(std::max<int64_t>(root, 0)));
+    return e.get();
+  }
+  // The GPUs this process runs (a distributed run), for every engine built so far and later.
+  void SetOwnership(const collective::GpuOwnership& own) {
+    own_ = own;
+    for (auto& [key, e] : rings_) e->set_ownership(own_);
+    for (auto& [key, t] : trees_) t->set_ownership(own_);
+    if (p2p_) p2p_->set_ownership(own_);
   }
   bool done() const {
     return ring_ != nullptr ? ring_->done() : tree_ != nullptr ? tree_->done() : p2p_->done();
@@ -118,10 +150,17 @@ class Engines {
   units::Time finish() const {
     return ring_ != nullptr ? ring_->finish() : tree_ != nullptr ? tree_->finish() : p2p_->finish();
   }
-  units::Time elapsed() const {
-    if (ring_ != nullptr) return ring_->finish() - ring_->start();
-    if (tree_ != nullptr) return tree_->finish() - tree_->start();
-    return p2p_->finish() - p2p_->start();
+  void AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
+    if (ring_ != nullptr) {
+      ring_->AddBytesStillToArrive(by_host);
+    } else if (tree_ != nullptr) {
+      tree_->AddBytesStillToArrive(by_host);
+    } else {
+      p2p_->AddBytesStillToArrive(by_host);
+    }
+  }
+  units::Time start() const {
+    return ring_ != nullptr ? ring_->start() : tree_ != nullptr ? tree_->start() : p2p_->start();
   }
 
  private:
@@ -222,6 +261,7 @@ class Engines {
   std::unique_ptr<collective::P2pEngine> p2p_;
   collective::RingEngine* ring_ = nullptr;
   collective::TreeEngine* tree_ = nullptr;
+  collective::GpuOwnership own_;
 };
 
 }  // namespace
@@ -301,7 +341,8 @@ bool IsDefaultNode(const node::NodeConfig& n) {
 
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
-                         const std::function<bool(const PerfProgress&)>& progress) {
+                         const std::function<bool(const PerfProgress&)>& progress,
+                         const PerfHooks* hooks) {
   const int nodes = static_cast<int>(o.nodes);
   const int g = static_cast<int>(o.GpusPerNode());
   if (o.Ranks() < 2) {
@@ -423,6 +464,13 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
         net_cfg.rc.split_data_on_qps ? 1 : 0));
   }
   const std::vector<int64_t> sizes = perf::SizeSequence(o);
+  // Every engine the sweep uses, in the order it first uses them (Prepare).
+  for (collective::DataType type : o.types)
+    for (int64_t requested : sizes) {
+      const int64_t bytes = collective::CountsFor(o.collective, requested, type, o.Ranks()).size_bytes;
+      if (bytes > 0) engines.Prepare(tuning.Choose(o.collective, bytes));
+    }
+  if (hooks != nullptr) engines.SetOwnership(hooks->setup(sim, net));
   const int64_t rows = o.run_cycles * static_cast<int64_t>(o.types.size() * o.ops.size() *
                                                            o.Roots().size() * sizes.size());
   PerfProgress pg;
@@ -432,11 +480,20 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   // Runs the current collective to its end, in slices of events so that
   // `progress` can stop it (Run resumes exactly where a slice ended, so the
   // result does not depend on the slicing). False when it was stopped.
-  auto run_collective = [&] {
+  // `done`: whether every GPU finished (false: stuck). Distributed, the
+  // hook runs it on every process to the serial instant it ends.
+  auto run_collective = [&](bool& done) {
     const units::Time until = sim.Now() + kStuck;
+    if (hooks != nullptr) {
+      done = hooks->run_collective(
+          until, [&engines] { return engines.done(); },
+          [&engines](std::vector<int64_t>& by_host) { engines.AddBytesStillToArrive(by_host); });
+      return true;
+    }
     while (sim.Run(until, kEventsPerSlice) == sim::StopReason::kEventLimit) {
       if (progress && !progress(pg)) return false;
     }
+    done = engines.done();
     return true;
   };
   for (int64_t cycle = 0; cycle < o.run_cycles && !stop; ++cycle) {
@@ -475,13 +532,14 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                   if (bytes == 0) break;  // nothing to move: nccl-tests times an empty launch
                   if (captures) captures->CollectiveBegin(collective_name, bytes, sim.Now());
                   engines.Begin(nccl, bytes, root);
-                  if (!run_collective()) {
+                  bool done = false;
+                  if (!run_collective(done)) {
                     r.interrupted = stop = true;
                     break;
                   }
                   // A collective that has not ended after a simulated minute
                   // is stuck (a PFC deadlock keeps refreshing pauses forever).
-                  if (!engines.done()) {
+                  if (!done) {
                     stop = true;
                     *failure = net.qp_failure() != nullptr
                                    ? net.qp_failure()->what
@@ -495,8 +553,10 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                     half->wrong = row.counts.count;  // none of it verified
                     break;
                   }
-                  if (captures) captures->CollectiveEnd(engines.finish());
-                  total_us += static_cast<double>(engines.elapsed().ps()) / 1e6;
+                  const units::Time finish =
+                      hooks != nullptr ? hooks->finish(engines.finish()) : engines.finish();
+                  if (captures) captures->CollectiveEnd(finish);
+                  total_us += static_cast<double>((finish - engines.start()).ps()) / 1e6;
                 }
                 if (stop) break;
                 if (it >= o.warmup_iters)
@@ -515,6 +575,8 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
       }
     }
   }
+  // Distributed: every process's results folded into rank 0's network.
+  const uint64_t events = hooks != nullptr ? hooks->finish_run(sim, net) : sim.events_executed();
   for (uint32_t q = 0; q < net.flows().size(); ++q) {
     if (tenants.Owns(q)) continue;  // the collective's queue pairs only
     r.ack_timeouts += static_cast<int64_t>(net.flows()[q].timeouts);
@@ -540,7 +602,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     r.links.push_back(lc);
   }
   if (captures) r.warnings = captures->Finish(sim.Now());
-  r.events = sim.events_executed();
+  r.events = events;
   r.packet_hops = net.packet_hops();
   return r;
 }

@@ -15,10 +15,12 @@
 
 #include "collective/model/alpha_beta.hpp"
 #include "collective/model/tuning.hpp"
+#include "collective/ownership.hpp"
 #include "fabric/network.hpp"
 #include "node/node.hpp"
 #include "perf/result.hpp"
 #include "scenario/scenario.hpp"
+#include "sim/simulator.hpp"
 
 namespace lossless::run {
 
@@ -53,6 +55,31 @@ int RailsPerNode(const perf::PerfOptions& o, const scenario::Scenario& s);
 // its header; a default run's output stays as it was).
 bool IsDefaultNode(const node::NodeConfig& node);
 
+// A distributed sweep (`mpirun -np K lossless perf`, src/distrun/perf.hpp)
+// runs RunPerf's sweep on every process with these hooks; a serial one leaves
+// them empty.
+struct PerfHooks {
+  // Once the network is built, its faults applied and every collective
+  // engine the sweep uses is built (so its entities and queue pairs exist),
+  // before anything is simulated: places the fabric and returns the GPUs
+  // this process runs.
+  std::function<collective::GpuOwnership(sim::Simulator&, fabric::Network&)> setup;
+  // In place of Simulator::Run: runs the collective begun at Now() to the
+  // serial instant its last GPU is done, on every process (true), or until
+  // no event is left at or before `until` (false: stuck).
+  // `done`: whether this process's GPUs are all done; `to_arrive` adds,
+  // per network host, a lower bound on the bytes still to reach it for them
+  // (the engines' AddBytesStillToArrive).
+  std::function<bool(units::Time until, const std::function<bool()>& done,
+                     const std::function<void(std::vector<int64_t>&)>& to_arrive)>
+      run_collective;
+  // The collective's finish over every process, from this process's.
+  std::function<units::Time(units::Time local)> finish;
+  // After the sweep: folds every process's results into `net` (rank 0) and
+  // returns the events run over all of them.
+  std::function<uint64_t(sim::Simulator&, fabric::Network&)> finish_run;
+};
+
 // Runs the sweep of `o` on the fabric and topology of `s` (a profile or
 // scenario sized to o.nodes nodes of RailsPerNode NICs; its traffic is
 // ignored) and on the node NodeFor gives. `progress`, when set, is called
@@ -65,7 +92,8 @@ bool IsDefaultNode(const node::NodeConfig& node);
 // sweep: the row's #wrong counts its elements and *failure says why.
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure,
-                         const std::function<bool(const PerfProgress&)>& progress = {});
+                         const std::function<bool(const PerfProgress&)>& progress = {},
+                         const PerfHooks* hooks = nullptr);
 
 // The header notes of a simulated run (what produced it, what is modelled).
 std::vector<std::string> PerfNotes(const perf::PerfResult& r);

@@ -1,0 +1,257 @@
+// `lossless perf` over ranks (distrun/perf.hpp, docs/perf.md "Over MPI
+// ranks"): over the in-process loopback, 1, 2, 3, 4 ranks and random
+// placements of the partition units give the serial sweep's nccl-tests text
+// and PerfResult JSON byte for byte (and its event and packet-hop counts),
+// for Ring and Tree all_reduce on
+// InfiniBand, Ring on RoCE with DCQCN, alltoall with pause frames and
+// sendrecv. Each case prints its cross-rank events and same-time ties and
+// requires both above zero.
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/error.hpp"
+#include "distrun/perf.hpp"
+#include "parallel/loopback.hpp"
+#include "parallel/partition.hpp"
+#include "perf/options.hpp"
+#include "perf/result.hpp"
+#include "run/perf_run.hpp"
+#include "scenario/scenario.hpp"
+#include "sim/rng.hpp"
+#include "sim/simulator.hpp"
+
+namespace lossless::distrun {
+namespace {
+namespace dist_perf_test {
+
+using scenario::Scenario;
+
+std::string Path(const std::string& rel) {
+  return std::string(LOSSLESS_SOURCE_DIR) + "/" + rel;
+}
+
+struct Outputs {
+  std::string text, json, failure;
+  // Over the links with activity (perf::LinkCounters): pause frames, ECN
+  // marks, CNPs (flow and congestion control at work).
+  int64_t pauses = 0, marks = 0, cnps = 0;
+  // Not in the text or JSON (`--timing` prints them): summed over ranks.
+  uint64_t events = 0, packet_hops = 0;
+};
+
+Outputs Of(const perf::PerfResult& r, const std::string& failure) {
+  Outputs out{perf::FormatNcclTests(r, run::PerfNotes(r)), perf::ToJson(r).dump(1), failure};
+  for (const perf::LinkCounters& l : r.links) {
+    out.pauses += l.pause_frames;
+    out.marks += l.ecn_marks;
+    out.cnps += l.cnps;
+  }
+  out.events = r.events;
+  out.packet_hops = r.packet_hops;
+  return out;
+}
+
+perf::PerfOptions Options_(std::vector<std::string> args) {
+  return perf::ParsePerfArgs(args);
+}
+
+// A small fabric of a scenario file (its traffic is ignored by perf).
+Scenario Fabric(const std::string& rel, const std::vector<std::string>& sets) {
+  return scenario::LoadScenarioFile(Path(rel), sets);
+}
+
+// Units shuffled onto ranks by `seed` (every rank keeps one).
+std::vector<int32_t> RandomPlacement(const Scenario& s, int ranks, uint64_t seed) {
+  const topology::Topology t = scenario::BuildTopology(s);
+  const parallel::Partition p =
+      parallel::PartitionFabric(t, s.clos.gpus_per_node, ranks, {"t", 0, "r"});
+  sim::Rng rng(seed, 3, 4);
+  std::vector<int32_t> rank_of_unit(p.units);
+  for (uint32_t u = 0; u < p.units; ++u)
+    rank_of_unit[u] = u < static_cast<uint32_t>(ranks)
+                          ? static_cast<int32_t>(u)
+                          : static_cast<int32_t>(rng.NextU64() % ranks);
+  for (uint32_t u = p.units; u > 1; --u)
+    std::swap(rank_of_unit[u - 1], rank_of_unit[rng.NextU64() % u]);
+  std::vector<int32_t> r(t.nodes.size());
+  for (size_t n = 0; n < r.size(); ++n) r[n] = rank_of_unit[p.unit_of_node[n]];
+  return r;
+}
+
+Outputs Serial(const perf::PerfOptions& o, const Scenario& s) {
+  std::string failure;
+  const perf::PerfResult r = run::RunPerf(o, s, "test-fabric", &failure);
+  return Of(r, failure);
+}
+
+void ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scenario& s,
+                const Outputs& serial, int ranks, const std::vector<int32_t>& placement = {},
+                uint64_t jitter = 0) {
+  Outputs out;
+  Stats st;
+  std::mutex m;
+  parallel::LoopbackOptions lo;
+  lo.jitter_seed = jitter;
+  parallel::RunLoopback(
+      ranks,
+      [&](parallel::Comm& comm) {
+        distrun::Options opt;
+        opt.rank_of_node = placement;
+        Stats stats;
+        std::string failure;
+        const perf::PerfResult r =
+            RunPerf(o, s, "test-fabric", &failure, comm, opt, &stats, /*count_ties=*/true);
+        if (comm.Rank() == 0) {
+          std::lock_guard<std::mutex> lock(m);
+          out = Of(r, failure);
+          st = stats;
+        }
+      },
+      lo);
+  std::printf("%s, %d ranks%s%s: %s\n", what.c_str(), ranks,
+              placement.empty() ? "" : ", random placement", jitter ? ", jitter" : "",
+              StatsLine(st).c_str());
+  EXPECT_EQ(out.text, serial.text) << what << " " << ranks << " ranks";
+  EXPECT_TRUE(out.json == serial.json) << what << " " << ranks << " ranks: JSON differs";
+  EXPECT_EQ(out.failure, serial.failure);
+  EXPECT_EQ(out.events, serial.events) << what << " " << ranks << " ranks";
+  EXPECT_EQ(out.packet_hops, serial.packet_hops) << what << " " << ranks << " ranks";
+  if (ranks > 1) {
+    EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
+    EXPECT_EQ(st.sent, st.received);
+    EXPECT_GT(st.ties, 0u) << what << " " << ranks << " ranks: no same-time tie across ranks";
+  }
+}
+
+void AllCounts(const std::string& what, const perf::PerfOptions& o, const Scenario& s,
+               const Outputs& serial) {
+  for (int k : {1, 2, 3, 4}) ExpectSame(what, o, s, serial, k);
+  ExpectSame(what, o, s, serial, 3, RandomPlacement(s, 3, 11), 5);
+}
+
+// InfiniBand with credits on a fat tree of 4 pods (radix 4): 8 nodes of 2
+// GPUs, one NIC each; a node is two hosts on one edge switch. Cables of
+// 400 m (2 us): windows of the lookahead are few enough for a fast test.
+Scenario IbFatTree() {
+  return Fabric("scenarios/ib-fat-tree.json",
+                {"topology.gpus=16", "topology.radix=4", "topology.gpus_per_node=2",
+                 "fabric.cable_length=400"});
+}
+// RoCE with PFC and DCQCN on a leaf-spine of 4 leaves (radix 8), 400 m
+// cables; ECN marks from 4 KB of queue, so that a ring's ECMP collisions
+// mark and DCQCN acts.
+Scenario RoceLeafSpine() {
+  return Fabric(
+      "scenarios/roce-incast.yaml",
+      {"topology.gpus=16", "topology.radix=8", "topology.gpus_per_node=2", "fabric.cc=dcqcn-paper",
+       "fabric.cable_length=400", "fabric.ecn.kmin=4KB", "fabric.ecn.kmax=40KB"});
+}
+
+TEST(DistributedPerf, IbRingAllReduceIsTheSerialSweep) {
+  const Scenario s = IbFatTree();
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "256K", "-e", "256K", "-g", "2",
+                                        "--nodes", "8", "-n", "1", "-w", "0", "--algo", "ring"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  AllCounts("ib fat tree, Ring all_reduce", o, s, serial);
+}
+
+TEST(DistributedPerf, IbTreeAllReduceIsTheSerialSweep) {
+  const Scenario s = IbFatTree();
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "128K", "-e", "128K", "-g", "2",
+                                        "--nodes", "8", "-n", "2", "-w", "0", "--algo", "tree"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  AllCounts("ib fat tree, Tree all_reduce", o, s, serial);
+}
+
+TEST(DistributedPerf, RoceRingWithDcqcnIsTheSerialSweep) {
+  const Scenario s = RoceLeafSpine();
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "1M", "-e", "1M", "-g", "2", "--nodes",
+                                        "8", "-n", "1", "-w", "0", "--algo", "ring"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  std::printf("roce Ring: %lld pause frames, %lld ECN marks, %lld CNPs\n",
+              static_cast<long long>(serial.pauses), static_cast<long long>(serial.marks),
+              static_cast<long long>(serial.cnps));
+  EXPECT_GT(serial.marks, 0);
+  EXPECT_GT(serial.cnps, 0);
+  AllCounts("roce leaf-spine, Ring all_reduce", o, s, serial);
+}
+
+TEST(DistributedPerf, RoceAlltoallWithPauseFramesIsTheSerialSweep) {
+  // XOFF at 16 KB: alltoall's incasts pause their senders.
+  const Scenario s =
+      Fabric("scenarios/roce-incast.yaml",
+             {"topology.gpus=16", "topology.radix=8", "topology.gpus_per_node=2",
+              "fabric.cc=dcqcn-paper", "fabric.cable_length=400", "fabric.pfc.xoff=16KB"});
+  const perf::PerfOptions o = Options_(
+      {"alltoall", "-b", "2M", "-e", "2M", "-g", "2", "--nodes", "8", "-n", "1", "-w", "0"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  // Flow control at work: pause frames in the per-link counters (gathered
+  // from the ranks that own the ports).
+  std::printf("roce alltoall: %lld pause frames, %lld ECN marks, %lld CNPs\n",
+              static_cast<long long>(serial.pauses), static_cast<long long>(serial.marks),
+              static_cast<long long>(serial.cnps));
+  EXPECT_GT(serial.pauses, 0);
+  AllCounts("roce leaf-spine, alltoall", o, s, serial);
+}
+
+TEST(DistributedPerf, SendrecvIsTheSerialSweep) {
+  const Scenario s = IbFatTree();
+  const perf::PerfOptions o = Options_(
+      {"sendrecv", "-b", "512K", "-e", "512K", "-g", "2", "--nodes", "8", "-n", "1", "-w", "0"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  ExpectSame("ib fat tree, sendrecv", o, s, serial, 2);
+  ExpectSame("ib fat tree, sendrecv", o, s, serial, 4, RandomPlacement(s, 4, 7), 3);
+}
+
+// The launch is queued on every rank under the key its GPU's owner draws:
+// the other ranks' counters for that entity are stale (they run none of its
+// events), so a key drawn there would order the launch elsewhere among
+// same-time events.
+TEST(DistributedPerf, EveryRankQueuesTheLaunchUnderTheOwnersKey) {
+  std::mutex m;
+  std::vector<uint64_t> keys(3);
+  std::vector<uint64_t> owner_next(3);
+  parallel::RunLoopback(3, [&](parallel::Comm& comm) {
+    sim::Simulator sim(1);
+    for (int e = 0; e < 4; ++e) sim.AddEntity();
+    // The owner (rank 1) has drawn 5 keys of entity 2 before; the others none.
+    if (comm.Rank() == 1)
+      for (int i = 0; i < 5; ++i) (void)sim.DrawKey(2);
+    const uint64_t key = AgreedLaunchKey(comm, sim, comm.Rank() == 1, 2);
+    std::lock_guard<std::mutex> lock(m);
+    keys[static_cast<size_t>(comm.Rank())] = key;
+    owner_next[static_cast<size_t>(comm.Rank())] = sim.DrawKey(2);
+  });
+  const uint64_t serial = (uint64_t{2} << 40) | 5;
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(keys[static_cast<size_t>(r)], serial) << "rank " << r;
+  // The owner's counter moved on as the serial one does.
+  EXPECT_EQ(owner_next[1], serial + 1);
+}
+
+TEST(DistributedPerf, MoreRanksThanUnitsIsRefusedWithTheCount) {
+  const Scenario s = IbFatTree();
+  const topology::Topology t = scenario::BuildTopology(s);
+  const parallel::Partition p =
+      parallel::PartitionFabric(t, s.clos.gpus_per_node, 1, {"t", 0, "r"});
+  try {
+    CheckRanks(s, static_cast<int>(p.units) + 1);
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(p.units) + " partition units"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace dist_perf_test
+}  // namespace
+}  // namespace lossless::distrun

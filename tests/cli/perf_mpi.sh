@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `lossless perf` under real MPI (docs/perf.md, "Over MPI ranks";
+# docs/parallel.md): mpirun -np 1/2/3 gives the serial sweep's nccl-tests
+# text and JSON byte for byte (cmp) on a RoCE leaf-spine (NCCL's Tree at these
+# sizes), Ring forced at -np 2 and sendrecv on an InfiniBand fat tree at -np 3,
+# with cross-rank events above zero in the report line on standard error; bad
+# input (more ranks than partition units, an option a distributed sweep
+# refuses) is reported once, by rank 0, exit 2, and no rank hangs.
+# Usage: perf_mpi.sh PATH/TO/lossless
+# Registered only in a build with MPI (CMake LOSSLESS_MPI); without mpirun
+# it skips (exit 77), under CI=true it fails.
+set -u
+BIN="$1"
+. "$(dirname "$0")/lib/require.sh"
+require mpirun
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+# same NAME "NP..." PERF-ARGS...: each -np gives the serial text and JSON.
+same() {
+  local name="$1" nps="$2"; shift 2
+  "$BIN" perf "$@" --json "$tmp/serial.json" > "$tmp/serial.txt" 2> "$tmp/serial.err" ||
+    { echo "FAIL $name: serial run"; cat "$tmp/serial.err"; fail=1; return; }
+  local np
+  for np in $nps; do
+    if ! timeout 300 "${MPIRUN[@]}" -np "$np" "$BIN" perf "$@" --json "$tmp/np.json" \
+        > "$tmp/np.txt" 2> "$tmp/np.err"; then
+      echo "FAIL $name: -np $np exited non-zero"; cat "$tmp/np.err"; fail=1; continue
+    fi
+    cmp -s "$tmp/serial.txt" "$tmp/np.txt" || { echo "FAIL $name: -np $np: text differs"; fail=1; }
+    cmp -s "$tmp/serial.json" "$tmp/np.json" || { echo "FAIL $name: -np $np: JSON differs"; fail=1; }
+    local line
+    line=$(grep "^distributed:" "$tmp/np.err")
+    echo "$name -np $np: $(echo "$line" | cut -c1-160)..."
+    if [ "$np" -gt 1 ] && ! echo "$line" | grep -Eq ' [1-9][0-9]* cross-rank events'; then
+      echo "FAIL $name: -np $np: no cross-rank event"; fail=1
+    fi
+  done
+}
+same roce-tree "1 2 3" all_reduce -b 1M -e 2M -f 2 -g 8 --nodes 16 --scenario scenarios/roce-incast.yaml -n 1 -w 0
+same roce-ring "2" all_reduce -b 1M -e 1M -g 8 --nodes 16 --scenario scenarios/roce-incast.yaml -n 1 -w 0 --algo ring
+# alltoall of 128 GPUs is 16,256 connections (7 s here): the loopback tests
+# (distrun_tests DistributedPerf.*) cover it on a smaller fabric.
+same ib-sendrecv "3" sendrecv -b 1M -e 1M -g 8 --nodes 16 --scenario scenarios/ib-fat-tree.json -n 1 -w 0
+# Bad input: once, by rank 0, exit 2, every rank ends.
+bad() {
+  local name="$1" np="$2" pattern="$3"; shift 3
+  timeout 120 "${MPIRUN[@]}" -np "$np" "$BIN" perf "$@" > "$tmp/out" 2> "$tmp/err"; local rc=$?
+  if [ "$rc" = 2 ] && [ "$(grep -c '^error: ' "$tmp/err")" = 1 ] && grep -Eq "$pattern" "$tmp/err"; then
+    echo "ok   $name"
+  else
+    echo "FAIL $name: exit $rc"; cat "$tmp/out" "$tmp/err"; fail=1
+  fi
+}
+# --fabric ib-ndr, 2 nodes: one scalable unit and the spines, 2 partition units.
+bad mpi-perf-too-many-ranks 3 \
+  '^error: <cli>: mpirun -np: expected at most 2 ranks: the fabric has 2 partition units' \
+  all_reduce -b 1M -e 1M -g 2 --nodes 2 --fabric ib-ndr
+bad mpi-perf-pcap 2 '^error: <cli>: --pcap: expected it off in a distributed run' \
+  all_reduce -b 1M -e 1M -g 8 --nodes 2 --pcap "$tmp/x.pcap"
+bad mpi-perf-tenants 2 '^error: .*tenants.load: expected it off in a distributed run' \
+  all_reduce -b 1M -e 1M -g 8 --nodes 2 --fabric cloud-shared
+[ "$fail" = 0 ] && echo "perf_mpi: every rank count gives the serial bytes"
+exit "$fail"
