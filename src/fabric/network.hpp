@@ -626,6 +626,11 @@ class Network final : public sim::EventHandler {
   std::array<uint64_t, 6> Totals() const;
   std::array<uint64_t, 6> base_totals_{};
   std::vector<int64_t> base_flow_drops_;
+  // A flow's drops at SetDistributed (0 for a flow or queue pair added
+  // later: the collectives open theirs as the sweep needs them).
+  int64_t SetupDrops(size_t flow) const {
+    return flow < base_flow_drops_.size() ? base_flow_drops_[flow] : 0;
+  }
   int64_t base_live_ = 0;
   uint64_t base_peak_ = 0;
   bool merged_ = false;

@@ -21,7 +21,7 @@ void Network::SetDistributed(RemoteLinks* remote, std::vector<uint8_t> cut, size
   local_flows_ = local_flows;
   base_totals_ = Totals();
   base_flow_drops_.clear();
-  for (const FlowStats& f : nics_.flows_) base_flow_drops_.push_back(f.drops);
+  for (const FlowStats& f : nics_.flows()) base_flow_drops_.push_back(f.drops);
   base_live_ = static_cast<int64_t>(pool_.live());
   base_peak_ = pool_.peak();
 }
@@ -192,7 +192,7 @@ std::string Network::ExportResults(const std::vector<int32_t>& port_rank, int ra
       Put(out, st.finish.ps());
       Put(out, st.max_latency.ps());
     }
-    Put(out, st.drops - base_flow_drops_[f]);
+    Put(out, st.drops - SetupDrops(f));
   }
   const std::array<uint64_t, 6> t = Totals();
   for (size_t i = 0; i < t.size(); ++i) Put(out, t[i] - base_totals_[i]);
@@ -204,7 +204,7 @@ void Network::ImportResults(const std::vector<std::string>& per_rank,
   std::vector<MergedPort> ports(ports_.size());
   std::vector<uint64_t> other_losses(ports_.size(), 0);
   std::vector<FlowStats> flows = nics_.flows_;
-  for (size_t f = 0; f < flows.size(); ++f) flows[f].drops = base_flow_drops_[f];
+  for (size_t f = 0; f < flows.size(); ++f) flows[f].drops = SetupDrops(f);
   std::array<uint64_t, 6> totals = base_totals_;
   for (size_t r = 0; r < per_rank.size(); ++r) {
     const std::string& in = per_rank[r];
