@@ -1,3 +1,8 @@
+// `lossless compare` (compare.hpp): each profile's cases run as independent
+// tasks on a pool of threads (RunSmall, RunSweep, RunJitterAndStall,
+// RunDegradedLink, RunTrain, RunScaling), the all-reduce sweep and the
+// training step that what-if and tune share, and the options' check. The
+// document the measurements become is built in document.cpp.
 #include "compare/compare.hpp"
 
 #include <algorithm>
