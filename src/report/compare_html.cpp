@@ -23,7 +23,29 @@
 namespace lossless::report {
 namespace {
 
-using namespace detail;  // NOLINT(google-build-using-namespace): the report's internals
+using nlohmann::json;
+using detail::BusbwChart;
+using detail::DashAttr;
+using detail::Doc;
+using detail::HasScaling;
+using detail::HasTrainStep;
+using detail::IncastChart;
+using detail::IterationsChart;
+using detail::LatencyChart;
+using detail::Marker;
+using detail::NumberText;
+using detail::OpsFact;
+using detail::Profile;
+using detail::ReadDoc;
+using detail::Reader;
+using detail::ScalingChart;
+using detail::SizeLabel;
+using detail::Style;
+using detail::StyleOf;
+using detail::TcoChart;
+using detail::Thousands;
+using detail::TrainStepChart;
+using detail::ValueText;
 
 constexpr const char* kCss = R"(
 body{font-family:"DejaVu Sans","Helvetica Neue",Arial,sans-serif;color:#1a1a1a;margin:0;background:#fff;line-height:1.45}
