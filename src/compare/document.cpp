@@ -166,8 +166,6 @@ bool AtPlateau(const perf::PerfResult& r, int64_t ranks) {
   return prev > 0 && last / prev < 1.03;
 }
 
-// "7b" -> "7B", as the model's name is written.
-// "Llama 2 7B", "TinyLlama 1.1B": the preset's source up to its citation.
 std::string ModelLabel(const std::string& m) {
   const std::string source = train::FindModel(m, "--train-model").source;
   return source.substr(0, source.find(" ("));

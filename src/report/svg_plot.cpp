@@ -24,9 +24,6 @@ std::string Thousands(double v) {
   return (v < 0 && n != 0 ? "-" : "") + out;
 }
 
-// A number with precision that falls with magnitude (`scale`, the largest
-// magnitude of the numbers printed beside it): whole counts and money with
-// thousands separators.
 std::string NumberText(double v, const std::string& unit, double scale) {
   const double a = scale >= 0 ? scale : std::fabs(v);
   if (unit == "count" || unit == "USD" || unit == "USD/GPU/year" || a >= 1000) return Thousands(v);
@@ -35,7 +32,6 @@ std::string NumberText(double v, const std::string& unit, double scale) {
   return fmt::format("{:.2e}", v);
 }
 
-// Bytes as nccl-tests sizes: 8M, 1G, 512K, 64.
 std::string SizeLabel(double bytes) {
   const char* suffix[] = {"", "K", "M", "G", "T"};
   int k = 0;
@@ -147,7 +143,6 @@ std::vector<double> NiceTicks(double lo, double hi, int want, double* step_out) 
   return out;
 }
 
-// Upper end of a linear axis that starts at 0 and shows `max` with room.
 double NiceMax(double max) {
   if (max <= 0) return 1;
   double step = 0;
@@ -169,7 +164,6 @@ void NoData(std::string& out, double x, double y, const std::string& what) {
                      C(x), C(y), HtmlEscape(what));
 }
 
-// About `want` linear ticks over [lo, hi] with their labels.
 Ticks LinearTicks(double lo, double hi, int want) {
   double step = 0;
   Ticks out;
@@ -177,7 +171,6 @@ Ticks LinearTicks(double lo, double hi, int want) {
   return out;
 }
 
-// Log ticks at 1, 2, 5 x 10^k inside [lo, hi].
 Ticks LogTicks(double lo, double hi) {
   Ticks out;
   for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= std::ceil(std::log10(hi)); ++e) {
