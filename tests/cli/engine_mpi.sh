@@ -9,12 +9,7 @@
 set -u
 bin="$1"
 . "$(dirname "$0")/lib/require.sh"
-require mpirun
-# Root in containers; no shared-memory single-copy mechanism in containers.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/mpi.sh"
 fail=0
 "$bin" --serial > "$tmp/serial.txt" 2> "$tmp/serial.err" || { cat "$tmp/serial.err"; exit 1; }
 for np in 1 2 3 4; do

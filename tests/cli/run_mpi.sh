@@ -11,12 +11,7 @@
 set -u
 BIN="$1"
 . "$(dirname "$0")/lib/require.sh"
-require mpirun
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/mpi.sh"
 fail=0
 S=scenarios/roce-incast.yaml
 SETS=(--set fabric.cc=dcqcn-paper --set traffic.0.bytes=256KiB --set traffic.1.bytes=128KiB

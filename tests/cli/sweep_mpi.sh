@@ -7,14 +7,8 @@
 set -u
 BIN="$1"
 . "$(dirname "$0")/lib/require.sh"
-require mpirun
+. "$(dirname "$0")/lib/mpi.sh"
 fail=0
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-# Root in containers; no shared-memory single-copy mechanism in containers.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root)
 S=scenarios/roce-incast.yaml
 ARGS=(--vary fabric.ecn.kmin=50KB,150KB,400KB --vary fabric.cc=none,dcqcn-paper
       --set traffic.0.bytes=256KiB --set traffic.1.bytes=128KiB --quiet)

@@ -7,13 +7,8 @@
 set -u
 BIN="$1"
 . "$(dirname "$0")/lib/require.sh"
-require mpirun
+. "$(dirname "$0")/lib/mpi.sh"
 fail=0
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root)
 # The small case of tests/cli/tune.sh: 4 runs, so both ranks run points in
 # every batch but the baseline's.
 T=(tune --fabric roce-untuned --nodes 2 --levels 1 --budget 4 --allreduce-bytes 8M -n 1 --seed 1 --quiet)
