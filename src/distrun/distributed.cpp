@@ -98,8 +98,6 @@ void CheckSupported(const scenario::Scenario& s) {
   if (!s.capture.trace.empty()) Refuse(s, "outputs.trace", "timelines are not gathered yet");
   if (!s.link_down.empty())
     Refuse(s, "faults.link_down", "link state changes and reroutes are not distributed yet");
-  if (!s.cnp_inject.empty())
-    Refuse(s, "faults.cnp_inject", "the injection report reads the flow's reaction point");
 }
 
 void CheckRanks(const scenario::Scenario& s, int ranks) {

@@ -20,8 +20,10 @@
 // rank at that serial instant.
 //
 // Not supported distributed (refused, exit 2, with the field): other
-// tenants, packet captures and traces, link-down faults and reroutes,
-// injected CNPs. A QP failure ends the run with an error on every rank.
+// tenants, packet captures and traces, link-down faults and reroutes. A QP
+// failure ends the run with an error on every rank. Injected CNPs run on
+// their flow's source NIC; the reaction points rank 0 reports come from the
+// ranks that own the sources (Network::ExportResults).
 #include <string>
 #include <vector>
 

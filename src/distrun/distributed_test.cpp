@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
 #include "distrun/distributed.hpp"
@@ -144,6 +145,24 @@ const std::vector<std::string> kSmallIncast{"traffic.0.bytes=256KiB", "traffic.1
 std::vector<std::string> With(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// Injected CNPs (experiment E5's fault) run on their flow's source NIC; the
+// report's reaction point comes from the rank that owns that NIC (rank 0's
+// own replica never saw the cuts).
+TEST(Distributed, InjectedCnpsAndTheirReportAreTheSerialRun) {
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      With(kSmallIncast, {"fabric.cc=dcqcn-paper", "faults.cnp_inject.0.flow=100",
+                          "faults.cnp_inject.0.at=1us", "faults.cnp_inject.0.count=3",
+                          "faults.cnp_inject.0.every=2us"}));
+  const Outputs serial = Serial(s);
+  // The injection took effect in the serial run: its reaction point cut.
+  const auto j = nlohmann::json::parse(serial.json);
+  ASSERT_EQ(j.at("injections").at("cnp").size(), 1u);
+  EXPECT_GE(j.at("injections").at("cnp")[0].at("cuts").get<int64_t>(), 1);
+  for (int k : {2, 3}) ExpectSame("cnp inject", s, serial, k);
+  ExpectSame("cnp inject", s, serial, 4, RandomPlacement(s, 4, 14));
 }
 
 TEST(Distributed, InfinibandCreditsAndAdaptiveRoutingAreTheSerialRun) {

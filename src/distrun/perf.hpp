@@ -23,7 +23,7 @@
 //
 // Refused (exit 2, naming the option): what distrun::CheckSupported refuses
 // (tenants.load, outputs.pcap / --pcap, outputs.trace / --trace,
-// faults.link_down, faults.cnp_inject). A queue pair that exhausts its
+// faults.link_down). A queue pair that exhausts its
 // retries ends the sweep with an error on every rank.
 #include <string>
 

@@ -88,6 +88,13 @@ void Put(std::string& out, const T& v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 template <class T>
+void TakeInto(const std::string& in, size_t& at, T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  if (at + sizeof v > in.size()) throw std::runtime_error("distributed results: short record");
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+}
+template <class T>
 T Take(const std::string& in, size_t& at) {
   T v;
   if (at + sizeof v > in.size()) throw std::runtime_error("distributed results: short record");
@@ -186,6 +193,10 @@ std::string Network::ExportResults(const std::vector<int32_t>& port_rank, int ra
       Put(out, st.retx_packets);
       Put(out, st.naks);
       Put(out, st.timeouts);
+      // DCQCN: the flow's reaction point as the source NIC left it (the
+      // injected-CNP report reads it; the events that change it are the
+      // source NIC's).
+      if (!nics_.rp_.empty()) Put(out, nics_.rp_[f]);
     }
     if (port_rank[nics_.HostPort(st.spec.dst)] == rank) {
       Put(out, st.recv_bytes);
@@ -205,6 +216,7 @@ void Network::ImportResults(const std::vector<std::string>& per_rank,
   std::vector<uint64_t> other_losses(ports_.size(), 0);
   std::vector<FlowStats> flows = nics_.flows_;
   for (size_t f = 0; f < flows.size(); ++f) flows[f].drops = SetupDrops(f);
+  std::vector<cc::DcqcnReactionPoint> rps = nics_.rp_;
   std::array<uint64_t, 6> totals = base_totals_;
   for (size_t r = 0; r < per_rank.size(); ++r) {
     const std::string& in = per_rank[r];
@@ -219,13 +231,15 @@ void Network::ImportResults(const std::vector<std::string>& per_rank,
       }
       ports[p] = TakeNonZeroWords<MergedPort>(in, at);
     }
-    for (FlowStats& f : flows) {
+    for (size_t i = 0; i < flows.size(); ++i) {
+      FlowStats& f = flows[i];
       if (port_rank[nics_.HostPort(f.spec.src)] == rank) {
         f.sent_bytes = Take<int64_t>(in, at);
         f.packets = Take<int64_t>(in, at);
         f.retx_packets = Take<uint64_t>(in, at);
         f.naks = Take<uint64_t>(in, at);
         f.timeouts = Take<uint64_t>(in, at);
+        if (!rps.empty()) TakeInto(in, at, rps[i]);
       }
       if (port_rank[nics_.HostPort(f.spec.dst)] == rank) {
         f.recv_bytes = Take<int64_t>(in, at);
@@ -239,6 +253,7 @@ void Network::ImportResults(const std::vector<std::string>& per_rank,
   }
   for (uint32_t p = 0; p < ports_.size(); ++p) ports[p].stats.link_losses += other_losses[p];
   nics_.flows_ = std::move(flows);
+  nics_.rp_ = std::move(rps);
   nics_.flows_done_ = totals[0];
   packet_hops_ = totals[1];
   nics_.packets_created_ = totals[2];
