@@ -66,11 +66,8 @@
 
 namespace lossless::fabric {
 
-using units::Bytes;
-using units::Rate;
-using units::Time;
-
-using flowctl::kMaxClasses;
+// units::Bytes, Rate, Time and flowctl::kMaxClasses are named here through
+// fabric/network_config.hpp.
 
 // Observer of the facts PFC wait dependencies are made of, for online
 // deadlock detection (docs/fabric-model.md). Vertices are ingress buffers:

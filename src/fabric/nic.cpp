@@ -330,7 +330,7 @@ void Nics::ArmNpTimer(uint32_t h) {
   int64_t at = np_[h].NextDeadline().ps();
   if (at == Time::Max().ps() || at >= np_deadline_[h]) return;
   np_deadline_[h] = at;
-  sim_.Schedule(Time::Ps(at), ports_[nics_[h].port].entity, this, kNpTimer, h);
+  sim_.Schedule(Time::Ps(at), HostEntity(h), this, kNpTimer, h);
 }
 
 void Nics::SendCnp(uint32_t host, uint32_t flow, int cls) {
@@ -467,9 +467,7 @@ void Nics::Receive(uint32_t host, PacketRef r) {
   if (latency > st.max_latency) st.max_latency = latency;
   pool_.Free(r);
   if (st.recv_bytes == st.spec.bytes) {
-    st.finish = now;
-    ++flows_done_;
-    net_.FlowFinished();
+    Finished(st, now);
   }
 }
 
@@ -500,9 +498,7 @@ void Nics::RcReceiveData(uint32_t host, PacketRef r) {
     if (transport_obs_ != nullptr) transport_obs_->OnRecvComplete(f, now);
   }
   if (resp.messages > 0 && !fs.persistent && !st.done() && st.recv_bytes == st.spec.bytes) {
-    st.finish = now;
-    ++flows_done_;
-    net_.FlowFinished();
+    Finished(st, now);
   }
 }
 
@@ -567,7 +563,7 @@ void Nics::ArmRcGapTimer(uint32_t f) {
   const int64_t at = rcr_[q].GapDeadline().ps();
   if (at == Time::Max().ps() || rc_gap_at_[q] <= at) return;
   rc_gap_at_[q] = at;
-  sim_.Schedule(Time::Ps(at), ports_[nics_[flows_[f].spec.dst].port].entity, this, kRcGapTimer, f);
+  sim_.Schedule(Time::Ps(at), HostEntity(flows_[f].spec.dst), this, kRcGapTimer, f);
 }
 
 void Nics::OnRcGapTimer(uint32_t f) {
@@ -601,12 +597,17 @@ void Nics::QpFail(uint32_t f) {
   sim_.Stop();
 }
 
+void Nics::Finished(FlowStats& st, Time now) {
+  st.finish = now;
+  ++flows_done_;
+  net_.FlowFinished();
+}
+
 void Nics::StallReceive(uint32_t host, Time from, Time until) {
   if (host >= nics_.size() || until <= from)
     throw std::invalid_argument(fmt::format("bad NIC stall of host {}", host));
-  sim_.Schedule(std::max(from, sim_.Now()), ports_[nics_[host].port].entity, this, kNicStall, host);
-  if (until != Time::Max())
-    sim_.Schedule(until, ports_[nics_[host].port].entity, this, kNicResume, host);
+  sim_.Schedule(std::max(from, sim_.Now()), HostEntity(host), this, kNicStall, host);
+  if (until != Time::Max()) sim_.Schedule(until, HostEntity(host), this, kNicResume, host);
 }
 
 int64_t Nics::HeldBytes(uint32_t host) const {
