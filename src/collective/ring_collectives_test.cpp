@@ -3,6 +3,7 @@
 // rank sends and receives what the algorithm's formula says, per rank and
 // per NIC, computed here from the ring orders; large messages run at the
 // alpha-beta model's busbw for the same links (docs/model/collective-engine.md).
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -224,6 +225,59 @@ TEST(RingCollectivesTest, RefusesARootOutsideTheRings) {
   spec.rings.push_back({Iota(4), 0});
   RingEngine e(sim, net, spec);
   EXPECT_THROW(e.Begin(1 << 20, sim.Now(), 4), std::invalid_argument);
+}
+
+// Short last loops: with a 4,096-B chunk over 3 ranks a full loop is 12,288
+// B; a last loop of 4 B has parts of 2, 2 and 0 B (an empty part), one of
+// 5,000 B parts of 1,667, 1,667 and 1,666 B. The engine computes each
+// record's messages as it goes; here they are listed from PartAt, loop by
+// loop, step by step, the way the plans define them, and each rank must
+// send exactly those bytes in exactly that many messages.
+TEST(RingCollectivesTest, ShortLastLoopsSendThePlansPartsAndSlices) {
+  const int64_t n = 3, chunk = 4096, slice = 2048;
+  for (RingPlan plan : {RingPlan::kAllReduce, RingPlan::kReduceScatter, RingPlan::kAllGather,
+                        RingPlan::kBroadcast, RingPlan::kReduce}) {
+    for (int64_t bytes : {int64_t{2 * 12288 + 4}, int64_t{2 * 12288 + 5000}, int64_t{7},
+                          int64_t{12288}, int64_t{3 * 4096 + 1}}) {
+      RingSpec spec;
+      spec.plan = plan;
+      spec.rings.push_back({Iota(3), 0});
+      SetNcclSimpleSteps(spec);
+      spec.chunk_bytes = chunk;
+      spec.slice_bytes = slice;
+      sim::Simulator sim(1);
+      fabric::Network net(sim, fabric::testing::LsRing(3, 3, 1), RoceConfig());
+      RingEngine e(sim, net, spec);
+      const uint32_t root = 1;
+      e.Begin(bytes, sim.Now(), root);
+      sim.Run(Time::Sec(1));
+      ASSERT_TRUE(e.done()) << static_cast<int>(plan) << " " << bytes;
+      // The plan's list: a chain starts at the root (broadcast) or after it (reduce).
+      const bool chain = plan == RingPlan::kBroadcast || plan == RingPlan::kReduce;
+      const int64_t start = !chain ? 0 : plan == RingPlan::kReduce ? root + 1 : root;
+      const int64_t parts = RingParts(plan, n), span = parts * chunk;
+      uint64_t messages = 0;
+      for (int64_t rank = 0; rank < n; ++rank) {
+        const int64_t p = (rank - start + n) % n;
+        int64_t sent = 0;
+        for (int64_t off = 0; off < bytes; off += span) {
+          const int64_t loop = std::min(span, bytes - off);
+          const int64_t part = (loop + parts - 1) / parts;
+          for (int64_t k = 0; k < RingSteps(plan, n); ++k) {
+            const int64_t idx = PartAt(plan, n, p, k);
+            const int64_t c = idx < 0 ? 0 : std::clamp(loop - idx * part, int64_t{0}, part);
+            sent += c;
+            messages += static_cast<uint64_t>((c + slice - 1) / slice);
+          }
+        }
+        EXPECT_EQ(e.BytesSent(static_cast<uint32_t>(rank)), sent)
+            << "plan " << static_cast<int>(plan) << ", " << bytes << " B, rank " << rank;
+        // What a rank receives is what its previous rank sent.
+        EXPECT_EQ(e.BytesReceived(static_cast<uint32_t>((rank + 1) % n)), sent);
+      }
+      EXPECT_EQ(e.messages(), messages) << "plan " << static_cast<int>(plan) << ", " << bytes;
+    }
+  }
 }
 
 }  // namespace ring_collectives

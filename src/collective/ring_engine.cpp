@@ -11,36 +11,7 @@
 namespace lossless::collective {
 namespace {
 
-struct Block {
-  int64_t first = 0;   // index of its first message in the rank's list
-  int64_t slices = 0;  // messages of this (loop, step)
-};
-
 bool IsChain(RingPlan plan) { return plan == RingPlan::kBroadcast || plan == RingPlan::kReduce; }
-
-// The messages of the rank at position p (ring position; for a chain, hops
-// after the chain's start), in order (loop, step, slice), and the (loop,
-// step) blocks that index them (no messages where it sends nothing).
-void BuildSends(const RingSpec& s, int64_t bytes, int64_t n, int64_t p,
-                std::vector<std::pair<int64_t, int>>& out,  // (bytes, step)
-                std::vector<std::vector<Block>>& blocks) {
-  const int64_t steps = RingSteps(s.plan, n);
-  const int64_t parts = RingParts(s.plan, n);
-  for (int64_t offset = 0; offset < bytes; offset += parts * s.chunk_bytes) {
-    const int64_t loop = std::min(parts * s.chunk_bytes, bytes - offset);
-    const int64_t part = (loop + parts - 1) / parts;
-    std::vector<Block>& b = blocks.emplace_back(static_cast<size_t>(steps));
-    for (int64_t k = 0; k < steps; ++k) {
-      const int64_t idx = PartAt(s.plan, n, p, k);
-      const int64_t c = idx < 0 ? 0 : std::clamp(loop - idx * part, int64_t{0}, part);
-      b[static_cast<size_t>(k)].first = static_cast<int64_t>(out.size());
-      const int64_t slices = (c + s.slice_bytes - 1) / s.slice_bytes;
-      b[static_cast<size_t>(k)].slices = slices;
-      for (int64_t j = 0; j < slices; ++j)
-        out.emplace_back(std::min(s.slice_bytes, c - j * s.slice_bytes), static_cast<int>(k));
-    }
-  }
-}
 
 }  // namespace
 
@@ -163,12 +134,17 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     }
     for (size_t i = base; i < ranks_.size(); ++i) {
       Rank& r = ranks_[i];
+      r.channel = static_cast<uint32_t>(&ring - spec_.rings.data());
       const uint32_t rec = static_cast<uint32_t>(i);
       r.data = connect(r.rank, ranks_[r.next].rank, ring.nic, rec, false);
       r.host = r.rank / g * nics + ring.nic;
       r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, true);
     }
   }
+  steps_ = RingSteps(spec_.plan, n);
+  parts_ = RingParts(spec_.plan, n);
+  chunk_slices_ = static_cast<int32_t>((spec_.chunk_bytes + spec_.slice_bytes - 1) /
+                                       spec_.slice_bytes);
   net_.set_transport_observer(this);
   owned_records_ = ranks_.size();
 }
@@ -184,9 +160,75 @@ void RingEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
     if (!own_.Owns(r.rank)) continue;
     const Rank& prev = ranks_[r.prev];
     if (conns_[prev.data].nvlink) continue;
-    for (size_t k = r.received + static_cast<size_t>(spec_.slots); k < prev.sends.size(); ++k)
-      by_host[r.host] += spec_.wire.WireBytes(prev.sends[k].bytes);
+    const uint32_t ch = r.channel;
+    const int32_t pos = r.prev_pos;
+    Cursor c = r.recv;  // the previous rank's message at index r.received
+    for (int s = 0; s < spec_.slots && c.loop < geometry_[ch].loops; ++s) Next(ch, pos, c);
+    for (; c.loop < geometry_[ch].loops; Next(ch, pos, c))
+      by_host[r.host] += spec_.wire.WireBytes(MsgBytes(c));
   }
+}
+
+RingEngine::Cursor RingEngine::First(uint32_t ch, int32_t pos) const {
+  Cursor c;
+  Settle(ch, pos, c);
+  return c;
+}
+
+void RingEngine::Next(uint32_t ch, int32_t pos, Cursor& c) const {
+  if (++c.slice < c.slices) return;
+  if (++c.step == steps_) {
+    c.step = 0;
+    ++c.loop;
+  }
+  Settle(ch, pos, c);
+}
+
+void RingEngine::Settle(uint32_t ch, int32_t pos, Cursor& c) const {
+  // The blocks of a loop (RingPlan): part PartAt(plan, n, pos, k) of the
+  // loop at step k, cut into slices. In a full loop every part is one chunk;
+  // only a short last loop has short or empty parts.
+  const Geometry& g = geometry_[ch];
+  const int32_t n = static_cast<int32_t>(spec_.rings[0].ranks.size());
+  const bool chain = IsChain(spec_.plan);
+  c.slice = 0;
+  for (; c.loop < g.loops; ++c.loop, c.step = 0) {
+    if (chain) {
+      // A chain's rank sends at one step of each loop, part 0 (none at the
+      // chain's end).
+      if (c.step > pos || pos >= n - 1) continue;
+      c.step = pos;
+    }
+    if (c.loop + 1 < g.loops || g.last == g.span) {
+      c.bytes = spec_.chunk_bytes;
+      c.slices = chunk_slices_;
+      return;
+    }
+    for (; c.step < steps_; ++c.step) {
+      // PartAt without its divisions: (pos - k) mod n for the ring plans,
+      // whose steps k are below 2n.
+      int32_t idx = 0;
+      if (!chain) {
+        idx = pos - c.step;
+        if (idx < 0) idx += n;
+        if (idx < 0) idx += n;
+      }
+      if (idx < g.full_parts) {
+        c.bytes = g.part;
+        c.slices = g.part_slices;
+        return;
+      }
+      if (idx == g.full_parts && g.tail > 0) {
+        c.bytes = g.tail;
+        c.slices = g.tail_slices;
+        return;
+      }
+      if (chain) break;
+    }
+  }
+  c.step = 0;  // the end
+  c.bytes = 0;
+  c.slices = 0;
 }
 
 void RingEngine::Start(units::Time now, uint32_t root) { Begin(spec_.bytes, now, root); }
@@ -213,52 +255,51 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
   net_.set_transport_observer(this);  // another engine may have had it meanwhile
   nic_sent_.assign(net_.num_hosts(), 0);
   const int64_t channels = static_cast<int64_t>(spec_.rings.size());
+  geometry_.assign(spec_.rings.size(), Geometry{});
   for (size_t ch = 0; ch < spec_.rings.size(); ++ch) {
-    const size_t base = ch * static_cast<size_t>(n);
     // Each channel reduces its own share of the buffer (NCCL splits the
-    // buffer over channels chunk by chunk; the shares are the same).
-    const int64_t share = bytes / channels + (static_cast<int64_t>(ch) < bytes % channels);
-    std::vector<std::vector<std::vector<Block>>> blocks(static_cast<size_t>(n));
-    std::vector<std::vector<std::pair<int64_t, int>>> lists(static_cast<size_t>(n));
-    // Indexed by ring position; the plan sees the hops after the chain's start.
-    for (int64_t p = 0; p < n; ++p)
-      BuildSends(spec_, share, n, (p - start[ch] + n) % n, lists[p], blocks[p]);
+    // buffer over channels chunk by chunk; the shares are the same), in
+    // loops of parts x chunk bytes.
+    Geometry& g = geometry_[ch];
+    g.share = bytes / channels + (static_cast<int64_t>(ch) < bytes % channels);
+    g.span = parts_ * spec_.chunk_bytes;
+    g.loops = static_cast<int32_t>((g.share + g.span - 1) / g.span);
+    g.last = g.share - int64_t{g.loops - 1} * g.span;
+    // The last loop's parts: full_parts of `part` bytes, then a tail, then
+    // none: clamp(last - idx x part, 0, part).
+    g.part = (g.last + parts_ - 1) / parts_;
+    if (g.part > 0) {
+      g.full_parts = static_cast<int32_t>(g.last / g.part);
+      g.tail = g.last - int64_t{g.full_parts} * g.part;
+    }
+    auto slices = [&](int64_t b) {
+      return static_cast<int32_t>((b + spec_.slice_bytes - 1) / spec_.slice_bytes);
+    };
+    g.part_slices = slices(g.part);
+    g.tail_slices = slices(g.tail);
+    const size_t base = ch * static_cast<size_t>(n);
     for (int64_t p = 0; p < n; ++p) {
       Rank& r = ranks_[base + static_cast<size_t>(p)];
-      r.sends.clear();
+      // The plan sees the hops after the chain's start.
+      r.pos = static_cast<int32_t>((p - start[ch] + n) % n);
+      r.prev_pos = static_cast<int32_t>((p - 1 - start[ch] + 2 * n) % n);
       r.next_send = r.sends_done = r.received = r.consumed = 0;
       r.credits = spec_.slots;
       r.send_slots = spec_.slots;
       r.sent_bytes = r.net_bytes = 0;
       r.done = false;
-      const auto& prev_blocks = blocks[static_cast<size_t>((p + n - 1) % n)];
-      for (size_t l = 0; l < blocks[p].size(); ++l) {
-        for (size_t k = 0; k < blocks[p][l].size(); ++k) {
-          const Block& mine = blocks[p][l][k];
-          for (int64_t j = 0; j < mine.slices; ++j) {
-            Msg m;
-            m.bytes = lists[p][static_cast<size_t>(mine.first + j)].first;
-            m.loop = static_cast<int32_t>(l);
-            m.step = static_cast<int32_t>(k);
-            if (k > 0) m.dep = static_cast<int32_t>(prev_blocks[l][k - 1].first + j);
-            r.sends.push_back(m);
-          }
-        }
+      const uint32_t c32 = static_cast<uint32_t>(ch);
+      r.send = First(c32, r.pos);
+      r.recv = r.consume = r.staged = First(c32, r.prev_pos);
+      r.total = 0;
+      for (Cursor c = r.send; c.loop < g.loops; Next(c32, r.pos, c)) {
+        r.total += static_cast<size_t>(c.slices);  // a block at a time
+        c.slice = c.slices - 1;
       }
-    }
-    // What each rank receives is its previous rank's list; mark which of
-    // those its own sends forward.
-    for (size_t i = base; i < base + static_cast<size_t>(n); ++i) {
-      Rank& r = ranks_[i];
-      r.needed_by.assign(ranks_[r.prev].sends.size(), -1);
-      for (size_t j = 0; j < r.sends.size(); ++j)
-        if (r.sends[j].dep >= 0)
-          r.needed_by[static_cast<size_t>(r.sends[j].dep)] = static_cast<int32_t>(j);
     }
   }
   start_ = now;
   finish_ = now;
-  arrived_.assign(conns_.size(), 0);
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
     // The kernel launch: nothing moves before it.
@@ -362,24 +403,25 @@ void RingEngine::OnEvent(uint32_t kind, uint64_t arg) {
 void RingEngine::Progress(size_t i) {
   if (!launched_) return;
   Rank& r = ranks_[i];
-  while (r.next_send < r.sends.size()) {
-    // Slots first: they are in the record at hand, the message list is
-    // usually out of the caches (a list per record and channel).
+  while (r.next_send < r.total) {
     if (r.credits == 0 || r.send_slots == 0) break;
-    const Msg& m = r.sends[r.next_send];
-    if (m.dep >= 0 && r.received <= static_cast<size_t>(m.dep)) break;  // data not here yet
-    PostData(i, m.bytes);
+    const Cursor& m = r.send;
+    // After the first step a slice forwards the previous rank's slice of the
+    // step before: it must have arrived.
+    if (m.step > 0 && !r.recv.After(m.loop, m.step - 1, m.slice)) break;
+    const int64_t bytes = MsgBytes(m);
+    PostData(i, bytes);
     if (step_obs_ != nullptr) {
-      const size_t n = spec_.rings[0].ranks.size();
-      step_obs_->OnStepPost({r.rank, static_cast<uint32_t>(i / n), ranks_[r.next].rank, m.loop,
-                             m.step, m.bytes, conns_[r.data].nvlink},
+      step_obs_->OnStepPost({r.rank, r.channel, ranks_[r.next].rank, m.loop, m.step, bytes,
+                             conns_[r.data].nvlink},
                             sim_.Now());
     }
     --r.credits;
     --r.send_slots;
-    r.sent_bytes += m.bytes;
-    if (!conns_[r.data].nvlink) r.net_bytes += m.bytes;
+    r.sent_bytes += bytes;
+    if (!conns_[r.data].nvlink) r.net_bytes += bytes;
     ++r.next_send;
+    Next(r.channel, r.pos, r.send);
     ++messages_;
   }
   FreeSlots(i);
@@ -388,9 +430,13 @@ void RingEngine::Progress(size_t i) {
 void RingEngine::FreeSlots(size_t i) {
   Rank& r = ranks_[i];
   while (r.consumed < r.received) {
-    const int32_t by = r.needed_by[r.consumed];
-    if (by >= 0 && static_cast<size_t>(by) >= r.next_send) break;  // not forwarded yet
+    // The previous rank's message at index `consumed`: its slot is free once
+    // this rank has forwarded it (its slice of the next step has left), or
+    // at once if it is of the last step.
+    const Cursor& q = r.consume;
+    if (q.step + 1 < steps_ && !r.send.After(q.loop, q.step + 1, q.slice)) break;
     ++r.consumed;
+    Next(r.channel, r.prev_pos, r.consume);
     Post(r.cts, spec_.cts_bytes);
   }
 }
@@ -400,7 +446,7 @@ void RingEngine::MaybeDone(size_t i, units::Time at) {
   // Done when its data is sent and acknowledged, everything it expects has
   // arrived and been released, and every receive slot it lent the next rank
   // has come back: nothing of this collective is left in flight.
-  if (r.done || r.sends_done < r.sends.size() || r.received < r.needed_by.size() ||
+  if (r.done || r.sends_done < r.total || r.received < ranks_[r.prev].total ||
       r.consumed < r.received || r.credits < spec_.slots)
     return;
   r.done = true;
@@ -438,11 +484,11 @@ void RingEngine::OnRecvComplete(uint32_t qp, units::Time at) {
 void RingEngine::RecvDone(uint32_t conn, units::Time at) {
   const Conn& c = conns_[conn];
   if (!c.cts) {
-    const Rank& sender = ranks_[c.rank];
-    const Rank& receiver = ranks_[sender.next];
+    Rank& receiver = ranks_[ranks_[c.rank].next];
     if (staging_.Applies(receiver.host)) {
       // The receiving end of the path, before the rank sees the message.
-      const int64_t bytes = spec_.wire.WireBytes(sender.sends[arrived_[conn]++].bytes);
+      const int64_t bytes = spec_.wire.WireBytes(MsgBytes(receiver.staged));
+      Next(receiver.channel, receiver.prev_pos, receiver.staged);
       sim_.Schedule(units::Time::Ps(staging_.Inbound(receiver.host, bytes, at.ps())),
                     gpu_entity_[receiver.rank], this, kUnstaged, conn);
       return;
@@ -464,10 +510,12 @@ void RingEngine::Delivered(uint32_t conn, units::Time at) {
     return;
   }
   const size_t i = sender.next;
-  ++ranks_[i].received;  // its bytes are summed when asked (BytesReceived)
+  Rank& r = ranks_[i];
+  ++r.received;  // its bytes are summed when asked (BytesReceived)
+  Next(r.channel, r.prev_pos, r.recv);
   Progress(i);
   // Receive slots in use once the rank has done what it can with the arrival.
-  max_slots_used_ = std::max(max_slots_used_, ranks_[i].received - ranks_[i].consumed);
+  max_slots_used_ = std::max(max_slots_used_, r.received - r.consumed);
   MaybeDone(i, at);
 }
 
@@ -496,8 +544,9 @@ int64_t RingEngine::BytesReceived(uint32_t rank) const {
   // `received` of that rank's sends (counted here, not per message).
   for (const Rank& r : ranks_) {
     if (r.rank != rank) continue;
-    const std::vector<Msg>& from = ranks_[r.prev].sends;
-    for (size_t k = 0; k < r.received; ++k) sum += from[k].bytes;
+    const int32_t pos = r.prev_pos;
+    Cursor c = First(r.channel, pos);
+    for (size_t k = 0; k < r.received; ++k, Next(r.channel, pos, c)) sum += MsgBytes(c);
   }
   return sum;
 }

@@ -33,6 +33,7 @@
 // packets or NVLink messages. Reduction costs no time (a GPU reduces far
 // faster than a NIC sends); a PXN hop (the node's last GPU handing data to
 // the rail GPU's NIC) costs nothing extra.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -210,10 +211,37 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   // protocol rate, posted in the protocol's lines.
   void PostData(size_t i, int64_t payload);
   void PostNow(uint32_t conn, int64_t bytes);
-  struct Msg {
+  // What a record sends, per channel: the loop/step/slice geometry every
+  // record of the channel shares (its share of the buffer), from which a
+  // record's messages are computed in order as it goes (no list per record:
+  // a list was out of the caches at each step of a large collective).
+  struct Geometry {
+    int64_t share = 0;  // bytes of the buffer this channel carries
+    int64_t span = 0;   // bytes per full loop: parts x chunk
+    int64_t last = 0;   // bytes of the last loop (span if it is full)
+    int32_t loops = 0;
+    // The last loop's parts by index: full_parts parts of `part` bytes
+    // (part_slices messages each), then one of `tail` bytes if tail > 0.
+    int32_t full_parts = 0;
+    int32_t part_slices = 0;
+    int32_t tail_slices = 0;
+    int64_t part = 0;
+    int64_t tail = 0;
+  };
+  // A position in a record's message sequence (loop, step, slice), in the
+  // order the record sends them; loop == loops at the end. `bytes` is the
+  // block's (loop, step), `slices` its messages.
+  struct Cursor {
+    int32_t loop = 0;
+    int32_t step = 0;
+    int32_t slice = 0;
+    int32_t slices = 0;
     int64_t bytes = 0;
-    int32_t dep = -1;  // index of the received message it forwards (-1: step 0)
-    int32_t loop = 0, step = 0;
+    // Past (l, k, j) in (loop, step, slice) order, the order of the list
+    // index it stands for: message (l, k, j) is behind it.
+    bool After(int32_t l, int32_t k, int32_t j) const {
+      return loop != l ? loop > l : step != k ? step > k : slice > j;
+    }
   };
   // Per (channel, rank).
   struct Rank {
@@ -223,20 +251,33 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
     uint32_t cts = 0;      // connection to the previous rank
     size_t prev = 0;       // index of the previous rank's record
     size_t next = 0;
-    std::vector<Msg> sends;  // in order
-    // For each message the previous rank sends (= what this rank receives):
-    // the index of this rank's send that forwards it, -1 if none (the last step).
-    std::vector<int32_t> needed_by;
+    uint32_t channel = 0;
+    int32_t pos = 0;       // its position in the plan (for a chain: hops after the start)
+    int32_t prev_pos = 0;  // the previous rank's
+    size_t total = 0;      // messages it sends in this collective
     size_t next_send = 0;
     size_t sends_done = 0;
     size_t received = 0;   // data messages from the previous rank
     size_t consumed = 0;   // of those, forwarded (or final) and their slot freed
+    Cursor send;           // its next message to send (index next_send)
+    Cursor recv;           // the previous rank's next message to arrive (index received)
+    Cursor consume;        // the previous rank's message at index consumed
+    Cursor staged;         // the previous rank's next message to reach the staging path
     int credits = 0;       // free receive slots at the next rank
     int send_slots = 0;    // free local send slots
     int64_t sent_bytes = 0;
     int64_t net_bytes = 0;
     bool done = false;
   };
+  // Cursors over the messages of the record at plan position `pos` of
+  // channel `ch`: the first one, and moving one message on.
+  Cursor First(uint32_t ch, int32_t pos) const;
+  void Next(uint32_t ch, int32_t pos, Cursor& c) const;
+  // The first block at or after (loop, step) with a message, into c.
+  void Settle(uint32_t ch, int32_t pos, Cursor& c) const;
+  int64_t MsgBytes(const Cursor& c) const {
+    return std::min(spec_.slice_bytes, c.bytes - int64_t{c.slice} * spec_.slice_bytes);
+  }
   void Progress(size_t i);
   void FreeSlots(size_t i);  // sends CTS for received messages no longer needed
   void MaybeDone(size_t i, units::Time at);
@@ -251,6 +292,10 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   fabric::Network& net_;
   RingSpec spec_;
   std::vector<Rank> ranks_;           // channel-major
+  std::vector<Geometry> geometry_;    // per channel, of the current collective
+  int32_t steps_ = 0;                 // RingSteps of the plan
+  int64_t parts_ = 0;                 // RingParts of the plan
+  int32_t chunk_slices_ = 0;          // slices of a chunk (a full loop's part)
   std::vector<Conn> conns_;
   std::vector<uint32_t> qp_conn_;     // QP -> connection, UINT32_MAX if not ours
   std::vector<NvConn> nv_;            // NVLink connections
@@ -261,10 +306,8 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   size_t ranks_done_ = 0;
   int64_t bytes_ = 0;  // of the current collective
   std::vector<int64_t> nic_sent_;  // per network host, of the current collective
-  // The rails' GPU-to-NIC paths, and per connection the data messages that
-  // have arrived (to find the bytes of the next one to unstage).
+  // The rails' GPU-to-NIC paths.
   RailStaging staging_;
-  std::vector<size_t> arrived_;
   bool started_ = false;
   units::Time start_, finish_;
   uint64_t messages_ = 0;
