@@ -43,8 +43,8 @@ void RcConfig::Check() const {
 // --- requester ---------------------------------------------------------------
 
 RcRequester::RcRequester(const RcConfig& cfg, int32_t mtu_payload)
-    : cfg_(cfg), timeout_ps_(cfg.Timeout().ps()), mtu_(mtu_payload),
-      retries_left_(cfg.retry_cnt) {
+    : timeout_ps_(cfg.Timeout().ps()), mtu_(mtu_payload), retries_left_(cfg.retry_cnt),
+      cfg_(cfg) {
   if (mtu_payload <= 0) throw std::invalid_argument("RC requester: MTU payload must be positive");
 }
 
@@ -55,15 +55,22 @@ void RcRequester::Post(int64_t bytes, uint64_t tag) {
     throw std::length_error("RC queue pair: more than 2^32 packets posted (PSNs would wrap)");
   msgs_.push({end_, packets, bytes, tag});
   end_ += packets;
+  if (cur_ + 1 == msgs_.size) LoadCur();  // it is the current message
+}
+
+void RcRequester::LoadCur() {
+  if (cur_ >= msgs_.size) return;  // nothing to send: Peek is not called
+  const Message& m = msgs_.at(static_cast<uint32_t>(cur_));
+  cur_end_ = m.first + m.packets;
+  cur_last_payload_ =
+      static_cast<int32_t>(m.bytes - static_cast<int64_t>(m.packets - 1) * mtu_);
 }
 
 Segment RcRequester::Peek() const {
-  const Message& m = msgs_.at(static_cast<uint32_t>(cur_));
-  const uint64_t idx = nxt_ - m.first;
   Segment s;
   s.psn = static_cast<uint32_t>(nxt_);
-  s.last = idx + 1 == m.packets;
-  s.payload = s.last ? static_cast<int32_t>(m.bytes - static_cast<int64_t>(idx) * mtu_) : mtu_;
+  s.last = nxt_ + 1 == cur_end_;
+  s.payload = s.last ? cur_last_payload_ : mtu_;
   s.retransmission = nxt_ < sent_max_;
   return s;
 }
@@ -73,8 +80,10 @@ void RcRequester::Advance(Time now) {
   if (nxt_ < sent_max_) ++retransmitted_;
   ++nxt_;
   sent_max_ = std::max(sent_max_, nxt_);
-  const Message& m = msgs_.at(static_cast<uint32_t>(cur_));
-  if (nxt_ == m.first + m.packets) ++cur_;
+  if (nxt_ == cur_end_) {
+    ++cur_;
+    LoadCur();
+  }
 }
 
 size_t RcRequester::MessageOf(uint64_t psn) const {
@@ -109,6 +118,7 @@ void RcRequester::Acknowledge(uint64_t upto, Time now, std::vector<uint64_t>& do
     nxt_ = una_;
     cur_ = MessageOf(nxt_);
   }
+  LoadCur();
 }
 
 void RcRequester::OnAck(uint32_t psn, Time now, std::vector<uint64_t>& done) {
@@ -133,6 +143,7 @@ void RcRequester::Rewind(uint64_t to) {
   }
   nxt_ = to;
   cur_ = MessageOf(nxt_);
+  LoadCur();
 }
 
 bool RcRequester::OnNak(uint32_t epsn, Time now, std::vector<uint64_t>& done) {

@@ -75,7 +75,7 @@ struct Segment {
   bool retransmission = false;  // this PSN was sent before
 };
 
-class RcRequester {
+class alignas(64) RcRequester {
  public:
   RcRequester(const RcConfig& cfg, int32_t mtu_payload);
 
@@ -122,18 +122,27 @@ class RcRequester {
   bool UseRetry();
   size_t MessageOf(uint64_t psn) const;
 
-  RcConfig cfg_;
-  int64_t timeout_ps_ = 0;  // 0 = none
+  // Loads the current message's end and last payload (cur_end_,
+  // cur_last_payload_) after cur_ or msgs_ changed.
+  void LoadCur();
+
+  // What every packet reads first, in one cache line (with the object's
+  // alignment): Peek, Advance and Deadline touch nothing else unless a
+  // message ends.
+  uint64_t nxt_ = 0;               // next PSN to send
+  uint64_t sent_max_ = 0;          // PSN after the highest ever sent
+  uint64_t end_ = 0;               // PSN after the last posted packet
+  uint64_t una_ = 0;               // oldest unacknowledged PSN
+  uint64_t cur_end_ = 0;           // PSN after the current message (msgs_[cur_])
+  int64_t timer_start_ = -1;       // when the ACK timer was (re)started; -1 = off
+  int64_t timeout_ps_ = 0;         // 0 = none
   int32_t mtu_ = 0;
-  base::Ring<Message> msgs_;  // not yet acknowledged, in PSN order
-  uint64_t una_ = 0;          // oldest unacknowledged PSN
-  uint64_t nxt_ = 0;          // next PSN to send
-  uint64_t end_ = 0;          // PSN after the last posted packet
-  uint64_t sent_max_ = 0;     // PSN after the highest ever sent
-  size_t cur_ = 0;            // msgs_ index of the message holding nxt_
-  int64_t timer_start_ = -1;  // when the ACK timer was (re)started; -1 = off
-  int retries_left_ = 0;
+  int32_t cur_last_payload_ = 0;   // payload of the current message's last packet
+  size_t cur_ = 0;                 // msgs_ index of the message holding nxt_
+  base::Ring<Message> msgs_;       // not yet acknowledged, in PSN order
   bool failed_ = false;
+  int retries_left_ = 0;
+  RcConfig cfg_;
   uint64_t naks_ = 0, timeouts_ = 0, retransmitted_ = 0;
 };
 
