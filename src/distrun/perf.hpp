@@ -22,8 +22,8 @@
 // gathered on rank 0 as `run`'s are.
 //
 // Refused (exit 2, naming the option): what distrun::CheckSupported refuses
-// (tenants.load, outputs.pcap / --pcap, outputs.trace / --trace,
-// faults.link_down). A queue pair that exhausts its
+// (tenants.load, outputs.pcap / --pcap, outputs.trace / --trace), and
+// faults.link_down (distributed for `run` only). A queue pair that exhausts its
 // retries ends the sweep with an error on every rank.
 #include <string>
 
