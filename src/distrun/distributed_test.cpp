@@ -504,8 +504,19 @@ TEST(Distributed, CutLinkGoingDownLosesItsFramesInFlightAsSerial) {
     const std::vector<std::string> links =
         dist_down_test::Leaf0Links(base, c.ranks, placement, /*cut=*/true, 2);
     ASSERT_EQ(links.size(), 2u) << c.ranks << " ranks: leaf0 has no two cut spine links";
-    const Scenario s = dist_down_test::WithLinksDown(links);
+    // The random placement with port series too (queues, utilization,
+    // PAUSE frames sampled by their owners every 2 us, across the downs).
+    const Scenario s = dist_down_test::WithLinksDown(
+        links, "scenarios/roce-incast.yaml",
+        With(kSmallIncast,
+             c.seed != 0 ? std::vector<std::string>{"faults.reroute.ethernet=2us",
+                                                    "stop_time=1ms", "outputs.series.interval=2us",
+                                                    "outputs.series.ports=busy"}
+                         : std::vector<std::string>{"faults.reroute.ethernet=2us"}));
     const Outputs serial = Serial(s);
+    if (c.seed != 0) {
+      ASSERT_NE(serial.csv.find("queue_bytes:leaf0->spine"), std::string::npos);
+    }
     // The down lost frames in the serial run (else this tests little).
     ASSERT_GT(dist_down_test::SerialDrops(serial), 0) << serial.text;
     if (c.seed == 0 && c.ranks == 2) {
@@ -522,6 +533,7 @@ TEST(Distributed, CutLinkGoingDownLosesItsFramesInFlightAsSerial) {
     EXPECT_EQ(d.text, serial.text) << c.ranks << " ranks";
     EXPECT_TRUE(d.json == serial.json) << c.ranks << " ranks: JSON differs";
     EXPECT_TRUE(d.digests == serial.digests) << c.ranks << " ranks: digests differ";
+    EXPECT_TRUE(d.csv == serial.csv) << c.ranks << " ranks: series CSV differs";
     EXPECT_GT(st.sent, 0u);
     EXPECT_GT(st.ties, 0u);
     EXPECT_GT(st.cut_frames_lost, 0u) << c.ranks << " ranks: the cut link lost nothing in flight";
