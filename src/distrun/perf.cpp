@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "base/error.hpp"
 #include "collective/ownership.hpp"
 #include "distrun/fabric_ranks.hpp"
 #include "run/perf_run.hpp"
@@ -25,13 +24,6 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                          const std::string& fabric_name, std::string* failure, parallel::Comm& comm,
                          const Options& opt, Stats* stats, bool count_ties) {
   CheckSupported(s);
-  // `run` takes links down over ranks (docs/parallel.md, "A cut link going
-  // down"); the collectives' sweep with a link down is not tested over ranks.
-  if (!s.link_down.empty())
-    throw InputError({s.file, 0, "faults.link_down"},
-                     "expected it off in a distributed perf (mpirun -np K with K > 1): links "
-                     "going down are distributed for `run` only (docs/parallel.md); run without "
-                     "mpirun");
   Stats st;
   std::unique_ptr<FabricRanks> ranks;
   sim::Simulator* simp = nullptr;

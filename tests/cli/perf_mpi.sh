@@ -58,10 +58,5 @@ bad mpi-perf-pcap 2 '^error: <cli>: --pcap: expected it off in a distributed run
   all_reduce -b 1M -e 1M -g 8 --nodes 2 --pcap "$tmp/x.pcap"
 bad mpi-perf-tenants 2 '^error: .*tenants.load: expected it off in a distributed run' \
   all_reduce -b 1M -e 1M -g 8 --nodes 2 --fabric cloud-shared
-# Links going down are distributed for `run` only (docs/parallel.md).
-sed 's/^traffic:/faults:\n  link_down: {link: leaf0-spine0, at: 1us}\ntraffic:/' scenarios/roce-incast.yaml \
-  > "$tmp/down.yaml"
-bad mpi-perf-link-down 2 '^error: .*faults.link_down: expected it off in a distributed perf' \
-  all_reduce -b 1M -e 1M -g 8 --nodes 2 --scenario "$tmp/down.yaml"
 [ "$fail" = 0 ] && echo "perf_mpi: every rank count gives the serial bytes"
 exit "$fail"
