@@ -509,8 +509,8 @@ TEST(Distributed, CutLinkGoingDownLosesItsFramesInFlightAsSerial) {
     const Scenario s = dist_down_test::WithLinksDown(
         links, "scenarios/roce-incast.yaml",
         With(kSmallIncast,
-             c.seed != 0 ? std::vector<std::string>{"faults.reroute.ethernet=2us",
-                                                    "stop_time=1ms", "outputs.series.interval=2us",
+             c.seed != 0 ? std::vector<std::string>{"faults.reroute.ethernet=2us", "stop_time=1ms",
+                                                    "outputs.series.interval=2us",
                                                     "outputs.series.ports=busy"}
                          : std::vector<std::string>{"faults.reroute.ethernet=2us"}));
     const Outputs serial = Serial(s);
@@ -525,11 +525,12 @@ TEST(Distributed, CutLinkGoingDownLosesItsFramesInFlightAsSerial) {
     }
     Stats st;
     const Outputs d = Distributed(s, c.ranks, placement, 0, &st);
-    std::printf("cut links %s, %s down, %d ranks%s: %llu frames lost in flight on cut links "
-                "(%llu reached the receiver after its down); %s\n",
-                links[0].c_str(), links[1].c_str(), c.ranks, c.seed ? ", random placement" : "",
-                static_cast<unsigned long long>(st.cut_frames_lost),
-                static_cast<unsigned long long>(st.late_frames_lost), StatsLine(st).c_str());
+    std::printf(
+        "cut links %s, %s down, %d ranks%s: %llu frames lost in flight on cut links "
+        "(%llu reached the receiver after its down); %s\n",
+        links[0].c_str(), links[1].c_str(), c.ranks, c.seed ? ", random placement" : "",
+        static_cast<unsigned long long>(st.cut_frames_lost),
+        static_cast<unsigned long long>(st.late_frames_lost), StatsLine(st).c_str());
     EXPECT_EQ(d.text, serial.text) << c.ranks << " ranks";
     EXPECT_TRUE(d.json == serial.json) << c.ranks << " ranks: JSON differs";
     EXPECT_TRUE(d.digests == serial.digests) << c.ranks << " ranks: digests differ";

@@ -402,8 +402,8 @@ FabricRanks::Gathered FabricRanks::Finish(Stats& st, std::chrono::steady_clock::
     const uint64_t e = c.key >> 40;
     if (e >= digests.size()) continue;  // digests off
     --digests[e].events;
-    digests[e].sum -= sim::Mix(static_cast<uint64_t>(c.time), c.key & ((uint64_t{1} << 40) - 1),
-                               c.kind & 0xFFFF);
+    digests[e].sum -=
+        sim::Mix(static_cast<uint64_t>(c.time), c.key & ((uint64_t{1} << 40) - 1), c.kind & 0xFFFF);
   }
   std::string extra;
   extra.append(reinterpret_cast<const char*>(&events), sizeof events);

@@ -261,8 +261,8 @@ TEST(DistributedPerf, IbRingAllReduceWithACutLinkDownIsTheSerialSweep) {
   // down"). The sweep is the serial one, a slower Ring than without the
   // fault.
   const std::vector<std::string> down{"faults.link_down.0.link=spine0-core1",
-                                      "faults.link_down.0.at=60us",
-                                      "faults.link_down.0.up_at=62us", "faults.reroute.ib=1us"};
+                                      "faults.link_down.0.at=60us", "faults.link_down.0.up_at=62us",
+                                      "faults.reroute.ib=1us"};
   const std::vector<std::string> fabric{"topology.gpus=16", "topology.radix=4",
                                         "topology.gpus_per_node=2", "fabric.cable_length=400"};
   std::vector<std::string> sets = fabric;
@@ -278,13 +278,15 @@ TEST(DistributedPerf, IbRingAllReduceWithACutLinkDownIsTheSerialSweep) {
     const parallel::Partition p = parallel::PartitionFabric(t, 2, k, {"t", 0, "r"});
     bool cut = false;
     for (uint32_t l : p.cut_links)
-      cut = cut || (t.nodes[t.links[l].a].name == "spine0" && t.nodes[t.links[l].b].name == "core1");
+      cut =
+          cut || (t.nodes[t.links[l].a].name == "spine0" && t.nodes[t.links[l].b].name == "core1");
     ASSERT_TRUE(cut) << k << " ranks: spine0-core1 is not cut";
     const Stats st = ExpectSame("ib fat tree, Ring all_reduce, a core link down", o, s, serial, k);
-    std::printf("  %llu frames lost in flight on the cut link, %llu of them after the "
-                "receiver's down\n",
-                static_cast<unsigned long long>(st.cut_frames_lost),
-                static_cast<unsigned long long>(st.late_frames_lost));
+    std::printf(
+        "  %llu frames lost in flight on the cut link, %llu of them after the "
+        "receiver's down\n",
+        static_cast<unsigned long long>(st.cut_frames_lost),
+        static_cast<unsigned long long>(st.late_frames_lost));
     EXPECT_GT(st.cut_frames_lost, 0u) << k << " ranks";
   }
 }

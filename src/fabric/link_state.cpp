@@ -145,8 +145,8 @@ void Network::CopiedPortDown(uint32_t pi) {
     if (!head) {
       if (keys.head >= keys.keys.size())
         throw std::logic_error("distributed run: a cut link's wire copy without its keys");
-      sim_.ScheduleKeyed(Time::Ps(pool_[r].next_arrive_ps), keys.keys[keys.head++], this,
-                         kArrival, ArrivalArg(pi, r));
+      sim_.ScheduleKeyed(Time::Ps(pool_[r].next_arrive_ps), keys.keys[keys.head++], this, kArrival,
+                         ArrivalArg(pi, r));
     }
     pool_.FreeQuiet(r);
     --remote_in_;
