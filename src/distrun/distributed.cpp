@@ -96,8 +96,6 @@ void CheckSupported(const scenario::Scenario& s) {
     Refuse(s, "tenants.load", "other tenants' traffic is not placed on ranks yet");
   if (!s.capture.pcap.empty()) Refuse(s, "outputs.pcap", "captures are not gathered yet");
   if (!s.capture.trace.empty()) Refuse(s, "outputs.trace", "timelines are not gathered yet");
-  if (!s.link_down.empty())
-    Refuse(s, "faults.link_down", "link state changes and reroutes are not distributed yet");
 }
 
 void CheckRanks(const scenario::Scenario& s, int ranks) {

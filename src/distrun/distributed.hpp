@@ -19,8 +19,13 @@
 // in (time, key) order, and a confirmation that stops the run stops every
 // rank at that serial instant.
 //
+// Links going down and up (faults.link_down) and the reroutes around them:
+// each port's link-state event runs on its rank, and on a cut link the
+// receiver's rank runs a copy that drops its copy of the wire; the sender's
+// rank counts the frames lost (docs/parallel.md, "A cut link going down").
+//
 // Not supported distributed (refused, exit 2, with the field): other
-// tenants, packet captures and traces, link-down faults and reroutes. A QP
+// tenants, packet captures and traces. A QP
 // failure ends the run with an error on every rank. Injected CNPs run on
 // their flow's source NIC; the reaction points rank 0 reports come from the
 // ranks that own the sources (Network::ExportResults).
@@ -68,6 +73,11 @@ struct Stats {
   uint64_t kept_changes = 0;  // packets-alive changes merged for the exact peak (rank 0)
   uint64_t held_changes = 0;  // ... held by this rank at the run's end, before the last drop
   uint64_t peak_windows_dropped = 0;  // windows that could not hold the peak (their changes dropped)
+  // Frames lost in flight on cut links that went down (faults.link_down),
+  // counted by the senders' ranks; of them, those that reached the
+  // receiver's rank after it had run the down (rank 0: all ranks).
+  uint64_t cut_frames_lost = 0;
+  uint64_t late_frames_lost = 0;
   double wait_s = 0;      // rank 0: the largest over ranks
   double run_s = 0;
   double cpu_s = 0;           // rank 0: the sum over ranks of WindowStats::cpu_s

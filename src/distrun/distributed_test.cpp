@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -443,6 +444,156 @@ TEST(Distributed, FlowsDoneStopWaitsForAVerdictOnlyNearTheEnd) {
   }
 }
 
+namespace dist_down_test {
+// Links out of leaf0 (the incast target's leaf, whose uplinks carry the
+// permutation out and the incast in) to spines, under the placement (empty:
+// the partitioner's): the first `n` whose ends are on different ranks
+// (`cut`) or on one rank.
+std::vector<std::string> Leaf0Links(const Scenario& s, int ranks,
+                                    const std::vector<int32_t>& placement, bool cut, size_t n) {
+  const topology::Topology t = scenario::BuildTopology(s);
+  std::vector<int32_t> rank = placement;
+  if (rank.empty())
+    rank = parallel::PartitionFabric(t, s.clos.gpus_per_node, ranks, {"t", 0, "r"}).rank_of_node;
+  const std::vector<std::string> names = scenario::LinkNames(t);
+  std::vector<std::string> out;
+  for (uint32_t l = 0; l < t.links.size() && out.size() < n; ++l) {
+    const topology::Link& k = t.links[l];
+    if (t.nodes[k.a].name != "leaf0" || t.nodes[k.b].name.rfind("spine", 0) != 0) continue;
+    if ((rank[k.a] != rank[k.b]) == cut) out.push_back(names[l]);
+  }
+  return out;
+}
+
+// Link 1 (if any) goes down at 4 us for 100 ns, less than a window (the
+// 150 ns lookahead); the others at 3 us, while the permutation and the
+// incast cross them, and come back at 9 us. The control plane reroutes 2 us
+// after each change.
+Scenario WithLinksDown(const std::vector<std::string>& links,
+                       const std::string& file = "scenarios/roce-incast.yaml",
+                       std::vector<std::string> set = With(kSmallIncast,
+                                                           {"faults.reroute.ethernet=2us"})) {
+  for (size_t i = 0; i < links.size(); ++i) {
+    set.push_back(fmt::format("faults.link_down.{}.link={}", i, links[i]));
+    set.push_back(fmt::format("faults.link_down.{}.at={}", i, i == 1 ? "4us" : "3us"));
+    set.push_back(fmt::format("faults.link_down.{}.up_at={}", i, i == 1 ? "4100ns" : "9us"));
+  }
+  return scenario::LoadScenarioFile(Path(file), set);
+}
+
+int64_t SerialDrops(const Outputs& serial) {
+  return nlohmann::json::parse(serial.json).at("drops").at("total").get<int64_t>();
+}
+}  // namespace dist_down_test
+
+TEST(Distributed, CutLinkGoingDownLosesItsFramesInFlightAsSerial) {
+  // faults.link_down on links between ranks (docs/parallel.md, "A cut link
+  // going down"): the frames on the wire at the down are lost, those the
+  // receiver's rank holds and those still on their way to it, counted by the
+  // sender's rank at the serial instant; the reroutes run on each switch's
+  // rank. The report, JSON and digests are the serial run's.
+  uint64_t late = 0;
+  struct Case {
+    int ranks;
+    uint64_t seed;  // 0: the partitioner's placement
+  };
+  for (const Case c : {Case{2, 0}, Case{3, 0}, Case{4, 0}, Case{3, 21}}) {
+    const Scenario base = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"));
+    const std::vector<int32_t> placement =
+        c.seed != 0 ? RandomPlacement(base, c.ranks, c.seed) : std::vector<int32_t>{};
+    const std::vector<std::string> links =
+        dist_down_test::Leaf0Links(base, c.ranks, placement, /*cut=*/true, 2);
+    ASSERT_EQ(links.size(), 2u) << c.ranks << " ranks: leaf0 has no two cut spine links";
+    // The random placement with port series too (queues, utilization,
+    // PAUSE frames sampled by their owners every 2 us, across the downs).
+    const Scenario s = dist_down_test::WithLinksDown(
+        links, "scenarios/roce-incast.yaml",
+        With(kSmallIncast,
+             c.seed != 0 ? std::vector<std::string>{"faults.reroute.ethernet=2us", "stop_time=1ms",
+                                                    "outputs.series.interval=2us",
+                                                    "outputs.series.ports=busy"}
+                         : std::vector<std::string>{"faults.reroute.ethernet=2us"}));
+    const Outputs serial = Serial(s);
+    if (c.seed != 0) {
+      ASSERT_NE(serial.csv.find("queue_bytes:leaf0->spine"), std::string::npos);
+    }
+    // The down lost frames in the serial run (else this tests little).
+    ASSERT_GT(dist_down_test::SerialDrops(serial), 0) << serial.text;
+    if (c.seed == 0 && c.ranks == 2) {
+      ExpectSame("cut link down", s, serial, 1);
+      ExpectSame("cut link down", s, serial, 2, {}, /*jitter=*/31);  // batches in random order
+    }
+    Stats st;
+    const Outputs d = Distributed(s, c.ranks, placement, 0, &st);
+    std::printf(
+        "cut links %s, %s down, %d ranks%s: %llu frames lost in flight on cut links "
+        "(%llu reached the receiver after its down); %s\n",
+        links[0].c_str(), links[1].c_str(), c.ranks, c.seed ? ", random placement" : "",
+        static_cast<unsigned long long>(st.cut_frames_lost),
+        static_cast<unsigned long long>(st.late_frames_lost), StatsLine(st).c_str());
+    EXPECT_EQ(d.text, serial.text) << c.ranks << " ranks";
+    EXPECT_TRUE(d.json == serial.json) << c.ranks << " ranks: JSON differs";
+    EXPECT_TRUE(d.digests == serial.digests) << c.ranks << " ranks: digests differ";
+    EXPECT_TRUE(d.csv == serial.csv) << c.ranks << " ranks: series CSV differs";
+    EXPECT_GT(st.sent, 0u);
+    EXPECT_GT(st.ties, 0u);
+    EXPECT_GT(st.cut_frames_lost, 0u) << c.ranks << " ranks: the cut link lost nothing in flight";
+    late += st.late_frames_lost;
+  }
+  EXPECT_GT(late, 0u) << "no frame was sent in the window of a down and arrived after it";
+}
+
+TEST(Distributed, InfinibandCutLinkGoingDownAndUpIsTheSerialRun) {
+  // Credits: the link coming back re-initialises flow control on both
+  // ends (each end's own event, on its rank): FCPs of the old
+  // initialisation still crossing are void, and the senders wait for the
+  // new ones. Adaptive routing skips the dead next hop; reroutes after 2 us.
+  struct Case {
+    int ranks;
+    uint64_t seed;
+  };
+  for (const Case c : {Case{3, 0}, Case{2, 19}}) {
+    const Scenario base = scenario::LoadScenarioFile(Path("scenarios/ib-fat-tree.json"));
+    const std::vector<int32_t> placement =
+        c.seed != 0 ? RandomPlacement(base, c.ranks, c.seed) : std::vector<int32_t>{};
+    const std::vector<std::string> links =
+        dist_down_test::Leaf0Links(base, c.ranks, placement, /*cut=*/true, 2);
+    ASSERT_EQ(links.size(), 2u) << c.ranks << " ranks: leaf0 has no two cut spine links";
+    const Scenario s = dist_down_test::WithLinksDown(
+        links, "scenarios/ib-fat-tree.json", {"traffic.0.bytes=64KiB", "faults.reroute.ib=2us"});
+    const Outputs serial = Serial(s);
+    ASSERT_GT(dist_down_test::SerialDrops(serial), 0) << serial.text;
+    Stats st;
+    const Outputs d = Distributed(s, c.ranks, placement, 0, &st);
+    std::printf("ib cut links %s, %s down, %d ranks%s: %llu frames lost in flight; %s\n",
+                links[0].c_str(), links[1].c_str(), c.ranks, c.seed ? ", random placement" : "",
+                static_cast<unsigned long long>(st.cut_frames_lost), StatsLine(st).c_str());
+    EXPECT_EQ(d.text, serial.text) << c.ranks << " ranks";
+    EXPECT_TRUE(d.json == serial.json) << c.ranks << " ranks: JSON differs";
+    EXPECT_TRUE(d.digests == serial.digests) << c.ranks << " ranks: digests differ";
+    EXPECT_GT(st.sent, 0u);
+    EXPECT_GT(st.ties, 0u);
+    EXPECT_GT(st.cut_frames_lost, 0u) << c.ranks << " ranks: the cut link lost nothing in flight";
+  }
+}
+
+TEST(Distributed, LinkInsideARankGoingDownIsTheSerialRun) {
+  // Links whose ends are on one rank (every link of leaf0 to the spines on
+  // its rank, so that some carry traffic) go down and up as in a serial run:
+  // their wires are on that rank. The reroutes still run on every switch's
+  // rank.
+  for (int k : {2, 3, 4}) {
+    const Scenario base = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"));
+    const std::vector<std::string> links =
+        dist_down_test::Leaf0Links(base, k, {}, /*cut=*/false, 16);
+    ASSERT_GE(links.size(), 1u) << k << " ranks: leaf0 has no spine link on its own rank";
+    const Scenario s = dist_down_test::WithLinksDown(links);
+    const Outputs serial = Serial(s);
+    ASSERT_GT(dist_down_test::SerialDrops(serial), 0) << serial.text;
+    ExpectSame("link " + links[0] + " down inside a rank", s, serial, k);
+  }
+}
+
 TEST(Distributed, RefusesWhatItCannotGatherYet) {
   const Scenario s = scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
                                                 With(kSmallIncast, {"tenants.load=0.2"}));
@@ -452,6 +603,10 @@ TEST(Distributed, RefusesWhatItCannotGatherYet) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().field, "tenants.load");
   }
+  // Links going down are distributed.
+  EXPECT_NO_THROW(CheckSupported(scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      With(kSmallIncast, {"faults.link_down.0.link=leaf0-spine0", "faults.link_down.0.at=3us"}))));
   // The sampler and the detector are supported.
   EXPECT_NO_THROW(CheckSupported(scenario::LoadScenarioFile(
       Path("scenarios/roce-incast.yaml"), With(kSmallIncast, {"outputs.series.interval=10us"}))));

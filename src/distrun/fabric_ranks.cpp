@@ -12,6 +12,7 @@
 
 #include "base/error.hpp"
 #include "parallel/partition.hpp"
+#include "sim/rng.hpp"
 
 namespace lossless::distrun {
 
@@ -26,7 +27,7 @@ class FabricRanks::Links final : public fabric::Network::RemoteLinks {
   void Send(uint32_t port, units::Time at, uint32_t kind, uint64_t arg,
             const fabric::Packet* pk) override {
     const uint32_t peer = net_.PortPeer(port);
-    engine_->Send(port_rank_[peer], at, net_.PortEntity(port), peer, kind, arg, pk);
+    sent_key = engine_->Send(port_rank_[peer], at, net_.PortEntity(port), peer, kind, arg, pk);
   }
 
  private:
@@ -320,9 +321,18 @@ parallel::WindowEngine& FabricRanks::Start(size_t local_flows, units::Time windo
                                            size_t peak_log_prune) {
   links_ = std::make_unique<Links>(net_, port_rank_);
   net_.SetDistributed(links_.get(), cut_, local_flows);
-  // Keep the events of this rank's entities (setup queued every entity's).
+  std::vector<uint8_t> foreign_port(port_rank_.size());
+  for (size_t p = 0; p < port_rank_.size(); ++p) foreign_port[p] = port_rank_[p] != me_ ? 1 : 0;
+  net_.SetForeignPorts(std::move(foreign_port));
+  // Keep the events of this rank's entities (setup queued every entity's),
+  // and a copy of the link-state events of the ports that send to this rank
+  // on cut links: this rank holds their wires' copies (Network::SetPortUp).
   bool foreign = false;
   sim_.Retain([&](uint64_t key, uint32_t kind, uint64_t arg) {
+    const uint32_t state_port = net_.LinkStateEventPort(kind, arg);
+    if (state_port != UINT32_MAX && cut_[state_port] &&
+        port_rank_[net_.PortPeer(state_port)] == me_)
+      return true;
     const uint32_t at_port = net_.DistributedEventPort(kind, arg);
     if (at_port != UINT32_MAX) return port_rank_[at_port] == me_;
     const uint64_t e = key >> 40;
@@ -381,20 +391,39 @@ FabricRanks::Gathered FabricRanks::Finish(Stats& st, std::chrono::steady_clock::
   st.setup_s = Seconds(engine_start_ - t_setup_);
   Gathered out;
   // Gather: results, events, the alive log, digests, engine figures.
-  constexpr size_t kFigures = 8;
+  constexpr size_t kFigures = 10;
   std::string mine = net_.ExportResults(port_rank_, me_);
-  const uint64_t events = sim_.events_executed() - not_events;
+  // The copies of other ranks' link-state events this rank ran count on
+  // their owners only (the serial run has each once).
+  const std::vector<fabric::Network::CopiedEvent>& copies = net_.copied_events();
+  const uint64_t events = sim_.events_executed() - not_events - copies.size();
+  std::vector<sim::EntityDigest> digests = sim_.digests();
+  for (const fabric::Network::CopiedEvent& c : copies) {
+    const uint64_t e = c.key >> 40;
+    if (e >= digests.size()) continue;  // digests off
+    --digests[e].events;
+    digests[e].sum -=
+        sim::Mix(static_cast<uint64_t>(c.time), c.key & ((uint64_t{1} << 40) - 1), c.kind & 0xFFFF);
+  }
   std::string extra;
   extra.append(reinterpret_cast<const char*>(&events), sizeof events);
   const parallel::WindowStats& ws = engine_->stats();
-  const uint64_t figures[kFigures] = {ws.sent,    ws.received,   probe.ties,   ws.windows,
-                                      ws.careful, ws.reductions, ws.exchanges, ws.sent_bytes};
+  const uint64_t figures[kFigures] = {ws.sent,
+                                      ws.received,
+                                      probe.ties,
+                                      ws.windows,
+                                      ws.careful,
+                                      ws.reductions,
+                                      ws.exchanges,
+                                      ws.sent_bytes,
+                                      net_.cut_frames_lost(),
+                                      net_.late_frames_lost()};
   extra.append(reinterpret_cast<const char*>(figures), sizeof figures);
   extra.append(reinterpret_cast<const char*>(&ws.wait_s), sizeof ws.wait_s);
   extra.append(reinterpret_cast<const char*>(&ws.run_s), sizeof ws.run_s);
   extra.append(reinterpret_cast<const char*>(&ws.cpu_s), sizeof ws.cpu_s);
   PutVec(extra, probe.Needed());
-  PutVec(extra, sim_.digests());
+  PutVec(extra, digests);
   // Packed for the crossing (zero runs: 3.2 MB -> 0.25 MB per rank of
   // the 1,024-host fat tree); rank 0 keeps its own as it is.
   std::vector<std::string> results = comm_.Gather(PackZeroRuns(mine));
@@ -412,13 +441,15 @@ FabricRanks::Gathered FabricRanks::Finish(Stats& st, std::chrono::steady_clock::
   st.reductions = ws.reductions;
   st.exchanges = ws.exchanges;
   st.sent_bytes = ws.sent_bytes;
+  st.cut_frames_lost = net_.cut_frames_lost();
+  st.late_frames_lost = net_.late_frames_lost();
   st.wait_s = ws.wait_s;
   st.run_s = ws.run_s;
   st.cpu_s = ws.cpu_s;
   st.critical_cpu_s = ws.critical_cpu_s;
   if (me_ == 0) {
     std::vector<Probe::Change> all;
-    st.sent = st.received = st.ties = st.sent_bytes = 0;
+    st.sent = st.received = st.ties = st.sent_bytes = st.cut_frames_lost = st.late_frames_lost = 0;
     st.wait_s = st.run_s = st.cpu_s = 0;
     for (const std::string& x : extras) {
       size_t at = 0;
@@ -437,6 +468,8 @@ FabricRanks::Gathered FabricRanks::Finish(Stats& st, std::chrono::steady_clock::
       st.received += fig[1];
       st.ties += fig[2];
       st.sent_bytes += fig[7];
+      st.cut_frames_lost += fig[8];
+      st.late_frames_lost += fig[9];
       st.wait_s = std::max(st.wait_s, wait);
       double run = 0;
       std::memcpy(&run, x.data() + at, sizeof run);

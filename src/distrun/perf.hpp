@@ -21,9 +21,10 @@
 // (port counters, queue pairs' timeouts and NAKs, events, packet-hops) are
 // gathered on rank 0 as `run`'s are.
 //
-// Refused (exit 2, naming the option): what distrun::CheckSupported refuses
-// (tenants.load, outputs.pcap / --pcap, outputs.trace / --trace,
-// faults.link_down). A queue pair that exhausts its
+// Links going down (faults.link_down) run as in `run` (docs/parallel.md, "A
+// cut link going down"). Refused (exit 2, naming the option): what
+// distrun::CheckSupported refuses (tenants.load, outputs.pcap / --pcap,
+// outputs.trace / --trace). A queue pair that exhausts its
 // retries ends the sweep with an error on every rank.
 #include <string>
 

@@ -88,9 +88,9 @@ Outputs Serial(const perf::PerfOptions& o, const Scenario& s) {
   return Of(r, failure);
 }
 
-void ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scenario& s,
-                const Outputs& serial, int ranks, const std::vector<int32_t>& placement = {},
-                uint64_t jitter = 0) {
+Stats ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scenario& s,
+                 const Outputs& serial, int ranks, const std::vector<int32_t>& placement = {},
+                 uint64_t jitter = 0) {
   Outputs out;
   Stats st;
   std::mutex m;
@@ -125,6 +125,7 @@ void ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scena
     EXPECT_EQ(st.sent, st.received);
     EXPECT_GT(st.ties, 0u) << what << " " << ranks << " ranks: no same-time tie across ranks";
   }
+  return st;
 }
 
 void AllCounts(const std::string& what, const perf::PerfOptions& o, const Scenario& s,
@@ -249,6 +250,44 @@ TEST(DistributedPerf, MoreRanksThanUnitsIsRefusedWithTheCount) {
     EXPECT_NE(std::string(e.what()).find(std::to_string(p.units) + " partition units"),
               std::string::npos)
         << e.what();
+  }
+}
+
+TEST(DistributedPerf, IbRingAllReduceWithACutLinkDownIsTheSerialSweep) {
+  // A core link cut at 2 and 3 ranks goes down at 60 us, in the middle of
+  // the Ring (its frames in flight lost, counted by the sender's rank; the
+  // queue pairs resend what the NAKs ask for) and comes back at 62 us;
+  // reroutes 1 us after each change (docs/parallel.md, "A cut link going
+  // down"). The sweep is the serial one, a slower Ring than without the
+  // fault.
+  const std::vector<std::string> down{"faults.link_down.0.link=spine0-core1",
+                                      "faults.link_down.0.at=60us", "faults.link_down.0.up_at=62us",
+                                      "faults.reroute.ib=1us"};
+  const std::vector<std::string> fabric{"topology.gpus=16", "topology.radix=4",
+                                        "topology.gpus_per_node=2", "fabric.cable_length=400"};
+  std::vector<std::string> sets = fabric;
+  sets.insert(sets.end(), down.begin(), down.end());
+  const Scenario s = Fabric("scenarios/ib-fat-tree.json", sets);
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "256K", "-e", "256K", "-g", "2",
+                                        "--nodes", "8", "-n", "1", "-w", "0", "--algo", "ring"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  ASSERT_NE(serial.text, Serial(o, IbFatTree()).text) << "the link down changed nothing";
+  for (int k : {2, 3}) {
+    const topology::Topology t = scenario::BuildTopology(s);
+    const parallel::Partition p = parallel::PartitionFabric(t, 2, k, {"t", 0, "r"});
+    bool cut = false;
+    for (uint32_t l : p.cut_links)
+      cut =
+          cut || (t.nodes[t.links[l].a].name == "spine0" && t.nodes[t.links[l].b].name == "core1");
+    ASSERT_TRUE(cut) << k << " ranks: spine0-core1 is not cut";
+    const Stats st = ExpectSame("ib fat tree, Ring all_reduce, a core link down", o, s, serial, k);
+    std::printf(
+        "  %llu frames lost in flight on the cut link, %llu of them after the "
+        "receiver's down\n",
+        static_cast<unsigned long long>(st.cut_frames_lost),
+        static_cast<unsigned long long>(st.late_frames_lost));
+    EXPECT_GT(st.cut_frames_lost, 0u) << k << " ranks";
   }
 }
 

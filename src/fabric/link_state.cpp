@@ -53,11 +53,26 @@ bool Network::LinkLoses(uint32_t pi, PacketRef r) {
 
 void Network::SetPortUp(uint32_t pi, bool up) {
   Port& p = ports_[pi];
+  if (!foreign_.empty() && foreign_[pi]) [[unlikely]] {
+    // Distributed: the copy of another rank's port's event (kept only for a
+    // cut link into this rank), counted on the owner's rank alone.
+    copied_events_.push_back({sim_.Now().ps(), sim_.RunningKey(), kLinkState});
+    if (p.down == !up) return;
+    p.down = !up;
+    if (!up) CopiedPortDown(pi);
+    return;
+  }
   if (p.down == !up) return;
   // FCPs that took effect before the change did so under the old state.
   if (ib_on_) IbSettle(pi);
   p.down = !up;
   if (!up) {
+    // A cut link's frames are on the receiver's rank's copy of the wire; the
+    // ones that have not arrived by now are lost, counted here.
+    if (remote_ != nullptr && cut_[pi]) [[unlikely]] {
+      ++wire_epoch_[pi];
+      if (!in_flight_.empty()) LoseInFlight(pi);
+    }
     // Lose what is on the wire and what waits in the egress queues. The
     // frames behind the head get their (now stale) arrival events all the
     // same, so the events that run do not depend on when they are queued.
@@ -77,9 +92,69 @@ void Network::SetPortUp(uint32_t pi, bool up) {
 
 void Network::ScheduleLinkState(uint32_t link, bool up, Time at) {
   if (link >= ports_.size() / 2) throw std::invalid_argument(fmt::format("no link {}", link));
-  for (uint32_t pi : {2 * link, 2 * link + 1})
+  // A distributed run must know at setup which ports change state (it keeps
+  // their frames in flight on cut links: LoseInFlight).
+  if (remote_ != nullptr)
+    throw std::logic_error("ScheduleLinkState: a setup call in a distributed run");
+  if (state_ports_.empty()) state_ports_.assign(ports_.size(), 0);
+  for (uint32_t pi : {2 * link, 2 * link + 1}) {
+    state_ports_[pi] = 1;
     sim_.Schedule(std::max(at, sim_.Now()), ports_[pi].entity, this, kLinkState,
                   (uint64_t{pi} << 1) | (up ? 1 : 0));
+  }
+}
+
+uint32_t Network::LinkStateEventPort(uint32_t kind, uint64_t arg) const {
+  return kind == kLinkState ? static_cast<uint32_t>(arg >> 1) : kNone;
+}
+
+void Network::LoseInFlight(uint32_t pi) {
+  // The serial run drops, at this event, every frame on the port's wire: the
+  // frames sent whose arrival comes after this event in (time, key) order.
+  // Each is counted as the serial DropPacket counts it (port, flow, total)
+  // and freed here, at this event, for the count of packets alive: the
+  // frame is remade quietly and freed, and the rank's count of frames
+  // handed away drops by one (the receiver's rank drops its copy quietly).
+  Ring<InFlight>& f = in_flight_[pi];
+  const int64_t now = sim_.Now().ps();
+  const uint64_t key = sim_.RunningKey();
+  Port& p = ports_[pi];
+  for (; !f.empty(); f.pop()) {
+    const InFlight& e = f.front();
+    if (e.at < now || (e.at == now && e.key < key)) continue;  // arrived
+    const PacketRef r = pool_.AllocQuiet();
+    pool_[r].flow = e.flow;
+    pool_[r].tclass = e.tclass;
+    DropPacket(r, &p);
+    --remote_out_;
+    ++cut_lost_;
+  }
+}
+
+void Network::CopiedPortDown(uint32_t pi) {
+  // As SetPortUp drops a wire: the head's arrival event is queued already,
+  // the frames behind it get theirs under the keys they came with; all of
+  // them find the frame gone when they run. Frames of this wire still on
+  // their way from the sender's rank come with the old count of downs and
+  // are lost in DeliverRemote.
+  ++wire_epoch_[pi];
+  Port& p = ports_[pi];
+  KeyFifo& keys = remote_keys_[pi];
+  for (bool head = true; !p.wire.empty(); head = false) {
+    const PacketRef r = p.wire.Pop(pool_);
+    if (!head) {
+      if (keys.head >= keys.keys.size())
+        throw std::logic_error("distributed run: a cut link's wire copy without its keys");
+      sim_.ScheduleKeyed(Time::Ps(pool_[r].next_arrive_ps), keys.keys[keys.head++], this, kArrival,
+                         ArrivalArg(pi, r));
+    }
+    pool_.FreeQuiet(r);
+    --remote_in_;
+  }
+  if (keys.head != keys.keys.size())
+    throw std::logic_error("distributed run: a cut link's wire copy has keys left over");
+  keys.keys.clear();
+  keys.head = 0;
 }
 
 }  // namespace lossless::fabric

@@ -328,6 +328,8 @@ class Network final : public sim::EventHandler {
    public:
     // `pk`: the frame (data arrivals), else nullptr; `kind`, `arg` are opaque.
     virtual void Send(uint32_t port, Time at, uint32_t kind, uint64_t arg, const Packet* pk) = 0;
+    // The key the last Send drew (the sender's ordering key of the event).
+    uint64_t sent_key = 0;
 
    protected:
     ~RemoteLinks() = default;
@@ -371,6 +373,32 @@ class Network final : public sim::EventHandler {
   // (the event is its source entity's). After setup, each rank keeps the
   // events it runs (Simulator::Retain).
   uint32_t DistributedEventPort(uint32_t kind, uint64_t arg) const;
+  // Links going down and up (faults.link_down) in a distributed run
+  // (docs/parallel.md, "A cut link going down"). A port's link-state event
+  // runs on the port's rank; on a cut link the rank that owns the peer port
+  // holds the copy of the port's wire (DeliverRemote), so it keeps and runs a
+  // copy of the event too (Simulator::Retain), at the same (time, key): the
+  // copy only drops that rank's copy of the wire (quietly: the owner counts
+  // the frames lost, from its own record of the frames it sent that have not
+  // arrived). LinkStateEventPort: the port a queued event of this kind and
+  // arg takes down or up, UINT32_MAX for any other event.
+  uint32_t LinkStateEventPort(uint32_t kind, uint64_t arg) const;
+  // foreign[p] != 0: port p is another rank's. After SetDistributed.
+  void SetForeignPorts(std::vector<uint8_t> foreign);
+  // The copies of other ranks' link-state events this rank ran, which the
+  // serial run counts once, on the owner's rank: the distributed run takes
+  // them out of its event count and digests.
+  struct CopiedEvent {
+    int64_t time;
+    uint64_t key;
+    uint32_t kind;
+  };
+  const std::vector<CopiedEvent>& copied_events() const { return copied_events_; }
+  // Frames this rank's cut ports lost in flight when their links went down,
+  // and of them the ones sent in the window of the down, which reached the
+  // receiver's rank after it had run its copy (reports and tests).
+  uint64_t cut_frames_lost() const { return cut_lost_; }
+  uint64_t late_frames_lost() const { return cut_lost_late_; }
   // Packets alive when SetDistributed was called (setup, alike on every rank).
   int64_t setup_live() const { return base_live_; }
   uint64_t setup_peak() const { return base_peak_; }
@@ -614,6 +642,30 @@ class Network final : public sim::EventHandler {
     size_t head = 0;
   };
   std::vector<KeyFifo> remote_keys_;
+  // Cut links that go down (link_state.cpp, remote.cpp). Per port: whether a
+  // link-state event was scheduled for it; the times its link went down
+  // (each frame that crosses carries the sender's count, so the receiver
+  // tells a frame sent before a down it has run); on the sender's rank, the
+  // frames sent on a cut link that may not have arrived yet (arrival time
+  // and key; flow and class for the drop counters), which a down loses.
+  struct InFlight {
+    int64_t at;
+    uint64_t key;
+    uint32_t flow;
+    uint8_t tclass;
+  };
+  std::vector<uint8_t> state_ports_;
+  std::vector<uint8_t> foreign_;
+  std::vector<uint32_t> wire_epoch_;
+  std::vector<Ring<InFlight>> in_flight_;
+  std::vector<CopiedEvent> copied_events_;
+  uint64_t cut_lost_ = 0, cut_lost_late_ = 0;
+  // At a cut port's own link going down: the frames it sent that arrive
+  // after now are lost (counted here, where the serial run counts them).
+  void LoseInFlight(uint32_t pi);
+  // The copy of another rank's port going down: this rank's copy of its
+  // wire is dropped, each frame's arrival event kept (stale, as serial).
+  void CopiedPortDown(uint32_t pi);
   struct MergedPort {
     PortStats stats;  // port_stats(p)
     int64_t paused_ps = 0;

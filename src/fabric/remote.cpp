@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "fabric/network.hpp"
 
@@ -18,6 +19,10 @@ void Network::SetDistributed(RemoteLinks* remote, std::vector<uint8_t> cut, size
   remote_ = remote;
   cut_ = std::move(cut);
   remote_keys_.assign(ports_.size(), {});
+  wire_epoch_.assign(ports_.size(), 0);
+  in_flight_.clear();
+  if (!state_ports_.empty()) in_flight_.resize(ports_.size());
+  copied_events_.clear();
   local_flows_ = local_flows;
   base_totals_ = Totals();
   base_flow_drops_.clear();
@@ -30,8 +35,25 @@ void Network::SendRemote(uint32_t pi, PacketRef r, int64_t head) {
   // The frame leaves this rank: the receiver's rank holds it on its copy of
   // this port's wire, runs its arrival (and the link's loss draws) under the
   // key drawn here, and frees it. Counted alive here until then (SerialLive).
-  remote_->Send(pi, Time::Ps(head), kArrival, pi, &pool_[r]);
+  // arg: the port and the times its link went down before (the receiver
+  // loses a frame sent before a down it has run: CopiedPortDown).
+  remote_->Send(pi, Time::Ps(head), kArrival, uint64_t{pi} | uint64_t{wire_epoch_[pi]} << 32,
+                &pool_[r]);
   sent_away_.push_back(r);  // freed by SettleEvent
+  if (!in_flight_.empty() && state_ports_[pi]) {
+    // The link may go down before it arrives (LoseInFlight): keep what the
+    // drop counts. Frames that arrived before now are done with.
+    Ring<InFlight>& f = in_flight_[pi];
+    const int64_t now = sim_.Now().ps();
+    while (!f.empty() && f.front().at < now) f.pop();
+    f.push({head, remote_->sent_key, pool_[r].flow, pool_[r].tclass});
+  }
+}
+
+void Network::SetForeignPorts(std::vector<uint8_t> foreign) {
+  if (foreign.size() != ports_.size())
+    throw std::invalid_argument("SetForeignPorts: expected one flag per port");
+  foreign_ = std::move(foreign);
 }
 
 void Network::SettleEvent() {
@@ -55,6 +77,20 @@ void Network::DeliverRemote(Time at, uint64_t key, uint32_t kind, uint64_t arg, 
   // The receiver's copy of the sender's wire: frames come in wire order
   // (sent in order, batches in window order); only the head has an event.
   const uint32_t pi = static_cast<uint32_t>(arg);
+  const uint32_t epoch = static_cast<uint32_t>(arg >> 32);
+  if (epoch != wire_epoch_[pi]) [[unlikely]] {
+    // Sent before the link went down, which this rank has run (the frame was
+    // sent in the window of the down, so it arrives after it): lost on the
+    // wire, counted by the sender's rank (LoseInFlight). Its arrival event
+    // runs all the same, finding no frame, as the serial run's does.
+    if (epoch > wire_epoch_[pi])
+      throw std::logic_error("distributed run: a frame sent after a link down not yet run here");
+    const PacketRef gone = pool_.AllocQuiet();
+    pool_.FreeQuiet(gone);
+    sim_.ScheduleKeyed(at, key, this, kArrival, ArrivalArg(pi, gone));
+    ++cut_lost_late_;
+    return;
+  }
   const PacketRef r = pool_.AllocQuiet();
   pool_[r] = *pk;
   ++remote_in_;

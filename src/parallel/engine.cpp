@@ -70,8 +70,8 @@ WindowEngine::WindowEngine(Comm& comm, sim::Simulator& sim, units::Time lookahea
   complete_ = neighbours_.size() + 1 == static_cast<size_t>(comm.Size());
 }
 
-void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind,
-                        uint64_t arg, const void* payload) {
+uint64_t WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t target,
+                            uint32_t kind, uint64_t arg, const void* payload) {
   const int slot = rank >= 0 && rank < comm_.Size() ? slot_of_rank_[static_cast<size_t>(rank)] : -1;
   if (slot < 0)
     throw std::logic_error(
@@ -99,6 +99,7 @@ void WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t targ
   ++out_count_[static_cast<size_t>(slot)];
   ++stats_.sent;
   sent_min_ = std::min(sent_min_, at.ps());
+  return e.key;
 }
 
 void WindowVerdict::Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes) {

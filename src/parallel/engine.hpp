@@ -152,9 +152,11 @@ class WindowEngine {
 
   // Queues an event at `at` for entity `target` on rank `rank` (a neighbour)
   // under the next key of entity `source`. Call it from a running event of
-  // `source` (or before Run), never for this rank's own entities.
-  void Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind, uint64_t arg,
-            const void* payload = nullptr);
+  // `source` (or before Run), never for this rank's own entities. Returns
+  // the key it drew (a fabric port keeps it for the frames it may lose when
+  // its link goes down: docs/parallel.md, "A cut link going down").
+  uint64_t Send(int rank, units::Time at, uint32_t source, uint32_t target, uint32_t kind,
+                uint64_t arg, const void* payload = nullptr);
 
   // Runs windows until no rank has an event at or before `until`; every
   // rank then stands at the same point of the serial run (all events with

@@ -2,7 +2,7 @@
 # `lossless run` under real MPI (docs/parallel.md): mpirun -np 1/2/3/4 gives
 # the serial run's text and JSON byte for byte (cmp), as do the series CSV
 # and the E9 deadlock ring's report at -np 2 (and -np 2 with waiting ranks
-# spinning instead of yielding), and a report line on
+# spinning instead of yielding), links going down at -np 2, and a report line on
 # standard error with cross-rank events and same-time ties above zero; bad
 # input is reported once, by rank 0, exit 2, and no rank hangs.
 # Usage: run_mpi.sh PATH/TO/lossless
@@ -67,6 +67,30 @@ if [ "$rc_serial" = 1 ] && [ "$rc_np" = 1 ] && grep -q '^DEADLOCK' "$tmp/e9-np.t
 else
   echo "FAIL: -np 2 E9 deadlock: exit $rc_np (serial $rc_serial) or output differs"
   cat "$tmp/np.err"; fail=1
+fi
+# Links going down (faults.link_down) at -np 2: leaf0-spine1#0 is cut at 2
+# ranks (leaf0 on rank 0, spine1 on rank 1) and goes down at 3 us with
+# frames on it, back at 9 us; leaf0-spine3#0 (cut too) goes down for 100 ns,
+# less than a window. Reroutes 2 us after each change. Text (--digest) and
+# JSON are the serial run's; the serial run lost frames. Without DCQCN: a
+# source NIC's DCQCN timers stop when its flow is done, which the
+# destination's rank knows (docs/parallel.md, "A cut link going down").
+DOWN=(--set traffic.0.bytes=256KiB --set traffic.1.bytes=128KiB --set traffic.1.start=2us
+      --set faults.reroute.ethernet=2us
+      --set 'faults.link_down.0.link=leaf0-spine1#0' --set faults.link_down.0.at=3us
+      --set faults.link_down.0.up_at=9us
+      --set 'faults.link_down.1.link=leaf0-spine3#0' --set faults.link_down.1.at=4us
+      --set faults.link_down.1.up_at=4100ns)
+"$BIN" run $S "${DOWN[@]}" --json "$tmp/down.json" --digest > "$tmp/down.txt" \
+  2> /dev/null || { echo "FAIL: serial link-down run"; fail=1; }
+grep -Eq '^drops +[1-9]' "$tmp/down.txt" || { echo "FAIL: the serial link-down run dropped nothing"; fail=1; }
+if timeout 300 "${MPIRUN[@]}" -np 2 "$BIN" run $S "${DOWN[@]}" --json "$tmp/down-np.json" \
+    --digest > "$tmp/down-np.txt" 2> "$tmp/np.err"; then
+  cmp -s "$tmp/down.txt" "$tmp/down-np.txt" || { echo "FAIL: -np 2 link down: text differs"; fail=1; }
+  cmp -s "$tmp/down.json" "$tmp/down-np.json" || { echo "FAIL: -np 2 link down: JSON differs"; fail=1; }
+  echo "-np 2 link down: $(grep '^drops' "$tmp/down-np.txt" | cut -c1-60); $(grep "^distributed:" "$tmp/np.err" | cut -c1-120)..."
+else
+  echo "FAIL: -np 2 link down exited non-zero"; cat "$tmp/np.err"; fail=1
 fi
 # Bad input: once, by rank 0, exit 2, every rank ends.
 bad() {
