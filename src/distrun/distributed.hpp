@@ -19,9 +19,15 @@
 // in (time, key) order, and a confirmation that stops the run stops every
 // rank at that serial instant.
 //
-// Not supported distributed (refused, exit 2, with the field): other
-// tenants, packet captures and traces, link-down faults and reroutes. A QP
-// failure ends the run with an error on every rank. Injected CNPs run on
+// Other tenants (tenants.load): every rank runs every host's arrivals (the
+// generator is a pure function of the host's stream and the clock, so the
+// queue pairs and keys are the serial ones everywhere) and only the owner of
+// the host's NIC posts the burst (workload::TenantTraffic::SetOwnedHosts).
+// Captures and timelines (outputs.pcap, outputs.trace): each rank logs what
+// its events hand them, rank 0 replays the logs in the serial order
+// (run::Captures). Not supported distributed (refused, exit 2, with the
+// field): link-down faults and reroutes. A QP failure ends the run with an
+// error on every rank. Injected CNPs run on
 // their flow's source NIC; the reaction points rank 0 reports come from the
 // ranks that own the sources (Network::ExportResults).
 #include <string>

@@ -316,13 +316,20 @@ FabricRanks::~FabricRanks() {
   if (probe_) sim_.set_event_probe(nullptr, nullptr);
 }
 
+void FabricRanks::Replicate(uint32_t entity, int32_t owner) {
+  if (replicated_.size() <= entity) replicated_.resize(entity + 1, -1);
+  replicated_[entity] = owner;
+}
+
 parallel::WindowEngine& FabricRanks::Start(size_t local_flows, units::Time window, bool ties,
                                            size_t peak_log_prune) {
   links_ = std::make_unique<Links>(net_, port_rank_);
   net_.SetDistributed(links_.get(), cut_, local_flows);
-  // Keep the events of this rank's entities (setup queued every entity's).
+  // Keep the events of this rank's entities (setup queued every entity's),
+  // and every replicated entity's.
   bool foreign = false;
   sim_.Retain([&](uint64_t key, uint32_t kind, uint64_t arg) {
+    if ((key >> 40) < replicated_.size() && replicated_[key >> 40] >= 0) return true;
     const uint32_t at_port = net_.DistributedEventPort(kind, arg);
     if (at_port != UINT32_MAX) return port_rank_[at_port] == me_;
     const uint64_t e = key >> 40;
@@ -394,7 +401,11 @@ FabricRanks::Gathered FabricRanks::Finish(Stats& st, std::chrono::steady_clock::
   extra.append(reinterpret_cast<const char*>(&ws.run_s), sizeof ws.run_s);
   extra.append(reinterpret_cast<const char*>(&ws.cpu_s), sizeof ws.cpu_s);
   PutVec(extra, probe.Needed());
-  PutVec(extra, sim_.digests());
+  // A replicated entity's events ran on every rank: its digest is its owner's.
+  std::vector<sim::EntityDigest> digests = sim_.digests();
+  for (size_t e = 0; e < digests.size() && e < replicated_.size(); ++e)
+    if (replicated_[e] >= 0 && replicated_[e] != me_) digests[e] = {};
+  PutVec(extra, digests);
   // Packed for the crossing (zero runs: 3.2 MB -> 0.25 MB per rank of
   // the 1,024-host fat tree); rank 0 keeps its own as it is.
   std::vector<std::string> results = comm_.Gather(PackZeroRuns(mine));

@@ -21,10 +21,12 @@
 // (port counters, queue pairs' timeouts and NAKs, events, packet-hops) are
 // gathered on rank 0 as `run`'s are.
 //
-// Refused (exit 2, naming the option): what distrun::CheckSupported refuses
-// (tenants.load, outputs.pcap / --pcap, outputs.trace / --trace,
-// faults.link_down). A queue pair that exhausts its
-// retries ends the sweep with an error on every rank.
+// Other tenants and --pcap / --trace as in `run` (distrun/distributed.hpp);
+// the timeline's steps that the launch posts (on every rank, each for its
+// own GPUs) are merged in the ring's launch order. Refused (exit 2, naming
+// the option): what distrun::CheckSupported refuses (faults.link_down). A
+// queue pair that exhausts its retries ends the sweep with an error on every
+// rank.
 #include <string>
 
 #include "distrun/distributed.hpp"
