@@ -54,9 +54,14 @@ caps() {
   cmp -s "$tmp/serial.pcapng" "$tmp/np.pcapng" || { echo "FAIL perf captures: pcapng differs"; fail=1; }
   cmp -s "$tmp/serial-trace.json" "$tmp/np-trace.json" || { echo "FAIL perf captures: trace differs"; fail=1; }
   echo "perf captures -np 2: $(wc -c < "$tmp/np.pcapng") pcapng bytes, $(wc -c < "$tmp/np-trace.json") trace bytes"
+  grep -Eq '^distributed: .* [1-9][0-9]* cross-rank events' "$tmp/np.err" ||
+    { echo "FAIL perf captures: -np 2: no cross-rank event"; fail=1; }
+  rm -f "$tmp"/*.pcapng "$tmp"/*trace.json
 }
-caps all_reduce -b 256K -e 256K -g 8 --nodes 2 -n 1 -w 0 --algo ring
-same cloud-shared "2" all_reduce -b 1M -e 1M -g 8 --nodes 2 --fabric cloud-shared -n 1 -w 0
+# 128 GPUs on the leaf-spine (the ring crosses the spines), a small size.
+caps all_reduce -b 16K -e 16K -g 8 --nodes 16 --scenario scenarios/roce-incast.yaml -n 1 -w 0 --algo ring
+# 4 nodes: 3 per leaf, so the ring and the tenants cross the spines.
+same cloud-shared "2 3" all_reduce -b 1M -e 1M -g 8 --nodes 4 --fabric cloud-shared -n 1 -w 0
 # Bad input: once, by rank 0, exit 2, every rank ends.
 bad() {
   local name="$1" np="$2" pattern="$3"; shift 3
