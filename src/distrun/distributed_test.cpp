@@ -522,9 +522,8 @@ std::vector<uint32_t> PortSenders(const Scenario& s) {
 // The ports of a pcapng file's enhanced packet blocks (interface i is the
 // i-th port of outputs.pcap_ports).
 std::set<uint32_t> PcapPorts(const Scenario& s, const std::string& f) {
-  const std::vector<uint32_t> iface =
-      scenario::SelectPorts(s.capture.pcap_ports, s.capture.pcap_ports_where,
-                            scenario::BuildTopology(s));
+  const std::vector<uint32_t> iface = scenario::SelectPorts(
+      s.capture.pcap_ports, s.capture.pcap_ports_where, scenario::BuildTopology(s));
   std::set<uint32_t> ports;
   size_t at = 0;
   while (at + 12 <= f.size()) {
@@ -559,8 +558,8 @@ size_t RanksOf(const Scenario& s, const std::set<uint32_t>& ports, int ranks,
                std::vector<int32_t> placement) {
   if (placement.empty()) {
     const topology::Topology t = scenario::BuildTopology(s);
-    placement = parallel::PartitionFabric(t, s.clos.gpus_per_node, ranks, {"t", 0, "r"})
-                    .rank_of_node;
+    placement =
+        parallel::PartitionFabric(t, s.clos.gpus_per_node, ranks, {"t", 0, "r"}).rank_of_node;
   }
   const std::vector<uint32_t> sender = PortSenders(s);
   std::set<int32_t> owners;
@@ -584,12 +583,12 @@ void ExpectSameFiles(const std::string& what, const Scenario& base, const Run& s
     for (std::string la, lb; std::getline(a, la) && std::getline(b, lb);)
       if (la != lb) std::printf("digest %s\n serial %s\n", la.c_str(), lb.c_str());
   }
-  EXPECT_TRUE(d.pcap == serial.pcap) << what << " " << ranks << " ranks: pcapng differs ("
-                                     << d.pcap.size() << " bytes, serial " << serial.pcap.size()
-                                     << ")";
-  EXPECT_TRUE(d.trace == serial.trace) << what << " " << ranks << " ranks: trace differs ("
-                                       << d.trace.size() << " bytes, serial "
-                                       << serial.trace.size() << ")";
+  EXPECT_TRUE(d.pcap == serial.pcap)
+      << what << " " << ranks << " ranks: pcapng differs (" << d.pcap.size() << " bytes, serial "
+      << serial.pcap.size() << ")";
+  EXPECT_TRUE(d.trace == serial.trace)
+      << what << " " << ranks << " ranks: trace differs (" << d.trace.size() << " bytes, serial "
+      << serial.trace.size() << ")";
   if (ranks > 1) {
     EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
     EXPECT_GT(st.ties, 0u) << what << " " << ranks << " ranks: no same-time tie across ranks";
@@ -624,9 +623,9 @@ void AllFiles(const std::string& what, const Scenario& base,
 TEST(Distributed, OtherTenantsBurstsAreTheSerialRun) {
   const Scenario quiet =
       scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"), kSmallIncast);
-  const Scenario s = scenario::LoadScenarioFile(
-      Path("scenarios/roce-incast.yaml"),
-      With(kSmallIncast, {"tenants.load=0.3", "tenants.burst=16KiB"}));
+  const Scenario s =
+      scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"),
+                                 With(kSmallIncast, {"tenants.load=0.3", "tenants.burst=16KiB"}));
   const Outputs serial = Serial(s);
   // The tenants posted: more packets than the job alone, and their hosts'
   // arrival events in the digests.
@@ -659,10 +658,9 @@ TEST(Distributed, PcapAndTraceFilesAreTheSerialFiles) {
   const Scenario s = scenario::LoadScenarioFile(
       Path("scenarios/roce-incast.yaml"),
       {"traffic.0.bytes=32KiB", "traffic.1.bytes=64KiB", "traffic.1.start=1us",
-       "fabric.cc=dcqcn-paper", "fabric.pfc.xoff=16KB", "tenants.load=0.1",
-       "tenants.burst=8KiB", "outputs.pcap=x.pcapng", "outputs.pcap_snaplen=96",
-       "outputs.trace=x.json", "outputs.pcap_ports=" + kSomePorts,
-       "outputs.trace_ports=" + kSomePorts});
+       "fabric.cc=dcqcn-paper", "fabric.pfc.xoff=16KB", "tenants.load=0.1", "tenants.burst=8KiB",
+       "outputs.pcap=x.pcapng", "outputs.pcap_snaplen=96", "outputs.trace=x.json",
+       "outputs.pcap_ports=" + kSomePorts, "outputs.trace_ports=" + kSomePorts});
   dist_capture_test::AllFiles(
       "pcap and trace", s,
       {"\"ECN mark\"", "\"CNP\"", "\"PFC frame\"", "\"paused\"", "\"queue prio 3\""});

@@ -75,8 +75,8 @@ std::string Slurp(const std::string& path) {
 
 // `s` with its capture files (if any) at scratch paths of `tag`.
 Scenario At(Scenario s, const std::string& tag) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("lossless-distperf-" + std::to_string(getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("lossless-distperf-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   if (!s.capture.pcap.empty()) s.capture.pcap = (dir / (tag + ".pcapng")).string();
   if (!s.capture.trace.empty()) s.capture.trace = (dir / (tag + ".json")).string();
@@ -159,12 +159,12 @@ void ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scena
   EXPECT_EQ(out.packet_hops, serial.packet_hops) << what << " " << ranks << " ranks";
   EXPECT_EQ(out.tenant_bytes, serial.tenant_bytes) << what << " " << ranks << " ranks";
   ReadFiles(s, out);
-  EXPECT_TRUE(out.pcap == serial.pcap) << what << " " << ranks << " ranks: pcapng differs ("
-                                       << out.pcap.size() << " bytes, serial "
-                                       << serial.pcap.size() << ")";
-  EXPECT_TRUE(out.trace == serial.trace) << what << " " << ranks << " ranks: trace differs ("
-                                         << out.trace.size() << " bytes, serial "
-                                         << serial.trace.size() << ")";
+  EXPECT_TRUE(out.pcap == serial.pcap)
+      << what << " " << ranks << " ranks: pcapng differs (" << out.pcap.size() << " bytes, serial "
+      << serial.pcap.size() << ")";
+  EXPECT_TRUE(out.trace == serial.trace)
+      << what << " " << ranks << " ranks: trace differs (" << out.trace.size() << " bytes, serial "
+      << serial.trace.size() << ")";
   if (ranks > 1) {
     EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
     EXPECT_EQ(st.sent, st.received);

@@ -226,8 +226,8 @@ std::string Captures::ExportLog() const {
   // with each message posted at its source).
   const std::vector<fabric::FlowStats>& flows = net_.flows();
   for (const fabric::FlowStats& f : flows) {
-    const bool mine = port_rank_.empty() ||
-                      port_rank_[net_.HostPort(f.spec.src)] == std::max(dist_rank_, 0);
+    const bool mine =
+        port_rank_.empty() || port_rank_[net_.HostPort(f.spec.src)] == std::max(dist_rank_, 0);
     const int64_t b = mine ? f.spec.bytes : 0;
     out.append(reinterpret_cast<const char*>(&b), sizeof b);
   }
@@ -273,9 +273,8 @@ void Captures::ImportLogs(const std::vector<std::string>& per_rank) {
     if (a.time != b.time) return a.time < b.time;
     return a.key < b.key;
   };
-  std::stable_sort(all.begin(), all.end(), [&](const Ref& a, const Ref& b) {
-    return event_before(*a.r, *b.r);
-  });
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const Ref& a, const Ref& b) { return event_before(*a.r, *b.r); });
   for (size_t i = 0; i < all.size();) {
     size_t j = i + 1;
     bool shared = false;
@@ -361,8 +360,7 @@ std::vector<std::string> Captures::Write(const capture::TraceVerdict& v, units::
     pcap_out_->Commit();
   }
   if (trace_) {
-    const std::string text =
-        trace_->Finish(v, end.ps(), distributed() ? &flow_bytes_ : nullptr);
+    const std::string text = trace_->Finish(v, end.ps(), distributed() ? &flow_bytes_ : nullptr);
     if (trace_->cut() > 0) {
       warnings.push_back(fmt::format(
           "outputs.trace: the timeline reached outputs.trace_limit ({} bytes): {} events "

@@ -84,14 +84,14 @@ class Captures final : public collective::StepObserver {
   struct Record {
     uint32_t segment;  // driver calls between: 0 setup, 1 the run, +1 per collective begin/end
     uint32_t type;
-    int64_t time;      // of the running event
-    uint64_t key;      // of the running event
-    uint64_t sub;      // a step's place in the launch order (merging the launch's parts)
-    uint64_t seq;      // this rank's call count
-    uint32_t port;     // kTx, kPause, kWatchdog; a step's rank
-    uint32_t u;        // kPause mask; kWatchdog class; a step's channel
-    uint32_t v;        // kStepPost peer
-    int32_t w;         // kStepPost step
+    int64_t time;        // of the running event
+    uint64_t key;        // of the running event
+    uint64_t sub;        // a step's place in the launch order (merging the launch's parts)
+    uint64_t seq;        // this rank's call count
+    uint32_t port;       // kTx, kPause, kWatchdog; a step's rank
+    uint32_t u;          // kPause mask; kWatchdog class; a step's channel
+    uint32_t v;          // kStepPost peer
+    int32_t w;           // kStepPost step
     int64_t a, b, c, d;  // the call's other arguments
     char pk[sizeof(fabric::Packet)];  // kTx: the frame's record (bytes: no 64-byte alignment)
   };
@@ -116,8 +116,8 @@ class Captures final : public collective::StepObserver {
   int64_t driver_time_ = 0;
   uint64_t driver_key_ = 0;
   std::vector<std::vector<uint32_t>> launch_pos_;  // [channel][gpu]: the launch order
-  std::vector<std::string> names_;  // kBegin's collective names (rank 0)
-  std::vector<int64_t> flow_bytes_;  // merged on rank 0: each flow's bytes
+  std::vector<std::string> names_;                 // kBegin's collective names (rank 0)
+  std::vector<int64_t> flow_bytes_;                // merged on rank 0: each flow's bytes
   std::unique_ptr<OutputStream> pcap_out_;  // the capture is streamed to its file
   std::unique_ptr<capture::PacketCapture> pcap_;
   std::unique_ptr<capture::TraceRecorder> trace_;

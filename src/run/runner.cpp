@@ -201,9 +201,9 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   EngineOutcome dist;
   if (hooks.engine) {
     const bool capturing = !s.capture.pcap.empty() || !s.capture.trace.empty();
-    dist = hooks.engine(sim, net, flows,
-                        EngineParts{sampler.get(), detector.get(), &tenants,
-                                    capturing ? &captures : nullptr});
+    dist = hooks.engine(
+        sim, net, flows,
+        EngineParts{sampler.get(), detector.get(), &tenants, capturing ? &captures : nullptr});
     why = dist.why;
   } else if (hooks.between_slices) {
     // Slices of events: Run() resumes exactly where the event limit left it.
