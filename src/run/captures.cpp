@@ -142,13 +142,12 @@ void Captures::OnWatchdog(void* ctx, uint32_t port, int c, units::Time at, bool 
 // Driver calls (between collectives) run alike on every rank at one point of
 // the serial order: each is a segment of its own, logged by rank 0.
 void Captures::CollectiveBegin(const std::string& name, int64_t bytes, units::Time at) {
-  if (!trace_) return;
   if (!distributed()) {
-    trace_->CollectiveBegin(name, bytes, at.ps());
+    if (trace_) trace_->CollectiveBegin(name, bytes, at.ps());
     return;
   }
   ++segment_;
-  if (dist_rank_ == 0) {
+  if (dist_rank_ == 0 && trace_) {
     Record r{};
     r.type = kBegin;
     r.a = static_cast<int64_t>(names_.size());
@@ -166,13 +165,12 @@ void Captures::CollectiveBegin(const std::string& name, int64_t bytes, units::Ti
 }
 
 void Captures::CollectiveEnd(units::Time at) {
-  if (!trace_) return;
   if (!distributed()) {
-    trace_->CollectiveEnd(at.ps());
+    if (trace_) trace_->CollectiveEnd(at.ps());
     return;
   }
   ++segment_;
-  if (dist_rank_ == 0) {
+  if (dist_rank_ == 0 && trace_) {
     Record r{};
     r.type = kEnd;
     r.c = at.ps();
