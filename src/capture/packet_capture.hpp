@@ -40,6 +40,12 @@ class PacketCapture {
   // One frame port `port` starts to send at `start_ps` (Network::TxTrace).
   void Record(uint32_t port, const fabric::Packet& p, int64_t start_ps);
   const PcapngWriter& writer() const { return w_; }
+  // Whether Record needs to see a frame port `port` starts: a captured port's
+  // frames, and every RC data frame at its source (message boundaries).
+  bool Needs(uint32_t port, const fabric::Packet& p) const {
+    return (port < iface_.size() && iface_[port] >= 0) ||
+           (p.hops == 0 && p.kind == fabric::PacketKind::kData);
+  }
   // Streams the capture to `sink` from now on (Finish flushes the rest).
   void set_sink(OutputStream* sink) { w_.set_sink(sink); }
   void Finish() { w_.Flush(); }

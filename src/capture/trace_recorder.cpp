@@ -66,15 +66,23 @@ void TraceRecorder::Add(const std::string& event) {
 void TraceRecorder::Record(uint32_t port, const Packet& p, int64_t start_ps) {
   if (port >= selected_.size() || !selected_[port]) return;
   const int c = p.tclass & 7;
+  const bool queued =
+      p.kind == PacketKind::kData || p.kind == PacketKind::kAck || p.kind == PacketKind::kCnp;
+  Record(port, p, start_ps, queued ? net_.QueueBytes(port, c) : 0,
+         queued ? net_.EcnMarks(port, c) : 0);
+}
+
+void TraceRecorder::Record(uint32_t port, const Packet& p, int64_t start_ps, int64_t q,
+                           uint64_t marks) {
+  if (port >= selected_.size() || !selected_[port]) return;
+  const int c = p.tclass & 7;
   if (p.kind == PacketKind::kData || p.kind == PacketKind::kAck || p.kind == PacketKind::kCnp) {
-    const int64_t q = net_.QueueBytes(port, c);
     if (q != queue_[port][c]) {
       queue_[port][c] = q;
       Add(fmt::format(
           R"({{"name":"queue prio {}","ph":"C","ts":{},"pid":{},"tid":0,"args":{{"bytes":{}}}}})",
           c, TraceTs(start_ps), Pid(port), q));
     }
-    const uint64_t marks = net_.EcnMarks(port, c);
     if (marks != marks_[port][c]) {
       marks_[port][c] = marks;
       Add(fmt::format(
@@ -209,7 +217,8 @@ void TraceRecorder::CollectiveEnd(int64_t at) {
   collective_.clear();
 }
 
-std::string TraceRecorder::Finish(const TraceVerdict& v, int64_t end_ps) {
+std::string TraceRecorder::Finish(const TraceVerdict& v, int64_t end_ps,
+                                  const std::vector<int64_t>* flow_bytes) {
   for (uint32_t p : opt_.ports) {
     for (int c = 0; c < 8; ++c) {
       // A pause in force at the end is shown up to the end (as the run counts it).
@@ -229,7 +238,8 @@ std::string TraceRecorder::Finish(const TraceVerdict& v, int64_t end_ps) {
         f));
     Add(fmt::format(
         R"({{"name":"flow {} host{}->host{}","ph":"X","ts":{},"dur":{},"pid":1,"tid":{},"args":{{"bytes":{},"done":{},"bytes_received":{}}}}})",
-        f, fs.spec.src, fs.spec.dst, TraceTs(from), TraceTs(to - from), f + 1, fs.spec.bytes,
+        f, fs.spec.src, fs.spec.dst, TraceTs(from), TraceTs(to - from), f + 1,
+        flow_bytes != nullptr && f < flow_bytes->size() ? (*flow_bytes)[f] : fs.spec.bytes,
         fs.done() ? "true" : "false", fs.recv_bytes));
   }
   if (!v.cycle.empty()) {

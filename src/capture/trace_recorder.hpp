@@ -40,6 +40,11 @@ class TraceRecorder {
   // Network::TxTrace: queue occupancy, ECN marks (from the port's mark
   // counter, so an instant per mark at the port that marked), CNPs.
   void Record(uint32_t port, const fabric::Packet& p, int64_t start_ps);
+  // The same with the port's queue bytes and ECN mark count of the packet's
+  // class as they were then (a distributed run replays what the ranks logged).
+  void Record(uint32_t port, const fabric::Packet& p, int64_t start_ps, int64_t queue_bytes,
+              uint64_t marks);
+  bool selected(uint32_t port) const { return port < selected_.size() && selected_[port] != 0; }
   // Network::PauseTrace: classes `mask` of `port` paused from `now_ps` until `until_ps`.
   void Pause(uint32_t port, uint8_t mask, int64_t now_ps, int64_t until_ps);
   // Network::WatchdogTrace: an instant per action (closing the paused slice
@@ -60,7 +65,11 @@ class TraceRecorder {
   void CollectiveEnd(int64_t at_ps);
 
   // Closes the open intervals, adds flows and the verdict; returns the JSON text.
-  std::string Finish(const TraceVerdict& verdict, int64_t end_ps);
+  // `flow_bytes` (by flow, when given): each flow's bytes in place of the
+  // network's spec.bytes (a distributed run: a queue pair's grow on the rank
+  // of its source).
+  std::string Finish(const TraceVerdict& verdict, int64_t end_ps,
+                     const std::vector<int64_t>* flow_bytes = nullptr);
   uint64_t events() const { return events_; }
   uint64_t cut() const { return cut_; }
 

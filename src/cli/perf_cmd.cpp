@@ -135,12 +135,6 @@ int PerfUnderMpi(const std::vector<std::string>& args) {
       [&](parallel::Comm& comm) {
         job = PreparePerf(args, comm.Rank() == 0);
         if (job.o.help) return;
-        if (!job.o.trace.empty() || !job.o.pcap.empty())
-          throw InputError({"<cli>", 0, !job.o.trace.empty() ? "--trace" : "--pcap"},
-                           "expected it off in a distributed run (mpirun -np K with K > 1): "
-                           "captures and timelines are not gathered yet (docs/parallel.md); run "
-                           "without mpirun");
-        distrun::CheckSupported(job.s);
         distrun::CheckRanks(job.s, comm.Size());
       },
       [&](parallel::Comm& comm) {

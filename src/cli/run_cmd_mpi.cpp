@@ -81,7 +81,6 @@ int RunUnderMpi(const std::string& file, const std::vector<std::string>& sets,
         if (path == "-" && s.series.csv_out == "-")
           throw InputError({s.series.csv_out, 0, "outputs.series_csv"},
                            "expected one output on standard output, got the JSON and the CSV");
-        distrun::CheckSupported(s);
         distrun::CheckRanks(s, comm.Size());
       },
       [&](parallel::Comm& comm) {

@@ -15,18 +15,13 @@
 #include "parallel/engine.hpp"
 #include "parallel/partition.hpp"
 #include "report/series.hpp"
+#include "run/captures.hpp"
 #include "scenario/scenario.hpp"
+#include "workload/tenants.hpp"
 
 namespace lossless::distrun {
 
 namespace {
-
-void Refuse(const scenario::Scenario& s, const std::string& field, const std::string& why) {
-  throw InputError({s.file, 0, field},
-                   fmt::format("expected it off in a distributed run (mpirun -np K with K > 1): "
-                               "{} (docs/parallel.md); run without mpirun",
-                               why));
-}
 
 // The network's PFC facts on this rank (fabric::PfcWaitObserver), each with
 // the (time, key) of the event that reported it and its order within the
@@ -91,13 +86,6 @@ int64_t EarliestClear(const fabric::Network& net, const topology::Topology& topo
 
 }  // namespace
 
-void CheckSupported(const scenario::Scenario& s) {
-  if (s.shared.tenant_load > 0)
-    Refuse(s, "tenants.load", "other tenants' traffic is not placed on ranks yet");
-  if (!s.capture.pcap.empty()) Refuse(s, "outputs.pcap", "captures are not gathered yet");
-  if (!s.capture.trace.empty()) Refuse(s, "outputs.trace", "timelines are not gathered yet");
-}
-
 void CheckRanks(const scenario::Scenario& s, int ranks) {
   const topology::Topology t = scenario::BuildTopology(s);
   const bool clos = s.topology_kind == "leaf-spine" || s.topology_kind == "fat-tree" ||
@@ -108,11 +96,11 @@ void CheckRanks(const scenario::Scenario& s, int ranks) {
 
 report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const Options& opt,
                       Stats* stats, std::vector<run::EntityDigestLine>* digests) {
-  CheckSupported(s);
   Stats st;
   st.ranks = comm.Size();
   run::RunHooks hooks;
   hooks.digests = digests;
+  hooks.capture_rank = comm.Rank();
   hooks.engine = [&](sim::Simulator& sim, fabric::Network& net,
                      const std::vector<fabric::FlowSpec>& flows, const run::EngineParts& parts) {
     FabricRanks ranks(comm, sim, net, s, opt.rank_of_node, st);
@@ -140,6 +128,19 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     deadlock::DeadlockDetector* const detector = parts.detector;
     if (sampler != nullptr) sampler->StartExternal(me == 0);
     if (detector != nullptr) detector->StartExternal(me == 0);
+    // Other tenants: every rank runs every host's arrivals, the owner posts
+    // (workload::TenantTraffic::SetOwnedHosts).
+    workload::TenantTraffic* const tenants = parts.tenants;
+    if (tenants != nullptr && tenants->num_hosts() > 0) {
+      std::vector<uint8_t> owned(tenants->num_hosts(), 0);
+      for (uint32_t h = 0; h < owned.size(); ++h) {
+        const int32_t owner = port_rank[net.HostPort(h)];
+        owned[h] = owner == me ? 1 : 0;
+        ranks.Replicate(tenants->HostEntity(h), owner);
+      }
+      tenants->SetOwnedHosts(std::move(owned));
+    }
+    if (parts.captures != nullptr) parts.captures->StartDistributed(sim, port_rank);
     FactLog facts(sim);
     if (detector != nullptr) net.set_wait_observer(&facts);
     // A confirmation is at least `persist` after the check that scheduled it:
@@ -286,7 +287,18 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       out.why = sim::StopReason::kQueueEmpty;
       sim.AdvanceTo(units::Time::Ps(-comm.AllreduceMin(-sim.Now().ps())));
     }
-    const FabricRanks::Gathered g = ranks.Finish(st, t_finish);
+    const FabricRanks::Gathered g =
+        ranks.Finish(st, t_finish, tenants != nullptr ? tenants->replicated_events() : 0);
+    if (tenants != nullptr && tenants->num_hosts() > 0) {
+      const std::vector<std::string> counters = comm.Gather(tenants->ExportCounters());
+      if (me == 0) tenants->ImportCounters(counters);
+    }
+    // Captures: rank 0 replays every rank's log in the serial order (after
+    // the merge, so the timeline's flows are the merged ones).
+    if (parts.captures != nullptr) {
+      const std::vector<std::string> logs = comm.Gather(parts.captures->ExportLog());
+      if (me == 0) parts.captures->ImportLogs(logs);
+    }
     out.events = g.events;
     out.digests = g.digests;
     if (sampler != nullptr) {

@@ -23,10 +23,14 @@
 // each port's link-state event runs on its rank, and on a cut link the
 // receiver's rank runs a copy that drops its copy of the wire; the sender's
 // rank counts the frames lost (docs/parallel.md, "A cut link going down").
-//
-// Not supported distributed (refused, exit 2, with the field): other
-// tenants, packet captures and traces. A QP
-// failure ends the run with an error on every rank. Injected CNPs run on
+// Other tenants (tenants.load): every rank runs every host's arrivals (the
+// generator is a pure function of the host's stream and the clock, so the
+// queue pairs and keys are the serial ones everywhere) and only the owner of
+// the host's NIC posts the burst (workload::TenantTraffic::SetOwnedHosts).
+// Captures and timelines (outputs.pcap, outputs.trace): each rank logs what
+// its events hand them, rank 0 replays the logs in the serial order
+// (run::Captures). Every scenario field runs distributed. A QP failure ends
+// the run with an error on every rank. Injected CNPs run on
 // their flow's source NIC; the reaction points rank 0 reports come from the
 // ranks that own the sources (Network::ExportResults).
 #include <string>
@@ -89,8 +93,6 @@ struct Stats {
   double finish_s = 0;
 };
 
-// Throws InputError (exit 2) naming the field a distributed run cannot run.
-void CheckSupported(const scenario::Scenario& s);
 // Throws InputError when the fabric cannot be cut into `ranks` (more ranks
 // than partition units, a cut link without delay).
 void CheckRanks(const scenario::Scenario& s, int ranks);

@@ -317,6 +317,11 @@ FabricRanks::~FabricRanks() {
   if (probe_) sim_.set_event_probe(nullptr, nullptr);
 }
 
+void FabricRanks::Replicate(uint32_t entity, int32_t owner) {
+  if (replicated_.size() <= entity) replicated_.resize(entity + 1, -1);
+  replicated_[entity] = owner;
+}
+
 parallel::WindowEngine& FabricRanks::Start(size_t local_flows, units::Time window, bool ties,
                                            size_t peak_log_prune) {
   links_ = std::make_unique<Links>(net_, port_rank_);
@@ -325,10 +330,12 @@ parallel::WindowEngine& FabricRanks::Start(size_t local_flows, units::Time windo
   for (size_t p = 0; p < port_rank_.size(); ++p) foreign_port[p] = port_rank_[p] != me_ ? 1 : 0;
   net_.SetForeignPorts(std::move(foreign_port));
   // Keep the events of this rank's entities (setup queued every entity's),
-  // and a copy of the link-state events of the ports that send to this rank
-  // on cut links: this rank holds their wires' copies (Network::SetPortUp).
+  // every replicated entity's, and a copy of the link-state events of the
+  // ports that send to this rank on cut links: this rank holds their wires'
+  // copies (Network::SetPortUp).
   bool foreign = false;
   sim_.Retain([&](uint64_t key, uint32_t kind, uint64_t arg) {
+    if ((key >> 40) < replicated_.size() && replicated_[key >> 40] >= 0) return true;
     const uint32_t state_port = net_.LinkStateEventPort(kind, arg);
     if (state_port != UINT32_MAX && cut_[state_port] &&
         port_rank_[net_.PortPeer(state_port)] == me_)
@@ -423,6 +430,9 @@ FabricRanks::Gathered FabricRanks::Finish(Stats& st, std::chrono::steady_clock::
   extra.append(reinterpret_cast<const char*>(&ws.run_s), sizeof ws.run_s);
   extra.append(reinterpret_cast<const char*>(&ws.cpu_s), sizeof ws.cpu_s);
   PutVec(extra, probe.Needed());
+  // A replicated entity's events ran on every rank: its digest is its owner's.
+  for (size_t e = 0; e < digests.size() && e < replicated_.size(); ++e)
+    if (replicated_[e] >= 0 && replicated_[e] != me_) digests[e] = {};
   PutVec(extra, digests);
   // Packed for the crossing (zero runs: 3.2 MB -> 0.25 MB per rank of
   // the 1,024-host fat tree); rank 0 keeps its own as it is.

@@ -59,6 +59,13 @@ class FabricRanks {
   // same-time ties), and the engine, with windows at most `window` long.
   // Returns the engine; its model lanes carry the packets-alive figures, so
   // a caller adding lanes appends them (model_lanes(), probe_lanes()).
+  // Entities whose events every rank runs (another tenant's host: its
+  // arrivals draw streams and open queue pairs everywhere, and post on the
+  // owner only; workload::TenantTraffic), each with the rank that owns it:
+  // Start keeps their events on every rank, and Finish counts their digests
+  // from the owner only. Before Start.
+  void Replicate(uint32_t entity, int32_t owner);
+
   parallel::WindowEngine& Start(size_t local_flows, units::Time window, bool ties,
                                 size_t peak_log_prune);
   parallel::WindowEngine& engine() { return *engine_; }
@@ -97,6 +104,7 @@ class FabricRanks {
   std::vector<int32_t> rank_of_node_;
   std::vector<int32_t> port_rank_;
   std::vector<int32_t> entity_rank_;
+  std::vector<int32_t> replicated_;  // by entity: its owner, or -1 (not replicated)
   std::vector<uint8_t> cut_;
   std::vector<int> neighbours_;
   bool ties_ = false;

@@ -11,7 +11,9 @@
 
 #include "collective/ownership.hpp"
 #include "distrun/fabric_ranks.hpp"
+#include "run/captures.hpp"
 #include "run/perf_run.hpp"
+#include "workload/tenants.hpp"
 
 namespace lossless::distrun {
 
@@ -23,7 +25,6 @@ uint64_t AgreedLaunchKey(parallel::Comm& comm, sim::Simulator& sim, bool mine, u
 perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
                          const std::string& fabric_name, std::string* failure, parallel::Comm& comm,
                          const Options& opt, Stats* stats, bool count_ties) {
-  CheckSupported(s);
   Stats st;
   std::unique_ptr<FabricRanks> ranks;
   sim::Simulator* simp = nullptr;
@@ -32,10 +33,27 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   // has one per launch, counted by the owner.
   uint64_t foreign_launches = 0;
   run::PerfHooks hooks;
-  hooks.setup = [&](sim::Simulator& sim, fabric::Network& net) {
+  workload::TenantTraffic* tenants = nullptr;
+  run::Captures* captures = nullptr;
+  hooks.rank = comm.Rank();
+  hooks.setup = [&](sim::Simulator& sim, fabric::Network& net, const run::PerfParts& parts) {
     simp = &sim;
     netp = &net;
     ranks = std::make_unique<FabricRanks>(comm, sim, net, s, opt.rank_of_node, st);
+    // Other tenants: every rank runs every host's arrivals, the owner posts
+    // (workload::TenantTraffic::SetOwnedHosts); captures logged for rank 0.
+    tenants = parts.tenants;
+    if (tenants != nullptr && tenants->num_hosts() > 0) {
+      std::vector<uint8_t> owned(tenants->num_hosts(), 0);
+      for (uint32_t h = 0; h < owned.size(); ++h) {
+        const int32_t owner = ranks->port_rank()[net.HostPort(h)];
+        owned[h] = owner == comm.Rank() ? 1 : 0;
+        ranks->Replicate(tenants->HostEntity(h), owner);
+      }
+      tenants->SetOwnedHosts(std::move(owned));
+    }
+    captures = parts.captures;
+    if (captures != nullptr) captures->StartDistributed(sim, ranks->port_rank());
     // perf's fabric has no flows of its own (its queue pairs are never
     // "done"): no flows-done stop. Windows of the lookahead.
     parallel::WindowEngine& engine = ranks->Start(0, st.lookahead, count_ties, opt.peak_log_prune);
@@ -95,7 +113,18 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     return units::Time::Ps(-comm.AllreduceMin(-local.ps()));
   };
   hooks.finish_run = [&](sim::Simulator&, fabric::Network&) {
-    return ranks->Finish(st, std::chrono::steady_clock::now(), foreign_launches).events;
+    const uint64_t not_events =
+        foreign_launches + (tenants != nullptr ? tenants->replicated_events() : 0);
+    const uint64_t events = ranks->Finish(st, std::chrono::steady_clock::now(), not_events).events;
+    if (tenants != nullptr && tenants->num_hosts() > 0) {
+      const std::vector<std::string> counters = comm.Gather(tenants->ExportCounters());
+      if (comm.Rank() == 0) tenants->ImportCounters(counters);
+    }
+    if (captures != nullptr) {
+      const std::vector<std::string> logs = comm.Gather(captures->ExportLog());
+      if (comm.Rank() == 0) captures->ImportLogs(logs);
+    }
+    return events;
   };
   perf::PerfResult r = run::RunPerf(o, s, fabric_name, failure, {}, &hooks);
   if (stats != nullptr) *stats = st;

@@ -22,10 +22,11 @@
 // gathered on rank 0 as `run`'s are.
 //
 // Links going down (faults.link_down) run as in `run` (docs/parallel.md, "A
-// cut link going down"). Refused (exit 2, naming the option): what
-// distrun::CheckSupported refuses (tenants.load, outputs.pcap / --pcap,
-// outputs.trace / --trace). A queue pair that exhausts its
-// retries ends the sweep with an error on every rank.
+// cut link going down"); other tenants and --pcap / --trace as in `run`
+// (distrun/distributed.hpp); the timeline's steps that the launch posts (on
+// every rank, each for its own GPUs) are merged in the ring's launch order.
+// A queue pair that exhausts its retries ends the sweep with an error on
+// every rank.
 #include <string>
 
 #include "distrun/distributed.hpp"

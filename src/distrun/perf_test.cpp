@@ -6,8 +6,13 @@
 // InfiniBand, Ring on RoCE with DCQCN, alltoall with pause frames and
 // sendrecv. Each case prints its cross-rank events and same-time ties and
 // requires both above zero.
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,10 +46,15 @@ struct Outputs {
   int64_t pauses = 0, marks = 0, cnps = 0;
   // Not in the text or JSON (`--timing` prints them): summed over ranks.
   uint64_t events = 0, packet_hops = 0;
+  int64_t tenant_bytes = 0;  // other tenants' bursts posted (PerfResult::tenant_bytes)
+  std::string pcap, trace;   // outputs.pcap / outputs.trace files, when set
 };
 
 Outputs Of(const perf::PerfResult& r, const std::string& failure) {
-  Outputs out{perf::FormatNcclTests(r, run::PerfNotes(r)), perf::ToJson(r).dump(1), failure};
+  Outputs out;
+  out.text = perf::FormatNcclTests(r, run::PerfNotes(r));
+  out.json = perf::ToJson(r).dump(1);
+  out.failure = failure;
   for (const perf::LinkCounters& l : r.links) {
     out.pauses += l.pause_frames;
     out.marks += l.ecn_marks;
@@ -52,7 +62,30 @@ Outputs Of(const perf::PerfResult& r, const std::string& failure) {
   }
   out.events = r.events;
   out.packet_hops = r.packet_hops;
+  out.tenant_bytes = r.tenant_bytes;
   return out;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// `s` with its capture files (if any) at scratch paths of `tag`.
+Scenario At(Scenario s, const std::string& tag) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("lossless-distperf-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  if (!s.capture.pcap.empty()) s.capture.pcap = (dir / (tag + ".pcapng")).string();
+  if (!s.capture.trace.empty()) s.capture.trace = (dir / (tag + ".json")).string();
+  return s;
+}
+
+void ReadFiles(const Scenario& s, Outputs& out) {
+  if (!s.capture.pcap.empty()) out.pcap = Slurp(s.capture.pcap);
+  if (!s.capture.trace.empty()) out.trace = Slurp(s.capture.trace);
 }
 
 perf::PerfOptions Options_(std::vector<std::string> args) {
@@ -82,15 +115,19 @@ std::vector<int32_t> RandomPlacement(const Scenario& s, int ranks, uint64_t seed
   return r;
 }
 
-Outputs Serial(const perf::PerfOptions& o, const Scenario& s) {
+Outputs Serial(const perf::PerfOptions& o, const Scenario& base) {
+  const Scenario s = At(base, "serial");
   std::string failure;
   const perf::PerfResult r = run::RunPerf(o, s, "test-fabric", &failure);
-  return Of(r, failure);
+  Outputs out = Of(r, failure);
+  ReadFiles(s, out);
+  return out;
 }
 
-Stats ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scenario& s,
+Stats ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scenario& base,
                  const Outputs& serial, int ranks, const std::vector<int32_t>& placement = {},
                  uint64_t jitter = 0) {
+  const Scenario s = At(base, "dist");
   Outputs out;
   Stats st;
   std::mutex m;
@@ -120,6 +157,14 @@ Stats ExpectSame(const std::string& what, const perf::PerfOptions& o, const Scen
   EXPECT_EQ(out.failure, serial.failure);
   EXPECT_EQ(out.events, serial.events) << what << " " << ranks << " ranks";
   EXPECT_EQ(out.packet_hops, serial.packet_hops) << what << " " << ranks << " ranks";
+  EXPECT_EQ(out.tenant_bytes, serial.tenant_bytes) << what << " " << ranks << " ranks";
+  ReadFiles(s, out);
+  EXPECT_TRUE(out.pcap == serial.pcap)
+      << what << " " << ranks << " ranks: pcapng differs (" << out.pcap.size() << " bytes, serial "
+      << serial.pcap.size() << ")";
+  EXPECT_TRUE(out.trace == serial.trace)
+      << what << " " << ranks << " ranks: trace differs (" << out.trace.size() << " bytes, serial "
+      << serial.trace.size() << ")";
   if (ranks > 1) {
     EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
     EXPECT_EQ(st.sent, st.received);
@@ -211,6 +256,42 @@ TEST(DistributedPerf, SendrecvIsTheSerialSweep) {
   ASSERT_TRUE(serial.failure.empty()) << serial.failure;
   ExpectSame("ib fat tree, sendrecv", o, s, serial, 2);
   ExpectSame("ib fat tree, sendrecv", o, s, serial, 4, RandomPlacement(s, 4, 7), 3);
+}
+
+// --pcap and --trace: rank 0 replays every rank's log in the serial order;
+// the timeline's steps posted by the kernel launch (an event every rank runs
+// for its own GPUs) merge in the ring's launch order.
+TEST(DistributedPerf, PcapAndTraceOfARingAreTheSerialFiles) {
+  Scenario s = RoceLeafSpine();
+  s.capture.pcap = "x.pcapng";
+  s.capture.pcap_snaplen = 96;
+  s.capture.trace = "x.json";
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "256K", "-e", "256K", "-g", "2",
+                                        "--nodes", "8", "-n", "1", "-w", "0", "--algo", "ring"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  std::printf("ring captures: %zu pcap bytes, %zu trace bytes\n", serial.pcap.size(),
+              serial.trace.size());
+  ASSERT_GT(serial.pcap.size(), 4096u);
+  ASSERT_NE(serial.trace.find("\"rank 15\""), std::string::npos);
+  for (int k : {2, 3}) ExpectSame("roce Ring captures", o, s, serial, k);
+  ExpectSame("roce Ring captures", o, s, serial, 4, RandomPlacement(s, 4, 19), 3);
+}
+
+// Other tenants (the cloud-shared profile's tenants.load) during a sweep.
+TEST(DistributedPerf, OtherTenantsDuringASweepAreTheSerialSweep) {
+  Scenario s = RoceLeafSpine();
+  s.shared.tenant_load = 0.2;
+  s.shared.tenant_burst = 16 << 10;
+  const perf::PerfOptions o = Options_({"all_reduce", "-b", "256K", "-e", "256K", "-g", "2",
+                                        "--nodes", "8", "-n", "1", "-w", "0", "--algo", "ring"});
+  const Outputs serial = Serial(o, s);
+  ASSERT_TRUE(serial.failure.empty()) << serial.failure;
+  std::printf("tenants during the sweep: %lld bytes posted\n",
+              static_cast<long long>(serial.tenant_bytes));
+  EXPECT_GT(serial.tenant_bytes, 0);
+  for (int k : {2, 3}) ExpectSame("roce Ring with tenants", o, s, serial, k);
+  ExpectSame("roce Ring with tenants", o, s, serial, 4, RandomPlacement(s, 4, 29), 5);
 }
 
 // The launch is queued on every rank under the key its GPU's owner draws:

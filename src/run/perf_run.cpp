@@ -103,6 +103,12 @@ class Engines {
       return;
     }
     ring_ = std::get<collective::RingEngine*>(Prepare(choice));
+    if (launch_order_ != nullptr) {
+      // A distributed timeline merges the launch's steps in its order.
+      std::vector<std::vector<uint32_t>> rings;
+      for (const collective::Ring& ring : ring_->spec().rings) rings.push_back(ring.ranks);
+      launch_order_->SetLaunchOrder(rings);
+    }
     ring_->Begin(bytes, sim_.Now(), static_cast<uint32_t>(std::max<int64_t>(root, 0)));
   }
   // The engine of `choice`, built on its first use (its GPU entities and
@@ -138,6 +144,8 @@ class Engines {
     return e.get();
   }
   // The GPUs this process runs (a distributed run), for every engine built so far and later.
+  // A distributed timeline (Captures::SetLaunchOrder) hears each ring's order.
+  void set_launch_order(Captures* c) { launch_order_ = c; }
   void SetOwnership(const collective::GpuOwnership& own) {
     own_ = own;
     for (auto& [key, e] : rings_) e->set_ownership(own_);
@@ -256,6 +264,7 @@ class Engines {
   const node::NodeConfig& node_;
   const std::vector<node::RailPath>& rails_;
   collective::StepObserver* steps_;
+  Captures* launch_order_ = nullptr;
   std::map<int, std::unique_ptr<collective::RingEngine>> rings_;
   std::map<int, std::unique_ptr<collective::TreeEngine>> trees_;
   std::unique_ptr<collective::P2pEngine> p2p_;
@@ -393,7 +402,7 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   // nothing installed without them.
   std::unique_ptr<Captures> captures;
   if (!s.capture.pcap.empty() || !s.capture.trace.empty())
-    captures = std::make_unique<Captures>(s, topo, net, false);
+    captures = std::make_unique<Captures>(s, topo, net, false, hooks != nullptr ? hooks->rank : -1);
   Engines engines(sim, net, o, model, node_cfg, rails,
                   captures && captures->tracing() ? captures.get() : nullptr);
   const std::string collective_name(collective::CollectiveName(o.collective));
@@ -470,7 +479,10 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
       const int64_t bytes = collective::CountsFor(o.collective, requested, type, o.Ranks()).size_bytes;
       if (bytes > 0) engines.Prepare(tuning.Choose(o.collective, bytes));
     }
-  if (hooks != nullptr) engines.SetOwnership(hooks->setup(sim, net));
+  if (hooks != nullptr) {
+    engines.SetOwnership(hooks->setup(sim, net, PerfParts{&tenants, captures.get()}));
+    if (captures && captures->tracing()) engines.set_launch_order(captures.get());
+  }
   const int64_t rows = o.run_cycles * static_cast<int64_t>(o.types.size() * o.ops.size() *
                                                            o.Roots().size() * sizes.size());
   PerfProgress pg;
@@ -577,6 +589,9 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
   }
   // Distributed: every process's results folded into rank 0's network.
   const uint64_t events = hooks != nullptr ? hooks->finish_run(sim, net) : sim.events_executed();
+  // Distributed: finish_run merged the tenants' counters (each rank posted
+  // its own hosts' bursts); the serial sweep read them after its last row.
+  if (hooks != nullptr && pg.row > 0) r.tenant_bytes = tenants.bytes_posted();
   for (uint32_t q = 0; q < net.flows().size(); ++q) {
     if (tenants.Owns(q)) continue;  // the collective's queue pairs only
     r.ack_timeouts += static_cast<int64_t>(net.flows()[q].timeouts);

@@ -22,6 +22,10 @@
 #include "scenario/scenario.hpp"
 #include "sim/simulator.hpp"
 
+namespace lossless::workload {
+class TenantTraffic;
+}
+
 namespace lossless::run {
 
 struct PerfProgress {
@@ -58,12 +62,22 @@ bool IsDefaultNode(const node::NodeConfig& node);
 // A distributed sweep (`mpirun -np K lossless perf`, src/distrun/perf.hpp)
 // runs RunPerf's sweep on every process with these hooks; a serial one leaves
 // them empty.
+class Captures;
+// The sweep's other tenants (tenants.load; idle without) and captures
+// (outputs.pcap / outputs.trace; null without either).
+struct PerfParts {
+  workload::TenantTraffic* tenants = nullptr;
+  Captures* captures = nullptr;
+};
 struct PerfHooks {
+  // This process's rank: only rank 0 writes the captures (run/captures.hpp).
+  int rank = 0;
   // Once the network is built, its faults applied and every collective
   // engine the sweep uses is built (so its entities and queue pairs exist),
   // before anything is simulated: places the fabric and returns the GPUs
   // this process runs.
-  std::function<collective::GpuOwnership(sim::Simulator&, fabric::Network&)> setup;
+  std::function<collective::GpuOwnership(sim::Simulator&, fabric::Network&, const PerfParts&)>
+      setup;
   // In place of Simulator::Run: runs the collective begun at Now() to the
   // serial instant its last GPU is done, on every process (true), or until
   // no event is left at or before `until` (false: stuck).

@@ -161,7 +161,7 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   sim::Simulator sim(s.seed);
   fabric::Network net(sim, topo, s.net);
   // outputs.pcap, outputs.trace: before the flows, whose first packets may leave at once.
-  Captures captures(s, topo, net);
+  Captures captures(s, topo, net, true, hooks.engine ? hooks.capture_rank : -1);
   std::unique_ptr<deadlock::DeadlockDetector> detector;
   if (s.deadlock.detect && s.net.pfc.enabled) {
     detector =
@@ -200,7 +200,10 @@ RunResult RunScenario(const scenario::Scenario& s, const RunHooks& hooks) {
   bool interrupted = false;
   EngineOutcome dist;
   if (hooks.engine) {
-    dist = hooks.engine(sim, net, flows, EngineParts{sampler.get(), detector.get()});
+    const bool capturing = !s.capture.pcap.empty() || !s.capture.trace.empty();
+    dist = hooks.engine(
+        sim, net, flows,
+        EngineParts{sampler.get(), detector.get(), &tenants, capturing ? &captures : nullptr});
     why = dist.why;
   } else if (hooks.between_slices) {
     // Slices of events: Run() resumes exactly where the event limit left it.

@@ -18,6 +18,9 @@ class SeriesSampler;
 namespace lossless::deadlock {
 class DeadlockDetector;
 }
+namespace lossless::workload {
+class TenantTraffic;
+}
 
 namespace lossless::run {
 
@@ -57,9 +60,14 @@ struct EngineOutcome {
 // The components an engine hook drives itself: the series sampler (not
 // started: the engine calls SeriesSampler::StartExternal) and the deadlock
 // detector, each null when the scenario has none.
+// The other tenants' traffic (tenants.load; idle without) and the captures
+// (outputs.pcap, outputs.trace; null without either).
+class Captures;
 struct EngineParts {
   report::SeriesSampler* sampler = nullptr;
   deadlock::DeadlockDetector* detector = nullptr;
+  workload::TenantTraffic* tenants = nullptr;
+  Captures* captures = nullptr;
 };
 struct RunHooks {
   std::function<EngineOutcome(sim::Simulator&, fabric::Network&,
@@ -68,6 +76,9 @@ struct RunHooks {
   std::function<void(fabric::Network&)> before_run;
   std::function<bool(const RunStatus&)> between_slices;
   std::vector<EntityDigestLine>* digests = nullptr;
+  // A distributed run's rank (with `engine`): the captures log their calls
+  // for rank 0, which alone writes the files (run/captures.hpp). -1: serial.
+  int capture_rank = -1;
 };
 
 // The digest lines as text: a header with the entity and event counts, then

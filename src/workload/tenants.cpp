@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -64,7 +65,9 @@ void TenantTraffic::OnEvent(uint32_t /*kind*/, uint64_t arg) {
     if (own_.size() <= it->second) own_.resize(it->second + 1, false);
     own_[it->second] = true;
   }
-  if (net_.Requester(it->second).messages_outstanding() >= cfg_.max_outstanding) {
+  if (!owned_.empty() && owned_[h] == 0) {
+    ++replicated_events_;  // another rank's host: drawn and opened, not posted
+  } else if (net_.Requester(it->second).messages_outstanding() >= cfg_.max_outstanding) {
     ++refused_;
   } else {
     net_.PostSend(it->second, bytes, 0);
@@ -72,6 +75,34 @@ void TenantTraffic::OnEvent(uint32_t /*kind*/, uint64_t arg) {
     ++host.bursts;
   }
   ScheduleNext(h);
+}
+
+std::string TenantTraffic::ExportCounters() const {
+  std::vector<int64_t> v;
+  v.reserve(2 * hosts_.size() + 1);
+  for (const Host& h : hosts_) {
+    v.push_back(h.bytes);
+    v.push_back(h.bursts);
+  }
+  v.push_back(refused_);
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
+}
+
+void TenantTraffic::ImportCounters(const std::vector<std::string>& per_rank) {
+  const size_t n = 2 * hosts_.size() + 1;
+  std::vector<int64_t> sum(n, 0);
+  for (const std::string& b : per_rank) {
+    if (b.size() != n * sizeof(int64_t))
+      throw std::runtime_error("tenants: ranks exported counters of different sizes");
+    std::vector<int64_t> v(n);
+    std::memcpy(v.data(), b.data(), b.size());
+    for (size_t i = 0; i < n; ++i) sum[i] += v[i];
+  }
+  for (size_t h = 0; h < hosts_.size(); ++h) {
+    hosts_[h].bytes = sum[2 * h];
+    hosts_[h].bursts = sum[2 * h + 1];
+  }
+  refused_ = sum[n - 1];
 }
 
 int64_t TenantTraffic::bytes_posted() const {

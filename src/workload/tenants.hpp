@@ -24,7 +24,15 @@
 // - The queue pairs are persistent (Network::AddQp): they never count as
 //   flows to finish, and a transport observer hears of their completions
 //   under QP ids it does not own.
+// - Distributed (mpirun -np K, docs/parallel.md): the generator is a pure
+//   function of each host's stream and the clock, so every rank runs every
+//   host's arrivals (SetOwnedHosts) under the serial keys, drawing the same
+//   destinations and sizes and opening the same queue pairs in the same
+//   order (so QP ids are the serial ones everywhere); only the rank that owns
+//   the host's NIC posts the burst and counts it. Rank 0 merges the counters
+//   (ExportCounters / ImportCounters: integers).
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -63,6 +71,22 @@ class TenantTraffic final : public sim::EventHandler {
   bool Owns(uint32_t qp) const { return qp < own_.size() && own_[qp]; }
   int64_t refused() const { return refused_; }
 
+  // Distributed run: from now on only hosts with owned[h] != 0 post their
+  // bursts and count them (the other hosts' arrivals still run here, so the
+  // streams, the queue pairs and the keys stay the serial ones).
+  void SetOwnedHosts(std::vector<uint8_t> owned) { owned_ = std::move(owned); }
+  // The entity of host h's arrivals (its events), for the distributed run,
+  // which keeps them on every rank; and the arrivals this process ran for
+  // hosts it does not own (events the serial run counts once, on the owner).
+  uint32_t HostEntity(uint32_t host) const { return hosts_[host].entity; }
+  size_t num_hosts() const { return hosts_.size(); }
+  uint64_t replicated_events() const { return replicated_events_; }
+  // Per-host bytes and bursts and the refused count of this process's hosts;
+  // Import (rank 0) replaces the counters with the sums over every rank's
+  // export. Throws std::runtime_error on an export of another size.
+  std::string ExportCounters() const;
+  void ImportCounters(const std::vector<std::string>& per_rank);
+
   void OnEvent(uint32_t kind, uint64_t arg) override;
 
  private:
@@ -82,6 +106,8 @@ class TenantTraffic final : public sim::EventHandler {
   std::unordered_map<uint64_t, uint32_t> qps_;  // src << 32 | dst -> QP
   std::vector<bool> own_;                       // by network flow id
   int64_t refused_ = 0;
+  std::vector<uint8_t> owned_;  // by host; empty: every host (serial)
+  uint64_t replicated_events_ = 0;
 };
 
 }  // namespace lossless::workload

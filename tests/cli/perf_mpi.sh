@@ -3,9 +3,10 @@
 # docs/parallel.md): mpirun -np 1/2/3 gives the serial sweep's nccl-tests
 # text and JSON byte for byte (cmp) on a RoCE leaf-spine (NCCL's Tree at these
 # sizes), Ring forced at -np 2 and sendrecv on an InfiniBand fat tree at -np 3,
-# with cross-rank events above zero in the report line on standard error; bad
-# input (more ranks than partition units, an option a distributed sweep
-# refuses) is reported once, by rank 0, exit 2, and no rank hangs.
+# with cross-rank events above zero in the report line on standard error;
+# --pcap and --trace (the files `cmp`-equal) and the cloud-shared profile's
+# other tenants at -np 2; bad input (more ranks than partition units) is
+# reported once, by rank 0, exit 2, and no rank hangs.
 # Usage: perf_mpi.sh PATH/TO/lossless
 # Registered only in a build with MPI (CMake LOSSLESS_MPI); without mpirun
 # it skips (exit 77), under CI=true it fails.
@@ -40,6 +41,27 @@ same roce-ring "2" all_reduce -b 1M -e 1M -g 8 --nodes 16 --scenario scenarios/r
 # alltoall of 128 GPUs is 16,256 connections (7 s here): the loopback tests
 # (distrun_tests DistributedPerf.*) cover it on a smaller fabric.
 same ib-sendrecv "3" sendrecv -b 1M -e 1M -g 8 --nodes 16 --scenario scenarios/ib-fat-tree.json -n 1 -w 0
+# --pcap and --trace at -np 2: the files are the serial ones; the
+# cloud-shared profile's other tenants at -np 2.
+caps() {
+  "$BIN" perf "$@" --pcap "$tmp/serial.pcapng" --trace "$tmp/serial-trace.json" > "$tmp/serial.txt" \
+    2> /dev/null || { echo "FAIL perf captures: serial run"; fail=1; return; }
+  if ! timeout 300 "${MPIRUN[@]}" -np 2 "$BIN" perf "$@" --pcap "$tmp/np.pcapng" \
+      --trace "$tmp/np-trace.json" > "$tmp/np.txt" 2> "$tmp/np.err"; then
+    echo "FAIL perf captures: -np 2 exited non-zero"; cat "$tmp/np.err"; fail=1; return
+  fi
+  cmp -s "$tmp/serial.txt" "$tmp/np.txt" || { echo "FAIL perf captures: text differs"; fail=1; }
+  cmp -s "$tmp/serial.pcapng" "$tmp/np.pcapng" || { echo "FAIL perf captures: pcapng differs"; fail=1; }
+  cmp -s "$tmp/serial-trace.json" "$tmp/np-trace.json" || { echo "FAIL perf captures: trace differs"; fail=1; }
+  echo "perf captures -np 2: $(wc -c < "$tmp/np.pcapng") pcapng bytes, $(wc -c < "$tmp/np-trace.json") trace bytes"
+  grep -Eq '^distributed: .* [1-9][0-9]* cross-rank events' "$tmp/np.err" ||
+    { echo "FAIL perf captures: -np 2: no cross-rank event"; fail=1; }
+  rm -f "$tmp"/*.pcapng "$tmp"/*trace.json
+}
+# 128 GPUs on the leaf-spine (the ring crosses the spines), a small size.
+caps all_reduce -b 16K -e 16K -g 8 --nodes 16 --scenario scenarios/roce-incast.yaml -n 1 -w 0 --algo ring
+# 4 nodes: 3 per leaf, so the ring and the tenants cross the spines.
+same cloud-shared "2 3" all_reduce -b 1M -e 1M -g 8 --nodes 4 --fabric cloud-shared -n 1 -w 0
 # Bad input: once, by rank 0, exit 2, every rank ends.
 bad() {
   local name="$1" np="$2" pattern="$3"; shift 3
@@ -54,9 +76,5 @@ bad() {
 bad mpi-perf-too-many-ranks 3 \
   '^error: <cli>: mpirun -np: expected at most 2 ranks: the fabric has 2 partition units' \
   all_reduce -b 1M -e 1M -g 2 --nodes 2 --fabric ib-ndr
-bad mpi-perf-pcap 2 '^error: <cli>: --pcap: expected it off in a distributed run' \
-  all_reduce -b 1M -e 1M -g 8 --nodes 2 --pcap "$tmp/x.pcap"
-bad mpi-perf-tenants 2 '^error: .*tenants.load: expected it off in a distributed run' \
-  all_reduce -b 1M -e 1M -g 8 --nodes 2 --fabric cloud-shared
 [ "$fail" = 0 ] && echo "perf_mpi: every rank count gives the serial bytes"
 exit "$fail"
