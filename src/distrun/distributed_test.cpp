@@ -181,6 +181,23 @@ TEST(Distributed, InjectedCnpsAndTheirReportAreTheSerialRun) {
   ExpectSame("cnp inject", s, serial, 4, RandomPlacement(s, 4, 14));
 }
 
+// DCQCN with flows that finish before a time limit: a reaction point stops
+// its timers and ignores CNPs once its source has sent every byte, which
+// the source's rank knows (it once read the destination's "done", which a
+// source on another rank never saw: 12,582 events serially, 12,584 at 2
+// ranks). Flow 0 (32 KiB) ends long before the 60 us limit; flow 1 does not.
+TEST(Distributed, DcqcnTimersEndOnTheSourcesOwnViewAsSerial) {
+  const Scenario s = scenario::LoadScenarioFile(
+      Path("scenarios/roce-incast.yaml"),
+      {"traffic.0.bytes=32KiB", "traffic.1.bytes=2MiB", "traffic.1.start=1us",
+       "fabric.cc=dcqcn-paper", "fabric.ecn.kmin=8KB", "fabric.ecn.kmax=80KB", "stop_time=60us"});
+  const Outputs serial = Serial(s);
+  const auto j = nlohmann::json::parse(serial.json);
+  ASSERT_GT(j.at("cc").at("notifications").get<int64_t>(), 0) << "no CNP: nothing to test";
+  for (int k : {2, 3}) ExpectSame("dcqcn, time limit", s, serial, k);
+  ExpectSame("dcqcn, time limit", s, serial, 4, RandomPlacement(s, 4, 21));
+}
+
 TEST(Distributed, InfinibandCreditsAndAdaptiveRoutingAreTheSerialRun) {
   // Credits on every link: FCPs cross the cut links against the data; the
   // preset routes adaptively (least-loaded egress).

@@ -321,7 +321,7 @@ void Nics::InjectCnp(uint32_t flow, Time at) {
 
 void Nics::ArmCcTimer(uint32_t f) {
   int64_t at = rp_[f].NextDeadline().ps();
-  if (at == Time::Max().ps() || flows_[f].done() || at >= rp_deadline_[f]) return;
+  if (at == Time::Max().ps() || SourceDone(f) || at >= rp_deadline_[f]) return;
   rp_deadline_[f] = at;
   sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kCcTimer, f);
 }
@@ -372,7 +372,7 @@ void Nics::SendControl(uint32_t host, uint32_t flow, PacketKind kind, int cls, i
 }
 
 void Nics::OnBecn(uint32_t f) {
-  if (flows_[f].done()) return;
+  if (SourceDone(f)) return;
   ibcc_rp_[f].OnBecn(sim_.Now());
   flow_state_[f].gap_ps = ibcc_rp_[f].InjectionGap().ps();
   ArmIbCcTimer(f);
@@ -380,13 +380,13 @@ void Nics::OnBecn(uint32_t f) {
 
 void Nics::ArmIbCcTimer(uint32_t f) {
   const int64_t at = ibcc_rp_[f].NextDeadline().ps();
-  if (at == Time::Max().ps() || flows_[f].done() || at >= ibcc_deadline_[f]) return;
+  if (at == Time::Max().ps() || SourceDone(f) || at >= ibcc_deadline_[f]) return;
   ibcc_deadline_[f] = at;
   sim_.Schedule(Time::Ps(at), SourceEntity(f), this, kIbCcTimer, f);
 }
 
 void Nics::OnCnp(uint32_t f) {
-  if (flows_[f].done()) return;
+  if (SourceDone(f)) return;
   rp_[f].OnCnp(sim_.Now());
   SetPacedRate(f, rp_[f].rate().bps());
   ArmCcTimer(f);
@@ -595,6 +595,15 @@ void Nics::QpFail(uint32_t f) {
       units::FormatTime(sim_.Now()), rq.timeouts(), rq.naks(), rq.una(), where);
   qp_failure_.push_back(std::move(fail));
   sim_.Stop();
+}
+
+bool Nics::SourceDone(uint32_t f) const {
+  const FlowState& fs = flow_state_[f];
+  if (fs.persistent) return false;
+  const FlowStats& st = flows_[f];
+  if (fs.rc == kNone) return st.sent_bytes >= st.spec.bytes;
+  const rdma::RcRequester& rq = rcq_[fs.rc];
+  return st.sent_bytes >= st.spec.bytes && rq.una() == rq.end();
 }
 
 void Nics::Finished(FlowStats& st, Time now) {

@@ -245,6 +245,13 @@ class Nics final : public sim::EventHandler {
   [[gnu::cold, gnu::noinline]] void NicResume(uint32_t host);
   // A flow's last byte arrived.
   void Finished(FlowStats& st, Time now);
+  // The source NIC's own view of a flow's end, for its reaction point
+  // (DCQCN, IB CC): a raw flow has sent every byte; an RC flow has every
+  // byte acknowledged. Not FlowStats::done(), which the destination's NIC
+  // writes when the last byte arrives: a source reads only what it owns
+  // (docs/architecture.md, "Engine conventions"), so a run split over
+  // ranks sees what the serial one sees. Queue pairs (AddQp) never end.
+  bool SourceDone(uint32_t flow) const;
   // The entity of a flow's source NIC: its start, its congestion-control
   // timers and injected CNPs are that NIC's events.
   uint32_t SourceEntity(uint32_t flow) const {

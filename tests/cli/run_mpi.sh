@@ -73,10 +73,11 @@ fi
 # ranks (leaf0 on rank 0, spine1 on rank 1) and goes down at 3 us with
 # frames on it, back at 9 us; leaf0-spine3#0 (cut too) goes down for 100 ns,
 # less than a window. Reroutes 2 us after each change. Text (--digest) and
-# JSON are the serial run's; the serial run lost frames. Without DCQCN: a
-# source NIC's DCQCN timers stop when its flow is done, which the
-# destination's rank knows (docs/parallel.md, "A cut link going down").
-DOWN=(--set traffic.0.bytes=256KiB --set traffic.1.bytes=128KiB --set traffic.1.start=2us
+# JSON are the serial run's; the serial run lost frames. With DCQCN: the
+# flows that lost frames run on while the others' reaction points end on
+# their sources' own view (docs/parallel.md, "A reaction point ends on its
+# source's own view").
+DOWN=(--set fabric.cc=dcqcn-paper --set traffic.0.bytes=256KiB --set traffic.1.bytes=128KiB --set traffic.1.start=2us
       --set faults.reroute.ethernet=2us
       --set 'faults.link_down.0.link=leaf0-spine1#0' --set faults.link_down.0.at=3us
       --set faults.link_down.0.up_at=9us
