@@ -210,6 +210,25 @@ TEST(Distributed, InfinibandCreditsAndAdaptiveRoutingAreTheSerialRun) {
   AllCounts("ib-fat-tree credits", s, {1, 3, 4, 7}, {2, 3, 4});
 }
 
+// Credits with lost FCPs (IbLinkConfig::fcp_loss, a test knob; E3's run
+// set 2 check 4): a port's losses are drawn from its own stream, so they are
+// the same FCPs on any rank; the periodic FCPs heal them. The losses must
+// change the serial run, or the test would not test them.
+TEST(Distributed, InfinibandWithLostFcpsIsTheSerialRun) {
+  Scenario s =
+      scenario::LoadScenarioFile(Path("scenarios/ib-fat-tree.json"), {"traffic.0.bytes=64KiB"});
+  ASSERT_TRUE(s.net.ib.enabled);
+  const Outputs lossless_fcps = Serial(s);
+  s.net.ib.fcp_loss = 0.2;
+  const Outputs serial = Serial(s);
+  ASSERT_NE(serial.text, lossless_fcps.text) << "losing FCPs changed nothing";
+  // At 2 ranks the contiguous placement keeps this traffic in one pod
+  // (InfinibandCreditsAndAdaptiveRoutingAreTheSerialRun): a random one cuts it.
+  for (int k : {3, 4}) ExpectSame("ib-fat-tree, 20 % of FCPs lost", s, serial, k);
+  for (int k : {2, 4})
+    ExpectSame("ib-fat-tree, 20 % of FCPs lost", s, serial, k, RandomPlacement(s, k, 23));
+}
+
 TEST(Distributed, PfcWatchdogAndAStalledNicAreTheSerialRun) {
   // The incast target's NIC stalls: a pause storm, the watchdog acts and
   // drops; the run ends at stop_time with flows unfinished (time limit).
