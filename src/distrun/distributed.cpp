@@ -410,7 +410,7 @@ std::string StatsLine(const Stats& st) {
       st.ranks, st.cut_links, st.switch_links, units::FormatTime(st.lookahead), st.windows,
       st.careful, per_window, st.sent, st.sent_bytes,
       st.ties_counted ? fmt::format("{} same-time ties", st.ties)
-                      : std::string("same-time ties not counted (--digest counts them)"),
+                      : std::string("same-time ties not counted (run --digest counts them)"),
       wait, st.run_s, st.cpu_s, st.critical_cpu_s, st.setup_s, st.finish_s,
       st.peak_windows_dropped, st.windows, st.held_changes, st.kept_changes);
 }
