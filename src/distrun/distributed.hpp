@@ -114,7 +114,7 @@ std::string UnpackZeroRuns(const std::string& in);
 // One line for stderr: "distributed: K ranks, C of S switch links cut,
 // lookahead L, W windows (V waiting for a stop verdict, N synchronisations
 // each), E cross-rank events (B batch bytes), T same-time ties (with
-// --digest; else "same-time ties not counted"), waiting X %
+// `run --digest`; else "same-time ties not counted"), waiting X %
 // of Y s ...; work Z s CPU over the ranks, P s on the critical path ...;
 // outside the engine S s before, F s after (rank 0)".
 std::string StatsLine(const Stats& st);
