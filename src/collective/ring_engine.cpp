@@ -143,8 +143,8 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
   }
   steps_ = RingSteps(spec_.plan, n);
   parts_ = RingParts(spec_.plan, n);
-  chunk_slices_ = static_cast<int32_t>((spec_.chunk_bytes + spec_.slice_bytes - 1) /
-                                       spec_.slice_bytes);
+  chunk_slices_ =
+      static_cast<int32_t>((spec_.chunk_bytes + spec_.slice_bytes - 1) / spec_.slice_bytes);
   net_.set_transport_observer(this);
   owned_records_ = ranks_.size();
 }
@@ -412,9 +412,9 @@ void RingEngine::Progress(size_t i) {
     const int64_t bytes = MsgBytes(m);
     PostData(i, bytes);
     if (step_obs_ != nullptr) {
-      step_obs_->OnStepPost({r.rank, r.channel, ranks_[r.next].rank, m.loop, m.step, bytes,
-                             conns_[r.data].nvlink},
-                            sim_.Now());
+      step_obs_->OnStepPost(
+          {r.rank, r.channel, ranks_[r.next].rank, m.loop, m.step, bytes, conns_[r.data].nvlink},
+          sim_.Now());
     }
     --r.credits;
     --r.send_slots;

@@ -43,8 +43,7 @@ void RcConfig::Check() const {
 // --- requester ---------------------------------------------------------------
 
 RcRequester::RcRequester(const RcConfig& cfg, int32_t mtu_payload)
-    : timeout_ps_(cfg.Timeout().ps()), mtu_(mtu_payload), retries_left_(cfg.retry_cnt),
-      cfg_(cfg) {
+    : timeout_ps_(cfg.Timeout().ps()), mtu_(mtu_payload), retries_left_(cfg.retry_cnt), cfg_(cfg) {
   if (mtu_payload <= 0) throw std::invalid_argument("RC requester: MTU payload must be positive");
 }
 
@@ -62,8 +61,7 @@ void RcRequester::LoadCur() {
   if (cur_ >= msgs_.size) return;  // nothing to send: Peek is not called
   const Message& m = msgs_.at(static_cast<uint32_t>(cur_));
   cur_end_ = m.first + m.packets;
-  cur_last_payload_ =
-      static_cast<int32_t>(m.bytes - static_cast<int64_t>(m.packets - 1) * mtu_);
+  cur_last_payload_ = static_cast<int32_t>(m.bytes - static_cast<int64_t>(m.packets - 1) * mtu_);
 }
 
 Segment RcRequester::Peek() const {

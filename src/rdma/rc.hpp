@@ -129,17 +129,17 @@ class alignas(64) RcRequester {
   // What every packet reads first, in one cache line (with the object's
   // alignment): Peek, Advance and Deadline touch nothing else unless a
   // message ends.
-  uint64_t nxt_ = 0;               // next PSN to send
-  uint64_t sent_max_ = 0;          // PSN after the highest ever sent
-  uint64_t end_ = 0;               // PSN after the last posted packet
-  uint64_t una_ = 0;               // oldest unacknowledged PSN
-  uint64_t cur_end_ = 0;           // PSN after the current message (msgs_[cur_])
-  int64_t timer_start_ = -1;       // when the ACK timer was (re)started; -1 = off
-  int64_t timeout_ps_ = 0;         // 0 = none
+  uint64_t nxt_ = 0;          // next PSN to send
+  uint64_t sent_max_ = 0;     // PSN after the highest ever sent
+  uint64_t end_ = 0;          // PSN after the last posted packet
+  uint64_t una_ = 0;          // oldest unacknowledged PSN
+  uint64_t cur_end_ = 0;      // PSN after the current message (msgs_[cur_])
+  int64_t timer_start_ = -1;  // when the ACK timer was (re)started; -1 = off
+  int64_t timeout_ps_ = 0;    // 0 = none
   int32_t mtu_ = 0;
-  int32_t cur_last_payload_ = 0;   // payload of the current message's last packet
-  size_t cur_ = 0;                 // msgs_ index of the message holding nxt_
-  base::Ring<Message> msgs_;       // not yet acknowledged, in PSN order
+  int32_t cur_last_payload_ = 0;  // payload of the current message's last packet
+  size_t cur_ = 0;                // msgs_ index of the message holding nxt_
+  base::Ring<Message> msgs_;      // not yet acknowledged, in PSN order
   bool failed_ = false;
   int retries_left_ = 0;
   RcConfig cfg_;
