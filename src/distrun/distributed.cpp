@@ -94,9 +94,13 @@ void CheckRanks(const scenario::Scenario& s, int ranks) {
                                   {"<cli>", 0, "mpirun -np"});
 }
 
-report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const Options& opt,
-                      Stats* stats, std::vector<run::EntityDigestLine>* digests) {
-  Stats st;
+namespace {
+
+// One pass of the run (Run below); with `fail_at`, the re-run to a QP failure
+// the first pass found.
+report::RunResult RunPass(const scenario::Scenario& s, parallel::Comm& comm, const Options& opt,
+                          Stats& st, std::vector<run::EntityDigestLine>* digests,
+                          const parallel::FailureFound* fail_at) {
   st.ranks = comm.Size();
   run::RunHooks hooks;
   hooks.digests = digests;
@@ -150,6 +154,10 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     if (detector != nullptr) window = std::min(window, s.deadlock.persist.ps());
     parallel::WindowEngine& engine =
         ranks.Start(local_flows, units::Time::Ps(window), digests != nullptr, opt.peak_log_prune);
+    // A QP failure stops the serial run at its event: found in a first pass,
+    // then re-run to exactly that event (docs/parallel.md, "A QP failure").
+    engine.set_failure([&net] { return net.qp_failure() != nullptr; });
+    if (fail_at != nullptr) engine.set_failure_stop(fail_at->time_ps, fail_at->key);
     // Detector: every rank's facts of a window go to rank 0, which replays
     // them in (time, key) order; its next event time and whether a
     // confirmation stopped the run are then agreed (integers).
@@ -269,6 +277,8 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       engine.Run(s.stop_time);
     }
     const auto t_finish = std::chrono::steady_clock::now();
+    const bool failed = engine.failure_stop();
+    if (failed) stopped = true;  // an exact stop point, as the flows-done stop's
     if (stopped && detector != nullptr) {
       // The flows-done stop at (t*, k*): the detector's events at t* come
       // after k* (a network event's key), so it runs those before t*.
@@ -287,6 +297,7 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
       out.why = sim::StopReason::kQueueEmpty;
       sim.AdvanceTo(units::Time::Ps(-comm.AllreduceMin(-sim.Now().ps())));
     }
+    if (failed) st.failure_rank = ranks.GatherQpFailure();
     const FabricRanks::Gathered g =
         ranks.Finish(st, t_finish, tenants != nullptr ? tenants->replicated_events() : 0);
     if (tenants != nullptr && tenants->num_hosts() > 0) {
@@ -320,7 +331,26 @@ report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const O
     }
     return out;
   };
-  report::RunResult r = run::RunScenario(s, hooks);
+  return run::RunScenario(s, hooks);
+}
+
+}  // namespace
+
+report::RunResult Run(const scenario::Scenario& s, parallel::Comm& comm, const Options& opt,
+                      Stats* stats, std::vector<run::EntityDigestLine>* digests) {
+  Stats st;
+  report::RunResult r;
+  try {
+    r = RunPass(s, comm, opt, st, digests, nullptr);
+  } catch (const parallel::FailureFound& f) {
+    // Every rank left the first pass together at the earliest failure over
+    // the ranks, the serial run's: the whole scenario again from scratch (the
+    // same seed and set-up, so the same events and keys), each rank stopping
+    // exactly there. The first pass's results are discarded.
+    st = Stats{};
+    st.failure_rerun_ps = f.time_ps;
+    r = RunPass(s, comm, opt, st, digests, &f);
+  }
   if (stats != nullptr) *stats = st;
   return r;
 }
@@ -399,7 +429,7 @@ std::string StatsLine(const Stats& st) {
   const double per_window = st.windows > 0 ? static_cast<double>(st.reductions + st.exchanges) /
                                                  static_cast<double>(st.windows)
                                            : 0;
-  return fmt::format(
+  std::string line = fmt::format(
       "distributed: {} ranks, {} of {} switch links cut, lookahead {}, {} windows ({} waiting for "
       "a stop verdict, {:.2f} synchronisations each), {} cross-rank events ({} batch bytes), {}, "
       "waiting {:.1f}% of {:.3f} s (the rank that waited most, of the longest "
@@ -413,6 +443,13 @@ std::string StatsLine(const Stats& st) {
                       : std::string("same-time ties not counted (run --digest counts them)"),
       wait, st.run_s, st.cpu_s, st.critical_cpu_s, st.setup_s, st.finish_s,
       st.peak_windows_dropped, st.windows, st.held_changes, st.kept_changes);
+  // A run re-run to a QP failure (docs/parallel.md, "A QP failure").
+  if (st.failure_rerun_ps >= 0)
+    line += fmt::format(
+        "; re-run from the start to the QP failure at {} (the first pass found it; these figures "
+        "are the re-run's)",
+        units::FormatTime(units::Time::Ps(st.failure_rerun_ps)));
+  return line;
 }
 
 }  // namespace lossless::distrun

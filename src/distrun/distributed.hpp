@@ -29,8 +29,11 @@
 // the host's NIC posts the burst (workload::TenantTraffic::SetOwnedHosts).
 // Captures and timelines (outputs.pcap, outputs.trace): each rank logs what
 // its events hand them, rank 0 replays the logs in the serial order
-// (run::Captures). Every scenario field runs distributed. A QP failure ends
-// the run with an error on every rank. Injected CNPs run on
+// (run::Captures). Every scenario field runs distributed. A QP failure
+// (transport.retry_cnt exhausted) stops the serial run at its event: a first
+// pass finds the earliest over the ranks (parallel::FailureFound), a second
+// runs the scenario again from scratch to exactly that event, and rank 0
+// gets the failing rank's record. Injected CNPs run on
 // their flow's source NIC; the reaction points rank 0 reports come from the
 // ranks that own the sources (Network::ExportResults).
 #include <string>
@@ -91,6 +94,10 @@ struct Stats {
   // and gathering the results (rank 0: and merging them).
   double setup_s = 0;
   double finish_s = 0;
+  // A QP failure's time when the run was re-run to it (docs/parallel.md, "A
+  // QP failure": the first pass finds it, the second stops there); -1: not.
+  int64_t failure_rerun_ps = -1;
+  int failure_rank = -1;  // rank 0: the rank whose QP failed (the re-run's)
 };
 
 // Throws InputError when the fabric cannot be cut into `ranks` (more ranks
@@ -116,7 +123,8 @@ std::string UnpackZeroRuns(const std::string& in);
 // each), E cross-rank events (B batch bytes), T same-time ties (with
 // `run --digest`; else "same-time ties not counted"), waiting X %
 // of Y s ...; work Z s CPU over the ranks, P s on the critical path ...;
-// outside the engine S s before, F s after (rank 0)".
+// outside the engine S s before, F s after (rank 0)", and for a run re-run
+// to a QP failure "; re-run from the start to the QP failure at T ...".
 std::string StatsLine(const Stats& st);
 
 }  // namespace lossless::distrun

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -536,6 +537,106 @@ int64_t SerialDrops(const Outputs& serial) {
   return nlohmann::json::parse(serial.json).at("drops").at("total").get<int64_t>();
 }
 }  // namespace dist_down_test
+
+namespace dist_qp_test {
+// RC with no retries and every third data frame lost on each of `links`
+// (link directions): a queue pair whose frames cross one fails at its first
+// NAK or timeout, and the serial run stops at that event.
+Scenario QpFailing(const std::vector<std::string>& links, std::vector<std::string> set = {}) {
+  set = With(With(kSmallIncast, {"transport.kind=rc", "transport.retry_cnt=0"}), set);
+  for (size_t i = 0; i < links.size(); ++i) {
+    set.push_back(fmt::format("faults.link_loss.{}.link={}", i, links[i]));
+    set.push_back(fmt::format("faults.link_loss.{}.every=3", i));
+  }
+  return scenario::LoadScenarioFile(Path("scenarios/roce-incast.yaml"), set);
+}
+
+// The serial report of a QP failure: its QP FAILED line.
+std::string QpFailedLine(const Outputs& o) {
+  const size_t at = o.text.find("QP FAILED");
+  return at == std::string::npos ? std::string() : o.text.substr(at, o.text.find('\n', at) - at);
+}
+
+// Frames are in flight when the run stops at the failure (not delivered).
+Stats ExpectQpFailSame(const std::string& what, const Scenario& s, const Outputs& serial, int ranks,
+                       const std::vector<int32_t>& placement = {}, uint64_t jitter = 0) {
+  Stats st;
+  const Outputs d = Distributed(s, ranks, placement, jitter, &st);
+  std::printf("%s, %d ranks%s%s (QP of rank %d failed): %s\n", what.c_str(), ranks,
+              placement.empty() ? "" : ", random placement", jitter ? ", jitter" : "",
+              st.failure_rank, StatsLine(st).c_str());
+  EXPECT_EQ(QpFailedLine(d), QpFailedLine(serial)) << what << " " << ranks << " ranks";
+  EXPECT_EQ(d.text, serial.text) << what << " " << ranks << " ranks";
+  EXPECT_TRUE(d.json == serial.json) << what << " " << ranks << " ranks: JSON differs";
+  EXPECT_TRUE(d.digests == serial.digests) << what << " " << ranks << " ranks: digests differ";
+  EXPECT_GE(st.failure_rerun_ps, 0) << what << " " << ranks << " ranks: not re-run to a failure";
+  EXPECT_GE(st.failure_rank, 0);
+  EXPECT_NE(StatsLine(st).find("re-run from the start to the QP failure at"), std::string::npos);
+  EXPECT_GT(st.sent, 0u) << what << " " << ranks << " ranks: no event crossed ranks";
+  EXPECT_GE(st.sent, st.received);
+  EXPECT_GT(st.ties, 0u) << what << " " << ranks << " ranks: no same-time tie across ranks";
+  return st;
+}
+}  // namespace dist_qp_test
+
+// A QP out of retries stops the serial run at its event (docs/parallel.md,
+// "A QP failure"): distributed, a first pass finds the earliest failure over
+// the ranks and a second runs to exactly it, so the report (its QP FAILED
+// line, "QP failed"), the JSON and the digests are the serial run's. The
+// loss is on a link out of leaf5 (hosts 80-95), so the failing QP's source
+// is not on rank 0 at every rank count and placement.
+TEST(Distributed, AQpFailureStopsEveryRankAtTheSerialEvent) {
+  using namespace dist_qp_test;
+  const Scenario s = QpFailing({"leaf5->spine1#0"});
+  const Outputs serial = Serial(s);
+  ASSERT_NE(QpFailedLine(serial), "") << serial.text;
+  ASSERT_NE(serial.text.find("QP failed"), std::string::npos) << serial.text;
+  std::printf("serial: %s\n", QpFailedLine(serial).c_str());
+  std::set<int> failing;
+  for (int k : {2, 3, 4}) failing.insert(ExpectQpFailSame("qp failure", s, serial, k).failure_rank);
+  for (int k : {2, 3})
+    failing.insert(
+        ExpectQpFailSame("qp failure", s, serial, k, RandomPlacement(s, k, 40 + k)).failure_rank);
+  failing.insert(ExpectQpFailSame("qp failure", s, serial, 2, {}, /*jitter=*/31).failure_rank);
+  EXPECT_TRUE(failing.size() > 1 || !failing.contains(0))
+      << "the failing QP was on rank 0 in every case";
+}
+
+// Two QPs that fail in one window on different ranks (at 2 ranks: hosts
+// 0-63 on rank 0, 64-127 on rank 1): every third frame lost on leaf3's link
+// to spine1 fails QP 59 (host 59) at 3.76128 us; on leaf5's to spine0, QP 91
+// (host 91) at 3.75784 us, 3.44 ns earlier; on leaf5's to spine2, QP 92 at
+// the same 3.76128 us, where the serial order is the events' keys. Each pair
+// runs to the serial failure, naming its QP and not the other.
+TEST(Distributed, OfTwoQpFailuresInOneWindowTheSerialOneIsNamed) {
+  using namespace dist_qp_test;
+  auto failed_qp = [](const Outputs& o) {
+    const std::string line = QpFailedLine(o);
+    return line.substr(0, line.find(" (host"));
+  };
+  auto failed_at = [](const Scenario& s) {
+    run::RunHooks hooks;
+    const report::RunResult r = run::RunScenario(s, hooks);
+    EXPECT_EQ(r.stop_reason, "QP failed");
+    return r.sim_time.ps();
+  };
+  const std::string a = "leaf3->spine1#0";
+  for (const std::string& b : {std::string("leaf5->spine0#1"), std::string("leaf5->spine2#1")}) {
+    // Alone, each loss fails its QP, on its own rank, in one window with the other.
+    const Scenario sa = QpFailing({a}), sb = QpFailing({b});
+    const int64_t ta = failed_at(sa), tb = failed_at(sb);
+    EXPECT_LT(std::abs(ta - tb), 150'000) << "not in one window of the 150 ns lookahead";
+    EXPECT_EQ(ExpectQpFailSame("qp failure " + a, sa, Serial(sa), 2).failure_rank, 0);
+    EXPECT_EQ(ExpectQpFailSame("qp failure " + b, sb, Serial(sb), 2).failure_rank, 1);
+    const Scenario both = QpFailing({a, b});
+    const Outputs serial = Serial(both);
+    std::printf("serial, both: %s\n", QpFailedLine(serial).c_str());
+    EXPECT_EQ(failed_qp(serial), failed_qp(ta <= tb ? Serial(sa) : Serial(sb)));
+    for (int k : {2, 3}) ExpectQpFailSame("two qp failures " + b, both, serial, k);
+    for (uint64_t seed : {51, 52})
+      ExpectQpFailSame("two qp failures " + b, both, serial, 2, RandomPlacement(both, 2, seed));
+  }
+}
 
 TEST(Distributed, CutLinkGoingDownLosesItsFramesInFlightAsSerial) {
   // faults.link_down on links between ranks (docs/parallel.md, "A cut link

@@ -389,6 +389,75 @@ size_t FabricRanks::probe_lanes() const { return 2 * static_cast<size_t>(comm_.S
 void FabricRanks::FillProbeLanes(int64_t* lanes) { probe_->Fill(lanes); }
 void FabricRanks::TakeProbeLanes(const int64_t* lanes) { probe_->Take(lanes); }
 
+int FabricRanks::GatherQpFailure() {
+  // The record, from the one rank that has it (the failing queue pair's
+  // source NIC's): qp, time, head length, text.
+  std::string mine;
+  if (const fabric::QpFailure* f = net_.qp_failure()) {
+    const uint32_t qp = f->qp;
+    const int64_t at = f->at.ps();
+    const uint64_t head = f->head_len;
+    mine.append(reinterpret_cast<const char*>(&qp), sizeof qp);
+    mine.append(reinterpret_cast<const char*>(&at), sizeof at);
+    mine.append(reinterpret_cast<const char*>(&head), sizeof head);
+    mine += f->what;
+  }
+  const std::vector<std::string> all = comm_.Gather(mine);
+  fabric::QpFailure fail;
+  int failing = -1;
+  std::string qp_bytes;
+  if (me_ == 0) {
+    int found = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      const std::string& b = all[i];
+      if (b.empty()) continue;
+      failing = static_cast<int>(i);
+      constexpr size_t kHead = sizeof(uint32_t) + sizeof(int64_t) + sizeof(uint64_t);
+      if (b.size() < kHead) throw std::runtime_error("distributed run: a short QP failure record");
+      int64_t at = 0;
+      uint64_t head = 0;
+      std::memcpy(&fail.qp, b.data(), sizeof fail.qp);
+      std::memcpy(&at, b.data() + sizeof(uint32_t), sizeof at);
+      std::memcpy(&head, b.data() + sizeof(uint32_t) + sizeof(int64_t), sizeof head);
+      fail.at = units::Time::Ps(at);
+      fail.what = b.substr(kHead);
+      fail.head_len = static_cast<size_t>(std::min<uint64_t>(head, fail.what.size()));
+      ++found;
+    }
+    if (found != 1)
+      throw std::logic_error(fmt::format(
+          "distributed run: {} ranks recorded a QP failure at the failure's stop (one expected)",
+          found));
+    qp_bytes.assign(reinterpret_cast<const char*>(&fail.qp), sizeof fail.qp);
+  }
+  qp_bytes = comm_.Broadcast(qp_bytes);
+  uint32_t qp = 0;
+  if (qp_bytes.size() != sizeof qp) throw std::runtime_error("distributed run: a bad QP broadcast");
+  std::memcpy(&qp, qp_bytes.data(), sizeof qp);
+  // The link of the flow's last loss: the latest (time, key) over the
+  // ranks that saw one (a frame is lost where its arrival or drop runs).
+  const fabric::LastLoss l = net_.LastLossOf(qp);
+  constexpr size_t kLoss = sizeof(int64_t) + sizeof(uint64_t) + sizeof(uint32_t);
+  std::string loss(kLoss, '\0');
+  std::memcpy(loss.data(), &l.time_ps, sizeof l.time_ps);
+  std::memcpy(loss.data() + 8, &l.key, sizeof l.key);
+  std::memcpy(loss.data() + 16, &l.port, sizeof l.port);
+  const std::vector<std::string> losses = comm_.Gather(loss);
+  if (me_ != 0) return -1;
+  fabric::LastLoss latest;
+  for (const std::string& b : losses) {
+    fabric::LastLoss x;
+    if (b.size() != kLoss) throw std::runtime_error("distributed run: a bad last-loss record");
+    std::memcpy(&x.time_ps, b.data(), sizeof x.time_ps);
+    std::memcpy(&x.key, b.data() + 8, sizeof x.key);
+    std::memcpy(&x.port, b.data() + 16, sizeof x.port);
+    if (x.time_ps > latest.time_ps || (x.time_ps == latest.time_ps && x.key > latest.key))
+      latest = x;
+  }
+  net_.ImportQpFailure(std::move(fail), latest.port);
+  return failing;
+}
+
 FabricRanks::Gathered FabricRanks::Finish(Stats& st, std::chrono::steady_clock::time_point run_end,
                                           uint64_t not_events) {
   Probe& probe = *probe_;

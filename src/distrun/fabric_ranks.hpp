@@ -75,6 +75,14 @@ class FabricRanks {
   void FillProbeLanes(int64_t* lanes);
   void TakeProbeLanes(const int64_t* lanes);
 
+  // After a run that the engine ended at a QP failure (its re-run to the
+  // failure, WindowEngine::failure_stop): the failure's record, which only
+  // the failing rank (the QP's source) holds, goes to rank 0's network, its
+  // last part naming the link of the QP's latest loss over all ranks
+  // (docs/parallel.md, "A QP failure"). Collective.
+  // Returns, on rank 0, the rank that failed.
+  int GatherQpFailure();
+
   // After the engine's last Run (and anything the caller still runs): ends
   // the packets-alive log, gathers on rank 0 every rank's results, events
   // (less `not_events`, events this rank ran that the serial run does not

@@ -22,10 +22,14 @@ uint64_t AgreedLaunchKey(parallel::Comm& comm, sim::Simulator& sim, bool mine, u
   return static_cast<uint64_t>(comm.AllreduceMin(key));
 }
 
-perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
-                         const std::string& fabric_name, std::string* failure, parallel::Comm& comm,
-                         const Options& opt, Stats* stats, bool count_ties) {
-  Stats st;
+namespace {
+
+// One pass of the sweep (RunPerf below); with `fail_at`, the re-run to a QP
+// failure the first pass found.
+perf::PerfResult PerfPass(const perf::PerfOptions& o, const scenario::Scenario& s,
+                          const std::string& fabric_name, std::string* failure,
+                          parallel::Comm& comm, const Options& opt, Stats& st, bool count_ties,
+                          const parallel::FailureFound* fail_at) {
   std::unique_ptr<FabricRanks> ranks;
   sim::Simulator* simp = nullptr;
   fabric::Network* netp = nullptr;
@@ -58,6 +62,11 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     // "done"): no flows-done stop. Windows of the lookahead.
     parallel::WindowEngine& engine = ranks->Start(0, st.lookahead, count_ties, opt.peak_log_prune);
     engine.set_flush_after_stop(true);
+    // A QP failure ends the sweep in the collective that holds it: found in a
+    // first pass, then the sweep re-run to exactly that event (the stop point
+    // holds across the engine's Run calls; docs/parallel.md, "A QP failure").
+    engine.set_failure([&net] { return net.qp_failure() != nullptr; });
+    if (fail_at != nullptr) engine.set_failure_stop(fail_at->time_ps, fail_at->key);
     // GPU x is on node x / G, whose NICs are network hosts node x N .. + N - 1
     // (RunPerf's numbering); the node's rank is its NICs' (one unit).
     const uint32_t nodes = static_cast<uint32_t>(o.nodes);
@@ -107,7 +116,12 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
                                       net.topology().links[net.HostPort(h) / 2].rate.bps()));
       return bound;
     };
-    return ranks->engine().Run(until, rule);
+    const bool ended = ranks->engine().Run(until, rule);
+    if (!ranks->engine().failure_stop()) return ended;
+    // Not done: the sweep ends here with rank 0's *failure the failing QP's
+    // text, which only the failing rank holds.
+    st.failure_rank = ranks->GatherQpFailure();
+    return false;
   };
   hooks.finish = [&](units::Time local) {
     return units::Time::Ps(-comm.AllreduceMin(-local.ps()));
@@ -126,7 +140,25 @@ perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s
     }
     return events;
   };
-  perf::PerfResult r = run::RunPerf(o, s, fabric_name, failure, {}, &hooks);
+  return run::RunPerf(o, s, fabric_name, failure, {}, &hooks);
+}
+
+}  // namespace
+
+perf::PerfResult RunPerf(const perf::PerfOptions& o, const scenario::Scenario& s,
+                         const std::string& fabric_name, std::string* failure, parallel::Comm& comm,
+                         const Options& opt, Stats* stats, bool count_ties) {
+  Stats st;
+  perf::PerfResult r;
+  try {
+    r = PerfPass(o, s, fabric_name, failure, comm, opt, st, count_ties, nullptr);
+  } catch (const parallel::FailureFound& f) {
+    // As distrun::Run: the whole sweep again, every rank stopping exactly at
+    // the serial failing event; the first pass's results are discarded.
+    st = Stats{};
+    st.failure_rerun_ps = f.time_ps;
+    r = PerfPass(o, s, fabric_name, failure, comm, opt, st, count_ties, &f);
+  }
   if (stats != nullptr) *stats = st;
   return r;
 }

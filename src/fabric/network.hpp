@@ -137,6 +137,13 @@ class Network final : public sim::EventHandler {
   void set_transport_observer(TransportObserver* obs) { nics_.set_transport_observer(obs); }
   // Set when a QP exhausted its retries (the run stopped there).
   const QpFailure* qp_failure() const { return nics_.qp_failure(); }
+  // Distributed (docs/parallel.md, "A QP failure"): a flow's last loss on
+  // this rank, and the failure gathered from the failing rank with the port
+  // of the flow's latest loss over the ranks.
+  LastLoss LastLossOf(uint32_t flow) const { return nics_.LastLossOf(flow); }
+  void ImportQpFailure(QpFailure fail, uint32_t loss_port) {
+    nics_.ImportQpFailure(std::move(fail), loss_port);
+  }
   const rdma::RcRequester& Requester(uint32_t qp) const { return nics_.Requester(qp); }
   const rdma::RcResponder& Responder(uint32_t qp) const { return nics_.Responder(qp); }
 

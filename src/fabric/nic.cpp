@@ -577,14 +577,32 @@ void Nics::OnRcGapTimer(uint32_t f) {
   ArmRcGapTimer(f);
 }
 
+std::string Nics::LossWhere(uint32_t port) const {
+  return port != kNone ? fmt::format("last loss on link {}", net_.PortName(port))
+                       : std::string("no loss seen on a link (congestion drop or none)");
+}
+
+void Nics::NoteLoss(uint32_t flow, uint32_t port) {
+  flow_state_[flow].last_loss_port = port;
+  if (last_loss_.size() <= flow) last_loss_.resize(flows_.size());
+  last_loss_[flow] = {sim_.Now().ps(), sim_.RunningKey(), port};
+}
+
+LastLoss Nics::LastLossOf(uint32_t flow) const {
+  return flow < last_loss_.size() ? last_loss_[flow] : LastLoss{};
+}
+
+void Nics::ImportQpFailure(QpFailure fail, uint32_t loss_port) {
+  fail.what = fail.what.substr(0, fail.head_len) + LossWhere(loss_port);
+  qp_failure_.assign(1, std::move(fail));
+}
+
 void Nics::QpFail(uint32_t f) {
   if (!qp_failure_.empty()) return;
   const FlowStats& st = flows_[f];
   const FlowState& fs = flow_state_[f];
   const rdma::RcRequester& rq = rcq_[fs.rc];
-  std::string where = fs.last_loss_port != kNone
-                          ? fmt::format("last loss on link {}", net_.PortName(fs.last_loss_port))
-                          : std::string("no loss seen on a link (congestion drop or none)");
+  const std::string where = LossWhere(fs.last_loss_port);
   QpFailure fail;
   fail.qp = f;
   fail.at = sim_.Now();
@@ -593,6 +611,7 @@ void Nics::QpFail(uint32_t f) {
       "timeout(s) and {} NAK(s), PSN {} unacknowledged; {}",
       f, st.spec.src, st.spec.dst, net_.PortName(nics_[st.spec.src].port), cfg_.rc.retry_cnt,
       units::FormatTime(sim_.Now()), rq.timeouts(), rq.naks(), rq.una(), where);
+  fail.head_len = fail.what.size() - where.size();
   qp_failure_.push_back(std::move(fail));
   sim_.Stop();
 }

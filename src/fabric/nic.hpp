@@ -103,6 +103,17 @@ struct QpFailure {
   uint32_t qp = 0;
   Time at;
   std::string what;  // names the QP, its hosts, the link of its last loss and the time
+  // what[0, head_len) is all but the part naming the link of the last loss
+  // (a distributed run sets that part from the rank that saw the loss).
+  size_t head_len = 0;
+};
+
+// Where and when a flow last lost a frame (Nics::NoteLoss): the (time, key)
+// of the event, the port; time_ps -1 for none.
+struct LastLoss {
+  int64_t time_ps = -1;
+  uint64_t key = 0;
+  uint32_t port = UINT32_MAX;
 };
 
 class Nics final : public sim::EventHandler {
@@ -144,7 +155,13 @@ class Nics final : public sim::EventHandler {
   // A frame of `flow` was lost on the link port `port` sends on (bit errors,
   // injected loss) or dropped at switch port `port`: a QP failure report
   // names the link of the last loss.
-  void NoteLoss(uint32_t flow, uint32_t port) { flow_state_[flow].last_loss_port = port; }
+  // The event's (time, key) are kept too: distributed, the losses of a flow
+  // are seen on several ranks, and the latest names the link (LastLossOf).
+  [[gnu::cold]] void NoteLoss(uint32_t flow, uint32_t port);
+  LastLoss LastLossOf(uint32_t flow) const;
+  // Distributed: the failure the failing rank recorded, with the port of the
+  // flow's last loss over all ranks (kNone: none), becomes this network's.
+  void ImportQpFailure(QpFailure fail, uint32_t loss_port);
   // A packet of `flow` was dropped (anywhere; FlowStats::drops).
   void CountDrop(uint32_t flow) { ++flows_[flow].drops; }
   // The offset of the flow's explicit route in Network's resolved hops
@@ -227,6 +244,7 @@ class Nics final : public sim::EventHandler {
   void ArmRcGapTimer(uint32_t flow);
   void OnRcGapTimer(uint32_t flow);
   [[gnu::cold, gnu::noinline]] void QpFail(uint32_t flow);
+  std::string LossWhere(uint32_t port) const;  // the failure text's last part
   // Congestion control: DCQCN's reaction and notification points, IB CC's.
   void OnBecn(uint32_t flow);
   void ArmIbCcTimer(uint32_t flow);
@@ -281,6 +299,7 @@ class Nics final : public sim::EventHandler {
   std::vector<uint64_t> rc_done_;     // scratch: tags completed by one ACK
   TransportObserver* transport_obs_ = nullptr;
   std::vector<QpFailure> qp_failure_;  // at most one
+  std::vector<LastLoss> last_loss_;    // by flow, grown on a loss (NoteLoss)
   // Virtualization layer, when cfg.virt is enabled: a stream per host, and
   // per RC queue pair (by FlowState::rc) the messages waiting out their delay
   // (bytes, tag) and when the last of them reaches the NIC.

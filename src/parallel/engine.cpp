@@ -102,7 +102,13 @@ uint64_t WindowEngine::Send(int rank, units::Time at, uint32_t source, uint32_t 
   return e.key;
 }
 
-void WindowVerdict::Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes) {
+FailureFound::FailureFound(int64_t t, uint64_t k)
+    : std::runtime_error(fmt::format(
+          "window engine: a failure at {} ps (key {}); the run is to be re-run to it", t, k)),
+      time_ps(t),
+      key(k) {}
+
+void WindowVerdict::Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes, int64_t failure) {
   lanes[0] = next;
   lanes[1] = holds ? 0 : 1;  // min: 1 only when no rank holds
   // The minimum of -bound is -(the largest bound). Bounds are times >= 0, so
@@ -111,6 +117,7 @@ void WindowVerdict::Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes
   // stop is at the latest clearing, so one bound suffices), and a rank that
   // holds nothing as INT64_MAX, which anything beats.
   lanes[2] = !holds ? INT64_MAX : bound == INT64_MIN ? INT64_MAX - 1 : -bound;
+  lanes[3] = failure;  // min: the earliest
 }
 
 WindowVerdict WindowVerdict::Unpack(const int64_t* reduced) {
@@ -120,6 +127,7 @@ WindowVerdict WindowVerdict::Unpack(const int64_t* reduced) {
   v.stop_not_before = reduced[2] == INT64_MAX       ? INT64_MAX
                       : reduced[2] == INT64_MAX - 1 ? INT64_MIN
                                                     : -reduced[2];
+  v.failure = reduced[3];
   return v;
 }
 
@@ -170,7 +178,8 @@ void WindowEngine::PackLanes(const StopRule* rule, int64_t ran_before) {
                         : rule->earliest_clear ? rule->earliest_clear(ran_before)
                                                : INT64_MIN;
   my_bound_ = holds ? bound : INT64_MIN;
-  WindowVerdict::Pack(std::min(sim_.NextTime().ps(), sent_min_), holds, bound, lanes_.data());
+  WindowVerdict::Pack(std::min(sim_.NextTime().ps(), sent_min_), holds, bound, lanes_.data(),
+                      fail_time_);
   if (model_lanes_.count > 0) model_lanes_.fill(lanes_.data() + WindowVerdict::kLanes + 1);
   const int64_t work = EndWork();
   lanes_[WindowVerdict::kLanes] = -work;
@@ -263,6 +272,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
   // reduction, the stop verdict, in its middle.
   using Clock = std::chrono::steady_clock;
   const auto t_run = Clock::now();
+  failure_stopped_ = false;
   // The reduction rides in the batches only if it does on every rank.
   fold_ = want_fold_ && Waiting([&] { return comm_.AllreduceMin(complete_ ? 1 : 0); }) == 1;
   ++stats_.reductions;
@@ -287,6 +297,48 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
                       "earliest_clear bound ({} ps)",
                       comm_.Rank(), at, my_bound_));
   };
+  // A stop that is a failure (set_failure): this rank notes where and runs
+  // nothing more. In the re-run it must be the stop point itself.
+  auto failure = [&](sim::StopReason why) {
+    if (why != sim::StopReason::kStopped || !failed_ || !failed_()) return false;
+    frozen_ = true;
+    if (!has_failure_stop_) {
+      fail_time_ = sim_.Now().ps();
+      fail_key_ = sim_.RunningKey();
+    } else if (sim_.Now().ps() != failure_stop_time_ || sim_.RunningKey() != failure_stop_key_) {
+      throw std::logic_error(fmt::format(
+          "window engine: rank {} failed at {} ps (key {}) in the re-run to the failure at {} "
+          "ps (key {})",
+          comm_.Rank(), sim_.Now().ps(), sim_.RunningKey(), failure_stop_time_, failure_stop_key_));
+    }
+    return true;
+  };
+  // Runs this rank's events up to `to` (at most `max_events`), on past its
+  // own clearing of the stop conditions (noted); a failure freezes the rank.
+  auto run_on = [&](units::Time to, uint64_t max_events) {
+    while (!frozen_) {
+      const sim::StopReason why = sim_.Run(to, max_events);
+      if (failure(why)) return;
+      if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
+        done_time = sim_.Now().ps();
+        done_key = sim_.RunningKey();
+        check_bound(done_time);
+        if (max_events == 1) return;  // that event was the one asked for
+        continue;
+      }
+      not_stopped(why);
+      return;
+    }
+  };
+  // Every rank leaves Run with the serial failing event: the smallest key
+  // among the ranks that failed at the earliest time `t`.
+  auto leave_failed = [&](int64_t t) {
+    int64_t k_lane = fail_time_ == t ? static_cast<int64_t>(fail_key_) : INT64_MAX;
+    Collective([&] { comm_.AllreduceMinLanes(&k_lane, 1); });
+    ++stats_.reductions;
+    stats_.run_s += Seconds(Clock::now() - t_run);
+    throw FailureFound(t, static_cast<uint64_t>(k_lane));
+  };
   const bool has_boundaries = static_cast<bool>(boundaries_.next_boundary);
   while (true) {
     const int64_t next = v.next;
@@ -309,20 +361,40 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
     if (b < end) end = b + 1;  // the window ends at the boundary (b >= next here)
     const units::Time bound = units::Time::Ps(std::min(end - 1, until.ps()));
     ++stats_.windows;
+    if (has_failure_stop_ && failure_stop_time_ <= bound.ps()) {
+      // The re-run's window that holds the failure: every rank runs exactly
+      // the events before it, and the failing rank the failure itself.
+      const units::Time ts = units::Time::Ps(failure_stop_time_);
+      if (failure_stop_time_ > 0 && sim_.NextTime() < ts)
+        run_on(units::Time::Ps(failure_stop_time_ - 1), UINT64_MAX);
+      while (!frozen_ && sim_.NextTime() == ts && sim_.NextKey() <= failure_stop_key_)
+        run_on(ts, 1);
+      sim_.AdvanceTo(ts);
+      int64_t none = frozen_ ? 0 : 1;
+      Collective([&] { comm_.AllreduceMinLanes(&none, 1); });
+      ++stats_.reductions;
+      if (none != 0)
+        throw std::logic_error(fmt::format(
+            "window engine: the re-run reached the failure at {} ps (key {}) without a failure "
+            "on any rank",
+            failure_stop_time_, failure_stop_key_));
+      failure_stopped_ = true;
+      break;
+    }
     // The stop can be in this window only if every rank holding conditions
     // may clear before its end.
     const bool careful = rule != nullptr && !v.all_clear && v.stop_not_before <= bound.ps();
     if (careful) {
       ++stats_.careful;
       bool ran = false, paused = false;
-      if (rule->pending() > 0) {
+      if (!frozen_ && rule->pending() > 0) {
         // Phase 1: a rank holding conditions runs until its last one clears
         // (where the serial run may stop) or the window ends. Events of one
         // window never depend on another rank's events of the same window, so
         // the other ranks can wait for the verdict.
         ran = true;
         const sim::StopReason why = sim_.Run(bound);
-        if (why == sim::StopReason::kStopped) {
+        if (!failure(why) && why == sim::StopReason::kStopped) {
           if (rule->pending() != 0) not_stopped(why);
           paused = true;
           done_time = sim_.Now().ps();
@@ -343,9 +415,16 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         // Every rank runs to exactly the serial stop point (t*, k*).
         const units::Time ts = units::Time::Ps(t_star);
         if (t_star > 0 && sim_.NextTime().ps() < t_star)
-          not_stopped(sim_.Run(units::Time::Ps(t_star - 1)));
-        while (sim_.NextTime() == ts && sim_.NextKey() <= static_cast<uint64_t>(k_star))
-          not_stopped(sim_.Run(ts, 1));
+          run_on(units::Time::Ps(t_star - 1), UINT64_MAX);
+        while (!frozen_ && sim_.NextTime() == ts && sim_.NextKey() <= static_cast<uint64_t>(k_star))
+          run_on(ts, 1);
+        // A failure before the stop point wins: the serial run ended there.
+        if (failed_ && !has_failure_stop_) {
+          int64_t f = fail_time_;
+          Collective([&] { comm_.AllreduceMinLanes(&f, 1); });
+          ++stats_.reductions;
+          if (f != INT64_MAX) leave_failed(f);
+        }
         sim_.AdvanceTo(ts);
         stopped = true;
         // Events sent in this window are at or after its end, past the stop
@@ -353,18 +432,11 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
         if (flush_after_stop_) ExchangeBatches(end, false);
         break;
       }
-      if (!ran || paused) not_stopped(sim_.Run(bound));
+      if (!ran || paused) run_on(bound, UINT64_MAX);
     } else {
       // Not the stop's window: a rank whose last condition clears here
       // notes where and runs on (the stop is a later rank's clearing).
-      sim::StopReason why = sim_.Run(bound);
-      if (why == sim::StopReason::kStopped && rule != nullptr && rule->pending() == 0) {
-        done_time = sim_.Now().ps();
-        done_key = sim_.RunningKey();
-        check_bound(done_time);
-        why = sim_.Run(bound);
-      }
-      not_stopped(why);
+      run_on(bound, UINT64_MAX);
     }
     const bool was_clear = v.all_clear;
     if (fold_) {
@@ -374,6 +446,7 @@ bool WindowEngine::RunImpl(units::Time until, const StopRule* rule) {
     } else {
       v = Reduce(rule, end);
     }
+    if (v.failure != INT64_MAX) leave_failed(v.failure);
     if (rule != nullptr && !careful && v.all_clear && !was_clear)
       throw std::logic_error(fmt::format(
           "window engine: the last stop condition cleared in a window ending at {} ps that the "

@@ -24,6 +24,7 @@
 // arg mean, and which entity lives on which rank, are the caller's.
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -100,10 +101,15 @@ struct WindowVerdict {
   // The largest earliest_clear over the ranks that hold conditions
   // (INT64_MIN when one of them has no bound, INT64_MAX when none holds).
   int64_t stop_not_before = INT64_MAX;
-  static constexpr size_t kLanes = 3;
+  // The earliest failure over the ranks (WindowEngine::set_failure): the
+  // time of a rank's failing event, INT64_MAX for none.
+  int64_t failure = INT64_MAX;
+  static constexpr size_t kLanes = 4;
   // This rank's contribution: its own next event, whether it holds
-  // conditions and its bound (`holds` false: `bound` is ignored).
-  static void Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes);
+  // conditions and its bound (`holds` false: `bound` is ignored), and the
+  // time of its failure (INT64_MAX: none).
+  static void Pack(int64_t next, bool holds, int64_t bound, int64_t* lanes,
+                   int64_t failure = INT64_MAX);
   static WindowVerdict Unpack(const int64_t* reduced);
 };
 
@@ -135,6 +141,23 @@ struct Boundaries {
   std::function<void(int64_t bound)> after_window;
 };
 
+// A failure (docs/parallel.md, "A QP failure"): an event that stops the
+// serial run at itself (a queue pair out of retries), on one rank. The ranks
+// cannot agree on it within the window it happens in (the others have run
+// their events of that window past it, and a window's events are not
+// undone), so a run with WindowEngine::set_failure finds it instead: the
+// rank that fails runs nothing more, the window's reduction carries the
+// earliest failure time over the ranks, and when there is one every rank
+// leaves Run by throwing this, with the serial failing event's (time, key):
+// the smallest over the ranks' first failures (windows before had none
+// anywhere, and no event of a window depends on another rank's events of the
+// same window). The caller re-runs from the start with set_failure_stop.
+struct FailureFound : std::runtime_error {
+  FailureFound(int64_t t, uint64_t k);
+  int64_t time_ps;
+  uint64_t key;
+};
+
 class WindowEngine {
  public:
   using Deliver = std::function<void(const RemoteEvent&)>;
@@ -162,7 +185,8 @@ class WindowEngine {
   // rank then stands at the same point of the serial run (all events with
   // time <= until have run). A handler calling Simulator::Stop() is not
   // supported (the stop would need the other ranks' agreement on where):
-  // std::logic_error. Collective: every rank calls it.
+  // std::logic_error, unless it is a failure (set_failure). Collective:
+  // every rank calls it.
   void Run(units::Time until);
   // The same with an agreed stop (StopRule). Returns true when the run ended
   // at the rule's stop point (every rank's clock is then its time), false
@@ -184,6 +208,22 @@ class WindowEngine {
   // start of each Run (one more reduction).
   void set_reduce_in_exchange(bool on) { want_fold_ = on; }
   bool boundary_stop() const { return boundary_stop_; }
+  // Failures (FailureFound): `failed` tells, when Simulator::Run returned
+  // kStopped on this rank, whether the event that stopped it was a failure.
+  // Without a stop point (the first pass) Run throws FailureFound on every
+  // rank once a window holds a failure anywhere. With one (the re-run,
+  // set_failure_stop), every rank runs exactly the events before (time, key)
+  // and the event at it, which must be a failure on one rank (else
+  // std::logic_error), and Run returns false with failure_stop() true. The
+  // stop point holds for every later Run call (`lossless perf`: the
+  // collective that holds it ends there).
+  void set_failure(std::function<bool()> failed) { failed_ = std::move(failed); }
+  void set_failure_stop(int64_t time_ps, uint64_t key) {
+    has_failure_stop_ = true;
+    failure_stop_time_ = time_ps;
+    failure_stop_key_ = key;
+  }
+  bool failure_stop() const { return failure_stopped_; }
   // A run that goes on after an agreed stop (`lossless perf`: one collective
   // after another, each ended by the stop rule): the window the stop ended
   // still exchanges its batches, so the events its ranks sent to others
@@ -242,6 +282,14 @@ class WindowEngine {
   int64_t excluded_ns_ = 0;       // CPU time in collectives since then (not work)
   bool boundary_stop_ = false;
   bool flush_after_stop_ = false;
+  std::function<bool()> failed_;
+  int64_t fail_time_ = INT64_MAX;  // this rank's failure in this pass: (time, key)
+  uint64_t fail_key_ = 0;
+  bool frozen_ = false;  // this rank failed: it runs no further event
+  bool has_failure_stop_ = false;
+  int64_t failure_stop_time_ = 0;
+  uint64_t failure_stop_key_ = 0;
+  bool failure_stopped_ = false;
 };
 
 }  // namespace lossless::parallel

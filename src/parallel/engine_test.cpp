@@ -245,6 +245,184 @@ TEST(Engine, AStopBoundThatProvesWrongIsRefused) {
   }
 }
 
+namespace engine_failure_test {
+
+// An event every 10 ns on the rank's own entity until 1 us: ranks run past
+// a failure in its window.
+struct Ticker final : sim::EventHandler {
+  sim::Simulator* sim = nullptr;
+  uint32_t entity = 0;
+  int64_t ticks = 0;
+  void OnEvent(uint32_t, uint64_t) override {
+    ++ticks;
+    if (sim->Now() < Time::Us(1)) sim->Schedule(sim->Now() + Time::Ns(10), entity, this, 0, 0);
+  }
+};
+
+// A failure (WindowEngine::set_failure): Simulator::Stop with `failed` set,
+// noting the event's key.
+struct Failer final : sim::EventHandler {
+  sim::Simulator* sim = nullptr;
+  bool failed = false;
+  uint64_t key = 0;
+  void OnEvent(uint32_t, uint64_t) override {
+    failed = true;
+    key = sim->RunningKey();
+    sim->Stop();
+  }
+};
+
+struct Plan {
+  int64_t fail_ps[2] = {-1, -1};   // a rank's failure (-1: none)
+  int64_t clear_ps[2] = {-1, -1};  // a rank's stop condition clears (-1: holds none)
+};
+
+struct RankEnd {
+  bool found = false;  // FailureFound thrown
+  int64_t found_ps = -1;
+  uint64_t found_key = 0;
+  bool stopped = false;  // Run returned true (the stop rule's stop)
+  bool failure_stop = false;
+  int64_t now_ps = -1;
+  int64_t ticks = 0;
+  bool failed = false;    // this rank's failure ran
+  uint64_t fail_key = 0;  // ... under this key
+};
+
+// Two ranks, each with its own entity (rank r: entity r, so at one time
+// rank 0's events come first), a ticker, an optional failure and an
+// optional stop condition; windows of 100 ns. With `stop_at`: the re-run.
+std::vector<RankEnd> RunFailing(const Plan& plan, const FailureFound* stop_at) {
+  std::vector<RankEnd> ends(2);
+  RunLoopback(2, [&](Comm& comm) {
+    const int r = comm.Rank();
+    RankEnd& end = ends[static_cast<size_t>(r)];
+    sim::Simulator sim(1);
+    const uint32_t entities[2] = {sim.AddEntity(), sim.AddEntity()};
+    const uint32_t own = entities[r];
+    Ticker t;
+    t.sim = &sim;
+    t.entity = own;
+    Failer f;
+    f.sim = &sim;
+    engine_verdict_test::Clearer c;
+    c.sim = &sim;
+    c.pending = plan.clear_ps[r] >= 0 ? 1 : 0;
+    sim.Schedule(Time::Zero(), own, &t, 0, 0);
+    if (plan.fail_ps[r] >= 0) sim.Schedule(Time::Ps(plan.fail_ps[r]), own, &f, 0, 0);
+    if (plan.clear_ps[r] >= 0) sim.Schedule(Time::Ps(plan.clear_ps[r]), own, &c, 0, 0);
+    WindowEngine engine(comm, sim, Time::Ns(100), {1 - r}, [](const RemoteEvent&) {});
+    engine.set_failure([&f] { return f.failed; });
+    if (stop_at != nullptr) engine.set_failure_stop(stop_at->time_ps, stop_at->key);
+    StopRule rule;
+    rule.pending = [&c] { return c.pending; };
+    try {
+      end.stopped = engine.Run(Time::Us(10), rule);
+    } catch (const FailureFound& e) {
+      end.found = true;
+      end.found_ps = e.time_ps;
+      end.found_key = e.key;
+    }
+    end.failure_stop = engine.failure_stop();
+    end.now_ps = sim.Now().ps();
+    end.ticks = t.ticks;
+    end.failed = f.failed;
+    end.fail_key = f.key;
+  });
+  return ends;
+}
+
+}  // namespace engine_failure_test
+
+TEST(Engine, TheEarliestOfFailuresInOneWindowIsFoundOnEveryRank) {
+  // docs/parallel.md, "A QP failure": rank 0 fails at 130 ns, rank 1 at
+  // 125 ns, both in the window [100, 200) ns that each rank runs to its
+  // failure: every rank throws FailureFound with rank 1's (time, key).
+  using namespace engine_failure_test;
+  Plan p;
+  p.fail_ps[0] = 130'000;
+  p.fail_ps[1] = 125'000;
+  std::vector<RankEnd> e = RunFailing(p, nullptr);
+  for (const RankEnd& x : e) {
+    EXPECT_TRUE(x.found);
+    EXPECT_EQ(x.found_ps, 125'000);
+    EXPECT_EQ(x.found_key, e[1].fail_key);
+  }
+  // At one time the smaller key is the serial one: rank 0's entity.
+  p.fail_ps[1] = 130'000;
+  e = RunFailing(p, nullptr);
+  ASSERT_NE(e[0].fail_key, e[1].fail_key);
+  for (const RankEnd& x : e) {
+    EXPECT_TRUE(x.found);
+    EXPECT_EQ(x.found_ps, 130'000);
+    EXPECT_EQ(x.found_key, std::min(e[0].fail_key, e[1].fail_key));
+  }
+  // Without set_failure a failure is the unsupported stop it was.
+  EXPECT_THROW(RunLoopback(2,
+                           [&](Comm& comm) {
+                             sim::Simulator sim(1);
+                             Failer f;
+                             f.sim = &sim;
+                             sim.Schedule(Time::Ns(50), sim.AddEntity(), &f, 0, 0);
+                             WindowEngine engine(comm, sim, Time::Ns(100), {1 - comm.Rank()},
+                                                 [](const RemoteEvent&) {});
+                             engine.Run(Time::Us(1));
+                           }),
+               std::logic_error);
+}
+
+TEST(Engine, AFailureBeforeTheAgreedStopWinsAndOneAfterItDoesNot) {
+  // Rank 0 holds a condition that clears at 250 ns (the flows-done stop);
+  // rank 1 holds none and fails at 240 ns, in the stop's window: it shows
+  // while rank 1 runs to the stop point, and wins (the serial run ended
+  // there). Failing at 260 ns, after the stop: the stop wins.
+  using namespace engine_failure_test;
+  Plan p;
+  p.clear_ps[0] = 250'000;
+  p.fail_ps[1] = 240'000;
+  std::vector<RankEnd> e = RunFailing(p, nullptr);
+  for (const RankEnd& x : e) {
+    EXPECT_TRUE(x.found);
+    EXPECT_EQ(x.found_ps, 240'000);
+    EXPECT_EQ(x.found_key, e[1].fail_key);
+  }
+  p.fail_ps[1] = 260'000;
+  e = RunFailing(p, nullptr);
+  for (const RankEnd& x : e) {
+    EXPECT_FALSE(x.found);
+    EXPECT_TRUE(x.stopped);
+    EXPECT_EQ(x.now_ps, 250'000);
+  }
+}
+
+TEST(Engine, TheReRunStopsEveryRankAtTheFailure) {
+  // The re-run with the stop point pass 1 found: every rank has run exactly
+  // the events before it (ticks at 0-120 ns: 13 each), the failing rank the
+  // failure itself; Run returns false with failure_stop() on every rank. A
+  // stop point where no rank fails is an error, never a silent stop.
+  using namespace engine_failure_test;
+  Plan p;
+  p.fail_ps[0] = 130'000;
+  p.fail_ps[1] = 125'000;
+  p.clear_ps[0] = 900'000;
+  const std::vector<RankEnd> first = RunFailing(p, nullptr);
+  ASSERT_TRUE(first[0].found);
+  const FailureFound at(first[0].found_ps, first[0].found_key);
+  const std::vector<RankEnd> e = RunFailing(p, &at);
+  for (const RankEnd& x : e) {
+    EXPECT_FALSE(x.found);
+    EXPECT_FALSE(x.stopped);
+    EXPECT_TRUE(x.failure_stop);
+    EXPECT_EQ(x.now_ps, 125'000);
+    EXPECT_EQ(x.ticks, 13);
+  }
+  EXPECT_EQ(e[1].fail_key, at.key);
+  EXPECT_TRUE(e[1].failed);
+  EXPECT_FALSE(e[0].failed) << "rank 0's later failure did not run";
+  const FailureFound nowhere(first[0].found_ps + 1000, first[0].found_key);
+  EXPECT_THROW(RunFailing(p, &nowhere), std::logic_error);
+}
+
 TEST(Engine, AnEventCloserThanTheLookaheadIsRefused) {
   EXPECT_THROW(RunLoopback(2,
                            [&](Comm& comm) {

@@ -3,7 +3,8 @@
 # the serial run's text and JSON byte for byte (cmp), as do the series CSV
 # and the E9 deadlock ring's report at -np 2 (and -np 2 with waiting ranks
 # spinning instead of yielding), links going down at -np 2, other tenants
-# with the pcapng and the timeline at -np 2, and a report line on
+# with the pcapng and the timeline at -np 2, a QP out of retries at -np 2
+# (exit 1 on both), and a report line on
 # standard error with cross-rank events and same-time ties above zero; bad
 # input is reported once, by rank 0, exit 2, and no rank hangs.
 # Usage: run_mpi.sh PATH/TO/lossless
@@ -114,6 +115,25 @@ if timeout 300 "${MPIRUN[@]}" -np 2 "$BIN" run $S "${CAP[@]}" --set "outputs.pca
   echo "-np 2 tenants and captures: $(wc -c < "$tmp/np.pcapng") pcapng bytes, $(wc -c < "$tmp/np-trace.json") trace bytes"
 else
   echo "FAIL: -np 2 tenants and captures exited non-zero"; cat "$tmp/np.err"; fail=1
+fi
+# A QP out of retries at -np 2 (RC, retry_cnt 0, every third frame lost on
+# leaf5->spine1#0, a link out of rank 1's leaves): the serial run stops at
+# the failing event, exit 1; distributed, a first pass finds it and the run
+# is re-run to exactly it (docs/parallel.md, "A QP failure"): text with
+# digests and JSON are the serial run's, exit 1, and the report line says so.
+QPF=(--set traffic.0.bytes=256KiB --set traffic.1.bytes=128KiB --set traffic.1.start=2us
+     --set transport.kind=rc --set transport.retry_cnt=0
+     --set 'faults.link_loss.0.link=leaf5->spine1#0' --set faults.link_loss.0.every=3)
+"$BIN" run $S "${QPF[@]}" --json "$tmp/qp.json" --digest > "$tmp/qp.txt" 2> /dev/null; rc_serial=$?
+timeout 300 "${MPIRUN[@]}" -np 2 "$BIN" run $S "${QPF[@]}" --json "$tmp/qp-np.json" --digest \
+  > "$tmp/qp-np.txt" 2> "$tmp/np.err"; rc_np=$?
+if [ "$rc_serial" = 1 ] && [ "$rc_np" = 1 ] && grep -q '^QP FAILED' "$tmp/qp-np.txt" &&
+    cmp -s "$tmp/qp.txt" "$tmp/qp-np.txt" && cmp -s "$tmp/qp.json" "$tmp/qp-np.json" &&
+    grep -q '^distributed: .*re-run from the start to the QP failure at' "$tmp/np.err"; then
+  echo "-np 2 QP failure: $(grep '^QP FAILED' "$tmp/qp-np.txt" | cut -c1-90)..."
+else
+  echo "FAIL: -np 2 QP failure: exit $rc_np (serial $rc_serial) or output differs"
+  cat "$tmp/np.err"; fail=1
 fi
 # Bad input: once, by rank 0, exit 2, every rank ends.
 bad() {
