@@ -441,8 +441,8 @@ std::string StatsLine(const Stats& st) {
       st.careful, per_window, st.sent, st.sent_bytes,
       st.ties_counted ? fmt::format("{} same-time ties", st.ties)
                       : std::string("same-time ties not counted (run --digest counts them)"),
-      wait, st.run_s, st.cpu_s, st.critical_cpu_s, st.setup_s, st.finish_s,
-      st.peak_windows_dropped, st.windows, st.held_changes, st.kept_changes);
+      wait, st.run_s, st.cpu_s, st.critical_cpu_s, st.setup_s, st.finish_s, st.peak_windows_dropped,
+      st.windows, st.held_changes, st.kept_changes);
   // A run re-run to a QP failure (docs/parallel.md, "A QP failure").
   if (st.failure_rerun_ps >= 0)
     line += fmt::format(
