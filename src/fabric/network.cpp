@@ -33,6 +33,7 @@ Network::Network(sim::Simulator& sim, const topology::Topology& topo, const Netw
     switches_.push_back(s);
   }
   ports_.resize(routes_.num_ports());
+  prefetch_ = ports_.size() * sizeof(Port) >= kPrefetchFromBytes;
   for (uint32_t pi = 0; pi < ports_.size(); ++pi) {
     const topology::Link& link = topo_.links[pi / 2];
     Port& p = ports_[pi];
@@ -94,7 +95,7 @@ void Network::OnEvent(uint32_t kind, uint64_t arg) {
   // Dispatch only: each kind's handler lives with its model (pfc_link.cpp,
   // ib_link.cpp; the host side's events are Nics').
   const uint32_t a32 = static_cast<uint32_t>(arg);
-  PrefetchAhead();
+  if (prefetch_) PrefetchAhead();
   switch (kind) {
     case kKick: {
       Port& p = ports_[arg];

@@ -491,6 +491,11 @@ class Network final : public sim::EventHandler {
   // takes whatever heads the wire when it runs).
   static uint64_t ArrivalArg(uint32_t port, PacketRef r) { return (uint64_t{r} << 32) | port; }
   static constexpr uint32_t kPrefetchAhead = 4;  // lane entries ahead (PrefetchAhead)
+  // PrefetchAhead pays where the port records outgrow the core's own caches
+  // and costs where they fit (its lane lookup runs on every event): on from
+  // this many bytes of Port records, about 2,600 ports (docs/benchmarks.md,
+  // "A sixth pass").
+  static constexpr size_t kPrefetchFromBytes = size_t{4} << 20;
   // Always inlined: as a call, GCC would see a function without side effects
   // (prefetches do not count) and drop the call.
   [[gnu::always_inline]] inline void PrefetchAhead();
@@ -614,6 +619,7 @@ class Network final : public sim::EventHandler {
   uint64_t link_losses_ = 0;
   std::vector<cc::IbFecnMarker> fecn_;  // per (port, VL), when IB CC is on
   bool ib_on_ = false;
+  bool prefetch_ = false;  // PrefetchAhead on (kPrefetchFromBytes)
   bool fcp_lazy_ = true;       // FCPs through the inbox (IbLinkConfig::fcp_event_each off)
   std::vector<IbPort> ib_;     // by port, when cfg.ib.enabled
   flowctl::VlArbiter vl_arb_;  // VL arbitration tables
