@@ -78,8 +78,8 @@ int64_t EarliestClear(const fabric::Network& net, const topology::Topology& topo
       largest = std::max<int64_t>(largest, f.spec.max_payload);
     }
     const uint32_t port = net.HostPort(net.flows()[at_host.front()].spec.dst);
-    latest = std::max(latest, LastArrivalBound(ran_before, missing, largest,
-                                               topo.links[port / 2].rate.bps()));
+    latest = std::max(
+        latest, LastArrivalBound(ran_before, missing, largest, topo.links[port / 2].rate.bps()));
   }
   return latest;
 }

@@ -71,21 +71,22 @@ struct Stats {
   // with digests only (`--digest`; a per-event probe the run otherwise skips).
   uint64_t ties = 0;
   bool ties_counted = false;
-  uint64_t careful = 0;   // windows that waited for the stop verdict
-  uint64_t stop_bounds = 0;  // times this rank computed the stop rule's bound
-  uint64_t reductions = 0;  // integer reductions (rank 0's)
-  uint64_t exchanges = 0;   // batch exchanges (rank 0's)
-  uint64_t sent_bytes = 0;  // batch bytes sent (rank 0: all ranks)
-  uint64_t events = 0;      // events run (rank 0: all ranks)
+  uint64_t careful = 0;       // windows that waited for the stop verdict
+  uint64_t stop_bounds = 0;   // times this rank computed the stop rule's bound
+  uint64_t reductions = 0;    // integer reductions (rank 0's)
+  uint64_t exchanges = 0;     // batch exchanges (rank 0's)
+  uint64_t sent_bytes = 0;    // batch bytes sent (rank 0: all ranks)
+  uint64_t events = 0;        // events run (rank 0: all ranks)
   uint64_t kept_changes = 0;  // packets-alive changes merged for the exact peak (rank 0)
   uint64_t held_changes = 0;  // ... held by this rank at the run's end, before the last drop
-  uint64_t peak_windows_dropped = 0;  // windows that could not hold the peak (their changes dropped)
+  uint64_t peak_windows_dropped =
+      0;  // windows that could not hold the peak (their changes dropped)
   // Frames lost in flight on cut links that went down (faults.link_down),
   // counted by the senders' ranks; of them, those that reached the
   // receiver's rank after it had run the down (rank 0: all ranks).
   uint64_t cut_frames_lost = 0;
   uint64_t late_frames_lost = 0;
-  double wait_s = 0;      // rank 0: the largest over ranks
+  double wait_s = 0;  // rank 0: the largest over ranks
   double run_s = 0;
   double cpu_s = 0;           // rank 0: the sum over ranks of WindowStats::cpu_s
   double critical_cpu_s = 0;  // WindowStats::critical_cpu_s

@@ -170,9 +170,9 @@ std::vector<std::string> With(std::vector<std::string> a, const std::vector<std:
 TEST(Distributed, InjectedCnpsAndTheirReportAreTheSerialRun) {
   const Scenario s = scenario::LoadScenarioFile(
       Path("scenarios/roce-incast.yaml"),
-      With(kSmallIncast, {"fabric.cc=dcqcn-paper", "faults.cnp_inject.0.flow=100",
-                          "faults.cnp_inject.0.at=1us", "faults.cnp_inject.0.count=3",
-                          "faults.cnp_inject.0.every=2us"}));
+      With(kSmallIncast,
+           {"fabric.cc=dcqcn-paper", "faults.cnp_inject.0.flow=100", "faults.cnp_inject.0.at=1us",
+            "faults.cnp_inject.0.count=3", "faults.cnp_inject.0.every=2us"}));
   const Outputs serial = Serial(s);
   // The injection took effect in the serial run: its reaction point cut.
   const auto j = nlohmann::json::parse(serial.json);
@@ -459,11 +459,12 @@ TEST(Distributed, PeakOfPacketsAliveFromTheKeptWindowsIsTheSerialPeak) {
         if (random) continue;
         Stats pruned;
         const Outputs p = dist_peak_test::WithoutDigests(s, k, {}, &pruned, 8);
-        std::printf("peak, %d ranks, pruned: %s; %llu changes held by rank 0 at the end, %llu "
-                    "unpruned\n",
-                    k, dist_peak_test::PeakLine(p.text).c_str(),
-                    static_cast<unsigned long long>(pruned.held_changes),
-                    static_cast<unsigned long long>(st.held_changes));
+        std::printf(
+            "peak, %d ranks, pruned: %s; %llu changes held by rank 0 at the end, %llu "
+            "unpruned\n",
+            k, dist_peak_test::PeakLine(p.text).c_str(),
+            static_cast<unsigned long long>(pruned.held_changes),
+            static_cast<unsigned long long>(st.held_changes));
         EXPECT_EQ(p.text, serial_text) << k << " ranks, pruned";
         EXPECT_TRUE(p.json == serial_json) << k << " ranks, pruned: JSON differs";
         EXPECT_EQ(pruned.kept_changes, st.kept_changes) << k << " ranks, pruned";

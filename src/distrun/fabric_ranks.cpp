@@ -205,7 +205,6 @@ struct FabricRanks::Probe final : fabric::PacketPool::Observer {
   }
 };
 
-
 namespace {
 
 double Seconds(std::chrono::steady_clock::duration d) {
@@ -217,7 +216,6 @@ bool ChangeBefore(const FabricRanks::Probe::Change& a, const FabricRanks::Probe:
   if (a.window != b.window) return a.window < b.window;
   return a.time != b.time ? a.time < b.time : a.key < b.key;
 }
-
 
 template <class T>
 void PutVec(std::string& out, const std::vector<T>& v) {
@@ -249,17 +247,21 @@ int64_t LastArrivalBound(int64_t ran_before, Int128 missing, int64_t largest, in
 }
 
 FabricRanks::FabricRanks(parallel::Comm& comm, sim::Simulator& sim, fabric::Network& net,
-                         const scenario::Scenario& s, std::vector<int32_t> rank_of_node,
-                         Stats& st)
-    : comm_(comm), sim_(sim), net_(net), s_(s), me_(comm.Rank()),
-      t_setup_(std::chrono::steady_clock::now()), rank_of_node_(std::move(rank_of_node)) {
+                         const scenario::Scenario& s, std::vector<int32_t> rank_of_node, Stats& st)
+    : comm_(comm),
+      sim_(sim),
+      net_(net),
+      s_(s),
+      me_(comm.Rank()),
+      t_setup_(std::chrono::steady_clock::now()),
+      rank_of_node_(std::move(rank_of_node)) {
   st.ranks = comm.Size();
   const topology::Topology& topo = net.topology();
   if (rank_of_node_.empty()) {
     const bool clos = s.topology_kind == "leaf-spine" || s.topology_kind == "fat-tree" ||
                       s.topology_kind == "rail-optimized";
-    const parallel::Partition p = parallel::PartitionFabric(
-        topo, clos ? s.clos.gpus_per_node : 1, comm.Size(), {s.file, 0, "mpirun -np"});
+    const parallel::Partition p = parallel::PartitionFabric(topo, clos ? s.clos.gpus_per_node : 1,
+                                                            comm.Size(), {s.file, 0, "mpirun -np"});
     rank_of_node_ = p.rank_of_node;
   }
   if (rank_of_node_.size() != topo.nodes.size())
@@ -385,9 +387,15 @@ parallel::WindowEngine& FabricRanks::Start(size_t local_flows, units::Time windo
   return *engine_;
 }
 
-size_t FabricRanks::probe_lanes() const { return 2 * static_cast<size_t>(comm_.Size()); }
-void FabricRanks::FillProbeLanes(int64_t* lanes) { probe_->Fill(lanes); }
-void FabricRanks::TakeProbeLanes(const int64_t* lanes) { probe_->Take(lanes); }
+size_t FabricRanks::probe_lanes() const {
+  return 2 * static_cast<size_t>(comm_.Size());
+}
+void FabricRanks::FillProbeLanes(int64_t* lanes) {
+  probe_->Fill(lanes);
+}
+void FabricRanks::TakeProbeLanes(const int64_t* lanes) {
+  probe_->Take(lanes);
+}
 
 int FabricRanks::GatherQpFailure() {
   // The record, from the one rank that has it (the failing queue pair's

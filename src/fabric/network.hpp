@@ -619,7 +619,7 @@ class Network final : public sim::EventHandler {
   uint64_t link_losses_ = 0;
   std::vector<cc::IbFecnMarker> fecn_;  // per (port, VL), when IB CC is on
   bool ib_on_ = false;
-  bool prefetch_ = false;  // PrefetchAhead on (kPrefetchFromBytes)
+  bool prefetch_ = false;      // PrefetchAhead on (kPrefetchFromBytes)
   bool fcp_lazy_ = true;       // FCPs through the inbox (IbLinkConfig::fcp_event_each off)
   std::vector<IbPort> ib_;     // by port, when cfg.ib.enabled
   flowctl::VlArbiter vl_arb_;  // VL arbitration tables

@@ -227,8 +227,7 @@ TEST(Engine, AStopBoundThatProvesWrongIsRefused) {
         rule.earliest_clear = [&](int64_t) {
           return lie && r == 1 ? int64_t{1'000'000'000} : clear_ps;
         };
-        if (engine.Run(Time::Us(10), rule))
-          stopped_at[static_cast<size_t>(r)] = sim.Now().ps();
+        if (engine.Run(Time::Us(10), rule)) stopped_at[static_cast<size_t>(r)] = sim.Now().ps();
         careful[static_cast<size_t>(r)] = engine.stats().careful;
         windows[static_cast<size_t>(r)] = engine.stats().windows;
       });
