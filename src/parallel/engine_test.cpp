@@ -331,6 +331,15 @@ std::vector<RankEnd> RunFailing(const Plan& plan, const FailureFound* stop_at) {
   return ends;
 }
 
+// Every rank left Run with FailureFound naming (ps, key).
+void ExpectFoundOnEveryRank(const std::vector<RankEnd>& ends, int64_t ps, uint64_t key) {
+  for (const RankEnd& x : ends) {
+    EXPECT_TRUE(x.found);
+    EXPECT_EQ(x.found_ps, ps);
+    EXPECT_EQ(x.found_key, key);
+  }
+}
+
 }  // namespace engine_failure_test
 
 TEST(Engine, TheEarliestOfFailuresInOneWindowIsFoundOnEveryRank) {
@@ -342,20 +351,12 @@ TEST(Engine, TheEarliestOfFailuresInOneWindowIsFoundOnEveryRank) {
   p.fail_ps[0] = 130'000;
   p.fail_ps[1] = 125'000;
   std::vector<RankEnd> e = RunFailing(p, nullptr);
-  for (const RankEnd& x : e) {
-    EXPECT_TRUE(x.found);
-    EXPECT_EQ(x.found_ps, 125'000);
-    EXPECT_EQ(x.found_key, e[1].fail_key);
-  }
+  ExpectFoundOnEveryRank(e, 125'000, e[1].fail_key);
   // At one time the smaller key is the serial one: rank 0's entity.
   p.fail_ps[1] = 130'000;
   e = RunFailing(p, nullptr);
   ASSERT_NE(e[0].fail_key, e[1].fail_key);
-  for (const RankEnd& x : e) {
-    EXPECT_TRUE(x.found);
-    EXPECT_EQ(x.found_ps, 130'000);
-    EXPECT_EQ(x.found_key, std::min(e[0].fail_key, e[1].fail_key));
-  }
+  ExpectFoundOnEveryRank(e, 130'000, std::min(e[0].fail_key, e[1].fail_key));
   // Without set_failure a failure is the unsupported stop it was.
   EXPECT_THROW(RunLoopback(2,
                            [&](Comm& comm) {
@@ -380,11 +381,7 @@ TEST(Engine, AFailureBeforeTheAgreedStopWinsAndOneAfterItDoesNot) {
   p.clear_ps[0] = 250'000;
   p.fail_ps[1] = 240'000;
   std::vector<RankEnd> e = RunFailing(p, nullptr);
-  for (const RankEnd& x : e) {
-    EXPECT_TRUE(x.found);
-    EXPECT_EQ(x.found_ps, 240'000);
-    EXPECT_EQ(x.found_key, e[1].fail_key);
-  }
+  ExpectFoundOnEveryRank(e, 240'000, e[1].fail_key);
   p.fail_ps[1] = 260'000;
   e = RunFailing(p, nullptr);
   for (const RankEnd& x : e) {
