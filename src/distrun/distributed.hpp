@@ -79,8 +79,8 @@ struct Stats {
   uint64_t events = 0;        // events run (rank 0: all ranks)
   uint64_t kept_changes = 0;  // packets-alive changes merged for the exact peak (rank 0)
   uint64_t held_changes = 0;  // ... held by this rank at the run's end, before the last drop
-  uint64_t peak_windows_dropped =
-      0;  // windows that could not hold the peak (their changes dropped)
+  // Windows that could not hold the peak (their changes dropped).
+  uint64_t peak_windows_dropped = 0;
   // Frames lost in flight on cut links that went down (faults.link_down),
   // counted by the senders' ranks; of them, those that reached the
   // receiver's rank after it had run the down (rank 0: all ranks).
