@@ -583,7 +583,6 @@ std::string Nics::LossWhere(uint32_t port) const {
 }
 
 void Nics::NoteLoss(uint32_t flow, uint32_t port) {
-  flow_state_[flow].last_loss_port = port;
   if (last_loss_.size() <= flow) last_loss_.resize(flows_.size());
   last_loss_[flow] = {sim_.Now().ps(), sim_.RunningKey(), port};
 }
@@ -602,7 +601,7 @@ void Nics::QpFail(uint32_t f) {
   const FlowStats& st = flows_[f];
   const FlowState& fs = flow_state_[f];
   const rdma::RcRequester& rq = rcq_[fs.rc];
-  const std::string where = LossWhere(fs.last_loss_port);
+  const std::string where = LossWhere(LastLossOf(f).port);
   QpFailure fail;
   fail.qp = f;
   fail.at = sim_.Now();

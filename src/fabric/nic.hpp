@@ -209,9 +209,8 @@ class Nics final : public sim::EventHandler {
     uint32_t route_off = kNone;  // explicit route: Network's resolved hops from here
     int64_t gap_ps = 0;          // IB CC: injection gap after each packet
     uint32_t rc = kNone;         // RC queue pair: index into rcq_ / rcr_
-    uint32_t last_loss_port = kNone;
-    bool active = false;      // in its NIC's active list
-    bool persistent = false;  // a QP of AddQp: never done
+    bool active = false;         // in its NIC's active list
+    bool persistent = false;     // a QP of AddQp: never done
   };
 
   Nics(Network& net, sim::Simulator& sim, const NetworkConfig& cfg, PacketPool& pool,
