@@ -13,22 +13,26 @@ template <class T>
 struct Ring {
   std::vector<T> buf;
   uint32_t head = 0, size = 0;
+  // buf.size() and buf.size() - 1, kept so the hot path reads one word.
+  uint32_t cap = 0, mask = 0;
   bool empty() const { return size == 0; }
   const T& front() const { return buf[head]; }
   const T& back() const { return at(size - 1); }
-  const T& at(uint32_t i) const { return buf[(head + i) & (buf.size() - 1)]; }
+  const T& at(uint32_t i) const { return buf[(head + i) & mask]; }
   void pop() {
-    head = static_cast<uint32_t>((head + 1) & (buf.size() - 1));
+    head = (head + 1) & mask;
     --size;
   }
   void push(const T& v) {
-    if (size == buf.size()) {
+    if (size == cap) {
       std::vector<T> bigger(std::max<size_t>(8, 2 * buf.size()));
       for (uint32_t i = 0; i < size; ++i) bigger[i] = at(i);
       buf.swap(bigger);
       head = 0;
+      cap = static_cast<uint32_t>(buf.size());
+      mask = cap - 1;
     }
-    buf[(head + size) & (buf.size() - 1)] = v;
+    buf[(head + size) & mask] = v;
     ++size;
   }
   void clear() { head = size = 0; }

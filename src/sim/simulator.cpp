@@ -73,8 +73,9 @@ namespace {
     ReviewLanes();
 }
 
-void Simulator::Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
-                     uint32_t slot) {
+// Inline in Schedule (every kick, timer and engine event) and ScheduleCancellable.
+[[gnu::always_inline]] inline void Simulator::Push(int64_t time, uint32_t source, EventHandler* h,
+                                                   uint32_t kind, uint64_t arg, uint32_t slot) {
   assert(kind <= 0xFFFF);
   const uint64_t key =
       (static_cast<uint64_t>(source) << 40) | (entity_seq_[source]++ & ((1ULL << 40) - 1));
