@@ -192,7 +192,9 @@ void Network::IbOnFcpTimer(uint32_t port) {
   if (r.fcp_pending != 0) Kick(port);
 }
 
-int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
+// Flattened (IbPushFcp and the rings inline): one FCP per packet-hop goes
+// through here (docs/benchmarks.md, "A seventh pass").
+[[gnu::flatten]] int64_t Network::IbTransmitFcps(uint32_t port, int64_t now) {
   Port& p = ports_[port];
   IbPort& r = ib_[port];
   const int64_t wire = kFcpWireBytes + cfg_.framing.gap_overhead;
