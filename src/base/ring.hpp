@@ -26,15 +26,18 @@ struct Ring {
     --size;
   }
   void push(const T& v) {
-    if (size == mask + 1) {
-      std::vector<T> bigger(std::max<size_t>(8, 2 * buf.size()));
-      for (uint32_t i = 0; i < size; ++i) bigger[i] = at(i);
-      buf.swap(bigger);
-      head = 0;
-      mask = static_cast<uint32_t>(buf.size() - 1);
-    }
+    if (size == mask + 1) [[unlikely]]
+      Grow();
     buf[(head + size) & mask] = v;
     ++size;
+  }
+  // Out of line: the callers' hot paths keep only the store.
+  [[gnu::noinline]] void Grow() {
+    std::vector<T> bigger(std::max<size_t>(8, 2 * buf.size()));
+    for (uint32_t i = 0; i < size; ++i) bigger[i] = at(i);
+    buf.swap(bigger);
+    head = 0;
+    mask = static_cast<uint32_t>(buf.size() - 1);
   }
   void clear() { head = size = 0; }
 };

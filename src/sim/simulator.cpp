@@ -1,5 +1,6 @@
 #include "sim/simulator.hpp"
 
+#include <atomic>
 #include <cassert>
 
 namespace lossless::sim {
@@ -24,53 +25,76 @@ namespace {
 
 }  // namespace
 
-// Inline here: every Push and ScheduleKeyed asks. The cache slot of a
-// handler is picked by its address (a multiplicative hash to 3 bits).
-[[gnu::always_inline]] inline uint32_t Simulator::HandlerIndex(EventHandler* h) {
-  static_assert(kHandlerSlots == 8);
-  HandlerSlot& c = handler_cache_[(reinterpret_cast<uintptr_t>(h) * 0x9E3779B97F4A7C15ULL) >> 61];
-  if (c.h != h) [[unlikely]] {
-    c.index = FindHandler(handlers_, h);
-    c.h = h;
-  }
-  return c.index;
+uint64_t Simulator::NextSerial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Inline here: every Push and ScheduleKeyed asks. The index sits in the
+// handler (EventHandler::index_), whose record the caller has at hand.
+[[gnu::always_inline]] inline uint32_t Simulator::HandlerIndex(EventHandler* h) {
+  if (h->indexed_by_ != serial_) [[unlikely]] {
+    h->index_ = FindHandler(handlers_, h);
+    h->indexed_by_ = serial_;
+  }
+  return h->index_;
+}
+
+[[gnu::always_inline]] inline void Simulator::LanePush(uint32_t lane, const Entry& e) {
+  Lane& l = lanes_[lane];
+  if (l.size == 0) {
+    Entry rep = e;
+    rep.handler_kind = kLaneHandler << 16 | lane;
+    heap_.push_back(rep);
+    child_min_ = 0;
+    SiftUp(heap_, heap_.size() - 1, rep);
+  }
+  l.push(e);
+  ++lane_state_[lane].uses;
+}
+
+// The common case, inline in every push: the delay holds a lane that has
+// entries and the event follows its tail. The rest (a lane's first entry,
+// the votes for lanes, spill lanes, the heaps) is out of line, so the
+// callers' hot paths stay small.
 [[gnu::always_inline]] inline void Simulator::PushEntry(const Entry& e, int64_t time) {
   const int64_t delay = time - now_.ps();
-  // A delay that holds a lane is the common case: look it up here, and leave
-  // the votes and lane assignments to LaneFor.
   const DelaySlot& ds = delay_slots_[DelaySlotOf(delay)];
-  const uint32_t lane = ds.delay == delay && ds.lane != UINT32_MAX ? ds.lane : LaneFor(delay);
-  if (lane != UINT32_MAX && (lanes_[lane].size == 0 || Before(lanes_[lane].back(), e))) {
-    Lane& l = lanes_[lane];
-    if (l.size == 0) {
-      Entry rep = e;
-      rep.handler_kind = kLaneHandler << 16 | lane;
-      heap_.push_back(rep);
-      child_min_ = 0;
-      SiftUp(heap_, heap_.size() - 1, rep);
-      ++lane_reps_;
-    }
-    l.push(e);
-    ++lane_entries_;
-    ++lane_state_[lane].uses;
+  Lane* l = ds.delay == delay && ds.lane != UINT32_MAX ? &lanes_[ds.lane] : nullptr;
+  if (l != nullptr && l->size != 0 && Before(l->back(), e)) [[likely]] {
+    l->push(e);
+    ++lane_state_[ds.lane].uses;
   } else {
+    PushSlow(e, delay);
+  }
+  if ((++scheduled_ & (kLaneEpoch - 1)) == 0) [[unlikely]]
+    ReviewLanes();
+}
+
+void Simulator::PushSlow(const Entry& e, int64_t delay) {
+  const uint32_t lane = LaneFor(delay);
+  if (lane != UINT32_MAX && (lanes_[lane].size == 0 || Before(lanes_[lane].back(), e))) {
+    LanePush(lane, e);
+  } else if (delay >= kFarPs) {
     // No lane for this delay, or an equal-time entry with a smaller key than
-    // the lane's tail (the lane must stay sorted): a heap takes it.
-    if (delay >= kFarPs) {
-      far_.push_back(e);
-      SiftUp(far_, far_.size() - 1, e);
-      far_time_ = TimeOf(far_.front());
+    // the lane's tail (the lane must stay sorted): a far event goes to the
+    // far heap (spill lanes for far events were tried: the timers there are
+    // rarely scheduled in time order), a near one to the first spill lane
+    // it can follow, else to the near heap.
+    far_.push_back(e);
+    SiftUp(far_, far_.size() - 1, e);
+    far_time_ = TimeOf(far_.front());
+  } else {
+    uint32_t s = 0;
+    while (s < kSpillLanes && lanes_[s].size != 0 && !Before(lanes_[s].back(), e)) ++s;
+    if (s < kSpillLanes) {
+      LanePush(s, e);
     } else {
       heap_.push_back(e);
       child_min_ = 0;
       SiftUp(heap_, heap_.size() - 1, e);
     }
   }
-  if (++pending_ > peak_pending_) peak_pending_ = pending_;
-  if ((++scheduled_ & (kLaneEpoch - 1)) == 0) [[unlikely]]
-    ReviewLanes();
 }
 
 // Inline in Schedule (every kick, timer and engine event) and ScheduleCancellable.
@@ -115,6 +139,12 @@ void Simulator::CountEvent(Time at, uint64_t key, uint32_t kind) {
   d.sum += Mix(static_cast<uint64_t>(at.ps()), key & ((1ULL << 40) - 1), kind & 0xFFFF);
 }
 
+size_t Simulator::pending() const {
+  size_t n = heap_.size() + far_.size();
+  for (const Lane& l : lanes_) n += l.size == 0 ? 0 : l.size - 1;  // its head is in heap_
+  return n;
+}
+
 uint32_t Simulator::LaneFor(int64_t delay) {
   static_assert(kDelaySlots == 256);
   const size_t slot = DelaySlotOf(delay);
@@ -145,7 +175,7 @@ uint32_t Simulator::NewLane() {
     free_lanes_.pop_back();
     return lane;
   }
-  if (lanes_.size() >= kMaxLanes) return UINT32_MAX;
+  if (lanes_.size() >= kSpillLanes + kMaxLanes) return UINT32_MAX;
   lanes_.emplace_back();
   lane_state_.push_back({kLaneFree, 0});
   return static_cast<uint32_t>(lanes_.size() - 1);
@@ -307,7 +337,6 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       return StopReason::kTimeLimit;
     }
     run_lane_ = UINT32_MAX;
-    --pending_;
     if (far) [[unlikely]] {
       PopTop(far_);
       far_time_ = far_.empty() ? UINT64_MAX : TimeOf(far_.front());
@@ -317,7 +346,6 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       Lane& l = lanes_[lane];
       top = l.front();
       l.pop();
-      --lane_entries_;
       if (l.size > 0) {
         Entry rep = l.front();
         rep.handler_kind = kLaneHandler << 16 | lane;
@@ -325,7 +353,6 @@ StopReason Simulator::RunLoop(Time until, uint64_t max_events) {
       } else {
         PopTop(heap_);
         child_min_ = 0;
-        --lane_reps_;
       }
     } else {
       PopTop(heap_);

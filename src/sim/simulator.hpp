@@ -18,8 +18,9 @@
 // delay, once seen often, gets a lane: a FIFO ring of entries in (time, key)
 // order, of which only the head sits in the 4-ary heap as a representative.
 // The heap then holds a few dozen entries instead of one per busy link, so
-// its depth and cache footprint do not grow with the fabric; every other
-// event goes to the heap directly. The order of execution is exactly the
+// its depth and cache footprint do not grow with the fabric. A near event
+// without a lane of its delay goes to a spill lane (below) it can follow,
+// else to the heap directly. The order of execution is exactly the
 // heap-only order: lanes are sorted, and the heap merges their heads.
 // Lanes are recycled: a delay that stops being frequent (the staggered start
 // times of a collective, say) gives its lane up at the next review, so the
@@ -46,7 +47,20 @@ class EventHandler {
   virtual void OnEvent(uint32_t kind, uint64_t arg) = 0;
 
  protected:
+  EventHandler() = default;
+  // A copy is another handler: it does not inherit the original's index.
+  EventHandler(const EventHandler&) {}
+  EventHandler& operator=(const EventHandler&) { return *this; }
   ~EventHandler() = default;
+
+ private:
+  friend class Simulator;
+  // The index the simulator that last queued an event for this handler gave
+  // it (by that simulator's serial number, never reused, unlike an address),
+  // so that a push reads it here instead of searching; another simulator's
+  // push searches once and takes the cache over.
+  uint64_t indexed_by_ = 0;
+  uint32_t index_ = 0;
 };
 
 // Handle of a cancellable event. Default-constructed = none.
@@ -71,7 +85,11 @@ struct EntityDigest {
 
 class Simulator {
  public:
-  explicit Simulator(uint64_t seed) : seed_(seed) {}
+  explicit Simulator(uint64_t seed)
+      : seed_(seed),
+        serial_(NextSerial()),
+        lanes_(kSpillLanes),
+        lane_state_(kSpillLanes, LaneState{kLaneSpill, 0}) {}
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
@@ -147,13 +165,11 @@ class Simulator {
     child_min_ = 0;
     far_.clear();
     far_time_ = UINT64_MAX;
-    lane_reps_ = lane_entries_ = 0;
     for (const Entry& e : all)
       if (keep(static_cast<uint64_t>(e.order), e.handler_kind & 0xFFFF, e.arg)) {
         heap_.push_back(e);
         SiftUp(heap_, heap_.size() - 1, e);
       }
-    pending_ = heap_.size();
   }
   // The key of the event running now (of the last one that ran, between
   // events): with Now(), where in the (time, key) order the run is; the
@@ -202,6 +218,14 @@ class Simulator {
     return true;
   }
 
+  // Where the running event waited: a delay lane, a spill lane, or neither
+  // (a heap). For tests and diagnostics; nothing may depend on it.
+  enum class Queue : uint8_t { kHeap, kSpillLane, kDelayLane };
+  Queue RunningFrom() const {
+    if (run_lane_ == UINT32_MAX) return Queue::kHeap;
+    return run_lane_ < kSpillLanes ? Queue::kSpillLane : Queue::kDelayLane;
+  }
+
   uint64_t events_executed() const { return executed_; }
   // An event under `key` that ran outside this queue at `at` (a distributed
   // run replays the deadlock detector's and the series sampler's events at
@@ -211,9 +235,9 @@ class Simulator {
   void CountEvent(Time at, uint64_t key, uint32_t kind);
   uint64_t events_scheduled() const { return scheduled_; }
   uint64_t events_cancelled() const { return cancelled_; }
-  // heap_.size() + far_.size() - lane_reps_ + lane_entries_, kept as a count.
-  size_t pending() const { return pending_; }
-  size_t peak_pending() const { return peak_pending_; }
+  // Events queued (a cancelled one until it is popped), counted when asked
+  // (a sample, a test) rather than kept at every push and pop.
+  size_t pending() const;
 
  private:
   // Heap entries are 32 bytes: the order key and the payload. Ordering is
@@ -236,6 +260,15 @@ class Simulator {
   static constexpr uint32_t kLaneKeepUses = 64;
   static constexpr uint32_t kLaneFree = UINT32_MAX;          // LaneState::slot: unused
   static constexpr uint32_t kLaneDetached = UINT32_MAX - 1;  // draining, takes no pushes
+  // Spill lanes (the first kSpillLanes lanes, held by no delay): a near event
+  // that no delay lane takes goes to the first of them whose tail it does not
+  // order before, and to the heap only when it orders before all their tails.
+  // Events without a steady delay (a kick at the rest of a frame in progress,
+  // an NVLink delivery after the egress's earlier messages) are mostly
+  // scheduled in time order anyway, so a FIFO takes them at the cost of a
+  // compare with its tail instead of a sift through the heap at each end.
+  static constexpr uint32_t kSpillLanes = 4;
+  static constexpr uint32_t kLaneSpill = UINT32_MAX - 2;
   using Lane = base::Ring<Entry>;
   struct LaneState {
     uint32_t slot;  // its delay slot, or kLaneDetached / kLaneFree
@@ -255,6 +288,8 @@ class Simulator {
   void Push(int64_t time, uint32_t source, EventHandler* h, uint32_t kind, uint64_t arg,
             uint32_t slot);
   [[gnu::always_inline]] inline void PushEntry(const Entry& e, int64_t time);
+  [[gnu::always_inline]] inline void LanePush(uint32_t lane, const Entry& e);
+  [[gnu::noinline]] void PushSlow(const Entry& e, int64_t delay);
   [[gnu::cold, gnu::noinline]] void Digest(const Entry& e);
   template <bool kDigests, bool kProbe>
   StopReason RunLoop(Time until, uint64_t max_events);
@@ -276,7 +311,9 @@ class Simulator {
   void ReplaceTop(const Entry& e);
   static void SiftUp(std::vector<Entry>& h, size_t i, const Entry& e);  // place e at or above `i`
 
+  static uint64_t NextSerial();  // 1, 2, ... (thread-safe)
   uint64_t seed_;
+  uint64_t serial_;  // EventHandler::indexed_by_
   Time now_;
   bool stop_ = false;
   std::vector<Entry> heap_;  // 4-ary min-heap: lane heads and near events
@@ -290,18 +327,9 @@ class Simulator {
   std::vector<LaneState> lane_state_;  // by lane
   std::vector<uint32_t> free_lanes_;
   DelaySlot delay_slots_[kDelaySlots];
-  size_t lane_reps_ = 0, lane_entries_ = 0;
   uint32_t run_lane_ = UINT32_MAX;       // lane of the running event (LaneAhead), or none
   uint32_t run_handler_ = 0;             // handler index of the running event
   std::vector<EventHandler*> handlers_;  // the handlers seen, by index
-  // Handler -> index, direct-mapped by the handler's address: the network and
-  // a collective engine schedule in turn, and a one-entry cache missed then.
-  struct HandlerSlot {
-    EventHandler* h = nullptr;
-    uint32_t index = 0;
-  };
-  static constexpr size_t kHandlerSlots = 8;
-  HandlerSlot handler_cache_[kHandlerSlots];
   std::vector<uint64_t> entity_seq_;
   std::vector<uint32_t> slot_gen_;
   std::vector<uint32_t> slot_sched_gen_;  // generation when the slot's event was scheduled
@@ -312,8 +340,6 @@ class Simulator {
   void* probe_ctx_ = nullptr;
   std::vector<EntityDigest> digests_;
   uint64_t executed_ = 0, scheduled_ = 0, cancelled_ = 0;
-  size_t peak_pending_ = 0;
-  size_t pending_ = 0;
   uint64_t far_time_ = UINT64_MAX;  // TimeOf(far_.front()), UINT64_MAX when far_ is empty
 };
 

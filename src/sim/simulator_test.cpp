@@ -162,8 +162,8 @@ TEST(Simulator, DeterministicAndTwoSimulatorsInOneProcess) {
 }
 
 // Delay lanes must not change the order: a storm of events, most a few fixed
-// delays ahead (so they get lanes), some with random delays (the near heap
-// below a microsecond, the far heap beyond), many
+// delays ahead (so they get lanes), some with random delays (a spill lane or
+// the near heap below a microsecond, the far heap beyond), many
 // at equal times from several sources scheduled out of key order, some
 // cancelled. Every event carries its own (source, per-source index), which is
 // exactly the engine's order key; the test keeps the pending set itself and
@@ -177,6 +177,7 @@ struct Storm : EventHandler {
   std::set<Key> pending;
   std::vector<std::pair<EventId, Key>> cancellable;
   uint64_t ran = 0, out_of_order = 0, cancelled = 0, budget = 200000;
+  uint64_t from[3] = {0, 0, 0};  // events run, by Simulator::Queue
   void Add(Time at, bool cancellable_event) {
     const uint32_t s = static_cast<uint32_t>(rng.Below(sources.size()));
     const Key key{at.ps(), s, next_index[s]++};
@@ -192,6 +193,7 @@ struct Storm : EventHandler {
     if (pending.empty() || *pending.begin() != key) ++out_of_order;
     pending.erase(key);
     ++ran;
+    ++from[static_cast<int>(sim->RunningFrom())];
     const int children = static_cast<int>(rng.Below(4));  // mean 1.5: grows to the budget
     for (int i = 0; i < children && budget > 0; ++i, --budget) {
       const uint64_t pick = rng.Below(10);
@@ -226,6 +228,10 @@ TEST(Simulator, DelayLanesKeepTheExactTimeAndKeyOrder) {
   EXPECT_GT(st.ran, 150000u);
   EXPECT_GT(st.cancelled, 100u);
   EXPECT_EQ(sim.pending(), 0u);
+  // Every way an event can wait was taken, many times.
+  EXPECT_GT(st.from[static_cast<int>(Simulator::Queue::kHeap)], 1000u);
+  EXPECT_GT(st.from[static_cast<int>(Simulator::Queue::kSpillLane)], 1000u);
+  EXPECT_GT(st.from[static_cast<int>(Simulator::Queue::kDelayLane)], 1000u);
 }
 
 // LaneAhead names the events that will run next from the running event's
@@ -245,15 +251,16 @@ struct LaneWatcher : EventHandler {
   LaneWatcher* other = nullptr;
   std::vector<std::pair<const LaneWatcher*, uint64_t>>* order = nullptr;
   std::vector<Ask>* asks = nullptr;
-  uint64_t heap_answers = 0;  // answers given to events that did not come from a lane
+  uint64_t first_round_spilled = 0;  // first-round events that ran from a spill lane
   void OnEvent(uint32_t kind, uint64_t arg) override {
     const size_t at = order->size();
     order->emplace_back(this, arg);
+    if (sim->Now().ps() < 100 && sim->RunningFrom() == Simulator::Queue::kSpillLane)
+      ++first_round_spilled;
     for (uint32_t k = 1; k <= 4; ++k) {
       uint32_t kind_k = 0;
       uint64_t arg_k = 0;
       const bool ok = sim->LaneAhead(k, kind_k, arg_k);
-      if (sim->Now().ps() < 100 && ok) ++heap_answers;
       if (ok) {
         EXPECT_EQ(kind_k, kind);
       }
@@ -276,13 +283,21 @@ TEST(Simulator, LaneAheadNamesTheEventsThatRunNextFromTheSameLane) {
   b.other = &a;
   a.order = b.order = &order;
   a.asks = b.asks = &asks;
-  // 100 events at distinct start times (distinct delays: the heap), alternating handlers.
+  // 100 events at distinct start times (distinct delays, none with a delay
+  // lane: a spill lane, in time order), alternating handlers.
   for (uint64_t i = 0; i < 100; ++i)
     sim.Schedule(Time::Ps(static_cast<int64_t>(i)), a.source, i % 2 ? &b : &a, 7, i);
   sim.Run();
-  EXPECT_EQ(a.heap_answers + b.heap_answers, 0u);
-  uint64_t checked_same = 0, checked_other = 0;
+  EXPECT_EQ(a.first_round_spilled + b.first_round_spilled, 100u);
+  uint64_t checked_same = 0, checked_other = 0, answers = 0;
   for (const LaneWatcher::Ask& q : asks) {
+    // Any answer, from whatever lane, names the event that runs there.
+    if (q.ok) {
+      ASSERT_LT(q.at + q.ahead, order.size());
+      EXPECT_EQ(order[q.at + q.ahead].first, order[q.at].first);
+      EXPECT_EQ(q.arg, order[q.at + q.ahead].second);
+      ++answers;
+    }
     if (order[q.at].second < 3000)
       continue;  // from the third round on, all pending events are in the lane
     const size_t later = q.at + q.ahead;
@@ -301,14 +316,16 @@ TEST(Simulator, LaneAheadNamesTheEventsThatRunNextFromTheSameLane) {
   }
   EXPECT_GT(checked_same, 3000u);
   EXPECT_GT(checked_other, 3000u);
+  EXPECT_GT(answers, checked_same);  // the first rounds' spill lane answered too
 }
 
 // Lanes are recycled. A start-up burst (100 delays, each seen 100 times:
 // more delays than there are lanes) takes every lane; then 8 chains of
 // events 50 ns apart run to 3 ms. Once the burst has drained, its lanes must
 // go to the steady delay: from 2 ms on, nearly every chain event must come
-// from a lane (LaneAhead answers only for those: 8 chains share the lane, so
-// the next entry is the same handler's). Without recycling none does. The
+// from a delay lane (without recycling they would wait in a spill lane), and
+// LaneAhead must answer for it (8 chains share the lane, so the next entry
+// is the same handler's). The
 // chains also check that time never goes back and that each burst event
 // runs at its own time.
 struct Chains : EventHandler {
@@ -329,7 +346,8 @@ struct Chains : EventHandler {
       ++late_events;
       uint32_t k = 0;
       uint64_t a = 0;
-      if (sim->LaneAhead(1, k, a)) ++late_from_lane;
+      if (sim->RunningFrom() == Simulator::Queue::kDelayLane && sim->LaneAhead(1, k, a))
+        ++late_from_lane;
     }
     if (now < 3'000'000'000) sim->Schedule(Time::Ps(now + 50'000), source, this, 0, arg);
   }
@@ -425,8 +443,8 @@ TEST(Simulator, DigestsDependOnTimeAndKind) {
 }
 
 // pending() counts what is queued wherever it waits (a lane, the near heap,
-// the far heap; a cancelled event until it is popped), and peak_pending()
-// the most ever queued: 70 events at lane delays, 20 near, 10 far.
+// the far heap; a cancelled event until it is popped): 70 events at lane
+// delays, 20 near, 10 far.
 TEST(Simulator, PendingCountsLanesNearAndFarEvents) {
   Simulator sim(1);
   Recorder r;
@@ -448,7 +466,6 @@ TEST(Simulator, PendingCountsLanesNearAndFarEvents) {
   sim.Run();
   EXPECT_EQ(sim.pending(), 0u);
   EXPECT_EQ(r.log.size(), 99u);
-  EXPECT_EQ(sim.peak_pending(), 100u);
   sim.Schedule(sim.Now() + Time::Ps(5), e, &r, 0, 0);
   sim.Schedule(sim.Now() + Time::Ps(3'000'000), e, &r, 0, 0);
   sim.Retain([](uint64_t, uint32_t, uint64_t) { return true; });
@@ -481,6 +498,43 @@ TEST(Simulator, EachEventReachesItsHandlerAmongMany) {
   }
   sim.Run();
   EXPECT_EQ(log, want);
+}
+
+// A handler keeps the index its simulator gave it. The same handlers queued
+// on two simulators in turn, a copy of a handler (another handler, which
+// must not inherit the original's index), and a simulator made after
+// another was destroyed (the handlers' index must not be taken for its own)
+// each deliver to the right handler.
+TEST(Simulator, HandlerIndicesHoldAcrossSimulatorsAndCopies) {
+  std::vector<int> log;
+  Tagged a, b;
+  a.tag = 1;
+  b.tag = 2;
+  a.log = b.log = &log;
+  {
+    Simulator s1(1), s2(2);
+    const uint32_t e1 = s1.AddEntity(), e2 = s2.AddEntity();
+    s1.Schedule(Time::Ps(1), e1, &a, 0, 0);
+    s2.Schedule(Time::Ps(1), e2, &b, 0, 0);  // b is s2's handler 0, a is s1's
+    s2.Schedule(Time::Ps(2), e2, &a, 1, 0);  // a: s2's handler 1
+    s1.Schedule(Time::Ps(2), e1, &b, 1, 0);  // b: s1's handler 1
+    s1.Schedule(Time::Ps(3), e1, &a, 2, 0);
+    s2.Schedule(Time::Ps(3), e2, &b, 2, 0);
+    s1.Run();
+    s2.Run();
+    EXPECT_EQ(log, (std::vector<int>{100, 201, 102, 200, 101, 202}));
+  }
+  log.clear();
+  Simulator s3(3);  // likely where s1 or s2 was
+  const uint32_t e3 = s3.AddEntity();
+  s3.Schedule(Time::Ps(1), e3, &b, 0, 0);
+  s3.Schedule(Time::Ps(2), e3, &a, 0, 0);
+  Tagged c = a;  // a copy of a handler s3 has indexed: its own handler
+  c.tag = 3;
+  s3.Schedule(Time::Ps(3), e3, &c, 0, 0);
+  s3.Schedule(Time::Ps(4), e3, &a, 1, 0);
+  s3.Run();
+  EXPECT_EQ(log, (std::vector<int>{200, 100, 300, 101}));
 }
 
 TEST(Rng, StreamsAreIndependentAndUniform) {
