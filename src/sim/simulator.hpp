@@ -304,11 +304,13 @@ class Simulator {
                                                                                    : far_.front();
   }
   // 4-ary heap operations on heap_ or far_.
-  static size_t MinChild(const std::vector<Entry>& h, size_t first,
-                         size_t n);  // smallest of the children from `first`
+  [[gnu::always_inline]] static inline size_t MinChild(
+      const std::vector<Entry>& h, size_t first,
+      size_t n);  // smallest of the children from `first`
   static void PopTop(std::vector<Entry>& h);
-  // Replaces heap_'s top by e (a lane's next entry), keeping child_min_.
-  void ReplaceTop(const Entry& e);
+  // Replaces heap_'s top, the representative of `lane`, by the lane's next
+  // entry, keeping child_min_.
+  void ReplaceTop(uint32_t lane, const Entry& next);
   static void SiftUp(std::vector<Entry>& h, size_t i, const Entry& e);  // place e at or above `i`
 
   static uint64_t NextSerial();  // 1, 2, ... (thread-safe)
