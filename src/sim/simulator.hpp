@@ -58,7 +58,9 @@ class EventHandler {
   // The index the simulator that last queued an event for this handler gave
   // it (by that simulator's serial number, never reused, unlike an address),
   // so that a push reads it here instead of searching; another simulator's
-  // push searches once and takes the cache over.
+  // push searches once and takes the cache over. Written by the pushes, so a
+  // handler serves simulators of one thread (each `compare` task and each
+  // loopback rank builds its own).
   uint64_t indexed_by_ = 0;
   uint32_t index_ = 0;
 };
