@@ -71,16 +71,16 @@ uint64_t Simulator::NextSerial() {
     ReviewLanes();
 }
 
+// Without a lane for its delay, or as an equal-time entry with a smaller key
+// than that lane's tail (a lane must stay sorted), a far event goes to the
+// far heap (spill lanes for far events were tried: the timers there are
+// rarely scheduled in time order), a near one to the first spill lane it can
+// follow, else to the near heap.
 void Simulator::PushSlow(const Entry& e, int64_t delay) {
   const uint32_t lane = LaneFor(delay);
   if (lane != UINT32_MAX && (lanes_[lane].size == 0 || Before(lanes_[lane].back(), e))) {
     LanePush(lane, e);
   } else if (delay >= kFarPs) {
-    // No lane for this delay, or an equal-time entry with a smaller key than
-    // the lane's tail (the lane must stay sorted): a far event goes to the
-    // far heap (spill lanes for far events were tried: the timers there are
-    // rarely scheduled in time order), a near one to the first spill lane
-    // it can follow, else to the near heap.
     far_.push_back(e);
     SiftUp(far_, far_.size() - 1, e);
     far_time_ = TimeOf(far_.front());
@@ -199,7 +199,8 @@ void Simulator::ReviewLanes() {
   }
 }
 
-// Inline in the sifts (a call each was 8 of its 35 instructions).
+// Inline in the sifts: ReplaceTop calls it about once per event when the
+// spill lanes' next entries leave the top (docs/benchmarks.md, "An eighth pass").
 [[gnu::always_inline]] inline size_t Simulator::MinChild(const std::vector<Entry>& h, size_t first,
                                                          size_t n) {
   if (first + 4 <= n) {
