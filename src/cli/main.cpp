@@ -6,8 +6,10 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/error.hpp"
 #include "base/text.hpp"
@@ -38,18 +40,19 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("lossless ") + lossless::kVersion);
   app.require_subcommand(1);
   // Started by mpirun with several processes: only `sweep`, `run`, `perf` and `tune`
-  // share the work out (docs/sweep.md, docs/parallel.md, docs/perf.md, docs/tune.md); any other command would run once per process
-  // and print and write its output that many times. Rank 0 says so; the others end quietly with 0,
-  // so mpirun does not end rank 0 before it has printed.
+  // share the work out (docs/sweep.md, docs/parallel.md, docs/perf.md, docs/tune.md); any other
+  // command would run once per process and print and write its output that many times. Rank 0 says
+  // so; the others end quietly with 0, so mpirun does not end rank 0 before it has printed.
   if (const std::string_view cmd = FirstCommand(argc, argv);
       lossless::parallel::LauncherSize() > 1 && !cmd.empty() && cmd != "sweep" && cmd != "run" &&
       cmd != "perf" && cmd != "tune") {
     if (lossless::parallel::LauncherRank() > 0) return 0;
-    fmt::print(stderr,
-               "error: <cli>: mpirun: expected `lossless sweep`, `lossless run` or `lossless perf` under an MPI "
-               "launcher with {} processes, got `lossless {}`, which runs on one process "
-               "(docs/parallel.md)\n",
-               lossless::parallel::LauncherSize(), lossless::text::OneLine(std::string(cmd)));
+    fmt::print(
+        stderr,
+        "error: <cli>: mpirun: expected `lossless sweep`, `lossless run` or `lossless perf` "
+        "under an MPI launcher with {} processes, got `lossless {}`, which runs on one process "
+        "(docs/parallel.md)\n",
+        lossless::parallel::LauncherSize(), lossless::text::OneLine(std::string(cmd)));
     return 2;
   }
   Context ctx;
@@ -88,12 +91,20 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // One line, as every error (CLI11 adds "Run with --help ..." on a second).
     std::string command = "lossless";
-    for (const CLI::App* a = &app; !a->get_subcommands().empty();) {
-      a = a->get_subcommands().front();
-      command += " " + a->get_name();
+    const CLI::App* inner = &app;
+    while (!inner->get_subcommands().empty()) {
+      inner = inner->get_subcommands().front();
+      command += " " + inner->get_name();
     }
-    fmt::print(stderr, "error: <cli>: {} (usage: {} --help)\n", lossless::text::OneLine(e.what()),
-               command);
+    std::string what = lossless::text::OneLine(e.what());
+    // CLI11 checks required options before it looks at arguments it did not
+    // expect: `partition -k 3` would say "--ranks is required". The argument
+    // nobody expected is the likelier mistake; name it first.
+    const std::vector<std::string> rest = inner->remaining();
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && !rest.empty())
+      what = fmt::format("the following argument{} not expected: {} ({})",
+                         rest.size() == 1 ? " was" : "s were", fmt::join(rest, " "), what);
+    fmt::print(stderr, "error: <cli>: {} (usage: {} --help)\n", what, command);
     return 2;
   } catch (const std::bad_alloc&) {
     // One line saying what was too large (the innermost AllocationContext
