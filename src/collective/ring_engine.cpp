@@ -101,9 +101,11 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
   for (uint32_t& e : gpu_entity_) e = sim_.AddEntity();
   // A connection from rank a to rank b on `nic`: NVLink inside a node, else
   // an RC queue pair between the two nodes' NICs of that rail.
-  auto connect = [&](uint32_t a, uint32_t b, uint32_t nic, uint32_t record, bool cts) {
+  auto connect = [&](uint32_t a, uint32_t b, uint32_t nic, uint32_t record, uint32_t to, bool cts) {
     Conn c;
+    QpSet qps;
     c.rank = record;
+    c.to = to;
     c.cts = cts;
     const uint32_t conn = static_cast<uint32_t>(conns_.size());
     if (a / g == b / g) {
@@ -113,14 +115,15 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     } else {
       // Data connections open NCCL_IB_QPS_PER_CONNECTION queue pairs, each a
       // flow of its own (its own entropy); clear-to-send keeps one.
-      c.qps = QpSet(net_, a / g * nics + nic, b / g * nics + nic,
-                    cts ? 1 : spec_.qps_per_connection, spec_.split_data_on_qps);
-      c.id = c.qps.first();
-      const uint32_t end = c.qps.first() + c.qps.size();
+      qps = QpSet(net_, a / g * nics + nic, b / g * nics + nic, cts ? 1 : spec_.qps_per_connection,
+                  spec_.split_data_on_qps);
+      c.id = qps.first();
+      const uint32_t end = qps.first() + qps.size();
       if (qp_conn_.size() < end) qp_conn_.resize(end, UINT32_MAX);
-      for (uint32_t id = c.qps.first(); id < end; ++id) qp_conn_[id] = conn;
+      for (uint32_t id = qps.first(); id < end; ++id) qp_conn_[id] = conn;
     }
     conns_.push_back(c);
+    qps_.push_back(std::move(qps));
     return conn;
   };
   for (const Ring& ring : spec_.rings) {
@@ -128,17 +131,17 @@ RingEngine::RingEngine(sim::Simulator& sim, fabric::Network& net, const RingSpec
     for (int64_t p = 0; p < n; ++p) {
       Rank r;
       r.rank = ring.ranks[static_cast<size_t>(p)];
-      r.prev = base + static_cast<size_t>((p + n - 1) % n);
-      r.next = base + static_cast<size_t>((p + 1) % n);
+      r.prev = static_cast<uint32_t>(base + static_cast<size_t>((p + n - 1) % n));
+      r.next = static_cast<uint32_t>(base + static_cast<size_t>((p + 1) % n));
       ranks_.push_back(std::move(r));
     }
     for (size_t i = base; i < ranks_.size(); ++i) {
       Rank& r = ranks_[i];
       r.channel = static_cast<uint32_t>(&ring - spec_.rings.data());
       const uint32_t rec = static_cast<uint32_t>(i);
-      r.data = connect(r.rank, ranks_[r.next].rank, ring.nic, rec, false);
+      r.data = connect(r.rank, ranks_[r.next].rank, ring.nic, rec, r.next, false);
       r.host = r.rank / g * nics + ring.nic;
-      r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, true);
+      r.cts = connect(r.rank, ranks_[r.prev].rank, ring.nic, rec, r.prev, true);
     }
   }
   steps_ = RingSteps(spec_.plan, n);
@@ -291,11 +294,17 @@ void RingEngine::Begin(int64_t bytes, units::Time now, uint32_t root) {
       const uint32_t c32 = static_cast<uint32_t>(ch);
       r.send = First(c32, r.pos);
       r.recv = r.consume = r.staged = First(c32, r.prev_pos);
-      r.total = 0;
+      uint64_t total = 0;
       for (Cursor c = r.send; c.loop < g.loops; Next(c32, r.pos, c)) {
-        r.total += static_cast<size_t>(c.slices);  // a block at a time
+        total += static_cast<uint64_t>(c.slices);  // a block at a time
         c.slice = c.slices - 1;
       }
+      if (total > UINT32_MAX)
+        throw std::invalid_argument(fmt::format(
+            "ring collective: {} messages per rank and channel, expected at most {} (a larger "
+            "slice or fewer bytes)",
+            total, UINT32_MAX));
+      r.total = static_cast<uint32_t>(total);
     }
   }
   start_ = now;
@@ -357,7 +366,7 @@ void RingEngine::Post(uint32_t conn, int64_t bytes, int64_t delay_ps) {
 void RingEngine::PostNow(uint32_t conn, int64_t bytes) {
   const Conn& c = conns_[conn];
   if (!c.nvlink) {
-    conns_[conn].qps.Post(net_, bytes);
+    qps_[conn].Post(net_, bytes);
     return;
   }
   // The sender's NVLink egress sends one message at a time, in order.
@@ -458,9 +467,8 @@ void RingEngine::MaybeDone(size_t i, units::Time at) {
 void RingEngine::OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
   const uint32_t conn = qp_conn_[qp];
-  Conn& c = conns_[conn];
-  if (c.cts) return;
-  for (uint32_t k = c.qps.SendDone(tag); k > 0; --k) SendDone(conn, at);
+  if (conns_[conn].cts) return;
+  for (uint32_t k = qps_[conn].SendDone(tag); k > 0; --k) SendDone(conn, at);
 }
 
 void RingEngine::SendDone(uint32_t conn, units::Time at) {
@@ -476,15 +484,13 @@ void RingEngine::SendDone(uint32_t conn, units::Time at) {
 void RingEngine::OnRecvComplete(uint32_t qp, units::Time at) {
   if (qp >= qp_conn_.size() || qp_conn_[qp] == UINT32_MAX) return;
   const uint32_t conn = qp_conn_[qp];
-  Conn& c = conns_[conn];
-  for (uint32_t k = c.qps.RecvDone(qp); k > 0; --k)
-    RecvDone(conn, at);
+  for (uint32_t k = qps_[conn].RecvDone(qp); k > 0; --k) RecvDone(conn, at);
 }
 
 void RingEngine::RecvDone(uint32_t conn, units::Time at) {
   const Conn& c = conns_[conn];
   if (!c.cts) {
-    Rank& receiver = ranks_[ranks_[c.rank].next];
+    Rank& receiver = ranks_[c.to];
     if (staging_.Applies(receiver.host)) {
       // The receiving end of the path, before the rank sees the message.
       const int64_t bytes = spec_.wire.WireBytes(MsgBytes(receiver.staged));
@@ -499,23 +505,21 @@ void RingEngine::RecvDone(uint32_t conn, units::Time at) {
 
 void RingEngine::Delivered(uint32_t conn, units::Time at) {
   const Conn& c = conns_[conn];
-  const Rank& sender = ranks_[c.rank];
+  const size_t i = c.to;
   if (c.cts) {
-    // `sender` freed a receive slot and told its previous rank, which may
+    // The sender freed a receive slot and told its previous rank, which may
     // send again.
-    const size_t i = sender.prev;
     ++ranks_[i].credits;
     Progress(i);
     MaybeDone(i, at);
     return;
   }
-  const size_t i = sender.next;
   Rank& r = ranks_[i];
   ++r.received;  // its bytes are summed when asked (BytesReceived)
   Next(r.channel, r.prev_pos, r.recv);
   Progress(i);
   // Receive slots in use once the rank has done what it can with the arrival.
-  max_slots_used_ = std::max(max_slots_used_, r.received - r.consumed);
+  max_slots_used_ = std::max<size_t>(max_slots_used_, r.received - r.consumed);
   MaybeDone(i, at);
 }
 

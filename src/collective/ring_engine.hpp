@@ -190,15 +190,17 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   void OnEvent(uint32_t kind, uint64_t arg) override;  // NVLink deliveries
 
  private:
-  // A one-way connection between two ranks: an RC QP, or NVLink.
+  // A one-way connection between two ranks: an RC QP, or NVLink. Small:
+  // every delivery reads it; with the queue pairs inside (now qps_) the
+  // connections of 128 GPUs took 655 KB of the core's 1 MiB second-level
+  // cache (docs/benchmarks.md, "Per packet-hop: what the 2x compares").
   struct Conn {
     bool nvlink = false;
-    uint32_t id = 0;       // QP, or NVLink connection index
-    uint32_t rank = 0;     // the record (channel x N + position) that sends on it
-    bool cts = false;      // carries clear-to-send messages
-    // Network: the queue pairs (spec.qps_per_connection for data, one for
-    // clear-to-send); `id` is the first.
-    QpSet qps;
+    bool cts = false;   // carries clear-to-send messages
+    uint32_t id = 0;    // QP, or NVLink connection index
+    uint32_t rank = 0;  // the record (channel x N + position) that sends on it
+    uint32_t to = 0;    // the record its messages are for: the sender's next, or for
+                        // clear-to-send its previous (a delivery need not read the sender's)
   };
   struct NvConn {
     uint32_t src_gpu = 0;  // rank of the sender (its NVLink egress)
@@ -243,22 +245,23 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
       return loop != l ? loop > l : step != k ? step > k : slice > j;
     }
   };
-  // Per (channel, rank).
-  struct Rank {
+  // Per (channel, rank). 32-bit counts and indices, three cache lines: a
+  // delivery reads the records of two ranks (Begin checks the counts fit).
+  struct alignas(64) Rank {
     uint32_t rank = 0;
     uint32_t host = 0;     // network host of its NIC on this channel
     uint32_t data = 0;     // connection to the next rank
     uint32_t cts = 0;      // connection to the previous rank
-    size_t prev = 0;       // index of the previous rank's record
-    size_t next = 0;
+    uint32_t prev = 0;     // index of the previous rank's record
+    uint32_t next = 0;
     uint32_t channel = 0;
     int32_t pos = 0;       // its position in the plan (for a chain: hops after the start)
     int32_t prev_pos = 0;  // the previous rank's
-    size_t total = 0;      // messages it sends in this collective
-    size_t next_send = 0;
-    size_t sends_done = 0;
-    size_t received = 0;   // data messages from the previous rank
-    size_t consumed = 0;   // of those, forwarded (or final) and their slot freed
+    uint32_t total = 0;    // messages it sends in this collective
+    uint32_t next_send = 0;
+    uint32_t sends_done = 0;
+    uint32_t received = 0;  // data messages from the previous rank
+    uint32_t consumed = 0;  // of those, forwarded (or final) and their slot freed
     Cursor send;           // its next message to send (index next_send)
     Cursor recv;           // the previous rank's next message to arrive (index received)
     Cursor consume;        // the previous rank's message at index consumed
@@ -297,6 +300,9 @@ class RingEngine final : public fabric::TransportObserver, public sim::EventHand
   int64_t parts_ = 0;                 // RingParts of the plan
   int32_t chunk_slices_ = 0;          // slices of a chunk (a full loop's part)
   std::vector<Conn> conns_;
+  // By connection: the queue pairs of a network one (spec.qps_per_connection
+  // for data, one for clear-to-send; Conn::id is the first), unused for NVLink.
+  std::vector<QpSet> qps_;
   std::vector<uint32_t> qp_conn_;     // QP -> connection, UINT32_MAX if not ours
   std::vector<NvConn> nv_;            // NVLink connections
   std::vector<int64_t> nv_busy_;      // per GPU (rank): its NVLink egress is busy until

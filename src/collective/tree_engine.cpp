@@ -74,6 +74,7 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
   records_.resize(spec_.trees.size() * n_);
   auto open = [&](uint32_t from, uint32_t to, bool up, uint32_t nic) {
     Conn c;
+    QpSet qps;
     c.from = from;
     c.to = to;
     c.up = up;
@@ -83,14 +84,15 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
       c.host = a / g * nics + nic;
       const uint32_t peer = b / g * nics + nic;
       c.peer = peer;
-      c.data = QpSet(net_, c.host, peer, spec_.qps_per_connection, spec_.split_data_on_qps);
+      qps = QpSet(net_, c.host, peer, spec_.qps_per_connection, spec_.split_data_on_qps);
       c.cts_qp = net_.AddQp(fabric::FlowSpec::Of(peer, c.host, 0));
       qp_lane_.resize(std::max<size_t>(qp_lane_.size(), c.cts_qp + 1), UINT32_MAX);
       const uint32_t id = static_cast<uint32_t>(conns_.size());
-      for (uint32_t q = 0; q < c.data.size(); ++q) qp_lane_[c.data.first() + q] = 2 * id;
+      for (uint32_t q = 0; q < qps.size(); ++q) qp_lane_[qps.first() + q] = 2 * id;
       qp_lane_[c.cts_qp] = 2 * id + 1;
     }
     conns_.push_back(c);
+    qps_.push_back(std::move(qps));
     return static_cast<uint32_t>(conns_.size() - 1);
   };
   for (size_t ch = 0; ch < spec_.trees.size(); ++ch) {
@@ -276,7 +278,7 @@ void TreeEngine::PostNow(uint32_t lane, int64_t bytes) {
     if (cts) {
       net_.PostSend(c.cts_qp, bytes, 0);
     } else {
-      c.data.Post(net_, bytes);
+      qps_[lane / 2].Post(net_, bytes);
     }
     return;
   }
@@ -316,7 +318,7 @@ void TreeEngine::OnEvent(uint32_t kind, uint64_t arg) {
 void TreeEngine::OnSendComplete(uint32_t qp, uint64_t tag, units::Time at) {
   if (qp >= qp_lane_.size() || qp_lane_[qp] == UINT32_MAX || qp_lane_[qp] % 2 == 1) return;
   const uint32_t id = qp_lane_[qp] / 2;
-  for (uint32_t k = conns_[id].data.SendDone(tag); k > 0; --k) SendDone(id, at);
+  for (uint32_t k = qps_[id].SendDone(tag); k > 0; --k) SendDone(id, at);
 }
 
 void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
@@ -327,7 +329,7 @@ void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
     return;
   }
   Conn& c = conns_[lane / 2];
-  for (uint32_t k = c.data.RecvDone(qp); k > 0; --k) {
+  for (uint32_t k = qps_[lane / 2].RecvDone(qp); k > 0; --k) {
     if (staging_.Applies(c.peer)) {
       // The receiving end of the path, before the rank sees the chunk.
       const int64_t bytes = spec_.wire.WireBytes(ChunkBytes(records_[c.to], c.arrived++));

@@ -127,12 +127,14 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   void OnEvent(uint32_t kind, uint64_t arg) override;
 
  private:
-  // One direction of a tree edge in one channel.
+  // One direction of a tree edge in one channel. Its data queue pairs are
+  // kept apart (qps_), read only when a network message is posted or
+  // completes: with them inside, a connection took 224 B instead of 80
+  // (docs/benchmarks.md, "Per packet-hop: what the 2x compares").
   struct Conn {
     uint32_t from = 0, to = 0;  // records (channel x N + rank)
     bool up = false;            // child -> parent (reduce) or parent -> child (broadcast)
     bool nvlink = false;
-    QpSet data;  // network only: the data queue pairs
     uint32_t cts_qp = 0;
     uint32_t host = 0;  // sending NIC (network only)
     uint32_t peer = 0;  // receiving NIC (network only)
@@ -167,6 +169,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   uint32_t n_ = 0;
   std::vector<Record> records_;  // channel-major
   std::vector<Conn> conns_;
+  std::vector<QpSet> qps_;         // by connection: network only, the data queue pairs
   std::vector<uint32_t> qp_lane_;  // QP -> connection x 2 + (1 if CTS)
   std::vector<int64_t> nv_busy_;   // per GPU (ps)
   std::vector<int64_t> write_busy_;  // per GPU: writing protocol lines until (ps)

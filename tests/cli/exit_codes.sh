@@ -48,7 +48,7 @@ expect tco-ok 0 '' -- "$BIN" tco --gpus 64 --fabric ib-ndr
 expect tco-bad 2 '' -- "$BIN" tco --gpus 0 --fabric ib-ndr
 expect perf-bad 2 '' -- "$BIN" perf all_reduce --fabric nope
 # The benchmark's scenario without credits (docs/benchmarks.md) still loads and runs.
-expect perf-bench-scenario 0 '^# Out of bounds values : 0 OK' -- "$BIN" perf all_reduce -b 1M -e 1M -g 8 --nodes 16 -n 1 -w 0 --scenario scenarios/bench-ib-ndr-no-credits.yaml
+expect perf-bench-scenario 0 '^# Out of bounds values : 0 OK' -- "$BIN" perf all_reduce -b 1M -e 1M -g 8 --nodes 16 -n 1 -w 0 --scenario scripts/bench-ib-ndr-no-credits.yaml
 expect compare-bad 2 '' -- "$BIN" compare --profiles nope
 expect report-bad 2 '' -- "$BIN" report "$tmp/none.json"
 expect no-command 2 '' -- "$BIN"
