@@ -95,9 +95,24 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
     qps_.push_back(std::move(qps));
     return static_cast<uint32_t>(conns_.size() - 1);
   };
+  // Each record's children get a run of kids_, in record order.
   for (size_t ch = 0; ch < spec_.trees.size(); ++ch) {
     const uint32_t base = static_cast<uint32_t>(ch) * n_;
-    for (uint32_t r = 0; r < n_; ++r) records_[base + r].rank = r;
+    for (uint32_t r = 0; r < n_; ++r) {
+      records_[base + r].rank = r;
+      const int up = spec_.trees[ch].ranks[r].up;
+      if (up >= 0) ++records_[base + static_cast<uint32_t>(up)].num_kids;
+    }
+  }
+  uint32_t next_kid = 0;
+  for (Record& rec : records_) {
+    rec.kids = next_kid;
+    next_kid += rec.num_kids;
+    rec.num_kids = 0;  // counted again as they are filled in
+  }
+  kids_.assign(next_kid, Kid{});
+  for (size_t ch = 0; ch < spec_.trees.size(); ++ch) {
+    const uint32_t base = static_cast<uint32_t>(ch) * n_;
     for (uint32_t r = 0; r < n_; ++r) {
       const int up = spec_.trees[ch].ranks[r].up;
       if (up < 0) continue;
@@ -106,8 +121,8 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
       const uint32_t d = open(parent, child, false, spec_.nics[ch]);
       records_[child].up_out = static_cast<int32_t>(u);
       records_[child].down_in = static_cast<int32_t>(d);
-      records_[parent].up_in.push_back(u);
-      records_[parent].down_out.push_back(d);
+      Record& p = records_[parent];
+      kids_[p.kids + p.num_kids++] = {u, d};
     }
   }
   staging_ = RailStaging(spec_.rail_paths, spec_.nics_per_node, net_.num_hosts());
@@ -208,8 +223,8 @@ void TreeEngine::Progress(uint32_t rec) {
     Post(2 * id, wire, delay);
   };
   auto from_children = [&](int64_t c) {
-    for (uint32_t in : r.up_in)
-      if (conns_[in].received <= c) return false;
+    for (const Kid& k : KidsOf(r))
+      if (conns_[k.up_in].received <= c) return false;
     return true;
   };
   // Reduce: chunk c goes up once every child's chunk c is here.
@@ -220,7 +235,8 @@ void TreeEngine::Progress(uint32_t rec) {
       send(id);
   }
   // Broadcast: the root sends the reduced chunk, the others forward their parent's.
-  for (uint32_t id : r.down_out) {
+  for (const Kid& k : KidsOf(r)) {
+    const uint32_t id = k.down_out;
     while (conns_[id].sent < r.chunks && conns_[id].credits > 0 && conns_[id].send_slots > 0) {
       const int64_t c = conns_[id].sent;
       const bool ready = r.down_in < 0 ? from_children(c)
@@ -238,8 +254,8 @@ bool TreeEngine::Consumable(const Conn& in, int64_t chunk) const {
   // once its result went down to every child); the parent's once forwarded
   // to every child (a leaf: at once).
   if (in.up && r.up_out >= 0) return conns_[static_cast<uint32_t>(r.up_out)].sent > chunk;
-  for (uint32_t out : r.down_out)
-    if (conns_[out].sent <= chunk) return false;
+  for (const Kid& k : KidsOf(r))
+    if (conns_[k.down_out].sent <= chunk) return false;
   return true;
 }
 
@@ -252,7 +268,7 @@ void TreeEngine::Consume(uint32_t rec) {
       Post(2 * id + 1, spec_.cts_bytes);
     }
   };
-  for (uint32_t id : r.up_in) drain(id);
+  for (const Kid& k : KidsOf(r)) drain(k.up_in);
   if (r.down_in >= 0) drain(static_cast<uint32_t>(r.down_in));
 }
 
@@ -381,10 +397,10 @@ void TreeEngine::MaybeDone(uint32_t rec, units::Time at) {
   if (r.up_out >= 0 && (!out_done(static_cast<uint32_t>(r.up_out)) ||
                         !in_done(static_cast<uint32_t>(r.down_in))))
     return;
-  for (uint32_t id : r.down_out)
-    if (!out_done(id)) return;
-  for (uint32_t id : r.up_in)
-    if (!in_done(id)) return;
+  for (const Kid& k : KidsOf(r))
+    if (!out_done(k.down_out)) return;
+  for (const Kid& k : KidsOf(r))
+    if (!in_done(k.up_in)) return;
   r.done = true;
   ++records_done_;
   finish_ = std::max(finish_, at);

@@ -20,6 +20,7 @@
 // Reduction costs no time; every dependency between ranks travels as
 // packets or NVLink messages.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "collective/model/orders.hpp"
@@ -142,13 +143,20 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
     int64_t sent = 0, sent_done = 0, received = 0, consumed = 0, cts_back = 0;
     int credits = 0, send_slots = 0;
   };
+  // A child's two connections: from it (reduce) and to it (broadcast).
+  struct Kid {
+    uint32_t up_in = 0;
+    uint32_t down_out = 0;
+  };
   struct Record {  // one rank in one channel
     uint32_t rank = 0;
     int64_t chunks = 0, share = 0;
-    int32_t up_out = -1;            // connection to the parent
-    int32_t down_in = -1;           // from the parent
-    std::vector<uint32_t> up_in;    // from each child
-    std::vector<uint32_t> down_out; // to each child
+    int32_t up_out = -1;   // connection to the parent
+    int32_t down_in = -1;  // from the parent
+    // Its children's connections: kids_[kids, kids + num_kids), one array for
+    // all records (a vector each put two more scattered allocations on every
+    // step; docs/benchmarks.md, "Per packet-hop: what the 2x compares").
+    uint32_t kids = 0, num_kids = 0;
     bool done = false;
   };
   enum EventKind : uint32_t { kNvData = 0, kNvCts = 1, kNetPost = 2, kLaunch = 3, kUnstaged = 4 };
@@ -168,6 +176,8 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   TreeSpec spec_;
   uint32_t n_ = 0;
   std::vector<Record> records_;  // channel-major
+  std::vector<Kid> kids_;        // by record, in record order (Record::kids)
+  std::span<const Kid> KidsOf(const Record& r) const { return {kids_.data() + r.kids, r.num_kids}; }
   std::vector<Conn> conns_;
   std::vector<QpSet> qps_;         // by connection: network only, the data queue pairs
   std::vector<uint32_t> qp_lane_;  // QP -> connection x 2 + (1 if CTS)
