@@ -49,6 +49,15 @@ expect tco-bad 2 '' -- "$BIN" tco --gpus 0 --fabric ib-ndr
 expect perf-bad 2 '' -- "$BIN" perf all_reduce --fabric nope
 # The benchmark's scenario without credits (docs/benchmarks.md) still loads and runs.
 expect perf-bench-scenario 0 '^# Out of bounds values : 0 OK' -- "$BIN" perf all_reduce -b 1M -e 1M -g 8 --nodes 16 -n 1 -w 0 --scenario scripts/bench-ib-ndr-no-credits.yaml
+# It is a copy of profiles/ib-ndr.yaml with the credits off: with them on, it
+# must give ib-ndr's rows (the copy has not drifted from the profile).
+sed 's/^    enabled: false/    enabled: true/' scripts/bench-ib-ndr-no-credits.yaml >"$tmp/credits-on.yaml"
+rows() { "$BIN" perf all_reduce -b 1M -e 4M -f 4 -g 8 --nodes 16 -n 1 -w 0 "$@" | grep -E '^ +[0-9]'; }
+if [ "$(rows --scenario "$tmp/credits-on.yaml")" = "$(rows --fabric ib-ndr)" ]; then
+  echo "ok   bench-scenario-is-ib-ndr"
+else
+  echo "FAIL bench-scenario-is-ib-ndr: scripts/bench-ib-ndr-no-credits.yaml drifted from profiles/ib-ndr.yaml"; fail=1
+fi
 expect compare-bad 2 '' -- "$BIN" compare --profiles nope
 expect report-bad 2 '' -- "$BIN" report "$tmp/none.json"
 expect no-command 2 '' -- "$BIN"
