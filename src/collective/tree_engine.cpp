@@ -74,8 +74,9 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
   records_.resize(spec_.trees.size() * n_);
   auto open = [&](uint32_t from, uint32_t to, bool up, uint32_t nic) {
     Conn c;
+    ConnRest rest;
     QpSet qps;
-    c.from = from;
+    rest.from = from;
     c.to = to;
     c.up = up;
     const uint32_t a = records_[from].rank, b = records_[to].rank;
@@ -83,15 +84,16 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
     if (!c.nvlink) {
       c.host = a / g * nics + nic;
       const uint32_t peer = b / g * nics + nic;
-      c.peer = peer;
+      rest.peer = peer;
       qps = QpSet(net_, c.host, peer, spec_.qps_per_connection, spec_.split_data_on_qps);
-      c.cts_qp = net_.AddQp(fabric::FlowSpec::Of(peer, c.host, 0));
-      qp_lane_.resize(std::max<size_t>(qp_lane_.size(), c.cts_qp + 1), UINT32_MAX);
+      rest.cts_qp = net_.AddQp(fabric::FlowSpec::Of(peer, c.host, 0));
+      qp_lane_.resize(std::max<size_t>(qp_lane_.size(), rest.cts_qp + 1), UINT32_MAX);
       const uint32_t id = static_cast<uint32_t>(conns_.size());
       for (uint32_t q = 0; q < qps.size(); ++q) qp_lane_[qps.first() + q] = 2 * id;
-      qp_lane_[c.cts_qp] = 2 * id + 1;
+      qp_lane_[rest.cts_qp] = 2 * id + 1;
     }
     conns_.push_back(c);
+    rest_.push_back(rest);
     qps_.push_back(std::move(qps));
     return static_cast<uint32_t>(conns_.size() - 1);
   };
@@ -143,37 +145,46 @@ void TreeEngine::set_ownership(GpuOwnership own) {
 }
 
 void TreeEngine::AddBytesStillToArrive(std::vector<int64_t>& by_host) const {
-  for (const Conn& c : conns_) {
+  for (size_t i = 0; i < conns_.size(); ++i) {
+    const Conn& c = conns_[i];
     const Record& to = records_[c.to];
     if (c.nvlink || !own_.Owns(to.rank)) continue;
-    for (int64_t k = c.received + spec_.slots; k < to.chunks; ++k)
-      by_host[c.peer] += spec_.wire.WireBytes(ChunkBytes(to, k));
+    for (int64_t k = int64_t{c.received} + spec_.slots; k < to.chunks; ++k)
+      by_host[rest_[i].peer] += spec_.wire.WireBytes(ChunkBytes(to, k));
   }
 }
 
 void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
   if (bytes <= 0 || chunk_bytes < 0) throw std::invalid_argument("tree all-reduce of no bytes");
   if (started_ && !done()) throw std::logic_error("tree engine: the previous all-reduce runs");
+  const int64_t chunk = chunk_bytes > 0 ? chunk_bytes : spec_.chunk_bytes;
+  const int64_t channels = static_cast<int64_t>(spec_.trees.size());
+  // Channel 0 has the largest share (a remainder goes to the first channels).
+  const int64_t most = bytes / channels + (bytes % channels > 0 ? 1 : 0);
+  if ((most + chunk - 1) / chunk > INT32_MAX)
+    throw std::invalid_argument(fmt::format(
+        "tree all-reduce of {} B in chunks of {} B: more than 2^31 - 1 chunks per channel", bytes,
+        chunk));
   started_ = true;
   records_done_ = 0;
-  chunk_ = chunk_bytes > 0 ? chunk_bytes : spec_.chunk_bytes;
+  chunk_ = chunk;
   net_.set_transport_observer(this);
   std::fill(sent_.begin(), sent_.end(), 0);
   std::fill(recv_.begin(), recv_.end(), 0);
   std::fill(net_sent_.begin(), net_sent_.end(), 0);
   nic_sent_.assign(net_.num_hosts(), 0);
-  const int64_t channels = static_cast<int64_t>(spec_.trees.size());
   for (size_t i = 0; i < records_.size(); ++i) {
     Record& r = records_[i];
     const int64_t ch = static_cast<int64_t>(i / n_);
     r.share = bytes / channels + (ch < bytes % channels ? 1 : 0);
-    r.chunks = (r.share + chunk_ - 1) / chunk_;
+    r.chunks = static_cast<int32_t>((r.share + chunk_ - 1) / chunk_);
     r.done = false;
   }
   for (Conn& c : conns_) {
-    c.sent = c.sent_done = c.received = c.consumed = c.cts_back = c.arrived = 0;
+    c.sent = c.received = c.consumed = 0;
     c.credits = c.send_slots = spec_.slots;
   }
+  for (ConnRest& c : rest_) c.sent_done = c.cts_back = c.arrived = 0;
   start_ = finish_ = now;
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
@@ -220,7 +231,7 @@ void TreeEngine::Progress(uint32_t rec) {
       const int64_t now = sim_.Now().ps();
       delay = staging_.Outbound(o.host, wire, now + delay) - now;
     }
-    Post(2 * id, wire, delay);
+    Post(2 * id, r.rank, wire, delay);
   };
   auto from_children = [&](int64_t c) {
     for (const Kid& k : KidsOf(r))
@@ -265,21 +276,20 @@ void TreeEngine::Consume(uint32_t rec) {
     Conn& in = conns_[id];
     while (in.consumed < in.received && Consumable(in, in.consumed)) {
       ++in.consumed;
-      Post(2 * id + 1, spec_.cts_bytes);
+      Post(2 * id + 1, r.rank, spec_.cts_bytes);
     }
   };
   for (const Kid& k : KidsOf(r)) drain(k.up_in);
   if (r.down_in >= 0) drain(static_cast<uint32_t>(r.down_in));
 }
 
-void TreeEngine::Post(uint32_t lane, int64_t bytes, int64_t delay_ps) {
+void TreeEngine::Post(uint32_t lane, uint32_t gpu, int64_t bytes, int64_t delay_ps) {
   const Conn& c = conns_[lane / 2];
   // Data and clear-to-send (the proxies' work) both pay the hop latency.
   if (!c.nvlink) delay_ps += spec_.net_hop_latency.ps();
   if (delay_ps > 0) {
     // Per lane the delays never decrease (the GPU's writes end in order, the
     // hop latency is the same for all), so messages stay in order.
-    const uint32_t gpu = records_[lane % 2 == 0 ? c.from : c.to].rank;
     sim_.Schedule(sim_.Now() + units::Time::Ps(delay_ps), gpu_entity_[gpu], this, kNetPost,
                   PostArg(lane, bytes));
     return;
@@ -288,18 +298,19 @@ void TreeEngine::Post(uint32_t lane, int64_t bytes, int64_t delay_ps) {
 }
 
 void TreeEngine::PostNow(uint32_t lane, int64_t bytes) {
-  Conn& c = conns_[lane / 2];
+  const Conn& c = conns_[lane / 2];
+  const ConnRest& rest = rest_[lane / 2];
   const bool cts = lane % 2 == 1;
   if (!c.nvlink) {
     if (cts) {
-      net_.PostSend(c.cts_qp, bytes, 0);
+      net_.PostSend(rest.cts_qp, bytes, 0);
     } else {
       qps_[lane / 2].Post(net_, bytes);
     }
     return;
   }
   // The sender's NVLink egress sends one message at a time, in order.
-  const uint32_t gpu = records_[cts ? c.to : c.from].rank;
+  const uint32_t gpu = records_[cts ? c.to : rest.from].rank;
   const int64_t begin = std::max(sim_.Now().ps(), nv_busy_[gpu]);
   const int64_t end = begin + units::SerializationTime(units::Bytes(bytes), spec_.nvlink_rate).ps();
   nv_busy_[gpu] = end;
@@ -344,12 +355,13 @@ void TreeEngine::OnRecvComplete(uint32_t qp, units::Time at) {
     CtsArrived(lane / 2, at);
     return;
   }
-  Conn& c = conns_[lane / 2];
+  const Conn& c = conns_[lane / 2];
+  ConnRest& rest = rest_[lane / 2];
   for (uint32_t k = qps_[lane / 2].RecvDone(qp); k > 0; --k) {
-    if (staging_.Applies(c.peer)) {
+    if (staging_.Applies(rest.peer)) {
       // The receiving end of the path, before the rank sees the chunk.
-      const int64_t bytes = spec_.wire.WireBytes(ChunkBytes(records_[c.to], c.arrived++));
-      sim_.Schedule(units::Time::Ps(staging_.Inbound(c.peer, bytes, at.ps())),
+      const int64_t bytes = spec_.wire.WireBytes(ChunkBytes(records_[c.to], rest.arrived++));
+      sim_.Schedule(units::Time::Ps(staging_.Inbound(rest.peer, bytes, at.ps())),
                     gpu_entity_[records_[c.to].rank], this, kUnstaged, lane / 2);
     } else {
       DataArrived(lane / 2, at);
@@ -368,19 +380,19 @@ void TreeEngine::DataArrived(uint32_t conn, units::Time at) {
 }
 
 void TreeEngine::CtsArrived(uint32_t conn, units::Time at) {
-  Conn& c = conns_[conn];
-  ++c.credits;
-  ++c.cts_back;
-  Progress(c.from);
-  MaybeDone(c.from, at);
+  ++conns_[conn].credits;
+  ConnRest& rest = rest_[conn];
+  ++rest.cts_back;
+  Progress(rest.from);
+  MaybeDone(rest.from, at);
 }
 
 void TreeEngine::SendDone(uint32_t conn, units::Time at) {
-  Conn& c = conns_[conn];
-  ++c.sent_done;
-  ++c.send_slots;
-  Progress(c.from);
-  MaybeDone(c.from, at);
+  ++conns_[conn].send_slots;
+  ConnRest& rest = rest_[conn];
+  ++rest.sent_done;
+  Progress(rest.from);
+  MaybeDone(rest.from, at);
 }
 
 void TreeEngine::MaybeDone(uint32_t rec, units::Time at) {
@@ -388,19 +400,21 @@ void TreeEngine::MaybeDone(uint32_t rec, units::Time at) {
   if (r.done) return;
   // Its data sent, acknowledged and its slots back; everything it expects
   // arrived and released: nothing of this all-reduce left in flight.
+  // What arrived is asked first: it is in the connections' first part, which
+  // the step just read (a record is seldom done).
   auto out_done = [&](uint32_t id) {
-    return conns_[id].sent_done == r.chunks && conns_[id].cts_back == r.chunks;
+    return rest_[id].sent_done == r.chunks && rest_[id].cts_back == r.chunks;
   };
   auto in_done = [&](uint32_t id) {
     return conns_[id].received == r.chunks && conns_[id].consumed == r.chunks;
   };
-  if (r.up_out >= 0 && (!out_done(static_cast<uint32_t>(r.up_out)) ||
-                        !in_done(static_cast<uint32_t>(r.down_in))))
+  if (r.up_out >= 0 &&
+      (!in_done(static_cast<uint32_t>(r.down_in)) || !out_done(static_cast<uint32_t>(r.up_out))))
     return;
   for (const Kid& k : KidsOf(r))
-    if (!out_done(k.down_out)) return;
-  for (const Kid& k : KidsOf(r))
     if (!in_done(k.up_in)) return;
+  for (const Kid& k : KidsOf(r))
+    if (!out_done(k.down_out)) return;
   r.done = true;
   ++records_done_;
   finish_ = std::max(finish_, at);

@@ -128,20 +128,28 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   void OnEvent(uint32_t kind, uint64_t arg) override;
 
  private:
-  // One direction of a tree edge in one channel. Its data queue pairs are
-  // kept apart (qps_), read only when a network message is posted or
-  // completes: with them inside, a connection took 224 B instead of 80
-  // (docs/benchmarks.md, "Per packet-hop: what the 2x compares").
-  struct Conn {
-    uint32_t from = 0, to = 0;  // records (channel x N + rank)
-    bool up = false;            // child -> parent (reduce) or parent -> child (broadcast)
-    bool nvlink = false;
-    uint32_t cts_qp = 0;
+  // One direction of a tree edge in one channel, in two parts. What every
+  // step reads (counts of chunks, the receiving record, the sending NIC) is
+  // 32 bytes, two connections to a cache line; what only completions, the
+  // network post and the end read is kept apart (ConnRest, rest_), and the
+  // data queue pairs apart again (qps_). In one record of 224 B with the
+  // queue pairs, then 80 B, the connections outgrew the 1 MiB L2 at 128
+  // GPUs (docs/benchmarks.md, "Per packet-hop: what the 2x compares").
+  // Counts are 32-bit: Begin refuses more than 2^31 - 1 chunks per record.
+  struct alignas(32) Conn {
+    int32_t sent = 0, received = 0, consumed = 0;
+    int32_t credits = 0, send_slots = 0;
+    uint32_t to = 0;    // receiving record (channel x N + rank)
     uint32_t host = 0;  // sending NIC (network only)
-    uint32_t peer = 0;  // receiving NIC (network only)
-    int64_t arrived = 0;  // chunks the NIC received (staged ones may not be delivered yet)
-    int64_t sent = 0, sent_done = 0, received = 0, consumed = 0, cts_back = 0;
-    int credits = 0, send_slots = 0;
+    bool up = false;    // child -> parent (reduce) or parent -> child (broadcast)
+    bool nvlink = false;
+  };
+  struct ConnRest {
+    uint32_t from = 0;  // sending record
+    uint32_t cts_qp = 0;
+    uint32_t peer = 0;    // receiving NIC (network only)
+    int32_t arrived = 0;  // chunks the NIC received (staged ones may not be delivered yet)
+    int32_t sent_done = 0, cts_back = 0;
   };
   // A child's two connections: from it (reduce) and to it (broadcast).
   struct Kid {
@@ -150,7 +158,8 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   };
   struct Record {  // one rank in one channel
     uint32_t rank = 0;
-    int64_t chunks = 0, share = 0;
+    int32_t chunks = 0;
+    int64_t share = 0;
     int32_t up_out = -1;   // connection to the parent
     int32_t down_in = -1;  // from the parent
     // Its children's connections: kids_[kids, kids + num_kids), one array for
@@ -164,7 +173,9 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   void Progress(uint32_t rec);
   void Consume(uint32_t rec);
   bool Consumable(const Conn& in, int64_t chunk) const;
-  void Post(uint32_t lane, int64_t bytes, int64_t delay_ps = 0);
+  // `gpu`: the rank whose proxy posts (the sender's for data, the
+  // receiver's for clear-to-send).
+  void Post(uint32_t lane, uint32_t gpu, int64_t bytes, int64_t delay_ps = 0);
   void PostNow(uint32_t lane, int64_t bytes);
   void DataArrived(uint32_t conn, units::Time at);
   void CtsArrived(uint32_t conn, units::Time at);
@@ -179,6 +190,7 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   std::vector<Kid> kids_;        // by record, in record order (Record::kids)
   std::span<const Kid> KidsOf(const Record& r) const { return {kids_.data() + r.kids, r.num_kids}; }
   std::vector<Conn> conns_;
+  std::vector<ConnRest> rest_;     // by connection
   std::vector<QpSet> qps_;         // by connection: network only, the data queue pairs
   std::vector<uint32_t> qp_lane_;  // QP -> connection x 2 + (1 if CTS)
   std::vector<int64_t> nv_busy_;   // per GPU (ps)

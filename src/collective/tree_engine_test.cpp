@@ -243,6 +243,12 @@ TEST(TreeEngineTest, RefusesBadSpecs) {
   EXPECT_THROW(TreeEngine(sim, net, spec), std::invalid_argument);
   spec = Spec(8, 1, 2);  // more ranks than hosts
   EXPECT_THROW(TreeEngine(sim, net, spec), std::invalid_argument);
+  // Chunk counts are 32-bit: 2^32 B per channel in 1-byte chunks is refused
+  // at Begin, before anything is queued; 2^31 - 1 of them are not.
+  TreeEngine e(sim, net, Spec(4, 1, 1));
+  EXPECT_THROW(e.Begin(int64_t{1} << 32, sim.Now(), 1), std::invalid_argument);
+  EXPECT_EQ(sim.pending(), 0u);
+  EXPECT_NO_THROW(e.Begin(INT32_MAX, sim.Now(), 1));
 }
 
 }  // namespace tree_engine
