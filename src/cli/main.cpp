@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
     if (lossless::parallel::LauncherRank() > 0) return 0;
     fmt::print(
         stderr,
-        "error: <cli>: mpirun: expected `lossless sweep`, `lossless run` or `lossless perf` "
-        "under an MPI launcher with {} processes, got `lossless {}`, which runs on one process "
+        "error: <cli>: mpirun: expected `lossless sweep`, `lossless run`, `lossless perf` or "
+        "`lossless tune` under an MPI launcher with {} processes, got `lossless {}`, which runs on "
+        "one process "
         "(docs/parallel.md)\n",
         lossless::parallel::LauncherSize(), lossless::text::OneLine(std::string(cmd)));
     return 2;

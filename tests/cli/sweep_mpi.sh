@@ -47,7 +47,7 @@ bad mpi-run-error '^error: <--vary>: case 1 \(faults.nic_stall.host=999\)' \
 # Commands other than sweep and run do not run distributed: refused once, by rank 0, exit 2.
 timeout 120 "${MPIRUN[@]}" -np 2 "$BIN" validate $S >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ "$rc" = 2 ] && [ "$(grep -c '^error: ' "$tmp/err")" = 1 ] &&
-   grep -q '^error: <cli>: mpirun: expected `lossless sweep`, `lossless run` or `lossless perf` under an MPI launcher with 2 processes, got `lossless validate`' "$tmp/err" &&
+   grep -q '^error: <cli>: mpirun: expected `lossless sweep`, `lossless run`, `lossless perf` or `lossless tune` under an MPI launcher with 2 processes, got `lossless validate`' "$tmp/err" &&
    ! [ -s "$tmp/out" ]; then
   echo "ok   mpi-validate-refused"
 else
