@@ -132,10 +132,11 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
   // step reads (counts of chunks, the receiving record, the sending NIC) is
   // 32 bytes, two connections to a cache line; what only completions, the
   // network post and the end read is kept apart (ConnRest, rest_), and the
-  // data queue pairs apart again (qps_). In one record of 224 B with the
-  // queue pairs, then 80 B, the connections outgrew the 1 MiB L2 at 128
-  // GPUs (docs/benchmarks.md, "Per packet-hop: what the 2x compares").
-  // Counts are 32-bit: Begin refuses more than 2^31 - 1 chunks per record.
+  // data queue pairs apart again (qps_). As one record (224 B with the
+  // queue pairs, then 80 B) each connection spanned two cache lines, and
+  // the step's reads of them missed the 1 MiB L2 at 128 GPUs
+  // (docs/benchmarks.md, "The tree engine's connections in two parts").
+  // Counts are 32-bit: Begin refuses more than 2^31 - 1 chunks per channel.
   struct alignas(32) Conn {
     int32_t sent = 0, received = 0, consumed = 0;
     int32_t credits = 0, send_slots = 0;
