@@ -47,11 +47,12 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
     : sim_(sim), net_(net), spec_(spec) {
   if (spec_.trees.empty() || spec_.trees.size() != spec_.nics.size() ||
       spec_.trees[0].ranks.size() < 2 || spec_.gpus_per_node <= 0 || spec_.nics_per_node <= 0 ||
-      spec_.chunk_bytes <= 0 || spec_.slots <= 0 || spec_.cts_bytes <= 0 ||
-      spec_.nvlink_rate.bps() <= 0 || spec_.qps_per_connection < 1 ||
+      spec_.chunk_bytes <= 0 || spec_.slots <= 0 || spec_.slots > INT16_MAX ||
+      spec_.cts_bytes <= 0 || spec_.nvlink_rate.bps() <= 0 || spec_.qps_per_connection < 1 ||
       spec_.qps_per_connection > 128)
-    throw std::invalid_argument("tree engine: expected trees of 2+ ranks, a NIC per tree, "
-                                "positive sizes and 1 to 128 queue pairs per connection");
+    throw std::invalid_argument(
+        "tree engine: expected trees of 2+ ranks, a NIC per tree, "
+        "positive sizes, 1 to 32,767 slots and 1 to 128 queue pairs per connection");
   n_ = static_cast<uint32_t>(spec_.trees[0].ranks.size());
   const uint32_t g = static_cast<uint32_t>(spec_.gpus_per_node);
   const uint32_t nics = static_cast<uint32_t>(spec_.nics_per_node);
@@ -76,7 +77,7 @@ TreeEngine::TreeEngine(sim::Simulator& sim, fabric::Network& net, const TreeSpec
     Conn c;
     ConnRest rest;
     QpSet qps;
-    rest.from = from;
+    c.from = from;
     c.to = to;
     c.up = up;
     const uint32_t a = records_[from].rank, b = records_[to].rank;
@@ -182,9 +183,9 @@ void TreeEngine::Begin(int64_t bytes, units::Time now, int64_t chunk_bytes) {
   }
   for (Conn& c : conns_) {
     c.sent = c.received = c.consumed = 0;
-    c.credits = c.send_slots = spec_.slots;
+    c.credits = c.send_slots = static_cast<int16_t>(spec_.slots);
   }
-  for (ConnRest& c : rest_) c.sent_done = c.cts_back = c.arrived = 0;
+  for (ConnRest& c : rest_) c.arrived = 0;
   start_ = finish_ = now;
   launched_ = spec_.launch_latency.ps() == 0;
   if (!launched_) {
@@ -310,7 +311,7 @@ void TreeEngine::PostNow(uint32_t lane, int64_t bytes) {
     return;
   }
   // The sender's NVLink egress sends one message at a time, in order.
-  const uint32_t gpu = records_[cts ? c.to : rest.from].rank;
+  const uint32_t gpu = records_[cts ? c.to : c.from].rank;
   const int64_t begin = std::max(sim_.Now().ps(), nv_busy_[gpu]);
   const int64_t end = begin + units::SerializationTime(units::Bytes(bytes), spec_.nvlink_rate).ps();
   nv_busy_[gpu] = end;
@@ -380,30 +381,29 @@ void TreeEngine::DataArrived(uint32_t conn, units::Time at) {
 }
 
 void TreeEngine::CtsArrived(uint32_t conn, units::Time at) {
-  ++conns_[conn].credits;
-  ConnRest& rest = rest_[conn];
-  ++rest.cts_back;
-  Progress(rest.from);
-  MaybeDone(rest.from, at);
+  Conn& c = conns_[conn];
+  ++c.credits;
+  Progress(c.from);
+  MaybeDone(c.from, at);
 }
 
 void TreeEngine::SendDone(uint32_t conn, units::Time at) {
-  ++conns_[conn].send_slots;
-  ConnRest& rest = rest_[conn];
-  ++rest.sent_done;
-  Progress(rest.from);
-  MaybeDone(rest.from, at);
+  Conn& c = conns_[conn];
+  ++c.send_slots;
+  Progress(c.from);
+  MaybeDone(c.from, at);
 }
 
 void TreeEngine::MaybeDone(uint32_t rec, units::Time at) {
   Record& r = records_[rec];
   if (r.done) return;
   // Its data sent, acknowledged and its slots back; everything it expects
-  // arrived and released: nothing of this all-reduce left in flight.
-  // What arrived is asked first: it is in the connections' first part, which
-  // the step just read (a record is seldom done).
+  // arrived and released: nothing of this all-reduce left in flight. Every
+  // send complete and every credit back: sent in full, and send slots and
+  // credits all free again (Conn).
   auto out_done = [&](uint32_t id) {
-    return rest_[id].sent_done == r.chunks && rest_[id].cts_back == r.chunks;
+    const Conn& c = conns_[id];
+    return c.sent == r.chunks && c.send_slots == spec_.slots && c.credits == spec_.slots;
   };
   auto in_done = [&](uint32_t id) {
     return conns_[id].received == r.chunks && conns_[id].consumed == r.chunks;

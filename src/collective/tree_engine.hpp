@@ -129,28 +129,31 @@ class TreeEngine final : public fabric::TransportObserver, public sim::EventHand
 
  private:
   // One direction of a tree edge in one channel, in two parts. What every
-  // step reads (counts of chunks, the receiving record, the sending NIC) is
-  // 32 bytes, two connections to a cache line; what only completions, the
-  // network post and the end read is kept apart (ConnRest, rest_), and the
-  // data queue pairs apart again (qps_). As one record (224 B with the
-  // queue pairs, then 80 B) each connection spanned two cache lines, and
-  // the step's reads of them missed the 1 MiB L2 at 128 GPUs
-  // (docs/benchmarks.md, "The tree engine's connections in two parts").
-  // Counts are 32-bit: Begin refuses more than 2^31 - 1 chunks per channel.
+  // step and completion reads (counts of chunks, free slots and credits,
+  // both records, the sending NIC) is 32 bytes, two connections to a cache
+  // line; what only the network post and the end read is kept apart
+  // (ConnRest, rest_), and the data queue pairs apart again (qps_). As one
+  // record (224 B with the queue pairs, then 80 B) each connection spanned
+  // two cache lines, and the step's reads of them missed the 1 MiB L2 at
+  // 128 GPUs (docs/benchmarks.md, "The tree engine's connections in two
+  // parts"). Completions are not counted apart: a connection has had
+  // sent - (slots - send_slots) sends complete and sent - (slots - credits)
+  // credits back. Counts are 32-bit (Begin refuses more than 2^31 - 1 chunks
+  // per channel), slots 16-bit (the constructor refuses more than 32,767).
   struct alignas(32) Conn {
     int32_t sent = 0, received = 0, consumed = 0;
-    int32_t credits = 0, send_slots = 0;
-    uint32_t to = 0;    // receiving record (channel x N + rank)
+    int16_t credits = 0, send_slots = 0;
+    uint32_t from = 0;  // sending record (channel x N + rank)
+    uint32_t to = 0;    // receiving record
     uint32_t host = 0;  // sending NIC (network only)
     bool up = false;    // child -> parent (reduce) or parent -> child (broadcast)
     bool nvlink = false;
   };
+  static_assert(sizeof(Conn) == 32, "two connections to a cache line");
   struct ConnRest {
-    uint32_t from = 0;  // sending record
     uint32_t cts_qp = 0;
     uint32_t peer = 0;    // receiving NIC (network only)
     int32_t arrived = 0;  // chunks the NIC received (staged ones may not be delivered yet)
-    int32_t sent_done = 0, cts_back = 0;
   };
   // A child's two connections: from it (reduce) and to it (broadcast).
   struct Kid {

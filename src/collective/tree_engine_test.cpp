@@ -243,6 +243,11 @@ TEST(TreeEngineTest, RefusesBadSpecs) {
   EXPECT_THROW(TreeEngine(sim, net, spec), std::invalid_argument);
   spec = Spec(8, 1, 2);  // more ranks than hosts
   EXPECT_THROW(TreeEngine(sim, net, spec), std::invalid_argument);
+  spec = Spec(4, 1, 2);
+  spec.slots = 32768;  // slots are 16-bit counts
+  EXPECT_THROW(TreeEngine(sim, net, spec), std::invalid_argument);
+  spec.slots = 32767;
+  EXPECT_NO_THROW(TreeEngine(sim, net, spec));
   // Chunk counts are 32-bit: 2^32 B per channel in 1-byte chunks is refused
   // at Begin, before anything is queued; 2^31 - 1 of them are not.
   TreeEngine e(sim, net, Spec(4, 1, 1));
