@@ -27,6 +27,7 @@ struct Outcome {
   int max_slots_used = 0;
   uint64_t retx = 0;
   uint64_t pauses = 0;  // PFC frames sent, all ports
+  int64_t undelivered = 0;  // bytes posted on a queue pair and not received, at the stop
 };
 
 TreeSpec Spec(int nodes, int g, int channels) {
@@ -56,7 +57,10 @@ Outcome RunTree(const topology::Topology& topo, const TreeSpec& spec, int64_t by
   }
   for (uint32_t h = 0; h < net.num_hosts(); ++h) o.nic.push_back(e.NicBytesSent(h));
   o.max_slots_used = e.max_slots_used();
-  for (const auto& f : net.flows()) o.retx += f.retx_packets;
+  for (const auto& f : net.flows()) {
+    o.retx += f.retx_packets;
+    o.undelivered += f.spec.bytes - f.recv_bytes;
+  }
   for (uint32_t p = 0; p < net.num_ports(); ++p) o.pauses += net.port_stats(p).pause_tx;
   EXPECT_EQ(net.qp_failure(), nullptr);
   return o;
@@ -90,6 +94,10 @@ TEST(TreeEngineTest, EveryRankAndNicMovesWhatTheTreeSays) {
     EXPECT_EQ(o.received, sent) << bytes;  // each edge both ways
     EXPECT_EQ(o.nic, nic) << bytes;
     EXPECT_LE(o.max_slots_used, 8);
+    // Done means nothing in flight: every chunk and every clear-to-send
+    // message posted on a queue pair has arrived when the last rank is done
+    // (NVLink messages have no queue pair: this sees the network's only).
+    EXPECT_EQ(o.undelivered, 0) << bytes;
   }
 }
 
