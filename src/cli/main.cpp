@@ -51,8 +51,7 @@ int main(int argc, char** argv) {
         stderr,
         "error: <cli>: mpirun: expected `lossless sweep`, `lossless run`, `lossless perf` or "
         "`lossless tune` under an MPI launcher with {} processes, got `lossless {}`, which runs on "
-        "one process "
-        "(docs/parallel.md)\n",
+        "one process (docs/parallel.md)\n",
         lossless::parallel::LauncherSize(), lossless::text::OneLine(std::string(cmd)));
     return 2;
   }

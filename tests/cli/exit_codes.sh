@@ -53,7 +53,8 @@ expect perf-bench-scenario 0 '^# Out of bounds values : 0 OK' -- "$BIN" perf all
 # must give ib-ndr's rows (the copy has not drifted from the profile).
 sed 's/^    enabled: false/    enabled: true/' scripts/bench-ib-ndr-no-credits.yaml >"$tmp/credits-on.yaml"
 rows() { "$BIN" perf all_reduce -b 1M -e 4M -f 4 -g 8 --nodes 16 -n 1 -w 0 "$@" | grep -E '^ +[0-9]'; }
-if [ "$(rows --scenario "$tmp/credits-on.yaml")" = "$(rows --fabric ib-ndr)" ]; then
+on_rows=$(rows --scenario "$tmp/credits-on.yaml")
+if [ -n "$on_rows" ] && [ "$on_rows" = "$(rows --fabric ib-ndr)" ]; then
   echo "ok   bench-scenario-is-ib-ndr"
 else
   echo "FAIL bench-scenario-is-ib-ndr: scripts/bench-ib-ndr-no-credits.yaml drifted from profiles/ib-ndr.yaml"; fail=1
